@@ -1,0 +1,118 @@
+"""The command line: parse flags, load config, run headless or windowed.
+
+Every user error (bad flag, missing or malformed file, bad config value) is
+printed as one line on stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from game.config import CONFIG_DIR, load_config
+from game.controls import ScriptedInputs
+from game.errors import CommandLineError, UserError
+from physics.terrain import MapChoice
+
+EXIT_USAGE = 2
+DEFAULT_HEADLESS_SECONDS = 10.0
+DEFAULT_OFFSCREEN_SECONDS = 3.0
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line naming the flag, then exit 2."""
+
+    def error(self, message: str):
+        raise CommandLineError(message)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a positive number of seconds")
+    return value
+
+
+def _map_choice(text: str) -> MapChoice:
+    try:
+        return MapChoice.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected {error}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _OneLineParser(prog="tank-battle", description="Tank Battle: a 3D tank game.")
+    parser.add_argument("--headless", action="store_true",
+                        help="no window, no audio; run --seconds as fast as possible, then exit")
+    parser.add_argument("--vehicle", choices=["tank"], default="tank",
+                        help="the player's vehicle (default tank)")
+    parser.add_argument("--map", type=_map_choice, default=MapChoice("desert"),
+                        metavar="desert|flat|slope:DEG", help="terrain (default desert)")
+    parser.add_argument("--seed", type=int, default=1, help="world seed (default 1)")
+    parser.add_argument("--seconds", type=_seconds, default=None,
+                        help=f"simulated seconds to run (headless default "
+                             f"{DEFAULT_HEADLESS_SECONDS:g}, offscreen "
+                             f"{DEFAULT_OFFSCREEN_SECONDS:g}, windowed: until closed)")
+    parser.add_argument("--inputs", type=Path, metavar="FILE",
+                        help="scripted controls (JSON) instead of devices")
+    parser.add_argument("--telemetry", type=Path, metavar="FILE",
+                        help="write one JSON line per fixed step about the player's vehicle")
+    parser.add_argument("--offscreen", action="store_true",
+                        help="render into an offscreen buffer instead of a window")
+    parser.add_argument("--screenshot", type=Path, metavar="FILE.png",
+                        help="save the last rendered frame as a PNG")
+    parser.add_argument("--config", type=Path, default=CONFIG_DIR, metavar="DIR",
+                        help="folder of the TOML config files (default: the game's config/)")
+    return parser
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    if args.headless and (args.offscreen or args.screenshot):
+        raise CommandLineError("--headless draws nothing: drop --offscreen and --screenshot")
+    if args.screenshot is not None:
+        if args.screenshot.suffix.lower() != ".png":
+            raise CommandLineError(f"--screenshot {args.screenshot}: expected a file name "
+                                   "ending in .png")
+        if not args.screenshot.resolve().parent.is_dir():
+            raise CommandLineError(f"--screenshot {args.screenshot}: expected a file in an "
+                                   "existing folder")
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the game; raises UserError for anything the user got wrong."""
+    args = build_parser().parse_args(argv)
+    _check_arguments(args)
+    config = load_config(args.config)
+    inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
+    if args.headless:
+        from game.headless import run_headless
+        from game.simulation import Simulation
+        from game.telemetry import TelemetryWriter
+        simulation = Simulation(config, args.map, args.seed)
+        telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
+        try:
+            run_headless(simulation, args.seconds or DEFAULT_HEADLESS_SECONDS, inputs, telemetry)
+        finally:
+            if telemetry is not None:
+                telemetry.close()
+            simulation.destroy()
+        return 0
+    from game.app import run_windowed
+    seconds = args.seconds
+    if seconds is None and args.offscreen:
+        seconds = DEFAULT_OFFSCREEN_SECONDS
+    return run_windowed(config, args.map, args.seed, inputs=inputs, telemetry_path=args.telemetry,
+                        offscreen=args.offscreen, seconds=seconds, screenshot=args.screenshot)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return run(argv)
+    except UserError as error:
+        print(f"tank-battle: {error}", file=sys.stderr)
+        return EXIT_USAGE

@@ -1,0 +1,109 @@
+"""What a driver (player, script or bot) asks of a vehicle, and scripted inputs files."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+from game.errors import UserError
+
+GEAR_NAMES = ("R", "N", "1", "2", "3", "4", "5")
+
+
+@dataclass(frozen=True)
+class Controls:
+    """One step's controls. ``gear`` is the lever position asked for (None: leave it)."""
+
+    throttle: float = 0.0
+    steer: float = 0.0
+    brake: float = 0.0
+    handbrake: bool = False
+    gear: str | None = None
+    fire: bool = False
+    turret: float = 0.0
+    elevation: float = 0.0
+
+
+_AXES = {"throttle": (-1.0, 1.0), "steer": (-1.0, 1.0), "brake": (0.0, 1.0),
+         "turret": (-1.0, 1.0), "elevation": (-1.0, 1.0)}
+_SWITCHES = ("handbrake", "fire")
+CONTROL_NAMES = tuple(field.name for field in fields(Controls))
+
+
+def _check_control(path: Path, key: str, name: str, value) -> None:
+    if name in _AXES:
+        low, high = _AXES[name]
+        if (isinstance(value, bool) or not isinstance(value, (int, float))
+                or not math.isfinite(value) or not low <= value <= high):
+            raise UserError(path, key, f"a number in [{low:g}, {high:g}]", value, has_value=True)
+    elif name in _SWITCHES:
+        if not isinstance(value, bool):
+            raise UserError(path, key, "true or false", value, has_value=True)
+    elif value not in GEAR_NAMES:
+        raise UserError(path, key, "one of " + ", ".join(f'"{g}"' for g in GEAR_NAMES), value,
+                        has_value=True)
+
+
+class ScriptedInputs:
+    """Controls from an inputs file: each event sets the controls it names from time ``t`` on."""
+
+    def __init__(self, events: list[tuple[float, dict]]):
+        self._events = events
+        self._next = 0
+        self._controls = Controls()
+
+    @classmethod
+    def load(cls, path: str | Path) -> "ScriptedInputs":
+        path = Path(path)
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise UserError(path, None, "an inputs file, but there is no such file") from None
+        except (IsADirectoryError, PermissionError):
+            raise UserError(path, None, "a readable inputs file") from None
+        except UnicodeDecodeError:
+            raise UserError(path, None, "UTF-8 JSON text") from None
+        except json.JSONDecodeError as error:
+            raise UserError(path, None, f"valid JSON ({error.msg} at line {error.lineno} "
+                                        f"column {error.colno})") from None
+        return cls(cls.parse(document, path))
+
+    @staticmethod
+    def parse(document, path: Path) -> list[tuple[float, dict]]:
+        if not isinstance(document, dict) or set(document) != {"events"}:
+            raise UserError(path, None, 'a JSON object with one key, "events"')
+        raw_events = document["events"]
+        if not isinstance(raw_events, list):
+            raise UserError(path, "events", "a list of events", raw_events, has_value=True)
+        events, last_t = [], 0.0
+        for index, event in enumerate(raw_events):
+            where = f"events[{index}]"
+            if not isinstance(event, dict):
+                raise UserError(path, where, "an object like {\"t\": 0.0, \"throttle\": 1.0}",
+                                event, has_value=True)
+            t = event.get("t")
+            if (isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t)
+                    or t < last_t):
+                raise UserError(path, where + ".t", f"a time in seconds >= {last_t:g} "
+                                "(events in time order)", t, has_value=True)
+            last_t = float(t)
+            changes = {}
+            for name, value in event.items():
+                if name == "t":
+                    continue
+                if name not in CONTROL_NAMES:
+                    raise UserError(path, f"{where}.{name}", "a control: " +
+                                    ", ".join(CONTROL_NAMES), value, has_value=True)
+                _check_control(path, f"{where}.{name}", name, value)
+                changes[name] = float(value) if name in _AXES else value
+            events.append((last_t, changes))
+        return events
+
+    def controls_at(self, time_s: float) -> Controls:
+        """The controls in force at ``time_s``; call with non-decreasing times."""
+        while self._next < len(self._events) and self._events[self._next][0] <= time_s:
+            self._controls = replace(self._controls, **self._events[self._next][1])
+            self._next += 1
+        return self._controls

@@ -1,0 +1,29 @@
+"""The one kind of error a user can cause: bad flags, files or values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class UserError(Exception):
+    """Something the user gave us is wrong; the message is one line naming where and what.
+
+    The command line prints ``str(error)`` and exits with status 2.
+    """
+
+    def __init__(self, source: str | Path, key: str | None, expected: str, value=None,
+                 has_value: bool = False):
+        self.source = str(source)
+        self.key = key
+        self.expected = expected
+        where = self.source + (f": {key}" if key else "")
+        shown = f" = {value!r}" if has_value else ""
+        super().__init__(f"{where}{shown}: expected {expected}")
+
+
+class CommandLineError(UserError):
+    """A bad flag or flag value; the message is argparse's, or ours, after "command line:"."""
+
+    def __init__(self, message: str):
+        Exception.__init__(self, f"command line: {message}")
+        self.source, self.key, self.expected = "command line", None, message

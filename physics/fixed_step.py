@@ -1,0 +1,43 @@
+"""The fixed-step accumulator: rendered frames of any length in, whole physics steps out.
+
+Physics always advances in steps of exactly ``step_s``. Each rendered frame adds
+its duration to an accumulator; whole steps are taken out of it, at most
+``max_steps_per_frame`` of them, so a long hitch slows the game down instead of
+making it take hundreds of steps at once (the classic "spiral of death"). What
+is left over is the interpolation fraction the renderer blends the last two
+steps with.
+"""
+
+from __future__ import annotations
+
+
+class FixedStepClock:
+    """Turns variable frame times into a count of fixed steps."""
+
+    def __init__(self, step_s: float, max_steps_per_frame: int):
+        if step_s <= 0:
+            raise ValueError(f"step_s must be positive, got {step_s}")
+        if max_steps_per_frame < 1:
+            raise ValueError(f"max_steps_per_frame must be at least 1, got {max_steps_per_frame}")
+        self.step_s = step_s
+        self.max_steps_per_frame = max_steps_per_frame
+        self._accumulated_s = 0.0
+        self.dropped_s = 0.0
+        """Frame time thrown away because a frame needed more than the allowed steps."""
+
+    def advance(self, frame_s: float) -> int:
+        """Add one frame's duration; return how many fixed steps to run now."""
+        self._accumulated_s += max(0.0, frame_s)
+        steps = int(self._accumulated_s / self.step_s)
+        if steps > self.max_steps_per_frame:
+            excess_s = (steps - self.max_steps_per_frame) * self.step_s
+            self.dropped_s += excess_s
+            self._accumulated_s -= excess_s
+            steps = self.max_steps_per_frame
+        self._accumulated_s -= steps * self.step_s
+        return steps
+
+    @property
+    def alpha(self) -> float:
+        """How far the present lies between the last step and the next, in [0, 1)."""
+        return min(max(self._accumulated_s / self.step_s, 0.0), 1.0)

@@ -1,0 +1,279 @@
+"""The H-pattern gearbox: gear selection, shifting and the drive command, for many vehicles at once.
+
+Pure Python + numpy (no Bullet, no Panda3D). One :class:`Gearbox` holds the state
+of ``count`` vehicles as arrays and steps them all in one vectorised call; the
+vehicle model then drives each vehicle toward ``DriveCommand.target_speed_ms``
+with at most ``force_fraction`` of its maximum drive force.
+
+Gears are indexed R, N, 1, 2, ... (``Gearbox.names``). While a shift is under way
+no gear is engaged (``gear_index`` is N, ``target_index`` the selected gear) and
+there is no drive for ``shift_time_s``; shifting into N is instant.
+
+Engagement rules (requests that break them are refused with an event, never an
+exception): R only below ``reverse_engage_below_kmh`` in either direction
+(reason ``"moving"``); a forward gear not while rolling backwards at or above that
+speed (``"moving"``: this covers leaving R while reversing), nor one whose top
+speed is below the current speed (``"over_rev"``); an unknown name is refused
+with ``"unknown"``. Requesting the selected gear again is a no-op. There are no separate "grind" events: a refusal with
+reason ``"moving"`` is the grind, for audio to play.
+
+Throttle is one axis in -1..1. The pedal is its positive part, except in automatic
+mode in R, where the axis is a direction and the pedal is its negative part.
+Events are dicts: ``shift_start`` / ``shift`` (``vehicle``, ``from``, ``to``; the
+start also says ``automatic``) and ``shift_refused`` (``vehicle``, ``gear``, ``reason``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from physics.spec import Spec, SpecError, tuning
+
+REVERSE = "R"
+NEUTRAL = "N"
+FORWARD_NAMES = ("1", "2", "3", "4", "5")
+KMH_PER_MS = 3.6  # unit conversion, not a tuning number
+_TIME_EPSILON_S = 1e-9  # float slack so n steps of dt_s finish an n * dt_s shift
+
+
+@dataclass(frozen=True)
+class GearSpec(Spec):
+    """One gear: how fast it tops out and how hard it pulls."""
+
+    name: str = tuning("gear name: 'R' or a forward gear '1'..'5'", choices=(REVERSE,) + FORWARD_NAMES)
+    top_speed_kmh: float = tuning("speed magnitude this gear tops out at (km/h)", minimum=0.1, maximum=1000.0)
+    pull: float = tuning("fraction of the vehicle's maximum drive force this gear gives", minimum=0.0, maximum=1.0)
+
+
+@dataclass(frozen=True)
+class GearboxSpec(Spec):
+    """A vehicle kind's gearbox: its gears, engine speeds, shift and automatic tuning."""
+
+    gears: tuple[GearSpec, ...] = tuning("one 'R' and forward gears '1'..'N' in order", length=(2, 6))
+    idle_rpm: float = tuning("engine speed at rest or in neutral off the throttle (rpm)", minimum=100.0, maximum=20000.0)
+    redline_rpm: float = tuning("engine speed at a gear's top speed (rpm)", minimum=100.0, maximum=20000.0)
+    shift_time_s: float = tuning("duration of a shift, with no drive meanwhile (s)", minimum=0.0, maximum=5.0)
+    reverse_engage_below_kmh: float = tuning("R, or a forward gear while reversing, only below this speed (km/h)",
+                                             minimum=0.1, maximum=50.0)
+    engine_brake: float = tuning("fraction of the gear's pull slowing the vehicle off the throttle", minimum=0.0, maximum=1.0)
+    automatic_upshift_fraction: float = tuning("automatic: shift up above this fraction of the gear's top speed",
+                                               minimum=0.1, maximum=1.0)
+    automatic_downshift_fraction: float = tuning("automatic: shift down below this fraction of the gear's top speed",
+                                                 minimum=0.0, maximum=1.0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        names = [gear.name for gear in self.gears]
+        if names.count(REVERSE) != 1:
+            raise SpecError("gears", names, "exactly one gear named 'R'")
+        forward = [(index, gear) for index, gear in enumerate(self.gears) if gear.name != REVERSE]
+        for number, (index, gear) in enumerate(forward):
+            if gear.name != FORWARD_NAMES[number]:
+                raise SpecError(f"gears[{index}].name", gear.name,
+                                f"'{FORWARD_NAMES[number]}' (forward gears listed in order 1, 2, ...)")
+            if number == 0:
+                continue
+            previous = forward[number - 1][1]
+            if gear.top_speed_kmh <= previous.top_speed_kmh:
+                raise SpecError(f"gears[{index}].top_speed_kmh", gear.top_speed_kmh,
+                                f"above gear {previous.name}'s {previous.top_speed_kmh} km/h")
+            if gear.pull > previous.pull:
+                raise SpecError(f"gears[{index}].pull", gear.pull, f"at most gear {previous.name}'s pull {previous.pull}")
+        if self.redline_rpm <= self.idle_rpm:
+            raise SpecError("redline_rpm", self.redline_rpm, f"above idle_rpm ({self.idle_rpm})")
+        up, down = self.automatic_upshift_fraction, self.automatic_downshift_fraction
+        if down >= up:
+            raise SpecError("automatic_downshift_fraction", down, f"below automatic_upshift_fraction ({up})")
+        for (_, low), (_, high) in zip(forward, forward[1:]):
+            if down * high.top_speed_kmh >= up * low.top_speed_kmh:  # would shift straight back: hunting
+                raise SpecError("automatic_downshift_fraction", down,
+                                f"below {up * low.top_speed_kmh / high.top_speed_kmh:.3f} so that gear "
+                                f"{high.name} does not shift back down right after the upshift from {low.name}")
+
+
+class DriveCommand(NamedTuple):
+    """What the engine asks of each vehicle this step (arrays, one entry per vehicle)."""
+
+    target_speed_ms: np.ndarray  # signed forward speed to drive toward (m/s)
+    force_fraction: np.ndarray   # 0..1 of the vehicle's maximum drive force available
+    rpm: np.ndarray              # engine speed, idle..redline (rpm)
+
+
+def gate_layout(forward_count: int) -> dict[str, tuple[float, float]]:
+    """Lever position (column, row) of each gear in the H gate; N is (0, 0).
+
+    Forward gears fill the columns pairwise top (+1) then bottom (-1): 1-2, 3-4,
+    5-R for five gears; R takes the slot after the last forward gear. Columns are
+    centred on N, so they may be half-integers for an even column count.
+    """
+    slots = list(FORWARD_NAMES[:forward_count]) + [REVERSE]
+    columns = (len(slots) + 1) // 2
+    centre = (columns - 1) / 2
+    layout = {name: (slot // 2 - centre, 1.0 if slot % 2 == 0 else -1.0) for slot, name in enumerate(slots)}
+    layout[NEUTRAL] = (0.0, 0.0)
+    return layout
+
+
+class Gearbox:
+    """The gearboxes of ``count`` vehicles of one kind, stepped together.
+
+    State (numpy arrays over vehicles): ``gear_index`` (engaged gear; N during a
+    shift), ``target_index`` (the selected gear), ``from_index`` (gear a running
+    shift started from), ``shift_left_s``, ``automatic`` and ``rpm``.
+    """
+
+    def __init__(self, spec: GearboxSpec, count: int, automatic: bool | np.ndarray = False):
+        self.spec = spec
+        self.count = count
+        gears = {gear.name: gear for gear in spec.gears}
+        forward = [name for name in FORWARD_NAMES if name in gears]
+        self.names: tuple[str, ...] = (REVERSE, NEUTRAL, *forward)
+        self.reverse, self.neutral, self.first, self.top = 0, 1, 2, len(self.names) - 1
+        self.gate = gate_layout(len(forward))
+        table = [gears.get(name) for name in self.names]
+        self._top_ms = np.array([g.top_speed_kmh / KMH_PER_MS if g else 0.0 for g in table])
+        self._pull = np.array([g.pull if g else 0.0 for g in table])
+        self._direction = np.array([-1.0, 0.0] + [1.0] * len(forward))
+        self._reverse_engage_ms = spec.reverse_engage_below_kmh / KMH_PER_MS
+        self.gear_index = np.full(count, self.neutral, dtype=np.int64)
+        self.target_index = self.gear_index.copy()
+        self.from_index = self.gear_index.copy()
+        self.shift_left_s = np.zeros(count)
+        self.automatic = np.broadcast_to(np.asarray(automatic, dtype=bool), (count,)).copy()
+        self.rpm = np.full(count, spec.idle_rpm)
+
+    # ----- queries -------------------------------------------------------------
+    def gear_name(self, vehicle: int) -> str:
+        """The engaged gear of one vehicle ("N" while a shift is under way)."""
+        return self.names[self.gear_index[vehicle]]
+
+    def gear_names(self) -> list[str]:
+        """The engaged gear of every vehicle, in vehicle order."""
+        return [self.names[index] for index in self.gear_index]
+
+    def selected_name(self, vehicle: int) -> str:
+        """The gear one vehicle has selected (the shift's destination while shifting)."""
+        return self.names[self.target_index[vehicle]]
+
+    @property
+    def shifting(self) -> np.ndarray:
+        """Per vehicle: a shift is under way."""
+        return self.target_index != self.gear_index
+
+    # ----- selection -----------------------------------------------------------
+    def _refusal(self, index: int, speed_ms: float) -> str | None:
+        """Why gear ``index`` cannot be engaged at forward speed ``speed_ms``, or None."""
+        if index == self.reverse and abs(speed_ms) >= self._reverse_engage_ms:
+            return "moving"
+        if self._direction[index] > 0:
+            if speed_ms <= -self._reverse_engage_ms:
+                return "moving"
+            if speed_ms > self._top_ms[index]:
+                return "over_rev"
+        return None
+
+    def request(self, vehicle: int, gear: str, forward_speed_ms: float) -> list[dict]:
+        """Select ``gear`` ("R", "N", "1"...) on one vehicle moving at ``forward_speed_ms``."""
+        vehicle = int(vehicle)
+        if gear not in self.names:
+            return [{"type": "shift_refused", "vehicle": vehicle, "gear": gear, "reason": "unknown"}]
+        index = self.names.index(gear)
+        if index == self.target_index[vehicle]:
+            return []
+        reason = self._refusal(index, float(forward_speed_ms))
+        if reason is not None:
+            return [{"type": "shift_refused", "vehicle": vehicle, "gear": gear, "reason": reason}]
+        origin = self.from_index[vehicle] if self.shifting[vehicle] else self.gear_index[vehicle]
+        self.from_index[vehicle] = origin
+        self.target_index[vehicle] = index
+        event = {"vehicle": vehicle, "from": self.names[origin], "to": gear}
+        if index == self.neutral:  # disengaging is instant
+            self.gear_index[vehicle] = index
+            self.shift_left_s[vehicle] = 0.0
+            return [{"type": "shift", **event}]
+        self.gear_index[vehicle] = self.neutral
+        self.shift_left_s[vehicle] = self.spec.shift_time_s
+        return [{"type": "shift_start", **event, "automatic": False}]
+
+    def shift_up(self, vehicle: int, forward_speed_ms: float) -> list[dict]:
+        """Sequential shift one step up the order R, N, 1, 2, ...; a no-op in top gear."""
+        index = self.target_index[vehicle] + 1
+        return self.request(vehicle, self.names[index], forward_speed_ms) if index <= self.top else []
+
+    def shift_down(self, vehicle: int, forward_speed_ms: float) -> list[dict]:
+        """Sequential shift one step down the order ..., 2, 1, N, R; a no-op in R."""
+        index = self.target_index[vehicle] - 1
+        return self.request(vehicle, self.names[index], forward_speed_ms) if index >= self.reverse else []
+
+    def set_automatic(self, vehicle: int, on: bool) -> None:
+        """Turn automatic shifting on or off for one vehicle."""
+        self.automatic[vehicle] = on
+
+    # ----- stepping ------------------------------------------------------------
+    def _automatic_shifts(self, speed_ms: np.ndarray, throttle: np.ndarray) -> list[dict]:
+        """Start the shifts automatic mode wants (only vehicles not already shifting)."""
+        spec, gear = self.spec, self.gear_index
+        deciding = self.automatic & ~self.shifting
+        forward = gear >= self.first
+        top_ms = self._top_ms[gear]
+        wanted = gear.copy()
+        up = deciding & forward & (gear < self.top) & (speed_ms > spec.automatic_upshift_fraction * top_ms)
+        down = deciding & forward & (gear > self.first) & (speed_ms < spec.automatic_downshift_fraction * top_ms)
+        wanted[up] += 1
+        wanted[down] -= 1
+        still = deciding & (np.abs(speed_ms) < self._reverse_engage_ms)
+        wanted[still & (throttle > 0) & (gear < self.first)] = self.first
+        wanted[still & (throttle < 0) & (gear != self.reverse)] = self.reverse
+        starting = np.flatnonzero(wanted != gear)
+        if starting.size == 0:
+            return []
+        self.from_index[starting] = gear[starting]
+        self.target_index[starting] = wanted[starting]
+        self.gear_index[starting] = self.neutral
+        self.shift_left_s[starting] = spec.shift_time_s
+        return [{"type": "shift_start", "vehicle": int(i), "from": self.names[self.from_index[i]],
+                 "to": self.names[wanted[i]], "automatic": True} for i in starting]
+
+    def step(self, dt_s: float, forward_speed_ms: np.ndarray, throttle: np.ndarray) -> tuple[DriveCommand, list[dict]]:
+        """Advance every vehicle by ``dt_s``; return this step's drive command and events.
+
+        ``forward_speed_ms`` (signed, + forward) and ``throttle`` (-1..1) have one
+        entry per vehicle (scalars broadcast). The command holds for the whole step,
+        from the state at its start; shifts that finish during it report at its end.
+        """
+        spec = self.spec
+        speed_ms = np.broadcast_to(np.asarray(forward_speed_ms, dtype=float), (self.count,))
+        throttle = np.clip(np.broadcast_to(np.asarray(throttle, dtype=float), (self.count,)), -1.0, 1.0)
+        events = self._automatic_shifts(speed_ms, throttle)
+
+        gear, target = self.gear_index, self.target_index
+        engaged = ~self.shifting
+        pedal_sign = np.where(self.automatic & (target == self.reverse), -1.0, 1.0)
+        pedal = np.clip(throttle * pedal_sign, 0.0, 1.0)
+        top_ms, pull, direction = self._top_ms[gear], self._pull[gear], self._direction[gear]
+        target_speed_ms = np.where(engaged, pedal * top_ms * direction, 0.0)
+        force = np.where(pedal > 0.0, pull * pedal, spec.engine_brake * pull)
+        force_fraction = np.where(engaged, force, 0.0)
+
+        # Engine speed: locked to the wheels in gear, free-revving (lagging by about
+        # one shift time) in N and during shifts.
+        span_rpm = spec.redline_rpm - spec.idle_rpm
+        locked = engaged & (direction != 0.0)
+        wheel_rpm = spec.redline_rpm * np.abs(speed_ms) / np.where(top_ms > 0.0, top_ms, 1.0)
+        lag = math.exp(-dt_s / spec.shift_time_s) if spec.shift_time_s > 0.0 else 0.0
+        free_rpm = spec.idle_rpm + pedal * span_rpm + (self.rpm - spec.idle_rpm - pedal * span_rpm) * lag
+        self.rpm = np.clip(np.where(locked, wheel_rpm, free_rpm), spec.idle_rpm, spec.redline_rpm)
+
+        running = ~engaged
+        self.shift_left_s[running] -= dt_s
+        done = np.flatnonzero(running & (self.shift_left_s <= _TIME_EPSILON_S))
+        if done.size:
+            self.gear_index[done] = target[done]
+            self.shift_left_s[done] = 0.0
+            events += [{"type": "shift", "vehicle": int(i), "from": self.names[self.from_index[i]],
+                        "to": self.names[target[i]]} for i in done]
+        return DriveCommand(target_speed_ms, force_fraction, self.rpm.copy()), events

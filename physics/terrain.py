@@ -1,0 +1,249 @@
+"""Terrain: one numpy height array that is both the Bullet collider and the drawn mesh.
+
+Sample ``heights[j, i]`` sits at world ``x = (i - (nx - 1) / 2) * spacing_m``,
+``y = (j - (ny - 1) / 2) * spacing_m``: the grid is centred on the origin, as
+Bullet centres its heightfield shape. Heights are quantised once to the 16 bits
+the collider is built from, so the array, the collider and the mesh agree to
+float precision, and :meth:`Terrain.height_at` splits each cell along the same
+diagonal as Bullet (from sample (i+1, j) to (i, j+1)).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from panda3d.bullet import (BulletHeightfieldShape, BulletPlaneShape, BulletRigidBodyNode,
+                            ZUp)
+from panda3d.core import PNMImage, Texture, TransformState, Point3, Vec3
+
+from physics.spec import Spec, tuning
+
+HEIGHT_LEVELS = 65535
+"""The collider is built from a 16-bit image: heights take this many steps over their range."""
+
+
+@dataclass(frozen=True)
+class DesertSpec(Spec):
+    """The procedural desert: long dune ridges across the wind, plus undulation and ripples."""
+
+    size_m: float = tuning("side of the square map", minimum=128.0, maximum=4096.0)
+    spacing_m: float = tuning("distance between height samples", minimum=0.5, maximum=8.0)
+    dune_height_m: float = tuning("crest height of a typical dune above its trough",
+                                  minimum=0.0, maximum=40.0)
+    dune_wavelength_m: float = tuning("distance between dune crests along the wind",
+                                      minimum=10.0, maximum=1000.0)
+    lee_fraction: float = tuning("share of each dune's length taken by its steep downwind face",
+                                 minimum=0.1, maximum=0.5)
+    ridge_wander_m: float = tuning("how far the ridges wander sideways from straight lines",
+                                   minimum=0.0, maximum=500.0)
+    ridge_wander_scale_m: float = tuning("length over which a ridge wanders", minimum=10.0,
+                                         maximum=2000.0)
+    crest_variation: float = tuning("how much crest height changes along a ridge (0 none, 1 "
+                                    "ridges break up)", minimum=0.0, maximum=1.0)
+    crest_variation_scale_m: float = tuning("length over which a crest rises and falls",
+                                            minimum=10.0, maximum=2000.0)
+    undulation_height_m: float = tuning("amplitude of the rolling ground under the dunes",
+                                        minimum=0.0, maximum=40.0)
+    undulation_scale_m: float = tuning("feature size of the largest undulation",
+                                       minimum=10.0, maximum=2000.0)
+    undulation_octaves: int = tuning("octaves of noise in the undulation, each half the size "
+                                     "and height of the last", minimum=1, maximum=8)
+    ripple_height_m: float = tuning("height of the wind ripples", minimum=0.0, maximum=2.0)
+    ripple_wavelength_m: float = tuning("distance between ripples", minimum=1.0, maximum=100.0)
+
+
+@dataclass(frozen=True)
+class TestMapSpec(Spec):
+    """The flat and sloped maps used by scenario tests."""
+
+    size_m: float = tuning("side of the square map", minimum=32.0, maximum=4096.0)
+    spacing_m: float = tuning("distance between height samples", minimum=0.5, maximum=8.0)
+
+
+@dataclass(frozen=True)
+class TerrainSpec(Spec):
+    desert: DesertSpec = tuning("the procedural desert map")
+    test_maps: TestMapSpec = tuning("the flat and slope:DEG maps")
+
+
+@dataclass(frozen=True)
+class MapChoice:
+    """A parsed ``--map`` value."""
+
+    kind: str
+    slope_deg: float = 0.0
+
+    MAX_SLOPE_DEG = 60.0
+
+    @classmethod
+    def parse(cls, text: str) -> "MapChoice":
+        """Parse ``desert``, ``flat`` or ``slope:DEG``; ValueError says what was expected."""
+        expected = f"desert, flat or slope:DEG with DEG in [0, {cls.MAX_SLOPE_DEG:g}]"
+        if text in ("desert", "flat"):
+            return cls(text)
+        kind, _, degrees = text.partition(":")
+        if kind == "slope":
+            try:
+                slope_deg = float(degrees)
+            except ValueError:
+                raise ValueError(expected) from None
+            if math.isfinite(slope_deg) and 0.0 <= slope_deg <= cls.MAX_SLOPE_DEG:
+                return cls("slope", slope_deg)
+        raise ValueError(expected)
+
+
+class Terrain:
+    """A height grid centred on the origin, with exact height and normal look-ups."""
+
+    def __init__(self, heights_m: np.ndarray, spacing_m: float):
+        heights_m = np.asarray(heights_m, dtype=np.float64)
+        if heights_m.ndim != 2 or min(heights_m.shape) < 2:
+            raise ValueError("heights_m must be a 2-D grid of at least 2 x 2 samples")
+        self.spacing_m = float(spacing_m)
+        self.min_height_m = float(heights_m.min())
+        # A flat map still needs a non-zero range for the 16-bit encoding.
+        self.height_range_m = max(float(heights_m.max()) - self.min_height_m, 1.0)
+        self.levels = np.rint((heights_m - self.min_height_m) / self.height_range_m
+                              * HEIGHT_LEVELS).astype(np.uint16)
+        self.heights_m = self.min_height_m + self.levels * (self.height_range_m / HEIGHT_LEVELS)
+        self.rows, self.columns = self.heights_m.shape
+        self.half_extent_x_m = (self.columns - 1) / 2 * self.spacing_m
+        self.half_extent_y_m = (self.rows - 1) / 2 * self.spacing_m
+
+    @property
+    def max_height_m(self) -> float:
+        return self.min_height_m + self.height_range_m
+
+    def sample_positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """World x and y of every sample, each shaped like ``heights_m``."""
+        xs = (np.arange(self.columns) - (self.columns - 1) / 2) * self.spacing_m
+        ys = (np.arange(self.rows) - (self.rows - 1) / 2) * self.spacing_m
+        return np.meshgrid(xs, ys)
+
+    def contains(self, x_m, y_m) -> np.ndarray:
+        return (np.abs(x_m) <= self.half_extent_x_m) & (np.abs(y_m) <= self.half_extent_y_m)
+
+    def _cell(self, x_m, y_m):
+        """Cell indices, in-cell fractions and which triangle each point is in."""
+        u = (np.asarray(x_m, dtype=np.float64) + self.half_extent_x_m) / self.spacing_m
+        v = (np.asarray(y_m, dtype=np.float64) + self.half_extent_y_m) / self.spacing_m
+        u = np.clip(u, 0.0, self.columns - 1)
+        v = np.clip(v, 0.0, self.rows - 1)
+        i = np.minimum(u.astype(np.int64), self.columns - 2)
+        j = np.minimum(v.astype(np.int64), self.rows - 2)
+        fu, fv = u - i, v - j
+        h = self.heights_m
+        corners = h[j, i], h[j, i + 1], h[j + 1, i], h[j + 1, i + 1]
+        return fu, fv, corners, fu + fv <= 1.0
+
+    def height_at(self, x_m, y_m) -> np.ndarray:
+        """Ground height under (x, y), exactly as the collider has it (clamped to the map)."""
+        fu, fv, (h00, h10, h01, h11), lower = self._cell(x_m, y_m)
+        return np.where(lower,
+                        h00 + fu * (h10 - h00) + fv * (h01 - h00),
+                        h11 + (1.0 - fu) * (h01 - h11) + (1.0 - fv) * (h10 - h11))
+
+    def normal_at(self, x_m, y_m) -> np.ndarray:
+        """Unit normal of the collider's triangle under (x, y); shape (..., 3)."""
+        _, _, (h00, h10, h01, h11), lower = self._cell(x_m, y_m)
+        slope_x = np.where(lower, h10 - h00, h11 - h01) / self.spacing_m
+        slope_y = np.where(lower, h01 - h00, h11 - h10) / self.spacing_m
+        normal = np.stack([-slope_x, -slope_y, np.ones_like(slope_x)], axis=-1)
+        return normal / np.linalg.norm(normal, axis=-1, keepdims=True)
+
+    def make_collider(self) -> BulletRigidBodyNode:
+        """A static Bullet heightfield body that matches ``heights_m``."""
+        texture = Texture("terrain-heights")
+        texture.setup2dTexture(self.columns, self.rows, Texture.T_unsigned_short,
+                               Texture.F_luminance)
+        texture.setRamImage(self.levels.tobytes())
+        image = PNMImage()
+        texture.store(image)
+        shape = BulletHeightfieldShape(image, self.height_range_m, ZUp)
+        body = BulletRigidBodyNode("terrain")
+        body.addShape(shape)
+        body.setTransform(TransformState.makePosHprScale(
+            Point3(0.0, 0.0, self.min_height_m + self.height_range_m / 2),
+            Vec3(0.0, 0.0, 0.0), Vec3(self.spacing_m, self.spacing_m, 1.0)))
+        return body
+
+    def make_walls(self) -> BulletRigidBodyNode:
+        """Four static planes at the map's edges, facing in, so nothing leaves the map."""
+        body = BulletRigidBodyNode("map-edge")
+        for normal, distance in ((Vec3(1, 0, 0), -self.half_extent_x_m),
+                                 (Vec3(-1, 0, 0), -self.half_extent_x_m),
+                                 (Vec3(0, 1, 0), -self.half_extent_y_m),
+                                 (Vec3(0, -1, 0), -self.half_extent_y_m)):
+            body.addShape(BulletPlaneShape(normal, distance))
+        return body
+
+
+def _grid_samples(size_m: float, spacing_m: float) -> int:
+    return int(round(size_m / spacing_m)) + 1
+
+
+def value_noise(x_m: np.ndarray, y_m: np.ndarray, scale_m: float,
+                rng: np.random.Generator) -> np.ndarray:
+    """Smooth noise in [-1, 1] with features about ``scale_m`` across (quintic-faded lattice)."""
+    u = (x_m - x_m.min()) / scale_m
+    v = (y_m - y_m.min()) / scale_m
+    lattice = rng.uniform(-1.0, 1.0, size=(int(v.max()) + 2, int(u.max()) + 2))
+    i, j = np.floor(u).astype(np.int64), np.floor(v).astype(np.int64)
+    fu, fv = u - i, v - j
+    fu = fu * fu * fu * (fu * (fu * 6 - 15) + 10)
+    fv = fv * fv * fv * (fv * (fv * 6 - 15) + 10)
+    bottom = lattice[j, i] * (1 - fu) + lattice[j, i + 1] * fu
+    top = lattice[j + 1, i] * (1 - fu) + lattice[j + 1, i + 1] * fu
+    return bottom * (1 - fv) + top * fv
+
+
+def fractal_noise(x_m, y_m, scale_m: float, octaves: int, rng) -> np.ndarray:
+    """Octaves of value noise, each half the size and half the amplitude; about [-1, 1]."""
+    total = np.zeros_like(x_m)
+    amplitude, norm = 1.0, 0.0
+    for octave in range(octaves):
+        total += amplitude * value_noise(x_m, y_m, scale_m / 2 ** octave, rng)
+        norm += amplitude
+        amplitude *= 0.5
+    return total / norm
+
+
+def desert_heights(spec: DesertSpec, seed: int) -> np.ndarray:
+    """Dune ridges across a seeded wind, on rolling ground, with ripples; heights[j, i]."""
+    rng = np.random.default_rng(seed)
+    samples = _grid_samples(spec.size_m, spec.spacing_m)
+    xs = (np.arange(samples) - (samples - 1) / 2) * spec.spacing_m
+    x_m, y_m = np.meshgrid(xs, xs)
+    wind_rad = rng.uniform(0.0, 2.0 * math.pi)
+    along_m = x_m * math.cos(wind_rad) + y_m * math.sin(wind_rad)
+    across_m = -x_m * math.sin(wind_rad) + y_m * math.cos(wind_rad)
+
+    wander_m = spec.ridge_wander_m * fractal_noise(x_m, y_m, spec.ridge_wander_scale_m, 2, rng)
+    phase = (along_m + wander_m) / spec.dune_wavelength_m
+    position = phase - np.floor(phase)  # 0..1 through one dune, windward face first
+    windward = 1.0 - spec.lee_fraction
+    rise = np.where(position < windward, position / windward,
+                    (1.0 - position) / spec.lee_fraction)
+    profile = rise * rise * (3.0 - 2.0 * rise)  # rounded crests and troughs
+    crest_scale = 1.0 - spec.crest_variation * 0.5 * (
+        1.0 + value_noise(along_m, across_m, spec.crest_variation_scale_m, rng))
+    dunes = spec.dune_height_m * profile * crest_scale
+
+    undulation = spec.undulation_height_m * fractal_noise(
+        x_m, y_m, spec.undulation_scale_m, spec.undulation_octaves, rng)
+    ripple_phase = 2.0 * math.pi * (along_m + wander_m) / spec.ripple_wavelength_m
+    ripples = spec.ripple_height_m * 0.5 * np.sin(ripple_phase)
+    return dunes + undulation + ripples
+
+
+def build_terrain(choice: MapChoice, spec: TerrainSpec, seed: int) -> Terrain:
+    """The terrain for a ``--map`` choice."""
+    if choice.kind == "desert":
+        return Terrain(desert_heights(spec.desert, seed), spec.desert.spacing_m)
+    samples = _grid_samples(spec.test_maps.size_m, spec.test_maps.spacing_m)
+    ys = (np.arange(samples) - (samples - 1) / 2) * spec.test_maps.spacing_m
+    rise_per_m = math.tan(math.radians(choice.slope_deg))  # flat: 0; uphill toward +Y
+    heights = np.repeat((ys * rise_per_m)[:, None], samples, axis=1)
+    return Terrain(heights, spec.test_maps.spacing_m)
