@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from game.controls import GEAR_NAMES
 from game.errors import UserError
-from physics.hull import HullSpec
+from physics.gearbox import GearboxSpec
 from physics.spec import Spec, SpecError, build_spec, tuning
 from physics.terrain import TerrainSpec
+from physics.vehicle_fleet import VehicleSpec
 from physics.world import SimulationSpec
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "config"
@@ -100,8 +102,9 @@ class SceneSpec(Spec):
 
 @dataclass(frozen=True)
 class SpawnSpec(Spec):
-    drop_height_m: float = tuning("the player's vehicle starts this far above the ground",
+    drop_height_m: float = tuning("vehicles start this far above their ride height",
                                   minimum=0.0, maximum=50.0)
+    start_gear: str = tuning("the gear vehicles start in", choices=GEAR_NAMES)
 
 
 @dataclass(frozen=True)
@@ -115,19 +118,30 @@ class GameSpec(Spec):
 
 
 @dataclass(frozen=True)
-class VehicleConfig(Spec):
-    hull: HullSpec = tuning("the vehicle's rigid body")
-
-
-@dataclass(frozen=True)
 class GameConfig:
     """Everything the game reads from config/, loaded once at start."""
 
     game: GameSpec
-    tank: VehicleConfig
+    tank: VehicleSpec
+    tank_gearbox: GearboxSpec
+
+
+def load_gearbox(path: Path, name: str, used_by: Path) -> GearboxSpec:
+    """The gearbox table ``name`` of gearboxes.toml."""
+    tables = read_toml(path)
+    if name not in tables:
+        raise UserError(used_by, "gearbox", "the name of a table in " + path.name + " (one of "
+                        + ", ".join(sorted(tables)) + ")", name, has_value=True)
+    try:
+        return build_spec(GearboxSpec, tables[name], prefix=name + ".")
+    except SpecError as error:
+        raise UserError(path, error.key, error.expected, error.value, has_value=True) from None
 
 
 def load_config(config_dir: Path = CONFIG_DIR) -> GameConfig:
     config_dir = Path(config_dir)
-    return GameConfig(game=load_spec(config_dir / "game.toml", GameSpec),
-                      tank=load_spec(config_dir / "tank.toml", VehicleConfig))
+    tank_path = config_dir / "tank.toml"
+    tank = load_spec(tank_path, VehicleSpec)
+    return GameConfig(game=load_spec(config_dir / "game.toml", GameSpec), tank=tank,
+                      tank_gearbox=load_gearbox(config_dir / "gearboxes.toml", tank.gearbox,
+                                                tank_path))

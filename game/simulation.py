@@ -7,34 +7,80 @@ then read ``vehicles`` and the step's events.
 
 from __future__ import annotations
 
+import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
-from panda3d.core import NodePath, Point3, TransformState, Vec3
+from panda3d.core import LMatrix3f, LQuaternionf, NodePath, Point3, TransformState, Vec3
 
 from game.config import GameConfig
 from game.controls import Controls
-from physics.hull import HullSpec, make_hull_body
+from physics.hull import make_hull_body
 from physics.pose import BodyState
 from physics.terrain import MapChoice, build_terrain
+from physics.vehicle_fleet import VehicleFleet
 from physics.world import PhysicsWorld
 
 
 class Vehicle:
-    """A vehicle in the simulation and the last two states of its body."""
+    """A vehicle in the simulation: its body, its slot in the fleet, its last two states."""
 
-    def __init__(self, name: str, hull: HullSpec, path: NodePath):
+    def __init__(self, name: str, fleet: VehicleFleet, index: int, path: NodePath):
         self.name = name
-        self.hull = hull
+        self.fleet = fleet
+        self.index = index
         self.path = path
+        self.spec = fleet.spec
         self.current = BodyState.of(self.body)
         self.previous = self.current
+        self.lever: str | None = None
+        """The gear last asked for through the controls."""
 
     @property
     def body(self) -> BulletRigidBodyNode:
         return self.path.node()
 
+    @property
+    def gear(self) -> str:
+        return self.fleet.gearbox.gear_name(self.index)
+
+    @property
+    def rpm(self) -> float:
+        return float(self.fleet.rpm[self.index])
+
+    def anchor_reports(self) -> list[dict]:
+        """Per anchor, from the controller's last substep (no second ray is cast)."""
+        report = self.fleet.model.report
+        if report is None:
+            return []
+        i = self.index
+        return [{"on_ground": bool(report.on_ground[i, a]),
+                 "compression": float(report.compression_m[i, a]),
+                 "load": float(report.load_n[i, a]),
+                 "sliding": bool(report.sliding[i, a])}
+                for a in range(report.on_ground.shape[1])]
+
+    def apply_controls(self, controls: Controls) -> list[dict]:
+        self.fleet.set_controls(self.index, controls.throttle, controls.steer, controls.brake,
+                                controls.handbrake)
+        if controls.gear is None or controls.gear == self.lever:
+            return []
+        self.lever = controls.gear
+        return self.fleet.request_gear(self.index, controls.gear)
+
     def record_state(self) -> None:
         self.previous = self.current
         self.current = BodyState.of(self.body)
+
+
+def ground_aligned_rotation(normal_ws: np.ndarray, heading_deg: float) -> LQuaternionf:
+    """Orientation facing ``heading_deg`` (compass, clockwise from +Y) with up = ``normal_ws``."""
+    heading = np.radians(heading_deg)
+    forward = np.array([np.sin(heading), np.cos(heading), 0.0])
+    forward -= forward @ normal_ws * normal_ws
+    forward /= np.linalg.norm(forward)
+    right = np.cross(forward, normal_ws)
+    rotation = LQuaternionf()
+    rotation.setFromMatrix(LMatrix3f(*right, *forward, *normal_ws))
+    return rotation
 
 
 class Simulation:
@@ -47,9 +93,9 @@ class Simulation:
         self.terrain = build_terrain(map_choice, config.game.terrain, seed)
         self.world.add_body(self.terrain.make_collider(), owner=self.terrain)
         self.world.add_body(self.terrain.make_walls(), owner=self.terrain)
+        self.tanks = VehicleFleet(self.world, self.terrain, config.tank, config.tank_gearbox)
         self.vehicles: list[Vehicle] = []
-        self.player = self.spawn_vehicle("player", config.tank.hull, x_m=0.0, y_m=0.0,
-                                         heading_deg=0.0)
+        self.player = self.spawn_tank("player", x_m=0.0, y_m=0.0, heading_deg=0.0)
 
     @property
     def time_s(self) -> float:
@@ -59,28 +105,38 @@ class Simulation:
     def step_s(self) -> float:
         return self.world.step_s
 
-    def spawn_vehicle(self, name: str, hull: HullSpec, x_m: float, y_m: float,
-                      heading_deg: float) -> Vehicle:
-        """Drop a vehicle onto the ground at (x, y), level, facing ``heading_deg``."""
-        body = make_hull_body(hull, name)
-        ground_m = float(self.terrain.height_at(x_m, y_m))
-        lowest_m = hull.half_extents_m[2] - hull.centre_of_mass_drop_m
-        height_m = ground_m + lowest_m + self.config.game.spawn.drop_height_m
-        # Panda's H turns counter-clockwise; our compass heading turns clockwise.
-        body.setTransform(TransformState.makePosHpr(Point3(x_m, y_m, height_m),
-                                                    Vec3(-heading_deg, 0.0, 0.0)))
-        vehicle = Vehicle(name, hull, self.world.add_body(body))
+    def spawn_tank(self, name: str, x_m: float, y_m: float, heading_deg: float) -> Vehicle:
+        """Put a tank on its springs at (x, y), lined up with the ground, in its start gear."""
+        fleet, spawn = self.tanks, self.config.game.spawn
+        body = make_hull_body(fleet.spec.hull, name)
+        ground_m, normal = self.terrain.surface_at(x_m, y_m)
+        anchor_depth_m = -float(fleet.constants.position_bs[:, 2].mean())
+        lift_m = fleet.spec.suspension.ride_height_m + anchor_depth_m
+        position = np.array([x_m, y_m, float(ground_m)]) + normal * lift_m
+        position[2] += spawn.drop_height_m
+        body.setTransform(TransformState.makePosQuatScale(
+            Point3(*position), ground_aligned_rotation(normal, heading_deg), Vec3(1, 1, 1)))
+        path = self.world.add_body(body)
+        vehicle = Vehicle(name, fleet, fleet.add(body), path)
         self.world.handles.register(body, vehicle)
         self.vehicles.append(vehicle)
+        vehicle.apply_controls(Controls(gear=spawn.start_gear))
         return vehicle
 
     def step(self, player_controls: Controls) -> list[dict]:
         """Advance one fixed step; return what happened in it."""
+        events = self.player.apply_controls(player_controls)
+        events += self.tanks.update_drive(self.step_s)
         self.world.step()
         for vehicle in self.vehicles:
             vehicle.record_state()
-        return []
+        names = [vehicle.name for vehicle in self.vehicles]
+        for event in events:
+            if "vehicle" in event:
+                event["vehicle"] = names[event["vehicle"]]
+        return events
 
     def destroy(self) -> None:
+        self.tanks.destroy()
         self.world.destroy()
         self.vehicles.clear()

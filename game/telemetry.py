@@ -20,7 +20,8 @@ def _rounded(values) -> list[float]:
 
 def telemetry_record(simulation: Simulation, events: list[dict]) -> dict:
     """The contract's fields for the player's vehicle after the step just taken."""
-    state = simulation.player.current
+    player = simulation.player
+    state = player.current
     heading, pitch, roll = state.heading_pitch_roll_deg()
     return {
         "t": round(simulation.time_s, DECIMALS),
@@ -30,10 +31,11 @@ def telemetry_record(simulation: Simulation, events: list[dict]) -> dict:
         "heading_deg": round(heading, DECIMALS),
         "pitch_deg": round(pitch, DECIMALS),
         "roll_deg": round(roll, DECIMALS),
-        "gear": None,
-        "rpm": None,
+        "gear": player.gear,
+        "rpm": round(player.rpm, DECIMALS - 3),
         "health": None,
-        "anchors": [],
+        "anchors": [{key: round(value, DECIMALS) if isinstance(value, float) else value
+                     for key, value in anchor.items()} for anchor in player.anchor_reports()],
         "events": events,
     }
 

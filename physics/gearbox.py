@@ -146,6 +146,17 @@ class Gearbox:
         self.automatic = np.broadcast_to(np.asarray(automatic, dtype=bool), (count,)).copy()
         self.rpm = np.full(count, spec.idle_rpm)
 
+    def add_vehicle(self, automatic: bool = False) -> int:
+        """Grow the set by one vehicle (in N, at idle); return its index."""
+        self.gear_index = np.append(self.gear_index, self.neutral)
+        self.target_index = np.append(self.target_index, self.neutral)
+        self.from_index = np.append(self.from_index, self.neutral)
+        self.shift_left_s = np.append(self.shift_left_s, 0.0)
+        self.automatic = np.append(self.automatic, bool(automatic))
+        self.rpm = np.append(self.rpm, self.spec.idle_rpm)
+        self.count += 1
+        return self.count - 1
+
     # ----- queries -------------------------------------------------------------
     def gear_name(self, vehicle: int) -> str:
         """The engaged gear of one vehicle ("N" while a shift is under way)."""

@@ -21,6 +21,8 @@ class HullSpec(Spec):
                                           maximum=5.0)
     friction: float = tuning("Bullet friction of the hull against what it scrapes",
                              minimum=0.0, maximum=2.0)
+    angular_damping: float = tuning("share of spin lost per second (calms pitching and "
+                                    "rocking over bumps)", minimum=0.0, maximum=1.0)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -36,5 +38,6 @@ def make_hull_body(spec: HullSpec, name: str) -> BulletRigidBodyNode:
     body.addShape(shape, TransformState.makePos(Point3(0.0, 0.0, spec.centre_of_mass_drop_m)))
     body.setMass(spec.mass_kg)
     body.setFriction(spec.friction)
+    body.setAngularDamping(spec.angular_damping)
     body.setDeactivationEnabled(False)
     return body

@@ -140,18 +140,22 @@ class Terrain:
 
     def height_at(self, x_m, y_m) -> np.ndarray:
         """Ground height under (x, y), exactly as the collider has it (clamped to the map)."""
-        fu, fv, (h00, h10, h01, h11), lower = self._cell(x_m, y_m)
-        return np.where(lower,
-                        h00 + fu * (h10 - h00) + fv * (h01 - h00),
-                        h11 + (1.0 - fu) * (h01 - h11) + (1.0 - fv) * (h10 - h11))
+        return self.surface_at(x_m, y_m)[0]
 
     def normal_at(self, x_m, y_m) -> np.ndarray:
         """Unit normal of the collider's triangle under (x, y); shape (..., 3)."""
-        _, _, (h00, h10, h01, h11), lower = self._cell(x_m, y_m)
+        return self.surface_at(x_m, y_m)[1]
+
+    def surface_at(self, x_m, y_m) -> tuple[np.ndarray, np.ndarray]:
+        """Height and unit normal under (x, y) in one look-up."""
+        fu, fv, (h00, h10, h01, h11), lower = self._cell(x_m, y_m)
+        height = np.where(lower,
+                          h00 + fu * (h10 - h00) + fv * (h01 - h00),
+                          h11 + (1.0 - fu) * (h01 - h11) + (1.0 - fv) * (h10 - h11))
         slope_x = np.where(lower, h10 - h00, h11 - h01) / self.spacing_m
         slope_y = np.where(lower, h01 - h00, h11 - h10) / self.spacing_m
         normal = np.stack([-slope_x, -slope_y, np.ones_like(slope_x)], axis=-1)
-        return normal / np.linalg.norm(normal, axis=-1, keepdims=True)
+        return height, normal / np.linalg.norm(normal, axis=-1, keepdims=True)
 
     def make_collider(self) -> BulletRigidBodyNode:
         """A static Bullet heightfield body that matches ``heights_m``."""

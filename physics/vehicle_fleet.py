@@ -1,0 +1,263 @@
+"""The Bullet adapter of the vehicle model: gathers poses, casts rays, applies impulses.
+
+A :class:`VehicleFleet` holds every vehicle of one kind (one spec) and steps
+them together: once per fixed step the gearbox turns controls into track
+commands; before every Bullet substep the model pushes every anchor.
+
+Rays: the terrain is our own height array, so most anchors find the ground
+with one vectorised look-up (:class:`TerrainGround`), exact to the collider.
+Only vehicles whose bounds come near something else that could be ground (a
+crate, a rock, another vehicle) cast real Bullet rays (:class:`BulletGround`),
+which also find what they stand on so the anchors push back on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from panda3d.bullet import BulletRigidBodyNode
+from panda3d.core import Point3, Vec3
+
+from physics.gearbox import Gearbox, GearboxSpec
+from physics.hull import HullSpec
+from physics.spec import Spec, tuning
+from physics.terrain import Terrain
+from physics.vehicle_model import (KMH_PER_MS, AnchorModel, BodyStates, GroundHits,
+                                   SuspensionSpec, TrackCommand, TrackSpec, derive_constants)
+from physics.world import PhysicsWorld
+
+_PARALLEL_COSINE = 1e-6
+"""Below this, a ray runs along (or away from) the terrain's face: no meeting point."""
+
+_TERRAIN_ITERATIONS = 3
+"""Ray-plane refinements against the height grid: each lands exactly on the plane of the
+triangle under the last guess, so a tilted ray settles in two; three leave margin."""
+
+
+@dataclass(frozen=True)
+class VehicleSpec(Spec):
+    """Everything physical about one kind of tracked vehicle."""
+
+    gearbox: str = tuning("name of its gearbox (a table in config/gearboxes.toml)")
+    hull: HullSpec = tuning("the rigid body")
+    suspension: SuspensionSpec = tuning("anchors, springs and dampers")
+    tracks: TrackSpec = tuning("drive, brakes and grip")
+
+
+class TerrainGround:
+    """Rays against the terrain's height array, all at once."""
+
+    def __init__(self, terrain: Terrain):
+        self.terrain = terrain
+
+    def cast(self, origins_ws, directions_ws, length_m, min_ground_up) -> GroundHits:
+        distance = np.zeros(len(origins_ws))
+        for _ in range(_TERRAIN_ITERATIONS):
+            guess = origins_ws + distance[:, None] * directions_ws
+            height, normal = self.terrain.surface_at(guess[:, 0], guess[:, 1])
+            facing = np.einsum("ni,ni->n", normal, directions_ws)  # < 0: the ray meets the face
+            below = height - guess[:, 2]
+            distance = distance + normal[:, 2] * below / np.minimum(facing, -_PARALLEL_COSINE)
+        point = origins_ws + distance[:, None] * directions_ws
+        hit = ((distance <= length_m) & (-facing >= min_ground_up)
+               & self.terrain.contains(point[:, 0], point[:, 1]))
+        return GroundHits(hit, distance, point, normal, np.zeros_like(point))
+
+
+class BulletGround:
+    """Rays through the Bullet world, one call each, skipping each ray's own vehicle."""
+
+    def __init__(self, world: PhysicsWorld):
+        self.world = world
+
+    def cast(self, origins_ws, directions_ws, length_m, min_ground_up, exclude
+             ) -> tuple[GroundHits, list]:
+        count = len(origins_ws)
+        hit = np.zeros(count, dtype=bool)
+        distance = np.zeros(count)
+        point = np.zeros((count, 3))
+        normal = np.zeros((count, 3))
+        ground_velocity = np.zeros((count, 3))
+        bodies = [None] * count
+        ends = origins_ws + directions_ws * length_m
+        for ray, (start, end, own) in enumerate(zip(origins_ws.tolist(), ends.tolist(), exclude)):
+            best = None
+            for candidate in self.world.bullet.rayTestAll(Point3(*start), Point3(*end)).getHits():
+                fraction = candidate.getHitFraction()
+                if candidate.getNode() == own or fraction <= 0.0:  # itself; starts inside
+                    continue
+                if best is not None and fraction >= best.getHitFraction():
+                    continue
+                if -candidate.getHitNormal().dot(Vec3(*directions_ws[ray])) < min_ground_up:
+                    continue  # a wall, not ground
+                best = candidate
+            if best is None:
+                continue
+            hit[ray] = True
+            distance[ray] = best.getHitFraction() * length_m
+            point[ray] = best.getHitPos()
+            normal[ray] = best.getHitNormal()
+            node = best.getNode()
+            if isinstance(node, BulletRigidBodyNode) and node.getMass() > 0.0:
+                offset = point[ray] - np.array(node.getTransform().getPos())
+                ground_velocity[ray] = (np.array(node.getLinearVelocity())
+                                        + np.cross(node.getAngularVelocity(), offset))
+                bodies[ray] = node
+        return GroundHits(hit, distance, point, normal, ground_velocity), bodies
+
+
+class _MixedGround:
+    """Terrain look-ups for every ray, replaced by Bullet rays where ``use_bullet`` is set."""
+
+    def __init__(self, terrain: TerrainGround, bullet: BulletGround, use_bullet: np.ndarray,
+                 exclude: list):
+        self.terrain, self.bullet = terrain, bullet
+        self.use_bullet, self.exclude = use_bullet, exclude
+        self.pushed_bodies: dict[int, object] = {}
+
+    def cast(self, origins_ws, directions_ws, length_m, min_ground_up) -> GroundHits:
+        hits = self.terrain.cast(origins_ws, directions_ws, length_m, min_ground_up)
+        rays = np.flatnonzero(self.use_bullet)
+        if rays.size:
+            exact, bodies = self.bullet.cast(origins_ws[rays], directions_ws[rays], length_m,
+                                             min_ground_up, [self.exclude[r] for r in rays])
+            for field in ("hit", "distance_m", "point_ws", "normal_ws", "ground_velocity_ws"):
+                getattr(hits, field)[rays] = getattr(exact, field)
+            self.pushed_bodies = {int(r): body for r, body in zip(rays, bodies) if body}
+        return hits
+
+
+def _body_states(bodies: list[BulletRigidBodyNode]) -> BodyStates:
+    """One pass over the bodies, then arrays (Panda's matrices are row-vector: rows are axes)."""
+    rows = [(body.getTransform().getMat(), body.getLinearVelocity(), body.getAngularVelocity())
+            for body in bodies]
+    matrices, velocities, angular = zip(*rows)
+    matrices = np.array(matrices)
+    return BodyStates(matrices[:, 3, :3], matrices[:, :3, :3], np.array(velocities),
+                      np.array(angular))
+
+
+class VehicleFleet:
+    """All vehicles of one spec, driven by the anchor model inside one Bullet world."""
+
+    def __init__(self, world: PhysicsWorld, terrain: Terrain, spec: VehicleSpec,
+                 gearbox_spec: GearboxSpec, *, always_bullet_rays: bool = False):
+        self.world = world
+        self.spec = spec
+        self.constants = derive_constants(spec.suspension, spec.tracks, spec.hull.mass_kg,
+                                          world.spec.gravity_m_s2)
+        self.model = AnchorModel(self.constants, spec.tracks)
+        self.gearbox = Gearbox(gearbox_spec, 0)
+        self.bodies: list[BulletRigidBodyNode] = []
+        self.obstacles: list[BulletRigidBodyNode] = []
+        self.always_bullet_rays = always_bullet_rays
+        self._terrain_ground = TerrainGround(terrain)
+        self._bullet_ground = BulletGround(world)
+        self._pivot_ms = spec.tracks.pivot_track_speed_kmh / KMH_PER_MS
+        half = np.asarray(spec.hull.half_extents_m)
+        self.reach_m = float(np.linalg.norm(half) + spec.hull.centre_of_mass_drop_m
+                             + self.constants.rest_length_m)
+        """Radius around the centre of mass that holds the hull and every ray."""
+        self.throttle = np.zeros(0)
+        self.steer = np.zeros(0)
+        self.brake = np.zeros(0)
+        self.handbrake = np.zeros(0, dtype=bool)
+        self.command = TrackCommand(np.zeros((0, 2)), np.zeros((0, 2)))
+        self.rpm = np.zeros(0)
+        self.states: BodyStates | None = None
+        world.add_substep_hook(self._substep)
+
+    def __len__(self) -> int:
+        return len(self.bodies)
+
+    def add(self, body: BulletRigidBodyNode, automatic: bool = False) -> int:
+        """Drive ``body`` (already in the world) with this fleet; return its index."""
+        self.bodies.append(body)
+        index = self.gearbox.add_vehicle(automatic)
+        self.model.resize(len(self.bodies))
+        for name in ("throttle", "steer", "brake"):
+            setattr(self, name, np.append(getattr(self, name), 0.0))
+        self.handbrake = np.append(self.handbrake, False)
+        self.command = TrackCommand(np.vstack([self.command.belt_speed_ms, np.zeros(2)]),
+                                    np.vstack([self.command.force_limit_n, np.zeros(2)]))
+        self.rpm = np.append(self.rpm, self.gearbox.spec.idle_rpm)
+        return index
+
+    def add_obstacle(self, body: BulletRigidBodyNode) -> None:
+        """Something besides the terrain that anchors may stand on (a crate, a rock)."""
+        self.obstacles.append(body)
+
+    def set_controls(self, index: int, throttle: float, steer: float, brake: float,
+                     handbrake: bool) -> None:
+        self.throttle[index] = throttle
+        self.steer[index] = steer
+        self.brake[index] = brake
+        self.handbrake[index] = handbrake
+
+    def forward_speeds_ms(self) -> np.ndarray:
+        states = _body_states(self.bodies)
+        return np.einsum("vi,vi->v", states.velocity_ws, states.axes_ws[:, 1])
+
+    def request_gear(self, index: int, gear: str) -> list[dict]:
+        return self.gearbox.request(index, gear, float(self.forward_speeds_ms()[index]))
+
+    def update_drive(self, step_s: float) -> list[dict]:
+        """Once per fixed step: the gearbox and the controls become track commands."""
+        if not self.bodies:
+            return []
+        drive, events = self.gearbox.step(step_s, self.forward_speeds_ms(), self.throttle)
+        self.rpm = drive.rpm
+        tracks = self.spec.tracks
+        steer = np.where(self.gearbox.shifting, 0.0, self.steer)
+        # Right steer (+) runs the left track faster than the right one.
+        belt = drive.target_speed_ms[:, None] + np.outer(steer, [1.0, -1.0]) * self._pivot_ms
+        force = np.minimum(drive.force_fraction + np.abs(steer) * tracks.steering_pull, 1.0)
+        limit = np.repeat((force * tracks.drive_force_n / 2.0)[:, None], 2, axis=1)
+        braking = np.maximum(self.brake, self.handbrake.astype(float))
+        held = braking > 0.0
+        belt[held] = 0.0
+        limit[held] = np.maximum(limit[held], (braking[held] * tracks.brake_force_n / 2.0
+                                               )[:, None])
+        self.command = TrackCommand(belt, limit)
+        return events
+
+    def _near_something(self, states: BodyStates) -> np.ndarray:
+        """Per vehicle: could any ray meet something other than the terrain?"""
+        if self.always_bullet_rays:
+            return np.ones(len(self.bodies), dtype=bool)
+        centres = states.position_ws
+        gap = np.linalg.norm(centres[:, None] - centres[None], axis=-1)
+        np.fill_diagonal(gap, np.inf)
+        near = (gap < 2.0 * self.reach_m).any(axis=1)
+        for obstacle in self.obstacles:
+            bounds = obstacle.getShapeBounds()
+            centre = np.array(obstacle.getTransform().getMat().xformPoint(bounds.getCenter()))
+            reach = self.reach_m + bounds.getRadius()
+            near |= np.linalg.norm(centres - centre, axis=1) < reach
+        return near
+
+    def _substep(self, substep_s: float) -> None:
+        if not self.bodies:
+            return
+        states = _body_states(self.bodies)
+        anchors = len(self.constants.position_bs)
+        use_bullet = np.repeat(self._near_something(states), anchors)
+        exclude = [body for body in self.bodies for _ in range(anchors)]
+        ground = _MixedGround(self._terrain_ground, self._bullet_ground, use_bullet, exclude)
+        impulses = self.model.step(states, ground, self.command, substep_s)
+        for body, linear, angular in zip(self.bodies, impulses.linear_ws.tolist(),
+                                         impulses.angular_ws.tolist()):
+            body.applyCentralImpulse(Vec3(*linear))
+            body.applyTorqueImpulse(Vec3(*angular))
+        flat_impulses = impulses.anchor_ws.reshape(-1, 3)
+        flat_points = self.model.report.contact_point_ws.reshape(-1, 3)
+        for ray, ground_body in ground.pushed_bodies.items():
+            offset = flat_points[ray] - np.array(ground_body.getTransform().getPos())
+            ground_body.applyImpulse(Vec3(*(-flat_impulses[ray])), Point3(*offset))
+        self.states = states
+
+    def destroy(self) -> None:
+        self.world.remove_substep_hook(self._substep)
+        self.bodies.clear()
+        self.obstacles.clear()

@@ -1,0 +1,375 @@
+"""The four-anchor raycast vehicle model: body states and ray hits in, impulses out.
+
+Pure numpy: no Bullet, no rendering. Every array is laid out (vehicles, anchors,
+...), so a hundred vehicles cost one pass, not a hundred Python loops. A thin
+adapter (:mod:`physics.vehicle_fleet`) gathers the poses, casts the rays through
+a :class:`GroundQuery` and applies the impulses to the Bullet bodies.
+
+Each substep, for every anchor (a point fixed to the hull, body frame):
+
+1. **cast**: a ray from the anchor down the hull's -Z, as long as the spring's
+   unloaded length, finds the ground (never the vehicle itself, nothing the ray
+   starts inside, nothing steeper than ``max_ground_angle_deg``);
+2. **suspension**: a spring and damper along the contact normal, using the
+   anchor's own velocity ``v + w x r`` relative to the ground; it pushes, never
+   pulls; past full compression a stiffer bump stop takes over;
+3. **drive**: each track has a commanded belt speed; the track pulls the ground
+   point toward it along the hull's forward direction projected on the ground,
+   with at most the engine's (or brake's) force, shared front/rear by a bias;
+4. **grip**: the along-track slip and the sideways velocity are resisted
+   together by a stiff "bristle" spring and damper (static friction: a parked
+   tank holds on a slope with zero creep), limited to ``grip x load`` (the
+   friction circle); past it the anchor slides with ``sliding_grip x load`` and
+   reports ``sliding``.
+
+Spring stiffness and damping are derived, never typed: each anchor's share of
+the sprung mass comes from the static balance of the anchors about the centre
+of mass, and ``k = m (2 pi f)^2``, ``c = 2 zeta sqrt(k m)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from physics.spec import Spec, SpecError, tuning
+
+KMH_PER_MS = 3.6
+
+
+@dataclass(frozen=True)
+class AnchorSpec(Spec):
+    """A suspension anchor in the body frame (origin at the centre of mass)."""
+
+    x_m: float = tuning("right (+) / left (-) of the centre of mass", minimum=-10.0, maximum=10.0)
+    y_m: float = tuning("ahead (+) / behind (-) the centre of mass", minimum=-10.0, maximum=10.0)
+    z_m: float = tuning("above (+) / below (-) the centre of mass", minimum=-10.0, maximum=10.0)
+
+
+@dataclass(frozen=True)
+class SuspensionSpec(Spec):
+    anchors: tuple[AnchorSpec, ...] = tuning("where the rays start; left track x < 0, right "
+                                             "x > 0", length=(3, 32))
+    ride_height_m: float = tuning("anchor-to-ground distance at rest on flat ground",
+                                  minimum=0.05, maximum=3.0)
+    travel_m: float = tuning("spring compression from unloaded to the bump stop",
+                             minimum=0.02, maximum=2.0)
+    natural_frequency_hz: float = tuning("bounce frequency of the sprung mass", minimum=0.3,
+                                         maximum=10.0)
+    damping_ratio: float = tuning("share of critical damping (1 = no overshoot)",
+                                  minimum=0.05, maximum=2.0)
+    bump_stop_stiffness_ratio: float = tuning("bump stop stiffness as a multiple of the "
+                                              "spring's (critically damped)", minimum=1.0,
+                                              maximum=100.0)
+    max_ground_angle_deg: float = tuning("surfaces steeper than this from the hull's up are "
+                                         "walls, not ground", minimum=10.0, maximum=89.0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if any(anchor.x_m == 0.0 for anchor in self.anchors):
+            raise SpecError("anchors", self.anchors, "every anchor left (x < 0) or right "
+                            "(x > 0) of the centre line, on one track")
+        if not {anchor.x_m < 0.0 for anchor in self.anchors} == {True, False}:
+            raise SpecError("anchors", self.anchors, "anchors on both sides (x < 0 and x > 0)")
+
+
+@dataclass(frozen=True)
+class TrackSpec(Spec):
+    """Drive, brakes and grip of the two tracks."""
+
+    drive_force_n: float = tuning("most tractive force of both tracks together in a gear "
+                                  "with full pull", minimum=0.0, maximum=5e6)
+    brake_force_n: float = tuning("most braking force of both tracks together", minimum=0.0,
+                                  maximum=5e6)
+    pivot_track_speed_kmh: float = tuning("each track's speed difference from the mean at "
+                                          "full steer", minimum=0.0, maximum=50.0)
+    steering_pull: float = tuning("share of the drive force steering may call on, on top of "
+                                  "the throttle's", minimum=0.0, maximum=1.0)
+    drive_bias_front: float = tuning("drive share tilted toward the front (+) or rear (-) "
+                                     "anchors", minimum=-1.0, maximum=1.0)
+    grip: float = tuning("static friction coefficient: most ground force as a share of load",
+                         minimum=0.05, maximum=3.0)
+    sliding_grip: float = tuning("friction coefficient while sliding", minimum=0.01,
+                                 maximum=3.0)
+    grip_frequency_hz: float = tuning("stiffness of the grip's stick spring, as a natural "
+                                      "frequency of the anchor's mass share", minimum=0.5,
+                                      maximum=30.0)
+    grip_damping_ratio: float = tuning("damping of the grip's stick spring", minimum=0.05,
+                                       maximum=2.0)
+    rolling_resistance: float = tuning("force against rolling as a share of load",
+                                       minimum=0.0, maximum=0.5)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.sliding_grip > self.grip:
+            raise SpecError("sliding_grip", self.sliding_grip, f"at most grip ({self.grip})")
+
+
+@dataclass(frozen=True)
+class AnchorConstants:
+    """Per-anchor numbers derived from the specs, as arrays over anchors."""
+
+    position_bs: np.ndarray     # (A, 3) anchor positions, body frame
+    mass_share_kg: np.ndarray   # (A,) sprung mass each anchor carries at rest
+    stiffness_n_m: np.ndarray   # (A,)
+    damping_n_s_m: np.ndarray   # (A,)
+    bump_stiffness_n_m: np.ndarray
+    bump_damping_n_s_m: np.ndarray
+    grip_stiffness_n_m: np.ndarray
+    grip_damping_n_s_m: np.ndarray
+    rest_length_m: float        # unloaded spring length: the ray's length
+    travel_m: float
+    min_ground_up: float        # cosine of the steepest ground angle
+    left: np.ndarray            # (A,) bool: on the left track
+    patch_offset_m: np.ndarray  # (A,) from the anchor to the centre of the track it carries
+    drive_share: np.ndarray     # (A,) share of its track's force; sums to 1 per track
+
+
+def static_mass_shares(positions_bs: np.ndarray, mass_kg: float) -> np.ndarray:
+    """Each anchor's share of the mass when the vehicle stands level and still.
+
+    The shares balance the weight and both tipping moments about the centre of
+    mass; with more than three anchors the least-squares (minimum-norm)
+    solution spreads the load as evenly as the balance allows.
+    """
+    balance = np.vstack([np.ones(len(positions_bs)), positions_bs[:, 0], positions_bs[:, 1]])
+    shares, *_ = np.linalg.lstsq(balance, np.array([mass_kg, 0.0, 0.0]), rcond=None)
+    return shares
+
+
+def derive_constants(suspension: SuspensionSpec, tracks: TrackSpec, mass_kg: float,
+                     gravity_m_s2: float) -> AnchorConstants:
+    """Stiffness and damping from frequency and damping ratio; rest length from ride height."""
+    positions = np.array([[a.x_m, a.y_m, a.z_m] for a in suspension.anchors])
+    mass = static_mass_shares(positions, mass_kg)
+    if np.any(mass <= 0.0):
+        raise SpecError("suspension.anchors", suspension.anchors,
+                        "anchors around the centre of mass, so each carries some weight")
+    omega = 2.0 * math.pi * suspension.natural_frequency_hz
+    stiffness = mass * omega ** 2
+    damping = 2.0 * suspension.damping_ratio * np.sqrt(stiffness * mass)
+    bump_stiffness = stiffness * suspension.bump_stop_stiffness_ratio
+    grip_stiffness = mass * (2.0 * math.pi * tracks.grip_frequency_hz) ** 2
+    # At rest each spring is compressed by its share of the weight: g / omega^2.
+    rest_length = suspension.ride_height_m + gravity_m_s2 / omega ** 2
+    if rest_length <= suspension.travel_m:
+        raise SpecError("suspension.travel_m", suspension.travel_m,
+                        f"less than the unloaded spring length {rest_length:.3f} m, so the "
+                        "hull clears the ground at the bump stop")
+    left = positions[:, 0] < 0.0
+    patch_offset = np.zeros(len(positions))
+    for side in (left, ~left):
+        patch_offset[side] = _patch_centres(positions[side, 1]) - positions[side, 1]
+    half_length = max(np.abs(positions[:, 1]).max(), np.finfo(float).eps)
+    weight = 1.0 + tracks.drive_bias_front * positions[:, 1] / half_length
+    share = np.where(left, weight / weight[left].sum(), weight / weight[~left].sum())
+    return AnchorConstants(
+        position_bs=positions, mass_share_kg=mass, stiffness_n_m=stiffness,
+        damping_n_s_m=damping, bump_stiffness_n_m=bump_stiffness,
+        bump_damping_n_s_m=2.0 * np.sqrt(bump_stiffness * mass),
+        grip_stiffness_n_m=grip_stiffness,
+        grip_damping_n_s_m=2.0 * tracks.grip_damping_ratio * np.sqrt(grip_stiffness * mass),
+        rest_length_m=rest_length, travel_m=suspension.travel_m,
+        min_ground_up=math.cos(math.radians(suspension.max_ground_angle_deg)),
+        left=left, patch_offset_m=patch_offset, drive_share=share)
+
+
+def _patch_centres(along_m: np.ndarray) -> np.ndarray:
+    """Centre of the stretch of track each anchor carries.
+
+    A track touches the ground along its whole length, between its first and
+    last anchors; each anchor carries the stretch nearer to it than to its
+    neighbours. Grip acts at the centre of that stretch, so turning on the spot
+    meets the resistance of a loaded strip (mu W L / 4 for a track of length L),
+    not that of weights concentrated at the track's ends.
+    """
+    order = np.argsort(along_m)
+    ends = along_m[order]
+    bounds = np.concatenate([[ends[0]], (ends[1:] + ends[:-1]) / 2.0, [ends[-1]]])
+    centres = np.empty_like(along_m)
+    centres[order] = (bounds[1:] + bounds[:-1]) / 2.0
+    return centres
+
+
+@dataclass
+class BodyStates:
+    """Rigid-body states of V vehicles. ``axes_ws[v]`` rows: right, forward, up."""
+
+    position_ws: np.ndarray          # (V, 3) centre of mass
+    axes_ws: np.ndarray              # (V, 3, 3)
+    velocity_ws: np.ndarray          # (V, 3)
+    angular_velocity_ws: np.ndarray  # (V, 3)
+
+
+@dataclass
+class GroundHits:
+    """Where N rays met ground. Rays that missed have ``hit`` False (other fields unused)."""
+
+    hit: np.ndarray              # (N,) bool
+    distance_m: np.ndarray       # (N,) along the ray; may be < 0 if the origin is underground
+    point_ws: np.ndarray         # (N, 3)
+    normal_ws: np.ndarray        # (N, 3)
+    ground_velocity_ws: np.ndarray  # (N, 3) velocity of the ground at the hit point
+
+
+class GroundQuery(Protocol):
+    """How the model sees the world: rays, and nothing else."""
+
+    def cast(self, origins_ws: np.ndarray, directions_ws: np.ndarray, length_m: float,
+             min_ground_up: float) -> GroundHits:
+        """Cast N rays (unit directions) up to ``length_m``; surfaces whose normal has
+        ``normal . -direction < min_ground_up`` are not ground."""
+
+
+@dataclass
+class TrackCommand:
+    """Per vehicle, per track (column 0 left, 1 right): belt speed and most force."""
+
+    belt_speed_ms: np.ndarray    # (V, 2) signed, + forward
+    force_limit_n: np.ndarray    # (V, 2) >= 0
+
+
+@dataclass
+class AnchorReport:
+    """What every anchor did in the last substep, arrays (V, A[, 3])."""
+
+    on_ground: np.ndarray
+    compression_m: np.ndarray
+    load_n: np.ndarray
+    sliding: np.ndarray
+    contact_point_ws: np.ndarray
+    contact_normal_ws: np.ndarray
+    origin_ws: np.ndarray
+    direction_ws: np.ndarray
+
+
+@dataclass
+class AnchorImpulses:
+    """The substep's impulses: per anchor at its contact point, and summed per body."""
+
+    anchor_ws: np.ndarray     # (V, A, 3) impulse on the vehicle at each contact point
+    linear_ws: np.ndarray     # (V, 3) total impulse
+    angular_ws: np.ndarray    # (V, 3) total torque impulse about the centre of mass
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.einsum("...i,...i->...", a, b)
+
+
+def _normalised(vectors: np.ndarray) -> np.ndarray:
+    length = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return vectors / np.maximum(length, np.finfo(float).tiny)
+
+
+class AnchorModel:
+    """Steps the anchors of V vehicles of one kind. Holds the grip springs' state."""
+
+    def __init__(self, constants: AnchorConstants, tracks: TrackSpec):
+        self.constants = constants
+        self.tracks = tracks
+        self.deflection_m = np.zeros((0, len(constants.position_bs), 2))
+        self.report: AnchorReport | None = None
+
+    def resize(self, count: int) -> None:
+        """Keep the grip state of the first ``count`` vehicles; new ones start relaxed."""
+        anchors = len(self.constants.position_bs)
+        grown = np.zeros((count, anchors, 2))
+        kept = min(count, len(self.deflection_m))
+        grown[:kept] = self.deflection_m[:kept]
+        self.deflection_m = grown
+
+    def rays(self, states: BodyStates) -> tuple[np.ndarray, np.ndarray]:
+        """Anchor origins (V, A, 3) and ray directions (V, A, 3): down the hull's -Z."""
+        origins = states.position_ws[:, None, :] + np.einsum(
+            "ak,vkj->vaj", self.constants.position_bs, states.axes_ws)
+        down = np.broadcast_to(-states.axes_ws[:, None, 2, :], origins.shape)
+        return origins, down
+
+    def step(self, states: BodyStates, ground: GroundQuery, command: TrackCommand,
+             substep_s: float) -> AnchorImpulses:
+        """One substep for every anchor of every vehicle."""
+        origins, down = self.rays(states)
+        vehicles, anchors = origins.shape[:2]
+        hits = ground.cast(origins.reshape(-1, 3), down.reshape(-1, 3),
+                           self.constants.rest_length_m, self.constants.min_ground_up)
+        shape = (vehicles, anchors)
+        hit = hits.hit.reshape(shape)
+        point = hits.point_ws.reshape(shape + (3,))
+        normal = hits.normal_ws.reshape(shape + (3,))
+        lever = point - states.position_ws[:, None, :]
+        velocity = (states.velocity_ws[:, None, :]
+                    + np.cross(states.angular_velocity_ws[:, None, :], lever)
+                    - hits.ground_velocity_ws.reshape(shape + (3,)))
+        load, compression = self._suspension(hit, hits.distance_m.reshape(shape), normal,
+                                             velocity)
+        forward, side = self._ground_frame(states, normal)
+        # Grip acts at the centre of the stretch of track the anchor carries.
+        grip_lever = lever + self.constants.patch_offset_m[None, :, None] * forward
+        grip_velocity = velocity + np.cross(states.angular_velocity_ws[:, None, :],
+                                            grip_lever - lever)
+        along, across, sliding = self._grip(hit, load, grip_velocity, forward, side, command,
+                                            substep_s)
+        support = np.where(hit[..., None], load[..., None] * normal * substep_s, 0.0)
+        grip = np.where(hit[..., None],
+                        (along[..., None] * forward + across[..., None] * side) * substep_s, 0.0)
+        self.report = AnchorReport(hit, compression, load, sliding & hit, point, normal,
+                                   origins, down)
+        torque = np.cross(lever, support) + np.cross(grip_lever, grip)
+        return AnchorImpulses(support + grip, (support + grip).sum(axis=1), torque.sum(axis=1))
+
+    def _suspension(self, hit, distance_m, normal, velocity):
+        """Spring + damper along the normal, plus the bump stop; never pulls."""
+        c = self.constants
+        compression = np.where(hit, c.rest_length_m - distance_m, 0.0)
+        closing_ms = -_dot(velocity, normal)  # + while the anchor approaches the ground
+        spring = c.stiffness_n_m * compression + c.damping_n_s_m * closing_ms
+        beyond = compression - c.travel_m
+        bump = np.where(beyond > 0.0,
+                        c.bump_stiffness_n_m * beyond + c.bump_damping_n_s_m * closing_ms, 0.0)
+        load = np.where(hit, np.maximum(spring + np.maximum(bump, 0.0), 0.0), 0.0)
+        return load, compression
+
+    @staticmethod
+    def _ground_frame(states: BodyStates, normal):
+        """The hull's forward direction projected onto each contact plane, and its right."""
+        hull_forward = states.axes_ws[:, None, 1, :]
+        forward = _normalised(hull_forward - _dot(hull_forward, normal)[..., None] * normal)
+        return forward, np.cross(forward, normal)
+
+    def _grip(self, hit, load, velocity, forward, side, command: TrackCommand, substep_s):
+        """Track drive and grip together inside the friction circle."""
+        c, tracks = self.constants, self.tracks
+        track = np.where(c.left, 0, 1)
+        belt_ms = command.belt_speed_ms[:, track]
+        drive_limit = command.force_limit_n[:, track] * c.drive_share
+        slip_along = _dot(velocity, forward) - belt_ms
+        slip_across = _dot(velocity, side)
+        deflection = self.deflection_m
+        deflection[..., 0] += slip_along * substep_s
+        deflection[..., 1] += slip_across * substep_s
+        wanted_along = -(c.grip_stiffness_n_m * deflection[..., 0]
+                         + c.grip_damping_n_s_m * slip_along)
+        wanted_across = -(c.grip_stiffness_n_m * deflection[..., 1]
+                          + c.grip_damping_n_s_m * slip_across)
+        # Sticking: the track passes on what the engine (or brake) can give along it.
+        along = np.clip(wanted_along, -drive_limit, drive_limit)
+        across = wanted_across
+        sliding = np.hypot(along, across) > tracks.grip * load
+        # Sliding: kinetic friction against the slip, the drive still capped by the engine.
+        scale = np.divide(tracks.sliding_grip * load, np.hypot(wanted_along, wanted_across),
+                          out=np.zeros_like(load), where=sliding)
+        along = np.where(sliding, np.clip(wanted_along * scale, -drive_limit, drive_limit), along)
+        across = np.where(sliding, wanted_across * scale, across)
+        # The stick spring keeps only the stretch that matches the force it passed on, so an
+        # engine-limited or sliding anchor does not wind up.
+        deflection[..., 0] = -(along + c.grip_damping_n_s_m * slip_along) / c.grip_stiffness_n_m
+        deflection[..., 1] = -(across + c.grip_damping_n_s_m * slip_across) / c.grip_stiffness_n_m
+        deflection[~hit] = 0.0
+        # Rolling resistance: against the ground speed along the track, never reversing it.
+        resistance = tracks.rolling_resistance * load
+        along = along + np.clip(-_dot(velocity, forward) * c.mass_share_kg / substep_s,
+                                -resistance, resistance)
+        return along, across, sliding
