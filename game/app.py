@@ -14,8 +14,9 @@ from panda3d.core import ClockObject, Filename, WindowProperties, loadPrcFileDat
 
 from game.camera import ChaseCamera
 from game.config import GameConfig
-from game.controls import Controls, ScriptedInputs
+from game.controls import ScriptedInputs
 from game.errors import UserError
+from game.keyboard import KeyboardInput
 from game.scene import DesertScene
 from game.simulation import Simulation
 from game.telemetry import TelemetryWriter, telemetry_record
@@ -44,6 +45,8 @@ class TankBattleApp(ShowBase):
                  inputs: ScriptedInputs | None, telemetry: TelemetryWriter | None,
                  seconds: float | None):
         _configure_panda(config, offscreen)
+        self._systems: list = []
+        """Everything with a destroy(), in the order made; taken down in reverse."""
         super().__init__()
         if self.win is None:
             raise UserError("window", None, "a display to open the game window on "
@@ -65,19 +68,28 @@ class TankBattleApp(ShowBase):
         self.camLens.setMinFov(camera_spec.field_of_view_deg)
         self.camLens.setNearFar(camera_spec.near_clip_m, camera_spec.far_clip_m)
 
-        self.scene = DesertScene(self.render, simulation.terrain, scene_spec)
-        self.vehicle_views = [VehicleView(self.render, vehicle, scene_spec.vehicle_colour)
+        self.scene = self._add(DesertScene(self.render, simulation.terrain, scene_spec))
+        self.vehicle_views = [self._add(VehicleView(self.render, vehicle,
+                                                    scene_spec.vehicle_colour,
+                                                    scene_spec.track_colour))
                               for vehicle in simulation.vehicles]
         self.player_view = self.vehicle_views[0]
-        self.chase_camera = ChaseCamera(self.camera, simulation.terrain, camera_spec)
-        self.accept("escape", self.finish)
+        self.chase_camera = self._add(ChaseCamera(self.camera, simulation.terrain, camera_spec))
+        self.keyboard = self._add(KeyboardInput(self, config.controls.keyboard))
+        for key in config.controls.keyboard.quit:
+            self.accept(key, self.finish)
         self.taskMgr.add(self._frame, "tank-battle-frame")
         self._draw(frame_s=0.0)
+
+    def _add(self, system):
+        self._systems.append(system)
+        return system
 
     def _frame(self, task):
         steps = self.fixed_clock.advance(self.clock.getDt())
         for _ in range(steps):
-            controls = self.inputs.controls_at(self.simulation.time_s) if self.inputs else Controls()
+            controls = (self.inputs.controls_at(self.simulation.time_s) if self.inputs
+                        else self.keyboard.controls())
             events = self.simulation.step(controls)
             if self.telemetry is not None:
                 self.telemetry.write(telemetry_record(self.simulation, events))
@@ -102,10 +114,8 @@ class TankBattleApp(ShowBase):
         self.taskMgr.stop()
 
     def destroy(self) -> None:
-        self.chase_camera.destroy()
-        for view in self.vehicle_views:
-            view.destroy()
-        self.scene.destroy()
+        while self._systems:
+            self._systems.pop().destroy()
         super().destroy()
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from game.controls import GEAR_NAMES
 from game.errors import UserError
+from game.keyboard import ControlsSpec
 from physics.gearbox import GearboxSpec
 from physics.spec import Spec, SpecError, build_spec, tuning
 from physics.terrain import TerrainSpec
@@ -96,8 +97,10 @@ class SceneSpec(Spec):
                                                   minimum=0.0, maximum=1.0, length=(3, 3))
     sand_dark_colour: tuple[float, ...] = tuning("colour of troughs and steep faces, RGB 0..1",
                                                  minimum=0.0, maximum=1.0, length=(3, 3))
-    vehicle_colour: tuple[float, ...] = tuning("placeholder vehicle paint, RGB 0..1",
+    vehicle_colour: tuple[float, ...] = tuning("vehicle paint, RGB 0..1",
                                                minimum=0.0, maximum=1.0, length=(3, 3))
+    track_colour: tuple[float, ...] = tuning("tracks, RGB 0..1", minimum=0.0, maximum=1.0,
+                                             length=(3, 3))
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,7 @@ class GameConfig:
     game: GameSpec
     tank: VehicleSpec
     tank_gearbox: GearboxSpec
+    controls: ControlsSpec
 
 
 def load_gearbox(path: Path, name: str, used_by: Path) -> GearboxSpec:
@@ -144,4 +148,5 @@ def load_config(config_dir: Path = CONFIG_DIR) -> GameConfig:
     tank = load_spec(tank_path, VehicleSpec)
     return GameConfig(game=load_spec(config_dir / "game.toml", GameSpec), tank=tank,
                       tank_gearbox=load_gearbox(config_dir / "gearboxes.toml", tank.gearbox,
-                                                tank_path))
+                                                tank_path),
+                      controls=load_spec(config_dir / "controls.toml", ControlsSpec))

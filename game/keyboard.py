@@ -1,0 +1,90 @@
+"""Keyboard driving: named actions bound to keys in config/controls.toml.
+
+:class:`KeyboardMapper` is the testable half: the set of keys held and the
+keys just pressed in, :class:`Controls` out. :class:`KeyboardInput` is the thin
+Panda3D half that listens for key events and feeds it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+from game.controls import Controls
+from physics.spec import Spec, tuning
+
+
+@dataclass(frozen=True)
+class KeyboardSpec(Spec):
+    throttle: tuple[str, ...] = tuning("drive in the selected gear", length=(1, 8))
+    brake: tuple[str, ...] = tuning("brake", length=(1, 8))
+    steer_left: tuple[str, ...] = tuning("steer left", length=(1, 8))
+    steer_right: tuple[str, ...] = tuning("steer right", length=(1, 8))
+    handbrake: tuple[str, ...] = tuning("hold the handbrake", length=(1, 8))
+    gear_reverse: tuple[str, ...] = tuning("select reverse", length=(1, 8))
+    gear_neutral: tuple[str, ...] = tuning("select neutral", length=(1, 8))
+    gear_1: tuple[str, ...] = tuning("select first gear", length=(1, 8))
+    gear_2: tuple[str, ...] = tuning("select second gear", length=(1, 8))
+    gear_3: tuple[str, ...] = tuning("select third gear", length=(1, 8))
+    gear_4: tuple[str, ...] = tuning("select fourth gear", length=(1, 8))
+    gear_5: tuple[str, ...] = tuning("select fifth gear", length=(1, 8))
+    quit: tuple[str, ...] = tuning("leave the game", length=(1, 8))
+
+    def keys(self) -> set[str]:
+        return {key for field in fields(self) for key in getattr(self, field.name)}
+
+
+@dataclass(frozen=True)
+class ControlsSpec(Spec):
+    keyboard: KeyboardSpec = tuning("keyboard bindings")
+
+
+_GEAR_ACTIONS = {"gear_reverse": "R", "gear_neutral": "N", "gear_1": "1", "gear_2": "2",
+                 "gear_3": "3", "gear_4": "4", "gear_5": "5"}
+
+
+class KeyboardMapper:
+    """Held keys in, Controls out. Gear keys move the lever, which stays where it was put."""
+
+    def __init__(self, spec: KeyboardSpec):
+        self.spec = spec
+        self.lever: str | None = None
+
+    def _held(self, action: str, held: set[str]) -> bool:
+        return any(key in held for key in getattr(self.spec, action))
+
+    def press(self, key: str) -> None:
+        """A key went down: gear keys take effect at once (even between steps)."""
+        for action, gear in _GEAR_ACTIONS.items():
+            if key in getattr(self.spec, action):
+                self.lever = gear
+
+    def controls(self, held: set[str]) -> Controls:
+        steer = float(self._held("steer_right", held)) - float(self._held("steer_left", held))
+        return replace(Controls(), throttle=float(self._held("throttle", held)),
+                       brake=float(self._held("brake", held)), steer=steer,
+                       handbrake=self._held("handbrake", held), gear=self.lever)
+
+
+class KeyboardInput:
+    """Listens to Panda3D key events (through ``accept``/``ignore`` of a DirectObject)."""
+
+    def __init__(self, events, spec: KeyboardSpec):
+        self.events = events
+        self.mapper = KeyboardMapper(spec)
+        self.held: set[str] = set()
+        self._keys = spec.keys()
+        for key in self._keys:
+            events.accept(key, self._down, [key])
+            events.accept(key + "-up", self.held.discard, [key])
+
+    def _down(self, key: str) -> None:
+        self.held.add(key)
+        self.mapper.press(key)
+
+    def controls(self) -> Controls:
+        return self.mapper.controls(self.held)
+
+    def destroy(self) -> None:
+        for key in self._keys:
+            self.events.ignore(key)
+            self.events.ignore(key + "-up")
