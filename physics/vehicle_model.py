@@ -259,6 +259,16 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("...i,...i->...", a, b)
 
 
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cross products over the last axis (np.cross costs several times more on small arrays)."""
+    a, b = np.broadcast_arrays(a, b)
+    out = np.empty(a.shape)
+    out[..., 0] = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
+    out[..., 1] = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
+    out[..., 2] = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    return out
+
+
 def _normalised(vectors: np.ndarray) -> np.ndarray:
     length = np.linalg.norm(vectors, axis=-1, keepdims=True)
     return vectors / np.maximum(length, np.finfo(float).tiny)
@@ -301,14 +311,14 @@ class AnchorModel:
         normal = hits.normal_ws.reshape(shape + (3,))
         lever = point - states.position_ws[:, None, :]
         velocity = (states.velocity_ws[:, None, :]
-                    + np.cross(states.angular_velocity_ws[:, None, :], lever)
+                    + _cross(states.angular_velocity_ws[:, None, :], lever)
                     - hits.ground_velocity_ws.reshape(shape + (3,)))
         load, compression = self._suspension(hit, hits.distance_m.reshape(shape), normal,
                                              velocity)
         forward, side = self._ground_frame(states, normal)
         # Grip acts at the centre of the stretch of track the anchor carries.
         grip_lever = lever + self.constants.patch_offset_m[None, :, None] * forward
-        grip_velocity = velocity + np.cross(states.angular_velocity_ws[:, None, :],
+        grip_velocity = velocity + _cross(states.angular_velocity_ws[:, None, :],
                                             grip_lever - lever)
         along, across, sliding = self._grip(hit, load, grip_velocity, forward, side, command,
                                             substep_s)
@@ -317,7 +327,7 @@ class AnchorModel:
                         (along[..., None] * forward + across[..., None] * side) * substep_s, 0.0)
         self.report = AnchorReport(hit, compression, load, sliding & hit, point, normal,
                                    origins, down)
-        torque = np.cross(lever, support) + np.cross(grip_lever, grip)
+        torque = _cross(lever, support) + _cross(grip_lever, grip)
         return AnchorImpulses(support + grip, (support + grip).sum(axis=1), torque.sum(axis=1))
 
     def _suspension(self, hit, distance_m, normal, velocity):
@@ -337,7 +347,7 @@ class AnchorModel:
         """The hull's forward direction projected onto each contact plane, and its right."""
         hull_forward = states.axes_ws[:, None, 1, :]
         forward = _normalised(hull_forward - _dot(hull_forward, normal)[..., None] * normal)
-        return forward, np.cross(forward, normal)
+        return forward, _cross(forward, normal)
 
     def _grip(self, hit, load, velocity, forward, side, command: TrackCommand, substep_s):
         """Track drive and grip together inside the friction circle."""

@@ -1,0 +1,257 @@
+"""The tank driven through the whole headless simulation: what a player would feel."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from panda3d.bullet import BulletBoxShape, BulletRigidBodyNode
+from panda3d.core import Point3, TransformState, Vec3
+
+from game.config import load_config
+from game.controls import Controls, ScriptedInputs
+from game.simulation import Simulation
+from game.telemetry import telemetry_record
+from physics.fixed_step import FixedStepClock
+from physics.pose import BodyState
+from physics.terrain import MapChoice
+from physics.vehicle_fleet import BulletGround, TerrainGround
+
+KMH = 3.6
+
+
+@pytest.fixture(scope="module")
+def config():
+    return load_config()
+
+
+def with_spawn(config, **changes):
+    spawn = dataclasses.replace(config.game.spawn, **changes)
+    return dataclasses.replace(config, game=dataclasses.replace(config.game, spawn=spawn))
+
+
+def run(simulation: Simulation, seconds: float, controls=lambda t: Controls()) -> list[BodyState]:
+    """Step for ``seconds``; the player's state after each step."""
+    states = []
+    for _ in range(round(seconds / simulation.step_s)):
+        simulation.step(controls(simulation.time_s))
+        states.append(simulation.player.current)
+    return states
+
+
+def rest_lift(config) -> float:
+    """Centre of mass above the ground at ride height."""
+    anchor_depth = -np.mean([anchor.z_m for anchor in config.tank.suspension.anchors])
+    return config.tank.suspension.ride_height_m + anchor_depth
+
+
+def test_settles_at_ride_height_with_the_weight_on_the_springs(config):
+    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    state = run(simulation, 3.0)[-1]
+    assert state.position_ws[2] == pytest.approx(rest_lift(config), abs=0.02)
+    loads = [anchor["load"] for anchor in simulation.player.anchor_reports()]
+    weight = config.tank.hull.mass_kg * config.game.simulation.gravity_m_s2
+    assert sum(loads) == pytest.approx(weight, rel=0.01)
+    simulation.destroy()
+
+
+def test_a_one_metre_drop_settles_within_two_seconds_with_at_most_one_rebound(config):
+    simulation = Simulation(with_spawn(config, drop_height_m=1.0), MapChoice.parse("flat"), seed=1)
+    heights = np.array([state.position_ws[2] for state in run(simulation, 4.0)])
+    offset = heights - rest_lift(config)
+    times = np.arange(1, len(heights) + 1) * simulation.step_s
+    settled_from = next(i for i in range(len(offset)) if np.all(np.abs(offset[i:]) < 0.01))
+    assert times[settled_from] <= 2.0
+    peaks = [i for i in range(1, len(offset) - 1)
+             if offset[i] > offset[i - 1] and offset[i] >= offset[i + 1] and offset[i] > 0.01]
+    assert len(peaks) <= 1
+    assert offset.min() < -0.05  # it really did land hard on its springs
+    simulation.destroy()
+
+
+@pytest.mark.parametrize("gear", ["R", "1", "2", "3", "4", "5"])
+def test_top_speed_in_each_gear(config, gear):
+    simulation = Simulation(with_spawn(config, start_gear=gear), MapChoice.parse("flat"), seed=1)
+    top_kmh = next(g.top_speed_kmh for g in config.tank_gearbox.gears if g.name == gear)
+    states = run(simulation, 14.0, lambda t: Controls(throttle=1.0))
+    speeds = np.array([state.forward_speed_ms() * KMH for state in states[-60:]])
+    expected = -top_kmh if gear == "R" else top_kmh
+    assert speeds.mean() == pytest.approx(expected, rel=0.05)
+    assert np.ptp(speeds) < 0.05 * top_kmh  # steady: the engine limits, it does not surge
+    simulation.destroy()
+
+
+def test_pivots_on_the_spot(config):
+    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    run(simulation, 1.0)
+    start = simulation.player.current
+    states = run(simulation, 5.0, lambda t: Controls(steer=1.0))
+    headings = np.unwrap(np.radians([start.heading_pitch_roll_deg()[0]]
+                                    + [s.heading_pitch_roll_deg()[0] for s in states]))
+    turned_deg = math.degrees(headings[-1] - headings[0])
+    moved = np.linalg.norm(states[-1].position_ws[:2] - start.position_ws[:2])
+    assert turned_deg > 90.0  # steer right turns clockwise: compass heading grows
+    assert moved < 1.5
+    simulation.destroy()
+
+
+@pytest.mark.parametrize("hold", [Controls(brake=1.0), Controls(handbrake=True)],
+                         ids=["brake", "handbrake"])
+def test_parked_on_a_20_degree_slope_it_does_not_creep(config, hold):
+    simulation = Simulation(config, MapChoice.parse("slope:20"), seed=1)
+    run(simulation, 2.0, lambda t: hold)
+    start = simulation.player.current.position_ws
+    end = run(simulation, 10.0, lambda t: hold)[-1].position_ws
+    assert np.linalg.norm(end - start) < 0.01
+    assert simulation.player.current.heading_pitch_roll_deg()[1] == pytest.approx(20.0, abs=1.0)
+    simulation.destroy()
+
+
+def test_in_neutral_without_brakes_it_rolls_down_the_slope(config):
+    simulation = Simulation(with_spawn(config, start_gear="N"), MapChoice.parse("slope:20"), seed=1)
+    states = run(simulation, 5.0)
+    assert states[-1].position_ws[1] < states[0].position_ws[1] - 5.0
+    simulation.destroy()
+
+
+def test_climbs_a_25_degree_slope_in_first_gear(config):
+    simulation = Simulation(config, MapChoice.parse("slope:25"), seed=1)
+    states = run(simulation, 15.0, lambda t: Controls(throttle=1.0, gear="1"))
+    climbed = states[-1].position_ws[2] - states[0].position_ws[2]
+    assert climbed > 8.0  # 15 s at 8 km/h up 25 degrees is 14 m, less the start and shift
+    assert states[-1].forward_speed_ms() * KMH == pytest.approx(8.0, rel=0.05)
+    simulation.destroy()
+
+
+def test_squats_under_power(config):
+    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    run(simulation, 1.0)
+    states = run(simulation, 0.5, lambda t: Controls(throttle=1.0))
+    assert max(s.heading_pitch_roll_deg()[1] for s in states) > 0.05  # nose up, tail down
+    simulation.destroy()
+
+
+def test_reverse_is_refused_while_moving_and_the_refusal_is_an_event(config):
+    simulation = Simulation(with_spawn(config, start_gear="3"), MapChoice.parse("flat"), seed=1)
+    run(simulation, 4.0, lambda t: Controls(throttle=1.0))
+    events = simulation.step(Controls(throttle=1.0, gear="R"))
+    assert {"type": "shift_refused", "vehicle": "player", "gear": "R", "reason": "moving"} in events
+    assert simulation.player.gear == "3"
+    simulation.destroy()
+
+
+def test_anchors_standing_on_a_crate_press_it_into_the_ground(config):
+    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    crate = BulletRigidBodyNode("crate")
+    crate.addShape(BulletBoxShape(Vec3(0.6, 0.6, 0.05)))  # a 10 cm steel pallet under one corner
+    crate.setMass(1000.0)
+    crate.setDeactivationEnabled(False)
+    front_left = simulation.tanks.constants.position_bs[0]
+    crate.setTransform(TransformState.makePos(Point3(front_left[0], front_left[1], 0.05)))
+    simulation.world.add_body(crate, owner="crate")
+    simulation.tanks.add_obstacle(crate)
+    run(simulation, 3.0)
+
+    reports = simulation.player.anchor_reports()
+    # The raised corner (and, as on any four-legged table, its diagonal) carries more.
+    assert reports[0]["on_ground"]
+    assert reports[0]["compression"] > max(reports[1]["compression"], reports[2]["compression"])
+    # The ground holds the crate up with its own weight plus what the anchor pushes on it.
+    ground_impulse = sum(
+        manifold.getManifoldPoint(i).getAppliedImpulse()
+        for manifold in simulation.world.bullet.getManifolds()
+        if crate in (manifold.getNode0(), manifold.getNode1())
+        for i in range(manifold.getNumManifoldPoints()))
+    gravity = config.game.simulation.gravity_m_s2
+    ground_force = ground_impulse / simulation.world.substep_s
+    assert ground_force > 1000.0 * gravity + 0.5 * reports[0]["load"]
+    assert crate.getTransform().getPos().z == pytest.approx(0.05, abs=0.02)
+    simulation.destroy()
+
+
+def test_terrain_rays_match_bullet_rays_on_the_dunes(config):
+    simulation = Simulation(config, MapChoice.parse("desert"), seed=4)
+    rng = np.random.default_rng(0)
+    origins = np.column_stack([rng.uniform(-200, 200, (200, 2)), np.zeros(200)])
+    origins[:, 2] = simulation.terrain.height_at(origins[:, 0], origins[:, 1]) + rng.uniform(0.05, 0.5, 200)
+    tilt = rng.normal(0, 0.25, (200, 2))
+    directions = np.column_stack([tilt, -np.ones(200)])
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    ours = TerrainGround(simulation.terrain).cast(origins, directions, 1.0, 0.3)
+    bullets, _ = BulletGround(simulation.world).cast(origins, directions, 1.0, 0.3, [None] * 200)
+    np.testing.assert_array_equal(ours.hit, bullets.hit)
+    both = ours.hit
+    assert both.sum() > 150
+    np.testing.assert_allclose(ours.distance_m[both], bullets.distance_m[both], atol=2e-3)
+    np.testing.assert_allclose(ours.normal_ws[both], bullets.normal_ws[both], atol=2e-3)
+    simulation.destroy()
+
+
+def test_faces_steeper_than_the_limit_are_not_ground(config):
+    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    ramp = BulletRigidBodyNode("steep-ramp")
+    ramp.addShape(BulletBoxShape(Vec3(1.0, 1.0, 0.05)))
+    # Its top face leans 75 degrees from up: more than the 70 allowed, so a wall.
+    ramp.setTransform(TransformState.makePosHpr(Point3(20.0, 0.0, 1.0), Vec3(0.0, 0.0, 75.0)))
+    simulation.world.add_body(ramp)
+    ground = BulletGround(simulation.world)
+    down = np.array([[0.0, 0.0, -1.0]])
+    limit = math.cos(math.radians(config.tank.suspension.max_ground_angle_deg))
+    hits, _ = ground.cast(np.array([[20.1, 0.0, 2.0]]), down, 3.0, limit, [None])
+    assert hits.hit[0]
+    assert hits.point_ws[0, 2] == pytest.approx(0.0, abs=1e-3)  # it found the sand below
+    np.testing.assert_allclose(hits.normal_ws[0], [0.0, 0.0, 1.0], atol=1e-4)
+    gentle, _ = ground.cast(np.array([[20.1, 0.0, 2.0]]), down, 3.0, math.cos(math.radians(80)),
+                            [None])
+    assert gentle.point_ws[0, 2] > 0.5  # with an 80 degree limit the ramp is ground
+    simulation.destroy()
+
+
+def test_the_same_run_at_any_rendered_frame_rate(config, tmp_path):
+    inputs_file = tmp_path / "inputs.json"
+    inputs_file.write_text('{"events": [{"t": 0.2, "throttle": 1.0, "gear": "2"},'
+                           ' {"t": 1.5, "steer": 0.7}, {"t": 3.0, "throttle": 0.0, "brake": 1.0}]}')
+
+    def telemetry(frame_times):
+        simulation = Simulation(config, MapChoice.parse("desert"), seed=2)
+        inputs = ScriptedInputs.load(inputs_file)
+        clock = FixedStepClock(simulation.step_s, config.game.simulation.max_steps_per_frame)
+        records = []
+        for frame_s in frame_times:
+            for _ in range(clock.advance(frame_s)):
+                events = simulation.step(inputs.controls_at(simulation.time_s))
+                records.append(telemetry_record(simulation, events))
+        simulation.destroy()
+        return records
+
+    rng = np.random.default_rng(5)
+    steady = telemetry([1 / 60] * 240)
+    fast = telemetry([1 / 144] * 600)
+    jittery = telemetry(list(rng.uniform(0.002, 0.05, 200)))
+    shared = min(len(steady), len(fast), len(jittery))
+    assert shared >= 200
+    assert steady[:shared] == fast[:shared] == jittery[:shared]
+
+
+def test_ten_minutes_of_random_driving_on_the_dunes_stays_finite_and_above_ground(config):
+    simulation = Simulation(config, MapChoice.parse("desert"), seed=7)
+    rng = np.random.default_rng(11)
+    gears = ["R", "N", "1", "2", "3", "4", "5"]
+    controls = Controls()
+    lowest_clearance = math.inf
+    for step in range(round(600.0 / simulation.step_s)):
+        if step % 90 == 0:  # a new random input every 1.5 s
+            controls = Controls(throttle=float(rng.uniform(-1, 1)), steer=float(rng.uniform(-1, 1)),
+                                brake=float(rng.choice([0.0, 0.0, 0.0, 1.0])),
+                                handbrake=bool(rng.random() < 0.05), gear=str(rng.choice(gears)))
+        simulation.step(controls)
+        state = simulation.player.current
+        values = np.concatenate([state.position_ws, state.velocity_ws, state.orientation_ws,
+                                 state.angular_velocity_ws])
+        assert np.all(np.isfinite(values)), f"non-finite state at step {step}"
+        ground = float(simulation.terrain.height_at(*state.position_ws[:2]))
+        lowest_clearance = min(lowest_clearance, state.position_ws[2] - ground)
+    assert lowest_clearance > 0.0
+    simulation.destroy()
