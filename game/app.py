@@ -47,10 +47,11 @@ class TankBattleApp(ShowBase):
         _configure_panda(config, offscreen)
         self._systems: list = []
         """Everything with a destroy(), in the order made; taken down in reverse."""
-        super().__init__()
-        if self.win is None:
+        try:
+            super().__init__()
+        except Exception as error:  # ShowBase raises a bare Exception when no window opens
             raise UserError("window", None, "a display to open the game window on "
-                            "(none found; use --offscreen or --headless)")
+                            f"({error} Use --offscreen or --headless without one.)") from None
         self.simulation = simulation
         self.inputs = inputs
         self.telemetry = telemetry

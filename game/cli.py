@@ -38,6 +38,16 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number >= 0")
+    return value
+
+
 def _map_choice(text: str) -> MapChoice:
     try:
         return MapChoice.parse(text)
@@ -53,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the player's vehicle (default tank)")
     parser.add_argument("--map", type=_map_choice, default=MapChoice("desert"),
                         metavar="desert|flat|slope:DEG", help="terrain (default desert)")
-    parser.add_argument("--seed", type=int, default=1, help="world seed (default 1)")
+    parser.add_argument("--seed", type=_seed, default=1, help="world seed (default 1)")
     parser.add_argument("--seconds", type=_seconds, default=None,
                         help=f"simulated seconds to run (headless default "
                              f"{DEFAULT_HEADLESS_SECONDS:g}, offscreen "

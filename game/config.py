@@ -36,6 +36,8 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise UserError(path, None, "a TOML file, but this is a folder") from None
     except PermissionError:
         raise UserError(path, None, "a readable TOML file, but permission was denied") from None
+    except OSError as error:  # e.g. a file where a folder on the path should be
+        raise UserError(path, None, f"a readable TOML file ({error.strerror})") from None
     except UnicodeDecodeError:
         raise UserError(path, None, "UTF-8 text in TOML syntax") from None
     except tomllib.TOMLDecodeError as error:

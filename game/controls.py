@@ -9,12 +9,15 @@ from pathlib import Path
 
 from game.errors import UserError
 
-GEAR_NAMES = ("R", "N", "1", "2", "3", "4", "5")
+AUTOMATIC = "A"
+GEAR_NAMES = ("R", "N", "1", "2", "3", "4", "5", AUTOMATIC)
+"""Lever positions: a gear, or "A" to let the gearbox shift by itself."""
 
 
 @dataclass(frozen=True)
 class Controls:
-    """One step's controls. ``gear`` is the lever position asked for (None: leave it)."""
+    """One step's controls. ``gear`` is the lever position asked for (None: leave it):
+    a gear, or ``AUTOMATIC`` for the automatic mode."""
 
     throttle: float = 0.0
     steer: float = 0.0
@@ -61,13 +64,15 @@ class ScriptedInputs:
             document = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise UserError(path, None, "an inputs file, but there is no such file") from None
-        except (IsADirectoryError, PermissionError):
-            raise UserError(path, None, "a readable inputs file") from None
+        except OSError as error:  # a folder, no permission, a file where a folder should be
+            raise UserError(path, None, f"a readable inputs file ({error.strerror})") from None
         except UnicodeDecodeError:
             raise UserError(path, None, "UTF-8 JSON text") from None
         except json.JSONDecodeError as error:
             raise UserError(path, None, f"valid JSON ({error.msg} at line {error.lineno} "
                                         f"column {error.colno})") from None
+        except RecursionError:
+            raise UserError(path, None, "JSON nested less deeply") from None
         return cls(cls.parse(document, path))
 
     @staticmethod

@@ -5,6 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 
+def one_line(text: str) -> str:
+    """``text`` with line breaks and other control characters escaped, so it stays one line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class UserError(Exception):
     """Something the user gave us is wrong; the message is one line naming where and what.
 
@@ -18,12 +23,12 @@ class UserError(Exception):
         self.expected = expected
         where = self.source + (f": {key}" if key else "")
         shown = f" = {value!r}" if has_value else ""
-        super().__init__(f"{where}{shown}: expected {expected}")
+        super().__init__(one_line(f"{where}{shown}: expected {expected}"))
 
 
 class CommandLineError(UserError):
     """A bad flag or flag value; the message is argparse's, or ours, after "command line:"."""
 
     def __init__(self, message: str):
-        Exception.__init__(self, f"command line: {message}")
+        Exception.__init__(self, one_line(f"command line: {message}"))
         self.source, self.key, self.expected = "command line", None, message

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from game.controls import Controls
+from game.controls import AUTOMATIC, Controls
 from physics.spec import Spec, tuning
 
 
@@ -27,6 +27,8 @@ class KeyboardSpec(Spec):
     gear_3: tuple[str, ...] = tuning("select third gear", length=(1, 8))
     gear_4: tuple[str, ...] = tuning("select fourth gear", length=(1, 8))
     gear_5: tuple[str, ...] = tuning("select fifth gear", length=(1, 8))
+    gear_automatic: tuple[str, ...] = tuning("let the gearbox shift by itself (any gear key "
+                                             "goes back to manual)", length=(1, 8))
     quit: tuple[str, ...] = tuning("leave the game", length=(1, 8))
 
     def keys(self) -> set[str]:
@@ -39,7 +41,7 @@ class ControlsSpec(Spec):
 
 
 _GEAR_ACTIONS = {"gear_reverse": "R", "gear_neutral": "N", "gear_1": "1", "gear_2": "2",
-                 "gear_3": "3", "gear_4": "4", "gear_5": "5"}
+                 "gear_3": "3", "gear_4": "4", "gear_5": "5", "gear_automatic": AUTOMATIC}
 
 
 class KeyboardMapper:

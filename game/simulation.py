@@ -12,7 +12,7 @@ from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import LMatrix3f, LQuaternionf, NodePath, Point3, TransformState, Vec3
 
 from game.config import GameConfig
-from game.controls import Controls
+from game.controls import AUTOMATIC, Controls
 from physics.hull import make_hull_body
 from physics.pose import BodyState
 from physics.terrain import MapChoice, build_terrain
@@ -64,7 +64,9 @@ class Vehicle:
         if controls.gear is None or controls.gear == self.lever:
             return []
         self.lever = controls.gear
-        return self.fleet.request_gear(self.index, controls.gear)
+        automatic = controls.gear == AUTOMATIC
+        self.fleet.gearbox.set_automatic(self.index, automatic)
+        return [] if automatic else self.fleet.request_gear(self.index, controls.gear)
 
     def record_state(self) -> None:
         self.previous = self.current

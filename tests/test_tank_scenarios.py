@@ -255,3 +255,14 @@ def test_ten_minutes_of_random_driving_on_the_dunes_stays_finite_and_above_groun
         lowest_clearance = min(lowest_clearance, state.position_ws[2] - ground)
     assert lowest_clearance > 0.0
     simulation.destroy()
+
+
+def test_the_automatic_gearbox_shifts_up_by_itself(config):
+    simulation = Simulation(with_spawn(config, start_gear="A"), MapChoice.parse("flat"), seed=1)
+    states = run(simulation, 20.0, lambda t: Controls(throttle=1.0))
+    assert simulation.player.gear in ("4", "5")
+    assert states[-1].forward_speed_ms() * KMH > 30.0
+    events = simulation.step(Controls(throttle=1.0, gear="2"))  # a gear key: manual again
+    assert not simulation.tanks.gearbox.automatic[simulation.player.index]
+    assert any(event["type"] == "shift_refused" for event in events)  # 2nd would over-rev
+    simulation.destroy()
