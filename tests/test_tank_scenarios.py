@@ -266,3 +266,17 @@ def test_the_automatic_gearbox_shifts_up_by_itself(config):
     assert not simulation.tanks.gearbox.automatic[simulation.player.index]
     assert any(event["type"] == "shift_refused" for event in events)  # 2nd would over-rev
     simulation.destroy()
+
+
+def test_six_road_wheel_stations_settle_at_ride_height_and_drive(config):
+    from physics.vehicle_model import AnchorSpec
+    stations = tuple(AnchorSpec(x_m=x, y_m=y, z_m=-0.3) for y in (2.6, 0.0, -2.6) for x in (-1.45, 1.45))
+    suspension = dataclasses.replace(config.tank.suspension, anchors=stations)
+    six = dataclasses.replace(config, tank=dataclasses.replace(config.tank, suspension=suspension))
+    simulation = Simulation(six, MapChoice.parse("flat"), seed=1)
+    state = run(simulation, 3.0)[-1]
+    assert state.position_ws[2] == pytest.approx(rest_lift(config), abs=0.02)
+    assert len(simulation.player.anchor_reports()) == 6
+    states = run(simulation, 6.0, lambda t: Controls(throttle=1.0))
+    assert states[-1].forward_speed_ms() * KMH == pytest.approx(8.0, rel=0.05)
+    simulation.destroy()
