@@ -121,10 +121,9 @@ class TankBattleApp(ShowBase):
 
 
 def run_windowed(config: GameConfig, map_choice: MapChoice, seed: int, *,
-                 inputs: ScriptedInputs | None, telemetry_path: Path | None, offscreen: bool,
-                 seconds: float | None, screenshot: Path | None) -> int:
+                 inputs: ScriptedInputs | None, telemetry: TelemetryWriter | None,
+                 offscreen: bool, seconds: float | None, screenshot: Path | None) -> int:
     simulation = Simulation(config, map_choice, seed)
-    telemetry = TelemetryWriter(telemetry_path) if telemetry_path else None
     app = None
     try:
         app = TankBattleApp(config, simulation, offscreen=offscreen, inputs=inputs,
@@ -133,8 +132,6 @@ def run_windowed(config: GameConfig, map_choice: MapChoice, seed: int, *,
         if screenshot is not None:
             app.save_screenshot(screenshot)
     finally:
-        if telemetry is not None:
-            telemetry.close()
         if app is not None:
             app.destroy()
         simulation.destroy()

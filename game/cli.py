@@ -14,6 +14,7 @@ from pathlib import Path
 from game.config import CONFIG_DIR, load_config
 from game.controls import ScriptedInputs
 from game.errors import CommandLineError, UserError
+from game.telemetry import TelemetryWriter
 from physics.terrain import MapChoice
 
 EXIT_USAGE = 2
@@ -99,25 +100,31 @@ def run(argv: list[str] | None = None) -> int:
     _check_arguments(args)
     config = load_config(args.config)
     inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
-    if args.headless:
-        from game.headless import run_headless
-        from game.simulation import Simulation
-        from game.telemetry import TelemetryWriter
-        simulation = Simulation(config, args.map, args.seed)
-        telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
-        try:
-            run_headless(simulation, args.seconds or DEFAULT_HEADLESS_SECONDS, inputs, telemetry)
-        finally:
-            if telemetry is not None:
-                telemetry.close()
-            simulation.destroy()
-        return 0
-    from game.app import run_windowed
-    seconds = args.seconds
-    if seconds is None and args.offscreen:
-        seconds = DEFAULT_OFFSCREEN_SECONDS
-    return run_windowed(config, args.map, args.seed, inputs=inputs, telemetry_path=args.telemetry,
-                        offscreen=args.offscreen, seconds=seconds, screenshot=args.screenshot)
+    telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
+    try:
+        if args.headless:
+            _run_headless(args, config, inputs, telemetry)
+            return 0
+        from game.app import run_windowed
+        seconds = args.seconds
+        if seconds is None and args.offscreen:
+            seconds = DEFAULT_OFFSCREEN_SECONDS
+        return run_windowed(config, args.map, args.seed, inputs=inputs, telemetry=telemetry,
+                            offscreen=args.offscreen, seconds=seconds,
+                            screenshot=args.screenshot)
+    finally:
+        if telemetry is not None:
+            telemetry.close()
+
+
+def _run_headless(args, config, inputs, telemetry) -> None:
+    from game.headless import run_headless
+    from game.simulation import Simulation
+    simulation = Simulation(config, args.map, args.seed)
+    try:
+        run_headless(simulation, args.seconds or DEFAULT_HEADLESS_SECONDS, inputs, telemetry)
+    finally:
+        simulation.destroy()
 
 
 def main(argv: list[str] | None = None) -> int:

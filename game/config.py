@@ -133,15 +133,18 @@ class GameConfig:
 
 
 def load_gearbox(path: Path, name: str, used_by: Path) -> GearboxSpec:
-    """The gearbox table ``name`` of gearboxes.toml."""
-    tables = read_toml(path)
-    if name not in tables:
+    """The gearbox table ``name`` of gearboxes.toml; every table in the file is checked."""
+    gearboxes = {}
+    for table_name, table in read_toml(path).items():
+        try:
+            gearboxes[table_name] = build_spec(GearboxSpec, table, prefix=table_name + ".")
+        except SpecError as error:
+            raise UserError(path, error.key, error.expected, error.value,
+                            has_value=True) from None
+    if name not in gearboxes:
         raise UserError(used_by, "gearbox", "the name of a table in " + path.name + " (one of "
-                        + ", ".join(sorted(tables)) + ")", name, has_value=True)
-    try:
-        return build_spec(GearboxSpec, tables[name], prefix=name + ".")
-    except SpecError as error:
-        raise UserError(path, error.key, error.expected, error.value, has_value=True) from None
+                        + ", ".join(sorted(gearboxes)) + ")", name, has_value=True)
+    return gearboxes[name]
 
 
 def load_config(config_dir: Path = CONFIG_DIR) -> GameConfig:

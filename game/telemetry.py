@@ -52,7 +52,15 @@ class TelemetryWriter:
                             ) from None
 
     def write(self, record: dict) -> None:
-        self._stream.write(json.dumps(record, separators=(",", ":")) + "\n")
+        try:
+            self._stream.write(json.dumps(record, separators=(",", ":")) + "\n")
+        except OSError as error:
+            raise UserError(self.path, None, f"room to write telemetry ({error.strerror})"
+                            ) from None
 
     def close(self) -> None:
-        self._stream.close()
+        try:
+            self._stream.close()
+        except OSError as error:  # the last buffered lines could not be written
+            raise UserError(self.path, None, f"room to write telemetry ({error.strerror})"
+                            ) from None

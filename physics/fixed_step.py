@@ -10,6 +10,8 @@ steps with.
 
 from __future__ import annotations
 
+import math
+
 
 class FixedStepClock:
     """Turns variable frame times into a count of fixed steps."""
@@ -27,6 +29,8 @@ class FixedStepClock:
 
     def advance(self, frame_s: float) -> int:
         """Add one frame's duration; return how many fixed steps to run now."""
+        if not math.isfinite(frame_s):  # a broken clock reads as the longest hitch
+            frame_s = (self.max_steps_per_frame + 1) * self.step_s
         self._accumulated_s += max(0.0, frame_s)
         steps = int(self._accumulated_s / self.step_s)
         if steps > self.max_steps_per_frame:

@@ -86,7 +86,9 @@ def _check_value(field: dataclasses.Field, field_type: Any, key: str, value: Any
             raise SpecError(key, value, "a list")
         bounds = field.metadata.get("length")
         if bounds and not bounds[0] <= len(value) <= bounds[1]:
-            raise SpecError(key, value, f"a list of {bounds[0]} to {bounds[1]} items")
+            count = (f"{bounds[0]}" if bounds[0] == bounds[1]
+                     else f"{bounds[0]} to {bounds[1]}")
+            raise SpecError(key, value, f"a list of {count} items")
         for index, item in enumerate(value):
             _check_value(field, item_type, f"{key}[{index}]", item)
     else:  # pragma: no cover - a spec declared with an unsupported type
@@ -117,6 +119,32 @@ def _convert(field: dataclasses.Field, field_type: Any, key: str, value: Any) ->
     return value
 
 
+class _Missing:
+    """The value shown for a required key that is absent."""
+
+    def __repr__(self) -> str:
+        return "(missing)"
+
+
+MISSING = _Missing()
+
+
+def _expected_kind(field: dataclasses.Field, field_type: Any) -> str:
+    """What a field takes, in words (for a key that is missing)."""
+    if field_type is float:
+        return _describe(field, "a number")
+    if field_type is int:
+        return _describe(field, "an integer")
+    if field_type is bool:
+        return "true or false"
+    if field_type is str:
+        choices = field.metadata.get("choices") or ()
+        return "one of " + ", ".join(repr(c) for c in choices) if choices else "a string"
+    if dataclasses.is_dataclass(field_type):
+        return "a table"
+    return "a list"
+
+
 def build_spec(cls: type, table: dict, prefix: str = "") -> Any:
     """Make a ``cls`` spec from a parsed table, rejecting unknown and missing keys."""
     if not isinstance(table, dict):
@@ -132,7 +160,8 @@ def build_spec(cls: type, table: dict, prefix: str = "") -> Any:
         key = prefix + name
         if name not in table:
             if field.default is dataclasses.MISSING:
-                raise SpecError(key, "(missing)", "a value: this key is required")
+                raise SpecError(key, MISSING, _expected_kind(field, hints[name])
+                                + " (this key is required)")
             continue
         values[name] = _convert(field, hints[name], key, table[name])
     for name, value in values.items():

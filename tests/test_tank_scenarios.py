@@ -185,7 +185,15 @@ def test_terrain_rays_match_bullet_rays_on_the_dunes(config):
     both = ours.hit
     assert both.sum() > 150
     np.testing.assert_allclose(ours.distance_m[both], bullets.distance_m[both], atol=2e-3)
-    np.testing.assert_allclose(ours.normal_ws[both], bullets.normal_ws[both], atol=2e-3)
+    # Normals agree inside triangles; on an edge either neighbour's normal is right.
+    terrain = simulation.terrain
+    cell_x = (ours.point_ws[:, 0] + terrain.half_extent_x_m) / terrain.spacing_m % 1.0
+    cell_y = (ours.point_ws[:, 1] + terrain.half_extent_y_m) / terrain.spacing_m % 1.0
+    margin = 1e-3
+    inside = ((np.minimum(cell_x, 1 - cell_x) > margin) & (np.minimum(cell_y, 1 - cell_y) > margin)
+              & (np.abs(cell_x + cell_y - 1.0) > margin))
+    np.testing.assert_allclose(ours.normal_ws[both & inside], bullets.normal_ws[both & inside],
+                               atol=2e-3)
     simulation.destroy()
 
 

@@ -1,0 +1,110 @@
+"""Shared fixtures and helpers for the whole suite.
+
+- ``repo_root``: the project folder (where main.py and config/ live).
+- ``run_cli(*args, timeout=..., env=...)``: run ``python main.py ARGS`` in a subprocess
+  from the repo root; returns the ``subprocess.CompletedProcess`` (text stdout/stderr).
+- ``config_copy``: a private copy of config/ under tmp_path, to corrupt and pass as
+  ``--config DIR`` or to ``load_config(DIR)``; ``edit_file(path, old, new)`` edits it.
+- ``config``: the shipped config, loaded once (frozen, safe to share).
+- ``simulate_until(simulation, condition, max_seconds, controls=...)``: step a
+  Simulation until ``condition(simulation)`` holds; returns the simulated seconds taken.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from game.config import load_config
+from game.controls import Controls
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+MAIN = REPO_ROOT / "main.py"
+CONFIG_DIR = REPO_ROOT / "config"
+CLI_TIMEOUT_S = 120.0
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    """The environment for game subprocesses: no display, no sound card needed."""
+    env = dict(os.environ)
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    env["ALSOFT_DRIVERS"] = "null"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(extra)
+    return env
+
+
+def _run_cli(*args, timeout: float = CLI_TIMEOUT_S, env: dict[str, str] | None = None,
+             cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(MAIN), *map(str, args)],
+                          cwd=cwd or REPO_ROOT, env=env or cli_env(), capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def _edit_file(path: Path, old: str, new: str) -> None:
+    """Replace the one occurrence of ``old`` in ``path`` (fails if it is not there once)."""
+    text = Path(path).read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times in {path}"
+    Path(path).write_text(text.replace(old, new), encoding="utf-8")
+
+
+def _simulate_until(simulation, condition: Callable, max_seconds: float,
+                    controls: Controls | None = None) -> float:
+    """Step ``simulation`` (idle controls unless given) until ``condition(simulation)``.
+
+    The condition is checked after each step. Returns the simulated seconds it took;
+    raises AssertionError if it is not met within ``max_seconds``.
+    """
+    controls = controls if controls is not None else Controls()
+    start_s = simulation.time_s
+    steps = int(round(max_seconds / simulation.step_s))
+    for _ in range(steps):
+        simulation.step(controls)
+        if condition(simulation):
+            return simulation.time_s - start_s
+    raise AssertionError(f"condition not met within {max_seconds:g} s of simulated time "
+                         f"(ran {steps} steps to t = {simulation.time_s:.3f} s)")
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def run_cli():
+    """``run_cli(*args, timeout=..., env=..., cwd=...)`` -> CompletedProcess."""
+    return _run_cli
+
+
+@pytest.fixture(scope="session")
+def edit_file():
+    """``edit_file(path, old, new)``: replace the single occurrence of ``old``."""
+    return _edit_file
+
+
+@pytest.fixture
+def config_copy(tmp_path: Path) -> Path:
+    """A copy of config/ (every TOML file) in tmp_path; returns the copied folder."""
+    target = tmp_path / "config"
+    shutil.copytree(CONFIG_DIR, target)
+    return target
+
+
+@pytest.fixture(scope="session")
+def config():
+    """The shipped config/, loaded once."""
+    return load_config(CONFIG_DIR)
+
+
+@pytest.fixture(scope="session")
+def simulate_until():
+    """``simulate_until(simulation, condition, max_seconds, controls=None)`` -> seconds."""
+    return _simulate_until
