@@ -18,6 +18,7 @@ from game.errors import UserError
 from game.keyboard import ControlsSpec
 from physics.gearbox import GearboxSpec
 from physics.spec import Spec, SpecError, build_spec, tuning
+from physics.rocks import RockSpec
 from physics.terrain import TerrainSpec
 from physics.vehicle_fleet import VehicleSpec
 from physics.world import SimulationSpec
@@ -116,6 +117,7 @@ class SpawnSpec(Spec):
 class GameSpec(Spec):
     simulation: SimulationSpec = tuning("fixed-step physics")
     terrain: TerrainSpec = tuning("maps")
+    rocks: RockSpec = tuning("rocks on the desert")
     spawn: SpawnSpec = tuning("where vehicles start")
     window: WindowSpec = tuning("the game window")
     camera: CameraSpec = tuning("the chase camera")

@@ -15,6 +15,7 @@ from game.config import GameConfig
 from game.controls import AUTOMATIC, Controls
 from physics.hull import make_hull_body
 from physics.pose import BodyState
+from physics.rocks import make_rock_body, scatter_rocks
 from physics.terrain import MapChoice, build_terrain
 from physics.vehicle_fleet import VehicleFleet
 from physics.world import PhysicsWorld
@@ -96,8 +97,16 @@ class Simulation:
         self.world.add_body(self.terrain.make_collider(), owner=self.terrain)
         self.world.add_body(self.terrain.make_walls(), owner=self.terrain)
         self.tanks = VehicleFleet(self.world, self.terrain, config.tank, config.tank_gearbox)
+        spawn_points = [(0.0, 0.0)]
+        self.rocks = (scatter_rocks(self.terrain, config.game.rocks, seed, spawn_points)
+                      if map_choice.kind == "desert" else [])
+        for number, rock in enumerate(self.rocks):
+            body = make_rock_body(rock, f"rock-{number}")
+            self.world.add_body(body, owner=rock)
+            self.tanks.add_obstacle(body)
         self.vehicles: list[Vehicle] = []
-        self.player = self.spawn_tank("player", x_m=0.0, y_m=0.0, heading_deg=0.0)
+        x_m, y_m = spawn_points[0]
+        self.player = self.spawn_tank("player", x_m=x_m, y_m=y_m, heading_deg=0.0)
 
     @property
     def time_s(self) -> float:

@@ -128,6 +128,13 @@ class _MixedGround:
         return hits
 
 
+def _bounding_sphere(body: BulletRigidBodyNode) -> tuple[np.ndarray, float]:
+    """World centre and radius of a sphere around the body's shapes."""
+    bounds = body.getShapeBounds()
+    return (np.array(body.getTransform().getMat().xformPoint(bounds.getCenter())),
+            bounds.getRadius())
+
+
 def _body_states(bodies: list[BulletRigidBodyNode]) -> BodyStates:
     """One pass over the bodies, then arrays (Panda's matrices are row-vector: rows are axes)."""
     rows = [(body.getTransform().getMat(), body.getLinearVelocity(), body.getAngularVelocity())
@@ -151,6 +158,9 @@ class VehicleFleet:
         self.gearbox = Gearbox(gearbox_spec, 0)
         self.bodies: list[BulletRigidBodyNode] = []
         self.obstacles: list[BulletRigidBodyNode] = []
+        """Moving bodies anchors may stand on; static ones are kept as bounding spheres."""
+        self._static_centres = np.zeros((0, 3))
+        self._static_radii = np.zeros(0)
         self.always_bullet_rays = always_bullet_rays
         self._terrain_ground = TerrainGround(terrain)
         self._bullet_ground = BulletGround(world)
@@ -185,8 +195,16 @@ class VehicleFleet:
         return index
 
     def add_obstacle(self, body: BulletRigidBodyNode) -> None:
-        """Something besides the terrain that anchors may stand on (a crate, a rock)."""
-        self.obstacles.append(body)
+        """Something besides the terrain that anchors may stand on (a crate, a rock).
+
+        A static body's bounds are taken once; a moving one's every substep.
+        """
+        if body.getMass() > 0.0:
+            self.obstacles.append(body)
+            return
+        centre, radius = _bounding_sphere(body)
+        self._static_centres = np.vstack([self._static_centres, centre])
+        self._static_radii = np.append(self._static_radii, radius)
 
     def set_controls(self, index: int, throttle: float, steer: float, brake: float,
                      handbrake: bool) -> None:
@@ -230,11 +248,12 @@ class VehicleFleet:
         gap = np.linalg.norm(centres[:, None] - centres[None], axis=-1)
         np.fill_diagonal(gap, np.inf)
         near = (gap < 2.0 * self.reach_m).any(axis=1)
+        if len(self._static_radii):
+            gap = np.linalg.norm(centres[:, None] - self._static_centres[None], axis=-1)
+            near |= (gap < self.reach_m + self._static_radii[None]).any(axis=1)
         for obstacle in self.obstacles:
-            bounds = obstacle.getShapeBounds()
-            centre = np.array(obstacle.getTransform().getMat().xformPoint(bounds.getCenter()))
-            reach = self.reach_m + bounds.getRadius()
-            near |= np.linalg.norm(centres - centre, axis=1) < reach
+            centre, radius = _bounding_sphere(obstacle)
+            near |= np.linalg.norm(centres - centre, axis=1) < self.reach_m + radius
         return near
 
     def _substep(self, substep_s: float) -> None:
@@ -261,3 +280,5 @@ class VehicleFleet:
         self.world.remove_substep_hook(self._substep)
         self.bodies.clear()
         self.obstacles.clear()
+        self._static_centres = np.zeros((0, 3))
+        self._static_radii = np.zeros(0)

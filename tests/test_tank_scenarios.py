@@ -288,3 +288,36 @@ def test_six_road_wheel_stations_settle_at_ride_height_and_drive(config):
     states = run(simulation, 6.0, lambda t: Controls(throttle=1.0))
     assert states[-1].forward_speed_ms() * KMH == pytest.approx(8.0, rel=0.05)
     simulation.destroy()
+
+
+def test_an_anchor_over_a_rock_stands_on_the_rock(config):
+    from physics.rocks import RockSpec, make_rock_body, scatter_rocks
+    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    spec = RockSpec(count=1, min_radius_m=0.8, max_radius_m=0.8, flattening=0.3, lumpiness=0.0,
+                    buried_fraction=0.5, spawn_clearance_m=0.0, edge_clearance_m=0.0)
+    rock = scatter_rocks(simulation.terrain, spec, seed=3, keep_clear_xy=[])[0]
+    front_left = simulation.tanks.constants.position_bs[0]
+    rock = dataclasses.replace(rock, position_ws=np.array([front_left[0], front_left[1],
+                                                           rock.position_ws[2]]))
+    body = make_rock_body(rock, "rock")
+    simulation.world.add_body(body, owner=rock)
+    simulation.tanks.add_obstacle(body)
+    run(simulation, 3.0)
+    reports = simulation.player.anchor_reports()
+    assert reports[0]["compression"] > max(reports[1]["compression"], reports[2]["compression"]) + 0.02
+    simulation.destroy()
+
+
+def test_rocks_are_scattered_on_the_desert_only_and_clear_of_the_spawn(config):
+    desert = Simulation(config, MapChoice.parse("desert"), seed=1)
+    assert len(desert.rocks) == config.game.rocks.count
+    spawn = desert.player.current.position_ws[:2]
+    nearest = min(np.linalg.norm(rock.position_ws[:2] - spawn) for rock in desert.rocks)
+    assert nearest >= config.game.rocks.spawn_clearance_m
+    again = Simulation(config, MapChoice.parse("desert"), seed=1)
+    np.testing.assert_array_equal(desert.rocks[5].points_bs, again.rocks[5].points_bs)
+    desert.destroy()
+    again.destroy()
+    flat = Simulation(config, MapChoice.parse("flat"), seed=1)
+    assert flat.rocks == []
+    flat.destroy()
