@@ -7,6 +7,8 @@ then read ``vehicles`` and the step's events.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import LMatrix3f, LQuaternionf, NodePath, Point3, TransformState, Vec3
@@ -19,6 +21,24 @@ from physics.rocks import make_rock_body, scatter_rocks
 from physics.terrain import MapChoice, build_terrain
 from physics.vehicle_fleet import VehicleFleet
 from physics.world import PhysicsWorld
+
+
+@dataclass(frozen=True)
+class AnchorView:
+    """One vehicle's anchors after the last substep, arrays over anchors (world space).
+
+    Where an anchor is off the ground its wheel hangs at ``origin + direction * rest_length``.
+    """
+
+    origin_ws: np.ndarray
+    direction_ws: np.ndarray
+    contact_point_ws: np.ndarray
+    contact_normal_ws: np.ndarray
+    on_ground: np.ndarray
+    compression_m: np.ndarray
+    load_n: np.ndarray
+    sliding: np.ndarray
+    rest_length_m: float
 
 
 class Vehicle:
@@ -34,6 +54,10 @@ class Vehicle:
         self.previous = self.current
         self.lever: str | None = None
         """The gear last asked for through the controls."""
+        self.turret_heading_rad = 0.0
+        """Turret angle from the hull's forward, + to the right (driven once combat lands)."""
+        self.gun_elevation_rad = 0.0
+        """Gun angle above the turret's horizontal."""
 
     @property
     def body(self) -> BulletRigidBodyNode:
@@ -46,6 +70,29 @@ class Vehicle:
     @property
     def rpm(self) -> float:
         return float(self.fleet.rpm[self.index])
+
+    def anchors(self) -> AnchorView | None:
+        """This vehicle's rows of the controller's last report (world space), or None."""
+        report = self.fleet.model.report
+        if report is None:
+            return None
+        i = self.index
+        return AnchorView(report.origin_ws[i], report.direction_ws[i], report.contact_point_ws[i],
+                          report.contact_normal_ws[i], report.on_ground[i],
+                          report.compression_m[i], report.load_n[i], report.sliding[i],
+                          self.fleet.constants.rest_length_m)
+
+    def track_speeds_ms(self) -> tuple[float, float]:
+        """Ground speed along the hull under the left and right tracks (+ forward)."""
+        state = self.current
+        right, forward, _ = state.axes_ws()
+        track_x = self.fleet.constants.position_bs[:, 0]
+        speeds = []
+        for side in (track_x < 0.0, track_x > 0.0):
+            lever = right * track_x[side].mean()
+            point_velocity = state.velocity_ws + np.cross(state.angular_velocity_ws, lever)
+            speeds.append(float(point_velocity @ forward))
+        return speeds[0], speeds[1]
 
     def anchor_reports(self) -> list[dict]:
         """Per anchor, from the controller's last substep (no second ray is cast)."""
