@@ -20,7 +20,7 @@ from physics.gearbox import GearboxSpec
 from physics.spec import Spec, SpecError, build_spec, tuning
 from physics.rocks import RockSpec
 from physics.terrain import TerrainSpec
-from physics.vehicle_fleet import VehicleSpec
+from physics.tank_drive import TankSpec
 from physics.world import SimulationSpec
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "config"
@@ -129,7 +129,7 @@ class GameConfig:
     """Everything the game reads from config/, loaded once at start."""
 
     game: GameSpec
-    tank: VehicleSpec
+    tank: TankSpec
     tank_gearbox: GearboxSpec
     controls: ControlsSpec
 
@@ -152,7 +152,7 @@ def load_gearbox(path: Path, name: str, used_by: Path) -> GearboxSpec:
 def load_config(config_dir: Path = CONFIG_DIR) -> GameConfig:
     config_dir = Path(config_dir)
     tank_path = config_dir / "tank.toml"
-    tank = load_spec(tank_path, VehicleSpec)
+    tank = load_spec(tank_path, TankSpec)
     return GameConfig(game=load_spec(config_dir / "game.toml", GameSpec), tank=tank,
                       tank_gearbox=load_gearbox(config_dir / "gearboxes.toml", tank.gearbox,
                                                 tank_path),

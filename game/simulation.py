@@ -148,6 +148,9 @@ class Simulation:
         self.rocks = (scatter_rocks(self.terrain, config.game.rocks, seed, spawn_points)
                       if map_choice.kind == "desert" else [])
         for number, rock in enumerate(self.rocks):
+            self.terrain.paint_surface(rock.position_ws[0], rock.position_ws[1],
+                                       rock.radius_m * config.game.rocks.rock_ground_scale,
+                                       "rock")
             body = make_rock_body(rock, f"rock-{number}")
             self.world.add_body(body, owner=rock)
             self.tanks.add_obstacle(body)

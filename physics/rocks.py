@@ -33,6 +33,8 @@ class RockSpec(Spec):
                                       maximum=500.0)
     edge_clearance_m: float = tuning("no rock this close to the map's edge", minimum=0.0,
                                      maximum=500.0)
+    rock_ground_scale: float = tuning("bare rock ground around each rock, as a multiple of "
+                                      "its radius", minimum=0.0, maximum=10.0)
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -18,7 +18,10 @@ from panda3d.bullet import (BulletHeightfieldShape, BulletPlaneShape, BulletRigi
                             ZUp)
 from panda3d.core import PNMImage, Texture, TransformState, Point3, Vec3
 
-from physics.spec import Spec, tuning
+from physics.spec import Spec, SpecError, tuning
+
+TERRAIN_NAME = "terrain"
+"""The collider's node name: how a ray knows it met the terrain."""
 
 HEIGHT_LEVELS = 65535
 """The collider is built from a 16-bit image: heights take this many steps over their range."""
@@ -52,6 +55,26 @@ class DesertSpec(Spec):
                                      "and height of the last", minimum=1, maximum=8)
     ripple_height_m: float = tuning("height of the wind ripples", minimum=0.0, maximum=2.0)
     ripple_wavelength_m: float = tuning("distance between ripples", minimum=1.0, maximum=100.0)
+    hardpan_below_fraction: float = tuning("ground lower than this share of the map's relief "
+                                           "is packed hardpan; the rest soft sand",
+                                           minimum=0.0, maximum=1.0)
+
+
+SURFACE_NAMES = ("sand", "hardpan", "rock")
+
+
+@dataclass(frozen=True)
+class SurfaceSpec(Spec):
+    """What the ground is like: how well it holds, how much it drags, how rough it is."""
+
+    name: str = tuning("which surface", choices=SURFACE_NAMES)
+    grip_scale: float = tuning("multiplies a tyre's or track's grip", minimum=0.05, maximum=2.0)
+    rolling_resistance: float = tuning("added force against rolling, as a share of load",
+                                       minimum=0.0, maximum=0.5)
+    ripple_height_m: float = tuning("height of small bumps too many to be geometry",
+                                    minimum=0.0, maximum=0.5)
+    ripple_wavelength_m: float = tuning("distance between those bumps", minimum=0.2,
+                                        maximum=50.0)
 
 
 @dataclass(frozen=True)
@@ -60,12 +83,20 @@ class TestMapSpec(Spec):
 
     size_m: float = tuning("side of the square map", minimum=32.0, maximum=4096.0)
     spacing_m: float = tuning("distance between height samples", minimum=0.5, maximum=8.0)
+    surface: str = tuning("the one surface they are made of", choices=SURFACE_NAMES)
 
 
 @dataclass(frozen=True)
 class TerrainSpec(Spec):
     desert: DesertSpec = tuning("the procedural desert map")
     test_maps: TestMapSpec = tuning("the flat and slope:DEG maps")
+    surfaces: tuple[SurfaceSpec, ...] = tuning("each surface once", length=(3, 3))
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if sorted(surface.name for surface in self.surfaces) != sorted(SURFACE_NAMES):
+            raise SpecError("surfaces", [surface.name for surface in self.surfaces],
+                            "each of " + ", ".join(SURFACE_NAMES) + " once")
 
 
 @dataclass(frozen=True)
@@ -97,7 +128,8 @@ class MapChoice:
 class Terrain:
     """A height grid centred on the origin, with exact height and normal look-ups."""
 
-    def __init__(self, heights_m: np.ndarray, spacing_m: float):
+    def __init__(self, heights_m: np.ndarray, spacing_m: float,
+                 surfaces: tuple[SurfaceSpec, ...], surface_index: np.ndarray | None = None):
         heights_m = np.asarray(heights_m, dtype=np.float64)
         if heights_m.ndim != 2 or min(heights_m.shape) < 2:
             raise ValueError("heights_m must be a 2-D grid of at least 2 x 2 samples")
@@ -111,6 +143,13 @@ class Terrain:
         self.rows, self.columns = self.heights_m.shape
         self.half_extent_x_m = (self.columns - 1) / 2 * self.spacing_m
         self.half_extent_y_m = (self.rows - 1) / 2 * self.spacing_m
+        self.surfaces = tuple(surfaces)
+        self.surface_index = (np.zeros(heights_m.shape, dtype=np.uint8) if surface_index is None
+                              else np.asarray(surface_index, dtype=np.uint8))
+        """Per sample: which of ``surfaces`` the ground there is."""
+        self._surface_table = np.array([[surface.grip_scale, surface.rolling_resistance,
+                                         surface.ripple_height_m, surface.ripple_wavelength_m]
+                                        for surface in self.surfaces])
 
     @property
     def max_height_m(self) -> float:
@@ -157,6 +196,38 @@ class Terrain:
         normal = np.stack([-slope_x, -slope_y, np.ones_like(slope_x)], axis=-1)
         return height, normal / np.linalg.norm(normal, axis=-1, keepdims=True)
 
+    def surface_named(self, name: str) -> int:
+        return next(i for i, surface in enumerate(self.surfaces) if surface.name == name)
+
+    def surface_index_at(self, x_m, y_m) -> np.ndarray:
+        """Which surface is under (x, y): that of the nearest sample."""
+        i = np.clip(np.rint((np.asarray(x_m) + self.half_extent_x_m) / self.spacing_m),
+                    0, self.columns - 1).astype(np.int64)
+        j = np.clip(np.rint((np.asarray(y_m) + self.half_extent_y_m) / self.spacing_m),
+                    0, self.rows - 1).astype(np.int64)
+        return self.surface_index[j, i]
+
+    def surface_grip(self, index) -> tuple[np.ndarray, np.ndarray]:
+        """Grip scale and added rolling resistance of the surfaces numbered ``index``."""
+        row = self._surface_table[index]
+        return row[..., 0], row[..., 1]
+
+    def surface_grip_at(self, x_m, y_m) -> tuple[np.ndarray, np.ndarray]:
+        """The surface's grip scale and added rolling resistance under (x, y)."""
+        return self.surface_grip(self.surface_index_at(x_m, y_m))
+
+    def ripple_at(self, x_m, y_m) -> np.ndarray:
+        """How far the surface's small bumps stand above the collider at (x, y)."""
+        row = self._surface_table[self.surface_index_at(x_m, y_m)]
+        wave = 2.0 * math.pi / row[..., 3]
+        return row[..., 2] * 0.5 * (1.0 + np.sin(wave * np.asarray(x_m)) * np.sin(wave * np.asarray(y_m)))
+
+    def paint_surface(self, x_m: float, y_m: float, radius_m: float, name: str) -> None:
+        """Make the ground within ``radius_m`` of (x, y) the named surface."""
+        x_grid, y_grid = self.sample_positions()
+        inside = (x_grid - x_m) ** 2 + (y_grid - y_m) ** 2 <= radius_m ** 2
+        self.surface_index[inside] = self.surface_named(name)
+
     def make_collider(self) -> BulletRigidBodyNode:
         """A static Bullet heightfield body that matches ``heights_m``."""
         texture = Texture("terrain-heights")
@@ -166,7 +237,7 @@ class Terrain:
         image = PNMImage()
         texture.store(image)
         shape = BulletHeightfieldShape(image, self.height_range_m, ZUp)
-        body = BulletRigidBodyNode("terrain")
+        body = BulletRigidBodyNode(TERRAIN_NAME)
         body.addShape(shape)
         body.setTransform(TransformState.makePosHprScale(
             Point3(0.0, 0.0, self.min_height_m + self.height_range_m / 2),
@@ -244,10 +315,16 @@ def desert_heights(spec: DesertSpec, seed: int) -> np.ndarray:
 
 def build_terrain(choice: MapChoice, spec: TerrainSpec, seed: int) -> Terrain:
     """The terrain for a ``--map`` choice."""
+    names = [surface.name for surface in spec.surfaces]
     if choice.kind == "desert":
-        return Terrain(desert_heights(spec.desert, seed), spec.desert.spacing_m)
+        heights = desert_heights(spec.desert, seed)
+        relief = (heights - heights.min()) / max(np.ptp(heights), np.finfo(float).eps)
+        index = np.where(relief < spec.desert.hardpan_below_fraction, names.index("hardpan"),
+                         names.index("sand"))
+        return Terrain(heights, spec.desert.spacing_m, spec.surfaces, index)
     samples = _grid_samples(spec.test_maps.size_m, spec.test_maps.spacing_m)
     ys = (np.arange(samples) - (samples - 1) / 2) * spec.test_maps.spacing_m
     rise_per_m = math.tan(math.radians(choice.slope_deg))  # flat: 0; uphill toward +Y
     heights = np.repeat((ys * rise_per_m)[:, None], samples, axis=1)
-    return Terrain(heights, spec.test_maps.spacing_m)
+    index = np.full(heights.shape, names.index(spec.test_maps.surface))
+    return Terrain(heights, spec.test_maps.spacing_m, spec.surfaces, index)

@@ -20,11 +20,9 @@ from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import Point3, Vec3
 
 from physics.gearbox import Gearbox, GearboxSpec
-from physics.hull import HullSpec
-from physics.spec import Spec, tuning
-from physics.terrain import Terrain
-from physics.vehicle_model import (KMH_PER_MS, AnchorModel, BodyStates, GroundHits,
-                                   SuspensionSpec, TrackCommand, TrackSpec, derive_constants)
+from physics.terrain import TERRAIN_NAME, Terrain
+from physics.vehicle_model import (AnchorCommand, AnchorModel, BodyStates, GroundHits,
+                                   derive_constants)
 from physics.world import PhysicsWorld
 
 _PARALLEL_COSINE = 1e-6
@@ -33,16 +31,6 @@ _PARALLEL_COSINE = 1e-6
 _TERRAIN_ITERATIONS = 3
 """Ray-plane refinements against the height grid: each lands exactly on the plane of the
 triangle under the last guess, so a tilted ray settles in two; three leave margin."""
-
-
-@dataclass(frozen=True)
-class VehicleSpec(Spec):
-    """Everything physical about one kind of tracked vehicle."""
-
-    gearbox: str = tuning("name of its gearbox (a table in config/gearboxes.toml)")
-    hull: HullSpec = tuning("the rigid body")
-    suspension: SuspensionSpec = tuning("anchors, springs and dampers")
-    tracks: TrackSpec = tuning("drive, brakes and grip")
 
 
 class TerrainGround:
@@ -59,17 +47,27 @@ class TerrainGround:
             facing = np.einsum("ni,ni->n", normal, directions_ws)  # < 0: the ray meets the face
             below = height - guess[:, 2]
             distance = distance + normal[:, 2] * below / np.minimum(facing, -_PARALLEL_COSINE)
+        # The surface's ripples stand a little above the collider.
+        ripple = self.terrain.ripple_at(guess[:, 0], guess[:, 1])
+        distance = distance - ripple / np.maximum(-facing, _PARALLEL_COSINE)
         point = origins_ws + distance[:, None] * directions_ws
         hit = ((distance <= length_m) & (-facing >= min_ground_up)
                & self.terrain.contains(point[:, 0], point[:, 1]))
-        return GroundHits(hit, distance, point, normal, np.zeros_like(point))
+        grip, rolling = self.terrain.surface_grip_at(point[:, 0], point[:, 1])
+        return GroundHits(hit, distance, point, normal, np.zeros_like(point), grip, rolling)
 
 
 class BulletGround:
-    """Rays through the Bullet world, one call each, skipping each ray's own vehicle."""
+    """Rays through the Bullet world, one call each, skipping each ray's own vehicle.
 
-    def __init__(self, world: PhysicsWorld):
+    Hits on the terrain read its surface map; anything else (rocks, crates, hulls)
+    is hard ground: the "rock" surface.
+    """
+
+    def __init__(self, world: PhysicsWorld, terrain: Terrain):
         self.world = world
+        self.terrain = terrain
+        self._rock = terrain.surface_named("rock")
 
     def cast(self, origins_ws, directions_ws, length_m, min_ground_up, exclude
              ) -> tuple[GroundHits, list]:
@@ -79,6 +77,7 @@ class BulletGround:
         point = np.zeros((count, 3))
         normal = np.zeros((count, 3))
         ground_velocity = np.zeros((count, 3))
+        on_terrain = np.zeros(count, dtype=bool)
         bodies = [None] * count
         ends = origins_ws + directions_ws * length_m
         for ray, (start, end, own) in enumerate(zip(origins_ws.tolist(), ends.tolist(), exclude)):
@@ -99,12 +98,21 @@ class BulletGround:
             point[ray] = best.getHitPos()
             normal[ray] = best.getHitNormal()
             node = best.getNode()
+            on_terrain[ray] = node.getName() == TERRAIN_NAME
             if isinstance(node, BulletRigidBodyNode) and node.getMass() > 0.0:
                 offset = point[ray] - np.array(node.getTransform().getPos())
                 ground_velocity[ray] = (np.array(node.getLinearVelocity())
                                         + np.cross(node.getAngularVelocity(), offset))
                 bodies[ray] = node
-        return GroundHits(hit, distance, point, normal, ground_velocity), bodies
+        surface = np.where(on_terrain, self.terrain.surface_index_at(point[:, 0], point[:, 1]),
+                           self._rock)
+        grip, rolling = self.terrain.surface_grip(surface)
+        # The terrain's ripples, as the terrain look-up has them.
+        facing = -np.einsum("ni,ni->n", normal, directions_ws)
+        ripple = np.where(on_terrain, self.terrain.ripple_at(point[:, 0], point[:, 1]), 0.0)
+        distance -= ripple / np.maximum(facing, _PARALLEL_COSINE)
+        point = origins_ws + distance[:, None] * directions_ws
+        return GroundHits(hit, distance, point, normal, ground_velocity, grip, rolling), bodies
 
 
 class _MixedGround:
@@ -122,7 +130,8 @@ class _MixedGround:
         if rays.size:
             exact, bodies = self.bullet.cast(origins_ws[rays], directions_ws[rays], length_m,
                                              min_ground_up, [self.exclude[r] for r in rays])
-            for field in ("hit", "distance_m", "point_ws", "normal_ws", "ground_velocity_ws"):
+            for field in ("hit", "distance_m", "point_ws", "normal_ws", "ground_velocity_ws",
+                          "grip_scale", "rolling_resistance"):
                 getattr(hits, field)[rays] = getattr(exact, field)
             self.pushed_bodies = {int(r): body for r, body in zip(rays, bodies) if body}
         return hits
@@ -146,15 +155,22 @@ def _body_states(bodies: list[BulletRigidBodyNode]) -> BodyStates:
 
 
 class VehicleFleet:
-    """All vehicles of one spec, driven by the anchor model inside one Bullet world."""
+    """All vehicles of one spec, driven by the anchor model inside one Bullet world.
 
-    def __init__(self, world: PhysicsWorld, terrain: Terrain, spec: VehicleSpec,
+    ``spec`` is a vehicle kind's spec (:class:`physics.tank_drive.TankSpec`,
+    :class:`physics.car_drive.CarSpec`): it has ``hull``, ``suspension``, ``grip``,
+    ``tracked`` and ``make_drive(constants)``, the object that turns controls into
+    per-anchor commands.
+    """
+
+    def __init__(self, world: PhysicsWorld, terrain: Terrain, spec,
                  gearbox_spec: GearboxSpec, *, always_bullet_rays: bool = False):
         self.world = world
         self.spec = spec
-        self.constants = derive_constants(spec.suspension, spec.tracks, spec.hull.mass_kg,
-                                          world.spec.gravity_m_s2)
-        self.model = AnchorModel(self.constants, spec.tracks)
+        self.constants = derive_constants(spec.suspension, spec.grip, spec.hull.mass_kg,
+                                          world.spec.gravity_m_s2, tracked=spec.tracked)
+        self.drive = spec.make_drive(self.constants)
+        self.model = spec.make_model(self.constants)
         self.gearbox = Gearbox(gearbox_spec, 0)
         self.bodies: list[BulletRigidBodyNode] = []
         self.obstacles: list[BulletRigidBodyNode] = []
@@ -163,8 +179,7 @@ class VehicleFleet:
         self._static_radii = np.zeros(0)
         self.always_bullet_rays = always_bullet_rays
         self._terrain_ground = TerrainGround(terrain)
-        self._bullet_ground = BulletGround(world)
-        self._pivot_ms = spec.tracks.pivot_track_speed_kmh / KMH_PER_MS
+        self._bullet_ground = BulletGround(world, terrain)
         half = np.asarray(spec.hull.half_extents_m)
         self.reach_m = float(np.linalg.norm(half) + spec.hull.centre_of_mass_drop_m
                              + self.constants.rest_length_m)
@@ -173,7 +188,7 @@ class VehicleFleet:
         self.steer = np.zeros(0)
         self.brake = np.zeros(0)
         self.handbrake = np.zeros(0, dtype=bool)
-        self.command = TrackCommand(np.zeros((0, 2)), np.zeros((0, 2)))
+        self.command = AnchorCommand.idle(0, len(self.constants.position_bs))
         self.rpm = np.zeros(0)
         self.states: BodyStates | None = None
         world.add_substep_hook(self._substep)
@@ -189,8 +204,7 @@ class VehicleFleet:
         for name in ("throttle", "steer", "brake"):
             setattr(self, name, np.append(getattr(self, name), 0.0))
         self.handbrake = np.append(self.handbrake, False)
-        self.command = TrackCommand(np.vstack([self.command.belt_speed_ms, np.zeros(2)]),
-                                    np.vstack([self.command.force_limit_n, np.zeros(2)]))
+        self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
         self.rpm = np.append(self.rpm, self.gearbox.spec.idle_rpm)
         return index
 
@@ -226,18 +240,8 @@ class VehicleFleet:
             return []
         drive, events = self.gearbox.step(step_s, self.forward_speeds_ms(), self.throttle)
         self.rpm = drive.rpm
-        tracks = self.spec.tracks
-        steer = np.where(self.gearbox.shifting, 0.0, self.steer)
-        # Right steer (+) runs the left track faster than the right one.
-        belt = drive.target_speed_ms[:, None] + np.outer(steer, [1.0, -1.0]) * self._pivot_ms
-        force = np.minimum(drive.force_fraction + np.abs(steer) * tracks.steering_pull, 1.0)
-        limit = np.repeat((force * tracks.drive_force_n / 2.0)[:, None], 2, axis=1)
-        braking = np.maximum(self.brake, self.handbrake.astype(float))
-        held = braking > 0.0
-        belt[held] = 0.0
-        limit[held] = np.maximum(limit[held], (braking[held] * tracks.brake_force_n / 2.0
-                                               )[:, None])
-        self.command = TrackCommand(belt, limit)
+        self.command = self.drive.command(drive, self.gearbox.shifting, self.steer, self.brake,
+                                          self.handbrake, step_s)
         return events
 
     def _near_something(self, states: BodyStates) -> np.ndarray:
@@ -265,7 +269,8 @@ class VehicleFleet:
         exclude = [body for body in self.bodies for _ in range(anchors)]
         ground = _MixedGround(self._terrain_ground, self._bullet_ground, use_bullet, exclude)
         impulses = self.model.step(states, ground, self.command, substep_s)
-        for body, linear, angular in zip(self.bodies, impulses.linear_ws.tolist(),
+        linear_ws = impulses.linear_ws + self.drive.body_impulses(states, substep_s)
+        for body, linear, angular in zip(self.bodies, linear_ws.tolist(),
                                          impulses.angular_ws.tolist()):
             body.applyCentralImpulse(Vec3(*linear))
             body.applyTorqueImpulse(Vec3(*angular))

@@ -13,9 +13,11 @@ Each substep, for every anchor (a point fixed to the hull, body frame):
 2. **suspension**: a spring and damper along the contact normal, using the
    anchor's own velocity ``v + w x r`` relative to the ground; it pushes, never
    pulls; past full compression a stiffer bump stop takes over;
-3. **drive**: each track has a commanded belt speed; the track pulls the ground
-   point toward it along the hull's forward direction projected on the ground,
-   with at most the engine's (or brake's) force, shared front/rear by a bias;
+3. **drive**: each anchor has a commanded surface speed (a track's belt, a
+   wheel's rim) and steer angle; it pulls the ground point toward that speed
+   along its heading projected on the ground, with at most the engine's (or
+   brake's) force — :mod:`physics.tank_drive` and :mod:`physics.car_drive`
+   turn controls into these per-anchor commands;
 4. **grip**: the along-track slip and the sideways velocity are resisted
    together by a stiff "bristle" spring and damper (static friction: a parked
    tank holds on a slope with zero creep), limited to ``grip x load`` (the
@@ -51,8 +53,8 @@ class AnchorSpec(Spec):
 
 @dataclass(frozen=True)
 class SuspensionSpec(Spec):
-    anchors: tuple[AnchorSpec, ...] = tuning("where the rays start; left track x < 0, right "
-                                             "x > 0", length=(3, 32))
+    anchors: tuple[AnchorSpec, ...] = tuning("where the rays start (suspension mounts); left "
+                                             "side x < 0, right x > 0", length=(3, 32))
     ride_height_m: float = tuning("anchor-to-ground distance at rest on flat ground",
                                   minimum=0.05, maximum=3.0)
     travel_m: float = tuning("spring compression from unloaded to the bump stop",
@@ -66,6 +68,9 @@ class SuspensionSpec(Spec):
                                               maximum=100.0)
     max_ground_angle_deg: float = tuning("surfaces steeper than this from the hull's up are "
                                          "walls, not ground", minimum=10.0, maximum=89.0)
+    wheel_radius_m: float = tuning("radius of the wheel at the end of each spring (0: a "
+                                   "track's anchor rides on the ground itself)", minimum=0.0,
+                                   maximum=2.0, default=0.0)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -77,19 +82,9 @@ class SuspensionSpec(Spec):
 
 
 @dataclass(frozen=True)
-class TrackSpec(Spec):
-    """Drive, brakes and grip of the two tracks."""
+class GripSpec(Spec):
+    """How the anchors hold on to the ground."""
 
-    drive_force_n: float = tuning("most tractive force of both tracks together in a gear "
-                                  "with full pull", minimum=0.0, maximum=5e6)
-    brake_force_n: float = tuning("most braking force of both tracks together", minimum=0.0,
-                                  maximum=5e6)
-    pivot_track_speed_kmh: float = tuning("each track's speed difference from the mean at "
-                                          "full steer", minimum=0.0, maximum=50.0)
-    steering_pull: float = tuning("share of the drive force steering may call on, on top of "
-                                  "the throttle's", minimum=0.0, maximum=1.0)
-    drive_bias_front: float = tuning("drive share tilted toward the front (+) or rear (-) "
-                                     "anchors", minimum=-1.0, maximum=1.0)
     grip: float = tuning("static friction coefficient: most ground force as a share of load",
                          minimum=0.05, maximum=3.0)
     sliding_grip: float = tuning("friction coefficient while sliding", minimum=0.01,
@@ -120,12 +115,15 @@ class AnchorConstants:
     bump_damping_n_s_m: np.ndarray
     grip_stiffness_n_m: np.ndarray
     grip_damping_n_s_m: np.ndarray
-    rest_length_m: float        # unloaded spring length: the ray's length
+    rest_length_m: float        # unloaded spring length
+    wheel_radius_m: float
     travel_m: float
     min_ground_up: float        # cosine of the steepest ground angle
-    left: np.ndarray            # (A,) bool: on the left track
     patch_offset_m: np.ndarray  # (A,) from the anchor to the centre of the track it carries
-    drive_share: np.ndarray     # (A,) share of its track's force; sums to 1 per track
+
+    @property
+    def ray_length_m(self) -> float:
+        return self.rest_length_m + self.wheel_radius_m
 
 
 def static_mass_shares(positions_bs: np.ndarray, mass_kg: float) -> np.ndarray:
@@ -140,9 +138,13 @@ def static_mass_shares(positions_bs: np.ndarray, mass_kg: float) -> np.ndarray:
     return shares
 
 
-def derive_constants(suspension: SuspensionSpec, tracks: TrackSpec, mass_kg: float,
-                     gravity_m_s2: float) -> AnchorConstants:
-    """Stiffness and damping from frequency and damping ratio; rest length from ride height."""
+def derive_constants(suspension: SuspensionSpec, grip: GripSpec, mass_kg: float,
+                     gravity_m_s2: float, tracked: bool) -> AnchorConstants:
+    """Stiffness and damping from frequency and damping ratio; rest length from ride height.
+
+    ``tracked``: the anchors carry two tracks (grip acts along each track's stretch)
+    rather than wheels (grip acts at the contact point).
+    """
     positions = np.array([[a.x_m, a.y_m, a.z_m] for a in suspension.anchors])
     mass = static_mass_shares(positions, mass_kg)
     if np.any(mass <= 0.0):
@@ -152,29 +154,29 @@ def derive_constants(suspension: SuspensionSpec, tracks: TrackSpec, mass_kg: flo
     stiffness = mass * omega ** 2
     damping = 2.0 * suspension.damping_ratio * np.sqrt(stiffness * mass)
     bump_stiffness = stiffness * suspension.bump_stop_stiffness_ratio
-    grip_stiffness = mass * (2.0 * math.pi * tracks.grip_frequency_hz) ** 2
+    grip_stiffness = mass * (2.0 * math.pi * grip.grip_frequency_hz) ** 2
     # At rest each spring is compressed by its share of the weight: g / omega^2.
-    rest_length = suspension.ride_height_m + gravity_m_s2 / omega ** 2
+    rest_length = (suspension.ride_height_m - suspension.wheel_radius_m
+                   + gravity_m_s2 / omega ** 2)
     if rest_length <= suspension.travel_m:
         raise SpecError("suspension.travel_m", suspension.travel_m,
                         f"less than the unloaded spring length {rest_length:.3f} m, so the "
                         "hull clears the ground at the bump stop")
-    left = positions[:, 0] < 0.0
     patch_offset = np.zeros(len(positions))
-    for side in (left, ~left):
-        patch_offset[side] = _patch_centres(positions[side, 1]) - positions[side, 1]
-    half_length = max(np.abs(positions[:, 1]).max(), np.finfo(float).eps)
-    weight = 1.0 + tracks.drive_bias_front * positions[:, 1] / half_length
-    share = np.where(left, weight / weight[left].sum(), weight / weight[~left].sum())
+    if tracked:
+        left = positions[:, 0] < 0.0
+        for side in (left, ~left):
+            patch_offset[side] = _patch_centres(positions[side, 1]) - positions[side, 1]
     return AnchorConstants(
         position_bs=positions, mass_share_kg=mass, stiffness_n_m=stiffness,
         damping_n_s_m=damping, bump_stiffness_n_m=bump_stiffness,
         bump_damping_n_s_m=2.0 * np.sqrt(bump_stiffness * mass),
         grip_stiffness_n_m=grip_stiffness,
-        grip_damping_n_s_m=2.0 * tracks.grip_damping_ratio * np.sqrt(grip_stiffness * mass),
-        rest_length_m=rest_length, travel_m=suspension.travel_m,
+        grip_damping_n_s_m=2.0 * grip.grip_damping_ratio * np.sqrt(grip_stiffness * mass),
+        rest_length_m=rest_length, wheel_radius_m=suspension.wheel_radius_m,
+        travel_m=suspension.travel_m,
         min_ground_up=math.cos(math.radians(suspension.max_ground_angle_deg)),
-        left=left, patch_offset_m=patch_offset, drive_share=share)
+        patch_offset_m=patch_offset)
 
 
 def _patch_centres(along_m: np.ndarray) -> np.ndarray:
@@ -213,6 +215,8 @@ class GroundHits:
     point_ws: np.ndarray         # (N, 3)
     normal_ws: np.ndarray        # (N, 3)
     ground_velocity_ws: np.ndarray  # (N, 3) velocity of the ground at the hit point
+    grip_scale: np.ndarray       # (N,) the surface's grip as a share of the tyre's own
+    rolling_resistance: np.ndarray  # (N,) added by the surface, as a share of load
 
 
 class GroundQuery(Protocol):
@@ -225,11 +229,18 @@ class GroundQuery(Protocol):
 
 
 @dataclass
-class TrackCommand:
-    """Per vehicle, per track (column 0 left, 1 right): belt speed and most force."""
+class AnchorCommand:
+    """What the drive asks of every anchor this step, arrays (V, A)."""
 
-    belt_speed_ms: np.ndarray    # (V, 2) signed, + forward
-    force_limit_n: np.ndarray    # (V, 2) >= 0
+    surface_speed_ms: np.ndarray  # track belt / wheel rim speed to pull toward, + forward
+    force_limit_n: np.ndarray     # most force the engine or brake gives there, >= 0
+    steer_rad: np.ndarray         # heading from the hull's forward, + to the right
+    grip_scale: np.ndarray        # share of the grip available (a handbrake lowers it)
+
+    @classmethod
+    def idle(cls, vehicles: int, anchors: int) -> "AnchorCommand":
+        zeros = np.zeros((vehicles, anchors))
+        return cls(zeros, zeros.copy(), zeros.copy(), np.ones((vehicles, anchors)))
 
 
 @dataclass
@@ -277,9 +288,9 @@ def _normalised(vectors: np.ndarray) -> np.ndarray:
 class AnchorModel:
     """Steps the anchors of V vehicles of one kind. Holds the grip springs' state."""
 
-    def __init__(self, constants: AnchorConstants, tracks: TrackSpec):
+    def __init__(self, constants: AnchorConstants, grip: GripSpec):
         self.constants = constants
-        self.tracks = tracks
+        self.grip = grip
         self.deflection_m = np.zeros((0, len(constants.position_bs), 2))
         self.report: AnchorReport | None = None
 
@@ -298,13 +309,13 @@ class AnchorModel:
         down = np.broadcast_to(-states.axes_ws[:, None, 2, :], origins.shape)
         return origins, down
 
-    def step(self, states: BodyStates, ground: GroundQuery, command: TrackCommand,
+    def step(self, states: BodyStates, ground: GroundQuery, command: AnchorCommand,
              substep_s: float) -> AnchorImpulses:
         """One substep for every anchor of every vehicle."""
         origins, down = self.rays(states)
         vehicles, anchors = origins.shape[:2]
         hits = ground.cast(origins.reshape(-1, 3), down.reshape(-1, 3),
-                           self.constants.rest_length_m, self.constants.min_ground_up)
+                           self.constants.ray_length_m, self.constants.min_ground_up)
         shape = (vehicles, anchors)
         hit = hits.hit.reshape(shape)
         point = hits.point_ws.reshape(shape + (3,))
@@ -315,11 +326,13 @@ class AnchorModel:
                     - hits.ground_velocity_ws.reshape(shape + (3,)))
         load, compression = self._suspension(hit, hits.distance_m.reshape(shape), normal,
                                              velocity)
-        forward, side = self._ground_frame(states, normal)
+        forward, side = self._ground_frame(states, normal, command.steer_rad)
         # Grip acts at the centre of the stretch of track the anchor carries.
         grip_lever = lever + self.constants.patch_offset_m[None, :, None] * forward
         grip_velocity = velocity + _cross(states.angular_velocity_ws[:, None, :],
                                             grip_lever - lever)
+        self.surface_grip = hits.grip_scale.reshape(shape) * command.grip_scale
+        self.surface_rolling = hits.rolling_resistance.reshape(shape)
         along, across, sliding = self._grip(hit, load, grip_velocity, forward, side, command,
                                             substep_s)
         support = np.where(hit[..., None], load[..., None] * normal * substep_s, 0.0)
@@ -333,7 +346,7 @@ class AnchorModel:
     def _suspension(self, hit, distance_m, normal, velocity):
         """Spring + damper along the normal, plus the bump stop; never pulls."""
         c = self.constants
-        compression = np.where(hit, c.rest_length_m - distance_m, 0.0)
+        compression = np.where(hit, c.rest_length_m + c.wheel_radius_m - distance_m, 0.0)
         closing_ms = -_dot(velocity, normal)  # + while the anchor approaches the ground
         spring = c.stiffness_n_m * compression + c.damping_n_s_m * closing_ms
         beyond = compression - c.travel_m
@@ -343,19 +356,21 @@ class AnchorModel:
         return load, compression
 
     @staticmethod
-    def _ground_frame(states: BodyStates, normal):
-        """The hull's forward direction projected onto each contact plane, and its right."""
+    def _ground_frame(states: BodyStates, normal, steer_rad):
+        """Each anchor's heading (the hull's forward turned by its steer angle) projected
+        onto its contact plane, and the heading's right."""
+        hull_right = states.axes_ws[:, None, 0, :]
         hull_forward = states.axes_ws[:, None, 1, :]
-        forward = _normalised(hull_forward - _dot(hull_forward, normal)[..., None] * normal)
+        heading = (np.cos(steer_rad)[..., None] * hull_forward
+                   + np.sin(steer_rad)[..., None] * hull_right)
+        forward = _normalised(heading - _dot(heading, normal)[..., None] * normal)
         return forward, _cross(forward, normal)
 
-    def _grip(self, hit, load, velocity, forward, side, command: TrackCommand, substep_s):
-        """Track drive and grip together inside the friction circle."""
-        c, tracks = self.constants, self.tracks
-        track = np.where(c.left, 0, 1)
-        belt_ms = command.belt_speed_ms[:, track]
-        drive_limit = command.force_limit_n[:, track] * c.drive_share
-        slip_along = _dot(velocity, forward) - belt_ms
+    def _grip(self, hit, load, velocity, forward, side, command: AnchorCommand, substep_s):
+        """Drive and grip together inside the friction circle."""
+        c, spec = self.constants, self.grip
+        drive_limit = command.force_limit_n
+        slip_along = _dot(velocity, forward) - command.surface_speed_ms
         slip_across = _dot(velocity, side)
         deflection = self.deflection_m
         deflection[..., 0] += slip_along * substep_s
@@ -367,9 +382,10 @@ class AnchorModel:
         # Sticking: the track passes on what the engine (or brake) can give along it.
         along = np.clip(wanted_along, -drive_limit, drive_limit)
         across = wanted_across
-        sliding = np.hypot(along, across) > tracks.grip * load
+        sliding = np.hypot(along, across) > spec.grip * self.surface_grip * load
         # Sliding: kinetic friction against the slip, the drive still capped by the engine.
-        scale = np.divide(tracks.sliding_grip * load, np.hypot(wanted_along, wanted_across),
+        scale = np.divide(spec.sliding_grip * self.surface_grip * load,
+                          np.hypot(wanted_along, wanted_across),
                           out=np.zeros_like(load), where=sliding)
         along = np.where(sliding, np.clip(wanted_along * scale, -drive_limit, drive_limit), along)
         across = np.where(sliding, wanted_across * scale, across)
@@ -379,7 +395,7 @@ class AnchorModel:
         deflection[..., 1] = -(across + c.grip_damping_n_s_m * slip_across) / c.grip_stiffness_n_m
         deflection[~hit] = 0.0
         # Rolling resistance: against the ground speed along the track, never reversing it.
-        resistance = tracks.rolling_resistance * load
+        resistance = (spec.rolling_resistance + self.surface_rolling) * load
         along = along + np.clip(-_dot(velocity, forward) * c.mass_share_kg / substep_s,
                                 -resistance, resistance)
         return along, across, sliding

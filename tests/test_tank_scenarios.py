@@ -180,7 +180,7 @@ def test_terrain_rays_match_bullet_rays_on_the_dunes(config):
     directions = np.column_stack([tilt, -np.ones(200)])
     directions /= np.linalg.norm(directions, axis=1, keepdims=True)
     ours = TerrainGround(simulation.terrain).cast(origins, directions, 1.0, 0.3)
-    bullets, _ = BulletGround(simulation.world).cast(origins, directions, 1.0, 0.3, [None] * 200)
+    bullets, _ = BulletGround(simulation.world, simulation.terrain).cast(origins, directions, 1.0, 0.3, [None] * 200)
     np.testing.assert_array_equal(ours.hit, bullets.hit)
     both = ours.hit
     assert both.sum() > 150
@@ -204,7 +204,7 @@ def test_faces_steeper_than_the_limit_are_not_ground(config):
     # Its top face leans 75 degrees from up: more than the 70 allowed, so a wall.
     ramp.setTransform(TransformState.makePosHpr(Point3(20.0, 0.0, 1.0), Vec3(0.0, 0.0, 75.0)))
     simulation.world.add_body(ramp)
-    ground = BulletGround(simulation.world)
+    ground = BulletGround(simulation.world, simulation.terrain)
     down = np.array([[0.0, 0.0, -1.0]])
     limit = math.cos(math.radians(config.tank.suspension.max_ground_angle_deg))
     hits, _ = ground.cast(np.array([[20.1, 0.0, 2.0]]), down, 3.0, limit, [None])
@@ -294,7 +294,8 @@ def test_an_anchor_over_a_rock_stands_on_the_rock(config):
     from physics.rocks import RockSpec, make_rock_body, scatter_rocks
     simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
     spec = RockSpec(count=1, min_radius_m=0.8, max_radius_m=0.8, flattening=0.3, lumpiness=0.0,
-                    buried_fraction=0.5, spawn_clearance_m=0.0, edge_clearance_m=0.0)
+                    buried_fraction=0.5, spawn_clearance_m=0.0, edge_clearance_m=0.0,
+                    rock_ground_scale=1.5)
     rock = scatter_rocks(simulation.terrain, spec, seed=3, keep_clear_xy=[])[0]
     front_left = simulation.tanks.constants.position_bs[0]
     rock = dataclasses.replace(rock, position_ws=np.array([front_left[0], front_left[1],

@@ -311,6 +311,6 @@ def test_map_choice_rejects(text):
 
 def test_terrain_rejects_a_degenerate_grid():
     with pytest.raises(ValueError):
-        Terrain(np.zeros((1, 5)), 1.0)
+        Terrain(np.zeros((1, 5)), 1.0, ())
     with pytest.raises(ValueError):
-        Terrain(np.zeros(5), 1.0)
+        Terrain(np.zeros(5), 1.0, ())

@@ -9,8 +9,8 @@ import pytest
 
 from game.config import load_config
 from physics.spec import SpecError, build_spec
-from physics.vehicle_model import (AnchorModel, BodyStates, GroundHits, SuspensionSpec,
-                                   TrackCommand, derive_constants, static_mass_shares)
+from physics.vehicle_model import (AnchorCommand, AnchorModel, BodyStates, GroundHits,
+                                   SuspensionSpec, derive_constants, static_mass_shares)
 
 GRAVITY = 9.81
 STEP = 1.0 / 120.0
@@ -30,7 +30,8 @@ class FlatGround:
         point = origins_ws + distance[:, None] * directions_ws
         normal = np.tile([0.0, 0.0, 1.0], (len(origins_ws), 1))
         return GroundHits(hit, distance, point, normal,
-                          np.tile(self.velocity_ws, (len(origins_ws), 1)))
+                          np.tile(self.velocity_ws, (len(origins_ws), 1)),
+                          np.ones(len(origins_ws)), np.zeros(len(origins_ws)))
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +41,7 @@ def tank():
 
 @pytest.fixture(scope="module")
 def constants(tank):
-    return derive_constants(tank.suspension, tank.tracks, tank.hull.mass_kg, GRAVITY)
+    return derive_constants(tank.suspension, tank.grip, tank.hull.mass_kg, GRAVITY, tracked=True)
 
 
 def level_states(height_m, count=1, velocity=(0.0, 0.0, 0.0), angular=(0.0, 0.0, 0.0)):
@@ -55,7 +56,16 @@ def rest_height(constants, tank):
 
 
 def idle(count=1):
-    return TrackCommand(np.zeros((count, 2)), np.zeros((count, 2)))
+    return AnchorCommand.idle(count, 4)
+
+
+def tracks(speed, limit):
+    """The same surface speed and force limit (V, 2 tracks) on both anchors of each track."""
+    left = np.array([True, False, True, False])
+    columns = np.where(left, 0, 1)
+    speed, limit = np.asarray(speed, float), np.asarray(limit, float)
+    return AnchorCommand(speed[:, columns], limit[:, columns] / 2,
+                         np.zeros((len(speed), 4)), np.ones((len(speed), 4)))
 
 
 def test_springs_are_derived_from_frequency_and_damping_ratio(tank, constants):
@@ -85,7 +95,7 @@ def test_patch_centres_split_each_track_between_its_anchors(constants):
 
 
 def test_at_ride_height_the_springs_carry_the_weight_exactly(tank, constants):
-    model = AnchorModel(constants, tank.tracks)
+    model = AnchorModel(constants, tank.grip)
     model.resize(1)
     impulses = model.step(level_states(rest_height(constants, tank)), FlatGround(), idle(), STEP)
     assert impulses.linear_ws[0, 2] == pytest.approx(tank.hull.mass_kg * GRAVITY * STEP, rel=1e-9)
@@ -95,7 +105,7 @@ def test_at_ride_height_the_springs_carry_the_weight_exactly(tank, constants):
 
 
 def test_a_spring_never_pulls_the_hull_down(tank, constants):
-    model = AnchorModel(constants, tank.tracks)
+    model = AnchorModel(constants, tank.grip)
     model.resize(1)
     # Just inside the ray's reach but rising fast: the damper would pull; the load stays >= 0.
     height = rest_height(constants, tank) + constants.rest_length_m - tank.suspension.ride_height_m - 0.01
@@ -109,7 +119,7 @@ def test_a_spring_never_pulls_the_hull_down(tank, constants):
 
 
 def test_damping_uses_each_anchors_own_velocity(tank, constants):
-    model = AnchorModel(constants, tank.tracks)
+    model = AnchorModel(constants, tank.grip)
     model.resize(1)
     # Pure pitch, nose going up: the front anchors rise, the rear ones sink.
     model.step(level_states(rest_height(constants, tank), angular=(0.5, 0.0, 0.0)), FlatGround(),
@@ -121,7 +131,7 @@ def test_damping_uses_each_anchors_own_velocity(tank, constants):
 
 
 def test_bump_stop_stiffens_past_full_travel(tank, constants):
-    model = AnchorModel(constants, tank.tracks)
+    model = AnchorModel(constants, tank.grip)
     model.resize(1)
     base = rest_height(constants, tank) - tank.suspension.ride_height_m
     within = base + constants.rest_length_m - constants.travel_m + 0.01
@@ -135,7 +145,7 @@ def test_bump_stop_stiffens_past_full_travel(tank, constants):
 
 
 def test_sideways_grip_holds_then_slides_past_the_friction_circle(tank, constants):
-    model = AnchorModel(constants, tank.tracks)
+    model = AnchorModel(constants, tank.grip)
     model.resize(1)
     height = rest_height(constants, tank)
     impulses = model.step(level_states(height, velocity=(0.01, 0, 0)), FlatGround(), idle(), STEP)
@@ -146,14 +156,14 @@ def test_sideways_grip_holds_then_slides_past_the_friction_circle(tank, constant
     impulses = model.step(level_states(height, velocity=(5.0, 0, 0)), FlatGround(), idle(), STEP)
     assert model.report.sliding.all()
     sideways = -impulses.anchor_ws[0, :, 0] / STEP
-    np.testing.assert_allclose(sideways, tank.tracks.sliding_grip * model.report.load_n[0], rtol=1e-6)
+    np.testing.assert_allclose(sideways, tank.grip.sliding_grip * model.report.load_n[0], rtol=1e-6)
 
 
 def test_drive_pulls_toward_the_belt_speed_within_the_engine_limit(tank, constants):
-    model = AnchorModel(constants, tank.tracks)
+    model = AnchorModel(constants, tank.grip)
     model.resize(1)
     limit = 20000.0
-    command = TrackCommand(np.array([[2.0, 2.0]]), np.array([[limit, limit]]))
+    command = tracks([[2.0, 2.0]], [[limit, limit]])
     impulses = model.step(level_states(rest_height(constants, tank)), FlatGround(), command, STEP)
     along = impulses.anchor_ws[0, :, 1] / STEP
     assert np.all(along > 0.0)
@@ -161,7 +171,7 @@ def test_drive_pulls_toward_the_belt_speed_within_the_engine_limit(tank, constan
 
 
 def test_ground_moving_under_the_tank_drags_it_along(tank, constants):
-    model = AnchorModel(constants, tank.tracks)
+    model = AnchorModel(constants, tank.grip)
     model.resize(1)
     ground = FlatGround(velocity_ws=(0.0, 0.05, 0.0))
     impulses = model.step(level_states(rest_height(constants, tank)), ground, idle(), STEP)
@@ -174,17 +184,18 @@ def test_many_vehicles_in_one_pass_match_each_alone(tank, constants):
     states = level_states(rest_height(constants, tank), count)
     states.velocity_ws[:] = rng.normal(0, 2, (count, 3))
     states.angular_velocity_ws[:] = rng.normal(0, 0.3, (count, 3))
-    command = TrackCommand(rng.uniform(-3, 3, (count, 2)), rng.uniform(0, 9e4, (count, 2)))
-    together = AnchorModel(constants, tank.tracks)
+    command = tracks(rng.uniform(-3, 3, (count, 2)), rng.uniform(0, 9e4, (count, 2)))
+    together = AnchorModel(constants, tank.grip)
     together.resize(count)
     batch = together.step(states, FlatGround(), command, STEP)
     for v in range(count):
-        alone = AnchorModel(constants, tank.tracks)
+        alone = AnchorModel(constants, tank.grip)
         alone.resize(1)
         one = BodyStates(states.position_ws[v:v + 1], states.axes_ws[v:v + 1],
                          states.velocity_ws[v:v + 1], states.angular_velocity_ws[v:v + 1])
-        result = alone.step(one, FlatGround(), TrackCommand(command.belt_speed_ms[v:v + 1],
-                                                            command.force_limit_n[v:v + 1]), STEP)
+        result = alone.step(one, FlatGround(), AnchorCommand(
+            command.surface_speed_ms[v:v + 1], command.force_limit_n[v:v + 1],
+            command.steer_rad[v:v + 1], command.grip_scale[v:v + 1]), STEP)
         np.testing.assert_allclose(result.linear_ws[0], batch.linear_ws[v], rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(result.angular_ws[0], batch.angular_ws[v], rtol=1e-9, atol=1e-9)
 

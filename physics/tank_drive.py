@@ -1,0 +1,91 @@
+"""Tracks: a tank's controls and gearbox become per-anchor commands.
+
+Each track has one belt speed, the mean speed from the gearbox plus or minus
+the steer's differential (right steer runs the left track faster), and one
+force limit shared among its anchors by a front/rear bias. Steering is nothing
+but the two belts running at different speeds, so with the throttle at zero
+and the stick over, the tank pivots on the spot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from physics.gearbox import DriveCommand
+from physics.hull import HullSpec
+from physics.spec import Spec, tuning
+from physics.vehicle_model import (KMH_PER_MS, AnchorCommand, AnchorConstants, AnchorModel,
+                                   GripSpec, SuspensionSpec)
+
+
+@dataclass(frozen=True)
+class TrackSpec(Spec):
+    """Drive and brakes of the two tracks."""
+
+    drive_force_n: float = tuning("most tractive force of both tracks together in a gear "
+                                  "with full pull", minimum=0.0, maximum=5e6)
+    brake_force_n: float = tuning("most braking force of both tracks together", minimum=0.0,
+                                  maximum=5e6)
+    pivot_track_speed_kmh: float = tuning("each track's speed difference from the mean at "
+                                          "full steer", minimum=0.0, maximum=50.0)
+    steering_pull: float = tuning("share of the drive force steering may call on, on top of "
+                                  "the throttle's", minimum=0.0, maximum=1.0)
+    drive_bias_front: float = tuning("drive share tilted toward the front (+) or rear (-) "
+                                     "anchors", minimum=-1.0, maximum=1.0)
+
+
+class TrackDrive:
+    """Turns controls and the gearbox's command into track belt speeds and force limits."""
+
+    def __init__(self, spec: TrackSpec, constants: AnchorConstants):
+        self.spec = spec
+        positions = constants.position_bs
+        self.left = positions[:, 0] < 0.0
+        half_length = max(np.abs(positions[:, 1]).max(), np.finfo(float).eps)
+        weight = 1.0 + spec.drive_bias_front * positions[:, 1] / half_length
+        self.share = np.where(self.left, weight / weight[self.left].sum(),
+                              weight / weight[~self.left].sum())
+        """Each anchor's share of its track's force; sums to 1 per track."""
+        self._pivot_ms = spec.pivot_track_speed_kmh / KMH_PER_MS
+        self._columns = np.where(self.left, 0, 1)
+
+    def command(self, drive: DriveCommand, shifting: np.ndarray, steer: np.ndarray,
+                brake: np.ndarray, handbrake: np.ndarray, step_s: float) -> AnchorCommand:
+        spec = self.spec
+        steer = np.where(shifting, 0.0, steer)
+        # Right steer (+) runs the left track faster than the right one.
+        belt = drive.target_speed_ms[:, None] + np.outer(steer, [1.0, -1.0]) * self._pivot_ms
+        force = np.minimum(drive.force_fraction + np.abs(steer) * spec.steering_pull, 1.0)
+        limit = np.repeat((force * spec.drive_force_n / 2.0)[:, None], 2, axis=1)
+        braking = np.maximum(brake, handbrake.astype(float))
+        held = braking > 0.0
+        belt[held] = 0.0
+        limit[held] = np.maximum(limit[held], (braking[held] * spec.brake_force_n / 2.0)[:, None])
+        speed = belt[:, self._columns]
+        return AnchorCommand(speed, limit[:, self._columns] * self.share,
+                             np.zeros_like(speed), np.ones_like(speed))
+
+    def body_impulses(self, states, substep_s: float) -> np.ndarray:
+        """Forces on the whole body besides the anchors': none for a tank."""
+        return np.zeros_like(states.velocity_ws)
+
+
+@dataclass(frozen=True)
+class TankSpec(Spec):
+    """Everything physical about one kind of tracked vehicle (config/tank.toml)."""
+
+    gearbox: str = tuning("name of its gearbox (a table in config/gearboxes.toml)")
+    hull: HullSpec = tuning("the rigid body")
+    suspension: SuspensionSpec = tuning("anchors, springs and dampers")
+    grip: GripSpec = tuning("how the tracks hold the ground")
+    tracks: TrackSpec = tuning("drive and brakes")
+
+    tracked = True
+
+    def make_drive(self, constants: AnchorConstants) -> TrackDrive:
+        return TrackDrive(self.tracks, constants)
+
+    def make_model(self, constants: AnchorConstants) -> AnchorModel:
+        return AnchorModel(constants, self.grip)
