@@ -120,10 +120,10 @@ class TankBattleApp(ShowBase):
         super().destroy()
 
 
-def run_windowed(config: GameConfig, map_choice: MapChoice, seed: int, *,
+def run_windowed(config: GameConfig, map_choice: MapChoice, seed: int, player_vehicle: str, *,
                  inputs: ScriptedInputs | None, telemetry: TelemetryWriter | None,
                  offscreen: bool, seconds: float | None, screenshot: Path | None) -> int:
-    simulation = Simulation(config, map_choice, seed)
+    simulation = Simulation(config, map_choice, seed, player_vehicle=player_vehicle)
     app = None
     try:
         app = TankBattleApp(config, simulation, offscreen=offscreen, inputs=inputs,

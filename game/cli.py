@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(prog="tank-battle", description="Tank Battle: a 3D tank game.")
     parser.add_argument("--headless", action="store_true",
                         help="no window, no audio; run --seconds as fast as possible, then exit")
-    parser.add_argument("--vehicle", choices=["tank"], default="tank",
+    parser.add_argument("--vehicle", choices=["tank", "car"], default="tank",
                         help="the player's vehicle (default tank)")
     parser.add_argument("--map", type=_map_choice, default=MapChoice("desert"),
                         metavar="desert|flat|slope:DEG", help="terrain (default desert)")
@@ -109,7 +109,8 @@ def run(argv: list[str] | None = None) -> int:
         seconds = args.seconds
         if seconds is None and args.offscreen:
             seconds = DEFAULT_OFFSCREEN_SECONDS
-        return run_windowed(config, args.map, args.seed, inputs=inputs, telemetry=telemetry,
+        return run_windowed(config, args.map, args.seed, args.vehicle, inputs=inputs,
+                            telemetry=telemetry,
                             offscreen=args.offscreen, seconds=seconds,
                             screenshot=args.screenshot)
     finally:
@@ -120,7 +121,7 @@ def run(argv: list[str] | None = None) -> int:
 def _run_headless(args, config, inputs, telemetry) -> None:
     from game.headless import run_headless
     from game.simulation import Simulation
-    simulation = Simulation(config, args.map, args.seed)
+    simulation = Simulation(config, args.map, args.seed, player_vehicle=args.vehicle)
     try:
         run_headless(simulation, args.seconds or DEFAULT_HEADLESS_SECONDS, inputs, telemetry)
     finally:

@@ -20,6 +20,7 @@ from physics.gearbox import GearboxSpec
 from physics.spec import Spec, SpecError, build_spec, tuning
 from physics.rocks import RockSpec
 from physics.terrain import TerrainSpec
+from physics.car_drive import CarSpec
 from physics.tank_drive import TankSpec
 from physics.world import SimulationSpec
 
@@ -111,6 +112,8 @@ class SpawnSpec(Spec):
     drop_height_m: float = tuning("vehicles start this far above their ride height",
                                   minimum=0.0, maximum=50.0)
     start_gear: str = tuning("the gear vehicles start in", choices=GEAR_NAMES)
+    swap_offset_m: float = tuning("a vehicle the player swaps into appears this far to the "
+                                  "right", minimum=3.0, maximum=50.0)
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,8 @@ class GameConfig:
     game: GameSpec
     tank: TankSpec
     tank_gearbox: GearboxSpec
+    car: CarSpec
+    car_gearbox: GearboxSpec
     controls: ControlsSpec
 
 
@@ -153,7 +158,10 @@ def load_config(config_dir: Path = CONFIG_DIR) -> GameConfig:
     config_dir = Path(config_dir)
     tank_path = config_dir / "tank.toml"
     tank = load_spec(tank_path, TankSpec)
+    car_path = config_dir / "car.toml"
+    car = load_spec(car_path, CarSpec)
+    gearboxes = config_dir / "gearboxes.toml"
     return GameConfig(game=load_spec(config_dir / "game.toml", GameSpec), tank=tank,
-                      tank_gearbox=load_gearbox(config_dir / "gearboxes.toml", tank.gearbox,
-                                                tank_path),
+                      tank_gearbox=load_gearbox(gearboxes, tank.gearbox, tank_path),
+                      car=car, car_gearbox=load_gearbox(gearboxes, car.gearbox, car_path),
                       controls=load_spec(config_dir / "controls.toml", ControlsSpec))

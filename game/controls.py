@@ -27,11 +27,15 @@ class Controls:
     fire: bool = False
     turret: float = 0.0
     elevation: float = 0.0
+    reset: bool = False
+    """Set the vehicle back on its wheels (on the step it is pressed)."""
+    swap_vehicle: bool = False
+    """Hop between the tank and the car (on the step it is pressed)."""
 
 
 _AXES = {"throttle": (-1.0, 1.0), "steer": (-1.0, 1.0), "brake": (0.0, 1.0),
          "turret": (-1.0, 1.0), "elevation": (-1.0, 1.0)}
-_SWITCHES = ("handbrake", "fire")
+_SWITCHES = ("handbrake", "fire", "reset", "swap_vehicle")
 CONTROL_NAMES = tuple(field.name for field in fields(Controls))
 
 

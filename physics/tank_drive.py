@@ -52,7 +52,8 @@ class TrackDrive:
         self._columns = np.where(self.left, 0, 1)
 
     def command(self, drive: DriveCommand, shifting: np.ndarray, steer: np.ndarray,
-                brake: np.ndarray, handbrake: np.ndarray, step_s: float) -> AnchorCommand:
+                brake: np.ndarray, handbrake: np.ndarray, step_s: float,
+                forward_speed_ms: np.ndarray) -> AnchorCommand:
         spec = self.spec
         steer = np.where(shifting, 0.0, steer)
         # Right steer (+) runs the left track faster than the right one.

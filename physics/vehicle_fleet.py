@@ -238,10 +238,11 @@ class VehicleFleet:
         """Once per fixed step: the gearbox and the controls become track commands."""
         if not self.bodies:
             return []
-        drive, events = self.gearbox.step(step_s, self.forward_speeds_ms(), self.throttle)
+        speeds = self.forward_speeds_ms()
+        drive, events = self.gearbox.step(step_s, speeds, self.throttle)
         self.rpm = drive.rpm
         self.command = self.drive.command(drive, self.gearbox.shifting, self.steer, self.brake,
-                                          self.handbrake, step_s)
+                                          self.handbrake, step_s, speeds)
         return events
 
     def _near_something(self, states: BodyStates) -> np.ndarray:

@@ -40,6 +40,11 @@ import numpy as np
 from physics.spec import Spec, SpecError, tuning
 
 KMH_PER_MS = 3.6
+TAU = 2.0 * math.pi
+
+SLIP_REFERENCE_SPEED_MS = 0.5
+"""Slip ratio and angle divide by the ground speed; below walking pace they would blow up,
+so the division uses at least this speed (a convention of the reports, not tuning)."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,7 @@ class AnchorConstants:
 
     position_bs: np.ndarray     # (A, 3) anchor positions, body frame
     mass_share_kg: np.ndarray   # (A,) sprung mass each anchor carries at rest
+    static_load_n: np.ndarray   # (A,) the weight of that share
     stiffness_n_m: np.ndarray   # (A,)
     damping_n_s_m: np.ndarray   # (A,)
     bump_stiffness_n_m: np.ndarray
@@ -168,7 +174,8 @@ def derive_constants(suspension: SuspensionSpec, grip: GripSpec, mass_kg: float,
         for side in (left, ~left):
             patch_offset[side] = _patch_centres(positions[side, 1]) - positions[side, 1]
     return AnchorConstants(
-        position_bs=positions, mass_share_kg=mass, stiffness_n_m=stiffness,
+        position_bs=positions, mass_share_kg=mass, static_load_n=mass * gravity_m_s2,
+        stiffness_n_m=stiffness,
         damping_n_s_m=damping, bump_stiffness_n_m=bump_stiffness,
         bump_damping_n_s_m=2.0 * np.sqrt(bump_stiffness * mass),
         grip_stiffness_n_m=grip_stiffness,
@@ -255,6 +262,11 @@ class AnchorReport:
     contact_normal_ws: np.ndarray
     origin_ws: np.ndarray
     direction_ws: np.ndarray
+    steer_rad: np.ndarray
+    spin_speed_rad_s: np.ndarray   # wheels: + rolling forward (0 for tracks)
+    spin_angle_rad: np.ndarray
+    slip_ratio: np.ndarray         # (rim speed - ground speed) / ground speed: + spinning up
+    slip_angle_rad: np.ndarray     # + sliding to the wheel's right
 
 
 @dataclass
@@ -280,6 +292,14 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def _resized(array: np.ndarray, count: int) -> np.ndarray:
+    """``array`` with ``count`` rows: kept rows first, new rows zero."""
+    grown = np.zeros((count,) + array.shape[1:])
+    kept = min(count, len(array))
+    grown[:kept] = array[:kept]
+    return grown
+
+
 def _normalised(vectors: np.ndarray) -> np.ndarray:
     length = np.linalg.norm(vectors, axis=-1, keepdims=True)
     return vectors / np.maximum(length, np.finfo(float).tiny)
@@ -291,16 +311,17 @@ class AnchorModel:
     def __init__(self, constants: AnchorConstants, grip: GripSpec):
         self.constants = constants
         self.grip = grip
-        self.deflection_m = np.zeros((0, len(constants.position_bs), 2))
+        anchors = len(constants.position_bs)
+        self.deflection_m = np.zeros((0, anchors, 2))
+        self.spin_speed_rad_s = np.zeros((0, anchors))
+        self.spin_angle_rad = np.zeros((0, anchors))
         self.report: AnchorReport | None = None
 
     def resize(self, count: int) -> None:
-        """Keep the grip state of the first ``count`` vehicles; new ones start relaxed."""
-        anchors = len(self.constants.position_bs)
-        grown = np.zeros((count, anchors, 2))
-        kept = min(count, len(self.deflection_m))
-        grown[:kept] = self.deflection_m[:kept]
-        self.deflection_m = grown
+        """Keep the state of the first ``count`` vehicles; new ones start relaxed and still."""
+        self.deflection_m = _resized(self.deflection_m, count)
+        self.spin_speed_rad_s = _resized(self.spin_speed_rad_s, count)
+        self.spin_angle_rad = _resized(self.spin_angle_rad, count)
 
     def rays(self, states: BodyStates) -> tuple[np.ndarray, np.ndarray]:
         """Anchor origins (V, A, 3) and ray directions (V, A, 3): down the hull's -Z."""
@@ -338,10 +359,33 @@ class AnchorModel:
         support = np.where(hit[..., None], load[..., None] * normal * substep_s, 0.0)
         grip = np.where(hit[..., None],
                         (along[..., None] * forward + across[..., None] * side) * substep_s, 0.0)
-        self.report = AnchorReport(hit, compression, load, sliding & hit, point, normal,
-                                   origins, down)
+        ground_along = _dot(grip_velocity, forward)
+        ground_across = _dot(grip_velocity, side)
+        self._spin(hit, sliding, ground_along, command, substep_s)
+        radius = self.constants.wheel_radius_m
+        rim_ms = self.spin_speed_rad_s * radius
+        reference_ms = np.maximum(np.abs(ground_along), SLIP_REFERENCE_SPEED_MS)
+        self.report = AnchorReport(
+            hit, compression, load, sliding & hit, point, normal, origins, down,
+            command.steer_rad.copy(), self.spin_speed_rad_s.copy(), self.spin_angle_rad.copy(),
+            np.where(hit & (radius > 0.0), (rim_ms - ground_along) / reference_ms, 0.0),
+            np.where(hit, np.arctan2(ground_across, reference_ms), 0.0))
         torque = _cross(lever, support) + _cross(grip_lever, grip)
         return AnchorImpulses(support + grip, (support + grip).sum(axis=1), torque.sum(axis=1))
+
+    def _spin(self, hit, sliding, ground_along_ms, command: AnchorCommand, substep_s) -> None:
+        """Grip tyres' wheels roll with the ground; sliding, or in the air, they turn at the
+        speed the drive asks (spinning up under power, locked under the brake)."""
+        radius = self.constants.wheel_radius_m
+        if radius <= 0.0:
+            return
+        driven = command.force_limit_n > 0.0
+        rim_ms = np.where(hit & ~sliding, ground_along_ms,
+                          np.where(driven, command.surface_speed_ms,
+                                   self.spin_speed_rad_s * radius))
+        rim_ms = np.where(hit & sliding & ~driven, ground_along_ms, rim_ms)
+        self.spin_speed_rad_s = rim_ms / radius
+        self.spin_angle_rad = (self.spin_angle_rad + self.spin_speed_rad_s * substep_s) % TAU
 
     def _suspension(self, hit, distance_m, normal, velocity):
         """Spring + damper along the normal, plus the bump stop; never pulls."""
