@@ -124,7 +124,8 @@ class Vehicle:
         self.lever = controls.gear
         automatic = controls.gear == AUTOMATIC
         self.fleet.gearbox.set_automatic(self.index, automatic)
-        return [] if automatic else self.fleet.request_gear(self.index, controls.gear)
+        events = [] if automatic else self.fleet.request_gear(self.index, controls.gear)
+        return [{**event, "vehicle": self.name} for event in events]
 
     def record_state(self) -> None:
         self.previous = self.current
