@@ -238,3 +238,23 @@ def test_swap_hops_between_the_tank_and_the_car(config):
     assert simulation.player.kind == "tank" and simulation.player.name == "player"
     assert len(simulation.vehicles) == 2
     simulation.destroy()
+
+
+@pytest.mark.parametrize("tyres", ["grip", "slip"])
+def test_top_speed_in_the_high_gears_shifting_up_through_the_box(config, tyres):
+    simulation = car_simulation(config, tyres, "1")
+    edge = config.game.terrain.test_maps.size_m / 2
+    simulation.place(simulation.player, 0.0, -edge + 20.0, 0.0)  # the longest straight there is
+    tops = {g.name: g.top_speed_kmh for g in config.car_gearbox.gears}
+    reached = {}
+    for gear in ("1", "2", "3", "4", "5"):
+        states = run(simulation, 0.5, lambda s: Controls(throttle=1.0, gear=gear))
+        for _ in range(40):
+            states = run(simulation, 1.0, lambda s: Controls(throttle=1.0, gear=gear))
+            speeds = [s.forward_speed_ms() * KMH for s in states]
+            if np.ptp(speeds) < 0.01 * tops[gear]:
+                break
+        reached[gear] = float(np.mean(speeds))
+    for gear in ("4", "5"):
+        assert reached[gear] == pytest.approx(tops[gear], rel=0.05), reached
+    simulation.destroy()
