@@ -12,11 +12,12 @@ from pathlib import Path
 from direct.showbase.ShowBase import ShowBase
 from panda3d.core import ClockObject, Filename, WindowProperties, loadPrcFileData
 
-from game.camera import ChaseCamera
+from game.camera import GUNSIGHT, ChaseCamera
 from game.config import GameConfig
 from game.controls import ScriptedInputs
 from game.errors import UserError
 from game.keyboard import KeyboardInput
+from game.reticle import Reticle
 from game.scene import DesertScene
 from game.simulation import Simulation
 from game.telemetry import TelemetryWriter, telemetry_record
@@ -31,8 +32,8 @@ def _configure_panda(config: GameConfig, offscreen: bool) -> None:
         window-title {window.title}
         win-size {window.width_px} {window.height_px}
         window-type {'offscreen' if offscreen else 'onscreen'}
-        framebuffer-multisample 1
-        multisamples 4
+        framebuffer-multisample {1 if window.multisamples else 0}
+        multisamples {window.multisamples}
         sync-video {'false' if offscreen else 'true'}
         {'audio-library-name null' if offscreen else ''}
     """)
@@ -53,6 +54,7 @@ class TankBattleApp(ShowBase):
             raise UserError("window", None, "a display to open the game window on "
                             f"({error} Use --offscreen or --headless without one.)") from None
         self.simulation = simulation
+        self.game_config = config
         self.inputs = inputs
         self.telemetry = telemetry
         self.seconds = seconds
@@ -62,21 +64,35 @@ class TankBattleApp(ShowBase):
         if offscreen:  # frames advance exactly one step's time, as fast as they render
             self.clock.setMode(ClockObject.MNonRealTime)
             self.clock.setFrameRate(config.game.simulation.step_hz)
-        scene_spec = config.game.scene
-        self.setBackgroundColor(*scene_spec.sky_colour, 1.0)
+        game = config.game
+        scene_spec = game.scene
+        self.setBackgroundColor(*scene_spec.fog_colour, 1.0)
         self.disableMouse()
-        camera_spec = config.game.camera
-        self.camLens.setMinFov(camera_spec.field_of_view_deg)
+        camera_spec = game.camera
         self.camLens.setNearFar(camera_spec.near_clip_m, camera_spec.far_clip_m)
+        self._fov_deg = None
 
-        self.scene = self._add(DesertScene(self.render, simulation.terrain, scene_spec))
-        self.vehicle_views = [self._add(VehicleView(self.render, vehicle,
+        self.scene = self._add(DesertScene(self, self.render, self.camera, simulation.terrain,
+                                           simulation.rocks, scene_spec, game.sand, game.shadows,
+                                           game.terrain_view))
+        self.vehicle_views = [self._add(VehicleView(self.render, vehicle, game.tank_rig,
                                                     scene_spec.vehicle_colour,
                                                     scene_spec.track_colour))
                               for vehicle in simulation.vehicles]
         self.player_view = self.vehicle_views[0]
-        self.chase_camera = self._add(ChaseCamera(self.camera, simulation.terrain, camera_spec))
+        player_body = simulation.player.body
+
+        def camera_ray(start, end):
+            hit = simulation.world.ray_closest(start, end, exclude=player_body)
+            return None if hit is None else hit.position_ws
+
+        self.chase_camera = self._add(ChaseCamera(self.camera, simulation.terrain, camera_spec,
+                                                  camera_ray))
+        self.reticle = self._add(Reticle(self.aspect2d, camera_spec.reticle_colour,
+                                         camera_spec.reticle_size,
+                                         camera_spec.reticle_thickness_px))
         self.keyboard = self._add(KeyboardInput(self, config.controls.keyboard))
+        self._mouse = None
         for key in config.controls.keyboard.quit:
             self.accept(key, self.finish)
         self.taskMgr.add(self._frame, "tank-battle-frame")
@@ -99,11 +115,44 @@ class TankBattleApp(ShowBase):
             self.finish()
         return task.cont
 
+    def _camera_input(self) -> None:
+        camera = self.chase_camera
+        for action in self.keyboard.take_camera_presses():
+            if action == "camera_view":
+                camera.toggle_view()
+            elif action == "camera_zoom_in":
+                camera.zoom_by(1.0)
+            elif action == "camera_zoom_out":
+                camera.zoom_by(-1.0)
+        held = self.keyboard.action_held("camera_orbit")
+        camera.hold_orbit(held)
+        watcher = self.mouseWatcherNode
+        mouse = None
+        if watcher is not None and watcher.hasMouse():
+            point = watcher.getMouse()
+            mouse = (point.getX(), point.getY())
+        if held and mouse is not None and self._mouse is not None:
+            # Mouse coordinates run -1..1 across the window: 2 units to a window width.
+            camera.orbit((mouse[0] - self._mouse[0]) / 2.0, (mouse[1] - self._mouse[1]) / 2.0)
+        self._mouse = mouse
+
     def _draw(self, frame_s: float) -> None:
         alpha = self.fixed_clock.alpha
         for view in self.vehicle_views:
-            view.update(alpha)
-        self.chase_camera.update(frame_s, self.player_view.position, self.player_view.rotation)
+            view.update(alpha, frame_s)
+        self._camera_input()
+        player = self.player_view
+        gun_pose = player.gun_pose_ws(self.game_config.game.camera.gunsight_offset_m)
+        self.chase_camera.update(frame_s, player.position, player.rotation, player.length_m,
+                                 gun_pose)
+        fov = self.chase_camera.field_of_view_deg
+        if fov != self._fov_deg:
+            self.camLens.setMinFov(fov)
+            self._fov_deg = fov
+        sighting = self.chase_camera.mode == GUNSIGHT
+        self.reticle.show(sighting)
+        player.show_gun(not sighting)
+        self.scene.update(player.position)
 
     def save_screenshot(self, path: Path) -> None:
         self.graphicsEngine.renderFrame()

@@ -63,48 +63,223 @@ class WindowSpec(Spec):
     title: str = tuning("window title")
     width_px: int = tuning("window width", minimum=320, maximum=7680)
     height_px: int = tuning("window height", minimum=200, maximum=4320)
+    multisamples: int = tuning("antialiasing samples per pixel (0: off; costly on a software "
+                               "renderer)", minimum=0, maximum=16)
+
+
+def _colour(doc: str, maximum: float = 1.0):
+    return tuning(doc + ", RGB", minimum=0.0, maximum=maximum, length=(3, 3))
 
 
 @dataclass(frozen=True)
 class CameraSpec(Spec):
-    distance_m: float = tuning("how far behind the vehicle the camera sits", minimum=1.0,
-                               maximum=100.0)
-    height_m: float = tuning("how far above the vehicle the camera sits", minimum=0.0,
-                             maximum=50.0)
-    look_ahead_m: float = tuning("the camera aims at this point ahead of the vehicle",
-                                 minimum=0.0, maximum=100.0)
-    field_of_view_deg: float = tuning("vertical field of view", minimum=20.0, maximum=120.0)
+    distance_lengths: float = tuning("how far behind the vehicle the chase camera sits, in "
+                                     "vehicle lengths", minimum=0.2, maximum=20.0)
+    height_lengths: float = tuning("how far above the vehicle it sits, in vehicle lengths",
+                                   minimum=0.0, maximum=10.0)
+    look_ahead_lengths: float = tuning("it aims at a point this far ahead of the vehicle, in "
+                                       "vehicle lengths (so the ground in front shows)",
+                                       minimum=0.0, maximum=20.0)
+    aim_height_lengths: float = tuning("height of that aim point above the vehicle's centre, "
+                                       "in vehicle lengths", minimum=-2.0, maximum=5.0)
+    field_of_view_deg: float = tuning("vertical field of view of the chase view",
+                                      minimum=20.0, maximum=120.0)
+    gunsight_field_of_view_deg: float = tuning("vertical field of view through the gun sight",
+                                               minimum=2.0, maximum=90.0)
+    gunsight_offset_m: tuple[float, ...] = tuning(
+        "the sight's eye from the gun's trunnion: right, forward, up (m)", minimum=-5.0,
+        maximum=5.0, length=(3, 3))
+    reticle_colour: tuple[float, ...] = _colour("gun-sight reticle, 0..1")
+    reticle_size: float = tuning("reticle's half size, in shares of the window's half height",
+                                 minimum=0.01, maximum=1.0)
+    reticle_thickness_px: float = tuning("reticle's line width", minimum=0.5, maximum=10.0)
     follow_frequency_hz: float = tuning("natural frequency of the critically damped spring the "
-                                        "camera follows with", minimum=0.1, maximum=20.0)
+                                        "camera's pivot follows the vehicle with", minimum=0.1,
+                                        maximum=20.0)
+    heading_frequency_hz: float = tuning("natural frequency of the critically damped spring "
+                                         "that swings the camera behind the vehicle's heading",
+                                         minimum=0.1, maximum=20.0)
+    max_frame_s: float = tuning("longest frame the springs take in one go: after a hitch the "
+                                "camera glides on instead of snapping", minimum=0.01,
+                                maximum=1.0)
+    orbit_deg_per_screen: float = tuning("orbit angle for a mouse move across the whole "
+                                         "window", minimum=10.0, maximum=2000.0)
+    orbit_pitch_limits_deg: tuple[float, ...] = tuning(
+        "lowest and highest orbit pitch from the chase view (deg)", minimum=-80.0,
+        maximum=80.0, length=(2, 2))
+    orbit_return_frequency_hz: float = tuning("natural frequency of the spring that brings "
+                                              "an orbit back behind the vehicle once the mouse "
+                                              "button is released", minimum=0.1, maximum=20.0)
+    zoom_step: float = tuning("distance factor of one mouse-wheel click", minimum=1.01,
+                              maximum=3.0)
+    zoom_limits: tuple[float, ...] = tuning("nearest and farthest zoom, as factors of the "
+                                            "chase distance", minimum=0.1, maximum=10.0,
+                                            length=(2, 2))
+    terrain_clearance_m: float = tuning("the camera never goes lower than this above the "
+                                        "ground", minimum=0.5, maximum=10.0)
+    obstacle_margin_m: float = tuning("the camera stays this far in front of a rock or "
+                                      "anything else between it and the vehicle",
+                                      minimum=0.0, maximum=5.0)
     near_clip_m: float = tuning("the near clipping distance", minimum=0.01, maximum=10.0)
-    terrain_clearance_m: float = tuning("the camera never goes lower than this above the ground",
-                                        minimum=0.1, maximum=10.0)
     far_clip_m: float = tuning("the far clipping distance", minimum=100.0, maximum=20000.0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("orbit_pitch_limits_deg", "zoom_limits"):
+            low, high = getattr(self, name)
+            if low > high:
+                raise SpecError(name, getattr(self, name), "[lowest, highest]")
 
 
 @dataclass(frozen=True)
 class SceneSpec(Spec):
-    sky_colour: tuple[float, ...] = tuning("sky (background) colour, RGB 0..1",
-                                           minimum=0.0, maximum=1.0, length=(3, 3))
-    fog_colour: tuple[float, ...] = tuning("distance fog colour at the horizon, RGB 0..1",
-                                           minimum=0.0, maximum=1.0, length=(3, 3))
-    fog_density_per_m: float = tuning("exponential fog density", minimum=0.0, maximum=0.1)
+    sky_colour: tuple[float, ...] = _colour("sky colour at the zenith, 0..1")
+    fog_colour: tuple[float, ...] = _colour("sky colour at the horizon, which distant ground "
+                                            "fades into, 0..1")
+    fog_density_per_m: float = tuning("haze: visibility falls as exp(-(density x distance)^2)",
+                                      minimum=0.0, maximum=0.1)
+    sky_gradient_exponent: float = tuning("how quickly the sky turns from the horizon colour "
+                                          "to the zenith colour (< 1: quickly)", minimum=0.05,
+                                          maximum=5.0)
+    sun_glow_strength: float = tuning("brightness of the glow round the sun, in the sky and "
+                                      "the haze", minimum=0.0, maximum=2.0)
+    sun_glow_exponent: float = tuning("tightness of that glow", minimum=1.0, maximum=1000.0)
+    sun_disc_radius_deg: float = tuning("angular radius of the sun's disc", minimum=0.0,
+                                        maximum=10.0)
+    sky_dome_radius_m: float = tuning("radius of the sky dome round the camera (inside the "
+                                      "far clip)", minimum=10.0, maximum=10000.0)
     sun_heading_deg: float = tuning("compass direction the sunlight comes from",
                                     minimum=-360.0, maximum=360.0)
     sun_elevation_deg: float = tuning("sun's height above the horizon", minimum=1.0,
                                       maximum=90.0)
-    sun_colour: tuple[float, ...] = tuning("sunlight colour and strength, RGB", minimum=0.0,
-                                           maximum=4.0, length=(3, 3))
-    ambient_colour: tuple[float, ...] = tuning("sky light from every direction, RGB",
-                                               minimum=0.0, maximum=4.0, length=(3, 3))
-    sand_light_colour: tuple[float, ...] = tuning("colour of crests and flat sand, RGB 0..1",
-                                                  minimum=0.0, maximum=1.0, length=(3, 3))
-    sand_dark_colour: tuple[float, ...] = tuning("colour of troughs and steep faces, RGB 0..1",
-                                                 minimum=0.0, maximum=1.0, length=(3, 3))
-    vehicle_colour: tuple[float, ...] = tuning("vehicle paint, RGB 0..1",
-                                               minimum=0.0, maximum=1.0, length=(3, 3))
-    track_colour: tuple[float, ...] = tuning("tracks, RGB 0..1", minimum=0.0, maximum=1.0,
-                                             length=(3, 3))
+    sun_colour: tuple[float, ...] = _colour("sunlight colour and strength", maximum=4.0)
+    ambient_colour: tuple[float, ...] = _colour("sky light on up-facing surfaces", maximum=4.0)
+    ground_light_colour: tuple[float, ...] = _colour("light bounced off the sand onto "
+                                                     "down-facing surfaces", maximum=4.0)
+    sand_light_colour: tuple[float, ...] = _colour("colour of crests, 0..1")
+    sand_dark_colour: tuple[float, ...] = _colour("colour of troughs, 0..1")
+    rock_colour: tuple[float, ...] = _colour("rocks, 0..1")
+    rock_colour_variation: float = tuning("rocks' brightness differs by up to this share",
+                                          minimum=0.0, maximum=1.0)
+    vehicle_colour: tuple[float, ...] = _colour("vehicle paint, 0..1")
+    track_colour: tuple[float, ...] = _colour("tracks, 0..1")
+
+
+@dataclass(frozen=True)
+class SandSpec(Spec):
+    """The sand's generated detail texture and how the shader tiles it."""
+
+    texture_size_px: int = tuning("side of the generated detail texture (a power of two)",
+                                  minimum=16, maximum=2048)
+    ripples_per_tile: float = tuning("wind ripples across one texture tile", minimum=1.0,
+                                     maximum=128.0)
+    ripple_slope: float = tuning("tilt of the ripples' flanks in the normal detail",
+                                 minimum=0.0, maximum=4.0)
+    grain_slope: float = tuning("tilt from fine grain noise in the normal detail",
+                                minimum=0.0, maximum=4.0)
+    fine_tile_m: float = tuning("ground covered by one tile at the fine scale", minimum=0.1,
+                                maximum=1000.0)
+    coarse_tile_m: float = tuning("ground covered by one tile at the coarse scale (turned, "
+                                  "so its repeats never line up with the fine ones)",
+                                  minimum=0.1, maximum=1000.0)
+    blend_mask_tile_m: float = tuning("size of the blotches of the mask that blends the two "
+                                      "scales", minimum=1.0, maximum=10000.0)
+    fine_detail_distance_m: float = tuning("the fine scale is drawn out to this distance (beyond "
+                                           "it, it is finer than a pixel)", minimum=0.0,
+                                           maximum=10000.0)
+    normal_strength: float = tuning("how strongly the detail tilts the sand's normals",
+                                    minimum=0.0, maximum=4.0)
+    fine_variation: float = tuning("brightness variation from the detail", minimum=0.0,
+                                   maximum=1.0)
+    coarse_variation: float = tuning("brightness variation from the large blotches",
+                                     minimum=0.0, maximum=1.0)
+
+
+@dataclass(frozen=True)
+class ShadowSpec(Spec):
+    """Sun shadows: a depth map from an orthographic camera that follows the player."""
+
+    map_size_px: int = tuning("side of the shadow map", minimum=128, maximum=8192)
+    extent_m: float = tuning("side of the shadowed square round the player", minimum=10.0,
+                             maximum=2000.0)
+    depth_range_m: float = tuning("depth the shadow camera sees along the sunlight",
+                                  minimum=10.0, maximum=5000.0)
+    depth_bias_m: float = tuning("depth bias against shadow acne", minimum=0.0, maximum=5.0)
+    slope_bias_m: float = tuning("extra bias on surfaces turned away from the sun",
+                                 minimum=0.0, maximum=5.0)
+
+
+@dataclass(frozen=True)
+class TerrainViewSpec(Spec):
+    """How the terrain is drawn: tiles, detail levels and the apron round the map."""
+
+    tile_cells: int = tuning("height-sample cells along a tile's side", minimum=2,
+                             maximum=1024)
+    lod_distances_m: tuple[float, ...] = tuning(
+        "beyond each distance a tile draws every 2nd, 4th, ... sample", minimum=1.0,
+        maximum=100000.0, length=(0, 6))
+    lod_far_m: float = tuning("tiles farther than this are not drawn", minimum=10.0,
+                              maximum=100000.0)
+    skirt_depth_m: float = tuning("tile skirts hang this far down (hides cracks between "
+                                  "detail levels)", minimum=0.0, maximum=50.0)
+    apron_extent_m: float = tuning("how far the apron reaches beyond the map's edge",
+                                   minimum=0.0, maximum=20000.0)
+    apron_spacing_m: float = tuning("spacing of the apron's coarse grid", minimum=1.0,
+                                    maximum=2000.0)
+    apron_fade_m: float = tuning("beyond the edge the apron levels out over this distance",
+                                 minimum=1.0, maximum=20000.0)
+
+
+@dataclass(frozen=True)
+class TankRigSpec(Spec):
+    """The drawn tank's shape, in proportion to its hull box where it can be."""
+
+    road_wheels_per_side: int = tuning("road wheels on each side, spread from the rearmost to "
+                                       "the foremost anchor", minimum=2, maximum=16)
+    road_wheel_radius_m: float = tuning("road wheel radius", minimum=0.05, maximum=2.0)
+    drive_wheel_radius_m: float = tuning("radius of the sprocket (rear) and idler (front)",
+                                         minimum=0.05, maximum=2.0)
+    drive_wheel_gap_m: float = tuning("sprocket and idler stand this far beyond the end road "
+                                      "wheels", minimum=0.0, maximum=3.0)
+    drive_wheel_raise_m: float = tuning("and this far above the road wheels' centres at "
+                                        "ride height", minimum=0.0, maximum=2.0)
+    track_thickness_m: float = tuning("track belt thickness", minimum=0.01, maximum=0.5)
+    track_link_length_m: float = tuning("length of one track link (one texture repeat)",
+                                        minimum=0.05, maximum=2.0)
+    track_arc_segments: int = tuning("segments round each end of the track belt",
+                                     minimum=2, maximum=32)
+    wheel_sides: int = tuning("facets round a wheel", minimum=6, maximum=64)
+    fender_height_share: float = tuning("underside of the fenders over the tracks, as a share "
+                                        "of the hull's height from its floor", minimum=0.1,
+                                        maximum=0.9)
+    glacis_length_share: float = tuning("share of the hull's length taken by the sloped upper "
+                                        "front plate", minimum=0.05, maximum=0.6)
+    nose_height_share: float = tuning("height of the nose (where the front plates meet) as a "
+                                      "share of the hull's height", minimum=0.05,
+                                      maximum=0.9)
+    rear_slope_share: float = tuning("share of the hull's length taken by the sloped rear "
+                                     "plate", minimum=0.0, maximum=0.4)
+    turret_width_share: float = tuning("turret width as a share of the hull's", minimum=0.2,
+                                       maximum=1.0)
+    turret_length_share: float = tuning("turret length as a share of the hull's",
+                                        minimum=0.1, maximum=1.0)
+    turret_height_m: float = tuning("turret height above the deck", minimum=0.1, maximum=3.0)
+    turret_offset_share: float = tuning("turret ring's centre ahead (+) of the hull's middle, "
+                                        "as a share of the half length", minimum=-1.0,
+                                        maximum=1.0)
+    turret_taper: float = tuning("turret roof size as a share of its base", minimum=0.3,
+                                 maximum=1.0)
+    gun_length_m: float = tuning("barrel length from the mantlet", minimum=0.5, maximum=12.0)
+    gun_radius_m: float = tuning("barrel radius", minimum=0.02, maximum=0.5)
+    muzzle_length_m: float = tuning("muzzle brake length", minimum=0.0, maximum=2.0)
+    muzzle_radius_m: float = tuning("muzzle brake radius", minimum=0.02, maximum=1.0)
+    wheel_colour: tuple[float, ...] = _colour("road wheels, 0..1")
+    rubber_colour: tuple[float, ...] = _colour("wheel rims' rubber, 0..1")
+    metal_colour: tuple[float, ...] = _colour("bare steel (muzzle, hubs), 0..1")
+    specular: float = tuning("sheen of the paint in the sun", minimum=0.0, maximum=2.0)
+    track_texture_px: tuple[float, ...] = tuning("generated track texture: pixels across, "
+                                                 "along one link", minimum=2.0, maximum=256.0,
+                                                 length=(2, 2))
 
 
 @dataclass(frozen=True)
@@ -123,8 +298,12 @@ class GameSpec(Spec):
     rocks: RockSpec = tuning("rocks on the desert")
     spawn: SpawnSpec = tuning("where vehicles start")
     window: WindowSpec = tuning("the game window")
-    camera: CameraSpec = tuning("the chase camera")
+    camera: CameraSpec = tuning("the chase camera and the gun sight")
     scene: SceneSpec = tuning("sky, sun, fog and colours")
+    sand: SandSpec = tuning("the sand's detail texture")
+    shadows: ShadowSpec = tuning("sun shadows")
+    terrain_view: TerrainViewSpec = tuning("how the terrain is drawn")
+    tank_rig: TankRigSpec = tuning("the drawn tank's shape")
 
 
 @dataclass(frozen=True)

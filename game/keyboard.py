@@ -30,6 +30,12 @@ class KeyboardSpec(Spec):
     gear_automatic: tuple[str, ...] = tuning("let the gearbox shift by itself (any gear key "
                                              "goes back to manual)", length=(1, 8))
     quit: tuple[str, ...] = tuning("leave the game", length=(1, 8))
+    camera_view: tuple[str, ...] = tuning("switch between the chase camera and the gun sight",
+                                          length=(1, 8))
+    camera_orbit: tuple[str, ...] = tuning("hold to swing the camera round with the mouse",
+                                           length=(1, 8))
+    camera_zoom_in: tuple[str, ...] = tuning("bring the chase camera closer", length=(1, 8))
+    camera_zoom_out: tuple[str, ...] = tuning("move the chase camera away", length=(1, 8))
 
     def keys(self) -> set[str]:
         return {key for field in fields(self) for key in getattr(self, field.name)}
@@ -39,6 +45,9 @@ class KeyboardSpec(Spec):
 class ControlsSpec(Spec):
     keyboard: KeyboardSpec = tuning("keyboard bindings")
 
+
+CAMERA_ACTIONS = ("camera_view", "camera_zoom_in", "camera_zoom_out")
+"""Actions that happen once per key press; the app takes them with ``take_camera_presses``."""
 
 _GEAR_ACTIONS = {"gear_reverse": "R", "gear_neutral": "N", "gear_1": "1", "gear_2": "2",
                  "gear_3": "3", "gear_4": "4", "gear_5": "5", "gear_automatic": AUTOMATIC}
@@ -50,6 +59,7 @@ class KeyboardMapper:
     def __init__(self, spec: KeyboardSpec):
         self.spec = spec
         self.lever: str | None = None
+        self.camera_presses: list[str] = []
 
     def _held(self, action: str, held: set[str]) -> bool:
         return any(key in held for key in getattr(self.spec, action))
@@ -59,6 +69,17 @@ class KeyboardMapper:
         for action, gear in _GEAR_ACTIONS.items():
             if key in getattr(self.spec, action):
                 self.lever = gear
+        for action in CAMERA_ACTIONS:
+            if key in getattr(self.spec, action):
+                self.camera_presses.append(action)
+
+    def take_camera_presses(self) -> list[str]:
+        """Camera actions pressed since the last call, in order."""
+        presses, self.camera_presses = self.camera_presses, []
+        return presses
+
+    def held(self, action: str, held: set[str]) -> bool:
+        return self._held(action, held)
 
     def controls(self, held: set[str]) -> Controls:
         steer = float(self._held("steer_right", held)) - float(self._held("steer_left", held))
@@ -85,6 +106,12 @@ class KeyboardInput:
 
     def controls(self) -> Controls:
         return self.mapper.controls(self.held)
+
+    def take_camera_presses(self) -> list[str]:
+        return self.mapper.take_camera_presses()
+
+    def action_held(self, action: str) -> bool:
+        return self.mapper.held(action, self.held)
 
     def destroy(self) -> None:
         for key in self._keys:

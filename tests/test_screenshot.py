@@ -1,8 +1,8 @@
 """The offscreen smoke test: one real render through `main.py --offscreen --screenshot`.
 
-The picture must show sky at the top, lit sand at the bottom and the vehicle near the
-centre. Colours are judged against config/game.toml's scene colours, with tolerances
-for lighting and fog.
+The picture must show a sky gradient at the top, lit sand at the bottom, the vehicle
+near the centre and its shadow on the sand on the side away from the sun. Colours are
+judged against config/game.toml's scene colours, with tolerances for lighting and fog.
 """
 
 from __future__ import annotations
@@ -64,11 +64,28 @@ def test_the_picture_is_opaque_and_not_blank(pixels):
     assert rgb.std(axis=(0, 1)).max() > 0.05, "one flat colour"
 
 
-def test_sky_at_the_top(pixels, config):
-    top = pixels[: len(pixels) // 8, :, :3]
-    sky = np.array(config.game.scene.sky_colour)
-    close = np.all(np.abs(top - sky) < 0.06, axis=-1)
-    assert close.mean() > 0.9, f"only {close.mean():.0%} of the top is sky-coloured"
+def test_a_sky_gradient_at_the_top(pixels, config):
+    scene = config.game.scene
+    top = pixels[: len(pixels) // 10, :, :3].reshape(-1, 3)
+    zenith, horizon = np.array(scene.sky_colour), np.array(scene.fog_colour)
+    # Every sky pixel lies between the horizon and zenith colours (plus the sun's glow).
+    blueness = top[:, 2] - top[:, 0]
+    assert (blueness > 0.0).mean() > 0.9, "the top of the picture is not sky-blue"
+    # The sky gets bluer upward: the top row is nearer the zenith colour than the horizon
+    # band just above the ground.
+    ground_rows = np.nonzero(_is_sand(pixels[..., :3]).mean(axis=1) > 0.5)[0]
+    horizon_row = ground_rows.min() - 2
+    assert horizon_row > len(pixels) // 8, "no sky above the ground"
+    top_colour = pixels[0, :, :3].mean(axis=0)
+    band_colour = pixels[horizon_row, :, :3].mean(axis=0)
+    assert np.linalg.norm(top_colour - band_colour) > 0.08, "flat sky: no gradient"
+    assert np.linalg.norm(top_colour - zenith) < np.linalg.norm(top_colour - horizon)
+    assert np.linalg.norm(band_colour - horizon) < np.linalg.norm(band_colour - zenith)
+
+
+def _is_sand(rgb: np.ndarray) -> np.ndarray:
+    red, green, blue = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    return (red > green) & (green > blue) & (red - blue > 0.15)
 
 
 def _hue_saturation(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -94,15 +111,41 @@ def test_lit_sand_at_the_bottom(pixels, config):
     assert np.median(red) > 1.2 * ambient_only.max(), "the sand is not sunlit"
 
 
-def test_the_vehicle_is_near_the_centre(pixels, config):
-    height, width = pixels.shape[:2]
+def _olive(pixels, config) -> np.ndarray:
     rgb = pixels[..., :3]
     paint = np.array(config.game.scene.vehicle_colour)
     chroma = rgb / np.maximum(rgb.sum(axis=-1, keepdims=True), 1e-6)
-    olive = (np.abs(chroma - paint / paint.sum()).max(axis=-1) < 0.04) & (rgb.max(axis=-1) < 0.6)
+    return (np.abs(chroma - paint / paint.sum()).max(axis=-1) < 0.04) & (rgb.max(axis=-1) < 0.75)
+
+
+def test_the_vehicle_is_near_the_centre(pixels, config):
+    height, width = pixels.shape[:2]
+    olive = _olive(pixels, config)
     rows, columns = np.nonzero(olive)
     assert len(rows) > 0.005 * height * width, "no vehicle-coloured pixels"
     assert abs(columns.mean() / width - 0.5) < 0.15, "the vehicle is not near the middle"
     assert 0.3 < rows.mean() / height < 0.85, "the vehicle is not near the middle"
     # Nothing vehicle-coloured in the sky.
     assert not olive[: height // 8].any()
+
+
+def test_the_vehicle_casts_a_shadow_away_from_the_sun(pixels, config):
+    """The sun shines from the south-west (behind and left of a camera looking north):
+    beside the tank on its right the sand is in shadow, on its left it is not."""
+    scene = config.game.scene
+    sun_from = np.radians(scene.sun_heading_deg)
+    assert np.sin(sun_from) < 0.0, "the test expects sunlight from the west (camera looks +Y)"
+    olive = _olive(pixels, config)
+    rows, columns = np.nonzero(olive)
+    top, bottom = np.percentile(rows, [20, 95]).astype(int)
+    left, right = np.percentile(columns, [2, 98]).astype(int)
+    span = right - left
+    luminance = pixels[..., :3].mean(axis=-1)
+    rgb = pixels[..., :3]
+    sand = (rgb[..., 0] > rgb[..., 1]) & (rgb[..., 1] > rgb[..., 2])  # shaded sand too
+    away = (slice(top, bottom), slice(right + 2, right + 2 + span // 2))
+    toward = (slice(top, bottom), slice(max(left - 2 - span // 2, 0), left - 2))
+    assert sand[away].mean() > 0.8 and sand[toward].mean() > 0.8, "no sand beside the tank"
+    shaded = np.median(luminance[away])
+    sunlit = np.median(luminance[toward])
+    assert shaded < 0.8 * sunlit, f"no shadow: {shaded:.2f} beside vs {sunlit:.2f} opposite"
