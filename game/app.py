@@ -12,6 +12,7 @@ from pathlib import Path
 from direct.showbase.ShowBase import ShowBase
 from panda3d.core import ClockObject, Filename, WindowProperties, loadPrcFileData
 
+from game.battle import Battle
 from game.camera import GUNSIGHT, ChaseCamera
 from game.config import GameConfig
 from game.controls import ScriptedInputs
@@ -169,10 +170,11 @@ class TankBattleApp(ShowBase):
         super().destroy()
 
 
-def run_windowed(config: GameConfig, map_choice: MapChoice, seed: int, player_vehicle: str, *,
-                 inputs: ScriptedInputs | None, telemetry: TelemetryWriter | None,
+def run_windowed(config: GameConfig, map_choice: MapChoice, seed: int, player_vehicle: str,
+                 bots: int, *, inputs: ScriptedInputs | None, telemetry: TelemetryWriter | None,
                  offscreen: bool, seconds: float | None, screenshot: Path | None) -> int:
     simulation = Simulation(config, map_choice, seed, player_vehicle=player_vehicle)
+    Battle(simulation, config.game.battle, bots)
     app = None
     try:
         app = TankBattleApp(config, simulation, offscreen=offscreen, inputs=inputs,

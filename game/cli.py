@@ -20,6 +20,7 @@ from physics.terrain import MapChoice
 EXIT_USAGE = 2
 DEFAULT_HEADLESS_SECONDS = 10.0
 DEFAULT_OFFSCREEN_SECONDS = 3.0
+MAX_BOTS = 32
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -49,6 +50,17 @@ def _seed(text: str) -> int:
     return value
 
 
+def _bots(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_BOTS:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of bots in "
+                                         f"[0, {MAX_BOTS}]")
+    return value
+
+
 def _map_choice(text: str) -> MapChoice:
     try:
         return MapChoice.parse(text)
@@ -65,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--map", type=_map_choice, default=MapChoice("desert"),
                         metavar="desert|flat|slope:DEG", help="terrain (default desert)")
     parser.add_argument("--seed", type=_seed, default=1, help="world seed (default 1)")
+    parser.add_argument("--bots", type=_bots, default=0, help="enemy tanks (default 0)")
     parser.add_argument("--seconds", type=_seconds, default=None,
                         help=f"simulated seconds to run (headless default "
                              f"{DEFAULT_HEADLESS_SECONDS:g}, offscreen "
@@ -109,7 +122,7 @@ def run(argv: list[str] | None = None) -> int:
         seconds = args.seconds
         if seconds is None and args.offscreen:
             seconds = DEFAULT_OFFSCREEN_SECONDS
-        return run_windowed(config, args.map, args.seed, args.vehicle, inputs=inputs,
+        return run_windowed(config, args.map, args.seed, args.vehicle, args.bots, inputs=inputs,
                             telemetry=telemetry,
                             offscreen=args.offscreen, seconds=seconds,
                             screenshot=args.screenshot)
@@ -119,9 +132,11 @@ def run(argv: list[str] | None = None) -> int:
 
 
 def _run_headless(args, config, inputs, telemetry) -> None:
+    from game.battle import Battle
     from game.headless import run_headless
     from game.simulation import Simulation
     simulation = Simulation(config, args.map, args.seed, player_vehicle=args.vehicle)
+    Battle(simulation, config.game.battle, args.bots)
     try:
         run_headless(simulation, args.seconds or DEFAULT_HEADLESS_SECONDS, inputs, telemetry)
     finally:

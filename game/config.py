@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from game.ai import AISpec
+from game.battle import BattleSpec
+from game.combat import RangeSpec
 from game.controls import GEAR_NAMES
 from game.errors import UserError
 from game.keyboard import ControlsSpec
@@ -296,6 +299,9 @@ class GameSpec(Spec):
     simulation: SimulationSpec = tuning("fixed-step physics")
     terrain: TerrainSpec = tuning("maps")
     rocks: RockSpec = tuning("rocks on the desert")
+    range: RangeSpec = tuning("the firing range map")
+    battle: BattleSpec = tuning("rounds against the bots")
+    ai: AISpec = tuning("how the bots drive and shoot")
     spawn: SpawnSpec = tuning("where vehicles start")
     window: WindowSpec = tuning("the game window")
     camera: CameraSpec = tuning("the chase camera and the gun sight")

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import LMatrix3f, LQuaternionf, NodePath, Point3, TransformState, Vec3
 
 from game.config import GameConfig
+from game.combat import (Plate, angle_factor, build_plates, distance_to_box, hit_event,
+                         splash_damage, splash_victims)
 from game.controls import AUTOMATIC, Controls
 from physics.hull import make_hull_body
+from physics.gun import GunState, ShellSystem, aim_gun, gun_axes, predicted_impact
 from physics.pose import BodyState
 from physics.rocks import make_rock_body, scatter_rocks
 from physics.terrain import MapChoice, build_terrain
@@ -56,10 +60,28 @@ class Vehicle:
         self.kind = "tank"
         self.lever: str | None = None
         """The gear last asked for through the controls."""
-        self.turret_heading_rad = 0.0
-        """Turret angle from the hull's forward, + to the right (driven once combat lands)."""
-        self.gun_elevation_rad = 0.0
+        armed = hasattr(self.spec, "gun")
+        self.aim = GunState() if armed else None
+        """Where the gun points and its reload (None: unarmed)."""
+        self.health = self.spec.armour.health if armed else None
+        self.destroyed = False
+
+    def distance_to(self, point_ws) -> float:
+        """From a point to the nearest face of the hull box (0 inside)."""
+        state, hull = self.current, self.spec.hull
+        axes = state.axes_ws()
+        centre = state.position_ws + axes[2] * hull.centre_of_mass_drop_m
+        return distance_to_box(point_ws, centre, axes, hull.half_extents_m)
+
+    @property
+    def turret_heading_rad(self) -> float:
+        """Turret angle from the hull's forward, + to the right."""
+        return self.aim.turret_heading_rad if self.aim else 0.0
+
+    @property
+    def gun_elevation_rad(self) -> float:
         """Gun angle above the turret's horizontal."""
+        return self.aim.elevation_rad if self.aim else 0.0
 
     @property
     def body(self) -> BulletRigidBodyNode:
@@ -144,6 +166,10 @@ def ground_aligned_rotation(normal_ws: np.ndarray, heading_deg: float) -> LQuate
     return rotation
 
 
+SHOT_STREAM = 0x5407
+"""Seeds the random stream of shot dispersion apart from the terrain's and the rocks'."""
+
+
 class Simulation:
     """Everything physical in one game, stepped in fixed steps."""
 
@@ -159,7 +185,16 @@ class Simulation:
             "tank": VehicleFleet(self.world, self.terrain, config.tank, config.tank_gearbox),
             "car": VehicleFleet(self.world, self.terrain, config.car, config.car_gearbox),
         }
+        self.shell_system = ShellSystem(self.world)
+        self.rng = np.random.default_rng([seed, SHOT_STREAM])
         spawn_points = [(0.0, 0.0)]
+        self.plates: list[Plate] = []
+        if map_choice.kind == "range":
+            range_spec = config.game.range
+            spawn_points = [(0.0, -self.terrain.half_extent_y_m + range_spec.spawn_from_edge_m)]
+            self.plates = build_plates(self.world, range_spec, spawn_points[0],
+                                       float(self.terrain.height_at(*spawn_points[0])))
+        self.spawn_points = spawn_points
         self.rocks = (scatter_rocks(self.terrain, config.game.rocks, seed, spawn_points)
                       if map_choice.kind == "desert" else [])
         for number, rock in enumerate(self.rocks):
@@ -174,6 +209,16 @@ class Simulation:
         x_m, y_m = spawn_points[0]
         self.player = self.spawn(player_vehicle, "player", x_m=x_m, y_m=y_m, heading_deg=0.0)
         self._pressed: set[str] = set()
+        self._drivers: dict[str, Callable[[Simulation], Controls]] = {}
+        self._rules: list[Callable[[Simulation, list[dict]], list[dict]]] = []
+
+    def add_driver(self, vehicle_name: str, driver: Callable[["Simulation"], Controls]) -> None:
+        """Let ``driver(simulation)`` give the named vehicle its controls each step (a bot)."""
+        self._drivers[vehicle_name] = driver
+
+    def add_rules(self, rules: Callable[["Simulation", list[dict]], list[dict]]) -> None:
+        """After each step, ``rules(simulation, events)`` may add events (a battle's rounds)."""
+        self._rules.append(rules)
 
     @property
     def tanks(self) -> VehicleFleet:
@@ -247,8 +292,15 @@ class Simulation:
         heading = current.current.heading_pitch_roll_deg()[0]
         self.player = self.spawn(other_kind, f"player-{other_kind}", beside[0], beside[1], heading)
 
-    def step(self, player_controls: Controls) -> list[dict]:
-        """Advance one fixed step; return what happened in it."""
+    @property
+    def shells(self):
+        """Shells in flight (each with ``position_ws`` and ``velocity_ws``)."""
+        return self.shell_system.shells
+
+    def step(self, player_controls: Controls, others: dict[str, Controls] | None = None
+             ) -> list[dict]:
+        """Advance one fixed step with the player's controls and any other drivers' (by
+        vehicle name: bots); return what happened in it."""
         events = []
         if self._pressed_now("swap_vehicle", player_controls.swap_vehicle):
             previous = self.player
@@ -259,7 +311,12 @@ class Simulation:
             self.place(self.player, state.position_ws[0], state.position_ws[1],
                        state.heading_pitch_roll_deg()[0])
             events.append({"type": "reset", "vehicle": self.player.name})
-        events += self.player.apply_controls(player_controls)
+        drivers = {name: driver(self) for name, driver in self._drivers.items()}
+        drivers.update(others or {})
+        drivers[self.player.name] = player_controls
+        for vehicle in self.vehicles:
+            if vehicle.name in drivers:
+                events += self._drive(vehicle, drivers[vehicle.name])
         for fleet in self.fleets.values():
             members = [vehicle.name for vehicle in self.vehicles if vehicle.fleet is fleet]
             for event in fleet.update_drive(self.step_s):
@@ -269,9 +326,77 @@ class Simulation:
         self.world.step()
         for vehicle in self.vehicles:
             vehicle.record_state()
+        events += self._resolve_shells()
+        for rules in self._rules:
+            events += rules(self, events)
         return events
 
+    def _drive(self, vehicle: Vehicle, controls: Controls) -> list[dict]:
+        """A vehicle's controls this step: drive, aim and fire (a wreck holds still)."""
+        if vehicle.destroyed:
+            vehicle.apply_controls(Controls(handbrake=True))
+            return []
+        events = vehicle.apply_controls(controls)
+        if vehicle.aim is None:
+            return events
+        gun = vehicle.spec.gun
+        aim_gun(vehicle.aim, gun, controls.turret, controls.elevation, self.step_s)
+        if controls.fire and vehicle.aim.reload_left_s == 0.0:
+            self.shell_system.fire(vehicle, vehicle.body, vehicle.current, gun, vehicle.aim,
+                                   self.time_s, self.rng)
+            events.append({"type": "shot", "vehicle": vehicle.name})
+        return events
+
+    def _resolve_shells(self) -> list[dict]:
+        """Shells that struck something this step: hit events, damage, wrecks."""
+        lifetime = max((v.spec.gun.shell_lifetime_s for v in self.vehicles if v.aim),
+                       default=0.0)
+        hits, _ = self.shell_system.update(self.time_s, lifetime)
+        events = []
+        for hit in hits:
+            shooter = hit.shell.owner
+            gun = shooter.spec.gun
+            events.append(hit_event(hit, shooter.name))
+            damage: dict[Vehicle, float] = {}
+            if isinstance(hit.target, Vehicle) and hit.target.health is not None:
+                ricochet = hit.target.spec.armour.ricochet_angle_deg
+                damage[hit.target] = gun.impact_damage * angle_factor(
+                    hit.normal_ws, hit.velocity_ws, ricochet)
+            for victim in splash_victims(self.world, hit.position_ws, gun.splash_radius_m):
+                if isinstance(victim, Vehicle) and victim.health is not None:
+                    distance = victim.distance_to(hit.position_ws)
+                    damage[victim] = damage.get(victim, 0.0) + splash_damage(gun, distance)
+            for victim, amount in damage.items():
+                events += self.damage(victim, amount, shooter)
+        return events
+
+    def damage(self, victim: Vehicle, amount: float, shooter: Vehicle) -> list[dict]:
+        """Take ``amount`` off a tank's health; at zero it is destroyed and becomes a wreck."""
+        if victim.destroyed or amount <= 0.0:
+            return []
+        victim.health = max(0.0, victim.health - float(amount))
+        events = [{"type": "damage", "vehicle": victim.name, "by": shooter.name,
+                   "amount": round(float(amount), 3), "health": round(victim.health, 3)}]
+        if victim.health == 0.0:
+            victim.destroyed = True
+            events.append({"type": "destroyed", "vehicle": victim.name, "by": shooter.name})
+        return events
+
+    def predicted_impact(self, vehicle: Vehicle, max_time_s: float | None = None
+                         ) -> np.ndarray | None:
+        """Where a shell the vehicle fired now would land (for the crosshair), looking at
+        most ``max_time_s`` of flight ahead (default: the shell's whole life)."""
+        if vehicle.aim is None:
+            return None
+        gun = vehicle.spec.gun
+        muzzle, barrel = gun_axes(vehicle.current, gun, vehicle.aim)
+        velocity = vehicle.current.velocity_ws + barrel * gun.muzzle_velocity_ms
+        return predicted_impact(self.world, muzzle, velocity,
+                                self.config.game.simulation.gravity_m_s2, vehicle.body,
+                                self.step_s, max_time_s or gun.shell_lifetime_s)
+
     def destroy(self) -> None:
+        self.shell_system.destroy()
         for fleet in self.fleets.values():
             fleet.destroy()
         self.world.destroy()

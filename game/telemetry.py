@@ -33,7 +33,7 @@ def telemetry_record(simulation: Simulation, events: list[dict]) -> dict:
         "roll_deg": round(roll, DECIMALS),
         "gear": player.gear,
         "rpm": round(player.rpm, DECIMALS - 3),
-        "health": None,
+        "health": None if player.health is None else round(player.health, DECIMALS),
         "anchors": [{key: round(value, DECIMALS) if isinstance(value, float) else value
                      for key, value in anchor.items()} for anchor in player.anchor_reports()],
         "events": events,

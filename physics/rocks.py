@@ -43,7 +43,7 @@ class RockSpec(Spec):
                             f"at least min_radius_m ({self.min_radius_m})")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # owners in the handle map: hashed by identity
 class Rock:
     """One rock: where it is, and its vertices and triangles in its own frame."""
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from physics.gearbox import DriveCommand
+from physics.gun import ArmourSpec, GunSpec
 from physics.hull import HullSpec
 from physics.spec import Spec, tuning
 from physics.vehicle_model import (KMH_PER_MS, AnchorCommand, AnchorConstants, AnchorModel,
@@ -82,6 +83,8 @@ class TankSpec(Spec):
     suspension: SuspensionSpec = tuning("anchors, springs and dampers")
     grip: GripSpec = tuning("how the tracks hold the ground")
     tracks: TrackSpec = tuning("drive and brakes")
+    gun: GunSpec = tuning("turret, gun and shells")
+    armour: ArmourSpec = tuning("health")
 
     tracked = True
 

@@ -110,9 +110,10 @@ class MapChoice:
 
     @classmethod
     def parse(cls, text: str) -> "MapChoice":
-        """Parse ``desert``, ``flat`` or ``slope:DEG``; ValueError says what was expected."""
-        expected = f"desert, flat or slope:DEG with DEG in [0, {cls.MAX_SLOPE_DEG:g}]"
-        if text in ("desert", "flat"):
+        """Parse ``desert``, ``flat``, ``slope:DEG`` or ``range``; ValueError says what was
+        expected. The range is flat ground (steel plates stand on it)."""
+        expected = f"desert, flat, slope:DEG with DEG in [0, {cls.MAX_SLOPE_DEG:g}] or range"
+        if text in ("desert", "flat", "range"):
             return cls(text)
         kind, _, degrees = text.partition(":")
         if kind == "slope":

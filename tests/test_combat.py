@@ -1,0 +1,186 @@
+"""Combat: shells on the firing range, the handle map, damage, wrecks, bots and rounds."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+from game.ai import ballistic_elevation
+from game.battle import Battle
+from game.combat import splash_damage, splash_victims
+from game.config import load_config
+from game.controls import Controls
+from game.simulation import Simulation
+from physics.gun import gun_axes
+from physics.terrain import MapChoice
+
+
+@pytest.fixture(scope="module")
+def config():
+    return load_config()
+
+
+def quick_reload(config, reload_s=0.1):
+    gun = dataclasses.replace(config.tank.gun, reload_s=reload_s)
+    return dataclasses.replace(config, tank=dataclasses.replace(config.tank, gun=gun))
+
+
+def lay_gun_on(simulation, vehicle, point) -> None:
+    """Point the turret and gun so a shell fired now arcs onto ``point`` (the gunner's job)."""
+    gun = vehicle.spec.gun
+    gravity = simulation.config.game.simulation.gravity_m_s2
+    for _ in range(3):  # the muzzle moves as the gun turns: settle in a few passes
+        muzzle, _ = gun_axes(vehicle.current, gun, vehicle.aim)
+        offset = np.asarray(point) - muzzle
+        elevation = ballistic_elevation(float(np.linalg.norm(offset[:2])), float(offset[2]),
+                                        gun.muzzle_velocity_ms, gravity)
+        heading = math.atan2(offset[0], offset[1])
+        wanted = np.array([math.sin(heading) * math.cos(elevation),
+                           math.cos(heading) * math.cos(elevation), math.sin(elevation)])
+        right, forward, up = vehicle.current.axes_ws()
+        vehicle.aim.turret_heading_rad = math.atan2(wanted @ right, wanted @ forward)
+        vehicle.aim.elevation_rad = math.asin(float(wanted @ up))
+
+
+def fire_at_plate(config, plate_index: int, shots: int) -> tuple[int, list[dict]]:
+    simulation = Simulation(quick_reload(config), MapChoice.parse("range"), seed=1)
+    for _ in range(60):
+        simulation.step(Controls(brake=1.0))
+    plate = simulation.plates[plate_index]
+    hits, fired = [], 0
+    while fired < shots or simulation.shells:
+        lay_gun_on(simulation, simulation.player, plate.position_ws)
+        fire = fired < shots
+        events = simulation.step(Controls(brake=1.0, fire=fire))
+        fired += sum(event["type"] == "shot" for event in events)
+        hits += [event for event in events if event["type"] == "hit"]
+    simulation.destroy()
+    return fired, hits
+
+
+def test_every_shell_at_the_100_m_plate_hits_it_and_none_passes_through(config):
+    fired, hits = fire_at_plate(config, 0, 100)
+    assert fired == 100
+    assert len(hits) == 100
+    assert all(hit["target"] == "plate-100m" for hit in hits)
+    plate_face_y = -512 + config.game.range.spawn_from_edge_m + 100 - 0.05
+    assert all(hit["point"][1] <= plate_face_y + 1e-3 for hit in hits)  # all on the near face
+    assert all(hit["speed_ms"] > 0.9 * config.tank.gun.muzzle_velocity_ms for hit in hits)
+
+
+@pytest.mark.parametrize("plate_index", [1, 2])
+def test_the_far_plates_are_hit_too(config, plate_index):
+    fired, hits = fire_at_plate(config, plate_index, 20)
+    name = f"plate-{config.game.range.plate_distances_m[plate_index]:g}m"
+    assert sum(hit["target"] == name for hit in hits) >= 19
+
+
+def test_ten_thousand_shells_leave_the_handle_map_as_it_was(config):
+    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    baseline = len(simulation.world.handles)
+    player = simulation.player
+    gun = player.spec.gun
+    rng = np.random.default_rng(0)
+    fired = 0
+    while fired < 10_000:
+        for _ in range(25):
+            player.aim.turret_heading_rad = rng.uniform(-math.pi, math.pi)
+            player.aim.elevation_rad = math.radians(gun.min_elevation_deg)
+            simulation.shell_system.fire(player, player.body, player.current, gun, player.aim,
+                                         simulation.time_s, rng)
+            fired += 1
+        simulation.step(Controls(brake=1.0))
+    while simulation.shells:
+        simulation.step(Controls(brake=1.0))
+    assert len(simulation.world.handles) == baseline
+    assert len(simulation.world.bullet.getRigidBodies()) == baseline
+    simulation.destroy()
+
+
+def test_splash_falls_with_distance(config):
+    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    blast = np.array([30.0, 0.0, 0.0])  # on the sand, clear of the player
+    near = simulation.spawn("tank", "near", 30.0, 3.6, 0.0)      # rear face 0.2 m ahead of it
+    middle = simulation.spawn("tank", "middle", 30.0, -5.9, 0.0)  # front face 2.5 m behind it
+    for _ in range(30):
+        simulation.step(Controls(brake=1.0))
+    gun = config.tank.gun
+    reached = splash_victims(simulation.world, blast, gun.splash_radius_m)
+    assert near in reached and middle in reached and simulation.player not in reached
+    near_m, middle_m = near.distance_to(blast), middle.distance_to(blast)
+    floor_m = config.tank.suspension.ride_height_m  # the hull floor rides this high
+    assert near_m == pytest.approx(math.hypot(0.2, floor_m), abs=0.05)
+    assert middle_m == pytest.approx(math.hypot(2.5, floor_m), abs=0.05)
+    assert splash_damage(gun, near_m) > splash_damage(gun, middle_m) > 0.0
+    assert splash_damage(gun, gun.splash_radius_m) == 0.0
+    simulation.destroy()
+
+
+def test_a_destroyed_tank_ignores_its_controls_and_stays_as_a_wreck(config):
+    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    shooter = simulation.spawn("tank", "shooter", 30.0, 0.0, 270.0)
+    for _ in range(60):
+        simulation.step(Controls())
+    events = simulation.damage(simulation.player, 1e6, shooter)
+    assert {"type": "destroyed", "vehicle": "player", "by": "shooter"} in events
+    start = simulation.player.current.position_ws
+    shots = 0
+    for _ in range(180):
+        events = simulation.step(Controls(throttle=1.0, steer=1.0, fire=True, turret=1.0))
+        shots += sum(event["type"] == "shot" for event in events)
+    assert shots == 0
+    assert np.linalg.norm(simulation.player.current.position_ws - start) < 0.05
+    assert simulation.player.turret_heading_rad == 0.0
+    assert simulation.player.body in [node for node in simulation.world.bullet.getRigidBodies()]
+    simulation.destroy()
+
+
+def test_direct_hits_damage_and_glancing_ones_ricochet(config):
+    from game.combat import angle_factor
+    square = angle_factor(np.array([0.0, -1.0, 0.0]), np.array([0.0, 1000.0, 0.0]), 75.0)
+    oblique = angle_factor(np.array([0.0, -1.0, 0.0]),
+                           np.array([math.sin(math.radians(60)), math.cos(math.radians(60)), 0]),
+                           75.0)
+    glancing = angle_factor(np.array([0.0, -1.0, 0.0]),
+                            np.array([math.sin(math.radians(80)), math.cos(math.radians(80)), 0]),
+                            75.0)
+    assert square == pytest.approx(1.0)
+    assert oblique == pytest.approx(0.5)
+    assert glancing == 0.0
+
+
+def run_battle(config, bots: int, seconds: float, map_name="desert", player=lambda t: Controls()):
+    simulation = Simulation(config, MapChoice.parse(map_name), seed=1)
+    battle = Battle(simulation, config.game.battle, bots)
+    log = []
+    for _ in range(round(seconds / simulation.step_s)):
+        for event in simulation.step(player(simulation.time_s)):
+            log.append((simulation.time_s, event))
+    return simulation, battle, log
+
+
+def test_one_bot_destroys_a_stationary_tank(config):
+    simulation, battle, log = run_battle(config, 1, 120.0)
+    ends = [(t, e) for t, e in log if e["type"] == "round_end"]
+    assert ends, "the bot never destroyed the stationary player in 120 s"
+    time_s, first = ends[0]
+    assert first["winner"] == "bots"
+    assert any(e["type"] == "destroyed" and e["vehicle"] == "player" for _, e in log)
+    simulation.destroy()
+
+
+def test_four_bots_fight_five_minutes_and_every_round_ends(config):
+    def weave(time_s):  # the player drives in wide S-bends and fights back blindly
+        return Controls(throttle=1.0, steer=math.sin(time_s / 4.0), gear="A", fire=True,
+                        turret=math.sin(time_s / 3.0))
+    simulation, battle, log = run_battle(config, 4, 300.0, player=weave)
+    starts = [t for t, e in log if e["type"] == "round_start"]
+    ends = [t for t, e in log if e["type"] == "round_end"]
+    assert len(ends) >= 2
+    assert len(ends) >= len(starts)  # every round that began also ended (or is the last)
+    assert battle.round == len(starts) + 1
+    assert sum(battle.score.values()) == len(ends)
+    simulation.destroy()
