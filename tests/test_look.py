@@ -91,8 +91,8 @@ def test_the_rig_blends_wheels_between_steps_like_the_hull(config, desert):
 def test_the_tracks_scroll_and_the_turret_follows_the_vehicle(config, desert):
     vehicle = desert.player
     render, rig = make_rig(config, vehicle)
-    vehicle.turret_heading_rad = math.radians(30.0)
-    vehicle.gun_elevation_rad = math.radians(10.0)
+    vehicle.aim.turret_heading_rad = math.radians(30.0)
+    vehicle.aim.elevation_rad = math.radians(10.0)
     for _ in range(60):
         desert.step(Controls(throttle=1.0))
         rig.update(1.0, desert.step_s)
