@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from direct.showbase.ShowBase import ShowBase
 from panda3d.core import ClockObject, Filename, WindowProperties, loadPrcFileData
 
 from game.battle import Battle
 from game.camera import GUNSIGHT, ChaseCamera
+from game.combat_view import CombatView
 from game.config import GameConfig
 from game.controls import ScriptedInputs
 from game.errors import UserError
-from game.keyboard import KeyboardInput
+from game.keyboard import KeyboardInput, mouse_aim
 from game.reticle import Reticle
 from game.scene import DesertScene
 from game.simulation import Simulation
@@ -76,15 +78,15 @@ class TankBattleApp(ShowBase):
         self.scene = self._add(DesertScene(self, self.render, self.camera, simulation.terrain,
                                            simulation.rocks, scene_spec, game.sand, game.shadows,
                                            game.terrain_view))
-        self.vehicle_views = [self._add(VehicleView(self.render, vehicle, game.tank_rig,
-                                                    scene_spec.vehicle_colour,
-                                                    scene_spec.track_colour))
-                              for vehicle in simulation.vehicles]
-        self.player_view = self.vehicle_views[0]
-        player_body = simulation.player.body
+        self.vehicle_views: dict[int, VehicleView] = {}
+        """One view per vehicle in the simulation, by id(vehicle); made as vehicles appear."""
+        self.player_view: VehicleView | None = None
+        self._sync_views()
+        self.combat_view = self._add(CombatView(self.render, simulation, game.combat_view))
 
         def camera_ray(start, end):
-            hit = simulation.world.ray_closest(start, end, exclude=player_body)
+            # Whoever the player drives now: the swap can change it at any step.
+            hit = simulation.world.ray_closest(start, end, exclude=simulation.player.body)
             return None if hit is None else hit.position_ws
 
         self.chase_camera = self._add(ChaseCamera(self.camera, simulation.terrain, camera_spec,
@@ -103,11 +105,29 @@ class TankBattleApp(ShowBase):
         self._systems.append(system)
         return system
 
+    def _sync_views(self) -> None:
+        """A view for every vehicle in the simulation (spawned mid-game too), none for
+        those gone; the player's view follows ``simulation.player``."""
+        vehicles = {id(vehicle): vehicle for vehicle in self.simulation.vehicles}
+        for key in [key for key in self.vehicle_views if key not in vehicles]:
+            self.vehicle_views.pop(key).destroy()
+        for key, vehicle in vehicles.items():
+            if key not in self.vehicle_views:
+                view = VehicleView(self.render, vehicle, self.game_config.game,
+                                   self.simulation.step_s)
+                view.update(self.fixed_clock.alpha)
+                self.vehicle_views[key] = view
+        player = self.vehicle_views[id(self.simulation.player)]
+        if player is not self.player_view:
+            if self.player_view is not None:
+                self.player_view.show_gun(True)
+            self.player_view = player
+
     def _frame(self, task):
         steps = self.fixed_clock.advance(self.clock.getDt())
         for _ in range(steps):
             controls = (self.inputs.controls_at(self.simulation.time_s) if self.inputs
-                        else self.keyboard.controls())
+                        else self.keyboard.controls(self._mouse_aim()))
             events = self.simulation.step(controls)
             if self.telemetry is not None:
                 self.telemetry.write(telemetry_record(self.simulation, events))
@@ -137,22 +157,38 @@ class TankBattleApp(ShowBase):
             camera.orbit((mouse[0] - self._mouse[0]) / 2.0, (mouse[1] - self._mouse[1]) / 2.0)
         self._mouse = mouse
 
+    def _mouse_aim(self) -> tuple[float, float] | None:
+        """In the gun sight, the mouse's offset from the window's centre aims the gun."""
+        spec = self.game_config.controls.mouse
+        if (not spec.gunsight_aim or self.chase_camera.mode != GUNSIGHT
+                or self.keyboard.action_held("camera_orbit")):
+            return None
+        watcher = self.mouseWatcherNode
+        if watcher is None or not watcher.hasMouse():
+            return None
+        point = watcher.getMouse()
+        return mouse_aim(spec, point.getX(), point.getY())
+
     def _draw(self, frame_s: float) -> None:
         alpha = self.fixed_clock.alpha
-        for view in self.vehicle_views:
+        self._sync_views()
+        for view in self.vehicle_views.values():
             view.update(alpha, frame_s)
         self._camera_input()
         player = self.player_view
         gun_pose = player.gun_pose_ws(self.game_config.game.camera.gunsight_offset_m)
         self.chase_camera.update(frame_s, player.position, player.rotation, player.length_m,
                                  gun_pose)
-        fov = self.chase_camera.field_of_view_deg
+        sighting = self.chase_camera.mode == GUNSIGHT
+        # The gun sight magnifies; a car's driver's seat (no gun) sees as the chase view does.
+        fov = (self.chase_camera.field_of_view_deg if player.has_gun
+               else self.game_config.game.camera.field_of_view_deg)
         if fov != self._fov_deg:
             self.camLens.setMinFov(fov)
             self._fov_deg = fov
-        sighting = self.chase_camera.mode == GUNSIGHT
-        self.reticle.show(sighting)
+        self.reticle.show(sighting and player.has_gun)
         player.show_gun(not sighting)
+        self.combat_view.update(alpha, np.array(self.camera.getPos(self.render)))
         self.scene.update(player.position)
 
     def save_screenshot(self, path: Path) -> None:
@@ -165,6 +201,9 @@ class TankBattleApp(ShowBase):
         self.taskMgr.stop()
 
     def destroy(self) -> None:
+        for view in self.vehicle_views.values():
+            view.destroy()
+        self.vehicle_views.clear()
         while self._systems:
             self._systems.pop().destroy()
         super().destroy()

@@ -166,6 +166,8 @@ class SceneSpec(Spec):
                                           minimum=0.0, maximum=1.0)
     vehicle_colour: tuple[float, ...] = _colour("vehicle paint, 0..1")
     track_colour: tuple[float, ...] = _colour("tracks, 0..1")
+    wreck_shade: tuple[float, ...] = _colour("a destroyed vehicle's colours are multiplied by "
+                                             "this (burnt), 0..1")
 
 
 @dataclass(frozen=True)
@@ -286,6 +288,61 @@ class TankRigSpec(Spec):
 
 
 @dataclass(frozen=True)
+class CarRigSpec(Spec):
+    """The drawn car, a desert buggy: a tub in proportion to its hull box, a roll cage,
+    fenders, and knobbly wheels on the anchors."""
+
+    tub_width_share: float = tuning("the tub's width as a share of the hull box's (the wheels "
+                                    "stand outside it)", minimum=0.2, maximum=1.0)
+    nose_height_share: float = tuning("height of the nose tip as a share of the hull's height",
+                                      minimum=0.0, maximum=1.0)
+    deck_height_share: float = tuning("height of the tub's sides as a share of the hull's",
+                                      minimum=0.2, maximum=1.0)
+    hood_length_share: float = tuning("share of the length taken by the sloped hood",
+                                      minimum=0.05, maximum=0.6)
+    cage_height_m: float = tuning("roll cage's roof above the tub's sides", minimum=0.1,
+                                  maximum=3.0)
+    cage_tube_radius_m: float = tuning("roll cage tubes' radius", minimum=0.005, maximum=0.2)
+    wheel_width_m: float = tuning("tyre width", minimum=0.05, maximum=1.0)
+    wheel_sides: int = tuning("facets round a tyre", minimum=6, maximum=64)
+    tread_blocks: int = tuning("tread blocks round a tyre (they show it turning)", minimum=4,
+                               maximum=64)
+    tread_depth_m: float = tuning("how far the tread blocks stand out", minimum=0.0,
+                                  maximum=0.2)
+    spokes: int = tuning("spokes on each rim", minimum=2, maximum=12)
+    rim_radius_share: float = tuning("rim radius as a share of the wheel's", minimum=0.2,
+                                     maximum=0.9)
+    fender_gap_m: float = tuning("fenders arch this far above the tyre at ride height",
+                                 minimum=0.0, maximum=1.0)
+    driver_eye_m: tuple[float, ...] = tuning("the driver's eye (the V view for a car), body "
+                                             "frame: right, forward, up", minimum=-10.0,
+                                             maximum=10.0, length=(3, 3))
+    body_colour: tuple[float, ...] = _colour("paint, 0..1")
+    cage_colour: tuple[float, ...] = _colour("roll cage and bumpers, 0..1")
+    seat_colour: tuple[float, ...] = _colour("seats, 0..1")
+    tyre_colour: tuple[float, ...] = _colour("tyres, 0..1")
+    rim_colour: tuple[float, ...] = _colour("rims, 0..1")
+    spoke_colour: tuple[float, ...] = _colour("spokes and hub caps, 0..1")
+    light_colour: tuple[float, ...] = _colour("headlamps, 0..1")
+    specular: float = tuning("sheen of the paint in the sun", minimum=0.0, maximum=2.0)
+
+
+@dataclass(frozen=True)
+class CombatViewSpec(Spec):
+    """How shells in flight and the firing range's plates are drawn."""
+
+    tracer_length_m: float = tuning("a tracer's streak, at most (it never reaches back past "
+                                    "the muzzle)", minimum=0.1, maximum=200.0)
+    tracer_width_m: float = tuning("a tracer's width", minimum=0.01, maximum=5.0)
+    tracer_head_colour: tuple[float, ...] = _colour("a tracer's bright head, 0..1")
+    tracer_tail_colour: tuple[float, ...] = _colour("its fading tail, 0..1")
+    plate_colour: tuple[float, ...] = _colour("steel plates, 0..1")
+    post_colour: tuple[float, ...] = _colour("the plates' posts, 0..1")
+    post_width_m: float = tuning("side of a post's square section", minimum=0.02,
+                                 maximum=2.0)
+
+
+@dataclass(frozen=True)
 class SpawnSpec(Spec):
     drop_height_m: float = tuning("vehicles start this far above their ride height",
                                   minimum=0.0, maximum=50.0)
@@ -310,6 +367,8 @@ class GameSpec(Spec):
     shadows: ShadowSpec = tuning("sun shadows")
     terrain_view: TerrainViewSpec = tuning("how the terrain is drawn")
     tank_rig: TankRigSpec = tuning("the drawn tank's shape")
+    car_rig: CarRigSpec = tuning("the drawn car's shape")
+    combat_view: CombatViewSpec = tuning("how shells and plates are drawn")
 
 
 @dataclass(frozen=True)

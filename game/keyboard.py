@@ -7,10 +7,11 @@ Panda3D half that listens for key events and feeds it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields, replace
 
 from game.controls import AUTOMATIC, Controls
-from physics.spec import Spec, tuning
+from physics.spec import Spec, SpecError, tuning
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,14 @@ class KeyboardSpec(Spec):
     gear_5: tuple[str, ...] = tuning("select fifth gear", length=(1, 8))
     gear_automatic: tuple[str, ...] = tuning("let the gearbox shift by itself (any gear key "
                                              "goes back to manual)", length=(1, 8))
+    reset: tuple[str, ...] = tuning("set the vehicle back on its wheels", length=(1, 8))
+    swap_vehicle: tuple[str, ...] = tuning("hop between the tank and the car", length=(1, 8))
+    fire: tuple[str, ...] = tuning("fire the gun (held: fires again once reloaded)",
+                                   length=(1, 8))
+    turret_left: tuple[str, ...] = tuning("traverse the turret left", length=(1, 8))
+    turret_right: tuple[str, ...] = tuning("traverse the turret right", length=(1, 8))
+    gun_up: tuple[str, ...] = tuning("raise the gun", length=(1, 8))
+    gun_down: tuple[str, ...] = tuning("lower the gun", length=(1, 8))
     quit: tuple[str, ...] = tuning("leave the game", length=(1, 8))
     camera_view: tuple[str, ...] = tuning("switch between the chase camera and the gun sight",
                                           length=(1, 8))
@@ -42,8 +51,28 @@ class KeyboardSpec(Spec):
 
 
 @dataclass(frozen=True)
+class MouseSpec(Spec):
+    """In the gun sight the mouse aims: its offset from the window's centre turns the turret
+    and raises the gun, at a rate that grows with the offset."""
+
+    gunsight_aim: bool = tuning("the mouse traverses the turret and raises the gun in the gun "
+                                "sight")
+    dead_zone: float = tuning("offset from the centre (share of the half window) that does "
+                              "nothing", minimum=0.0, maximum=0.9)
+    full_rate_at: float = tuning("offset at which the turret turns at full rate",
+                                 minimum=0.1, maximum=1.0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.full_rate_at <= self.dead_zone:
+            raise SpecError("full_rate_at", self.full_rate_at,
+                            f"more than dead_zone ({self.dead_zone})")
+
+
+@dataclass(frozen=True)
 class ControlsSpec(Spec):
     keyboard: KeyboardSpec = tuning("keyboard bindings")
+    mouse: MouseSpec = tuning("the mouse in the gun sight")
 
 
 CAMERA_ACTIONS = ("camera_view", "camera_zoom_in", "camera_zoom_out")
@@ -81,11 +110,40 @@ class KeyboardMapper:
     def held(self, action: str, held: set[str]) -> bool:
         return self._held(action, held)
 
-    def controls(self, held: set[str]) -> Controls:
-        steer = float(self._held("steer_right", held)) - float(self._held("steer_left", held))
+    def _axis(self, minus: str, plus: str, held: set[str]) -> float:
+        return float(self._held(plus, held)) - float(self._held(minus, held))
+
+    def controls(self, held: set[str], aim: tuple[float, float] | None = None) -> Controls:
+        """The controls for the keys ``held``; ``aim`` (turret, elevation rates -1..1, e.g.
+        from the mouse in the gun sight) applies to an axis whose keys are not held."""
+        turret = self._axis("turret_left", "turret_right", held)
+        elevation = self._axis("gun_down", "gun_up", held)
+        if aim is not None:
+            if not (self._held("turret_left", held) or self._held("turret_right", held)):
+                turret = min(max(float(aim[0]), -1.0), 1.0)
+            if not (self._held("gun_down", held) or self._held("gun_up", held)):
+                elevation = min(max(float(aim[1]), -1.0), 1.0)
         return replace(Controls(), throttle=float(self._held("throttle", held)),
-                       brake=float(self._held("brake", held)), steer=steer,
-                       handbrake=self._held("handbrake", held), gear=self.lever)
+                       brake=float(self._held("brake", held)),
+                       steer=self._axis("steer_left", "steer_right", held),
+                       handbrake=self._held("handbrake", held), gear=self.lever,
+                       fire=self._held("fire", held), turret=turret, elevation=elevation,
+                       reset=self._held("reset", held),
+                       swap_vehicle=self._held("swap_vehicle", held))
+
+
+def mouse_aim(spec: MouseSpec, x: float, y: float) -> tuple[float, float]:
+    """Turret and elevation rates (-1..1) from the mouse's offset from the window's centre
+    (each -1..1, + right / + up): zero inside the dead zone, full at ``full_rate_at``."""
+
+    def rate(offset: float) -> float:
+        size = abs(offset)
+        if size <= spec.dead_zone:
+            return 0.0
+        share = min((size - spec.dead_zone) / (spec.full_rate_at - spec.dead_zone), 1.0)
+        return math.copysign(share, offset)
+
+    return rate(x), rate(y)
 
 
 class KeyboardInput:
@@ -104,8 +162,8 @@ class KeyboardInput:
         self.held.add(key)
         self.mapper.press(key)
 
-    def controls(self) -> Controls:
-        return self.mapper.controls(self.held)
+    def controls(self, aim: tuple[float, float] | None = None) -> Controls:
+        return self.mapper.controls(self.held, aim)
 
     def take_camera_presses(self) -> list[str]:
         return self.mapper.take_camera_presses()

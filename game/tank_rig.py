@@ -5,7 +5,9 @@ forward, +X right, +Z up), in proportion to the hull box of the physics spec:
 
 - hull: a sloped glacis and nose, a sloped rear plate, fenders over the tracks;
 - turret on a ring, turned by ``vehicle.turret_heading_rad``; the gun on trunnions at
-  its front, raised by ``vehicle.gun_elevation_rad``;
+  its front, raised by ``vehicle.gun_elevation_rad``; where the vehicle's spec has a
+  ``gun`` (physics), the ring stands on its ``turret_pivot_m``, the trunnions at its
+  ``gun_height_m`` and the muzzle where its shells leave (exactly, at zero elevation);
 - road wheels: each anchor carries one, more are spread between them; every wheel
   sits where the anchors' last rays put the ground (interpolated along the track
   between anchors), blended between the last two steps like the hull, so nothing
@@ -112,7 +114,13 @@ class TankRig:
         turret_width = spec.turret_width_share * 2.0 * shape.half_x
         turret_length = spec.turret_length_share * shape.length_m
         self.turret = self.root.attachNewNode("turret")
-        self.turret.setPos(0.0, spec.turret_offset_share * shape.half_y, shape.deck_z)
+        gun_spec = getattr(vehicle.spec, "gun", None)
+        """The physics gun, where the tank has one: the drawn turret turns on its ring and
+        the drawn muzzle sits where shells leave (at zero elevation)."""
+        if gun_spec is not None:
+            self.turret.setPos(*gun_spec.turret_pivot_m)
+        else:
+            self.turret.setPos(0.0, spec.turret_offset_share * shape.half_y, shape.deck_z)
         self.turret.attachNewNode(loft_mesh("turret-body", _turret_rings(
             turret_width, turret_length, spec.turret_height_m, spec.turret_taper), paint))
         cupola = self.turret.attachNewNode(cylinder_mesh(
@@ -121,7 +129,9 @@ class TankRig:
         cupola.setPos(-0.22 * turret_width, -0.15 * turret_length, 0.0)
         self.gun = self.turret.attachNewNode("gun")
         trunnion_y = 0.5 * turret_length * 0.92
-        self.gun.setPos(0.0, trunnion_y, 0.5 * spec.turret_height_m)
+        trunnion_z = (min(gun_spec.gun_height_m, 0.8 * spec.turret_height_m)
+                      if gun_spec is not None else 0.5 * spec.turret_height_m)
+        self.gun.setPos(0.0, trunnion_y, trunnion_z)
         mantlet_h = 0.55 * spec.turret_height_m
         mantlet = [np.array([(-0.22, -0.25, -mantlet_h / 2), (0.22, -0.25, -mantlet_h / 2),
                              (0.22, -0.25, mantlet_h / 2), (-0.22, -0.25, mantlet_h / 2)]) * (
@@ -130,7 +140,10 @@ class TankRig:
                              (0.15, 0.35, mantlet_h * 0.35), (-0.15, 0.35, mantlet_h * 0.35)]) * (
                        turret_width / 0.9, 1.0, 1.0)]
         self.gun.attachNewNode(loft_mesh("mantlet", mantlet, paint))
-        barrel_start, barrel_end = 0.3, spec.gun_length_m
+        barrel_end = spec.gun_length_m
+        if gun_spec is not None:
+            barrel_end = max(gun_spec.gun_length_m - trunnion_y - spec.muzzle_length_m, 1.0)
+        barrel_start = 0.3
         sleeve = barrel_start + 0.55 * (barrel_end - barrel_start)
         r = spec.gun_radius_m
         self.gun.attachNewNode(cylinder_mesh(
@@ -297,8 +310,13 @@ class TankRig:
                           (len(positions), 1))
         return np.hstack([positions, normals, colours, uvs])
 
+    def set_belt_shade(self, shade) -> None:
+        """Multiply the belts' colour (a wreck is burnt); (1, 1, 1) puts it back."""
+        self._belt_colour = np.asarray(self._track_colour, dtype=np.float64) * np.asarray(shade)
+
     def _belt_node(self, side: int, colour):
         self._belt_colour = colour
+        self._track_colour = colour
         rows = self._belt_rows(side, np.full(len(self.station_y[side]),
                                              self.shape.wheel_centre_rest_z), colour)
         count = self._belt_points

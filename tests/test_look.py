@@ -17,7 +17,7 @@ from game.controls import Controls
 from game.simulation import Simulation, ground_aligned_rotation
 from game.tank_rig import TankRig
 from physics.pose import BodyState
-from physics.terrain import MapChoice
+from physics.terrain import MapChoice, build_terrain
 
 CONTACT_TOLERANCE_M = 0.01
 CAMERA_CLEARANCE_M = 0.5
@@ -91,8 +91,7 @@ def test_the_rig_blends_wheels_between_steps_like_the_hull(config, desert):
 def test_the_tracks_scroll_and_the_turret_follows_the_vehicle(config, desert):
     vehicle = desert.player
     render, rig = make_rig(config, vehicle)
-    vehicle.aim.turret_heading_rad = math.radians(30.0)
-    vehicle.aim.elevation_rad = math.radians(10.0)
+    aim_gun(vehicle, math.radians(30.0), math.radians(10.0))
     for _ in range(60):
         desert.step(Controls(throttle=1.0))
         rig.update(1.0, desert.step_s)
@@ -102,6 +101,35 @@ def test_the_tracks_scroll_and_the_turret_follows_the_vehicle(config, desert):
     bore_bs = body_axes @ axes[:, 1]
     assert math.degrees(math.atan2(bore_bs[0], bore_bs[1])) == pytest.approx(30.0, abs=0.5)
     assert math.degrees(math.asin(bore_bs[2])) == pytest.approx(10.0, abs=0.5)
+    rig.destroy()
+
+
+def aim_gun(vehicle, heading_rad: float, elevation_rad: float) -> None:
+    """Point the vehicle's gun (test set-up): through its gun state where combat gave it one."""
+    aim = getattr(vehicle, "aim", None)
+    if aim is not None:
+        aim.turret_heading_rad, aim.elevation_rad = heading_rad, elevation_rad
+    else:
+        vehicle.turret_heading_rad, vehicle.gun_elevation_rad = heading_rad, elevation_rad
+
+
+def test_the_drawn_muzzle_is_where_shells_leave(config, desert):
+    """With a physics gun, the drawn turret ring, trunnion height and muzzle match it
+    (exactly at zero elevation, the turret turned any way)."""
+    vehicle = desert.player
+    gun = getattr(vehicle.spec, "gun", None)
+    if gun is None:
+        pytest.skip("the tank has no physics gun yet")
+    from physics.gun import gun_axes
+    render, rig = make_rig(config, vehicle)
+    aim_gun(vehicle, math.radians(-70.0), 0.0)
+    desert.step(Controls())
+    rig.update(1.0)
+    drawn = np.array(render.getRelativePoint(rig.gun, Point3(*rig.muzzle_bs)))
+    muzzle, barrel = gun_axes(vehicle.current, gun, vehicle.aim)
+    np.testing.assert_allclose(drawn, muzzle, atol=1e-3)
+    _, axes = rig.gun_pose_ws()
+    np.testing.assert_allclose(axes[:, 1], barrel, atol=1e-4)
     rig.destroy()
 
 
@@ -167,3 +195,141 @@ def test_the_chase_camera_stays_above_the_steepest_dunes(config, desert):
         passed_steep |= np.linalg.norm(state.position_ws[:2] - steep) < 6.0
     assert passed_steep, "the drive never crossed the steepest dune face"
     assert lowest < 5.0, "the camera never came near the ground: not a test"
+
+
+# ----- combat view and wrecks --------------------------------------------------------
+
+class FakeShell:
+    def __init__(self, position, velocity, age_s=10.0):
+        self.position_ws = np.array(position, dtype=float)
+        self.velocity_ws = np.array(velocity, dtype=float)
+        self.fired_at_s = FakeBattle.time_s - age_s
+
+
+class FakePlate:
+    def __init__(self, position, half_extents, heading_deg=0.0):
+        self.position_ws = np.array(position, dtype=float)
+        self.half_extents_m = tuple(half_extents)
+        self.heading_deg = heading_deg
+
+
+class FakeBattle:
+    step_s = 1.0 / 60.0
+    time_s = 100.0
+
+    def __init__(self, terrain=None):
+        self.shells, self.plates, self.terrain = [], [], terrain
+
+
+def tracer_rows(view) -> np.ndarray:
+    """The tracers' vertices: x, y, z, r, g, b, a per row."""
+    geom = view.tracer_node.getGeom(0)
+    data = geom.getVertexData()
+    return np.frombuffer(memoryview(data.getArray(0)).cast("B"), np.float32).reshape(-1, 7)
+
+
+def test_tracers_are_streaks_in_one_node_rebuilt_each_frame(config):
+    from game.combat_view import CombatView
+    battle = FakeBattle()
+    render = NodePath("render")
+    view = CombatView(render, battle, config.game.combat_view)
+    spec = config.game.combat_view
+    children = view.root.getNumChildren()
+    eye = np.array([0.0, -50.0, 10.0])
+    view.update(1.0, eye)
+    assert view.tracer_node.getNumGeoms() == 0 and view.shown_tracers == 0
+    battle.shells = [FakeShell((0.0, 100.0, 5.0), (0.0, 1200.0, 0.0)),
+                     FakeShell((10.0, 0.0, 2.0), (0.0, 1200.0, 0.0), age_s=5.0 / 1200.0),
+                     FakeShell((-20.0, 50.0, 2.0), (300.0, 0.0, 40.0))]
+    for alpha in (0.0, 0.5, 1.0):
+        view.update(alpha, eye)
+        assert view.tracer_node.getNumGeoms() == 1 and view.shown_tracers == 3
+        assert view.root.getNumChildren() == children, "a node per shell"
+        rows = tracer_rows(view)
+        assert len(rows) == 12
+        heads = (rows[0::4, :3] + rows[1::4, :3]) / 2.0
+        tails = (rows[2::4, :3] + rows[3::4, :3]) / 2.0
+        expected = np.array([s.position_ws - s.velocity_ws * (1.0 - alpha) * battle.step_s
+                             for s in battle.shells])
+        np.testing.assert_allclose(heads, expected, atol=1e-3)
+        length = np.linalg.norm(heads - tails, axis=1)
+        assert length[0] == pytest.approx(spec.tracer_length_m, abs=1e-3)
+        # Just fired 5 m ago: the streak reaches back to the muzzle, not beyond.
+        assert length[1] == pytest.approx(max(5.0 - 20.0 * (1.0 - alpha), 0.0), abs=1e-3)
+        width = np.linalg.norm(rows[0::4, :3] - rows[1::4, :3], axis=1)
+        np.testing.assert_allclose(width, spec.tracer_width_m, atol=1e-4)
+        assert np.all(rows[0::4, 6] == 1.0) and np.all(rows[2::4, 6] == 0.0), "tail fades"
+    battle.shells = []
+    view.update(1.0, eye)
+    assert view.tracer_node.getNumGeoms() == 0
+    view.destroy()
+
+
+def test_plates_are_steel_boxes_on_posts_in_the_ground(config):
+    from game.combat_view import CombatView
+    terrain = build_terrain(MapChoice.parse("flat"), config.game.terrain, seed=1)
+    battle = FakeBattle(terrain)
+    ground = float(terrain.height_at(0.0, 100.0))
+    battle.plates = [FakePlate((0.0, 100.0, ground + 2.0), (2.0, 0.05, 1.5)),
+                     FakePlate((30.0, 300.0, ground + 2.0), (2.0, 0.05, 1.5), heading_deg=30.0)]
+    render = NodePath("render")
+    view = CombatView(render, battle, config.game.combat_view)
+    view.update(1.0, np.zeros(3))
+    view.update(1.0, np.zeros(3))
+    assert len(view.plates) == 2
+    for plate, path in zip(battle.plates, view.plates.values()):
+        low, high = path.getTightBounds(render)
+        np.testing.assert_allclose(np.array(path.getPos(render)), plate.position_ws, atol=1e-5)
+        assert high[2] == pytest.approx(plate.position_ws[2] + 1.5, abs=1e-3)
+        assert low[2] < ground - 0.1, "the posts do not reach into the ground"
+        assert path.getH() == pytest.approx(-plate.heading_deg)
+    battle.plates = battle.plates[:1]
+    view.update(1.0, np.zeros(3))
+    assert len(view.plates) == 1
+    view.destroy()
+
+
+def test_the_simulation_s_shells_are_drawn(config):
+    """Against the real simulation, once combat is there: a shot leaves a tracer."""
+    from game.combat_view import CombatView
+    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    try:
+        if not hasattr(simulation, "shells"):
+            pytest.skip("the simulation has no shells yet")
+        render = NodePath("render")
+        view = CombatView(render, simulation, config.game.combat_view)
+        for _ in range(3):
+            simulation.step(Controls(fire=True))
+        view.update(1.0, np.array([0.0, -20.0, 5.0]))
+        assert view.shown_tracers == len(simulation.shells) > 0
+        view.destroy()
+    finally:
+        simulation.destroy()
+
+
+def hull_colours(rig) -> np.ndarray:
+    node = rig.root.find("**/hull").node()
+    data = node.getGeom(0).getVertexData()
+    return np.frombuffer(memoryview(data.getArray(0)).cast("B"), np.float32).reshape(-1, 10)[
+        :, 6:9].copy()
+
+
+def test_a_destroyed_vehicle_is_drawn_as_a_burnt_wreck(config, desert):
+    from game.vehicle_view import VehicleView
+    vehicle = desert.player
+    render = NodePath("render")
+    view = VehicleView(render, vehicle, config.game)
+    view.update(1.0)
+    paint = hull_colours(view.rig)
+    vehicle.destroyed = True
+    view.update(1.0)
+    assert view.wrecked
+    np.testing.assert_allclose(hull_colours(view.rig),
+                               paint * np.array(config.game.scene.wreck_shade), atol=1e-5)
+    view.update(1.0)  # stays burnt, not burnt twice
+    np.testing.assert_allclose(hull_colours(view.rig),
+                               paint * np.array(config.game.scene.wreck_shade), atol=1e-5)
+    vehicle.destroyed = False
+    view.update(1.0)
+    np.testing.assert_allclose(hull_colours(view.rig), paint, atol=1e-6)
+    view.destroy()
