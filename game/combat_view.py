@@ -18,11 +18,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from panda3d.core import (Geom, GeomNode, GeomTriangles, GeomVertexArrayFormat, GeomVertexData,
+from panda3d.core import (Geom, GeomNode, GeomVertexArrayFormat, GeomVertexData,
                           GeomVertexFormat, NodePath, Shader, TransparencyAttrib)
 
 from game.config import CombatViewSpec
-from game.meshes import box_mesh
+from game.meshes import box_mesh, triangle_primitive
 
 _TRACER_VERTEX = """#version 330
 uniform mat4 p3d_ModelViewProjectionMatrix;
@@ -156,13 +156,8 @@ class CombatView:
         data.uncleanSetNumRows(len(rows))
         memoryview(data.modifyArray(0)).cast("B")[:] = rows.tobytes()
         triangles = (_QUAD[None, :, :] + 4 * np.arange(count, dtype=np.uint32)[:, None, None])
-        primitive = GeomTriangles(Geom.UH_stream)
-        primitive.setIndexType(Geom.NT_uint32)
-        indices = primitive.modifyVertices()
-        indices.uncleanSetNumRows(triangles.size)
-        memoryview(indices).cast("B")[:] = triangles.astype(np.uint32).tobytes()
         geom = Geom(data)
-        geom.addPrimitive(primitive)
+        geom.addPrimitive(triangle_primitive(triangles, Geom.UH_stream))
         return geom
 
     def update(self, alpha: float, eye_ws) -> None:

@@ -35,6 +35,16 @@ def write_rows(vertex_data: GeomVertexData, rows: np.ndarray) -> None:
     memoryview(vertex_data.modifyArray(0)).cast("B")[:] = rows.astype(np.float32).tobytes()
 
 
+def triangle_primitive(triangles: np.ndarray, usage) -> GeomTriangles:
+    """Triangles (M x 3 vertex indices) as one uint32 GeomTriangles, written from numpy."""
+    primitive = GeomTriangles(usage)
+    primitive.setIndexType(Geom.NT_uint32)
+    index_array = primitive.modifyVertices()
+    index_array.uncleanSetNumRows(triangles.size)
+    memoryview(index_array).cast("B")[:] = triangles.astype(np.uint32).tobytes()
+    return primitive
+
+
 def make_mesh(name: str, positions: np.ndarray, normals: np.ndarray, colours: np.ndarray,
               triangles: np.ndarray, uvs: np.ndarray | None = None,
               dynamic: bool = False) -> GeomNode:
@@ -47,13 +57,8 @@ def make_mesh(name: str, positions: np.ndarray, normals: np.ndarray, colours: np
                                  usage)
     vertex_data.uncleanSetNumRows(len(rows))
     write_rows(vertex_data, rows)
-    primitive = GeomTriangles(Geom.UH_static)
-    primitive.setIndexType(Geom.NT_uint32)
-    index_array = primitive.modifyVertices()
-    index_array.uncleanSetNumRows(triangles.size)
-    memoryview(index_array).cast("B")[:] = triangles.astype(np.uint32).tobytes()
     geom = Geom(vertex_data)
-    geom.addPrimitive(primitive)
+    geom.addPrimitive(triangle_primitive(triangles, Geom.UH_static))
     node = GeomNode(name)
     node.addGeom(geom)
     return node
