@@ -25,6 +25,7 @@ from panda3d.core import GeomNode, LQuaternionf, NodePath, Point3
 
 from game.config import CarRigSpec
 from game.meshes import box_mesh, cylinder_mesh, loft_mesh, prism_x
+from game.step_latch import StepLatch
 from physics.pose import blend_poses, rotation_matrix
 
 TAU = 2.0 * math.pi
@@ -225,8 +226,7 @@ class CarRig:
             self.wheel_steers.append(steer)
             self.wheel_spinners.append(spinner)
         count = len(self.anchors_bs)
-        self._previous = self._current = None
-        self._seen_state = None
+        self._wheels = StepLatch(self._wheel_state)
         self.compression_m = np.zeros(count)
         self.steer_rad = np.zeros(count)
         self.spin_rad = np.zeros(count)
@@ -250,13 +250,7 @@ class CarRig:
         """Pose everything at the state ``alpha`` of the way from the previous step to the
         last one."""
         vehicle = self.vehicle
-        if vehicle.current is not self._seen_state:
-            state = self._wheel_state()
-            first = self._current is None
-            self._previous = state if first else self._current
-            self._current = state
-            self._seen_state = vehicle.current
-        previous, current = self._previous, self._current
+        previous, current = self._wheels.update(vehicle.current)
         self.compression_m = previous[0] + (current[0] - previous[0]) * alpha
         self.steer_rad = previous[1] + (current[1] - previous[1]) * alpha
         # The spin angle wraps: take the turn that matches the wheels' speed.

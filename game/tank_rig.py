@@ -29,6 +29,7 @@ from panda3d.core import GeomNode, LQuaternionf, NodePath, Point3
 from game.config import TankRigSpec
 from game.meshes import cylinder_mesh, loft_mesh, make_mesh, prism_x, write_rows
 from game.shaders import lit_shader
+from game.step_latch import StepLatch
 from game.textures import track_texture
 from physics.pose import blend_poses, rotation_matrix
 
@@ -226,9 +227,7 @@ class TankRig:
             path.setShaderInput("specular_strength", 0.0)
             self.belts.append(path)
             self._belt_data.append(node.modifyGeom(0).modifyVertexData())
-        self._previous_d = None
-        self._current_d = None
-        self._seen_state = None
+        self._distances = StepLatch(self._anchor_distances)
         self.position = np.zeros(3)
         self.rotation = np.eye(3)
 
@@ -354,13 +353,8 @@ class TankRig:
         """Pose everything at the state ``alpha`` of the way from the previous step to the
         last one; ``frame_s`` advances the tracks' and wheels' spin."""
         vehicle = self.vehicle
-        if vehicle.current is not self._seen_state:
-            distances = self._anchor_distances()
-            first = self._current_d is None
-            self._previous_d = distances if first else self._current_d
-            self._current_d = distances
-            self._seen_state = vehicle.current
-        distances = self._previous_d + (self._current_d - self._previous_d) * alpha
+        previous_d, current_d = self._distances.update(vehicle.current)
+        distances = previous_d + (current_d - previous_d) * alpha
         position, orientation = blend_poses(vehicle.previous, vehicle.current, alpha)
         self.position, self.rotation = position, rotation_matrix(orientation)
         self.root.setPosQuat(Point3(*position), LQuaternionf(*orientation))
