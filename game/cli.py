@@ -14,6 +14,7 @@ from pathlib import Path
 from game.config import CONFIG_DIR, load_config
 from game.controls import ScriptedInputs
 from game.errors import CommandLineError, UserError
+from game.replay import ReplayHeader, ReplayRecorder, config_digest, game_version, load_replay
 from game.telemetry import TelemetryWriter
 from physics.terrain import MapChoice
 
@@ -87,12 +88,19 @@ def build_parser() -> argparse.ArgumentParser:
                         help="render into an offscreen buffer instead of a window")
     parser.add_argument("--screenshot", type=Path, metavar="FILE.png",
                         help="save the last rendered frame as a PNG")
+    parser.add_argument("--record", type=Path, metavar="FILE",
+                        help="save a replay of this game (windowed games also save one in "
+                             "your data folder on quit)")
+    parser.add_argument("--replay", type=Path, metavar="FILE",
+                        help="play a recorded game back, step for step")
     parser.add_argument("--config", type=Path, default=CONFIG_DIR, metavar="DIR",
                         help="folder of the TOML config files (default: the game's config/)")
     return parser
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
+    if args.replay and args.inputs:
+        raise CommandLineError("--replay plays recorded controls: drop --inputs")
     if args.headless and (args.offscreen or args.screenshot):
         raise CommandLineError("--headless draws nothing: drop --offscreen and --screenshot")
     if args.screenshot is not None:
@@ -109,7 +117,19 @@ def run(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _check_arguments(args)
     config = load_config(args.config)
-    inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
+    digest = config_digest(args.config)
+    if args.replay:
+        replay = load_replay(args.replay, digest, config.game.simulation.step_hz)
+        header = replay.header
+        args.seed, args.vehicle, args.bots = header.seed, header.vehicle, header.bots
+        args.map = MapChoice.parse(header.map)
+        if args.seconds is None:
+            args.seconds = header.steps / config.game.simulation.step_hz
+        inputs = replay
+    else:
+        inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
+    args.recorder = ReplayRecorder(ReplayHeader(
+        game_version(), digest, args.seed, args.map.text, args.vehicle, args.bots, 0))
     telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
     try:
         if args.headless:
@@ -134,10 +154,13 @@ def _run_headless(args, config, inputs, telemetry) -> None:
     from game.simulation import Simulation
     simulation = Simulation(config, args.map, args.seed, player_vehicle=args.vehicle)
     Battle(simulation, config.game.battle, args.bots)
+    simulation.recorder = args.recorder
     try:
         run_headless(simulation, args.seconds or DEFAULT_HEADLESS_SECONDS, inputs, telemetry)
     finally:
         simulation.destroy()
+    if args.record:
+        args.recorder.save(args.record)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -349,6 +349,9 @@ class SpawnSpec(Spec):
     start_gear: str = tuning("the gear vehicles start in", choices=GEAR_NAMES)
     swap_offset_m: float = tuning("a vehicle the player swaps into appears this far to the "
                                   "right", minimum=3.0, maximum=50.0)
+    below_ground_limit_m: float = tuning("a vehicle's centre this far below the ground has "
+                                         "fallen through: it is set back on top", minimum=0.1,
+                                         maximum=50.0)
 
 
 @dataclass(frozen=True)

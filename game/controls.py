@@ -39,7 +39,7 @@ _SWITCHES = ("handbrake", "fire", "reset", "swap_vehicle")
 CONTROL_NAMES = tuple(field.name for field in fields(Controls))
 
 
-def _check_control(path: Path, key: str, name: str, value) -> None:
+def check_control(path: Path, key: str, name: str, value) -> None:
     if name in _AXES:
         low, high = _AXES[name]
         if (isinstance(value, bool) or not isinstance(value, (int, float))
@@ -105,7 +105,7 @@ class ScriptedInputs:
                 if name not in CONTROL_NAMES:
                     raise UserError(path, f"{where}.{name}", "a control: " +
                                     ", ".join(CONTROL_NAMES), value, has_value=True)
-                _check_control(path, f"{where}.{name}", name, value)
+                check_control(path, f"{where}.{name}", name, value)
                 changes[name] = float(value) if name in _AXES else value
             events.append((last_t, changes))
         return events

@@ -65,6 +65,8 @@ class Vehicle:
         """Where the gun points and its reload (None: unarmed)."""
         self.health = self.spec.armour.health if armed else None
         self.destroyed = False
+        self.last_good = self.current
+        """The last state that was finite and above the ground (for the physics guard)."""
 
     def distance_to(self, point_ws) -> float:
         """From a point to the nearest face of the hull box (0 inside)."""
@@ -209,6 +211,8 @@ class Simulation:
         x_m, y_m = spawn_points[0]
         self.player = self.spawn(player_vehicle, "player", x_m=x_m, y_m=y_m, heading_deg=0.0)
         self._pressed: set[str] = set()
+        self.recorder = None
+        """Set to a replay recorder to keep the player's controls of every step."""
         self._drivers: dict[str, Callable[[Simulation], Controls]] = {}
         self._rules: list[Callable[[Simulation, list[dict]], list[dict]]] = []
 
@@ -301,6 +305,8 @@ class Simulation:
              ) -> list[dict]:
         """Advance one fixed step with the player's controls and any other drivers' (by
         vehicle name: bots); return what happened in it."""
+        if self.recorder is not None:
+            self.recorder.record(self.world.step_count, player_controls)
         events = []
         if self._pressed_now("swap_vehicle", player_controls.swap_vehicle):
             previous = self.player
@@ -326,10 +332,34 @@ class Simulation:
         self.world.step()
         for vehicle in self.vehicles:
             vehicle.record_state()
+            events += self._guard(vehicle)
         events += self._resolve_shells()
         for rules in self._rules:
             events += rules(self, events)
         return events
+
+    def _guard(self, vehicle: Vehicle) -> list[dict]:
+        """One bad step must not take the world down: a body whose state went non-finite,
+        or that fell through the ground, is set back on the ground where it last was well."""
+        state = vehicle.current
+        values = np.concatenate([state.position_ws, state.orientation_ws, state.velocity_ws,
+                                 state.angular_velocity_ws])
+        if not np.all(np.isfinite(values)):
+            reason = "non-finite state"
+        elif state.position_ws[2] < (float(self.terrain.height_at(*state.position_ws[:2]))
+                                     - self.config.game.spawn.below_ground_limit_m):
+            reason = "below the ground"
+        else:
+            vehicle.last_good = state
+            return []
+        good = vehicle.last_good
+        heading = good.heading_pitch_roll_deg()[0] if np.all(np.isfinite(
+            good.orientation_ws)) else 0.0
+        x_m, y_m = np.clip(good.position_ws[:2], -self.terrain.half_extent_x_m,
+                           self.terrain.half_extent_x_m)
+        self.place(vehicle, float(x_m), float(y_m), heading)
+        vehicle.last_good = vehicle.current
+        return [{"type": "recovered", "vehicle": vehicle.name, "reason": reason}]
 
     def _drive(self, vehicle: Vehicle, controls: Controls) -> list[dict]:
         """A vehicle's controls this step: drive, aim and fire (a wreck holds still)."""

@@ -108,6 +108,11 @@ class MapChoice:
 
     MAX_SLOPE_DEG = 60.0
 
+    @property
+    def text(self) -> str:
+        """The ``--map`` value that gives this choice."""
+        return f"slope:{self.slope_deg:g}" if self.kind == "slope" else self.kind
+
     @classmethod
     def parse(cls, text: str) -> "MapChoice":
         """Parse ``desert``, ``flat``, ``slope:DEG`` or ``range``; ValueError says what was

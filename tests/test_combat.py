@@ -184,3 +184,17 @@ def test_four_bots_fight_five_minutes_and_every_round_ends(config):
     assert battle.round == len(starts) + 1
     assert sum(battle.score.values()) == len(ends)
     simulation.destroy()
+
+
+def test_a_body_that_fell_through_the_ground_is_put_back_on_top(config):
+    from panda3d.core import Point3, TransformState
+    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    for _ in range(30):
+        simulation.step(Controls())
+    simulation.player.body.setTransform(TransformState.makePos(Point3(3.0, 4.0, -6.0)))
+    events = simulation.step(Controls())
+    assert {"type": "recovered", "vehicle": "player", "reason": "below the ground"} in events
+    for _ in range(60):
+        simulation.step(Controls())
+    assert simulation.player.current.position_ws[2] > 0.5
+    simulation.destroy()

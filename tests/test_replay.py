@@ -1,0 +1,103 @@
+"""Replays: recorded games play back byte for byte; a bad or foreign replay is refused."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+INPUTS = {"events": [{"t": 0.2, "throttle": 1.0, "gear": "A", "turret": 0.5},
+                     {"t": 2.0, "steer": -0.6, "fire": True},
+                     {"t": 4.0, "throttle": 0.3, "steer": 0.4, "elevation": 0.3},
+                     {"t": 6.0, "fire": False, "handbrake": True}]}
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory, run_cli):
+    """One recorded headless battle: (folder, replay path, its telemetry)."""
+    folder = tmp_path_factory.mktemp("replay")
+    (folder / "inputs.json").write_text(json.dumps(INPUTS))
+    result = run_cli("--headless", "--seed", "3", "--bots", "2", "--seconds", "8",
+                     "--inputs", str(folder / "inputs.json"),
+                     "--telemetry", str(folder / "original.jsonl"),
+                     "--record", str(folder / "game.replay"))
+    assert result.returncode == 0, result.stderr
+    return folder, folder / "game.replay", (folder / "original.jsonl").read_bytes()
+
+
+def test_a_replay_gives_byte_identical_telemetry(recorded, run_cli):
+    folder, replay, original = recorded
+    result = run_cli("--headless", "--replay", str(replay),
+                     "--telemetry", str(folder / "again.jsonl"))
+    assert result.returncode == 0, result.stderr
+    assert (folder / "again.jsonl").read_bytes() == original
+    assert original.count(b"\n") == 8 * 60
+    assert b'"type":"shot"' in original  # the recording covers a real fight
+
+
+def test_the_replay_is_small_and_says_what_it_needs(recorded):
+    _, replay, _ = recorded
+    document = json.loads(replay.read_text())
+    assert document["format"] == "tank-battle-replay" and document["steps"] == 8 * 60
+    assert (document["seed"], document["bots"], document["map"]) == (3, 2, "desert")
+    assert len(document["controls"]) == len(INPUTS["events"])  # changes only
+    assert replay.stat().st_size < 2000
+
+
+def corrupt(replay_text: str, how: str) -> str | bytes:
+    document = json.loads(replay_text)
+    if how == "garbage":
+        return b"\x00\xff\xfe garbage \x89PNG"
+    if how == "empty":
+        return ""
+    if how == "truncated":
+        return replay_text[: len(replay_text) // 2]
+    if how == "not a replay":
+        document["format"] = "something-else"
+    elif how == "other format version":
+        document["version"] = 99
+    elif how == "other game version":
+        document["game_version"] = "0.0.1"
+    elif how == "seed missing":
+        del document["seed"]
+    elif how == "seed not a number":
+        document["seed"] = "three"
+    elif how == "steps out of order":
+        document["controls"] = document["controls"][::-1]
+    elif how == "unknown control":
+        document["controls"][0][1]["nitro"] = True
+    elif how == "throttle out of range":
+        document["controls"][0][1]["throttle"] = 7.5
+    return json.dumps(document)
+
+
+@pytest.mark.parametrize("how", ["garbage", "empty", "truncated", "not a replay",
+                                 "other format version", "other game version", "seed missing",
+                                 "seed not a number", "steps out of order", "unknown control",
+                                 "throttle out of range"])
+def test_a_bad_replay_is_refused_with_one_line(recorded, run_cli, tmp_path, how):
+    _, replay, _ = recorded
+    bad = tmp_path / "bad.replay"
+    content = corrupt(replay.read_text(), how)
+    bad.write_bytes(content if isinstance(content, bytes) else content.encode())
+    before = bad.read_bytes()
+    result = run_cli("--headless", "--replay", str(bad), "--telemetry", str(tmp_path / "t.jsonl"))
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(bad) in lines[0] and "Traceback" not in result.stderr
+    assert bad.read_bytes() == before
+
+
+def test_a_replay_made_with_other_config_is_refused(recorded, run_cli, config_copy, edit_file):
+    _, replay, _ = recorded
+    edit_file(config_copy / "tank.toml", "reload_s = 4.0", "reload_s = 3.0")
+    result = run_cli("--headless", "--replay", str(replay), "--config", str(config_copy))
+    assert result.returncode == 2
+    assert "config_digest" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_replay_and_inputs_together_are_refused(recorded, run_cli):
+    folder, replay, _ = recorded
+    result = run_cli("--headless", "--replay", str(replay), "--inputs",
+                     str(folder / "inputs.json"))
+    assert result.returncode == 2 and "--replay" in result.stderr
