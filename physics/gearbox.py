@@ -227,6 +227,8 @@ class Gearbox:
     # ----- stepping ------------------------------------------------------------
     def _automatic_shifts(self, speed_ms: np.ndarray, throttle: np.ndarray) -> list[dict]:
         """Start the shifts automatic mode wants (only vehicles not already shifting)."""
+        if not self.automatic.any():
+            return []
         spec, gear = self.spec, self.gear_index
         deciding = self.automatic & ~self.shifting
         forward = gear >= self.first
@@ -258,7 +260,7 @@ class Gearbox:
         """
         spec = self.spec
         speed_ms = np.broadcast_to(np.asarray(forward_speed_ms, dtype=float), (self.count,))
-        throttle = np.clip(np.broadcast_to(np.asarray(throttle, dtype=float), (self.count,)), -1.0, 1.0)
+        throttle = np.minimum(np.maximum(np.broadcast_to(np.asarray(throttle, dtype=float), (self.count,)), -1.0), 1.0)
         events = self._automatic_shifts(speed_ms, throttle)
 
         gear, target = self.gear_index, self.target_index

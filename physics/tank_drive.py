@@ -21,6 +21,10 @@ from physics.vehicle_model import (KMH_PER_MS, AnchorCommand, AnchorConstants, A
                                    GripSpec, SuspensionSpec)
 
 
+_SIDES = np.array([1.0, -1.0])
+"""Left and right track: + steer (right) speeds the left one up and slows the right one."""
+
+
 @dataclass(frozen=True)
 class TrackSpec(Spec):
     """Drive and brakes of the two tracks."""
@@ -58,7 +62,7 @@ class TrackDrive:
         spec = self.spec
         steer = np.where(shifting, 0.0, steer)
         # Right steer (+) runs the left track faster than the right one.
-        belt = drive.target_speed_ms[:, None] + np.outer(steer, [1.0, -1.0]) * self._pivot_ms
+        belt = drive.target_speed_ms[:, None] + steer[:, None] * _SIDES * self._pivot_ms
         force = np.minimum(drive.force_fraction + np.abs(steer) * spec.steering_pull, 1.0)
         limit = np.repeat((force * spec.drive_force_n / 2.0)[:, None], 2, axis=1)
         braking = np.maximum(brake, handbrake.astype(float))

@@ -156,6 +156,17 @@ class Terrain:
         self._surface_table = np.array([[surface.grip_scale, surface.rolling_resistance,
                                          surface.ripple_height_m, surface.ripple_wavelength_m]
                                         for surface in self.surfaces])
+        # Look-ups work on (N, 2) arrays of (x, y) and read tables made once here, so a
+        # ray's worth of them is a few numpy calls; the heights never change after this.
+        self._half_extents_m = np.array([self.half_extent_x_m, self.half_extent_y_m])
+        self._last_sample = np.array([self.columns - 1, self.rows - 1])
+        self._last_cell = self._last_sample - 1
+        self._planes = self._triangle_planes()
+        self._plane_strides = np.array([2, 2 * (self.columns - 1)])
+        """Row of ``_planes`` per cell step in i and j (each cell has two triangles)."""
+        table = self._surface_table
+        self._ripple_table = np.stack([table[:, 2] * 0.5, 2.0 * math.pi / table[:, 3]], axis=-1)
+        """Per surface: half the ripple height and the ripple's wave number."""
 
     @property
     def max_height_m(self) -> float:
@@ -170,18 +181,42 @@ class Terrain:
     def contains(self, x_m, y_m) -> np.ndarray:
         return (np.abs(x_m) <= self.half_extent_x_m) & (np.abs(y_m) <= self.half_extent_y_m)
 
-    def _cell(self, x_m, y_m):
-        """Cell indices, in-cell fractions and which triangle each point is in."""
-        u = (np.asarray(x_m, dtype=np.float64) + self.half_extent_x_m) / self.spacing_m
-        v = (np.asarray(y_m, dtype=np.float64) + self.half_extent_y_m) / self.spacing_m
-        u = np.clip(u, 0.0, self.columns - 1)
-        v = np.clip(v, 0.0, self.rows - 1)
-        i = np.minimum(u.astype(np.int64), self.columns - 2)
-        j = np.minimum(v.astype(np.int64), self.rows - 2)
-        fu, fv = u - i, v - j
+    def _triangle_planes(self) -> np.ndarray:
+        """Per cell and triangle, row ``(cell_j * (columns - 1) + cell_i) * 2 + upper``: the
+        corner the triangle is measured from, the height changes from it along its two sides,
+        and its unit normal (the arithmetic of the per-point formula, done once per triangle).
+
+        A point at fractions (fu, fv) of its cell lies in the lower triangle when
+        fu + fv <= 1: measured from corner (i, j) with (s, t) = (fu, fv); else in the upper
+        one: from corner (i+1, j+1) with (s, t) = (1 - fu, 1 - fv).
+        """
         h = self.heights_m
-        corners = h[j, i], h[j, i + 1], h[j + 1, i], h[j + 1, i + 1]
-        return fu, fv, corners, fu + fv <= 1.0
+        h00, h10, h01, h11 = h[:-1, :-1], h[:-1, 1:], h[1:, :-1], h[1:, 1:]
+        planes = np.empty(h00.shape + (2, 6))
+        for upper, (base, along_s, along_t, slope_x, slope_y) in enumerate((
+                (h00, h10 - h00, h01 - h00, h10 - h00, h01 - h00),
+                (h11, h01 - h11, h10 - h11, h11 - h01, h11 - h10))):
+            slope_x, slope_y = slope_x / self.spacing_m, slope_y / self.spacing_m
+            normal = np.stack([-slope_x, -slope_y, np.ones_like(slope_x)], axis=-1)
+            planes[:, :, upper, 0] = base
+            planes[:, :, upper, 1] = along_s
+            planes[:, :, upper, 2] = along_t
+            planes[:, :, upper, 3:] = normal / np.linalg.norm(normal, axis=-1, keepdims=True)
+        return planes.reshape(-1, 6)
+
+    def planes_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Height (N,) and unit normal (3, N) of the collider's triangle under each of N
+        points, given as rows (2, N) of x and y; points off the map read its edge. The
+        fast form of :meth:`surface_at`, for the vehicle model's rays."""
+        # np.minimum / np.maximum: the same numbers as np.clip, without its Python wrapper.
+        uv = np.minimum(np.maximum((xy_m + self._half_extents_m[:, None]) / self.spacing_m, 0.0),
+                        self._last_sample[:, None])
+        cell = np.minimum(uv.astype(np.int64), self._last_cell[:, None])
+        fraction = uv - cell
+        lower = fraction[0] + fraction[1] <= 1.0
+        s, t = np.where(lower, fraction, 1.0 - fraction)
+        row = self._planes.take(self._plane_strides @ cell + ~lower, axis=0)
+        return row[:, 0] + s * row[:, 1] + t * row[:, 2], row[:, 3:].T
 
     def height_at(self, x_m, y_m) -> np.ndarray:
         """Ground height under (x, y), exactly as the collider has it (clamped to the map)."""
@@ -193,25 +228,26 @@ class Terrain:
 
     def surface_at(self, x_m, y_m) -> tuple[np.ndarray, np.ndarray]:
         """Height and unit normal under (x, y) in one look-up."""
-        fu, fv, (h00, h10, h01, h11), lower = self._cell(x_m, y_m)
-        height = np.where(lower,
-                          h00 + fu * (h10 - h00) + fv * (h01 - h00),
-                          h11 + (1.0 - fu) * (h01 - h11) + (1.0 - fv) * (h10 - h11))
-        slope_x = np.where(lower, h10 - h00, h11 - h01) / self.spacing_m
-        slope_y = np.where(lower, h01 - h00, h11 - h10) / self.spacing_m
-        normal = np.stack([-slope_x, -slope_y, np.ones_like(slope_x)], axis=-1)
-        return height, normal / np.linalg.norm(normal, axis=-1, keepdims=True)
+        x_m, y_m = np.broadcast_arrays(np.asarray(x_m, dtype=np.float64),
+                                       np.asarray(y_m, dtype=np.float64))
+        height, normal = self.planes_at(np.stack([x_m.ravel(), y_m.ravel()]))
+        return height.reshape(x_m.shape), normal.T.reshape(x_m.shape + (3,))
 
     def surface_named(self, name: str) -> int:
         return next(i for i, surface in enumerate(self.surfaces) if surface.name == name)
 
     def surface_index_at(self, x_m, y_m) -> np.ndarray:
         """Which surface is under (x, y): that of the nearest sample."""
-        i = np.clip(np.rint((np.asarray(x_m) + self.half_extent_x_m) / self.spacing_m),
-                    0, self.columns - 1).astype(np.int64)
-        j = np.clip(np.rint((np.asarray(y_m) + self.half_extent_y_m) / self.spacing_m),
-                    0, self.rows - 1).astype(np.int64)
-        return self.surface_index[j, i]
+        x_m, y_m = np.broadcast_arrays(np.asarray(x_m), np.asarray(y_m))
+        return self.surfaces_at(np.stack([x_m.ravel(), y_m.ravel()])).reshape(x_m.shape)
+
+    def surfaces_at(self, xy_m: np.ndarray) -> np.ndarray:
+        """Which surface is under each of N points, rows (2, N) of x and y: the fast form
+        of :meth:`surface_index_at`."""
+        i, j = np.minimum(np.maximum(np.rint((xy_m + self._half_extents_m[:, None])
+                                             / self.spacing_m), 0),
+                          self._last_sample[:, None]).astype(np.int64)
+        return self.surface_index.reshape(-1)[j * self.columns + i]
 
     def surface_grip(self, index) -> tuple[np.ndarray, np.ndarray]:
         """Grip scale and added rolling resistance of the surfaces numbered ``index``."""
@@ -224,9 +260,19 @@ class Terrain:
 
     def ripple_at(self, x_m, y_m) -> np.ndarray:
         """How far the surface's small bumps stand above the collider at (x, y)."""
-        row = self._surface_table[self.surface_index_at(x_m, y_m)]
-        wave = 2.0 * math.pi / row[..., 3]
-        return row[..., 2] * 0.5 * (1.0 + np.sin(wave * np.asarray(x_m)) * np.sin(wave * np.asarray(y_m)))
+        x_m, y_m = np.broadcast_arrays(np.asarray(x_m), np.asarray(y_m))
+        return self.ripples_at(np.stack([x_m.ravel(), y_m.ravel()])).reshape(x_m.shape)
+
+    def ripples_at(self, xy_m: np.ndarray) -> np.ndarray:
+        """:meth:`ripple_at` for N points, rows (2, N) of x and y."""
+        half_height, wave = self._ripple_table.take(self.surfaces_at(xy_m), axis=0).T
+        wave_x, wave_y = np.sin(wave * xy_m)
+        return half_height * (1.0 + wave_x * wave_y)
+
+    def contains_rows(self, xy_m: np.ndarray) -> np.ndarray:
+        """:meth:`contains` for N points, rows (2, N) of x and y."""
+        inside_x, inside_y = np.abs(xy_m) <= self._half_extents_m[:, None]
+        return inside_x & inside_y
 
     def paint_surface(self, x_m: float, y_m: float, radius_m: float, name: str) -> None:
         """Make the ground within ``radius_m`` of (x, y) the named surface."""

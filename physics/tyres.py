@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from physics.spec import Spec, tuning
-from physics.vehicle_model import (KMH_PER_MS, SLIP_REFERENCE_SPEED_MS, TAU, AnchorCommand,
-                                   AnchorConstants, AnchorModel, GripSpec, _dot)
+from physics.vehicle_model import (KMH_PER_MS, SLIP_REFERENCE_SPEED_MS, TAU, AnchorConstants,
+                                   AnchorModel, FlatCommand, GripSpec)
 
 _DERIVATIVE_STEP_RAD_S = 1e-3
 """Spin change used to measure how the tyre force changes with spin."""
@@ -68,17 +68,17 @@ class SlipTyreModel(AnchorModel):
                           where=combined > 0.0)
         return scale * ratio, -scale * angle, combined > 1.0
 
-    def _grip(self, hit, load, velocity, forward, side, command: AnchorCommand, substep_s):
-        c, spec = self.constants, self.slip
-        grip_along, grip_across, grip_sliding = super()._grip(hit, load, velocity, forward, side,
+    def _grip(self, hit, load, along_ms, across_ms, command: FlatCommand, substep_s):
+        c, k, spec = self.constants, self._per_anchor, self.slip
+        grip_along, grip_across, grip_sliding = super()._grip(hit, load, along_ms, across_ms,
                                                               command, substep_s)
         radius, inertia = c.wheel_radius_m, spec.wheel_inertia_kg_m2
-        along_ms, across_ms = _dot(velocity, forward), _dot(velocity, side)
-        relative_load = np.maximum(load, np.finfo(float).tiny) / c.static_load_n
+        relative_load = np.maximum(load, np.finfo(float).tiny) / k.static_load_n
         peak = self.grip.grip * self.surface_grip * relative_load ** -spec.load_sensitivity
         contact_load = np.where(hit, load, 0.0)
 
-        spin = self.spin_speed_rad_s
+        shape = self.spin_speed_rad_s.shape
+        spin = self.spin_speed_rad_s.reshape(-1)
         force, _, _ = self._tyre_forces(spin, along_ms, across_ms, contact_load, peak)
         # Engine or brake: the rim force that would bring the wheel to the asked speed this
         # substep against the tyre's pull, within what they can give (a brake holds a
@@ -93,17 +93,17 @@ class SlipTyreModel(AnchorModel):
         along, across, past_peak = self._tyre_forces(spin, along_ms, across_ms, contact_load,
                                                      peak)
         resistance = (self.grip.rolling_resistance + self.surface_rolling) * contact_load
-        along = along + np.clip(-along_ms * c.mass_share_kg / substep_s, -resistance, resistance)
+        along = along + np.clip(-along_ms * k.mass_share_kg / substep_s, -resistance, resistance)
 
         # At walking pace the stick-slip model holds (and the wheel rolls with the ground).
         weight = np.where(hit, np.clip(np.abs(along_ms) / self._blend_ms, 0.0, 1.0), 1.0)
         grip_weight = 1.0 - weight
-        self.spin_speed_rad_s = weight * spin + grip_weight * along_ms / radius
+        self.spin_speed_rad_s = (weight * spin + grip_weight * along_ms / radius).reshape(shape)
         along = weight * along + grip_weight * grip_along
         across = weight * across + grip_weight * grip_across
         sliding = np.where(weight >= 0.5, past_peak, grip_sliding)
         return along, across, sliding
 
-    def _spin(self, hit, sliding, ground_along_ms, command: AnchorCommand, substep_s) -> None:
+    def _spin(self, hit, sliding, ground_along_ms, command: FlatCommand, substep_s) -> None:
         """The spin was integrated with the tyre forces; only the angle is left to turn."""
         self.spin_angle_rad = (self.spin_angle_rad + self.spin_speed_rad_s * substep_s) % TAU

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -278,18 +278,36 @@ class AnchorImpulses:
     angular_ws: np.ndarray    # (V, 3) total torque impulse about the centre of mass
 
 
+# ----- the layout the model computes in -------------------------------------------------------
+#
+# The public arrays are (V, A[, 3]): vehicles x anchors x xyz. Inside a step the model
+# works on the N = V * A anchors flat, vehicle by vehicle (anchor n is vehicle n // A's
+# anchor n % A), with vectors stored as three rows (3, N): each x, y or z is then one
+# contiguous array, a dot or cross product is a few whole-array operations, and no
+# operation broadcasts a short trailing axis (which costs numpy several times more).
+# At a few hundred anchors numpy's cost is per call, not per number, so the step is
+# written as few calls as it can be. Results equal the (V, A, 3) formulation's to
+# rounding; the reports and impulses are handed out as (V, A[, 3]) views.
+
+
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.einsum("...i,...i->...", a, b)
+    """Dot products of row-stored vectors (3, N) -> (N,)."""
+    product = a * b
+    return product[0] + product[1] + product[2]
 
 
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Cross products over the last axis (np.cross costs several times more on small arrays)."""
-    a, b = np.broadcast_arrays(a, b)
-    out = np.empty(a.shape)
-    out[..., 0] = a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1]
-    out[..., 1] = a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2]
-    out[..., 2] = a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+    """Cross products of row-stored vectors (3, N)."""
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    np.subtract(a[1] * b[2], a[2] * b[1], out=out[0])
+    np.subtract(a[2] * b[0], a[0] * b[2], out=out[1])
+    np.subtract(a[0] * b[1], a[1] * b[0], out=out[2])
     return out
+
+
+def _rows(vectors: np.ndarray) -> np.ndarray:
+    """(N, 3) vectors as rows (3, N); free when they are the transpose of rows already."""
+    return np.ascontiguousarray(vectors.T)
 
 
 def _resized(array: np.ndarray, count: int) -> np.ndarray:
@@ -300,9 +318,49 @@ def _resized(array: np.ndarray, count: int) -> np.ndarray:
     return grown
 
 
-def _normalised(vectors: np.ndarray) -> np.ndarray:
-    length = np.linalg.norm(vectors, axis=-1, keepdims=True)
-    return vectors / np.maximum(length, np.finfo(float).tiny)
+class _PerAnchor:
+    """The constants of every anchor of ``count`` vehicles, flat (N,) or as rows (3, N)."""
+
+    def __init__(self, constants: AnchorConstants, count: int):
+        def tiled(values):
+            return np.tile(values, count)
+
+        self.position_bs = np.tile(constants.position_bs.T, (1, count))
+        self.mass_share_kg = tiled(constants.mass_share_kg)
+        self.static_load_n = tiled(constants.static_load_n)
+        self.stiffness_n_m = tiled(constants.stiffness_n_m)
+        self.damping_n_s_m = tiled(constants.damping_n_s_m)
+        self.bump_stiffness_n_m = tiled(constants.bump_stiffness_n_m)
+        self.bump_damping_n_s_m = tiled(constants.bump_damping_n_s_m)
+        self.grip_stiffness_n_m = tiled(constants.grip_stiffness_n_m)
+        self.grip_damping_n_s_m = tiled(constants.grip_damping_n_s_m)
+        self.patch_offset_m = tiled(constants.patch_offset_m)
+
+
+class FlatCommand(NamedTuple):
+    """An :class:`AnchorCommand`'s arrays flat over the N anchors (views, not copies)."""
+
+    surface_speed_ms: np.ndarray
+    force_limit_n: np.ndarray
+    steer_rad: np.ndarray
+    grip_scale: np.ndarray
+
+    @classmethod
+    def of(cls, command: AnchorCommand) -> "FlatCommand":
+        return cls(command.surface_speed_ms.reshape(-1), command.force_limit_n.reshape(-1),
+                   command.steer_rad.reshape(-1), command.grip_scale.reshape(-1))
+
+
+def _per_anchor_frames(states: BodyStates, anchors: int) -> np.ndarray:
+    """(6, 3, N): each anchor's copy of its body's position, right, forward and up axes,
+    velocity and angular velocity, as rows."""
+    count = len(states.position_ws)
+    frames = np.empty((6, 3, count))
+    frames[0] = states.position_ws.T
+    frames[1:4] = np.transpose(states.axes_ws, (1, 2, 0))
+    frames[4] = states.velocity_ws.T
+    frames[5] = states.angular_velocity_ws.T
+    return np.repeat(frames, anchors, axis=2)
 
 
 class AnchorModel:
@@ -311,135 +369,180 @@ class AnchorModel:
     def __init__(self, constants: AnchorConstants, grip: GripSpec):
         self.constants = constants
         self.grip = grip
-        anchors = len(constants.position_bs)
-        self.deflection_m = np.zeros((0, anchors, 2))
-        self.spin_speed_rad_s = np.zeros((0, anchors))
-        self.spin_angle_rad = np.zeros((0, anchors))
+        self.anchors = len(constants.position_bs)
+        self._deflection = np.zeros((2, 0))
+        """The grip springs' stretch along and across each anchor's heading, rows (2, N)."""
+        self.spin_speed_rad_s = np.zeros((0, self.anchors))
+        self.spin_angle_rad = np.zeros((0, self.anchors))
         self.report: AnchorReport | None = None
+        self._per_anchor = _PerAnchor(constants, 0)
+
+    @property
+    def deflection_m(self) -> np.ndarray:
+        """The grip springs' stretch (V, A, 2): along and across each anchor's heading."""
+        return self._deflection.T.reshape(-1, self.anchors, 2)
 
     def resize(self, count: int) -> None:
         """Keep the state of the first ``count`` vehicles; new ones start relaxed and still."""
-        self.deflection_m = _resized(self.deflection_m, count)
+        self._deflection = np.ascontiguousarray(_resized(self.deflection_m, count)
+                                                .reshape(-1, 2).T)
         self.spin_speed_rad_s = _resized(self.spin_speed_rad_s, count)
         self.spin_angle_rad = _resized(self.spin_angle_rad, count)
+        self._per_anchor = _PerAnchor(self.constants, count)
 
     def rays(self, states: BodyStates) -> tuple[np.ndarray, np.ndarray]:
         """Anchor origins (V, A, 3) and ray directions (V, A, 3): down the hull's -Z."""
-        origins = states.position_ws[:, None, :] + np.einsum(
-            "ak,vkj->vaj", self.constants.position_bs, states.axes_ws)
-        down = np.broadcast_to(-states.axes_ws[:, None, 2, :], origins.shape)
-        return origins, down
+        origins, down = self._rays(_per_anchor_frames(states, self.anchors),
+                                   _PerAnchor(self.constants, len(states.position_ws)))
+        return origins.T.reshape(-1, self.anchors, 3), down.T.reshape(-1, self.anchors, 3)
+
+    @staticmethod
+    def _rays(frames: np.ndarray, per_anchor: _PerAnchor) -> tuple[np.ndarray, np.ndarray]:
+        position, right, forward, up = frames[:4]
+        x, y, z = per_anchor.position_bs
+        return position + (x * right + y * forward + z * up), -up
 
     def step(self, states: BodyStates, ground: GroundQuery, command: AnchorCommand,
              substep_s: float) -> AnchorImpulses:
         """One substep for every anchor of every vehicle."""
-        origins, down = self.rays(states)
-        vehicles, anchors = origins.shape[:2]
-        hits = ground.cast(origins.reshape(-1, 3), down.reshape(-1, 3),
-                           self.constants.ray_length_m, self.constants.min_ground_up)
-        shape = (vehicles, anchors)
-        hit = hits.hit.reshape(shape)
-        point = hits.point_ws.reshape(shape + (3,))
-        normal = hits.normal_ws.reshape(shape + (3,))
-        lever = point - states.position_ws[:, None, :]
-        velocity = (states.velocity_ws[:, None, :]
-                    + _cross(states.angular_velocity_ws[:, None, :], lever)
-                    - hits.ground_velocity_ws.reshape(shape + (3,)))
-        load, compression = self._suspension(hit, hits.distance_m.reshape(shape), normal,
-                                             velocity)
-        forward, side = self._ground_frame(states, normal, command.steer_rad)
-        # Grip acts at the centre of the stretch of track the anchor carries.
-        grip_lever = lever + self.constants.patch_offset_m[None, :, None] * forward
-        grip_velocity = velocity + _cross(states.angular_velocity_ws[:, None, :],
-                                            grip_lever - lever)
-        self.surface_grip = hits.grip_scale.reshape(shape) * command.grip_scale
-        self.surface_rolling = hits.rolling_resistance.reshape(shape)
-        along, across, sliding = self._grip(hit, load, grip_velocity, forward, side, command,
-                                            substep_s)
-        support = np.where(hit[..., None], load[..., None] * normal * substep_s, 0.0)
-        grip = np.where(hit[..., None],
-                        (along[..., None] * forward + across[..., None] * side) * substep_s, 0.0)
+        c, k = self.constants, self._per_anchor
+        vehicles, anchors = len(states.position_ws), self.anchors
+        frames = _per_anchor_frames(states, anchors)
+        position, right, hull_forward, _, body_velocity, spin = frames
+        origins, down = self._rays(frames, k)
+        hits = ground.cast(origins.T, down.T, c.ray_length_m, c.min_ground_up)
+        hit = hits.hit
+        point, normal = _rows(hits.point_ws), _rows(hits.normal_ws)
+        flat = FlatCommand.of(command)
+        forward, side = self._ground_frame(hull_forward, right, normal, flat.steer_rad)
+        # The spring acts at the contact point; grip at the centre of the stretch of track
+        # the anchor carries. Both points' spin velocities in one cross product.
+        levers = np.empty((3, 2, vehicles * anchors))
+        lever = np.subtract(point, position, out=levers[:, 0])
+        grip_lever = lever + k.patch_offset_m * forward
+        np.subtract(grip_lever, lever, out=levers[:, 1])
+        turning = _cross(spin[:, None], levers)
+        velocity = body_velocity + turning[:, 0] - _rows(hits.ground_velocity_ws)
+        grip_velocity = velocity + turning[:, 1]
+        load, compression = self._suspension(hit, hits.distance_m, normal, velocity)
         ground_along = _dot(grip_velocity, forward)
         ground_across = _dot(grip_velocity, side)
-        self._spin(hit, sliding, ground_along, command, substep_s)
-        radius = self.constants.wheel_radius_m
-        rim_ms = self.spin_speed_rad_s * radius
+        self.surface_grip = hits.grip_scale * flat.grip_scale
+        self.surface_rolling = hits.rolling_resistance
+        along, across, sliding = self._grip(hit, load, ground_along, ground_across, flat,
+                                            substep_s)
+        # Off the ground the load is zero, so the support is too.
+        support = load * normal * substep_s
+        grip = np.where(hit, (along * forward + across * side) * substep_s, 0.0)
+        self._spin(hit, sliding, ground_along, flat, substep_s)
+        radius = c.wheel_radius_m
         reference_ms = np.maximum(np.abs(ground_along), SLIP_REFERENCE_SPEED_MS)
-        self.report = AnchorReport(
-            hit, compression, load, sliding & hit, point, normal, origins, down,
-            command.steer_rad.copy(), self.spin_speed_rad_s.copy(), self.spin_angle_rad.copy(),
-            np.where(hit & (radius > 0.0), (rim_ms - ground_along) / reference_ms, 0.0),
-            np.where(hit, np.arctan2(ground_across, reference_ms), 0.0))
-        torque = _cross(lever, support) + _cross(grip_lever, grip)
-        return AnchorImpulses(support + grip, (support + grip).sum(axis=1), torque.sum(axis=1))
+        if radius > 0.0:
+            slip_ratio = np.where(hit, (self.spin_speed_rad_s.reshape(-1) * radius
+                                        - ground_along) / reference_ms, 0.0)
+        else:
+            slip_ratio = np.zeros_like(ground_along)
+        shape = (vehicles, anchors)
 
-    def _spin(self, hit, sliding, ground_along_ms, command: AnchorCommand, substep_s) -> None:
+        def vectors(rows):
+            return rows.T.reshape(shape + (3,))
+
+        self.report = AnchorReport(
+            hit.reshape(shape), compression.reshape(shape), load.reshape(shape),
+            (sliding & hit).reshape(shape), vectors(point), vectors(normal), vectors(origins),
+            vectors(down), command.steer_rad.copy(), self.spin_speed_rad_s.copy(),
+            self.spin_angle_rad.copy(), slip_ratio.reshape(shape),
+            np.where(hit, np.arctan2(ground_across, reference_ms), 0.0).reshape(shape))
+        impulse = support + grip
+        # Both torques in one cross product: lever x support and grip lever x grip.
+        np.copyto(levers[:, 1], grip_lever)
+        forces = np.empty_like(levers)
+        forces[:, 0], forces[:, 1] = support, grip
+        moments = _cross(levers, forces)
+        torque = moments[:, 0] + moments[:, 1]
+        return AnchorImpulses(vectors(impulse), _vehicle_sums(impulse, vehicles),
+                              _vehicle_sums(torque, vehicles))
+
+    def _spin(self, hit, sliding, ground_along_ms, command: FlatCommand, substep_s) -> None:
         """Grip tyres' wheels roll with the ground; sliding, or in the air, they turn at the
         speed the drive asks (spinning up under power, locked under the brake)."""
         radius = self.constants.wheel_radius_m
         if radius <= 0.0:
             return
+        shape = self.spin_speed_rad_s.shape
+        spin = self.spin_speed_rad_s.reshape(-1)
         driven = command.force_limit_n > 0.0
         rim_ms = np.where(hit & ~sliding, ground_along_ms,
-                          np.where(driven, command.surface_speed_ms,
-                                   self.spin_speed_rad_s * radius))
+                          np.where(driven, command.surface_speed_ms, spin * radius))
         rim_ms = np.where(hit & sliding & ~driven, ground_along_ms, rim_ms)
-        self.spin_speed_rad_s = rim_ms / radius
+        self.spin_speed_rad_s = (rim_ms / radius).reshape(shape)
         self.spin_angle_rad = (self.spin_angle_rad + self.spin_speed_rad_s * substep_s) % TAU
 
     def _suspension(self, hit, distance_m, normal, velocity):
         """Spring + damper along the normal, plus the bump stop; never pulls."""
-        c = self.constants
-        compression = np.where(hit, c.rest_length_m + c.wheel_radius_m - distance_m, 0.0)
+        c, k = self.constants, self._per_anchor
+        compression = np.where(hit, c.ray_length_m - distance_m, 0.0)
         closing_ms = -_dot(velocity, normal)  # + while the anchor approaches the ground
-        spring = c.stiffness_n_m * compression + c.damping_n_s_m * closing_ms
+        spring = k.stiffness_n_m * compression + k.damping_n_s_m * closing_ms
         beyond = compression - c.travel_m
         bump = np.where(beyond > 0.0,
-                        c.bump_stiffness_n_m * beyond + c.bump_damping_n_s_m * closing_ms, 0.0)
+                        k.bump_stiffness_n_m * beyond + k.bump_damping_n_s_m * closing_ms, 0.0)
         load = np.where(hit, np.maximum(spring + np.maximum(bump, 0.0), 0.0), 0.0)
         return load, compression
 
     @staticmethod
-    def _ground_frame(states: BodyStates, normal, steer_rad):
+    def _ground_frame(hull_forward, hull_right, normal, steer_rad):
         """Each anchor's heading (the hull's forward turned by its steer angle) projected
         onto its contact plane, and the heading's right."""
-        hull_right = states.axes_ws[:, None, 0, :]
-        hull_forward = states.axes_ws[:, None, 1, :]
-        heading = (np.cos(steer_rad)[..., None] * hull_forward
-                   + np.sin(steer_rad)[..., None] * hull_right)
-        forward = _normalised(heading - _dot(heading, normal)[..., None] * normal)
+        if steer_rad.any():
+            heading = np.cos(steer_rad) * hull_forward + np.sin(steer_rad) * hull_right
+        else:  # tracks never steer: skip the trigonometry
+            heading = hull_forward
+        forward = heading - _dot(heading, normal) * normal
+        forward /= np.maximum(np.sqrt(_dot(forward, forward)), np.finfo(float).tiny)
         return forward, _cross(forward, normal)
 
-    def _grip(self, hit, load, velocity, forward, side, command: AnchorCommand, substep_s):
-        """Drive and grip together inside the friction circle."""
-        c, spec = self.constants, self.grip
+    def _grip(self, hit, load, along_ms, across_ms, command: FlatCommand, substep_s):
+        """Drive and grip together inside the friction circle; ``along_ms`` and
+        ``across_ms`` are the ground's speed under the anchor along and across its heading."""
+        k, spec = self._per_anchor, self.grip
         drive_limit = command.force_limit_n
-        slip_along = _dot(velocity, forward) - command.surface_speed_ms
-        slip_across = _dot(velocity, side)
-        deflection = self.deflection_m
-        deflection[..., 0] += slip_along * substep_s
-        deflection[..., 1] += slip_across * substep_s
-        wanted_along = -(c.grip_stiffness_n_m * deflection[..., 0]
-                         + c.grip_damping_n_s_m * slip_along)
-        wanted_across = -(c.grip_stiffness_n_m * deflection[..., 1]
-                          + c.grip_damping_n_s_m * slip_across)
+        slip = np.empty((2, len(load)))  # along and across, as rows
+        np.subtract(along_ms, command.surface_speed_ms, out=slip[0])
+        slip[1] = across_ms
+        deflection = self._deflection
+        deflection += slip * substep_s
+        wanted_along, wanted_across = -(k.grip_stiffness_n_m * deflection
+                                        + k.grip_damping_n_s_m * slip)
         # Sticking: the track passes on what the engine (or brake) can give along it.
-        along = np.clip(wanted_along, -drive_limit, drive_limit)
+        along = np.minimum(np.maximum(wanted_along, -drive_limit), drive_limit)
         across = wanted_across
         sliding = np.hypot(along, across) > spec.grip * self.surface_grip * load
-        # Sliding: kinetic friction against the slip, the drive still capped by the engine.
-        scale = np.divide(spec.sliding_grip * self.surface_grip * load,
-                          np.hypot(wanted_along, wanted_across),
-                          out=np.zeros_like(load), where=sliding)
-        along = np.where(sliding, np.clip(wanted_along * scale, -drive_limit, drive_limit), along)
-        across = np.where(sliding, wanted_across * scale, across)
+        if sliding.any():
+            # Sliding: kinetic friction against the slip, the drive still capped by the engine.
+            scale = np.divide(spec.sliding_grip * self.surface_grip * load,
+                              np.hypot(wanted_along, wanted_across),
+                              out=np.zeros_like(load), where=sliding)
+            along = np.where(sliding, np.minimum(np.maximum(wanted_along * scale, -drive_limit),
+                                                 drive_limit), along)
+            across = np.where(sliding, wanted_across * scale, across)
         # The stick spring keeps only the stretch that matches the force it passed on, so an
-        # engine-limited or sliding anchor does not wind up.
-        deflection[..., 0] = -(along + c.grip_damping_n_s_m * slip_along) / c.grip_stiffness_n_m
-        deflection[..., 1] = -(across + c.grip_damping_n_s_m * slip_across) / c.grip_stiffness_n_m
-        deflection[~hit] = 0.0
+        # engine-limited or sliding anchor does not wind up; off the ground it relaxes.
+        passed = np.empty_like(slip)
+        passed[0], passed[1] = along, across
+        self._deflection = (np.where(hit, -(passed + k.grip_damping_n_s_m * slip), 0.0)
+                            / k.grip_stiffness_n_m)
         # Rolling resistance: against the ground speed along the track, never reversing it.
         resistance = (spec.rolling_resistance + self.surface_rolling) * load
-        along = along + np.clip(-_dot(velocity, forward) * c.mass_share_kg / substep_s,
-                                -resistance, resistance)
+        along = along + np.minimum(np.maximum(-along_ms * k.mass_share_kg / substep_s,
+                                              -resistance), resistance)
         return along, across, sliding
+
+
+def _vehicle_sums(rows: np.ndarray, vehicles: int) -> np.ndarray:
+    """Per-anchor vectors (3, N) summed over each vehicle's anchors: (V, 3)."""
+    per_vehicle = rows.reshape(3, vehicles, -1)
+    total = per_vehicle[:, :, 0].copy()
+    for anchor in range(1, per_vehicle.shape[2]):
+        total += per_vehicle[:, :, anchor]
+    return total.T

@@ -1,0 +1,134 @@
+"""``python -m bench [BENCHMARK] [options]``: run benchmarks, print a table or JSON.
+
+Benchmarks:
+  vehicles    our four-anchor tanks against Bullet's BulletVehicle (ms per fixed step)
+  battle      not available yet (reported as skipped)
+  particles   not available yet (reported as skipped)
+With no benchmark named, all of them run at their default sizes.
+
+``--json`` prints one JSON document instead of the table::
+
+  {"machine": {python, numpy, panda3d, platform, cpu_count, ...},
+   "results": {"vehicles": {"parameters": {...}, "results": [{count, ours, bullet_vehicle,
+                                                               ratio}, ...]}},
+   "skipped": {"battle": "why", ...}}
+
+A bad flag prints one line and exits with status 2, like the game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from bench import vehicles
+from bench.machine import machine_info
+
+NOT_AVAILABLE = {
+    "battle": "not available yet: no battle benchmark has been written",
+    "particles": "not available yet: no particle benchmark has been written",
+}
+
+
+def _counts(text: str) -> list[int]:
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or any(count < 1 for count in counts):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected whole numbers >= 1 separated by "
+                                         "commas, e.g. 1,10,100")
+    return counts
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number >= 1")
+    return value
+
+
+def _at_least_zero(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number >= 0")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true",
+                        help="print one JSON document (machine, parameters, results)")
+    parser = argparse.ArgumentParser(prog="python -m bench", parents=[common],
+                                     description="Benchmarks of the tank game.")
+    commands = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK")
+    bench = commands.add_parser("vehicles", parents=[common],
+                                help="our four-anchor tanks against Bullet's BulletVehicle")
+    bench.add_argument("--counts", type=_counts, default=list(vehicles.DEFAULT_COUNTS),
+                       help="vehicle counts to measure, comma separated (default "
+                            f"{','.join(map(str, vehicles.DEFAULT_COUNTS))})")
+    bench.add_argument("--steps", type=_positive, default=vehicles.DEFAULT_STEPS,
+                       help=f"fixed steps per timed run (default {vehicles.DEFAULT_STEPS})")
+    bench.add_argument("--repeats", type=_positive, default=vehicles.DEFAULT_REPEATS,
+                       help=f"timed runs per model; the median counts (default "
+                            f"{vehicles.DEFAULT_REPEATS})")
+    bench.add_argument("--warmup", type=_at_least_zero, default=vehicles.DEFAULT_WARMUP_STEPS,
+                       help=f"untimed steps before each timed run: the gear engages, the tanks get going "
+                            f"(default {vehicles.DEFAULT_WARMUP_STEPS})")
+    bench.add_argument("--seed", type=int, default=vehicles.DEFAULT_SEED,
+                       help=f"desert map seed (default {vehicles.DEFAULT_SEED})")
+    for name, reason in NOT_AVAILABLE.items():
+        commands.add_parser(name, parents=[common], help=reason)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.benchmark is None:  # everything, at the default sizes
+        defaults = parser.parse_args(["vehicles"])
+        defaults.json = args.json
+        wanted = [("vehicles", defaults)] + [(name, args) for name in NOT_AVAILABLE]
+    else:
+        wanted = [(args.benchmark, args)]
+
+    from game.config import load_config  # after parsing: --help stays instant
+    from game.errors import UserError
+    try:
+        config = load_config()
+    except UserError as error:
+        print(f"bench: {error}", file=sys.stderr)
+        return 2
+
+    document = {"machine": machine_info(), "results": {}, "skipped": {}}
+    for name, options in wanted:
+        if name in NOT_AVAILABLE:
+            document["skipped"][name] = NOT_AVAILABLE[name]
+            if not args.json:
+                print(f"{name}: skipped, {NOT_AVAILABLE[name]}")
+            continue
+        progress = None if args.json else (
+            lambda result: print(f"  {result['count']} tanks: ours "
+                                 f"{result['ours']['ms_per_step']:.3f} ms/step, BulletVehicle "
+                                 f"{result['bullet_vehicle']['ms_per_step']:.3f} ms/step",
+                                 file=sys.stderr, flush=True))
+        report = vehicles.run(config, counts=options.counts, steps=options.steps,
+                              repeats=options.repeats, warmup_steps=options.warmup,
+                              seed=options.seed, progress=progress)
+        document["results"][name] = report
+        if not args.json:
+            print(vehicles.table(report))
+    if args.json:
+        print(json.dumps(document, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""``python -m bench``: runs at a tiny size through the command line; shape, not speed.
+
+No timing is asserted (the suite runs on machines of every speed): only that the
+JSON document has its parts, that both vehicle models really drove, and that
+benchmarks that do not exist yet are reported as skipped rather than faked.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO_ROOT, cli_env
+
+TIMEOUT_S = 300.0
+
+
+def bench(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bench", *args], cwd=REPO_ROOT, env=cli_env(),
+                          capture_output=True, text=True, timeout=TIMEOUT_S)
+
+
+@pytest.fixture(scope="module")
+def vehicles_json() -> dict:
+    done = bench("vehicles", "--counts", "1,2", "--steps", "5", "--repeats", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_json_names_the_machine_and_the_parameters(vehicles_json):
+    machine = vehicles_json["machine"]
+    for key in ("python", "numpy", "panda3d", "platform", "cpu_count"):
+        assert machine[key], key
+    parameters = vehicles_json["results"]["vehicles"]["parameters"]
+    assert parameters["counts"] == [1, 2]
+    assert parameters["steps"] == 5 and parameters["repeats"] == 1
+    assert parameters["map"] == "desert" and parameters["substeps"] >= 1
+    assert vehicles_json["skipped"] == {}
+
+
+def test_both_models_are_timed_and_really_drive(vehicles_json):
+    results = vehicles_json["results"]["vehicles"]["results"]
+    assert [result["count"] for result in results] == [1, 2]
+    for result in results:
+        for model in ("ours", "bullet_vehicle"):
+            figures = result[model]
+            assert figures["ms_per_step"] > 0.0
+            assert len(figures["runs_ms_per_step"]) == 1
+            assert figures["finite"]
+            assert figures["min_distance_m"] > 0.0, (result["count"], model)
+        assert result["ratio"] == pytest.approx(result["ours"]["ms_per_step"]
+                                                / result["bullet_vehicle"]["ms_per_step"])
+
+
+@pytest.mark.parametrize("name", ["battle", "particles"])
+def test_benchmarks_not_built_yet_are_skipped_not_faked(name):
+    done = bench(name, "--json")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["results"] == {}
+    assert "not available yet" in document["skipped"][name]
+    table = bench(name)
+    assert table.returncode == 0 and "not available yet" in table.stdout
+
+
+def test_a_bad_count_is_one_line_and_status_2():
+    done = bench("vehicles", "--counts", "1,zero")
+    assert done.returncode == 2
+    assert "--counts" in done.stderr and "expected whole numbers" in done.stderr
