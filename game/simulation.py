@@ -344,7 +344,7 @@ class Simulation:
         state = vehicle.current
         values = np.concatenate([state.position_ws, state.orientation_ws, state.velocity_ws,
                                  state.angular_velocity_ws])
-        if not np.all(np.isfinite(values)):
+        if not np.all(np.isfinite(values)) or vehicle.fleet.faulted[vehicle.index]:
             reason = "non-finite state"
         elif state.position_ws[2] < (float(self.terrain.height_at(*state.position_ws[:2]))
                                      - self.config.game.spawn.below_ground_limit_m):
@@ -358,6 +358,7 @@ class Simulation:
         x_m, y_m = np.clip(good.position_ws[:2], -self.terrain.half_extent_x_m,
                            self.terrain.half_extent_x_m)
         self.place(vehicle, float(x_m), float(y_m), heading)
+        vehicle.fleet.recover(vehicle.index)
         vehicle.last_good = vehicle.current
         return [{"type": "recovered", "vehicle": vehicle.name, "reason": reason}]
 

@@ -236,6 +236,8 @@ class VehicleFleet:
         self.steer = np.zeros(0)
         self.brake = np.zeros(0)
         self.handbrake = np.zeros(0, dtype=bool)
+        self.faulted = np.zeros(0, dtype=bool)
+        """Per vehicle: its anchor maths went non-finite since the last ``recover``."""
         self.command = AnchorCommand.idle(0, len(self.constants.position_bs))
         self.rpm = np.zeros(0)
         self.states: BodyStates | None = None
@@ -252,6 +254,7 @@ class VehicleFleet:
         for name in ("throttle", "steer", "brake"):
             setattr(self, name, np.append(getattr(self, name), 0.0))
         self.handbrake = np.append(self.handbrake, False)
+        self.faulted = np.append(self.faulted, False)
         self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
         self.rpm = np.append(self.rpm, self.gearbox.spec.idle_rpm)
         return index
@@ -324,16 +327,31 @@ class VehicleFleet:
                               self.bodies, anchors)
         impulses = self.model.step(states, ground, self.command, substep_s)
         linear_ws = impulses.linear_ws + self.drive.body_impulses(states, substep_s)
-        for body, linear, angular in zip(self.bodies, linear_ws.tolist(),
-                                         impulses.angular_ws.tolist()):
+        angular_ws = impulses.angular_ws
+        # A vehicle whose maths went non-finite gets no push (Panda would refuse it); the
+        # simulation's guard sets it back on the ground after the step.
+        broken = ~(np.isfinite(linear_ws).all(axis=1) & np.isfinite(angular_ws).all(axis=1))
+        if broken.any():
+            self.faulted |= broken
+            linear_ws, angular_ws = linear_ws.copy(), angular_ws.copy()
+            linear_ws[broken] = 0.0
+            angular_ws[broken] = 0.0
+        for body, linear, angular in zip(self.bodies, linear_ws.tolist(), angular_ws.tolist()):
             body.applyCentralImpulse(Vec3(*linear))
             body.applyTorqueImpulse(Vec3(*angular))
         flat_impulses = impulses.anchor_ws.reshape(-1, 3)
         flat_points = self.model.report.contact_point_ws.reshape(-1, 3)
         for ray, ground_body in ground.pushed_bodies.items():
-            offset = flat_points[ray] - np.array(ground_body.getTransform().getPos())
-            ground_body.applyImpulse(Vec3(*(-flat_impulses[ray])), Point3(*offset))
+            push = -flat_impulses[ray]
+            if np.isfinite(push).all():
+                offset = flat_points[ray] - np.array(ground_body.getTransform().getPos())
+                ground_body.applyImpulse(Vec3(*push), Point3(*offset))
         self.states = states
+
+    def recover(self, index: int) -> None:
+        """A vehicle was set down afresh: clear its fault and its anchors' state."""
+        self.faulted[index] = False
+        self.model.relax(index)
 
     def destroy(self) -> None:
         self.world.remove_substep_hook(self._substep)

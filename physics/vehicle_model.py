@@ -390,6 +390,12 @@ class AnchorModel:
         self.spin_angle_rad = _resized(self.spin_angle_rad, count)
         self._per_anchor = _PerAnchor(self.constants, count)
 
+    def relax(self, vehicle: int) -> None:
+        """Forget one vehicle's grip stretch and wheel spin (it was set down afresh)."""
+        columns = slice(vehicle * self.anchors, (vehicle + 1) * self.anchors)
+        self._deflection[:, columns] = 0.0
+        self.spin_speed_rad_s[vehicle] = 0.0
+
     def rays(self, states: BodyStates) -> tuple[np.ndarray, np.ndarray]:
         """Anchor origins (V, A, 3) and ray directions (V, A, 3): down the hull's -Z."""
         origins, down = self._rays(_per_anchor_frames(states, self.anchors),

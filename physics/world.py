@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode, BulletWorld
-from panda3d.core import NodePath, Point3, Vec3
+from panda3d.core import NodePath, Point3, TransformState, Vec3
 
 from physics.spec import Spec, tuning
 
@@ -115,6 +115,10 @@ class PhysicsWorld:
             for hook in self._substep_hooks:
                 hook(self.substep_s)
             self.bullet.doPhysics(self.substep_s, 0)
+        # Bullet's transform sync makes a new TransformState per moving body; Panda's state
+        # cache frees unused ones only when collected, which rendering does and a headless
+        # run never would (the cache, and memory, would grow without end).
+        TransformState.garbageCollect()
         self.step_count += 1
 
     def ray_closest(self, from_ws, to_ws, exclude=None) -> RayHit | None:

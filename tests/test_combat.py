@@ -198,3 +198,25 @@ def test_a_body_that_fell_through_the_ground_is_put_back_on_top(config):
         simulation.step(Controls())
     assert simulation.player.current.position_ws[2] > 0.5
     simulation.destroy()
+
+
+def test_a_forced_nan_is_recovered_and_the_world_goes_on(config):
+    simulation = Simulation(config, MapChoice.parse("desert"), seed=1)
+    other = simulation.spawn("tank", "other", 40.0, 40.0, 0.0)
+    for _ in range(60):
+        simulation.step(Controls(throttle=1.0))
+    before = simulation.player.current.position_ws.copy()
+    model = simulation.tanks.model
+    model._deflection[:, :model.anchors] = math.nan  # the player's grip springs blow up
+    events = simulation.step(Controls(throttle=1.0))
+    assert {"type": "recovered", "vehicle": "player", "reason": "non-finite state"} in events
+    for _ in range(120):
+        events = simulation.step(Controls(throttle=1.0))
+        assert not any(event["type"] == "recovered" for event in events)
+    for vehicle in (simulation.player, other):
+        state = vehicle.current
+        assert np.all(np.isfinite(state.position_ws)) and np.all(np.isfinite(state.velocity_ws))
+        ground = float(simulation.terrain.height_at(*state.position_ws[:2]))
+        assert ground < state.position_ws[2] < ground + 2.0
+    assert np.linalg.norm(simulation.player.current.position_ws[:2] - before[:2]) < 10.0
+    simulation.destroy()
