@@ -2,7 +2,7 @@
 
 Benchmarks:
   vehicles    our four-anchor tanks against Bullet's BulletVehicle (ms per fixed step)
-  battle      not available yet (reported as skipped)
+  battle      an 8-tank headless battle: simulated seconds per wall second
   particles   not available yet (reported as skipped)
 With no benchmark named, all of them run at their default sizes.
 
@@ -22,11 +22,10 @@ import argparse
 import json
 import sys
 
-from bench import vehicles
+from bench import battle, vehicles
 from bench.machine import machine_info
 
 NOT_AVAILABLE = {
-    "battle": "not available yet: no battle benchmark has been written",
     "particles": "not available yet: no particle benchmark has been written",
 }
 
@@ -84,6 +83,14 @@ def _parser() -> argparse.ArgumentParser:
                             f"(default {vehicles.DEFAULT_WARMUP_STEPS})")
     bench.add_argument("--seed", type=int, default=vehicles.DEFAULT_SEED,
                        help=f"desert map seed (default {vehicles.DEFAULT_SEED})")
+    fight = commands.add_parser("battle", parents=[common],
+                                help="an 8-tank headless battle: real-time factor")
+    fight.add_argument("--bots", type=_at_least_zero, default=battle.DEFAULT_BOTS,
+                       help=f"enemy tanks besides the player (default {battle.DEFAULT_BOTS})")
+    fight.add_argument("--seconds", type=_positive, default=int(battle.DEFAULT_SECONDS),
+                       help=f"simulated seconds (default {battle.DEFAULT_SECONDS:g})")
+    fight.add_argument("--seed", type=int, default=battle.DEFAULT_SEED,
+                       help=f"world and bot seed (default {battle.DEFAULT_SEED})")
     for name, reason in NOT_AVAILABLE.items():
         commands.add_parser(name, parents=[common], help=reason)
     return parser
@@ -93,9 +100,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.benchmark is None:  # everything, at the default sizes
-        defaults = parser.parse_args(["vehicles"])
-        defaults.json = args.json
-        wanted = [("vehicles", defaults)] + [(name, args) for name in NOT_AVAILABLE]
+        wanted = []
+        for name in ("vehicles", "battle"):
+            defaults = parser.parse_args([name])
+            defaults.json = args.json
+            wanted.append((name, defaults))
+        wanted += [(name, args) for name in NOT_AVAILABLE]
     else:
         wanted = [(args.benchmark, args)]
 
@@ -113,6 +123,13 @@ def main(argv: list[str] | None = None) -> int:
             document["skipped"][name] = NOT_AVAILABLE[name]
             if not args.json:
                 print(f"{name}: skipped, {NOT_AVAILABLE[name]}")
+            continue
+        if name == "battle":
+            report = battle.run(config, bots=options.bots, seconds=options.seconds,
+                                seed=options.seed)
+            document["results"][name] = report
+            if not args.json:
+                print(battle.table(report))
             continue
         progress = None if args.json else (
             lambda result: print(f"  {result['count']} tanks: ours "

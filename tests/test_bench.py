@@ -55,7 +55,16 @@ def test_both_models_are_timed_and_really_drive(vehicles_json):
                                                 / result["bullet_vehicle"]["ms_per_step"])
 
 
-@pytest.mark.parametrize("name", ["battle", "particles"])
+def test_the_battle_benchmark_runs_a_real_battle():
+    done = bench("battle", "--seconds", "3", "--bots", "2", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)["results"]["battle"]
+    assert report["parameters"] == {"tanks": 3, "simulated_s": 3, "seed": 1}
+    assert report["realtime_factor"] > 0.0 and report["wall_s"] > 0.0
+    assert set(report["events"]) == {"shot", "hit", "destroyed", "round_end"}
+
+
+@pytest.mark.parametrize("name", ["particles"])
 def test_benchmarks_not_built_yet_are_skipped_not_faked(name):
     done = bench(name, "--json")
     assert done.returncode == 0, done.stderr

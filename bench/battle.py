@@ -1,0 +1,49 @@
+"""The battle benchmark: an 8-tank headless battle (AI, shells, damage), real-time factor.
+
+Runs the whole game as ``--headless --bots 7`` does, the player driving at random
+like the soak, and reports simulated seconds per wall second.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from game.battle import Battle
+from game.simulation import Simulation
+from game.soak import INPUT_HOLD_S, _random_controls
+from physics.terrain import MapChoice
+
+DEFAULT_BOTS = 7
+DEFAULT_SECONDS = 120.0
+DEFAULT_SEED = 1
+
+
+def run(config, bots: int = DEFAULT_BOTS, seconds: float = DEFAULT_SECONDS,
+        seed: int = DEFAULT_SEED) -> dict:
+    simulation = Simulation(config, MapChoice.parse("desert"), seed)
+    Battle(simulation, config.game.battle, bots)
+    rng = np.random.default_rng(seed)
+    hold_steps = round(INPUT_HOLD_S / simulation.step_s)
+    steps = round(seconds / simulation.step_s)
+    counts = {"shot": 0, "hit": 0, "destroyed": 0, "round_end": 0}
+    started = time.perf_counter()
+    for step in range(steps):
+        if step % hold_steps == 0:
+            controls = _random_controls(rng)
+        for event in simulation.step(controls):
+            if event["type"] in counts:
+                counts[event["type"]] += 1
+    wall_s = time.perf_counter() - started
+    simulation.destroy()
+    return {"parameters": {"tanks": bots + 1, "simulated_s": seconds, "seed": seed},
+            "wall_s": round(wall_s, 3), "realtime_factor": round(seconds / wall_s, 2),
+            "ms_per_step": round(wall_s / steps * 1000.0, 3), "events": counts}
+
+
+def table(report: dict) -> str:
+    parameters = report["parameters"]
+    return (f"battle: {parameters['tanks']} tanks, {parameters['simulated_s']:g} s simulated in "
+            f"{report['wall_s']:.1f} s: {report['realtime_factor']:.1f}x real time "
+            f"({report['ms_per_step']:.2f} ms a step); events {report['events']}")
