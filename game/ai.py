@@ -96,6 +96,7 @@ class Bot:
         self.rng = rng
         self._aim_offset = np.zeros(2)
         self._offset_age_s = math.inf
+        self._rocks_xy: np.ndarray | None = None
         self._circling = 1.0 if rng.random() < 0.5 else -1.0
         """Which way round the target this bot circles (kept, so it does not dither)."""
 
@@ -130,19 +131,19 @@ class Bot:
         """A push away from everything solid nearby (the map's edges too), stronger the
         closer it is."""
         radius = self.spec.avoid_radius_m
-        obstacles = [v.current.position_ws[:2] for v in simulation.vehicles if v is not me]
-        obstacles += [rock.position_ws[:2] for rock in simulation.rocks]
+        if self._rocks_xy is None:  # rocks never move: gather them once
+            self._rocks_xy = np.array([rock.position_ws[:2] for rock in simulation.rocks]
+                                      ).reshape(-1, 2)
         terrain = simulation.terrain
         edge_x, edge_y = terrain.half_extent_x_m, terrain.half_extent_y_m
-        obstacles += [np.array([edge_x, here[1]]), np.array([-edge_x, here[1]]),
-                      np.array([here[0], edge_y]), np.array([here[0], -edge_y])]
-        push = np.zeros(2)
-        for obstacle in obstacles:
-            away = here - obstacle
-            gap = float(np.linalg.norm(away))
-            if 0.0 < gap < radius:
-                push += away / gap * (1.0 - gap / radius)
-        return push
+        vehicles = [v.current.position_ws[:2] for v in simulation.vehicles if v is not me]
+        edges = [(edge_x, here[1]), (-edge_x, here[1]), (here[0], edge_y), (here[0], -edge_y)]
+        obstacles = np.vstack([self._rocks_xy, np.array(vehicles).reshape(-1, 2), edges])
+        away = here - obstacles
+        gap = np.hypot(away[:, 0], away[:, 1])
+        near = (gap > 0.0) & (gap < radius)
+        weight = (1.0 - gap[near] / radius) / gap[near]
+        return (away[near] * weight[:, None]).sum(axis=0)
 
     def _gun(self, simulation, me, target) -> tuple[float, float, bool]:
         spec, level = self.spec, self.spec.level

@@ -332,13 +332,16 @@ class Simulation:
         self.world.step()
         for vehicle in self.vehicles:
             vehicle.record_state()
-            events += self._guard(vehicle)
+        where = np.nan_to_num(np.array([v.current.position_ws[:2] for v in self.vehicles]))
+        grounds = self.terrain.height_at(where[:, 0], where[:, 1])
+        for vehicle, ground_m in zip(self.vehicles, grounds):
+            events += self._guard(vehicle, float(ground_m))
         events += self._resolve_shells()
         for rules in self._rules:
             events += rules(self, events)
         return events
 
-    def _guard(self, vehicle: Vehicle) -> list[dict]:
+    def _guard(self, vehicle: Vehicle, ground_m: float) -> list[dict]:
         """One bad step must not take the world down: a body whose state went non-finite,
         or that fell through the ground, is set back on the ground where it last was well."""
         state = vehicle.current
@@ -346,8 +349,7 @@ class Simulation:
                                  state.angular_velocity_ws])
         if not np.all(np.isfinite(values)) or vehicle.fleet.faulted[vehicle.index]:
             reason = "non-finite state"
-        elif state.position_ws[2] < (float(self.terrain.height_at(*state.position_ws[:2]))
-                                     - self.config.game.spawn.below_ground_limit_m):
+        elif state.position_ws[2] < ground_m - self.config.game.spawn.below_ground_limit_m:
             reason = "below the ground"
         else:
             vehicle.last_good = state
