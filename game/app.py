@@ -1,27 +1,37 @@
 """The windowed (or offscreen) game: a ShowBase that wires systems together and owns the loop.
 
 Each rendered frame: the fixed-step clock says how many physics steps are due,
-the simulation takes them (reading controls, writing telemetry), then every
-view draws the state blended between the last two steps.
+the simulation takes them (reading controls, writing telemetry; each step's events
+spawn particles and HUD messages), then every view draws the state blended
+between the last two steps, the HUD and, when on (F3), the suspension overlay.
+
+Esc opens the pause menu: the fixed-step clock stops (no physics step is taken)
+until it closes. Scripted and offscreen runs (``--inputs``, ``--seconds``,
+``--offscreen``) never open it: there Esc leaves at once, as it always did.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
 from direct.showbase.ShowBase import ShowBase
-from panda3d.core import ClockObject, Filename, WindowProperties, loadPrcFileData
+from panda3d.core import ClockObject, Filename, Point2, Point3, loadPrcFileData
 
 from game.battle import Battle
 from game.camera import GUNSIGHT, ChaseCamera
 from game.combat_view import CombatView
 from game.config import GameConfig
 from game.controls import ScriptedInputs
+from game.debug_overlay import DebugOverlay
+from game.effects import Effects
 from game.errors import UserError
+from game.hud import Hud, read_hud_state
 from game.keyboard import KeyboardInput, mouse_aim
 from game.reticle import Reticle
 from game.scene import DesertScene
+from game.settings import UserSettings
 from game.simulation import Simulation
 from game.telemetry import TelemetryWriter, telemetry_record
 from game.vehicle_view import VehicleView
@@ -47,7 +57,8 @@ class TankBattleApp(ShowBase):
 
     def __init__(self, config: GameConfig, simulation: Simulation, *, offscreen: bool,
                  inputs: ScriptedInputs | None, telemetry: TelemetryWriter | None,
-                 seconds: float | None):
+                 seconds: float | None, battle: Battle | None = None, make_game=None,
+                 debug_rays: bool = False, settings: UserSettings | None = None):
         _configure_panda(config, offscreen)
         self._systems: list = []
         """Everything with a destroy(), in the order made; taken down in reverse."""
@@ -62,6 +73,19 @@ class TankBattleApp(ShowBase):
         self.telemetry = telemetry
         self.seconds = seconds
         self.offscreen = offscreen
+        self.battle = battle
+        self._make_game = make_game
+        """() -> (simulation, battle): a fresh game for the menu's Restart."""
+        self.scripted = offscreen or inputs is not None or seconds is not None
+        """No pause menu: nothing may wait for a person who is not there."""
+        self.settings = settings
+        self.user = (settings.current if settings is not None
+                     else config.game.user_settings)
+        self.paused = False
+        self.frames = 0
+        self.step_ms: float | None = None
+        """Mean wall time of the last frame's physics steps (the overlay shows it)."""
+        self._impact_ws = None
         self.fixed_clock = FixedStepClock(simulation.step_s,
                                           config.game.simulation.max_steps_per_frame)
         if offscreen:  # frames advance exactly one step's time, as fast as they render
@@ -83,10 +107,16 @@ class TankBattleApp(ShowBase):
         self.player_view: VehicleView | None = None
         self._sync_views()
         self.combat_view = self._add(CombatView(self.render, simulation, game.combat_view))
+        self.effects = self._add(Effects(simulation, game.effects, self.render, simulation.seed,
+                                         self.user.quality))
+        self.effects.particles.set_haze(scene_spec.fog_colour, scene_spec.fog_density_per_m)
+        self._particle_projection = None
 
         def camera_ray(start, end):
-            # Whoever the player drives now: the swap can change it at any step.
-            hit = simulation.world.ray_closest(start, end, exclude=simulation.player.body)
+            # Whoever the player drives now (the swap can change it at any step), in the
+            # game now running (a restart makes a new one).
+            sim = self.simulation
+            hit = sim.world.ray_closest(start, end, exclude=sim.player.body)
             return None if hit is None else hit.position_ws
 
         self.chase_camera = self._add(ChaseCamera(self.camera, simulation.terrain, camera_spec,
@@ -94,10 +124,28 @@ class TankBattleApp(ShowBase):
         self.reticle = self._add(Reticle(self.aspect2d, camera_spec.reticle_colour,
                                          camera_spec.reticle_size,
                                          camera_spec.reticle_thickness_px))
+        corners = {"center": self.aspect2d, "bottom_left": self.a2dBottomLeft,
+                   "top_right": self.a2dTopRight, "top_center": self.a2dTopCenter}
+        self.hud = self._add(Hud(corners, game.hud))
+        self.overlay = self._add(DebugOverlay(self.render, self.a2dTopLeft, simulation,
+                                              game.debug_overlay, visible=debug_rays))
         self.keyboard = self._add(KeyboardInput(self, config.controls.keyboard))
         self._mouse = None
-        for key in config.controls.keyboard.quit:
+        bindings = config.controls.keyboard
+        for key in bindings.quit:
             self.accept(key, self.finish)
+        for key in bindings.pause:
+            self.accept(key, self.finish if self.scripted else self.toggle_pause)
+        for key in bindings.debug_overlay:
+            self.accept(key, self.overlay.toggle)
+        self.menu = None
+        if not self.scripted:
+            from game.menu import PauseMenu
+            self.menu = self._add(PauseMenu(
+                self.aspect2d, game.menu, settings or UserSettings(game.user_settings),
+                bindings, on_resume=self.resume, on_restart=self.restart_game,
+                on_quit=self.finish, on_settings=self.apply_settings))
+        self.apply_settings(self.user)
         self.taskMgr.add(self._frame, "tank-battle-frame")
         self._draw(frame_s=0.0)
 
@@ -123,15 +171,78 @@ class TankBattleApp(ShowBase):
                 self.player_view.show_gun(True)
             self.player_view = player
 
+    # ----- pause menu, settings, restart ------------------------------------------------
+
+    def toggle_pause(self) -> None:
+        if self.paused:
+            self.resume()
+        else:
+            self.pause()
+
+    def pause(self) -> None:
+        if self.menu is None:  # scripted or offscreen: never wait on a menu
+            return
+        self.paused = True
+        self.menu.open()
+
+    def resume(self) -> None:
+        self.paused = False
+        if self.menu is not None:
+            self.menu.close()
+
+    def apply_settings(self, settings) -> None:
+        """Use the player's settings now: volume, chase field of view, mouse axes, quality."""
+        self.user = settings
+        for manager in [*(getattr(self, "sfxManagerList", None) or []),
+                        getattr(self, "musicManager", None)]:
+            if manager is not None:
+                manager.setVolume(settings.volume)
+        self.effects.set_quality(settings.quality)
+        self._fov_deg = None  # set again on the next draw
+
+    def restart_game(self) -> None:
+        """A fresh game (same map, seed, vehicle and bots): views rebuilt, clock reset."""
+        if self._make_game is None:
+            self.resume()
+            return
+        old = self.simulation
+        for view in self.vehicle_views.values():
+            view.destroy()
+        self.vehicle_views.clear()
+        self.player_view = None
+        self.simulation, self.battle = self._make_game()
+        for system in (self.combat_view, self.effects, self.overlay):
+            system.simulation = self.simulation
+        self.effects.clear()
+        self.fixed_clock = FixedStepClock(self.simulation.step_s,
+                                          self.game_config.game.simulation.max_steps_per_frame)
+        self._impact_ws = None
+        old.destroy()
+        self.hud.message("Restarted")
+        self.resume()
+        self._draw(frame_s=0.0)
+
+    # ----- the frame ---------------------------------------------------------------------
+
     def _frame(self, task):
-        steps = self.fixed_clock.advance(self.clock.getDt())
+        frame_s = self.clock.getDt()
+        if self.paused:  # the fixed-step clock stands still: no step, nothing ages
+            self._draw(0.0)
+            return task.cont
+        steps = self.fixed_clock.advance(frame_s)
+        player = self.simulation.player.name
+        started = time.perf_counter()
         for _ in range(steps):
             controls = (self.inputs.controls_at(self.simulation.time_s) if self.inputs
                         else self.keyboard.controls(self._mouse_aim()))
             events = self.simulation.step(controls)
             if self.telemetry is not None:
                 self.telemetry.write(telemetry_record(self.simulation, events))
-        self._draw(self.clock.getDt())
+            self.effects.on_events(events)
+            self.hud.on_events(events, player)
+        if steps:
+            self.step_ms = (time.perf_counter() - started) * 1000.0 / steps
+        self._draw(frame_s)
         if self.seconds is not None and self.simulation.time_s >= self.seconds:
             self.finish()
         return task.cont
@@ -154,7 +265,8 @@ class TankBattleApp(ShowBase):
             mouse = (point.getX(), point.getY())
         if held and mouse is not None and self._mouse is not None:
             # Mouse coordinates run -1..1 across the window: 2 units to a window width.
-            camera.orbit((mouse[0] - self._mouse[0]) / 2.0, (mouse[1] - self._mouse[1]) / 2.0)
+            camera.orbit((mouse[0] - self._mouse[0]) / 2.0 * (-1 if self.user.invert_x else 1),
+                         (mouse[1] - self._mouse[1]) / 2.0 * (-1 if self.user.invert_y else 1))
         self._mouse = mouse
 
     def _mouse_aim(self) -> tuple[float, float] | None:
@@ -167,7 +279,8 @@ class TankBattleApp(ShowBase):
         if watcher is None or not watcher.hasMouse():
             return None
         point = watcher.getMouse()
-        return mouse_aim(spec, point.getX(), point.getY())
+        x, y = mouse_aim(spec, point.getX(), point.getY())
+        return (-x if self.user.invert_x else x, -y if self.user.invert_y else y)
 
     def _draw(self, frame_s: float) -> None:
         alpha = self.fixed_clock.alpha
@@ -180,16 +293,54 @@ class TankBattleApp(ShowBase):
         self.chase_camera.update(frame_s, player.position, player.rotation, player.length_m,
                                  gun_pose)
         sighting = self.chase_camera.mode == GUNSIGHT
-        # The gun sight magnifies; a car's driver's seat (no gun) sees as the chase view does.
-        fov = (self.chase_camera.field_of_view_deg if player.has_gun
-               else self.game_config.game.camera.field_of_view_deg)
+        # The gun sight magnifies; a car's driver's seat (no gun) sees as the chase view does,
+        # at the player's own field of view.
+        fov = (self.chase_camera.field_of_view_deg if sighting and player.has_gun
+               else self.user.field_of_view_deg)
         if fov != self._fov_deg:
             self.camLens.setMinFov(fov)
             self._fov_deg = fov
         self.reticle.show(sighting and player.has_gun)
         player.show_gun(not sighting)
-        self.combat_view.update(alpha, np.array(self.camera.getPos(self.render)))
+        eye = np.array(self.camera.getPos(self.render))
+        self.combat_view.update(alpha, eye)
         self.scene.update(player.position)
+        self._draw_effects(frame_s, eye)
+        self._draw_hud(frame_s)
+        self.overlay.update(self.step_ms)
+        self.frames += 1
+
+    def _draw_effects(self, frame_s: float, eye: np.ndarray) -> None:
+        lens = (self.camLens.getFov()[1], self.camLens.getAspectRatio())
+        if lens != self._particle_projection:  # zoom, the gun sight, a resized window
+            self.effects.particles.set_projection(*lens)
+            self._particle_projection = lens
+        frame_s = min(max(float(frame_s), 0.0), self.game_config.game.camera.max_frame_s)
+        self.effects.update(frame_s, eye)
+
+    def _draw_hud(self, frame_s: float) -> None:
+        simulation, spec = self.simulation, self.game_config.game.hud
+        player = simulation.player
+        if player.aim is not None and self.frames % spec.crosshair_every_frames == 0:
+            impact = simulation.predicted_impact(player, spec.crosshair_max_flight_s)
+            if impact is None:  # nothing within reach: where the barrel points, far off
+                from physics.gun import gun_axes
+                muzzle, barrel = gun_axes(player.current, player.spec.gun, player.aim)
+                impact = muzzle + barrel * self.game_config.game.camera.far_clip_m * 0.5
+            self._impact_ws = np.asarray(impact, dtype=float)
+        self.hud.set_crosshair(self._project(self._impact_ws))
+        self.hud.update(read_hud_state(simulation, self.battle), frame_s)
+
+    def _project(self, point_ws) -> tuple[float, float] | None:
+        """A world point on aspect2d, or None when it is behind the camera or off screen."""
+        if point_ws is None or self.cam is None:
+            return None
+        local = self.cam.getRelativePoint(self.render, Point3(*point_ws))
+        screen = Point2()
+        if not self.camLens.project(local, screen):
+            return None
+        on_2d = self.aspect2d.getRelativePoint(self.render2d, Point3(screen[0], 0.0, screen[1]))
+        return float(on_2d[0]), float(on_2d[2])
 
     def save_screenshot(self, path: Path) -> None:
         self.graphicsEngine.renderFrame()
@@ -211,18 +362,28 @@ class TankBattleApp(ShowBase):
 
 def run_windowed(config: GameConfig, map_choice: MapChoice, seed: int, player_vehicle: str,
                  bots: int, *, inputs: ScriptedInputs | None, telemetry: TelemetryWriter | None,
-                 offscreen: bool, seconds: float | None, screenshot: Path | None) -> int:
-    simulation = Simulation(config, map_choice, seed, player_vehicle=player_vehicle)
-    Battle(simulation, config.game.battle, bots)
+                 offscreen: bool, seconds: float | None, screenshot: Path | None,
+                 debug_rays: bool = False) -> int:
+    def make_game():
+        simulation = Simulation(config, map_choice, seed, player_vehicle=player_vehicle)
+        return simulation, Battle(simulation, config.game.battle, bots)
+
+    simulation, battle = make_game()
+    # A person's own settings only in an interactive game: scripted and offscreen runs
+    # (tests, screenshots) look the same on every machine.
+    interactive = not offscreen and inputs is None and seconds is None
+    settings = UserSettings(config.game.user_settings) if interactive else None
     app = None
     try:
         app = TankBattleApp(config, simulation, offscreen=offscreen, inputs=inputs,
-                            telemetry=telemetry, seconds=seconds)
+                            telemetry=telemetry, seconds=seconds, battle=battle,
+                            make_game=make_game, debug_rays=debug_rays, settings=settings)
         app.run()
         if screenshot is not None:
             app.save_screenshot(screenshot)
     finally:
         if app is not None:
+            simulation = app.simulation  # a restart replaced the first one
             app.destroy()
         simulation.destroy()
     return 0

@@ -88,6 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="render into an offscreen buffer instead of a window")
     parser.add_argument("--screenshot", type=Path, metavar="FILE.png",
                         help="save the last rendered frame as a PNG")
+    parser.add_argument("--debug-rays", action="store_true",
+                        help="start with the suspension-ray overlay on (F3 toggles it)")
     parser.add_argument("--record", type=Path, metavar="FILE",
                         help="save a replay of this game (windowed games also save one in "
                              "your data folder on quit)")
@@ -142,7 +144,7 @@ def run(argv: list[str] | None = None) -> int:
         return run_windowed(config, args.map, args.seed, args.vehicle, args.bots, inputs=inputs,
                             telemetry=telemetry,
                             offscreen=args.offscreen, seconds=seconds,
-                            screenshot=args.screenshot)
+                            screenshot=args.screenshot, debug_rays=args.debug_rays)
     finally:
         if telemetry is not None:
             telemetry.close()

@@ -342,6 +342,175 @@ class CombatViewSpec(Spec):
                                  maximum=2.0)
 
 
+def _rgba(doc: str, maximum: float = 1.0):
+    return tuning(doc + ", RGBA", minimum=0.0, maximum=maximum, length=(4, 4))
+
+
+def _pair(doc: str, minimum: float, maximum: float):
+    return tuning(doc + " [least, most]", minimum=minimum, maximum=maximum, length=(2, 2))
+
+
+@dataclass(frozen=True)
+class EmitterSpec(Spec):
+    """One kind of particle burst or stream: how many, how they fly, grow and fade."""
+
+    count: int = tuning("particles per burst at the high quality setting (a stream: per "
+                        "second, or per second per m/s)", minimum=0, maximum=5000)
+    life_s: tuple[float, ...] = _pair("each particle lives a random time in", 0.01, 60.0)
+    speed_ms: tuple[float, ...] = _pair("launch speed", 0.0, 500.0)
+    spread_deg: float = tuning("half-angle of the cone the particles leave in, round the "
+                               "emitter's direction (180: every way)", minimum=0.0,
+                               maximum=180.0)
+    jitter_m: float = tuning("particles start up to this far from the emitter's point",
+                             minimum=0.0, maximum=20.0)
+    size_m: tuple[float, ...] = tuning("sprite diameter at birth and at death",
+                                       minimum=0.001, maximum=100.0, length=(2, 2))
+    colour_start: tuple[float, ...] = _rgba("colour at birth, 0..", maximum=8.0)
+    colour_end: tuple[float, ...] = _rgba("colour at death (alpha 0: fades out), 0..",
+                                          maximum=8.0)
+    drag_per_s: float = tuning("air drag: speed falls as exp(-drag x t)", minimum=0.0,
+                               maximum=100.0)
+    lift_m_s2: float = tuning("vertical acceleration (+: rises like hot smoke, -9.81: falls "
+                              "like debris)", minimum=-50.0, maximum=50.0)
+    additive: bool = tuning("glows (added to what is behind) instead of covering it")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("life_s", "speed_ms"):
+            low, high = getattr(self, name)
+            if low > high:
+                raise SpecError(name, getattr(self, name), "[least, most]")
+
+
+QUALITY_LEVELS = ("low", "medium", "high")
+
+
+@dataclass(frozen=True)
+class EffectsSpec(Spec):
+    """Particles spawned from the simulation's events, and dust under moving vehicles."""
+
+    capacity: int = tuning("most particles alive at once (the oldest make room for new ones)",
+                           minimum=16, maximum=200000)
+    quality_scale: tuple[float, ...] = tuning("share of each emitter's count drawn at the "
+                                              "low, medium and high graphics quality",
+                                              minimum=0.0, maximum=1.0, length=(3, 3))
+    sort_back_to_front: bool = tuning("draw far particles first (correct smoke over smoke; "
+                                      "costs a sort a frame)")
+    dust_min_speed_ms: float = tuning("tracks and wheels raise no dust slower than this",
+                                      minimum=0.0, maximum=50.0)
+    dust_max_speed_ms: float = tuning("dust grows with speed up to this speed", minimum=0.1,
+                                      maximum=200.0)
+    wreck_smoke_s: float = tuning("a wreck smokes this long after it is destroyed (it keeps "
+                                  "smoking until the round restarts if longer)",
+                                  minimum=0.0, maximum=3600.0)
+    muzzle_flash: EmitterSpec = tuning("the burst of flame out of the muzzle")
+    muzzle_smoke: EmitterSpec = tuning("the smoke of a shot, along the barrel")
+    sparks: EmitterSpec = tuning("a hit on metal (a tank or a plate): sparks off the face")
+    impact_flash: EmitterSpec = tuning("the flash of any hit")
+    sand_burst: EmitterSpec = tuning("a hit on the ground: sand thrown up along the normal")
+    sand_clods: EmitterSpec = tuning("heavier clods of a ground hit, falling back")
+    explosion: EmitterSpec = tuning("a tank destroyed: the fireball")
+    debris: EmitterSpec = tuning("a tank destroyed: dark fragments thrown out, falling")
+    smoke_column: EmitterSpec = tuning("a tank destroyed: the column of smoke rising")
+    wreck_smoke: EmitterSpec = tuning("a wreck's smoke (count: particles per second)")
+    track_dust: EmitterSpec = tuning("dust behind each track or wheel on the ground (count: "
+                                     "particles per second at dust_max_speed_ms)")
+    slide_dust: EmitterSpec = tuning("extra dust where a track or wheel slides (count: "
+                                     "particles per second)")
+
+
+@dataclass(frozen=True)
+class HudSpec(Spec):
+    """The heads-up display: sizes in shares of the window's half height (aspect2d)."""
+
+    text_scale: float = tuning("height of normal text", minimum=0.01, maximum=0.3)
+    margin: float = tuning("distance of every panel from the window's edges", minimum=0.0,
+                           maximum=0.5)
+    text_colour: tuple[float, ...] = _rgba("text")
+    shadow_colour: tuple[float, ...] = _rgba("text's drop shadow")
+    panel_colour: tuple[float, ...] = _rgba("panels' backing")
+    gate_size: float = tuning("the gear gate's height", minimum=0.05, maximum=1.0)
+    gate_colour: tuple[float, ...] = _rgba("the gate's slots")
+    lever_colour: tuple[float, ...] = _rgba("the lever's knob")
+    shifting_colour: tuple[float, ...] = _rgba("the knob while a shift is under way")
+    lever_speed_per_s: float = tuning("the drawn knob follows the lever at this many gate "
+                                      "units per second", minimum=0.5, maximum=100.0)
+    bar_size: tuple[float, ...] = tuning("rpm and health bars: width, height", minimum=0.005,
+                                         maximum=2.0, length=(2, 2))
+    rpm_colour: tuple[float, ...] = _rgba("the rpm bar")
+    redline_colour: tuple[float, ...] = _rgba("the rpm bar's red zone")
+    redline_share: float = tuning("the red zone starts at this share of the redline",
+                                  minimum=0.5, maximum=1.0)
+    health_colour: tuple[float, ...] = _rgba("the health bar when healthy")
+    low_health_colour: tuple[float, ...] = _rgba("the health bar at zero")
+    reload_radius: float = tuning("the reload ring's radius", minimum=0.01, maximum=0.5)
+    reload_width: float = tuning("the reload ring's width", minimum=0.002, maximum=0.2)
+    reload_segments: int = tuning("segments round the reload ring", minimum=8, maximum=256)
+    reload_colour: tuple[float, ...] = _rgba("the reload ring while reloading")
+    ready_colour: tuple[float, ...] = _rgba("the reload ring when loaded")
+    crosshair_size: float = tuning("the crosshair's half size", minimum=0.005, maximum=0.5)
+    crosshair_colour: tuple[float, ...] = _rgba("the crosshair")
+    crosshair_every_frames: int = tuning("the predicted impact point is worked out once in "
+                                         "this many frames", minimum=1, maximum=60)
+    crosshair_max_flight_s: float = tuning("it follows the shell's arc at most this long",
+                                           minimum=0.1, maximum=60.0)
+    minimap_size: float = tuning("the minimap's side", minimum=0.1, maximum=1.5)
+    minimap_range_m: float = tuning("the minimap shows this far round the player",
+                                    minimum=10.0, maximum=10000.0)
+    minimap_colour: tuple[float, ...] = _rgba("the minimap's backing")
+    minimap_dot_px: float = tuning("a vehicle's dot on the minimap", minimum=1.0,
+                                   maximum=32.0)
+    player_colour: tuple[float, ...] = _rgba("the player on the minimap")
+    enemy_colour: tuple[float, ...] = _rgba("enemies on the minimap")
+    wreck_colour: tuple[float, ...] = _rgba("wrecks on the minimap")
+    message_s: float = tuning("a message stays this long", minimum=0.5, maximum=30.0)
+    message_lines: int = tuning("most messages shown at once", minimum=1, maximum=10)
+
+
+@dataclass(frozen=True)
+class DebugOverlaySpec(Spec):
+    """F3: every anchor's ray, contact normal, spring force and sliding, from the reports."""
+
+    line_px: float = tuning("line width", minimum=0.5, maximum=10.0)
+    relaxed_colour: tuple[float, ...] = _rgba("a ray with its spring unloaded")
+    compressed_colour: tuple[float, ...] = _rgba("a ray with its spring fully compressed")
+    airborne_colour: tuple[float, ...] = _rgba("a ray that found no ground")
+    normal_colour: tuple[float, ...] = _rgba("the contact normal")
+    normal_length_m: float = tuning("the drawn normal's length", minimum=0.05, maximum=10.0)
+    force_colour: tuple[float, ...] = _rgba("the spring-force bar")
+    force_m_per_kn: float = tuning("the spring-force bar's length per kN", minimum=0.0001,
+                                   maximum=1.0)
+    sliding_colour: tuple[float, ...] = _rgba("the cross marking a sliding anchor")
+    sliding_size_m: float = tuning("that cross's half size", minimum=0.05, maximum=5.0)
+    text_scale: float = tuning("height of the text block", minimum=0.01, maximum=0.2)
+    text_colour: tuple[float, ...] = _rgba("the text block")
+
+
+@dataclass(frozen=True)
+class MenuSpec(Spec):
+    """The pause menu (Esc), its settings page and the controls help."""
+
+    text_scale: float = tuning("button text height", minimum=0.02, maximum=0.3)
+    panel_colour: tuple[float, ...] = _rgba("the menu's backing")
+    button_colour: tuple[float, ...] = _rgba("buttons")
+    text_colour: tuple[float, ...] = _rgba("text")
+    dim_colour: tuple[float, ...] = _rgba("the veil over the paused game")
+    field_of_view_limits_deg: tuple[float, ...] = tuning(
+        "the field-of-view slider's range", minimum=20.0, maximum=120.0, length=(2, 2))
+
+
+@dataclass(frozen=True)
+class UserSettingsSpec(Spec):
+    """A player's own settings (saved per user; these are the defaults and their bounds)."""
+
+    volume: float = tuning("sound volume, 0..1", minimum=0.0, maximum=1.0)
+    field_of_view_deg: float = tuning("the chase view's vertical field of view",
+                                      minimum=20.0, maximum=120.0)
+    invert_x: bool = tuning("mouse left/right reversed (look round and gun-sight aim)")
+    invert_y: bool = tuning("mouse up/down reversed (look round and gun-sight aim)")
+    quality: str = tuning("graphics quality (particle counts)", choices=QUALITY_LEVELS)
+
+
 @dataclass(frozen=True)
 class SpawnSpec(Spec):
     drop_height_m: float = tuning("vehicles start this far above their ride height",
@@ -372,6 +541,11 @@ class GameSpec(Spec):
     tank_rig: TankRigSpec = tuning("the drawn tank's shape")
     car_rig: CarRigSpec = tuning("the drawn car's shape")
     combat_view: CombatViewSpec = tuning("how shells and plates are drawn")
+    effects: EffectsSpec = tuning("particles: shots, hits, explosions, wrecks, dust")
+    hud: HudSpec = tuning("the heads-up display")
+    debug_overlay: DebugOverlaySpec = tuning("the suspension-ray overlay (F3)")
+    menu: MenuSpec = tuning("the pause menu")
+    user_settings: UserSettingsSpec = tuning("defaults of the player's own settings")
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,10 @@ class KeyboardSpec(Spec):
                                            length=(1, 8))
     camera_zoom_in: tuple[str, ...] = tuning("bring the chase camera closer", length=(1, 8))
     camera_zoom_out: tuple[str, ...] = tuning("move the chase camera away", length=(1, 8))
+    pause: tuple[str, ...] = tuning("open or close the pause menu (in a scripted or offscreen "
+                                    "run: leave at once)", length=(1, 8))
+    debug_overlay: tuple[str, ...] = tuning("show or hide the suspension-ray overlay",
+                                            length=(1, 8))
 
     def keys(self) -> set[str]:
         return {key for field in fields(self) for key in getattr(self, field.name)}

@@ -1,0 +1,182 @@
+"""The pause menu (Esc): resume, restart, settings, controls help, quit. DirectGui.
+
+The app owns the pause itself (the fixed-step clock stops while the menu is
+open); this module only draws the pages and calls back:
+``on_resume()``, ``on_restart()``, ``on_quit()``, ``on_settings(settings)`` (a
+setting changed: apply it now) and the settings page's Save writes the user's
+file through :class:`game.settings.UserSettings`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from direct.gui.DirectGui import (DGG, DirectButton, DirectCheckButton, DirectFrame,
+                                  DirectLabel, DirectOptionMenu, DirectSlider)
+from panda3d.core import TextNode
+
+from game.config import QUALITY_LEVELS, MenuSpec
+from game.hud import keep_alpha
+from game.keyboard import KeyboardSpec
+
+
+def controls_help(spec: KeyboardSpec) -> list[tuple[str, str]]:
+    """(what it does, keys) for every keyboard action, from the bindings' own docs."""
+    rows = []
+    for item in dataclasses.fields(spec):
+        keys = ", ".join(getattr(spec, item.name))
+        rows.append((item.metadata.get("doc", item.name), keys))
+    return rows
+
+
+def _short(doc: str, most: int = 34) -> str:
+    """A binding's doc cut at its first bracket or comma, and to ``most`` characters."""
+    for mark in (" (", ","):
+        doc = doc.split(mark)[0]
+    return doc if len(doc) <= most else doc[:most - 1] + "…"
+
+
+class PauseMenu:
+    def __init__(self, parent, spec: MenuSpec, settings, keyboard: KeyboardSpec, *,
+                 on_resume, on_restart, on_quit, on_settings):
+        self.spec = spec
+        self.settings = settings
+        self.on_resume, self.on_restart, self.on_quit = on_resume, on_restart, on_quit
+        self.on_settings = on_settings
+        s = spec
+        self.veil = DirectFrame(parent=parent, frameColor=s.dim_colour,
+                                frameSize=(-4, 4, -2, 2), state=DGG.NORMAL)  # eats clicks
+        keep_alpha(self.veil)
+        self.pages: dict[str, DirectFrame] = {}
+        button = dict(text_scale=s.text_scale, text_fg=s.text_colour,
+                      frameColor=s.button_colour, relief=DGG.FLAT, pad=(0.3, 0.12),
+                      frameSize=(-0.45, 0.45, -0.055, 0.085))
+        # ----- main page ---------------------------------------------------------------
+        main = self._page("main", 0.9, 0.75)
+        DirectLabel(parent=main, text="Paused", text_scale=s.text_scale * 1.4,
+                    text_fg=s.text_colour, frameColor=(0, 0, 0, 0), pos=(0, 0, 0.55))
+        for row, (label, command) in enumerate((
+                ("Resume", self._resume), ("Restart", self._restart),
+                ("Settings", lambda: self.show_page("settings")),
+                ("Controls", lambda: self.show_page("controls")), ("Quit", self.on_quit))):
+            DirectButton(parent=main, text=label, command=command, pos=(0, 0, 0.3 - row * 0.2),
+                         **button)
+        # ----- settings page ------------------------------------------------------------
+        page = self._page("settings", 1.1, 0.85)
+        DirectLabel(parent=page, text="Settings", text_scale=s.text_scale * 1.2,
+                    text_fg=s.text_colour, frameColor=(0, 0, 0, 0), pos=(0, 0, 0.68))
+        current = settings.current
+        label = dict(text_scale=s.text_scale * 0.8, text_fg=s.text_colour,
+                     frameColor=(0, 0, 0, 0), text_align=TextNode.ALeft)
+        DirectLabel(parent=page, text="Volume", pos=(-0.95, 0, 0.45), **label)
+        self.volume = DirectSlider(parent=page, range=(0.0, 1.0), value=current.volume,
+                                   pageSize=0.1, scale=0.45, pos=(0.4, 0, 0.47),
+                                   command=self._changed)
+        DirectLabel(parent=page, text="Field of view", pos=(-0.95, 0, 0.27), **label)
+        low, high = s.field_of_view_limits_deg
+        self.fov = DirectSlider(parent=page, range=(low, high),
+                                value=min(max(current.field_of_view_deg, low), high),
+                                pageSize=5.0, scale=0.45, pos=(0.4, 0, 0.29),
+                                command=self._changed)
+        self.fov_label = DirectLabel(parent=page, text="", pos=(0.92, 0, 0.27), **label)
+        self.invert_x = DirectCheckButton(parent=page, text="Invert mouse left/right",
+                                          indicatorValue=int(current.invert_x),
+                                          scale=s.text_scale * 0.8, pos=(-0.6, 0, 0.08),
+                                          text_fg=s.text_colour, text_align=TextNode.ALeft,
+                                          frameColor=(0, 0, 0, 0), boxPlacement="left",
+                                          command=self._changed)
+        self.invert_y = DirectCheckButton(parent=page, text="Invert mouse up/down",
+                                          indicatorValue=int(current.invert_y),
+                                          scale=s.text_scale * 0.8, pos=(-0.6, 0, -0.08),
+                                          text_fg=s.text_colour, text_align=TextNode.ALeft,
+                                          frameColor=(0, 0, 0, 0), boxPlacement="left",
+                                          command=self._changed)
+        DirectLabel(parent=page, text="Graphics quality", pos=(-0.95, 0, -0.27), **label)
+        self.quality = DirectOptionMenu(parent=page, items=list(QUALITY_LEVELS),
+                                        initialitem=QUALITY_LEVELS.index(current.quality),
+                                        scale=s.text_scale * 0.9, pos=(0.1, 0, -0.27),
+                                        command=lambda _: self._changed())
+        self.status = DirectLabel(parent=page, text="", text_scale=s.text_scale * 0.55,
+                                  text_fg=s.text_colour, frameColor=(0, 0, 0, 0),
+                                  pos=(0, 0, -0.48), text_wordwrap=34)
+        DirectButton(parent=page, text="Save", command=self.save, pos=(-0.3, 0, -0.68),
+                     **{**button, "frameSize": (-0.25, 0.25, -0.055, 0.085)})
+        DirectButton(parent=page, text="Back", command=lambda: self.show_page("main"),
+                     pos=(0.3, 0, -0.68), **{**button, "frameSize": (-0.25, 0.25, -0.055, 0.085)})
+        if settings.warning:
+            self.status["text"] = settings.warning
+        # ----- controls help ------------------------------------------------------------
+        help_page = self._page("controls", 1.25, 0.92)
+        rows = controls_help(keyboard)
+        DirectLabel(parent=help_page, text="Controls", text_scale=s.text_scale * 1.2,
+                    text_fg=s.text_colour, frameColor=(0, 0, 0, 0), pos=(0, 0, 0.8))
+        size = s.text_scale * 0.62
+        half = (len(rows) + 1) // 2
+        for column, chunk in enumerate((rows[:half], rows[half:])):
+            x = -1.2 + column * 1.24
+            DirectLabel(parent=help_page, text="\n".join(_short(doc) for doc, _ in chunk),
+                        text_scale=size, text_fg=s.text_colour, frameColor=(0, 0, 0, 0),
+                        text_align=TextNode.ALeft, pos=(x, 0, 0.68))
+            DirectLabel(parent=help_page, text="\n".join(keys for _, keys in chunk),
+                        text_scale=size, text_fg=(1.0, 0.85, 0.4, 1.0), frameColor=(0, 0, 0, 0),
+                        text_align=TextNode.ALeft, pos=(x + 0.86, 0, 0.68))
+        DirectButton(parent=help_page, text="Back", command=lambda: self.show_page("main"),
+                     pos=(0, 0, -0.82), **{**button, "frameSize": (-0.25, 0.25, -0.055, 0.085)})
+        self._update_labels()
+        self.is_open = False
+        self.close()
+
+    def _page(self, name: str, half_width: float, half_height: float) -> DirectFrame:
+        page = DirectFrame(parent=self.veil, frameColor=self.spec.panel_colour,
+                           frameSize=(-half_width, half_width, -half_height, half_height))
+        self.pages[name] = page
+        return page
+
+    def show_page(self, name: str) -> None:
+        for key, page in self.pages.items():
+            (page.show if key == name else page.hide)()
+        self.page = name
+
+    def open(self) -> None:
+        self.is_open = True
+        self.veil.show()
+        self.show_page("main")
+
+    def close(self) -> None:
+        self.is_open = False
+        self.veil.hide()
+
+    def _resume(self) -> None:
+        self.on_resume()
+
+    def _restart(self) -> None:
+        self.on_restart()
+
+    def values(self) -> dict:
+        """The settings as the widgets show them."""
+        return {"volume": round(float(self.volume["value"]), 3),
+                "field_of_view_deg": round(float(self.fov["value"]), 1),
+                "invert_x": bool(self.invert_x["indicatorValue"]),
+                "invert_y": bool(self.invert_y["indicatorValue"]),
+                "quality": self.quality.get()}
+
+    def _update_labels(self) -> None:
+        self.fov_label["text"] = f"{float(self.fov['value']):.0f} deg"
+
+    def _changed(self, *_args) -> None:
+        if not hasattr(self, "quality"):  # widgets still being made
+            return
+        self._update_labels()
+        current = self.settings.change(**self.values())
+        self.on_settings(current)
+
+    def save(self) -> None:
+        try:
+            self.settings.change(**self.values())
+            self.settings.save()
+            self.status["text"] = f"Saved to {self.settings.path}"
+        except OSError as error:
+            self.status["text"] = f"Not saved: {error.strerror or error}"
+
+    def destroy(self) -> None:
+        self.veil.destroy()

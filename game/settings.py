@@ -1,0 +1,139 @@
+"""The player's own settings: volume, field of view, inverted mouse axes, graphics quality.
+
+Saved per user as TOML in the platform's config folder:
+
+- Linux and others: ``$XDG_CONFIG_HOME/tank-battle/settings.toml`` (``~/.config`` when unset)
+- Windows: ``%APPDATA%\\tank-battle\\settings.toml``
+- macOS: ``~/Library/Application Support/tank-battle/settings.toml``
+
+``TANK_BATTLE_CONFIG_HOME`` overrides the folder (tests use it): the file is then
+``$TANK_BATTLE_CONFIG_HOME/settings.toml``.
+
+Writing is atomic: a temporary file in the same folder, flushed to disk, then
+``os.replace`` over the old one, so a crash mid-write leaves the old settings
+whole. A file that cannot be read (bad TOML, bad values, unknown keys) gives one
+warning line and the defaults; it is left as it is until the player saves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import tempfile
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from game.config import UserSettingsSpec
+from physics.spec import SpecError, build_spec
+
+APP_FOLDER = "tank-battle"
+FILE_NAME = "settings.toml"
+OVERRIDE_ENV = "TANK_BATTLE_CONFIG_HOME"
+
+
+def settings_path(environ=None, platform: str | None = None, home: Path | None = None) -> Path:
+    """Where this user's settings file lives."""
+    environ = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    home = Path.home() if home is None else Path(home)
+    if environ.get(OVERRIDE_ENV):
+        return Path(environ[OVERRIDE_ENV]) / FILE_NAME
+    if platform.startswith("win"):
+        base = Path(environ["APPDATA"]) if environ.get("APPDATA") else (
+            home / "AppData" / "Roaming")
+    elif platform == "darwin":
+        base = home / "Library" / "Application Support"
+    else:
+        base = Path(environ["XDG_CONFIG_HOME"]) if environ.get("XDG_CONFIG_HOME") else (
+            home / ".config")
+    return base / APP_FOLDER / FILE_NAME
+
+
+@dataclass
+class LoadedSettings:
+    settings: UserSettingsSpec
+    warning: str | None = None
+    """One line saying why the file was not used (None: read fine, or no file yet)."""
+
+
+def load_settings(path: Path, defaults: UserSettingsSpec) -> LoadedSettings:
+    """The saved settings over the defaults (keys missing from the file keep the default);
+    anything wrong with the file: the defaults and one warning line. Never raises."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as stream:
+            table = tomllib.load(stream)
+    except FileNotFoundError:
+        return LoadedSettings(defaults)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+        return LoadedSettings(defaults, f"tank-battle: {path}: not read ({reason}); "
+                                        "using the default settings")
+    merged = {**dataclasses.asdict(defaults), **table}
+    try:
+        return LoadedSettings(build_spec(UserSettingsSpec, merged))
+    except SpecError as error:
+        return LoadedSettings(defaults, f"tank-battle: {path}: {error.key} = {error.value!r}: "
+                                        f"expected {error.expected}; using the default settings")
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(float(value)) if isinstance(value, float) else str(value)
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{text}"'
+
+
+def settings_text(settings: UserSettingsSpec) -> str:
+    lines = ["# Tank Battle: your settings (written by the game's settings menu)."]
+    for item in dataclasses.fields(settings):
+        lines.append(f"{item.name} = {_toml_value(getattr(settings, item.name))}"
+                     f"  # {item.metadata.get('doc', '')}")
+    return "\n".join(lines) + "\n"
+
+
+def save_settings(path: Path, settings: UserSettingsSpec) -> None:
+    """Write atomically: a temporary file beside the target, then ``os.replace``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp",
+                                         dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(settings_text(settings))
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+class UserSettings:
+    """The settings in use, where they are saved, and whether the file may be written."""
+
+    def __init__(self, defaults: UserSettingsSpec, path: Path | None = None,
+                 warn=None):
+        self.defaults = defaults
+        self.path = Path(path) if path is not None else settings_path()
+        loaded = load_settings(self.path, defaults)
+        self.current = loaded.settings
+        self.warning = loaded.warning
+        if loaded.warning is not None:
+            (warn or (lambda line: print(line, file=sys.stderr)))(loaded.warning)
+
+    def change(self, **values) -> UserSettingsSpec:
+        """New values (checked against the spec's bounds); not saved until :meth:`save`."""
+        self.current = dataclasses.replace(self.current, **values)
+        return self.current
+
+    def save(self) -> None:
+        save_settings(self.path, self.current)
+        self.warning = None

@@ -1,0 +1,125 @@
+"""The HUD follows the simulation: speed, gear and the lever in the gate, rpm, health, reload,
+the minimap and messages; built under a bare NodePath (no window)."""
+
+from __future__ import annotations
+
+import pytest
+from panda3d.core import NodePath
+
+from game.battle import Battle
+from game.controls import Controls
+from game.hud import Hud, lever_path_point, read_hud_state
+from game.simulation import Simulation
+from physics.gearbox import gate_layout
+from physics.terrain import MapChoice
+
+
+@pytest.fixture
+def game(config):
+    simulation = Simulation(config, MapChoice.parse("flat"), 3)
+    battle = Battle(simulation, config.game.battle, 2)
+    for _ in range(60):  # settled on its springs, the start gear engaged
+        step(simulation, Controls())
+    root = NodePath("aspect2d")
+    corners = {"center": root, "bottom_left": root.attachNewNode("bl"),
+               "top_right": root.attachNewNode("tr"), "top_center": root.attachNewNode("tc")}
+    hud = Hud(corners, config.game.hud)
+    yield simulation, battle, hud
+    hud.destroy()
+    simulation.destroy()
+
+
+def step(simulation, controls: Controls) -> list[dict]:
+    """One step with the bots held still (they would shoot the player)."""
+    idle = {vehicle.name: Controls(handbrake=True) for vehicle in simulation.vehicles
+            if vehicle is not simulation.player}
+    return simulation.step(controls, idle)
+
+
+def _text(path) -> str:
+    return path.node().getText()
+
+
+def _show(simulation, battle, hud) -> None:
+    hud.update(read_hud_state(simulation, battle), 1.0 / 60.0)
+
+
+def test_hud_values_follow_the_simulation(game, config):
+    simulation, battle, hud = game
+    player = simulation.player
+    _show(simulation, battle, hud)
+    assert _text(hud.speed_text).split()[0] == "0"
+    assert "gear 1" in _text(hud.gear_text)
+    assert _text(hud.score_text) == "Round 1    you 0 : 0 bots"
+    for _ in range(180):
+        step(simulation, Controls(throttle=1.0))
+    _show(simulation, battle, hud)
+    speed_kmh = player.current.forward_speed_ms() * 3.6
+    assert speed_kmh > 5.0
+    assert _text(hud.speed_text).split()[0] == f"{speed_kmh:.0f}"
+    assert hud.state.rpm == player.rpm and f"{player.rpm:.0f} rpm" in _text(hud.rpm_label)
+    assert hud.rpm_bar.getSx() == pytest.approx(
+        min(player.rpm / player.fleet.gearbox.spec.redline_rpm, 1.0)
+        * config.game.hud.bar_size[0], rel=1e-3)
+    # Health: a hit shows at once.
+    full_width = hud.health_bar.getSx()
+    bot = next(v for v in simulation.vehicles if v is not player)
+    simulation.damage(player, 30.0, bot)
+    _show(simulation, battle, hud)
+    assert f"health {player.health:.0f}" in _text(hud.health_label)
+    assert hud.health_bar.getSx() == pytest.approx(
+        full_width * player.health / player.spec.armour.health, rel=1e-3)
+    # Minimap: both bots, as enemies; one becomes a wreck.
+    assert sorted(kind for _, _, kind in hud.minimap_dots) == ["enemy", "enemy"]
+    simulation.damage(bot, 1e9, player)
+    _show(simulation, battle, hud)
+    assert sorted(kind for _, _, kind in hud.minimap_dots) == ["enemy", "wreck"]
+
+
+def test_the_lever_travels_the_gate_through_neutral_during_a_shift(game):
+    simulation, battle, hud = game
+    player = simulation.player
+    gate = player.fleet.gearbox.gate
+    step(simulation, Controls(gear="2"))
+    state = read_hud_state(simulation, battle)
+    assert state.selected == "2" and state.shifting and state.shift_from == "1"
+    hud.update(state, 1.0 / 60.0)
+    assert "1>2" in _text(hud.gear_text)
+    for _ in range(60):
+        step(simulation, Controls(gear="2"))
+    _show(simulation, battle, hud)
+    for _ in range(30):  # the drawn knob catches up with the lever
+        hud.update(hud.state, 1.0 / 60.0)
+    assert not hud.state.shifting
+    assert tuple(hud.knob_pos) == pytest.approx(gate["2"])
+    # Half way through a shift from 1 to 2 the knob is at neutral.
+    layout = gate_layout(5)
+    assert lever_path_point(layout, "1", "2", 0.5) == pytest.approx((layout["1"][0], 0.0))
+    assert lever_path_point(layout, "1", "4", 0.0) == pytest.approx(layout["1"])
+    assert lever_path_point(layout, "1", "4", 1.0) == pytest.approx(layout["4"])
+
+
+def test_reload_ring_and_messages(game, config):
+    simulation, battle, hud = game
+    player = simulation.player
+    _show(simulation, battle, hud)
+    assert hud.state.loaded_share == 1.0
+    events = []
+    for _ in range(3):
+        events += step(simulation, Controls(fire=True))
+    assert any(e["type"] == "shot" and e["vehicle"] == player.name for e in events)
+    _show(simulation, battle, hud)
+    assert 0.0 <= hud.state.loaded_share < 0.1
+    hud.on_events([{"type": "shift_refused", "vehicle": player.name, "gear": "R",
+                    "reason": "moving"},
+                   {"type": "shift_refused", "vehicle": "bot-1", "gear": "R",
+                    "reason": "moving"},
+                   {"type": "destroyed", "vehicle": "bot-1", "by": player.name},
+                   {"type": "round_end", "round": 1, "winner": "player",
+                    "score": {"player": 1, "bots": 0}}], player.name)
+    text = _text(hud.message_text)
+    assert "Shift to R refused" in text and "bot-1 destroyed by you" in text
+    assert "You win round 1" in text and "bot-1" not in text.splitlines()[0]
+    for _ in range(int(config.game.hud.message_s * 60) + 2):
+        hud.update(hud.state, 1.0 / 60.0)
+    assert _text(hud.message_text) == ""

@@ -1,0 +1,134 @@
+"""The particle system and the effects the simulation's events spawn.
+
+Behavioural: counts stay bounded however long bursts go on; every particle dies
+after its life; each event makes the right bursts (counted by ``Effects.counts``);
+moving vehicles raise dust from the anchors' reports.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from game.battle import Battle
+from game.controls import Controls
+from game.effects import Effects
+from game.particles import ParticleSystem, cone_directions
+from game.simulation import Simulation
+from physics.terrain import MapChoice
+
+
+def _burst(system: ParticleSystem, rng, n: int, life=(0.2, 1.5)) -> None:
+    system.spawn(rng.normal(0.0, 1.0, (n, 3)), rng.normal(0.0, 3.0, (n, 3)),
+                 rng.uniform(*life, n), (0.5, 2.0), (1, 1, 1, 1), (1, 1, 1, 0), 0.5, 1.0)
+
+
+def test_spawning_ageing_and_recycling_keep_the_count_bounded_over_a_long_run():
+    rng = np.random.default_rng(3)
+    system = ParticleSystem(capacity=400)
+    peak = 0
+    for step in range(3000):  # 50 s at 60 Hz, a burst every step: far more than fits
+        _burst(system, rng, int(rng.integers(0, 40)))
+        system.update(1.0 / 60.0)
+        peak = max(peak, system.count)
+        assert 0 <= system.count <= system.capacity
+    assert peak == system.capacity
+    assert system.dropped_total > 0, "the capacity was never reached: the test proves nothing"
+    assert np.all(np.isfinite(system.position[:system.count]))
+    for _ in range(120):  # 2 s with no spawns: every particle outlives its life
+        system.update(1.0 / 60.0)
+    assert system.count == 0
+
+
+def test_a_full_system_makes_room_by_dropping_the_oldest():
+    system = ParticleSystem(capacity=10)
+    system.spawn(np.zeros((8, 3)), np.zeros((8, 3)), 5.0, (1, 1), (1, 0, 0, 1), (1, 0, 0, 1))
+    system.spawn(np.ones((5, 3)), np.zeros((5, 3)), 5.0, (1, 1), (0, 1, 0, 1), (0, 1, 0, 1))
+    assert system.count == 10 and system.dropped_total == 3
+    # The newest five are all there, after the five oldest survivors.
+    assert np.all(system.position[5:10] == 1.0)
+    assert np.all(system.position[:5] == 0.0)
+
+
+def test_particles_move_age_fade_and_fall_in_one_pass():
+    system = ParticleSystem(capacity=4)
+    system.spawn([[0, 0, 10]], [[0, 0, 0]], 1.0, (1.0, 3.0), (1, 1, 1, 1), (1, 1, 1, 0),
+                 0.0, -9.81)
+    for _ in range(30):
+        system.update(1.0 / 60.0)
+    assert system.position[0, 2] < 10.0 - 0.5 * 9.81 * 0.5 ** 2 * 0.9
+    rows = system.vertex_rows()
+    assert rows.shape == (1, 9)
+    assert rows[0, 6] == pytest.approx(0.5, abs=0.02)   # alpha half way to 0
+    assert rows[0, 7] == pytest.approx(2.0, abs=0.05)   # size half way from 1 to 3
+
+
+def test_cone_directions_stay_inside_their_cone():
+    rng = np.random.default_rng(1)
+    directions = cone_directions(rng, (0.0, 0.0, 2.0), 30.0, 2000)
+    assert np.allclose(np.linalg.norm(directions, axis=1), 1.0)
+    assert directions[:, 2].min() >= np.cos(np.radians(30.0)) - 1e-9
+
+
+@pytest.fixture
+def battle(config):
+    simulation = Simulation(config, MapChoice.parse("flat"), 2)
+    battle = Battle(simulation, config.game.battle, 1)
+    for _ in range(10):
+        simulation.step(Controls())
+    yield simulation, battle
+    simulation.destroy()
+
+
+def test_events_spawn_the_right_effects(battle, config):
+    simulation, _ = battle
+    effects = Effects(simulation, config.game.effects, seed=1)
+    player = simulation.player
+    bot = next(v for v in simulation.vehicles if v is not player)
+    effects.on_events([{"type": "shot", "vehicle": player.name}])
+    assert effects.counts["muzzle_flash"] == 1 and effects.counts["muzzle_smoke"] == 1
+    spawned = effects.particles.count
+    assert spawned == (config.game.effects.muzzle_flash.count
+                       + config.game.effects.muzzle_smoke.count)
+    # Metal (a tank) gives sparks; the ground gives sand.
+    effects.on_events([{"type": "hit", "shooter": player.name, "target": bot.name,
+                        "point": list(bot.current.position_ws), "normal": [0, -1, 0],
+                        "speed_ms": 1200.0}])
+    assert effects.counts["sparks"] == 1 and effects.counts["sand_burst"] == 0
+    effects.on_events([{"type": "hit", "shooter": player.name, "target": "terrain",
+                        "point": [0, 50, 0], "normal": [0, 0, 1], "speed_ms": 1200.0}])
+    assert effects.counts["sand_burst"] == 1 and effects.counts["sand_clods"] == 1
+    assert effects.counts["impact_flash"] == 2
+    # The simulation's own events for a tank destroyed: explosion, debris, smoke; then
+    # the wreck keeps smoking.
+    events = simulation.damage(bot, 1e9, player)
+    assert any(event["type"] == "destroyed" for event in events)
+    effects.on_events(events)
+    for name in ("explosion", "debris", "smoke_column"):
+        assert effects.counts[name] == 1, name
+    assert effects.smoking_wrecks == [bot.name]
+    effects.update(1.0, streams=True)
+    assert effects.counts["wreck_smoke"] >= config.game.effects.wreck_smoke.count * 0.9
+    assert effects.particles.count <= config.game.effects.capacity
+
+
+def test_quality_scales_the_bursts(battle, config):
+    simulation, _ = battle
+    effects = Effects(simulation, config.game.effects, seed=1, quality="low")
+    effects.on_events([{"type": "shot", "vehicle": simulation.player.name}])
+    full = config.game.effects.muzzle_flash.count + config.game.effects.muzzle_smoke.count
+    assert 0 < effects.particles.count < full
+
+
+def test_moving_vehicles_raise_dust_and_standing_ones_do_not(battle, config):
+    simulation, _ = battle
+    effects = Effects(simulation, config.game.effects, seed=1)
+    for _ in range(30):
+        effects.update(1.0 / 60.0)
+    assert effects.counts["track_dust"] == 0
+    for _ in range(150):
+        simulation.step(Controls(throttle=1.0))
+    assert simulation.player.current.forward_speed_ms() > config.game.effects.dust_min_speed_ms
+    for _ in range(60):
+        effects.update(1.0 / 60.0)
+    assert effects.counts["track_dust"] > 0
