@@ -363,9 +363,12 @@ class TankBattleApp(ShowBase):
 def run_windowed(config: GameConfig, map_choice: MapChoice, seed: int, player_vehicle: str,
                  bots: int, *, inputs: ScriptedInputs | None, telemetry: TelemetryWriter | None,
                  offscreen: bool, seconds: float | None, screenshot: Path | None,
-                 debug_rays: bool = False) -> int:
+                 debug_rays: bool = False, new_recorder=None, on_quit=None) -> int:
+    """Run the game in a window (or offscreen). ``new_recorder()`` gives each game (and each
+    restart) a replay recorder; ``on_quit(recorder)`` gets the last game's when it ends."""
     def make_game():
         simulation = Simulation(config, map_choice, seed, player_vehicle=player_vehicle)
+        simulation.recorder = new_recorder() if new_recorder else None
         return simulation, Battle(simulation, config.game.battle, bots)
 
     simulation, battle = make_game()
@@ -385,5 +388,8 @@ def run_windowed(config: GameConfig, map_choice: MapChoice, seed: int, player_ve
         if app is not None:
             simulation = app.simulation  # a restart replaced the first one
             app.destroy()
+        recorder = simulation.recorder
         simulation.destroy()
+        if on_quit is not None and recorder is not None:
+            on_quit(recorder)
     return 0

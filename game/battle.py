@@ -104,7 +104,7 @@ class Battle:
         return [{"type": "round_start", "round": self.round, "score": dict(self.score)}]
 
     def _restart(self) -> None:
-        """Every tank back at its spawn, whole, reloaded; shells in flight gone."""
+        """Every tank back at its spawn, whole, its gun loading afresh; shells in flight gone."""
         simulation = self.simulation
         simulation.shell_system.destroy()
         for vehicle in simulation.vehicles:
@@ -115,4 +115,4 @@ class Battle:
             if vehicle.aim is not None:
                 vehicle.health = vehicle.spec.armour.health
                 vehicle.destroyed = False
-                vehicle.aim.reload_left_s = 0.0
+                vehicle.aim.reload_left_s = vehicle.spec.gun.reload_s  # loading afresh

@@ -14,7 +14,8 @@ from pathlib import Path
 from game.config import CONFIG_DIR, load_config
 from game.controls import ScriptedInputs
 from game.errors import CommandLineError, UserError
-from game.replay import ReplayHeader, ReplayRecorder, config_digest, game_version, load_replay
+from game.replay import (ReplayHeader, ReplayRecorder, autosave_path, config_digest,
+                         game_version, load_replay)
 from game.telemetry import TelemetryWriter
 from physics.terrain import MapChoice
 
@@ -141,13 +142,31 @@ def run(argv: list[str] | None = None) -> int:
         seconds = args.seconds
         if seconds is None and args.offscreen:
             seconds = DEFAULT_OFFSCREEN_SECONDS
+        interactive = not args.offscreen and inputs is None and seconds is None
         return run_windowed(config, args.map, args.seed, args.vehicle, args.bots, inputs=inputs,
                             telemetry=telemetry,
                             offscreen=args.offscreen, seconds=seconds,
-                            screenshot=args.screenshot, debug_rays=args.debug_rays)
+                            screenshot=args.screenshot, debug_rays=args.debug_rays,
+                            new_recorder=lambda: ReplayRecorder(args.recorder.header),
+                            on_quit=_replay_saver(args.record, interactive))
     finally:
         if telemetry is not None:
             telemetry.close()
+
+
+def _replay_saver(record: Path | None, interactive: bool):
+    """What to do with a windowed game's replay when it ends: save it where --record says,
+    or (a game played by hand) in the user's data folder, warning if that fails."""
+    def save(recorder: ReplayRecorder) -> None:
+        if record is not None:
+            recorder.save(record)
+        elif interactive:
+            path = autosave_path()
+            try:
+                recorder.save(path)
+            except UserError as error:  # the game is over; losing its replay is not fatal
+                print(f"tank-battle: replay not saved: {error}", file=sys.stderr)
+    return save
 
 
 def _run_headless(args, config, inputs, telemetry) -> None:

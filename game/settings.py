@@ -33,22 +33,35 @@ FILE_NAME = "settings.toml"
 OVERRIDE_ENV = "TANK_BATTLE_CONFIG_HOME"
 
 
-def settings_path(environ=None, platform: str | None = None, home: Path | None = None) -> Path:
-    """Where this user's settings file lives."""
+DATA_OVERRIDE_ENV = "TANK_BATTLE_DATA_HOME"
+
+
+def user_folder(kind: str, environ=None, platform: str | None = None,
+                home: Path | None = None) -> Path:
+    """This user's folder for the game's ``kind`` of files: "config" (settings) or "data"
+    (replays), in the platform's usual place, or where the override variable says."""
     environ = os.environ if environ is None else environ
     platform = sys.platform if platform is None else platform
     home = Path.home() if home is None else Path(home)
-    if environ.get(OVERRIDE_ENV):
-        return Path(environ[OVERRIDE_ENV]) / FILE_NAME
+    override = OVERRIDE_ENV if kind == "config" else DATA_OVERRIDE_ENV
+    if environ.get(override):
+        return Path(environ[override])
     if platform.startswith("win"):
-        base = Path(environ["APPDATA"]) if environ.get("APPDATA") else (
-            home / "AppData" / "Roaming")
+        variable, fallback = (("APPDATA", ("AppData", "Roaming")) if kind == "config"
+                              else ("LOCALAPPDATA", ("AppData", "Local")))
+        base = Path(environ[variable]) if environ.get(variable) else home.joinpath(*fallback)
     elif platform == "darwin":
         base = home / "Library" / "Application Support"
     else:
-        base = Path(environ["XDG_CONFIG_HOME"]) if environ.get("XDG_CONFIG_HOME") else (
-            home / ".config")
-    return base / APP_FOLDER / FILE_NAME
+        variable, fallback = (("XDG_CONFIG_HOME", (".config",)) if kind == "config"
+                              else ("XDG_DATA_HOME", (".local", "share")))
+        base = Path(environ[variable]) if environ.get(variable) else home.joinpath(*fallback)
+    return base / APP_FOLDER
+
+
+def settings_path(environ=None, platform: str | None = None, home: Path | None = None) -> Path:
+    """Where this user's settings file lives."""
+    return user_folder("config", environ, platform, home) / FILE_NAME
 
 
 @dataclass

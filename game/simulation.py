@@ -254,6 +254,8 @@ class Simulation:
             if other is not fleet:
                 other.add_obstacle(body)
         vehicle.apply_controls(Controls(gear=self.config.game.spawn.start_gear))
+        if vehicle.aim is not None:  # the gun starts loading: nobody fires the moment it appears
+            vehicle.aim.reload_left_s = vehicle.spec.gun.reload_s
         return vehicle
 
     def place(self, vehicle: Vehicle, x_m: float, y_m: float, heading_deg: float) -> None:

@@ -220,3 +220,17 @@ def test_a_forced_nan_is_recovered_and_the_world_goes_on(config):
         assert ground < state.position_ws[2] < ground + 2.0
     assert np.linalg.norm(simulation.player.current.position_ws[:2] - before[:2]) < 10.0
     simulation.destroy()
+
+
+def test_guns_start_loading_when_a_tank_appears_and_after_a_round(config):
+    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    reload_s = config.tank.gun.reload_s
+    assert simulation.player.aim.reload_left_s == reload_s
+    shots = []
+    for _ in range(round(reload_s * 60) - 2):
+        shots += [e for e in simulation.step(Controls(fire=True)) if e["type"] == "shot"]
+    assert shots == []  # no shot before the gun has loaded
+    for _ in range(4):
+        shots += [e for e in simulation.step(Controls(fire=True)) if e["type"] == "shot"]
+    assert len(shots) == 1
+    simulation.destroy()

@@ -103,6 +103,10 @@ def test_reload_ring_and_messages(game, config):
     simulation, battle, hud = game
     player = simulation.player
     _show(simulation, battle, hud)
+    reload_s = player.spec.gun.reload_s
+    assert hud.state.loaded_share == pytest.approx(1.0 / reload_s)  # loading for 1 s so far
+    player.aim.reload_left_s = 0.0  # loaded
+    _show(simulation, battle, hud)
     assert hud.state.loaded_share == 1.0
     events = []
     for _ in range(3):

@@ -298,6 +298,7 @@ def test_the_simulation_s_shells_are_drawn(config):
             pytest.skip("the simulation has no shells yet")
         render = NodePath("render")
         view = CombatView(render, simulation, config.game.combat_view)
+        simulation.player.aim.reload_left_s = 0.0  # loaded
         for _ in range(3):
             simulation.step(Controls(fire=True))
         view.update(1.0, np.array([0.0, -20.0, 5.0]))
