@@ -3,7 +3,7 @@
 Benchmarks:
   vehicles    our four-anchor tanks against Bullet's BulletVehicle (ms per fixed step)
   battle      an 8-tank headless battle: simulated seconds per wall second
-  particles   not available yet (reported as skipped)
+  particles   our numpy particle system against Panda's ParticleEffect (ms per frame)
 With no benchmark named, all of them run at their default sizes.
 
 ``--json`` prints one JSON document instead of the table::
@@ -25,9 +25,9 @@ import sys
 from bench import battle, vehicles
 from bench.machine import machine_info
 
-NOT_AVAILABLE = {
-    "particles": "not available yet: no particle benchmark has been written",
-}
+NOT_AVAILABLE: dict[str, str] = {}
+DEFAULT_PARTICLES = 10_000
+DEFAULT_PARTICLE_FRAMES = 60
 
 
 def _counts(text: str) -> list[int]:
@@ -91,6 +91,13 @@ def _parser() -> argparse.ArgumentParser:
                        help=f"simulated seconds (default {battle.DEFAULT_SECONDS:g})")
     fight.add_argument("--seed", type=int, default=battle.DEFAULT_SEED,
                        help=f"world and bot seed (default {battle.DEFAULT_SEED})")
+    sparks = commands.add_parser("particles", parents=[common],
+                                 help="our particles against Panda's ParticleEffect")
+    sparks.add_argument("--count", type=_positive, default=DEFAULT_PARTICLES,
+                        help=f"live particles (default {DEFAULT_PARTICLES})")
+    sparks.add_argument("--frames", type=_positive, default=DEFAULT_PARTICLE_FRAMES,
+                        help=f"frames measured; the median counts (default "
+                             f"{DEFAULT_PARTICLE_FRAMES})")
     for name, reason in NOT_AVAILABLE.items():
         commands.add_parser(name, parents=[common], help=reason)
     return parser
@@ -101,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.benchmark is None:  # everything, at the default sizes
         wanted = []
-        for name in ("vehicles", "battle"):
+        for name in ("vehicles", "battle", "particles"):
             defaults = parser.parse_args([name])
             defaults.json = args.json
             wanted.append((name, defaults))
@@ -123,6 +130,13 @@ def main(argv: list[str] | None = None) -> int:
             document["skipped"][name] = NOT_AVAILABLE[name]
             if not args.json:
                 print(f"{name}: skipped, {NOT_AVAILABLE[name]}")
+            continue
+        if name == "particles":  # opens an offscreen window: last, in this process
+            from game.particles import benchmark
+            report = benchmark(options.count, options.frames)
+            document["results"][name] = report
+            if not args.json:
+                print(f"particles: {json.dumps(report)}")
             continue
         if name == "battle":
             report = battle.run(config, bots=options.bots, seconds=options.seconds,
