@@ -43,7 +43,6 @@ class Battle:
         self.round = 1
         self.score = {"player": 0, "bots": 0}
         self._restart_at_s: float | None = None
-        rng = np.random.default_rng([simulation.seed, BOT_STREAM])
         config = simulation.config
         centre = simulation.player.current.position_ws
         limit = min(simulation.terrain.half_extent_x_m, simulation.terrain.half_extent_y_m)

@@ -18,38 +18,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from panda3d.core import (Geom, GeomNode, GeomVertexArrayFormat, GeomVertexData,
-                          GeomVertexFormat, NodePath, Shader, TransparencyAttrib)
+from panda3d.core import Geom, GeomNode, GeomVertexData, NodePath, TransparencyAttrib
 
 from game.config import CombatViewSpec
-from game.meshes import box_mesh, triangle_primitive
-
-_TRACER_VERTEX = """#version 330
-uniform mat4 p3d_ModelViewProjectionMatrix;
-in vec4 p3d_Vertex;
-in vec4 p3d_Color;
-out vec4 v_colour;
-void main() {
-    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
-    v_colour = p3d_Color;
-}
-"""
-
-_TRACER_FRAGMENT = """#version 330
-in vec4 v_colour;
-out vec4 p3d_FragColor;
-void main() {
-    p3d_FragColor = v_colour;
-}
-"""
-
-
-def _tracer_format() -> GeomVertexFormat:
-    array = GeomVertexArrayFormat()
-    array.addColumn("vertex", 3, Geom.NT_float32, Geom.C_point)
-    array.addColumn("color", 4, Geom.NT_float32, Geom.C_color)
-    return GeomVertexFormat.registerFormat(GeomVertexFormat(array))
-
+from game.meshes import COLOUR_VERTEX_FORMAT, box_mesh, triangle_primitive
+from game.shaders import unlit_colour_shader
 
 _QUAD = np.array([[0, 1, 2], [0, 2, 3]], dtype=np.uint32)
 
@@ -81,10 +54,10 @@ class CombatView:
         self.simulation = simulation
         self.spec = spec
         self.root = parent.attachNewNode("combat")
-        self._format = _tracer_format()
+        self._format = COLOUR_VERTEX_FORMAT
         self.tracer_node = GeomNode("tracers")
         self.tracers = self.root.attachNewNode(self.tracer_node)
-        self.tracers.setShader(Shader.make(Shader.SL_GLSL, _TRACER_VERTEX, _TRACER_FRAGMENT))
+        self.tracers.setShader(unlit_colour_shader())
         self.tracers.setTransparency(TransparencyAttrib.MAlpha)
         self.tracers.setDepthWrite(False)
         self.tracers.setTwoSided(True)

@@ -19,38 +19,11 @@ frame (no node per ray); :func:`overlay_lines` is the pure part tests call.
 from __future__ import annotations
 
 import numpy as np
-from panda3d.core import (Geom, GeomLines, GeomNode, GeomVertexArrayFormat, GeomVertexData,
-                          GeomVertexFormat, InternalName, NodePath, OmniBoundingVolume, Shader,
-                          TextNode)
+from panda3d.core import Geom, GeomLines, GeomNode, GeomVertexData, NodePath, OmniBoundingVolume, TextNode
 
 from game.config import DebugOverlaySpec
-
-_VERTEX = """#version 330
-uniform mat4 p3d_ModelViewProjectionMatrix;
-in vec4 p3d_Vertex;
-in vec4 p3d_Color;
-out vec4 v_colour;
-void main() {
-    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
-    v_colour = p3d_Color;
-}
-"""
-
-_FRAGMENT = """#version 330
-in vec4 v_colour;
-out vec4 p3d_FragColor;
-void main() {
-    p3d_FragColor = v_colour;
-}
-"""
-
-
-def _format() -> GeomVertexFormat:
-    array = GeomVertexArrayFormat()
-    array.addColumn(InternalName.getVertex(), 3, Geom.NT_float32, Geom.C_point)
-    array.addColumn(InternalName.getColor(), 4, Geom.NT_float32, Geom.C_color)
-    return GeomVertexFormat.registerFormat(GeomVertexFormat(array))
-
+from game.meshes import COLOUR_VERTEX_FORMAT
+from game.shaders import unlit_colour_shader
 
 def anchor_rays(view) -> tuple[np.ndarray, np.ndarray]:
     """Start and end points (A, 3) of each anchor's ray as the controller saw it: to the
@@ -148,7 +121,7 @@ class DebugOverlay:
         self.path = None
         self.text = None
         if parent is not None:
-            self._format = _format()
+            self._format = COLOUR_VERTEX_FORMAT
             data = GeomVertexData("debug-rays", self._format, Geom.UH_stream)
             geom = Geom(data)
             geom.addPrimitive(GeomLines(Geom.UH_stream))
@@ -157,7 +130,7 @@ class DebugOverlay:
             self.node.setBounds(OmniBoundingVolume())
             self.node.setFinal(True)
             self.path = parent.attachNewNode(self.node)
-            self.path.setShader(Shader.make(Shader.SL_GLSL, _VERTEX, _FRAGMENT))
+            self.path.setShader(unlit_colour_shader())
             self.path.setRenderModeThickness(spec.line_px)
             self.path.setDepthTest(False)  # seen through the hull and the sand
             self.path.setDepthWrite(False)

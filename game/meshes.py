@@ -30,6 +30,17 @@ VERTEX_FORMAT = _vertex_format(False)
 VERTEX_FORMAT_UV = _vertex_format(True)
 
 
+def _colour_vertex_format() -> GeomVertexFormat:
+    """Position and RGBA colour, float32: one row is 7 floats (tracers, debug lines)."""
+    array = GeomVertexArrayFormat()
+    array.addColumn("vertex", 3, Geom.NT_float32, Geom.C_point)
+    array.addColumn("color", 4, Geom.NT_float32, Geom.C_color)
+    return GeomVertexFormat.registerFormat(GeomVertexFormat(array))
+
+
+COLOUR_VERTEX_FORMAT = _colour_vertex_format()
+
+
 def write_rows(vertex_data: GeomVertexData, rows: np.ndarray) -> None:
     """Overwrite a vertex buffer with float32 rows (same row count, same layout)."""
     memoryview(vertex_data.modifyArray(0)).cast("B")[:] = rows.astype(np.float32).tobytes()

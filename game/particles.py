@@ -440,7 +440,6 @@ def _panda_effect(base, count: int, frames: int, dt: float, empty_ms: float,
     particles.emitter.setAmplitude(1.0)
     particles.emitter.setRadius(4.0)
     effect.addParticles(particles)
-    from direct.particles.ForceGroup import ForceGroup
     forces = ForceGroup("lift")  # the same lift ours has
     forces.addForce(LinearVectorForce(Vec3(0.0, 0.0, 0.5)))
     effect.addForceGroup(forces)

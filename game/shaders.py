@@ -196,6 +196,25 @@ void main() {
 }
 """
 
+_UNLIT_VERTEX = """
+uniform mat4 p3d_ModelViewProjectionMatrix;
+in vec4 p3d_Vertex;
+in vec4 p3d_Color;
+out vec4 v_colour;
+void main() {
+    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
+    v_colour = p3d_Color;
+}
+"""
+
+_UNLIT_FRAGMENT = """
+in vec4 v_colour;
+out vec4 p3d_FragColor;
+void main() {
+    p3d_FragColor = v_colour;
+}
+"""
+
 _VERSION = "#version 330\n"
 
 
@@ -218,3 +237,9 @@ def sky_shader() -> Shader:
 @lru_cache(maxsize=None)
 def depth_shader() -> Shader:
     return Shader.make(Shader.SL_GLSL, _source(_DEPTH_VERTEX, ()), _source(_DEPTH_FRAGMENT, ()))
+
+
+@lru_cache(maxsize=None)
+def unlit_colour_shader() -> Shader:
+    """Vertex colours as they are, no light: tracers, debug lines."""
+    return Shader.make(Shader.SL_GLSL, _source(_UNLIT_VERTEX, ()), _source(_UNLIT_FRAGMENT, ()))

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from game.battle import Battle
-from game.combat import distance_to_box
 from game.config import load_config
 from game.controls import GEAR_NAMES, Controls
 from game.simulation import Simulation

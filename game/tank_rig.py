@@ -162,7 +162,7 @@ class TankRig:
         """The muzzle in the gun node's frame."""
 
         # Road wheels, sprockets and idlers.
-        r, t = spec.road_wheel_radius_m, spec.track_thickness_m
+        r = spec.road_wheel_radius_m
         self.wheel_mounts: list[NodePath] = []
         self.wheel_spinners: list[NodePath] = []
         self.side_of_wheel: list[int] = []

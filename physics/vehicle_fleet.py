@@ -13,7 +13,6 @@ which also find what they stand on so the anchors push back on it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
@@ -21,7 +20,7 @@ from panda3d.core import Datagram, Point3, Vec3
 
 from physics.gearbox import Gearbox, GearboxSpec
 from physics.terrain import TERRAIN_NAME, Terrain
-from physics.vehicle_model import (AnchorCommand, AnchorModel, BodyStates, GroundHits, _dot,
+from physics.vehicle_model import (AnchorCommand, BodyStates, GroundHits, _dot,
                                    _rows, derive_constants)
 from physics.world import PhysicsWorld
 
