@@ -20,6 +20,7 @@ from direct.showbase.ShowBase import ShowBase
 from panda3d.core import ClockObject, Filename, Point2, Point3, loadPrcFileData
 
 from game.battle import Battle
+from game.audio import AudioSpec, GameAudio, PandaSoundPlayer
 from game.camera import GUNSIGHT, ChaseCamera
 from game.combat_view import CombatView
 from game.config import GameConfig
@@ -27,6 +28,7 @@ from game.controls import ScriptedInputs
 from game.debug_overlay import DebugOverlay
 from game.effects import Effects
 from game.errors import UserError
+from game.gamepad import CombinedInput, GamepadInput, PandaPads
 from game.hud import Hud, read_hud_state
 from game.keyboard import KeyboardInput, mouse_aim
 from game.reticle import Reticle
@@ -111,6 +113,10 @@ class TankBattleApp(ShowBase):
                                          self.user.quality))
         self.effects.particles.set_haze(scene_spec.fog_colour, scene_spec.fog_density_per_m)
         self._particle_projection = None
+        audio_spec = AudioSpec()
+        self.audio = self._add(GameAudio(simulation, PandaSoundPlayer(self, audio_spec),
+                                         audio_spec))
+        self._throttle = 0.0
 
         def camera_ray(start, end):
             # Whoever the player drives now (the swap can change it at any step), in the
@@ -130,6 +136,15 @@ class TankBattleApp(ShowBase):
         self.overlay = self._add(DebugOverlay(self.render, self.a2dTopLeft, simulation,
                                               game.debug_overlay, visible=debug_rays))
         self.keyboard = self._add(KeyboardInput(self, config.controls.keyboard))
+        self.gamepad = None
+        if config.controls.gamepad.enabled and not self.scripted:
+            # Hot plug: a pad connected mid-game drives at once; unplugging the one in use
+            # pauses the game (the menu opens) rather than leaving the tank driverless.
+            pads = PandaPads(self)
+            self.gamepad = self._add(GamepadInput(pads, config.controls.gamepad,
+                                                  on_unplug=self.pause))
+            pads.listen(self.gamepad)
+        self.player_input = CombinedInput(self.keyboard, self.gamepad)
         self._mouse = None
         bindings = config.controls.keyboard
         for key in bindings.quit:
@@ -211,7 +226,7 @@ class TankBattleApp(ShowBase):
         self.vehicle_views.clear()
         self.player_view = None
         self.simulation, self.battle = self._make_game()
-        for system in (self.combat_view, self.effects, self.overlay):
+        for system in (self.combat_view, self.effects, self.overlay, self.audio):
             system.simulation = self.simulation
         self.effects.clear()
         self.fixed_clock = FixedStepClock(self.simulation.step_s,
@@ -227,6 +242,10 @@ class TankBattleApp(ShowBase):
     def _frame(self, task):
         frame_s = self.clock.getDt()
         if self.paused:  # the fixed-step clock stands still: no step, nothing ages
+            if self.gamepad is not None:
+                self.gamepad.controls()  # read the pad only for its Start button
+                if self.gamepad.take_pause_press():
+                    self.resume()
             self._draw(0.0)
             return task.cont
         steps = self.fixed_clock.advance(frame_s)
@@ -234,14 +253,20 @@ class TankBattleApp(ShowBase):
         started = time.perf_counter()
         for _ in range(steps):
             controls = (self.inputs.controls_at(self.simulation.time_s) if self.inputs
-                        else self.keyboard.controls(self._mouse_aim()))
+                        else self.player_input.controls(self._mouse_aim(),
+                                                        self.simulation.player.gear))
+            self._throttle = controls.throttle
             events = self.simulation.step(controls)
             if self.telemetry is not None:
                 self.telemetry.write(telemetry_record(self.simulation, events))
             self.effects.on_events(events)
+            self.audio.on_events(events)
             self.hud.on_events(events, player)
+        if self.gamepad is not None and self.gamepad.take_pause_press():
+            self.pause()
         if steps:
             self.step_ms = (time.perf_counter() - started) * 1000.0 / steps
+        self.audio.update(0.0 if self.paused else self._throttle)
         self._draw(frame_s)
         if self.seconds is not None and self.simulation.time_s >= self.seconds:
             self.finish()
@@ -249,7 +274,8 @@ class TankBattleApp(ShowBase):
 
     def _camera_input(self) -> None:
         camera = self.chase_camera
-        for action in self.keyboard.take_camera_presses():
+        pad_presses = self.gamepad.take_camera_presses() if self.gamepad is not None else []
+        for action in self.keyboard.take_camera_presses() + pad_presses:
             if action == "camera_view":
                 camera.toggle_view()
             elif action == "camera_zoom_in":

@@ -73,12 +73,6 @@ class MouseSpec(Spec):
                             f"more than dead_zone ({self.dead_zone})")
 
 
-@dataclass(frozen=True)
-class ControlsSpec(Spec):
-    keyboard: KeyboardSpec = tuning("keyboard bindings")
-    mouse: MouseSpec = tuning("the mouse in the gun sight")
-
-
 CAMERA_ACTIONS = ("camera_view", "camera_zoom_in", "camera_zoom_out")
 """Actions that happen once per key press; the app takes them with ``take_camera_presses``."""
 

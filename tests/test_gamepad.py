@@ -1,0 +1,221 @@
+"""Gamepad mapping (no device): dead zones, curves, triggers, H gate, sequential shifts, and
+hot plugging through a fake pad source."""
+
+from dataclasses import replace
+
+import pytest
+
+from game.config import GamepadSpec, load_config
+from game.controls import AUTOMATIC, Controls
+from game.gamepad import CombinedInput, GamepadInput, GamepadMapper, shape
+from physics.gearbox import gate_layout
+from physics.spec import SpecError
+
+
+@pytest.fixture(scope="module")
+def spec() -> GamepadSpec:
+    return load_config().controls.gamepad
+
+
+def test_dead_zone_gives_nothing_and_full_deflection_gives_full(spec):
+    assert shape(0.1, 0.12, 1.6) == 0.0
+    assert shape(-0.12, 0.12, 1.6) == 0.0
+    assert shape(1.0, 0.12, 1.6) == pytest.approx(1.0)
+    assert shape(-1.0, 0.12, 1.6) == pytest.approx(-1.0)
+    assert shape(1.7, 0.12, 1.6) == pytest.approx(1.0)  # clipped
+    assert shape(float("nan"), 0.12, 1.6) == 0.0
+    mapper = GamepadMapper(spec)
+    still = mapper.update({"left_x": spec.stick_dead_zone * 0.9,
+                           "right_x": -spec.stick_dead_zone * 0.5}, set())
+    assert still.steer == 0.0 and still.turret == 0.0
+
+
+def test_curve_is_finer_near_the_centre():
+    half = shape(0.55, 0.1, 2.0)
+    assert half == pytest.approx(0.25)  # (0.45 / 0.9) ** 2
+    assert shape(0.55, 0.1, 1.0) == pytest.approx(0.5)
+    assert shape(-0.55, 0.1, 2.0) == pytest.approx(-0.25)
+    # monotonic
+    values = [shape(x / 20, 0.1, 1.6) for x in range(21)]
+    assert values == sorted(values)
+
+
+def test_triggers_throttle_and_brake_sticks_steer_and_aim(spec):
+    spec = replace(spec, trigger_curve_exponent=1.0, trigger_dead_zone=0.0,
+                   stick_curve_exponent=1.0, stick_dead_zone=0.0)
+    controls = GamepadMapper(spec).update(
+        {"right_trigger": 0.75, "left_trigger": 0.25, "left_x": -0.5, "right_x": 1.0,
+         "right_y": 0.4}, {"face_a", "face_b"})
+    assert controls.throttle == pytest.approx(0.75)
+    assert controls.brake == pytest.approx(0.25)
+    assert controls.steer == pytest.approx(-0.5)
+    assert controls.turret == pytest.approx(1.0)
+    assert controls.elevation == pytest.approx(0.4)
+    assert controls.fire and controls.handbrake
+    inverted = GamepadMapper(replace(spec, invert_gun=True)).update({"right_y": 0.4}, set())
+    assert inverted.elevation == pytest.approx(-0.4)
+    assert GamepadMapper(spec).update({}, set()) == Controls()
+
+
+@pytest.mark.parametrize("gear", ["1", "2", "3", "4", "5", "R"])
+def test_clutch_and_stick_through_the_gate_pick_that_gear(spec, gear):
+    mapper = GamepadMapper(spec)
+    column, row = gate_layout(5)[gear]
+    controls = mapper.update({"left_x": column * 0.9, "left_y": row * 0.9}, {"face_x"})
+    assert controls.gear == gear
+    assert controls.steer == 0.0  # the stick shifts, it does not steer, while clutched
+    # Let go of the clutch: the lever stays in that gear and the stick steers again.
+    released = mapper.update({"left_x": 0.9}, set())
+    assert released.gear == gear and released.steer > 0.5
+
+
+def test_clutch_with_the_stick_at_the_centre_is_neutral_and_without_clutch_nothing(spec):
+    mapper = GamepadMapper(spec)
+    assert mapper.update({"left_x": -0.9, "left_y": 0.9}, set()).gear is None
+    assert mapper.update({"left_x": -0.9, "left_y": 0.9}, {"face_x"}).gear == "1"
+    assert mapper.update({"left_x": 0.1, "left_y": 0.1}, {"face_x"}).gear == "N"
+    # Short of the threshold towards a slot: still neutral.
+    short = spec.gate_threshold * 0.8
+    assert mapper.update({"left_x": 0.0, "left_y": short}, {"face_x"}).gear == "N"
+
+
+def test_sequential_shifts_step_once_per_press_and_stop_at_the_ends(spec):
+    mapper = GamepadMapper(spec)
+    up, down = {"rshoulder"}, {"lshoulder"}
+    assert mapper.update({}, up, current_gear="N").gear == "1"
+    assert mapper.update({}, up, current_gear="1").gear == "1"  # still held: no repeat
+    mapper.update({}, set())
+    assert mapper.update({}, up).gear == "2"
+    for _ in range(6):
+        mapper.update({}, set())
+        mapper.update({}, up)
+    assert mapper.lever == "5"
+    for expected in ["4", "3", "2", "1", "N", "R", "R"]:
+        mapper.update({}, set())
+        assert mapper.update({}, down).gear == expected
+
+
+def test_sequential_shift_from_automatic_starts_at_the_engaged_gear(spec):
+    mapper = GamepadMapper(spec)
+    assert mapper.update({}, {"face_y"}).gear == AUTOMATIC
+    mapper.update({}, set())
+    assert mapper.update({}, {"rshoulder"}, current_gear="3").gear == "4"
+
+
+def test_gate_threshold_must_exceed_the_dead_zone(spec):
+    with pytest.raises(SpecError):
+        replace(spec, stick_dead_zone=0.7, gate_threshold=0.6)
+
+
+class FakePads:
+    def __init__(self, *pads):
+        self.connected = list(pads)
+        self.attached = []
+        self.state = {}
+
+    def pads(self):
+        return list(self.connected)
+
+    def attach(self, pad):
+        self.attached.append(pad)
+
+    def detach(self, pad):
+        self.attached.remove(pad)
+
+    def read(self, pad):
+        if pad not in self.connected:
+            raise RuntimeError("device gone")
+        return self.state.get(pad, ({}, set()))
+
+    def destroy(self):
+        pass
+
+
+def test_a_pad_plugged_in_mid_game_drives_at_once(spec):
+    source = FakePads()
+    pads = GamepadInput(source, spec)
+    assert pads.controls() is None
+    source.connected.append("pad1")
+    source.state["pad1"] = ({"right_trigger": 1.0}, set())
+    pads.connected("pad1")
+    assert source.attached == ["pad1"]
+    assert pads.controls().throttle == pytest.approx(1.0)
+    assert pads.active
+
+
+def test_unplugging_the_pad_in_use_pauses_instead_of_crashing(spec):
+    paused = []
+    source = FakePads("pad1", "pad2")
+    pads = GamepadInput(source, spec, on_unplug=lambda: paused.append(True))
+    assert pads.pad == "pad1"
+    source.connected.remove("pad2")
+    pads.disconnected("pad2")  # not the one in use: nothing happens
+    assert paused == [] and pads.pad == "pad1"
+    source.connected.remove("pad1")
+    pads.disconnected("pad1")
+    assert paused == [True] and pads.pad is None
+    assert pads.controls() is None  # and reading on is harmless
+
+
+def test_a_pad_gone_before_its_event_counts_as_unplugged(spec):
+    paused = []
+    source = FakePads("pad1")
+    pads = GamepadInput(source, spec, on_unplug=lambda: paused.append(True))
+    source.connected.clear()
+    assert pads.controls() is None
+    assert paused == [True]
+
+
+def test_unplugging_moves_to_another_connected_pad(spec):
+    source = FakePads("pad1", "pad2")
+    pads = GamepadInput(source, spec, on_unplug=lambda: None)
+    source.connected.remove("pad1")
+    pads.disconnected("pad1")
+    assert pads.pad == "pad2" and source.attached == ["pad2"]
+
+
+def test_start_button_asks_for_the_pause_menu_once_per_press(spec):
+    source = FakePads("pad1")
+    pads = GamepadInput(source, spec)
+    source.state["pad1"] = ({}, {"start"})
+    pads.controls()
+    pads.controls()
+    assert pads.take_pause_press() and not pads.take_pause_press()
+
+
+class FakeKeyboard:
+    def __init__(self):
+        from game.keyboard import KeyboardMapper
+        self.mapper = KeyboardMapper(load_config().controls.keyboard)
+        self.held = set()
+
+    def controls(self, aim=None):
+        return self.mapper.controls(self.held, aim)
+
+
+def test_whichever_device_was_used_last_drives_and_the_lever_is_shared(spec):
+    keyboard = FakeKeyboard()
+    source = FakePads("pad1")
+    combined = CombinedInput(keyboard, GamepadInput(source, spec))
+    keyboard.held = {"w"}
+    assert combined.controls().throttle == 1.0
+    keyboard.held = set()
+    source.state["pad1"] = ({"right_trigger": 0.5, "left_x": 0.9, "left_y": 0.9}, {"face_x"})
+    pad = combined.controls()
+    assert combined.using_pad and pad.gear == "5" and pad.throttle > 0.0
+    # Back on the keyboard: the lever the pad put in 5 stays there.
+    source.state["pad1"] = ({}, set())
+    keyboard.held = {"w"}
+    keys = combined.controls()
+    assert not combined.using_pad and keys.gear == "5" and keys.throttle == 1.0
+    keyboard.mapper.press("2")
+    assert combined.controls().gear == "2"
+    assert combined.gamepad.mapper.lever == "2"
+
+
+def test_without_a_pad_the_keyboard_drives(spec):
+    keyboard = FakeKeyboard()
+    combined = CombinedInput(keyboard, GamepadInput(FakePads(), spec))
+    keyboard.held = {"d"}
+    assert combined.controls().steer == 1.0
+    assert CombinedInput(keyboard, None).controls().steer == 1.0
