@@ -20,7 +20,7 @@ from direct.showbase.ShowBase import ShowBase
 from panda3d.core import ClockObject, Filename, Point2, Point3, loadPrcFileData
 
 from game.battle import Battle
-from game.audio import AudioSpec, GameAudio, PandaSoundPlayer
+from game.audio import GameAudio, PandaSoundPlayer
 from game.camera import GUNSIGHT, ChaseCamera
 from game.combat_view import CombatView
 from game.config import GameConfig
@@ -113,7 +113,7 @@ class TankBattleApp(ShowBase):
                                          self.user.quality))
         self.effects.particles.set_haze(scene_spec.fog_colour, scene_spec.fog_density_per_m)
         self._particle_projection = None
-        audio_spec = AudioSpec()
+        audio_spec = config.game.audio
         self.audio = self._add(GameAudio(simulation, PandaSoundPlayer(self, audio_spec),
                                          audio_spec))
         self._throttle = 0.0

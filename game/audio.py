@@ -22,17 +22,17 @@ SOUND_NAMES = ("engine_loop", "gun_fire", "impact_metal", "impact_sand", "explos
 @dataclass(frozen=True)
 class AudioSpec(Spec):
     idle_rpm: float = tuning("rpm at which the engine loop plays at its recorded pitch",
-                             minimum=100.0, maximum=5000.0, default=800.0)
+                             minimum=100.0, maximum=5000.0)
     min_play_rate: float = tuning("lowest engine pitch (play rate)", minimum=0.1,
-                                  maximum=4.0, default=0.6)
+                                  maximum=4.0)
     max_play_rate: float = tuning("highest engine pitch (play rate)", minimum=0.2,
-                                  maximum=8.0, default=3.5)
+                                  maximum=8.0)
     idle_volume: float = tuning("engine volume with the throttle closed", minimum=0.0,
-                                maximum=1.0, default=0.35)
+                                maximum=1.0)
     full_throttle_volume: float = tuning("engine volume at full throttle", minimum=0.0,
-                                         maximum=1.0, default=0.8)
+                                         maximum=1.0)
     drop_off_factor: float = tuning("3D distance falloff (1: physical inverse distance)",
-                                    minimum=0.0, maximum=10.0, default=0.4)
+                                    minimum=0.0, maximum=10.0)
 
 
 def sound_for_event(event: dict, is_metal=lambda name: False,
@@ -70,10 +70,10 @@ class SoundPlayer(Protocol):
 class GameAudio:
     """Turns the simulation's state and events into sounds through a ``SoundPlayer``."""
 
-    def __init__(self, simulation, player: SoundPlayer, spec: AudioSpec | None = None):
+    def __init__(self, simulation, player: SoundPlayer, spec: AudioSpec):
         self.simulation = simulation
         self.player = player
-        self.spec = spec or AudioSpec()
+        self.spec = spec
 
     def _is_metal(self, name) -> bool:
         sim = self.simulation

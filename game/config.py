@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from game.ai import AISpec
+from game.audio import AudioSpec
 from game.battle import BattleSpec
 from game.combat import RangeSpec
 from game.controls import GEAR_NAMES
@@ -597,6 +598,7 @@ class GameSpec(Spec):
     debug_overlay: DebugOverlaySpec = tuning("the suspension-ray overlay (F3)")
     menu: MenuSpec = tuning("the pause menu")
     user_settings: UserSettingsSpec = tuning("defaults of the player's own settings")
+    audio: AudioSpec = tuning("the engine note and the sounds' falloff")
 
 
 @dataclass(frozen=True)

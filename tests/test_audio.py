@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from assets.make_sounds import LENGTHS_S, RATE_HZ, SOUNDS_DIR, make_all
-from game.audio import SOUND_NAMES, AudioSpec, GameAudio, engine_note, sound_for_event
+from game.audio import SOUND_NAMES, GameAudio, engine_note, sound_for_event
 
 
 def _read(path):
@@ -73,12 +73,12 @@ def _vehicle(name, position, rpm=800.0):
                            current=SimpleNamespace(position_ws=np.array(position, float)))
 
 
-def test_game_audio_places_event_sounds_and_follows_rpm():
+def test_game_audio_places_event_sounds_and_follows_rpm(config):
     player = _vehicle("player", (1.0, 2.0, 3.0), rpm=1600.0)
     enemy = _vehicle("enemy", (50.0, 0.0, 0.0))
     simulation = SimpleNamespace(vehicles=[player, enemy], player=player, plates=())
     fake = FakePlayer()
-    audio = GameAudio(simulation, fake)
+    audio = GameAudio(simulation, fake, config.game.audio)
     audio.on_events([{"type": "shot", "vehicle": "enemy"},
                      {"type": "hit", "target": "enemy", "point": [49.0, 0.0, 1.0]},
                      {"type": "hit", "target": "terrain", "point": [10.0, 0.0, 0.0]},
@@ -92,11 +92,11 @@ def test_game_audio_places_event_sounds_and_follows_rpm():
     audio.update(throttle=1.0)
     rate, volume, position = fake.engines[-1]
     assert rate == pytest.approx(2.0) and position == (1.0, 2.0, 3.0)
-    assert volume == pytest.approx(AudioSpec().full_throttle_volume)
+    assert volume == pytest.approx(config.game.audio.full_throttle_volume)
 
 
-def test_engine_note_rises_with_rpm_and_throttle_and_stays_in_bounds():
-    spec = AudioSpec()
+def test_engine_note_rises_with_rpm_and_throttle_and_stays_in_bounds(config):
+    spec = config.game.audio
     low, quiet = engine_note(spec, 800.0, 0.0)
     high, loud = engine_note(spec, 2400.0, 1.0)
     assert high > low and loud > quiet
