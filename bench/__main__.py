@@ -24,6 +24,7 @@ import sys
 
 from bench import battle, vehicles
 from bench.machine import machine_info
+from game.errors import whole_number
 
 NOT_AVAILABLE: dict[str, str] = {}
 DEFAULT_PARTICLES = 10_000
@@ -41,24 +42,8 @@ def _counts(text: str) -> list[int]:
     return counts
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number >= 1")
-    return value
-
-
-def _at_least_zero(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number >= 0")
-    return value
+_POSITIVE = whole_number(1, None, "")
+_AT_LEAST_ZERO = whole_number(0, None, "")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -73,29 +58,29 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--counts", type=_counts, default=list(vehicles.DEFAULT_COUNTS),
                        help="vehicle counts to measure, comma separated (default "
                             f"{','.join(map(str, vehicles.DEFAULT_COUNTS))})")
-    bench.add_argument("--steps", type=_positive, default=vehicles.DEFAULT_STEPS,
+    bench.add_argument("--steps", type=_POSITIVE, default=vehicles.DEFAULT_STEPS,
                        help=f"fixed steps per timed run (default {vehicles.DEFAULT_STEPS})")
-    bench.add_argument("--repeats", type=_positive, default=vehicles.DEFAULT_REPEATS,
+    bench.add_argument("--repeats", type=_POSITIVE, default=vehicles.DEFAULT_REPEATS,
                        help=f"timed runs per model; the median counts (default "
                             f"{vehicles.DEFAULT_REPEATS})")
-    bench.add_argument("--warmup", type=_at_least_zero, default=vehicles.DEFAULT_WARMUP_STEPS,
+    bench.add_argument("--warmup", type=_AT_LEAST_ZERO, default=vehicles.DEFAULT_WARMUP_STEPS,
                        help=f"untimed steps before each timed run: the gear engages, the tanks get going "
                             f"(default {vehicles.DEFAULT_WARMUP_STEPS})")
     bench.add_argument("--seed", type=int, default=vehicles.DEFAULT_SEED,
                        help=f"desert map seed (default {vehicles.DEFAULT_SEED})")
     fight = commands.add_parser("battle", parents=[common],
                                 help="an 8-tank headless battle: real-time factor")
-    fight.add_argument("--bots", type=_at_least_zero, default=battle.DEFAULT_BOTS,
+    fight.add_argument("--bots", type=_AT_LEAST_ZERO, default=battle.DEFAULT_BOTS,
                        help=f"enemy tanks besides the player (default {battle.DEFAULT_BOTS})")
-    fight.add_argument("--seconds", type=_positive, default=int(battle.DEFAULT_SECONDS),
+    fight.add_argument("--seconds", type=_POSITIVE, default=int(battle.DEFAULT_SECONDS),
                        help=f"simulated seconds (default {battle.DEFAULT_SECONDS:g})")
     fight.add_argument("--seed", type=int, default=battle.DEFAULT_SEED,
                        help=f"world and bot seed (default {battle.DEFAULT_SEED})")
     sparks = commands.add_parser("particles", parents=[common],
                                  help="our particles against Panda's ParticleEffect")
-    sparks.add_argument("--count", type=_positive, default=DEFAULT_PARTICLES,
+    sparks.add_argument("--count", type=_POSITIVE, default=DEFAULT_PARTICLES,
                         help=f"live particles (default {DEFAULT_PARTICLES})")
-    sparks.add_argument("--frames", type=_positive, default=DEFAULT_PARTICLE_FRAMES,
+    sparks.add_argument("--frames", type=_POSITIVE, default=DEFAULT_PARTICLE_FRAMES,
                         help=f"frames measured; the median counts (default "
                              f"{DEFAULT_PARTICLE_FRAMES})")
     for name, reason in NOT_AVAILABLE.items():

@@ -8,12 +8,7 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
-from game.battle import Battle
-from game.simulation import Simulation
-from game.soak import INPUT_HOLD_S, _random_controls
-from physics.terrain import MapChoice
+from game.soak import random_battle
 
 DEFAULT_BOTS = 7
 DEFAULT_SECONDS = 120.0
@@ -22,17 +17,12 @@ DEFAULT_SEED = 1
 
 def run(config, bots: int = DEFAULT_BOTS, seconds: float = DEFAULT_SECONDS,
         seed: int = DEFAULT_SEED) -> dict:
-    simulation = Simulation(config, MapChoice.parse("desert"), seed)
-    Battle(simulation, config.game.battle, bots)
-    rng = np.random.default_rng(seed)
-    hold_steps = round(INPUT_HOLD_S / simulation.step_s)
+    simulation, driver = random_battle(config, bots, seed)
     steps = round(seconds / simulation.step_s)
     counts = {"shot": 0, "hit": 0, "destroyed": 0, "round_end": 0}
     started = time.perf_counter()
     for step in range(steps):
-        if step % hold_steps == 0:
-            controls = _random_controls(rng)
-        for event in simulation.step(controls):
+        for event in simulation.step(driver.controls(step)):
             if event["type"] in counts:
                 counts[event["type"]] += 1
     wall_s = time.perf_counter() - started

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from game.config import CONFIG_DIR, load_config
 from game.controls import ScriptedInputs
-from game.errors import CommandLineError, UserError
+from game.errors import CommandLineError, UserError, whole_number
 from game.replay import (ReplayHeader, ReplayRecorder, autosave_path, config_digest,
                          game_version, load_replay)
 from game.telemetry import TelemetryWriter
@@ -42,22 +42,6 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _whole_number(least: int, most: int | None, what: str):
-    """An argparse type: a whole number in [least, most] (no upper bound when most is None)."""
-    expected = (f"a whole number of {what} in [{least}, {most}]" if most is not None
-                else f"a whole number >= {least}")
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = least - 1
-        if value < least or (most is not None and value > most):
-            raise argparse.ArgumentTypeError(f"{text!r}: expected {expected}")
-        return value
-    return parse
-
-
 def _map_choice(text: str) -> MapChoice:
     try:
         return MapChoice.parse(text)
@@ -73,9 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the player's vehicle (default tank)")
     parser.add_argument("--map", type=_map_choice, default=MapChoice("desert"),
                         metavar="desert|flat|slope:DEG", help="terrain (default desert)")
-    parser.add_argument("--seed", type=_whole_number(0, None, "seed"), default=1,
+    parser.add_argument("--seed", type=whole_number(0, None, "seed"), default=1,
                         help="world seed (default 1)")
-    parser.add_argument("--bots", type=_whole_number(0, MAX_BOTS, "bots"), default=0,
+    parser.add_argument("--bots", type=whole_number(0, MAX_BOTS, "bots"), default=0,
                         help="enemy tanks (default 0)")
     parser.add_argument("--seconds", type=_seconds, default=None,
                         help=f"simulated seconds to run (headless default "

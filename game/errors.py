@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 
@@ -32,3 +33,19 @@ class CommandLineError(UserError):
     def __init__(self, message: str):
         Exception.__init__(self, one_line(f"command line: {message}"))
         self.source, self.key, self.expected = "command line", None, message
+
+
+def whole_number(least: int, most: int | None, what: str):
+    """An argparse type: a whole number in [least, most] (no upper bound when most is None)."""
+    expected = (f"a whole number of {what} in [{least}, {most}]" if most is not None
+                else f"a whole number >= {least}")
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least or (most is not None and value > most):
+            raise argparse.ArgumentTypeError(f"{text!r}: expected {expected}")
+        return value
+    return parse

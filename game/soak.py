@@ -71,12 +71,32 @@ class SoakCounters:
     minutes: list = field(default_factory=list)
 
 
-def _random_controls(rng: np.random.Generator) -> Controls:
-    return Controls(throttle=float(rng.uniform(-1, 1)), steer=float(rng.uniform(-1, 1)),
-                    brake=float(rng.choice([0.0, 0.0, 0.0, 1.0])),
-                    handbrake=bool(rng.random() < 0.05), gear=str(rng.choice(GEAR_NAMES)),
-                    fire=bool(rng.random() < 0.5), turret=float(rng.uniform(-1, 1)),
-                    elevation=float(rng.uniform(-1, 1)))
+class RandomDriver:
+    """A player at random: a fresh random set of controls every ``INPUT_HOLD_S``."""
+
+    def __init__(self, seed: int, step_s: float):
+        self.rng = np.random.default_rng(seed)
+        self.hold_steps = round(INPUT_HOLD_S / step_s)
+        self._controls = Controls()
+
+    def controls(self, step: int) -> Controls:
+        if step % self.hold_steps == 0:
+            rng = self.rng
+            self._controls = Controls(
+                throttle=float(rng.uniform(-1, 1)), steer=float(rng.uniform(-1, 1)),
+                brake=float(rng.choice([0.0, 0.0, 0.0, 1.0])),
+                handbrake=bool(rng.random() < 0.05), gear=str(rng.choice(GEAR_NAMES)),
+                fire=bool(rng.random() < 0.5), turret=float(rng.uniform(-1, 1)),
+                elevation=float(rng.uniform(-1, 1)))
+        return self._controls
+
+
+def random_battle(config, bots: int, seed: int, map_name: str = "desert"
+                  ) -> tuple[Simulation, RandomDriver]:
+    """A battle against ``bots`` with the player driven at random (soak and benchmark)."""
+    simulation = Simulation(config, MapChoice.parse(map_name), seed)
+    Battle(simulation, config.game.battle, bots)
+    return simulation, RandomDriver(seed, simulation.step_s)
 
 
 def _check_step(simulation: Simulation, counters: SoakCounters, flying_before: dict) -> None:
@@ -110,24 +130,17 @@ def _check_step(simulation: Simulation, counters: SoakCounters, flying_before: d
 
 def soak(minutes: float, bots: int, seed: int, map_name: str = "desert",
          report=print) -> tuple[SoakCounters, list[dict]]:
-    config = load_config()
-    simulation = Simulation(config, MapChoice.parse(map_name), seed)
-    Battle(simulation, config.game.battle, bots)
-    rng = np.random.default_rng(seed)
+    simulation, driver = random_battle(load_config(), bots, seed, map_name)
     counters = SoakCounters()
     samples = []
-    hold_steps = round(INPUT_HOLD_S / simulation.step_s)
     steps_per_minute = round(SECONDS_PER_MINUTE / simulation.step_s)
-    controls = Controls()
     memory_start = resident_memory_mb()
     first = {"minute": 0, "memory_mb": round(memory_start, 1),
              "handles": len(simulation.world.handles), "shells": 0,
              "nodes": simulation.world.root.countNumDescendants()}
     for step in range(round(minutes * steps_per_minute)):
-        if step % hold_steps == 0:
-            controls = _random_controls(rng)
         flying_before = {id(shell): shell.position_ws for shell in simulation.shells}
-        events = simulation.step(controls)
+        events = simulation.step(driver.controls(step))
         counters.recovered += sum(event["type"] == "recovered" for event in events)
         counters.rounds += sum(event["type"] == "round_end" for event in events)
         _check_step(simulation, counters, flying_before)
