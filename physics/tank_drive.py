@@ -73,9 +73,9 @@ class TrackDrive:
         return AnchorCommand(speed, limit[:, self._columns] * self.share,
                              np.zeros_like(speed), np.ones_like(speed))
 
-    def body_impulses(self, states, substep_s: float) -> np.ndarray:
+    def body_impulses(self, states, substep_s: float) -> np.ndarray | None:
         """Forces on the whole body besides the anchors': none for a tank."""
-        return np.zeros_like(states.velocity_ws)
+        return None
 
 
 @dataclass(frozen=True)

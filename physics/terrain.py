@@ -131,6 +131,12 @@ class MapChoice:
         raise ValueError(expected)
 
 
+def _clip(values: np.ndarray, low, high) -> np.ndarray:
+    """np.clip's numbers without its Python wrapper (a look-up is a handful of calls, so
+    the wrapper's cost shows)."""
+    return np.minimum(np.maximum(values, low), high)
+
+
 class Terrain:
     """A height grid centred on the origin, with exact height and normal look-ups."""
 
@@ -183,24 +189,24 @@ class Terrain:
 
     def _triangle_planes(self) -> np.ndarray:
         """Per cell and triangle, row ``(cell_j * (columns - 1) + cell_i) * 2 + upper``: the
-        corner the triangle is measured from, the height changes from it along its two sides,
-        and its unit normal (the arithmetic of the per-point formula, done once per triangle).
+        plane's height as ``a + fu * b + fv * c`` at fractions (fu, fv) of the cell, and its
+        unit normal: ``(a, b, c, nx, ny, nz)``.
 
-        A point at fractions (fu, fv) of its cell lies in the lower triangle when
-        fu + fv <= 1: measured from corner (i, j) with (s, t) = (fu, fv); else in the upper
-        one: from corner (i+1, j+1) with (s, t) = (1 - fu, 1 - fv).
+        A point lies in the lower triangle when fu + fv <= 1, which spans corners (i, j),
+        (i+1, j) and (i, j+1); else in the upper one, spanning (i+1, j+1), (i, j+1) and
+        (i+1, j): Bullet's split of the cell.
         """
         h = self.heights_m
         h00, h10, h01, h11 = h[:-1, :-1], h[:-1, 1:], h[1:, :-1], h[1:, 1:]
         planes = np.empty(h00.shape + (2, 6))
-        for upper, (base, along_s, along_t, slope_x, slope_y) in enumerate((
-                (h00, h10 - h00, h01 - h00, h10 - h00, h01 - h00),
-                (h11, h01 - h11, h10 - h11, h11 - h01, h11 - h10))):
-            slope_x, slope_y = slope_x / self.spacing_m, slope_y / self.spacing_m
+        for upper, (base, along_u, along_v) in enumerate((
+                (h00, h10 - h00, h01 - h00),
+                (h01 + h10 - h11, h11 - h01, h11 - h10))):
+            slope_x, slope_y = along_u / self.spacing_m, along_v / self.spacing_m
             normal = np.stack([-slope_x, -slope_y, np.ones_like(slope_x)], axis=-1)
             planes[:, :, upper, 0] = base
-            planes[:, :, upper, 1] = along_s
-            planes[:, :, upper, 2] = along_t
+            planes[:, :, upper, 1] = along_u
+            planes[:, :, upper, 2] = along_v
             planes[:, :, upper, 3:] = normal / np.linalg.norm(normal, axis=-1, keepdims=True)
         return planes.reshape(-1, 6)
 
@@ -208,15 +214,13 @@ class Terrain:
         """Height (N,) and unit normal (3, N) of the collider's triangle under each of N
         points, given as rows (2, N) of x and y; points off the map read its edge. The
         fast form of :meth:`surface_at`, for the vehicle model's rays."""
-        # np.minimum / np.maximum: the same numbers as np.clip, without its Python wrapper.
-        uv = np.minimum(np.maximum((xy_m + self._half_extents_m[:, None]) / self.spacing_m, 0.0),
-                        self._last_sample[:, None])
+        uv = _clip((xy_m + self._half_extents_m[:, None]) / self.spacing_m, 0.0,
+                   self._last_sample[:, None])
         cell = np.minimum(uv.astype(np.int64), self._last_cell[:, None])
         fraction = uv - cell
-        lower = fraction[0] + fraction[1] <= 1.0
-        s, t = np.where(lower, fraction, 1.0 - fraction)
-        row = self._planes.take(self._plane_strides @ cell + ~lower, axis=0)
-        return row[:, 0] + s * row[:, 1] + t * row[:, 2], row[:, 3:].T
+        upper = fraction[0] + fraction[1] > 1.0
+        row = self._planes.take(self._plane_strides @ cell + upper, axis=0)
+        return row[:, 0] + fraction[0] * row[:, 1] + fraction[1] * row[:, 2], row[:, 3:].T
 
     def height_at(self, x_m, y_m) -> np.ndarray:
         """Ground height under (x, y), exactly as the collider has it (clamped to the map)."""
@@ -244,10 +248,9 @@ class Terrain:
     def surfaces_at(self, xy_m: np.ndarray) -> np.ndarray:
         """Which surface is under each of N points, rows (2, N) of x and y: the fast form
         of :meth:`surface_index_at`."""
-        i, j = np.minimum(np.maximum(np.rint((xy_m + self._half_extents_m[:, None])
-                                             / self.spacing_m), 0),
-                          self._last_sample[:, None]).astype(np.int64)
-        return self.surface_index.reshape(-1)[j * self.columns + i]
+        i, j = _clip(np.rint((xy_m + self._half_extents_m[:, None]) / self.spacing_m), 0,
+                     self._last_sample[:, None]).astype(np.int64)
+        return self.surface_index.reshape(-1).take(j * self.columns + i)
 
     def surface_grip(self, index) -> tuple[np.ndarray, np.ndarray]:
         """Grip scale and added rolling resistance of the surfaces numbered ``index``."""
@@ -263,9 +266,12 @@ class Terrain:
         x_m, y_m = np.broadcast_arrays(np.asarray(x_m), np.asarray(y_m))
         return self.ripples_at(np.stack([x_m.ravel(), y_m.ravel()])).reshape(x_m.shape)
 
-    def ripples_at(self, xy_m: np.ndarray) -> np.ndarray:
-        """:meth:`ripple_at` for N points, rows (2, N) of x and y."""
-        half_height, wave = self._ripple_table.take(self.surfaces_at(xy_m), axis=0).T
+    def ripples_at(self, xy_m: np.ndarray, surfaces: np.ndarray | None = None) -> np.ndarray:
+        """:meth:`ripple_at` for N points, rows (2, N) of x and y (``surfaces``: their
+        :meth:`surfaces_at`, when already known)."""
+        if surfaces is None:
+            surfaces = self.surfaces_at(xy_m)
+        half_height, wave = self._ripple_table.take(surfaces, axis=0).T
         wave_x, wave_y = np.sin(wave * xy_m)
         return half_height * (1.0 + wave_x * wave_y)
 

@@ -13,6 +13,7 @@ which also find what they stand on so the anchors push back on it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
@@ -32,9 +33,15 @@ _FLOAT32 = np.dtype("<f4")
 _STATE_FLOATS = 16 + 3 + 3
 """Per body: the 4x4 transform, the linear and the angular velocity."""
 
-_TERRAIN_ITERATIONS = 3
+_ALL_PAIRS_UP_TO = 24
+"""Up to this many vehicles, measuring every pair beats sorting and sweeping (measured: the
+two cost the same at about 30)."""
+
+_TERRAIN_ITERATIONS = 2
 """Ray-plane refinements against the height grid: each lands exactly on the plane of the
-triangle under the last guess, so a tilted ray settles in two; three leave margin."""
+triangle under the last guess. The first guess is the ray's start, straight above its hit
+but for the hull's tilt, so the second lands on the right triangle unless the hit is within
+a few centimetres of an edge, where both triangles' planes agree to within millimetres."""
 
 
 class TerrainGround:
@@ -55,13 +62,15 @@ class TerrainGround:
             facing = _dot(normal, directions)  # < 0: the ray meets the face
             distance = distance + normal[2] * (height - guess[2]) / np.minimum(facing,
                                                                                 -_PARALLEL_COSINE)
-        # The surface's ripples stand a little above the collider (read at the last guess).
-        distance = distance - terrain.ripples_at(guess[:2]) / np.maximum(-facing,
-                                                                        _PARALLEL_COSINE)
+        point = origins + distance * directions
+        surfaces = terrain.surfaces_at(point[:2])
+        # The surface's ripples stand a little above the collider.
+        distance = distance - terrain.ripples_at(point[:2], surfaces) / np.maximum(
+            -facing, _PARALLEL_COSINE)
         point = origins + distance * directions
         hit = ((distance <= length_m) & (-facing >= min_ground_up)
                & terrain.contains_rows(point[:2]))
-        grip, rolling = terrain.surface_grip(terrain.surfaces_at(point[:2]))
+        grip, rolling = terrain.surface_grip(surfaces)
         return GroundHits(hit, distance, point.T, np.ascontiguousarray(normal).T,
                           np.zeros(point.T.shape), grip, rolling)
 
@@ -177,10 +186,16 @@ def _body_states(bodies: list[BulletRigidBodyNode]) -> BodyStates:
 def _near_each_other(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
     """Per point (V, 3): is another point closer than ``limit_m``?
 
-    Sort and sweep along x: only pairs closer than the limit in x can be closer in
-    space, so the distances are taken for those pairs alone (not all V x V of them).
+    A few points: every pair's distance. More: sort and sweep along x; only pairs
+    closer than the limit in x can be closer in space, so the distances are taken for
+    those pairs alone (not all V x V of them).
     """
     count = len(centres_ws)
+    if count <= _ALL_PAIRS_UP_TO:
+        offset = centres_ws[:, None] - centres_ws[None]
+        squared = np.einsum("abi,abi->ab", offset, offset)
+        np.fill_diagonal(squared, np.inf)
+        return (squared < limit_m * limit_m).any(axis=1)
     near = np.zeros(count, dtype=bool)
     order = np.argsort(centres_ws[:, 0])
     xs = centres_ws[order, 0]
@@ -199,6 +214,22 @@ def _near_each_other(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
     near[a[close]] = True
     near[b[close]] = True
     return near
+
+
+def _forward_speeds(states: BodyStates) -> np.ndarray:
+    """Each body's velocity along its forward axis (the matrix's second row)."""
+    return np.einsum("vi,vi->v", states.velocity_ws, states.axes_ws[:, 1])
+
+
+@dataclass
+class _StepPlan:
+    """What a fleet read of its bodies at the start of fixed step ``step``."""
+
+    step: int
+    states: BodyStates | None
+    """For the step's first substep (taken by it): nothing has moved since."""
+    near: np.ndarray
+    """Per vehicle: may meet something besides the terrain during the step."""
 
 
 class VehicleFleet:
@@ -239,7 +270,8 @@ class VehicleFleet:
         """Per vehicle: its anchor maths went non-finite since the last ``recover``."""
         self.command = AnchorCommand.idle(0, len(self.constants.position_bs))
         self.rpm = np.zeros(0)
-        self.states: BodyStates | None = None
+        self._plan: _StepPlan | None = None
+        """What ``update_drive`` read for the step about to be taken."""
         world.add_substep_hook(self._substep)
 
     def __len__(self) -> int:
@@ -279,58 +311,76 @@ class VehicleFleet:
 
     def forward_speeds_ms(self) -> np.ndarray:
         """Each vehicle's velocity along its hull's forward axis (+ forward)."""
-        # Only the forward axis (the matrix's second row) and the velocity are read.
-        datagram = Datagram()
-        for body in self.bodies:
-            body.getTransform().getMat().getRow3(1).writeDatagramFixed(datagram)
-            body.getLinearVelocity().writeDatagramFixed(datagram)
-        rows = np.frombuffer(datagram.getMessage(), dtype=_FLOAT32).astype(np.float64)
-        rows = rows.reshape(len(self.bodies), 6)
-        return np.einsum("vi,vi->v", rows[:, 3:], rows[:, :3])
+        return _forward_speeds(_body_states(self.bodies))
 
     def request_gear(self, index: int, gear: str) -> list[dict]:
         return self.gearbox.request(index, gear, float(self.forward_speeds_ms()[index]))
 
     def update_drive(self, step_s: float) -> list[dict]:
-        """Once per fixed step: the gearbox and the controls become track commands."""
+        """Once per fixed step: the gearbox and the controls become track commands.
+
+        The bodies are read here once for the whole step: the forward speeds the gearbox
+        needs, which vehicles come near something other than the terrain during the step,
+        and the states the step's first substep starts from (nothing moves a body between
+        this call and the world step that follows it: set a body down before it, not after).
+        """
         if not self.bodies:
             return []
-        speeds = self.forward_speeds_ms()
+        states = _body_states(self.bodies)
+        speeds = _forward_speeds(states)
+        self._plan = _StepPlan(self.world.step_count, states,
+                               self._near_something(states, step_s))
         drive, events = self.gearbox.step(step_s, speeds, self.throttle)
         self.rpm = drive.rpm
         self.command = self.drive.command(drive, self.gearbox.shifting, self.steer, self.brake,
                                           self.handbrake, step_s, speeds)
         return events
 
-    def _near_something(self, states: BodyStates) -> np.ndarray:
-        """Per vehicle: could any ray meet something other than the terrain?"""
+    def _near_something(self, states: BodyStates, within_s: float) -> np.ndarray:
+        """Per vehicle: could any ray meet something other than the terrain in the next
+        ``within_s`` seconds? Each body may close in at its present speed."""
         if self.always_bullet_rays:
             return np.ones(len(self.bodies), dtype=bool)
         centres = states.position_ws
-        near = _near_each_other(centres, 2.0 * self.reach_m)
+        speeds = np.sqrt(np.einsum("vi,vi->v", states.velocity_ws, states.velocity_ws))
+        own_travel_m = float(speeds.max()) * within_s
+        near = _near_each_other(centres, 2.0 * (self.reach_m + own_travel_m))
         if len(self._static_radii):
             gap = np.linalg.norm(centres[:, None] - self._static_centres[None], axis=-1)
-            near |= (gap < self.reach_m + self._static_radii[None]).any(axis=1)
+            near |= (gap < self.reach_m + own_travel_m + self._static_radii[None]).any(axis=1)
         for obstacle in self.obstacles:
             centre, radius = _bounding_sphere(obstacle)
-            near |= np.linalg.norm(centres - centre, axis=1) < self.reach_m + radius
+            travel_m = own_travel_m + obstacle.getLinearVelocity().length() * within_s
+            near |= np.linalg.norm(centres - centre, axis=1) < self.reach_m + radius + travel_m
         return near
 
     def _substep(self, substep_s: float) -> None:
         if not self.bodies:
             return
-        states = _body_states(self.bodies)
+        plan = self._plan
+        if plan is not None and plan.step == self.world.step_count:
+            states, plan.states = plan.states or _body_states(self.bodies), None
+            near = plan.near
+        else:  # stepped without update_drive: read and look round every substep
+            states = _body_states(self.bodies)
+            near = self._near_something(states, substep_s)
         anchors = len(self.constants.position_bs)
-        use_bullet = np.repeat(self._near_something(states), anchors)
-        ground = _MixedGround(self._terrain_ground, self._bullet_ground, use_bullet,
-                              self.bodies, anchors)
+        if near.any():
+            ground = _MixedGround(self._terrain_ground, self._bullet_ground,
+                                  np.repeat(near, anchors), self.bodies, anchors)
+        else:
+            ground = self._terrain_ground
         impulses = self.model.step(states, ground, self.command, substep_s)
-        linear_ws = impulses.linear_ws + self.drive.body_impulses(states, substep_s)
+        linear_ws = impulses.linear_ws
+        extra_ws = self.drive.body_impulses(states, substep_s)
+        if extra_ws is not None:
+            linear_ws = linear_ws + extra_ws
         angular_ws = impulses.angular_ws
         # A vehicle whose maths went non-finite gets no push (Panda would refuse it); the
         # simulation's guard sets it back on the ground after the step.
-        broken = ~(np.isfinite(linear_ws).all(axis=1) & np.isfinite(angular_ws).all(axis=1))
-        if broken.any():
+        finite = np.isfinite(linear_ws.sum(axis=1) + angular_ws.sum(axis=1))
+        if not finite.all():
+            broken = ~finite
             self.faulted |= broken
             linear_ws, angular_ws = linear_ws.copy(), angular_ws.copy()
             linear_ws[broken] = 0.0
@@ -338,14 +388,14 @@ class VehicleFleet:
         for body, linear, angular in zip(self.bodies, linear_ws.tolist(), angular_ws.tolist()):
             body.applyCentralImpulse(Vec3(*linear))
             body.applyTorqueImpulse(Vec3(*angular))
-        flat_impulses = impulses.anchor_ws.reshape(-1, 3)
-        flat_points = self.model.report.contact_point_ws.reshape(-1, 3)
-        for ray, ground_body in ground.pushed_bodies.items():
-            push = -flat_impulses[ray]
-            if np.isfinite(push).all():
-                offset = flat_points[ray] - np.array(ground_body.getTransform().getPos())
-                ground_body.applyImpulse(Vec3(*push), Point3(*offset))
-        self.states = states
+        if ground is not self._terrain_ground and ground.pushed_bodies:
+            flat_impulses = impulses.anchor_ws.reshape(-1, 3)
+            flat_points = self.model.report.contact_point_ws.reshape(-1, 3)
+            for ray, ground_body in ground.pushed_bodies.items():
+                push = -flat_impulses[ray]
+                if np.isfinite(push).all():
+                    offset = flat_points[ray] - np.array(ground_body.getTransform().getPos())
+                    ground_body.applyImpulse(Vec3(*push), Point3(*offset))
 
     def recover(self, index: int) -> None:
         """A vehicle was set down afresh: clear its fault and its anchors' state."""

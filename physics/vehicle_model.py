@@ -374,8 +374,16 @@ class AnchorModel:
         """The grip springs' stretch along and across each anchor's heading, rows (2, N)."""
         self.spin_speed_rad_s = np.zeros((0, self.anchors))
         self.spin_angle_rad = np.zeros((0, self.anchors))
-        self.report: AnchorReport | None = None
+        self._report: AnchorReport | None = None
+        self._report_parts: _ReportParts | None = None
         self._per_anchor = _PerAnchor(constants, 0)
+
+    @property
+    def report(self) -> AnchorReport | None:
+        """What every anchor did in the last substep (None before the first)."""
+        if self._report is None and self._report_parts is not None:
+            self._report = self._report_parts.report()
+        return self._report
 
     @property
     def deflection_m(self) -> np.ndarray:
@@ -394,7 +402,9 @@ class AnchorModel:
         """Forget one vehicle's grip stretch and wheel spin (it was set down afresh)."""
         columns = slice(vehicle * self.anchors, (vehicle + 1) * self.anchors)
         self._deflection[:, columns] = 0.0
-        self.spin_speed_rad_s[vehicle] = 0.0
+        spin = self.spin_speed_rad_s.copy()  # the last report keeps the spin it had
+        spin[vehicle] = 0.0
+        self.spin_speed_rad_s = spin
 
     def rays(self, states: BodyStates) -> tuple[np.ndarray, np.ndarray]:
         """Anchor origins (V, A, 3) and ray directions (V, A, 3): down the hull's -Z."""
@@ -441,24 +451,12 @@ class AnchorModel:
         support = load * normal * substep_s
         grip = np.where(hit, (along * forward + across * side) * substep_s, 0.0)
         self._spin(hit, sliding, ground_along, flat, substep_s)
-        radius = c.wheel_radius_m
-        reference_ms = np.maximum(np.abs(ground_along), SLIP_REFERENCE_SPEED_MS)
-        if radius > 0.0:
-            slip_ratio = np.where(hit, (self.spin_speed_rad_s.reshape(-1) * radius
-                                        - ground_along) / reference_ms, 0.0)
-        else:
-            slip_ratio = np.zeros_like(ground_along)
-        shape = (vehicles, anchors)
-
-        def vectors(rows):
-            return rows.T.reshape(shape + (3,))
-
-        self.report = AnchorReport(
-            hit.reshape(shape), compression.reshape(shape), load.reshape(shape),
-            (sliding & hit).reshape(shape), vectors(point), vectors(normal), vectors(origins),
-            vectors(down), command.steer_rad.copy(), self.spin_speed_rad_s.copy(),
-            self.spin_angle_rad.copy(), slip_ratio.reshape(shape),
-            np.where(hit, np.arctan2(ground_across, reference_ms), 0.0).reshape(shape))
+        # The report is built when read (the last substep's, at most once a frame).
+        self._report = None
+        self._report_parts = _ReportParts(
+            (vehicles, anchors), hit, compression, load, sliding, point, normal, origins, down,
+            command.steer_rad, self.spin_speed_rad_s, self.spin_angle_rad, ground_along,
+            ground_across, c.wheel_radius_m)
         impulse = support + grip
         # Both torques in one cross product: lever x support and grip lever x grip.
         np.copyto(levers[:, 1], grip_lever)
@@ -466,7 +464,7 @@ class AnchorModel:
         forces[:, 0], forces[:, 1] = support, grip
         moments = _cross(levers, forces)
         torque = moments[:, 0] + moments[:, 1]
-        return AnchorImpulses(vectors(impulse), _vehicle_sums(impulse, vehicles),
+        return AnchorImpulses(_vectors(impulse, vehicles), _vehicle_sums(impulse, vehicles),
                               _vehicle_sums(torque, vehicles))
 
     def _spin(self, hit, sliding, ground_along_ms, command: FlatCommand, substep_s) -> None:
@@ -543,6 +541,47 @@ class AnchorModel:
         along = along + np.minimum(np.maximum(-along_ms * k.mass_share_kg / substep_s,
                                               -resistance), resistance)
         return along, across, sliding
+
+
+def _vectors(rows: np.ndarray, vehicles: int) -> np.ndarray:
+    """Per-anchor vectors (3, N) as (V, A, 3)."""
+    return rows.T.reshape(vehicles, -1, 3)
+
+
+class _ReportParts(NamedTuple):
+    """A substep's per-anchor results, flat, from which its :class:`AnchorReport` is made."""
+
+    shape: tuple[int, int]
+    hit: np.ndarray
+    compression_m: np.ndarray
+    load_n: np.ndarray
+    sliding: np.ndarray
+    point: np.ndarray
+    normal: np.ndarray
+    origins: np.ndarray
+    down: np.ndarray
+    steer_rad: np.ndarray
+    spin_speed_rad_s: np.ndarray
+    spin_angle_rad: np.ndarray
+    ground_along_ms: np.ndarray
+    ground_across_ms: np.ndarray
+    wheel_radius_m: float
+
+    def report(self) -> AnchorReport:
+        shape, hit, vehicles = self.shape, self.hit, self.shape[0]
+        reference_ms = np.maximum(np.abs(self.ground_along_ms), SLIP_REFERENCE_SPEED_MS)
+        if self.wheel_radius_m > 0.0:
+            slip_ratio = np.where(hit, (self.spin_speed_rad_s.reshape(-1) * self.wheel_radius_m
+                                        - self.ground_along_ms) / reference_ms, 0.0)
+        else:
+            slip_ratio = np.zeros(hit.shape)
+        return AnchorReport(
+            hit.reshape(shape), self.compression_m.reshape(shape), self.load_n.reshape(shape),
+            (self.sliding & hit).reshape(shape), _vectors(self.point, vehicles),
+            _vectors(self.normal, vehicles), _vectors(self.origins, vehicles),
+            _vectors(self.down, vehicles), self.steer_rad.copy(), self.spin_speed_rad_s.copy(),
+            self.spin_angle_rad.copy(), slip_ratio.reshape(shape),
+            np.where(hit, np.arctan2(self.ground_across_ms, reference_ms), 0.0).reshape(shape))
 
 
 def _vehicle_sums(rows: np.ndarray, vehicles: int) -> np.ndarray:
