@@ -118,6 +118,13 @@ def gate_layout(forward_count: int) -> dict[str, tuple[float, float]]:
     return layout
 
 
+def _per_vehicle(values, count: int) -> np.ndarray:
+    """``values`` as ``count`` floats: an array of that many as it is, a scalar repeated."""
+    if isinstance(values, np.ndarray) and values.shape == (count,) and values.dtype == float:
+        return values
+    return np.broadcast_to(np.asarray(values, dtype=float), (count,))
+
+
 class Gearbox:
     """The gearboxes of ``count`` vehicles of one kind, stepped together.
 
@@ -259,14 +266,15 @@ class Gearbox:
         from the state at its start; shifts that finish during it report at its end.
         """
         spec = self.spec
-        speed_ms = np.broadcast_to(np.asarray(forward_speed_ms, dtype=float), (self.count,))
-        throttle = np.minimum(np.maximum(np.broadcast_to(np.asarray(throttle, dtype=float), (self.count,)), -1.0), 1.0)
+        speed_ms = _per_vehicle(forward_speed_ms, self.count)
+        throttle = np.minimum(np.maximum(_per_vehicle(throttle, self.count), -1.0), 1.0)
         events = self._automatic_shifts(speed_ms, throttle)
 
         gear, target = self.gear_index, self.target_index
         engaged = ~self.shifting
-        pedal_sign = np.where(self.automatic & (target == self.reverse), -1.0, 1.0)
-        pedal = np.clip(throttle * pedal_sign, 0.0, 1.0)
+        # The pedal: the throttle, reversed for an automatic in R (the stick pulled back).
+        pedal = np.maximum(np.where(self.automatic & (target == self.reverse), -throttle,
+                                    throttle), 0.0)
         top_ms, pull, direction = self._top_ms[gear], self._pull[gear], self._direction[gear]
         target_speed_ms = np.where(engaged, pedal * top_ms * direction, 0.0)
         force = np.where(pedal > 0.0, pull * pedal, spec.engine_brake * pull)
@@ -279,7 +287,8 @@ class Gearbox:
         wheel_rpm = spec.redline_rpm * np.abs(speed_ms) / np.where(top_ms > 0.0, top_ms, 1.0)
         lag = math.exp(-dt_s / spec.shift_time_s) if spec.shift_time_s > 0.0 else 0.0
         free_rpm = spec.idle_rpm + pedal * span_rpm + (self.rpm - spec.idle_rpm - pedal * span_rpm) * lag
-        self.rpm = np.clip(np.where(locked, wheel_rpm, free_rpm), spec.idle_rpm, spec.redline_rpm)
+        self.rpm = np.minimum(np.maximum(np.where(locked, wheel_rpm, free_rpm), spec.idle_rpm),
+                              spec.redline_rpm)
 
         running = ~engaged
         self.shift_left_s[running] -= dt_s

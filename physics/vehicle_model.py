@@ -42,6 +42,9 @@ from physics.spec import Spec, SpecError, tuning
 KMH_PER_MS = 3.6
 TAU = 2.0 * math.pi
 
+_TINY = np.finfo(float).tiny
+"""Keeps a division by a length that may be zero finite."""
+
 SLIP_REFERENCE_SPEED_MS = 0.5
 """Slip ratio and angle divide by the ground speed; below walking pace they would blow up,
 so the division uses at least this speed (a convention of the reports, not tuning)."""
@@ -296,13 +299,15 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return product[0] + product[1] + product[2]
 
 
+_NEXT = np.array([1, 2, 0])
+_AFTER_NEXT = np.array([2, 0, 1])
+"""Each component's two others, in cyclic order: (a x b)_i = a_j b_k - a_k b_j."""
+
+
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Cross products of row-stored vectors (3, N)."""
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    np.subtract(a[1] * b[2], a[2] * b[1], out=out[0])
-    np.subtract(a[2] * b[0], a[0] * b[2], out=out[1])
-    np.subtract(a[0] * b[1], a[1] * b[0], out=out[2])
-    return out
+    """Cross products of row-stored vectors (3, ...), broadcasting the rest."""
+    return (a.take(_NEXT, axis=0) * b.take(_AFTER_NEXT, axis=0)
+            - a.take(_AFTER_NEXT, axis=0) * b.take(_NEXT, axis=0))
 
 
 def _rows(vectors: np.ndarray) -> np.ndarray:
@@ -335,6 +340,8 @@ class _PerAnchor:
         self.grip_stiffness_n_m = tiled(constants.grip_stiffness_n_m)
         self.grip_damping_n_s_m = tiled(constants.grip_damping_n_s_m)
         self.patch_offset_m = tiled(constants.patch_offset_m)
+        self.negative_grip_compliance_m_n = -1.0 / self.grip_stiffness_n_m
+
 
 
 class FlatCommand(NamedTuple):
@@ -447,9 +454,11 @@ class AnchorModel:
         self.surface_rolling = hits.rolling_resistance
         along, across, sliding = self._grip(hit, load, ground_along, ground_across, flat,
                                             substep_s)
-        # Off the ground the load is zero, so the support is too.
-        support = load * normal * substep_s
-        grip = np.where(hit, (along * forward + across * side) * substep_s, 0.0)
+        # Off the ground the load is zero, so the support and the grip are too.
+        forces = np.empty((3, 2, vehicles * anchors))
+        np.multiply(load * substep_s, normal, out=forces[:, 0])
+        np.multiply(along * substep_s, forward, out=forces[:, 1])
+        forces[:, 1] += (across * substep_s) * side
         self._spin(hit, sliding, ground_along, flat, substep_s)
         # The report is built when read (the last substep's, at most once a frame).
         self._report = None
@@ -457,15 +466,15 @@ class AnchorModel:
             (vehicles, anchors), hit, compression, load, sliding, point, normal, origins, down,
             command.steer_rad, self.spin_speed_rad_s, self.spin_angle_rad, ground_along,
             ground_across, c.wheel_radius_m)
-        impulse = support + grip
-        # Both torques in one cross product: lever x support and grip lever x grip.
+        # Both torques in one cross product: lever x support and grip lever x grip; then
+        # the impulses and torques of each vehicle's anchors summed in one reduction.
         np.copyto(levers[:, 1], grip_lever)
-        forces = np.empty_like(levers)
-        forces[:, 0], forces[:, 1] = support, grip
-        moments = _cross(levers, forces)
-        torque = moments[:, 0] + moments[:, 1]
-        return AnchorImpulses(_vectors(impulse, vehicles), _vehicle_sums(impulse, vehicles),
-                              _vehicle_sums(torque, vehicles))
+        totals = np.empty((2, 3, 2, vehicles * anchors))
+        totals[0] = forces
+        totals[1] = _cross(levers, forces)
+        sums = np.add.reduce(totals.reshape(2, 3, 2, vehicles, anchors), axis=(2, 4))
+        impulse = forces[:, 0] + forces[:, 1]
+        return AnchorImpulses(_vectors(impulse, vehicles), sums[0].T, sums[1].T)
 
     def _spin(self, hit, sliding, ground_along_ms, command: FlatCommand, substep_s) -> None:
         """Grip tyres' wheels roll with the ground; sliding, or in the air, they turn at the
@@ -489,9 +498,11 @@ class AnchorModel:
         closing_ms = -_dot(velocity, normal)  # + while the anchor approaches the ground
         spring = k.stiffness_n_m * compression + k.damping_n_s_m * closing_ms
         beyond = compression - c.travel_m
-        bump = np.where(beyond > 0.0,
-                        k.bump_stiffness_n_m * beyond + k.bump_damping_n_s_m * closing_ms, 0.0)
-        load = np.where(hit, np.maximum(spring + np.maximum(bump, 0.0), 0.0), 0.0)
+        # Multiplying by a mask rather than np.where: every number here is finite (a missed
+        # ray's compression is zero), and a product costs a third of a where.
+        bump = (beyond > 0.0) * np.maximum(k.bump_stiffness_n_m * beyond
+                                           + k.bump_damping_n_s_m * closing_ms, 0.0)
+        load = hit * np.maximum(spring + bump, 0.0)
         return load, compression
 
     @staticmethod
@@ -503,7 +514,7 @@ class AnchorModel:
         else:  # tracks never steer: skip the trigonometry
             heading = hull_forward
         forward = heading - _dot(heading, normal) * normal
-        forward /= np.maximum(np.sqrt(_dot(forward, forward)), np.finfo(float).tiny)
+        forward /= np.maximum(np.sqrt(_dot(forward, forward)), _TINY)
         return forward, _cross(forward, normal)
 
     def _grip(self, hit, load, along_ms, across_ms, command: FlatCommand, substep_s):
@@ -516,26 +527,27 @@ class AnchorModel:
         slip[1] = across_ms
         deflection = self._deflection
         deflection += slip * substep_s
-        wanted_along, wanted_across = -(k.grip_stiffness_n_m * deflection
-                                        + k.grip_damping_n_s_m * slip)
+        wanted = k.grip_stiffness_n_m * deflection
+        wanted += k.grip_damping_n_s_m * slip
+        np.negative(wanted, out=wanted)
+        wanted_along, wanted_across = wanted
         # Sticking: the track passes on what the engine (or brake) can give along it.
         along = np.minimum(np.maximum(wanted_along, -drive_limit), drive_limit)
-        across = wanted_across
-        sliding = np.hypot(along, across) > spec.grip * self.surface_grip * load
-        if sliding.any():
-            # Sliding: kinetic friction against the slip, the drive still capped by the engine.
-            scale = np.divide(spec.sliding_grip * self.surface_grip * load,
-                              np.hypot(wanted_along, wanted_across),
-                              out=np.zeros_like(load), where=sliding)
-            along = np.where(sliding, np.minimum(np.maximum(wanted_along * scale, -drive_limit),
-                                                 drive_limit), along)
-            across = np.where(sliding, wanted_across * scale, across)
+        capacity = self.surface_grip * load
+        sliding = np.hypot(along, wanted_across) > spec.grip * capacity
+        # Sliding: kinetic friction against the slip, the drive still capped by the engine;
+        # the force wanted is scaled down to the sliding grip (sticking: left as it is).
+        scale = np.divide(spec.sliding_grip * capacity, np.hypot(wanted_along, wanted_across),
+                          out=np.ones_like(capacity), where=sliding)
+        along = np.minimum(np.maximum(wanted_along * scale, -drive_limit), drive_limit)
+        across = wanted_across * scale
         # The stick spring keeps only the stretch that matches the force it passed on, so an
         # engine-limited or sliding anchor does not wind up; off the ground it relaxes.
-        passed = np.empty_like(slip)
-        passed[0], passed[1] = along, across
-        self._deflection = (np.where(hit, -(passed + k.grip_damping_n_s_m * slip), 0.0)
-                            / k.grip_stiffness_n_m)
+        kept = np.empty_like(slip)
+        kept[0], kept[1] = along, across
+        kept += k.grip_damping_n_s_m * slip
+        kept *= hit * k.negative_grip_compliance_m_n
+        self._deflection = kept
         # Rolling resistance: against the ground speed along the track, never reversing it.
         resistance = (spec.rolling_resistance + self.surface_rolling) * load
         along = along + np.minimum(np.maximum(-along_ms * k.mass_share_kg / substep_s,
@@ -582,12 +594,3 @@ class _ReportParts(NamedTuple):
             _vectors(self.down, vehicles), self.steer_rad.copy(), self.spin_speed_rad_s.copy(),
             self.spin_angle_rad.copy(), slip_ratio.reshape(shape),
             np.where(hit, np.arctan2(self.ground_across_ms, reference_ms), 0.0).reshape(shape))
-
-
-def _vehicle_sums(rows: np.ndarray, vehicles: int) -> np.ndarray:
-    """Per-anchor vectors (3, N) summed over each vehicle's anchors: (V, 3)."""
-    per_vehicle = rows.reshape(3, vehicles, -1)
-    total = per_vehicle[:, :, 0].copy()
-    for anchor in range(1, per_vehicle.shape[2]):
-        total += per_vehicle[:, :, anchor]
-    return total.T
