@@ -467,14 +467,16 @@ class AnchorModel:
             command.steer_rad, self.spin_speed_rad_s, self.spin_angle_rad, ground_along,
             ground_across, c.wheel_radius_m)
         # Both torques in one cross product: lever x support and grip lever x grip; then
-        # the impulses and torques of each vehicle's anchors summed in one reduction.
+        # each anchor's impulse and torque, and their sums over each vehicle's anchors.
         np.copyto(levers[:, 1], grip_lever)
         totals = np.empty((2, 3, 2, vehicles * anchors))
         totals[0] = forces
         totals[1] = _cross(levers, forces)
-        sums = np.add.reduce(totals.reshape(2, 3, 2, vehicles, anchors), axis=(2, 4))
-        impulse = forces[:, 0] + forces[:, 1]
-        return AnchorImpulses(_vectors(impulse, vehicles), sums[0].T, sums[1].T)
+        per_anchor = (totals[:, :, 0] + totals[:, :, 1]).reshape(2, 3, vehicles, anchors)
+        sums = per_anchor[..., 0].copy()
+        for anchor in range(1, anchors):  # a few adds beat one reduce over a short axis
+            sums += per_anchor[..., anchor]
+        return AnchorImpulses(per_anchor[0].transpose(1, 2, 0), sums[0].T, sums[1].T)
 
     def _spin(self, hit, sliding, ground_along_ms, command: FlatCommand, substep_s) -> None:
         """Grip tyres' wheels roll with the ground; sliding, or in the air, they turn at the
