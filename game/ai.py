@@ -24,6 +24,12 @@ from physics.spec import Spec, SpecError, tuning
 DIFFICULTIES = ("easy", "normal", "hard")
 LOOK_AHEAD_FLIGHTS = 2.0
 """The fire check follows a shot's arc for this many times the straight-line flight time."""
+_FIRE_CHECK_REACHES = 3.0
+"""A shot whose line passes further than this many of the target's reaches (its hull's
+half diagonal plus the fire margin) from the aiming line at the target's distance cannot
+land on it: the bot skips following its arc (gravity and the ground only bend the arc
+away from that line by much less, since the aiming line already allows for the drop)."""
+_TINY = np.finfo(float).tiny
 
 
 @dataclass(frozen=True)
@@ -70,7 +76,7 @@ class AISpec(Spec):
         return getattr(self, self.difficulty)
 
 
-def _signed_angle(forward: np.ndarray, wanted: np.ndarray) -> float:
+def _signed_angle(forward, wanted) -> float:
     """Angle from ``forward`` to ``wanted`` on the ground plane, + to the right."""
     return math.atan2(forward[1] * wanted[0] - forward[0] * wanted[1],
                       forward[0] * wanted[0] + forward[1] * wanted[1])
@@ -110,24 +116,25 @@ class Bot:
 
     def _drive(self, simulation, me, target) -> tuple[float, float]:
         spec = self.spec
-        here, there = me.current.position_ws[:2], target.current.position_ws[:2]
-        to_target = there - here
-        distance = float(np.linalg.norm(to_target))
-        toward = to_target / max(distance, np.finfo(float).tiny)
+        here = me.current.position_ws[:2]
+        to_x, to_y = (target.current.position_ws[:2] - here).tolist()
+        distance = math.hypot(to_x, to_y)
+        scale = 1.0 / max(distance, _TINY)
+        toward_x, toward_y = to_x * scale, to_y * scale
         if distance > spec.far_distance_m:
-            wanted = toward
+            wanted_x, wanted_y = toward_x, toward_y
         elif distance < spec.near_distance_m:
-            wanted = -toward
+            wanted_x, wanted_y = -toward_x, -toward_y
         else:  # inside the band: circle the target
-            wanted = self._circling * np.array([toward[1], -toward[0]])
-        wanted = wanted + self._avoidance(simulation, me, here)
-        forward = me.current.axes_ws()[1][:2]
-        error = _signed_angle(forward, wanted)
-        steer = float(np.clip(error * spec.steer_per_rad, -1.0, 1.0))
+            wanted_x, wanted_y = self._circling * toward_y, -self._circling * toward_x
+        push_x, push_y = self._avoidance(simulation, me, here)
+        forward = me.current.axes_ws()[1]
+        error = _signed_angle(forward, (wanted_x + push_x, wanted_y + push_y))
+        steer = _clamp(error * spec.steer_per_rad)
         aligned = abs(error) < math.radians(spec.full_throttle_within_deg)
         return (1.0 if aligned else spec.turning_throttle), steer
 
-    def _avoidance(self, simulation, me, here: np.ndarray) -> np.ndarray:
+    def _avoidance(self, simulation, me, here: np.ndarray) -> tuple[float, float]:
         """A push away from everything solid nearby (the map's edges too), stronger the
         closer it is."""
         radius = self.spec.avoid_radius_m
@@ -138,51 +145,77 @@ class Bot:
         edge_x, edge_y = terrain.half_extent_x_m, terrain.half_extent_y_m
         vehicles = [v.current.position_ws[:2] for v in simulation.vehicles if v is not me]
         edges = [(edge_x, here[1]), (-edge_x, here[1]), (here[0], edge_y), (here[0], -edge_y)]
-        obstacles = np.vstack([self._rocks_xy, np.array(vehicles).reshape(-1, 2), edges])
+        obstacles = np.vstack([self._rocks_xy, *vehicles, edges])
         away = here - obstacles
         gap = np.hypot(away[:, 0], away[:, 1])
         near = (gap > 0.0) & (gap < radius)
+        if not near.any():
+            return 0.0, 0.0
         weight = (1.0 - gap[near] / radius) / gap[near]
-        return (away[near] * weight[:, None]).sum(axis=0)
+        return tuple((away[near] * weight[:, None]).sum(axis=0).tolist())
 
     def _gun(self, simulation, me, target) -> tuple[float, float, bool]:
         spec, level = self.spec, self.spec.level
         gun = me.spec.gun
         gravity = simulation.config.game.simulation.gravity_m_s2
         muzzle, barrel = gun_axes(me.current, gun, me.aim)
-        aim_point = target.current.position_ws.copy()
-        distance = float(np.linalg.norm(aim_point - muzzle))
+        aim_point = target.current.position_ws
+        distance = _length(aim_point - muzzle)
         if level.leads_target:
             aim_point = aim_point + target.current.velocity_ws * distance / gun.muzzle_velocity_ms
-        offset = aim_point - muzzle
-        flat = float(np.linalg.norm(offset[:2]))
-        elevation_ws = ballistic_elevation(flat, float(offset[2]), gun.muzzle_velocity_ms, gravity)
+        offset_x, offset_y, offset_z = (aim_point - muzzle).tolist()
+        flat = math.hypot(offset_x, offset_y)
+        elevation_ws = ballistic_elevation(flat, offset_z, gun.muzzle_velocity_ms, gravity)
         if elevation_ws is None:
             return 0.0, 0.0, False
+        heading_ws = math.atan2(offset_x, offset_y)
+        on_target_ws = _direction(heading_ws, elevation_ws)
         self._offset_age_s += simulation.step_s
         if self._offset_age_s >= gun.reload_s:  # a fresh misjudgement every reload time
             self._aim_offset = self.rng.normal(0.0, level.aim_noise_mrad / 1000.0, 2)
             self._offset_age_s = 0.0
-        heading_ws = math.atan2(offset[0], offset[1]) + self._aim_offset[0]
-        elevation_ws += self._aim_offset[1]
-        wanted_ws = np.array([math.sin(heading_ws) * math.cos(elevation_ws),
-                              math.cos(heading_ws) * math.cos(elevation_ws),
-                              math.sin(elevation_ws)])
-        right, forward, up = me.current.axes_ws()
-        wanted_bs = np.array([wanted_ws @ right, wanted_ws @ forward, wanted_ws @ up])
-        turret_error = math.remainder(math.atan2(wanted_bs[0], wanted_bs[1])
+        wanted_ws = _direction(heading_ws + self._aim_offset[0],
+                               elevation_ws + self._aim_offset[1])
+        wanted_x, wanted_y, wanted_z = (me.current.axes_ws() @ wanted_ws).tolist()
+        turret_error = math.remainder(math.atan2(wanted_x, wanted_y)
                                       - me.aim.turret_heading_rad, math.tau)
-        elevation_error = (math.asin(float(np.clip(wanted_bs[2], -1.0, 1.0)))
-                           - me.aim.elevation_rad)
-        turret = float(np.clip(turret_error * spec.turret_per_rad, -1.0, 1.0))
-        elevation = float(np.clip(elevation_error * spec.elevation_per_rad, -1.0, 1.0))
+        elevation_error = math.asin(_clamp(wanted_z)) - me.aim.elevation_rad
+        turret = _clamp(turret_error * spec.turret_per_rad)
+        elevation = _clamp(elevation_error * spec.elevation_per_rad)
         fire = False
         if me.aim.reload_left_s == 0.0:
-            flight_s = distance / gun.muzzle_velocity_ms
-            impact = simulation.predicted_impact(me, LOOK_AHEAD_FLIGHTS * flight_s
-                                                 + simulation.step_s)
-            hull = float(np.linalg.norm(target.spec.hull.half_extents_m))
-            if impact is not None:
-                miss = float(np.linalg.norm(impact - target.current.position_ws))
-                fire = miss < hull + level.fire_margin_m
+            reach_m = _length(target.spec.hull.half_extents_m) + level.fire_margin_m
+            shell_ms = me.current.velocity_ws + barrel * gun.muzzle_velocity_ms
+            # The arc is followed only for a shot that could land near the target: one
+            # whose line is within a few of the target's sizes of the aiming line there.
+            off_line_rad = _angle_between(shell_ms, on_target_ws)
+            if off_line_rad * distance < _FIRE_CHECK_REACHES * reach_m:
+                flight_s = distance / gun.muzzle_velocity_ms
+                impact = simulation.predicted_impact(me, LOOK_AHEAD_FLIGHTS * flight_s
+                                                     + simulation.step_s)
+                if impact is not None:
+                    fire = _length(impact - target.current.position_ws) < reach_m
         return turret, elevation, fire
+
+
+def _clamp(value: float) -> float:
+    """A stick value: ``value`` kept within -1..1."""
+    return min(1.0, max(-1.0, value))
+
+
+def _length(vector) -> float:
+    return math.hypot(*vector)
+
+
+def _direction(heading_rad: float, elevation_rad: float) -> np.ndarray:
+    """Unit vector at a compass heading (from +Y, + toward +X) and an elevation."""
+    return np.array([math.sin(heading_rad) * math.cos(elevation_rad),
+                     math.cos(heading_rad) * math.cos(elevation_rad),
+                     math.sin(elevation_rad)])
+
+
+def _angle_between(a: np.ndarray, b: np.ndarray) -> float:
+    """Angle between two vectors (either may be any length but zero)."""
+    (a_x, a_y, a_z), (b_x, b_y, b_z) = a.tolist(), b.tolist()
+    across = math.hypot(a_y * b_z - a_z * b_y, a_z * b_x - a_x * b_z, a_x * b_y - a_y * b_x)
+    return math.atan2(across, a_x * b_x + a_y * b_y + a_z * b_z)

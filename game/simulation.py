@@ -426,9 +426,9 @@ class Simulation:
         gun = vehicle.spec.gun
         muzzle, barrel = gun_axes(vehicle.current, gun, vehicle.aim)
         velocity = vehicle.current.velocity_ws + barrel * gun.muzzle_velocity_ms
-        return predicted_impact(self.world, muzzle, velocity,
+        return predicted_impact(self.world, self.terrain, muzzle, velocity,
                                 self.config.game.simulation.gravity_m_s2, vehicle.body,
-                                self.step_s, max_time_s or gun.shell_lifetime_s)
+                                max_time_s or gun.shell_lifetime_s, gun.shell_radius_m)
 
     def destroy(self) -> None:
         self.shell_system.destroy()

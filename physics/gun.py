@@ -21,6 +21,7 @@ from panda3d.core import NodePath, Point3, TransformState, Vec3
 
 from physics.pose import BodyState
 from physics.spec import Spec, SpecError, tuning
+from physics.terrain import ABOVE_TERRAIN_MASK, Terrain
 from physics.world import PhysicsWorld
 
 CCD_MOTION_SHARE = 0.5
@@ -90,13 +91,16 @@ class GunState:
 
 def gun_axes(state: BodyState, gun: GunSpec, aim: GunState) -> tuple[np.ndarray, np.ndarray]:
     """Muzzle position and unit barrel direction in world space."""
-    right, forward, up = state.axes_ws()
+    axes = state.axes_ws()
     heading, elevation = aim.turret_heading_rad, aim.elevation_rad
-    flat = math.cos(heading) * forward + math.sin(heading) * right
-    barrel = math.cos(elevation) * flat + math.sin(elevation) * up
-    pivot = state.position_ws + np.array(gun.turret_pivot_m) @ np.vstack([right, forward, up])
-    trunnion = pivot + up * gun.gun_height_m
-    return trunnion + barrel * gun.gun_length_m, barrel
+    # In the body frame: the barrel's direction, and the muzzle from the centre of mass.
+    cos_elevation = math.cos(elevation)
+    barrel_bs = np.array([math.sin(heading) * cos_elevation, math.cos(heading) * cos_elevation,
+                          math.sin(elevation)])
+    pivot_x, pivot_y, pivot_z = gun.turret_pivot_m
+    trunnion_bs = np.array([pivot_x, pivot_y, pivot_z + gun.gun_height_m])
+    muzzle_bs = trunnion_bs + barrel_bs * gun.gun_length_m
+    return state.position_ws + muzzle_bs @ axes, barrel_bs @ axes
 
 
 def aim_gun(aim: GunState, gun: GunSpec, turret: float, elevation: float, step_s: float) -> None:
@@ -246,16 +250,66 @@ class ShellSystem:
         self.shells.clear()
 
 
-def predicted_impact(world: PhysicsWorld, muzzle_ws, velocity_ws, gravity_m_s2: float,
-                     exclude, step_s: float, max_time_s: float) -> np.ndarray | None:
-    """Where a shell fired now would land: its ballistic arc, ray-tested step by step."""
-    position = np.asarray(muzzle_ws, dtype=float)
+def predicted_impact(world: PhysicsWorld, terrain: Terrain, muzzle_ws, velocity_ws,
+                     gravity_m_s2: float, exclude, max_time_s: float, tolerance_m: float
+                     ) -> np.ndarray | None:
+    """Where a shell fired now would land within ``max_time_s``: on the terrain, or on the
+    first body (``exclude`` aside) its arc meets before that."""
     velocity = np.asarray(velocity_ws, dtype=float)
-    gravity = np.array([0.0, 0.0, -gravity_m_s2])
-    for _ in range(int(max_time_s / step_s)):
-        following = position + velocity * step_s + 0.5 * gravity * step_s ** 2
-        hit = world.ray_closest(position, following, exclude=exclude)
+    ground_s, ground_ws = _arc_meets_terrain(terrain, np.asarray(muzzle_ws, dtype=float),
+                                             velocity, gravity_m_s2, max_time_s)
+    hit_ws = _arc_meets_body(world, np.asarray(muzzle_ws, dtype=float), velocity,
+                             gravity_m_s2, exclude, ground_s, tolerance_m)
+    return hit_ws if hit_ws is not None else ground_ws
+
+
+def _arc_points(muzzle_ws, velocity_ws, gravity_m_s2: float, times_s: np.ndarray
+                ) -> np.ndarray:
+    """Points of the ballistic arc at each time, (T, 3)."""
+    points = muzzle_ws + times_s[:, None] * velocity_ws
+    points[:, 2] -= 0.5 * gravity_m_s2 * times_s ** 2
+    return points
+
+
+def _arc_meets_terrain(terrain: Terrain, muzzle_ws, velocity_ws, gravity_m_s2: float,
+                       max_time_s: float) -> tuple[float, np.ndarray | None]:
+    """When and where the arc first goes below the ground, from the height array: samples
+    half a terrain cell apart along the arc, and a straight line between the two around
+    the crossing (exact to well under a centimetre: the ground is planar in each
+    triangle and the arc nearly straight over a metre). ``(max_time_s, None)`` if never."""
+    fastest_ms = math.hypot(*velocity_ws) + gravity_m_s2 * max_time_s
+    samples = max(2, math.ceil(fastest_ms * max_time_s / (terrain.spacing_m / 2.0)) + 1)
+    times = np.arange(samples) * (max_time_s / (samples - 1))
+    points = _arc_points(muzzle_ws, velocity_ws, gravity_m_s2, times)
+    height, _ = terrain.planes_at(np.ascontiguousarray(points[:, :2].T))
+    clearance = points[:, 2] - height
+    below = np.flatnonzero(clearance <= 0.0)
+    if below.size == 0:
+        return max_time_s, None
+    first = int(below[0])
+    if first == 0:
+        return 0.0, points[0]
+    share = clearance[first - 1] / (clearance[first - 1] - clearance[first])
+    when_s = times[first - 1] + share * (times[first] - times[first - 1])
+    return when_s, _arc_points(muzzle_ws, velocity_ws, gravity_m_s2, np.array([when_s]))[0]
+
+
+def _arc_meets_body(world: PhysicsWorld, muzzle_ws, velocity_ws, gravity_m_s2: float,
+                    exclude, until_s: float, tolerance_m: float) -> np.ndarray | None:
+    """Where the arc first meets a body other than the terrain before ``until_s``: rays
+    along chords that stray at most ``tolerance_m`` from it.
+
+    Over a time t a chord of the parabola sags g t^2 / 8 below the arc at its middle, so
+    chords of t = sqrt(8 tolerance / g) are the longest that keep within the tolerance:
+    a few rays for a whole flight.
+    """
+    chords = 1
+    if gravity_m_s2 > 0.0:
+        chords = max(1, math.ceil(until_s / math.sqrt(8.0 * tolerance_m / gravity_m_s2)))
+    ends = _arc_points(muzzle_ws, velocity_ws, gravity_m_s2,
+                       np.arange(chords + 1) * (until_s / chords))
+    for start, end in zip(ends[:-1], ends[1:]):
+        hit = world.ray_closest(start, end, exclude=exclude, mask=ABOVE_TERRAIN_MASK)
         if hit is not None:
             return hit.position_ws
-        position, velocity = following, velocity + gravity * step_s
     return None

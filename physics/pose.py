@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
@@ -28,8 +29,15 @@ class BodyState:
                    np.array(body.getAngularVelocity()))
 
     def axes_ws(self) -> np.ndarray:
-        """Rows: the body's right (+X), forward (+Y) and up (+Z) axes in world space."""
-        return rotation_matrix(self.orientation_ws).T
+        """Rows: the body's right (+X), forward (+Y) and up (+Z) axes in world space
+        (worked out once per state, and read-only: many readers share it)."""
+        return self._axes_ws
+
+    @cached_property
+    def _axes_ws(self) -> np.ndarray:
+        axes = rotation_matrix(self.orientation_ws).T
+        axes.setflags(write=False)
+        return axes
 
     def forward_speed_ms(self) -> float:
         return float(self.velocity_ws @ self.axes_ws()[1])

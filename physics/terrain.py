@@ -16,11 +16,17 @@ from dataclasses import dataclass
 import numpy as np
 from panda3d.bullet import (BulletHeightfieldShape, BulletPlaneShape, BulletRigidBodyNode,
                             ZUp)
-from panda3d.core import PNMImage, Texture, TransformState, Point3, Vec3
+from panda3d.core import BitMask32, PNMImage, Texture, TransformState, Point3, Vec3
 
 from physics.spec import Spec, SpecError, tuning
 
 TERRAIN_NAME = "terrain"
+TERRAIN_MASK = BitMask32.bit(1)
+"""The heightfield's collide bit: everything still meets it (every other body has all bits
+on), but a ray cast with :data:`ABOVE_TERRAIN_MASK` passes through it. Long rays over a
+heightfield cost Bullet a triangle test per cell under the ray's bounds; the terrain is our
+own array, so those rays are better answered from it."""
+ABOVE_TERRAIN_MASK = ~TERRAIN_MASK
 """The collider's node name: how a ray knows it met the terrain."""
 
 HEIGHT_LEVELS = 65535
@@ -297,6 +303,7 @@ class Terrain:
         shape = BulletHeightfieldShape(image, self.height_range_m, ZUp)
         body = BulletRigidBodyNode(TERRAIN_NAME)
         body.addShape(shape)
+        body.setIntoCollideMask(TERRAIN_MASK)
         body.setTransform(TransformState.makePosHprScale(
             Point3(0.0, 0.0, self.min_height_m + self.height_range_m / 2),
             Vec3(0.0, 0.0, 0.0), Vec3(self.spacing_m, self.spacing_m, 1.0)))

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode, BulletWorld
-from panda3d.core import NodePath, Point3, TransformState, Vec3
+from panda3d.core import BitMask32, NodePath, Point3, TransformState, Vec3
 
 from physics.spec import Spec, tuning
 
@@ -70,6 +70,10 @@ class HandleMap:
         return len(self._objects)
 
 
+ALL_BODIES = BitMask32.allOn()
+"""A ray mask that meets every body."""
+
+
 class PhysicsWorld:
     """Owns the Bullet world; advances it one fixed step at a time."""
 
@@ -121,14 +125,16 @@ class PhysicsWorld:
         TransformState.garbageCollect()
         self.step_count += 1
 
-    def ray_closest(self, from_ws, to_ws, exclude=None) -> RayHit | None:
-        """The closest hit between two world points, ignoring the ``exclude`` node."""
+    def ray_closest(self, from_ws, to_ws, exclude=None, mask: BitMask32 = ALL_BODIES
+                    ) -> RayHit | None:
+        """The closest hit between two world points on bodies whose collide mask shares a
+        bit with ``mask``, ignoring the ``exclude`` node."""
         start, end = Point3(*from_ws), Point3(*to_ws)
         if exclude is None:
-            result = self.bullet.rayTestClosest(start, end)
+            result = self.bullet.rayTestClosest(start, end, mask)
             hits = [result] if result.hasHit() else []
         else:
-            hits = sorted((hit for hit in self.bullet.rayTestAll(start, end).getHits()
+            hits = sorted((hit for hit in self.bullet.rayTestAll(start, end, mask).getHits()
                            if hit.getNode() != exclude), key=lambda hit: hit.getHitFraction())
         if not hits:
             return None
