@@ -28,7 +28,7 @@ from game.controls import ScriptedInputs
 from game.debug_overlay import DebugOverlay
 from game.effects import Effects
 from game.errors import UserError
-from game.gamepad import CombinedInput, GamepadInput, PandaPads
+from game.pad_input import CombinedInput, GamepadInput, PandaPads
 from game.hud import Hud, read_hud_state
 from game.keyboard import KeyboardInput, mouse_aim
 from game.reticle import Reticle
