@@ -21,6 +21,7 @@ from game.controls import GEAR_NAMES
 from game.errors import UserError
 from game.gamepad import GamepadSpec
 from game.keyboard import KeyboardSpec, MouseSpec
+from game.local_players import LocalPlayersSpec
 from physics.gearbox import GearboxSpec
 from physics.spec import Spec, SpecError, build_spec, tuning
 from physics.rocks import RockSpec
@@ -556,6 +557,7 @@ class GameSpec(Spec):
     menu: MenuSpec = tuning("the pause menu")
     user_settings: UserSettingsSpec = tuning("defaults of the player's own settings")
     audio: AudioSpec = tuning("the engine note and the sounds' falloff")
+    local_players: LocalPlayersSpec = tuning("two players on one machine (--players 2)")
 
 
 @dataclass(frozen=True)
