@@ -32,7 +32,8 @@ from game.debug_overlay import DebugOverlay
 from game.effects import Effects
 from game.errors import UserError
 from game.local_players import SECOND_PLAYER, add_second_player, vehicle_named
-from game.player_input import LocalInputs
+from game.pad_input import PandaPads
+from game.player_input import LocalInputs, mouse_in_window
 from game.player_view import (SECOND_VIEW_MASK, Divider, PlayerView, extra_screen, main_screen,
                               player_regions)
 from game.scene import DesertScene
@@ -124,9 +125,10 @@ class TankBattleApp(ShowBase):
                                               game.debug_overlay, visible=debug_rays))
         # Hot plug: a pad connected mid-game drives at once; unplugging one in use pauses the
         # game (the menu opens) rather than leaving a vehicle driverless.
-        self.player_inputs = self._add(LocalInputs(self, config.controls, self.views,
-                                               use_pads=not self.scripted,
-                                               user=lambda: self.user, on_unplug=self.pause))
+        self.player_inputs = self._add(LocalInputs(
+            self, config.controls, self.views,
+            pad_source=None if self.scripted else PandaPads(self),
+            mouse=lambda: mouse_in_window(self), user=lambda: self.user, on_unplug=self.pause))
         bindings = config.controls.keyboard
         for key in bindings.quit:
             self.accept(key, self.finish)

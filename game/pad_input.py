@@ -18,6 +18,9 @@ class PadSource(Protocol):
     """Where pads come from: Panda3D's device manager in the game, a fake in tests."""
 
     def pads(self) -> list: ...
+    def listen(self, router) -> None:
+        """Call ``router.connected(pad)`` and ``router.disconnected(pad)`` as pads come
+        and go."""
     def attach(self, pad) -> None: ...
     def detach(self, pad) -> None: ...
     def read(self, pad) -> tuple[dict[str, float], set[str]]: ...
@@ -157,7 +160,8 @@ class CombinedInput:
 
 class PandaPads:
     """Pads from Panda3D's input device manager (``base.devices``); ``connect-device`` and
-    ``disconnect-device`` events reach ``GamepadInput`` through ``listen``."""
+    ``disconnect-device`` events reach a ``GamepadInput`` or ``PadSeats`` through
+    ``listen``."""
 
     def __init__(self, base):
         from panda3d.core import InputDevice
@@ -166,13 +170,13 @@ class PandaPads:
         self._axis = {name: getattr(InputDevice.Axis, name) for name in AXES}
         self._attached = set()
 
-    def listen(self, gamepads: GamepadInput) -> None:
+    def listen(self, router) -> None:
         def on_connect(device):
             if device.device_class == self._gamepad_class:
-                gamepads.connected(device)
+                router.connected(device)
 
         self.base.accept("connect-device", on_connect)
-        self.base.accept("disconnect-device", gamepads.disconnected)
+        self.base.accept("disconnect-device", router.disconnected)
 
     def pads(self) -> list:
         return list(self.base.devices.getDevices(self._gamepad_class))

@@ -14,28 +14,32 @@ from typing import Callable
 from game.controls import Controls
 from game.keyboard import KeyboardInput, mouse_aim
 from game.local_players import SECOND_PLAYER, vehicle_named
-from game.pad_input import CombinedInput, GamepadInput, PadSeats, PandaPads
+from game.pad_input import CombinedInput, GamepadInput, PadSeats
 from game.player_view import NO_PAD_NOTICE, PlayerView
 
 
 class LocalInputs:
     """The keyboard, mouse and pads of ``views``' players (one view each, player 1 first).
-    ``use_pads`` False (scripted runs): no pad is read. ``user()`` gives the current
-    user settings (mouse axes); ``on_unplug()`` runs when a pad in use goes away."""
 
-    def __init__(self, base, controls_spec, views: list[PlayerView], *, use_pads: bool,
-                 user: Callable, on_unplug: Callable[[], None]):
-        self.base = base
+    ``events`` takes key bindings (``accept``/``ignore``: ShowBase); ``pad_source`` gives
+    the pads and reports them coming and going (None: no pad is read, as in scripted
+    runs); ``mouse()`` is the pointer in window coordinates
+    (None: outside); ``user()`` the current user settings (mouse axes); ``on_unplug()``
+    runs when a pad in use goes away."""
+
+    def __init__(self, events, controls_spec, views: list[PlayerView], *, pad_source,
+                 mouse: Callable, user: Callable, on_unplug: Callable[[], None]):
         self.spec = controls_spec
         self.views = views
+        self.mouse = mouse
         self.user = user
-        self.keyboard = KeyboardInput(base, controls_spec.keyboard)
+        self.keyboard = KeyboardInput(events, controls_spec.keyboard)
         self.pads: list[GamepadInput | None] = [None] * len(views)
-        if use_pads and controls_spec.gamepad.enabled:
-            source = PandaPads(base)
-            seats = [GamepadInput(source, controls_spec.gamepad, on_unplug=on_unplug,
+        if pad_source is not None and controls_spec.gamepad.enabled:
+            seats = [GamepadInput(pad_source, controls_spec.gamepad, on_unplug=on_unplug,
                                   claim_at_start=False) for _ in views]
-            source.listen(PadSeats(seats, fill_order=seats[::-1]))
+            # The first pad goes to the last player: player 1 has the keyboard too.
+            pad_source.listen(PadSeats(seats, fill_order=seats[::-1]))
             self.pads = seats
         self.first = CombinedInput(self.keyboard, self.pads[0])
         self._mouse: tuple[float, float] | None = None
@@ -65,20 +69,13 @@ class LocalInputs:
         """Whether any player's pad asked for the pause menu since the last call."""
         return any([pad.take_pause_press() for pad in self.pads if pad is not None])
 
-    def _mouse_position(self) -> tuple[float, float] | None:
-        watcher = self.base.mouseWatcherNode
-        if watcher is None or not watcher.hasMouse():
-            return None
-        point = watcher.getMouse()
-        return point.getX(), point.getY()
-
     def _mouse_aim(self) -> tuple[float, float] | None:
         """In the gun sight, the mouse's offset from the middle of player 1's view aims."""
         spec = self.spec.mouse
         if (not spec.gunsight_aim or not self.views[0].sighting
                 or self.keyboard.action_held("camera_orbit")):
             return None
-        mouse = self._mouse_position()
+        mouse = self.mouse()
         if mouse is None:
             return None
         x, y = mouse_aim(spec, *self.views[0].to_region(*mouse))
@@ -94,7 +91,7 @@ class LocalInputs:
         for action in self.keyboard.take_camera_presses():
             first.camera_action(action)
         mouse_held = self.keyboard.action_held("camera_orbit")
-        mouse = self._mouse_position()
+        mouse = self.mouse()
         for index, (view, pad) in enumerate(zip(self.views, self.pads)):
             looking = pad is not None and pad.pad is not None and pad.mapper.orbit_held
             view.chase_camera.hold_orbit(looking or (index == 0 and mouse_held))
@@ -121,3 +118,12 @@ class LocalInputs:
             if pad is not None:
                 pad.destroy()
         self.keyboard.destroy()
+
+
+def mouse_in_window(base) -> tuple[float, float] | None:
+    """ShowBase's pointer in window coordinates (-1..1 each way), or None outside it."""
+    watcher = base.mouseWatcherNode
+    if watcher is None or not watcher.hasMouse():
+        return None
+    point = watcher.getMouse()
+    return point.getX(), point.getY()
