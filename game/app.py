@@ -5,6 +5,10 @@ the simulation takes them (reading controls, writing telemetry; each step's even
 spawn particles and HUD messages), then every view draws the state blended
 between the last two steps, the HUD and, when on (F3), the suspension overlay.
 
+With ``--players 2`` the window is split: each player has a view of their own
+(:mod:`game.player_view`), player 2 drives a second vehicle with a pad
+(:mod:`game.player_input`).
+
 Esc opens the pause menu: the fixed-step clock stops (no physics step is taken)
 until it closes. Scripted and offscreen runs (``--inputs``, ``--seconds``,
 ``--offscreen``) never open it: there Esc leaves at once, as it always did.
@@ -17,23 +21,24 @@ from pathlib import Path
 
 import numpy as np
 from direct.showbase.ShowBase import ShowBase
-from panda3d.core import ClockObject, Filename, Point2, Point3, loadPrcFileData
+from panda3d.core import ClockObject, Filename, loadPrcFileData
 
 from game.battle import Battle
 from game.audio import GameAudio, PandaSoundPlayer
-from game.camera import GUNSIGHT, ChaseCamera
 from game.combat_view import CombatView
 from game.config import GameConfig
 from game.controls import ScriptedInputs
 from game.debug_overlay import DebugOverlay
 from game.effects import Effects
 from game.errors import UserError
-from game.gamepad import CombinedInput, GamepadInput, PandaPads
-from game.hud import Hud, read_hud_state
-from game.keyboard import KeyboardInput, mouse_aim
-from game.reticle import Reticle
+from game.local_players import SECOND_PLAYER, add_second_player, vehicle_named
+from game.pad_input import PandaPads
+from game.player_input import LocalInputs, mouse_in_window
+from game.player_view import (SECOND_VIEW_MASK, Divider, PlayerView, extra_screen, main_screen,
+                              player_regions)
 from game.scene import DesertScene
 from game.settings import UserSettings
+from game.shadows import MAIN_CAMERA_MASK
 from game.simulation import Simulation
 from game.telemetry import TelemetryWriter, telemetry_record
 from game.vehicle_view import VehicleView
@@ -60,7 +65,8 @@ class TankBattleApp(ShowBase):
     def __init__(self, config: GameConfig, simulation: Simulation, *, offscreen: bool,
                  inputs: ScriptedInputs | None, telemetry: TelemetryWriter | None,
                  seconds: float | None, battle: Battle | None = None, make_game=None,
-                 debug_rays: bool = False, settings: UserSettings | None = None):
+                 debug_rays: bool = False, settings: UserSettings | None = None,
+                 players: int = 1):
         _configure_panda(config, offscreen)
         self._systems: list = []
         """Everything with a destroy(), in the order made; taken down in reverse."""
@@ -71,7 +77,7 @@ class TankBattleApp(ShowBase):
                             f"({error} Use --offscreen or --headless without one.)") from None
         self.simulation = simulation
         self.game_config = config
-        self.inputs = inputs
+        self.scripted_inputs = inputs
         self.telemetry = telemetry
         self.seconds = seconds
         self.offscreen = offscreen
@@ -87,7 +93,6 @@ class TankBattleApp(ShowBase):
         self.frames = 0
         self.step_ms: float | None = None
         """Mean wall time of the last frame's physics steps (the overlay shows it)."""
-        self._impact_ws = None
         self.fixed_clock = FixedStepClock(simulation.step_s,
                                           config.game.simulation.max_steps_per_frame)
         if offscreen:  # frames advance exactly one step's time, as fast as they render
@@ -97,16 +102,15 @@ class TankBattleApp(ShowBase):
         scene_spec = game.scene
         self.setBackgroundColor(*scene_spec.fog_colour, 1.0)
         self.disableMouse()
-        camera_spec = game.camera
-        self.camLens.setNearFar(camera_spec.near_clip_m, camera_spec.far_clip_m)
-        self._fov_deg = None
 
         self.scene = self._add(DesertScene(self, self.render, self.camera, simulation.terrain,
                                            simulation.rocks, scene_spec, game.sand, game.shadows,
                                            game.terrain_view))
         self.vehicle_views: dict[int, VehicleView] = {}
         """One view per vehicle in the simulation, by id(vehicle); made as vehicles appear."""
-        self.player_view: VehicleView | None = None
+        self.views = self._make_views(players)
+        """Each local player's camera, HUD and reticle, player 1 first."""
+        self._followed: list[VehicleView | None] = [None] * len(self.views)
         self._sync_views()
         self.combat_view = self._add(CombatView(self.render, simulation, game.combat_view))
         self.effects = self._add(Effects(simulation, game.effects, self.render, simulation.seed,
@@ -114,38 +118,17 @@ class TankBattleApp(ShowBase):
         self.effects.particles.set_haze(scene_spec.fog_colour, scene_spec.fog_density_per_m)
         self._particle_projection = None
         audio_spec = config.game.audio
-        self.audio = self._add(GameAudio(simulation, PandaSoundPlayer(self, audio_spec),
-                                         audio_spec))
+        self.sounds = PandaSoundPlayer(self, audio_spec)
+        self.audio = self._add(GameAudio(simulation, self.sounds, audio_spec))
         self._throttle = 0.0
-
-        def camera_ray(start, end):
-            # Whoever the player drives now (the swap can change it at any step), in the
-            # game now running (a restart makes a new one).
-            sim = self.simulation
-            hit = sim.world.ray_closest(start, end, exclude=sim.player.body)
-            return None if hit is None else hit.position_ws
-
-        self.chase_camera = self._add(ChaseCamera(self.camera, simulation.terrain, camera_spec,
-                                                  camera_ray))
-        self.reticle = self._add(Reticle(self.aspect2d, camera_spec.reticle_colour,
-                                         camera_spec.reticle_size,
-                                         camera_spec.reticle_thickness_px))
-        corners = {"center": self.aspect2d, "bottom_left": self.a2dBottomLeft,
-                   "top_right": self.a2dTopRight, "top_center": self.a2dTopCenter}
-        self.hud = self._add(Hud(corners, game.hud))
         self.overlay = self._add(DebugOverlay(self.render, self.a2dTopLeft, simulation,
                                               game.debug_overlay, visible=debug_rays))
-        self.keyboard = self._add(KeyboardInput(self, config.controls.keyboard))
-        self.gamepad = None
-        if config.controls.gamepad.enabled and not self.scripted:
-            # Hot plug: a pad connected mid-game drives at once; unplugging the one in use
-            # pauses the game (the menu opens) rather than leaving the tank driverless.
-            pads = PandaPads(self)
-            self.gamepad = self._add(GamepadInput(pads, config.controls.gamepad,
-                                                  on_unplug=self.pause))
-            pads.listen(self.gamepad)
-        self.player_input = CombinedInput(self.keyboard, self.gamepad)
-        self._mouse = None
+        # Hot plug: a pad connected mid-game drives at once; unplugging one in use pauses the
+        # game (the menu opens) rather than leaving a vehicle driverless.
+        self.player_inputs = self._add(LocalInputs(
+            self, config.controls, self.views,
+            pad_source=None if self.scripted else PandaPads(self),
+            mouse=lambda: mouse_in_window(self), user=lambda: self.user, on_unplug=self.pause))
         bindings = config.controls.keyboard
         for key in bindings.quit:
             self.accept(key, self.finish)
@@ -159,7 +142,7 @@ class TankBattleApp(ShowBase):
             self.menu = self._add(PauseMenu(
                 self.aspect2d, game.menu, settings or UserSettings(game.user_settings),
                 bindings, on_resume=self.resume, on_restart=self.restart_game,
-                on_quit=self.finish, on_settings=self.apply_settings))
+                on_quit=self.finish, on_settings=self.apply_settings, sounds=self.sounds))
         self.apply_settings(self.user)
         self.taskMgr.add(self._frame, "tank-battle-frame")
         self._draw(frame_s=0.0)
@@ -168,9 +151,34 @@ class TankBattleApp(ShowBase):
         self._systems.append(system)
         return system
 
+    def _make_views(self, players: int) -> list[PlayerView]:
+        """Player 1 through ShowBase's camera; with two players, the window split in two
+        and player 2 through a second camera, with a line between the halves."""
+        game = self.game_config.game
+        spec = game.local_players
+        regions = player_regions(players, spec.split)
+        screens = [main_screen(self, regions[0], MAIN_CAMERA_MASK)]
+        follows = [lambda: self.simulation.player]
+        if players > 1:
+            screen = extra_screen(self, regions[1], SECOND_VIEW_MASK, SECOND_PLAYER,
+                                  game.camera.near_clip_m, game.camera.far_clip_m)
+            self.scene.add_view(screen.camera, screen.mask)
+            screens.append(screen)
+            follows.append(lambda: vehicle_named(self.simulation, SECOND_PLAYER))
+            self._add(Divider(self.render2d, spec.split, spec.divider_width,
+                              spec.divider_colour))
+        return [self._add(PlayerView(screen, game, self.simulation.terrain, follow,
+                                     self._ray_cast, self.win, spec.notice_scale,
+                                     spec.notice_colour))
+                for screen, follow in zip(screens, follows)]
+
+    def _ray_cast(self, start, end, exclude):
+        # In the game now running (a restart makes a new one).
+        return self.simulation.world.ray_closest(start, end, exclude=exclude)
+
     def _sync_views(self) -> None:
         """A view for every vehicle in the simulation (spawned mid-game too), none for
-        those gone; the player's view follows ``simulation.player``."""
+        those gone; each player's camera follows its vehicle (player 1's can swap)."""
         vehicles = {id(vehicle): vehicle for vehicle in self.simulation.vehicles}
         for key in [key for key in self.vehicle_views if key not in vehicles]:
             self.vehicle_views.pop(key).destroy()
@@ -180,11 +188,13 @@ class TankBattleApp(ShowBase):
                                    self.simulation.step_s)
                 view.update(self.fixed_clock.alpha)
                 self.vehicle_views[key] = view
-        player = self.vehicle_views[id(self.simulation.player)]
-        if player is not self.player_view:
-            if self.player_view is not None:
-                self.player_view.show_gun(True)
-            self.player_view = player
+        for index, player in enumerate(self.views):
+            vehicle = player.follow()
+            followed = self.vehicle_views.get(id(vehicle)) if vehicle is not None else None
+            if followed is not self._followed[index]:
+                if self._followed[index] is not None:
+                    self._followed[index].show_gun(True, player.screen.mask)
+                self._followed[index] = followed
 
     # ----- pause menu, settings, restart ------------------------------------------------
 
@@ -213,7 +223,6 @@ class TankBattleApp(ShowBase):
             if manager is not None:
                 manager.setVolume(settings.volume)
         self.effects.set_quality(settings.quality)
-        self._fov_deg = None  # set again on the next draw
 
     def restart_game(self) -> None:
         """A fresh game (same map, seed, vehicle and bots): views rebuilt, clock reset."""
@@ -224,16 +233,17 @@ class TankBattleApp(ShowBase):
         for view in self.vehicle_views.values():
             view.destroy()
         self.vehicle_views.clear()
-        self.player_view = None
+        self._followed = [None] * len(self.views)
         self.simulation, self.battle = self._make_game()
         for system in (self.combat_view, self.effects, self.overlay, self.audio):
             system.simulation = self.simulation
         self.effects.clear()
         self.fixed_clock = FixedStepClock(self.simulation.step_s,
                                           self.game_config.game.simulation.max_steps_per_frame)
-        self._impact_ws = None
         old.destroy()
-        self.hud.message("Restarted")
+        for player in self.views:
+            player.reset()
+            player.message("Restarted")
         self.resume()
         self._draw(frame_s=0.0)
 
@@ -242,27 +252,27 @@ class TankBattleApp(ShowBase):
     def _frame(self, task):
         frame_s = self.clock.getDt()
         if self.paused:  # the fixed-step clock stands still: no step, nothing ages
-            if self.gamepad is not None:
-                self.gamepad.controls()  # read the pad only for its Start button
-                if self.gamepad.take_pause_press():
-                    self.resume()
+            self.player_inputs.poll_pads()
+            if self.player_inputs.pause_pressed():
+                self.resume()
             self._draw(0.0)
             return task.cont
         steps = self.fixed_clock.advance(frame_s)
-        player = self.simulation.player.name
         started = time.perf_counter()
         for _ in range(steps):
-            controls = (self.inputs.controls_at(self.simulation.time_s) if self.inputs
-                        else self.player_input.controls(self._mouse_aim(),
-                                                        self.simulation.player.gear))
+            simulation = self.simulation
+            controls = (self.scripted_inputs.controls_at(simulation.time_s)
+                        if self.scripted_inputs is not None
+                        else self.player_inputs.player_one(simulation.player.gear))
             self._throttle = controls.throttle
-            events = self.simulation.step(controls)
+            events = simulation.step(controls, self.player_inputs.others(simulation))
             if self.telemetry is not None:
-                self.telemetry.write(telemetry_record(self.simulation, events))
+                self.telemetry.write(telemetry_record(simulation, events))
             self.effects.on_events(events)
             self.audio.on_events(events)
-            self.hud.on_events(events, player)
-        if self.gamepad is not None and self.gamepad.take_pause_press():
+            for player in self.views:
+                player.on_events(events)
+        if self.player_inputs.pause_pressed():
             self.pause()
         if steps:
             self.step_ms = (time.perf_counter() - started) * 1000.0 / steps
@@ -272,101 +282,34 @@ class TankBattleApp(ShowBase):
             self.finish()
         return task.cont
 
-    def _camera_input(self) -> None:
-        camera = self.chase_camera
-        pad_presses = self.gamepad.take_camera_presses() if self.gamepad is not None else []
-        for action in self.keyboard.take_camera_presses() + pad_presses:
-            if action == "camera_view":
-                camera.toggle_view()
-            elif action == "camera_zoom_in":
-                camera.zoom_by(1.0)
-            elif action == "camera_zoom_out":
-                camera.zoom_by(-1.0)
-        held = self.keyboard.action_held("camera_orbit")
-        camera.hold_orbit(held)
-        watcher = self.mouseWatcherNode
-        mouse = None
-        if watcher is not None and watcher.hasMouse():
-            point = watcher.getMouse()
-            mouse = (point.getX(), point.getY())
-        if held and mouse is not None and self._mouse is not None:
-            # Mouse coordinates run -1..1 across the window: 2 units to a window width.
-            camera.orbit((mouse[0] - self._mouse[0]) / 2.0 * (-1 if self.user.invert_x else 1),
-                         (mouse[1] - self._mouse[1]) / 2.0 * (-1 if self.user.invert_y else 1))
-        self._mouse = mouse
-
-    def _mouse_aim(self) -> tuple[float, float] | None:
-        """In the gun sight, the mouse's offset from the window's centre aims the gun."""
-        spec = self.game_config.controls.mouse
-        if (not spec.gunsight_aim or self.chase_camera.mode != GUNSIGHT
-                or self.keyboard.action_held("camera_orbit")):
-            return None
-        watcher = self.mouseWatcherNode
-        if watcher is None or not watcher.hasMouse():
-            return None
-        point = watcher.getMouse()
-        x, y = mouse_aim(spec, point.getX(), point.getY())
-        return (-x if self.user.invert_x else x, -y if self.user.invert_y else y)
-
     def _draw(self, frame_s: float) -> None:
         alpha = self.fixed_clock.alpha
         self._sync_views()
         for view in self.vehicle_views.values():
             view.update(alpha, frame_s)
-        self._camera_input()
-        player = self.player_view
-        gun_pose = player.gun_pose_ws(self.game_config.game.camera.gunsight_offset_m)
-        self.chase_camera.update(frame_s, player.position, player.rotation, player.length_m,
-                                 gun_pose)
-        sighting = self.chase_camera.mode == GUNSIGHT
-        # The gun sight magnifies; a car's driver's seat (no gun) sees as the chase view does,
-        # at the player's own field of view.
-        fov = (self.chase_camera.field_of_view_deg if sighting and player.has_gun
-               else self.user.field_of_view_deg)
-        if fov != self._fov_deg:
-            self.camLens.setMinFov(fov)
-            self._fov_deg = fov
-        self.reticle.show(sighting and player.has_gun)
-        player.show_gun(not sighting)
-        eye = np.array(self.camera.getPos(self.render))
+        self.player_inputs.update(frame_s)
+        for player, followed in zip(self.views, self._followed):
+            player.update(frame_s, followed, self.simulation, self.battle,
+                          self.user.field_of_view_deg)
+        # Tracers face, and particles sort for, player 1's camera; the sun's shadows
+        # cover the ground round the players' vehicles.
+        eye = self.views[0].eye
         self.combat_view.update(alpha, eye)
-        self.scene.update(player.position)
+        followed = [view.position for view in self._followed if view is not None]
+        if followed:
+            self.scene.update(np.mean(followed, axis=0))
         self._draw_effects(frame_s, eye)
-        self._draw_hud(frame_s)
         self.overlay.update(self.step_ms)
         self.frames += 1
 
     def _draw_effects(self, frame_s: float, eye: np.ndarray) -> None:
-        lens = (self.camLens.getFov()[1], self.camLens.getAspectRatio())
-        if lens != self._particle_projection:  # zoom, the gun sight, a resized window
-            self.effects.particles.set_projection(*lens)
-            self._particle_projection = lens
+        lens = self.views[0].screen.lens
+        projection = (lens.getFov()[1], lens.getAspectRatio())
+        if projection != self._particle_projection:  # zoom, the gun sight, a resized window
+            self.effects.particles.set_projection(*projection)
+            self._particle_projection = projection
         frame_s = min(max(float(frame_s), 0.0), self.game_config.game.camera.max_frame_s)
         self.effects.update(frame_s, eye)
-
-    def _draw_hud(self, frame_s: float) -> None:
-        simulation, spec = self.simulation, self.game_config.game.hud
-        player = simulation.player
-        if player.aim is not None and self.frames % spec.crosshair_every_frames == 0:
-            impact = simulation.predicted_impact(player, spec.crosshair_max_flight_s)
-            if impact is None:  # nothing within reach: where the barrel points, far off
-                from physics.gun import gun_axes
-                muzzle, barrel = gun_axes(player.current, player.spec.gun, player.aim)
-                impact = muzzle + barrel * self.game_config.game.camera.far_clip_m * 0.5
-            self._impact_ws = np.asarray(impact, dtype=float)
-        self.hud.set_crosshair(self._project(self._impact_ws))
-        self.hud.update(read_hud_state(simulation, self.battle), frame_s)
-
-    def _project(self, point_ws) -> tuple[float, float] | None:
-        """A world point on aspect2d, or None when it is behind the camera or off screen."""
-        if point_ws is None or self.cam is None:
-            return None
-        local = self.cam.getRelativePoint(self.render, Point3(*point_ws))
-        screen = Point2()
-        if not self.camLens.project(local, screen):
-            return None
-        on_2d = self.aspect2d.getRelativePoint(self.render2d, Point3(screen[0], 0.0, screen[1]))
-        return float(on_2d[0]), float(on_2d[2])
 
     def save_screenshot(self, path: Path) -> None:
         self.graphicsEngine.renderFrame()
@@ -389,13 +332,18 @@ class TankBattleApp(ShowBase):
 def run_windowed(config: GameConfig, map_choice: MapChoice, seed: int, player_vehicle: str,
                  bots: int, *, inputs: ScriptedInputs | None, telemetry: TelemetryWriter | None,
                  offscreen: bool, seconds: float | None, screenshot: Path | None,
-                 debug_rays: bool = False, new_recorder=None, on_quit=None) -> int:
-    """Run the game in a window (or offscreen). ``new_recorder()`` gives each game (and each
-    restart) a replay recorder; ``on_quit(recorder)`` gets the last game's when it ends."""
+                 debug_rays: bool = False, players: int = 1, new_recorder=None,
+                 on_quit=None) -> int:
+    """Run the game in a window (or offscreen) for ``players`` local players (2: split
+    screen). ``new_recorder()`` gives each game (and each restart) a replay recorder;
+    ``on_quit(recorder)`` gets the last game's when it ends."""
     def make_game():
         simulation = Simulation(config, map_choice, seed, player_vehicle=player_vehicle)
         simulation.recorder = new_recorder() if new_recorder else None
-        return simulation, Battle(simulation, config.game.battle, bots)
+        battle = Battle(simulation, config.game.battle, bots)
+        if players > 1:
+            add_second_player(simulation, battle, config.game.local_players)
+        return simulation, battle
 
     simulation, battle = make_game()
     # A person's own settings only in an interactive game: scripted and offscreen runs
@@ -406,7 +354,8 @@ def run_windowed(config: GameConfig, map_choice: MapChoice, seed: int, player_ve
     try:
         app = TankBattleApp(config, simulation, offscreen=offscreen, inputs=inputs,
                             telemetry=telemetry, seconds=seconds, battle=battle,
-                            make_game=make_game, debug_rays=debug_rays, settings=settings)
+                            make_game=make_game, debug_rays=debug_rays, settings=settings,
+                            players=players)
         app.run()
         if screenshot is not None:
             app.save_screenshot(screenshot)

@@ -17,6 +17,10 @@ from physics.spec import Spec, tuning
 SOUNDS_DIR = Path(__file__).resolve().parent.parent / "assets" / "sounds"
 SOUND_NAMES = ("engine_loop", "gun_fire", "impact_metal", "impact_sand", "explosion",
                "gear_grind", "ui_click")
+UI_CLICK = "ui_click"
+"""The menus' click."""
+UI_SOUNDS = (UI_CLICK,)
+"""Sounds of the interface: played as they are, not placed in the world."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,8 @@ def engine_note(spec: AudioSpec, rpm: float, throttle: float) -> tuple[float, fl
 
 
 class SoundPlayer(Protocol):
-    def play(self, name: str, position) -> None: ...
+    def play(self, name: str, position) -> None:
+        """Play a sound once, at a world position (None, or an interface sound: as it is)."""
     def engine(self, play_rate: float, volume: float, position) -> None: ...
     def destroy(self) -> None: ...
 
@@ -107,7 +112,8 @@ class GameAudio:
 
 class PandaSoundPlayer:
     """Panda3D's Audio3DManager: each one-shot is placed at its world position and fades
-    with distance from the camera (the listener)."""
+    with distance from the camera (the listener). Interface sounds (``UI_SOUNDS``) go
+    through the plain sound-effects manager, at full level wherever the camera is."""
 
     def __init__(self, base, spec: AudioSpec, folder: Path = SOUNDS_DIR):
         from direct.showbase.Audio3DManager import Audio3DManager
@@ -120,8 +126,11 @@ class PandaSoundPlayer:
         self._emitters = []
         for name in SOUND_NAMES:
             path = folder / f"{name}.wav"
-            if path.exists():
-                self.sounds[name] = self.manager.loadSfx(Filename.fromOsSpecific(str(path)))
+            if not path.exists():
+                continue
+            filename = Filename.fromOsSpecific(str(path))
+            self.sounds[name] = (base.loader.loadSfx(filename) if name in UI_SOUNDS
+                                 else self.manager.loadSfx(filename))
         self._engine_node = self.root.attachNewNode("engine")
         self.engine_sound = self.sounds.get("engine_loop")
         if self.engine_sound is not None:
@@ -134,7 +143,7 @@ class PandaSoundPlayer:
         sound = self.sounds.get(name)
         if sound is None:
             return
-        if position is not None:
+        if position is not None and name not in UI_SOUNDS:
             node = self.root.attachNewNode(name)
             node.setPos(*position)
             self.manager.attachSoundToObject(sound, node)

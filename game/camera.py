@@ -101,12 +101,17 @@ class ChaseCamera:
 
     def orbit(self, across_screens: float, up_screens: float) -> None:
         """Swing round by mouse travel, in window widths (+ right / + up)."""
+        self.swing(across_screens * self.spec.orbit_deg_per_screen,
+                   up_screens * self.spec.orbit_deg_per_screen)
+
+    def swing(self, right_deg: float, up_deg: float) -> None:
+        """Swing round by angles while the orbit is held (a pad's stick: its rate times the
+        frame); + right / + up looks that way, as moving the mouse does."""
         if not self.orbit_held:
             return
-        self.orbit_yaw += math.radians(across_screens * self.spec.orbit_deg_per_screen)
+        self.orbit_yaw += math.radians(right_deg)
         low, high = (math.radians(a) for a in self.spec.orbit_pitch_limits_deg)
-        self.orbit_pitch = min(max(self.orbit_pitch - math.radians(
-            up_screens * self.spec.orbit_deg_per_screen), low), high)
+        self.orbit_pitch = min(max(self.orbit_pitch - math.radians(up_deg), low), high)
 
     def zoom_by(self, clicks: float) -> None:
         """+ zooms in (closer), - out."""

@@ -14,6 +14,7 @@ from pathlib import Path
 from game.config import CONFIG_DIR, load_config
 from game.controls import ScriptedInputs
 from game.errors import CommandLineError, UserError, whole_number
+from game.local_players import MAX_PLAYERS, add_second_player
 from game.replay import (ReplayHeader, ReplayRecorder, autosave_path, config_digest,
                          game_version, load_replay)
 from game.telemetry import TelemetryWriter
@@ -61,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="world seed (default 1)")
     parser.add_argument("--bots", type=whole_number(0, MAX_BOTS, "bots"), default=0,
                         help="enemy tanks (default 0)")
+    parser.add_argument("--players", type=whole_number(1, MAX_PLAYERS, "players"), default=1,
+                        help="local players: 2 splits the window, player 2 drives a second "
+                             "vehicle with a gamepad (headless: it stands still)")
     parser.add_argument("--seconds", type=_seconds, default=None,
                         help=f"simulated seconds to run (headless default "
                              f"{DEFAULT_HEADLESS_SECONDS:g}, offscreen "
@@ -88,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _check_arguments(args: argparse.Namespace) -> None:
     if args.replay and args.inputs:
         raise CommandLineError("--replay plays recorded controls: drop --inputs")
+    if args.players > 1 and (args.record or args.replay):
+        raise CommandLineError(f"--players {args.players}: replays hold one player's controls; "
+                               "drop --record and --replay")
     if args.headless and (args.offscreen or args.screenshot):
         raise CommandLineError("--headless draws nothing: drop --offscreen and --screenshot")
     if args.screenshot is not None:
@@ -127,12 +134,17 @@ def run(argv: list[str] | None = None) -> int:
         if seconds is None and args.offscreen:
             seconds = DEFAULT_OFFSCREEN_SECONDS
         interactive = not args.offscreen and inputs is None and seconds is None
+        # A replay holds player 1's controls only: a two-player game keeps none.
+        one_player = args.players == 1
         return run_windowed(config, args.map, args.seed, args.vehicle, args.bots, inputs=inputs,
                             telemetry=telemetry,
                             offscreen=args.offscreen, seconds=seconds,
                             screenshot=args.screenshot, debug_rays=args.debug_rays,
-                            new_recorder=lambda: ReplayRecorder(args.recorder.header),
-                            on_quit=_replay_saver(args.record, interactive))
+                            players=args.players,
+                            new_recorder=(lambda: ReplayRecorder(args.recorder.header))
+                            if one_player else None,
+                            on_quit=_replay_saver(args.record, interactive) if one_player
+                            else None)
     finally:
         if telemetry is not None:
             telemetry.close()
@@ -158,7 +170,9 @@ def _run_headless(args, config, inputs, telemetry) -> None:
     from game.headless import run_headless
     from game.simulation import Simulation
     simulation = Simulation(config, args.map, args.seed, player_vehicle=args.vehicle)
-    Battle(simulation, config.game.battle, args.bots)
+    battle = Battle(simulation, config.game.battle, args.bots)
+    if args.players > 1:  # no pad without a window: player 2 stands still
+        add_second_player(simulation, battle, config.game.local_players)
     simulation.recorder = args.recorder
     try:
         run_headless(simulation, args.seconds or DEFAULT_HEADLESS_SECONDS, inputs, telemetry)

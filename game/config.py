@@ -19,7 +19,9 @@ from game.battle import BattleSpec
 from game.combat import RangeSpec
 from game.controls import GEAR_NAMES
 from game.errors import UserError
+from game.gamepad import GamepadSpec
 from game.keyboard import KeyboardSpec, MouseSpec
+from game.local_players import LocalPlayersSpec
 from physics.gearbox import GearboxSpec
 from physics.spec import Spec, SpecError, build_spec, tuning
 from physics.rocks import RockSpec
@@ -60,50 +62,6 @@ def load_spec(path: Path, cls: type) -> Any:
         return build_spec(cls, table)
     except SpecError as error:
         raise UserError(path, error.key, error.expected, error.value, has_value=True) from None
-
-
-def _buttons(doc: str):
-    return tuning(doc + " (Panda3D gamepad button names: face_a, face_b, face_x, face_y, "
-                  "lshoulder, rshoulder, lstick, rstick, dpad_up, start, back, ...)",
-                  length=(0, 8))
-
-
-@dataclass(frozen=True)
-class GamepadSpec(Spec):
-    """A gamepad: right trigger throttle, left trigger brake, left stick steers, right stick
-    aims; named actions on buttons; hold the clutch and move the left stick through the H
-    gate to pick a gear."""
-
-    enabled: bool = tuning("use a connected gamepad")
-    stick_dead_zone: float = tuning("stick deflection (0..1) that does nothing",
-                                    minimum=0.0, maximum=0.9)
-    trigger_dead_zone: float = tuning("trigger travel (0..1) that does nothing",
-                                      minimum=0.0, maximum=0.9)
-    stick_curve_exponent: float = tuning("response curve of the sticks beyond the dead zone: "
-                                         "1 linear, more gives finer control near the centre",
-                                         minimum=0.2, maximum=5.0)
-    trigger_curve_exponent: float = tuning("response curve of the triggers", minimum=0.2,
-                                           maximum=5.0)
-    invert_gun: bool = tuning("pushing the right stick up lowers the gun")
-    gate_threshold: float = tuning("with the clutch held, the left stick this far (0..1) "
-                                   "towards a slot of the H gate selects that gear; nearer "
-                                   "the centre is neutral", minimum=0.2, maximum=0.95)
-    fire: tuple[str, ...] = _buttons("fire the gun")
-    handbrake: tuple[str, ...] = _buttons("hold the handbrake")
-    gear_up: tuple[str, ...] = _buttons("shift up one gear (R, N, 1, 2, ...)")
-    gear_down: tuple[str, ...] = _buttons("shift down one gear")
-    clutch: tuple[str, ...] = _buttons("hold to pick a gear with the left stick in the H gate")
-    gear_automatic: tuple[str, ...] = _buttons("let the gearbox shift by itself")
-    reset: tuple[str, ...] = _buttons("set the vehicle back on its wheels")
-    swap_vehicle: tuple[str, ...] = _buttons("hop between the tank and the car")
-    camera_view: tuple[str, ...] = _buttons("chase camera / gun sight")
-    pause: tuple[str, ...] = _buttons("open or close the pause menu")
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.stick_dead_zone >= self.gate_threshold:
-            raise SpecError("gate_threshold", self.gate_threshold,
-                            f"more than stick_dead_zone ({self.stick_dead_zone})")
 
 
 @dataclass(frozen=True)
@@ -599,6 +557,7 @@ class GameSpec(Spec):
     menu: MenuSpec = tuning("the pause menu")
     user_settings: UserSettingsSpec = tuning("defaults of the player's own settings")
     audio: AudioSpec = tuning("the engine note and the sounds' falloff")
+    local_players: LocalPlayersSpec = tuning("two players on one machine (--players 2)")
 
 
 @dataclass(frozen=True)

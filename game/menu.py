@@ -4,7 +4,8 @@ The app owns the pause itself (the fixed-step clock stops while the menu is
 open); this module only draws the pages and calls back:
 ``on_resume()``, ``on_restart()``, ``on_quit()``, ``on_settings(settings)`` (a
 setting changed: apply it now) and the settings page's Save writes the user's
-file through :class:`game.settings.UserSettings`.
+file through :class:`game.settings.UserSettings`. Every button, check box and choice
+clicks (the synthesised ``ui_click``) through the game's sound player, ``sounds``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from direct.gui.DirectGui import (DGG, DirectButton, DirectCheckButton, DirectFr
                                   DirectLabel, DirectOptionMenu, DirectSlider)
 from panda3d.core import TextNode
 
+from game.audio import UI_CLICK, SoundPlayer
 from game.config import QUALITY_LEVELS, MenuSpec
 from game.hud import keep_alpha
 from game.keyboard import KeyboardSpec
@@ -38,9 +40,10 @@ def _short(doc: str, most: int = 34) -> str:
 
 class PauseMenu:
     def __init__(self, parent, spec: MenuSpec, settings, keyboard: KeyboardSpec, *,
-                 on_resume, on_restart, on_quit, on_settings):
+                 on_resume, on_restart, on_quit, on_settings, sounds: SoundPlayer | None = None):
         self.spec = spec
         self.settings = settings
+        self.sounds = sounds
         self.on_resume, self.on_restart, self.on_quit = on_resume, on_restart, on_quit
         self.on_settings = on_settings
         s = spec
@@ -55,12 +58,13 @@ class PauseMenu:
         main = self._page("main", 0.9, 0.75)
         DirectLabel(parent=main, text="Paused", text_scale=s.text_scale * 1.4,
                     text_fg=s.text_colour, frameColor=(0, 0, 0, 0), pos=(0, 0, 0.55))
+        self.buttons: dict[str, DirectButton] = {}
+        """Every button by page and label ("main/Resume"): tests press them."""
         for row, (label, command) in enumerate((
                 ("Resume", self._resume), ("Restart", self._restart),
                 ("Settings", lambda: self.show_page("settings")),
                 ("Controls", lambda: self.show_page("controls")), ("Quit", self.on_quit))):
-            DirectButton(parent=main, text=label, command=command, pos=(0, 0, 0.3 - row * 0.2),
-                         **button)
+            self._button(main, "main", label, command, (0, 0, 0.3 - row * 0.2), button)
         # ----- settings page ------------------------------------------------------------
         page = self._page("settings", 1.1, 0.85)
         DirectLabel(parent=page, text="Settings", text_scale=s.text_scale * 1.2,
@@ -84,25 +88,25 @@ class PauseMenu:
                                           scale=s.text_scale * 0.8, pos=(-0.6, 0, 0.08),
                                           text_fg=s.text_colour, text_align=TextNode.ALeft,
                                           frameColor=(0, 0, 0, 0), boxPlacement="left",
-                                          command=self._changed)
+                                          command=self._clicked(self._changed))
         self.invert_y = DirectCheckButton(parent=page, text="Invert mouse up/down",
                                           indicatorValue=int(current.invert_y),
                                           scale=s.text_scale * 0.8, pos=(-0.6, 0, -0.08),
                                           text_fg=s.text_colour, text_align=TextNode.ALeft,
                                           frameColor=(0, 0, 0, 0), boxPlacement="left",
-                                          command=self._changed)
+                                          command=self._clicked(self._changed))
         DirectLabel(parent=page, text="Graphics quality", pos=(-0.95, 0, -0.27), **label)
         self.quality = DirectOptionMenu(parent=page, items=list(QUALITY_LEVELS),
                                         initialitem=QUALITY_LEVELS.index(current.quality),
                                         scale=s.text_scale * 0.9, pos=(0.1, 0, -0.27),
-                                        command=lambda _: self._changed())
+                                        command=self._clicked(self._changed))
         self.status = DirectLabel(parent=page, text="", text_scale=s.text_scale * 0.55,
                                   text_fg=s.text_colour, frameColor=(0, 0, 0, 0),
                                   pos=(0, 0, -0.48), text_wordwrap=34)
-        DirectButton(parent=page, text="Save", command=self.save, pos=(-0.3, 0, -0.68),
-                     **{**button, "frameSize": (-0.25, 0.25, -0.055, 0.085)})
-        DirectButton(parent=page, text="Back", command=lambda: self.show_page("main"),
-                     pos=(0.3, 0, -0.68), **{**button, "frameSize": (-0.25, 0.25, -0.055, 0.085)})
+        small = {**button, "frameSize": (-0.25, 0.25, -0.055, 0.085)}
+        self._button(page, "settings", "Save", self.save, (-0.3, 0, -0.68), small)
+        self._button(page, "settings", "Back", lambda: self.show_page("main"), (0.3, 0, -0.68),
+                     small)
         if settings.warning:
             self.status["text"] = settings.warning
         # ----- controls help ------------------------------------------------------------
@@ -120,11 +124,26 @@ class PauseMenu:
             DirectLabel(parent=help_page, text="\n".join(keys for _, keys in chunk),
                         text_scale=size, text_fg=(1.0, 0.85, 0.4, 1.0), frameColor=(0, 0, 0, 0),
                         text_align=TextNode.ALeft, pos=(x + 0.86, 0, 0.68))
-        DirectButton(parent=help_page, text="Back", command=lambda: self.show_page("main"),
-                     pos=(0, 0, -0.82), **{**button, "frameSize": (-0.25, 0.25, -0.055, 0.085)})
+        self._button(help_page, "controls", "Back", lambda: self.show_page("main"),
+                     (0, 0, -0.82), small)
         self._update_labels()
         self.is_open = False
         self.close()
+
+    def _clicked(self, command):
+        """``command`` with a click first (it takes whatever the widget passes)."""
+        def click_then(*args):
+            self.click()
+            command(*args)
+        return click_then
+
+    def click(self) -> None:
+        if self.sounds is not None:
+            self.sounds.play(UI_CLICK, None)
+
+    def _button(self, parent, page: str, label: str, command, pos, style: dict) -> None:
+        self.buttons[f"{page}/{label}"] = DirectButton(
+            parent=parent, text=label, command=self._clicked(command), pos=pos, **style)
 
     def _page(self, name: str, half_width: float, half_height: float) -> DirectFrame:
         page = DirectFrame(parent=self.veil, frameColor=self.spec.panel_colour,

@@ -120,6 +120,7 @@ class DesertScene:
         self.sky.setAttrib(DepthTestAttrib.make(DepthTestAttrib.MLessEqual))
         self.sky.setAttrib(CullFaceAttrib.make(CullFaceAttrib.MCullNone))
         self.sky.hide(SHADOW_CASTER_MASK)
+        self._view_skies: list[NodePath] = []
 
         self.terrain = TerrainView(self.root, terrain, terrain_view, spec.sand_light_colour,
                                    spec.sand_dark_colour, sand.blend_mask_tile_m)
@@ -137,6 +138,14 @@ class DesertScene:
         mesh = rocks_mesh(rocks, spec)
         self.rocks = self.root.attachNewNode(mesh) if mesh is not None else None
 
+    def add_view(self, camera: NodePath, camera_mask) -> None:
+        """Another camera (split screen; it draws ``camera_mask``) gets its own sky dome
+        round it: each camera sees only its own."""
+        sky = self.sky.copyTo(camera)
+        sky.hide(MAIN_CAMERA_MASK)
+        self.sky.hide(camera_mask)
+        self._view_skies.append(sky)
+
     def update(self, focus_ws: np.ndarray) -> None:
         """Once a frame: the shadowed square follows ``focus_ws`` (the player)."""
         self.shadow.follow(focus_ws)
@@ -149,5 +158,7 @@ class DesertScene:
         if self.rocks is not None:
             self.rocks.removeNode()
         self.sky.removeNode()
+        for sky in self._view_skies:
+            sky.removeNode()
         self.shadow.destroy()
         self.root.removeNode()

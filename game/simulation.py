@@ -274,6 +274,13 @@ class Simulation:
         vehicle.record_state()
         vehicle.previous = vehicle.current
 
+    def reset_vehicle(self, vehicle: Vehicle) -> dict:
+        """Set a vehicle back on its wheels where it stands, facing the same way."""
+        state = vehicle.current
+        self.place(vehicle, state.position_ws[0], state.position_ws[1],
+                   state.heading_pitch_roll_deg()[0])
+        return {"type": "reset", "vehicle": vehicle.name}
+
     def _pressed_now(self, name: str, held: bool) -> bool:
         """True on the step a button goes down (edge), not while it stays down."""
         was_held = name in self._pressed
@@ -284,11 +291,12 @@ class Simulation:
         return held and not was_held
 
     def _swap_player(self) -> None:
-        """Hop into the nearest vehicle of the other kind, or a new one beside this one."""
+        """Hop into the nearest free vehicle of the other kind (not one a driver has: a bot,
+        a second local player), or a new one beside this one."""
         current = self.player
         other_kind = "car" if current.kind == "tank" else "tank"
         position = current.current.position_ws
-        others = [v for v in self.vehicles if v.kind == other_kind]
+        others = [v for v in self.vehicles if v.kind == other_kind and v.name not in self._drivers]
         current.apply_controls(Controls(handbrake=True))
         if others:
             self.player = min(others, key=lambda v: np.linalg.norm(v.current.position_ws - position))
@@ -306,7 +314,8 @@ class Simulation:
     def step(self, player_controls: Controls, others: dict[str, Controls] | None = None
              ) -> list[dict]:
         """Advance one fixed step with the player's controls and any other drivers' (by
-        vehicle name: bots); return what happened in it."""
+        vehicle name: bots, a second local player, whose ``reset`` also works); return what
+        happened in it."""
         if self.recorder is not None:
             self.recorder.record(self.world.step_count, player_controls)
         events = []
@@ -315,10 +324,11 @@ class Simulation:
             self._swap_player()
             events.append({"type": "swap_vehicle", "from": previous.name, "to": self.player.name})
         if self._pressed_now("reset", player_controls.reset):
-            state = self.player.current
-            self.place(self.player, state.position_ws[0], state.position_ws[1],
-                       state.heading_pitch_roll_deg()[0])
-            events.append({"type": "reset", "vehicle": self.player.name})
+            events.append(self.reset_vehicle(self.player))
+        for vehicle in self.vehicles:  # another person's vehicle (local player 2) resets too
+            if vehicle.name in (others or {}) and self._pressed_now(
+                    "reset:" + vehicle.name, others[vehicle.name].reset):
+                events.append(self.reset_vehicle(vehicle))
         drivers = {name: driver(self) for name, driver in self._drivers.items()}
         drivers.update(others or {})
         drivers[self.player.name] = player_controls

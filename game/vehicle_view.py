@@ -106,10 +106,15 @@ class VehicleView:
         else:
             self._shade.restore()
 
-    def show_gun(self, visible: bool) -> None:
-        """Hide the gun from the gun sight, whose eye sits beside the barrel."""
+    def show_gun(self, visible: bool, camera_mask=None) -> None:
+        """Hide the gun from the gun sight, whose eye sits beside the barrel: from the
+        cameras drawing ``camera_mask`` only (None: from every camera)."""
         if self.has_gun:
-            (self.rig.gun.show if visible else self.rig.gun.hide)()
+            change = self.rig.gun.show if visible else self.rig.gun.hide
+            if camera_mask is None:
+                change()
+            else:
+                change(camera_mask)
 
     def gun_pose_ws(self, offset_m=(0.0, 0.0, 0.0)):
         """The gun sight's eye and axes (a car: the driver's eye)."""

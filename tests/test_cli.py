@@ -163,6 +163,9 @@ BAD_FLAGS = [
     (["--seed", "-1"], ["--seed"]),
     (["--seed", "x"], ["--seed"]),
     (["--vehicle", "bicycle"], ["--vehicle", "bicycle"]),
+    (["--players", "0"], ["--players", "[1, 2]"]),
+    (["--players", "3"], ["--players", "[1, 2]"]),
+    (["--players", "two"], ["--players", "two"]),
 ]
 
 
@@ -227,3 +230,28 @@ def test_a_config_folder_that_does_not_exist(run_cli, tmp_path):
     line = assert_user_error(run_cli("--headless", "--seconds", "0.1", "--config",
                                      tmp_path / "nothing"), "no such file")
     assert str(tmp_path / "nothing") in line
+
+
+@pytest.mark.parametrize("flag", ["--record", "--replay"])
+def test_two_players_and_replays_are_refused(run_cli, tmp_path, flag):
+    target = tmp_path / "game.replay"
+    target.write_text("", encoding="utf-8")
+    assert_user_error(run_cli("--headless", "--seconds", "0.1", "--players", "2", flag, target),
+                      "--players 2", flag)
+
+
+def test_two_players_run_headless_with_player_two_standing_still(run_cli, tmp_path):
+    path = tmp_path / "telemetry.jsonl"
+    result = run_cli("--headless", "--seconds", "1", "--map", "flat", "--players", "2",
+                     "--telemetry", path, "--inputs", _drive_file(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    lines = read_lines(path)
+    assert len(lines) == STEP_HZ  # player 1's telemetry, as with one player
+    assert lines[-1]["speed_kmh"] > 1.0
+
+
+def _drive_file(folder: Path) -> Path:
+    path = folder / "drive.json"
+    path.write_text(json.dumps(DRIVE), encoding="utf-8")
+    return path

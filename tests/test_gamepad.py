@@ -7,7 +7,9 @@ import pytest
 
 from game.config import GamepadSpec, load_config
 from game.controls import AUTOMATIC, Controls
-from game.gamepad import CombinedInput, GamepadInput, GamepadMapper, shape
+from game.errors import UserError
+from game.gamepad import AXES, CAMERA_PRESSES, GamepadMapper, shape
+from game.pad_input import CombinedInput, GamepadInput, PadSeats
 from physics.gearbox import gate_layout
 from physics.spec import SpecError
 
@@ -105,6 +107,113 @@ def test_sequential_shift_from_automatic_starts_at_the_engaged_gear(spec):
 def test_gate_threshold_must_exceed_the_dead_zone(spec):
     with pytest.raises(SpecError):
         replace(spec, stick_dead_zone=0.7, gate_threshold=0.6)
+
+
+@pytest.mark.parametrize("throttle, brake, steer, turret, gun", [
+    ("right_trigger", "left_trigger", "left_x", "right_x", "right_y"),
+    ("left_trigger", "right_trigger", "right_x", "left_x", "left_y"),
+    ("right_y", "left_trigger", "left_x", "right_x", "right_trigger"),
+])
+def test_each_driving_axis_reads_the_axis_the_config_names(spec, throttle, brake, steer,
+                                                           turret, gun):
+    spec = replace(spec, throttle_axis=throttle, brake_axis=brake, steer_axis=steer,
+                   turret_axis=turret, gun_axis=gun, stick_dead_zone=0.0,
+                   trigger_dead_zone=0.0, stick_curve_exponent=1.0,
+                   trigger_curve_exponent=1.0)
+    readings = {throttle: 0.9, brake: 0.3, steer: -0.4, turret: 0.6, gun: 0.2}
+    controls = GamepadMapper(spec).update(readings, set())
+    assert controls.throttle == pytest.approx(0.9)
+    assert controls.brake == pytest.approx(0.3)
+    assert controls.steer == pytest.approx(-0.4)
+    assert controls.turret == pytest.approx(0.6)
+    assert controls.elevation == pytest.approx(0.2)
+    # Nothing else moves any of them.
+    others = {axis: 1.0 for axis in AXES if axis not in readings}
+    assert GamepadMapper(spec).update(others, set()) == Controls()
+
+
+def test_a_stick_as_throttle_drives_only_when_pushed_forward(spec):
+    spec = replace(spec, throttle_axis="left_y", steer_axis="left_x")
+    mapper = GamepadMapper(spec)
+    assert mapper.update({"left_y": 1.0}, set()).throttle == pytest.approx(1.0)
+    assert mapper.update({"left_y": -1.0}, set()).throttle == 0.0
+
+
+def test_each_axis_takes_its_own_dead_zone_trigger_or_stick(spec):
+    spec = replace(spec, throttle_axis="right_y", gun_axis="right_trigger",
+                   stick_dead_zone=0.3, trigger_dead_zone=0.05)
+    controls = GamepadMapper(spec).update({"right_y": 0.2, "right_trigger": 0.2}, set())
+    assert controls.throttle == 0.0  # a stick: inside its 0.3 dead zone
+    assert controls.elevation > 0.0  # a trigger: past its 0.05 dead zone
+
+
+def test_the_gate_stick_picks_gears_and_drives_nothing_while_clutched(spec):
+    spec = replace(spec, gate_stick="right", steer_axis="left_x")
+    mapper = GamepadMapper(spec)
+    column, row = gate_layout(5)["3"]
+    clutched = mapper.update({"right_x": column * 0.9, "right_y": row * 0.9, "left_x": 0.9},
+                             {"face_x"})
+    assert clutched.gear == "3"
+    assert clutched.turret == 0.0 and clutched.elevation == 0.0  # the right stick shifts
+    assert clutched.steer > 0.5  # the left stick still steers
+
+
+@pytest.mark.parametrize("key, axis", [("throttle_axis", "thumb_x"), ("gun_axis", "")])
+def test_an_axis_the_pad_does_not_have_is_refused(spec, key, axis):
+    with pytest.raises(SpecError, match=key):
+        replace(spec, **{key: axis})
+
+
+def test_two_driving_controls_on_one_axis_are_refused(spec):
+    with pytest.raises(SpecError, match="brake_axis") as caught:
+        replace(spec, brake_axis=spec.throttle_axis)
+    assert "throttle_axis" in str(caught.value)
+
+
+def test_an_unknown_axis_in_the_file_is_one_line_naming_the_key(config_copy, edit_file):
+    path = config_copy / "controls.toml"
+    edit_file(path, 'steer_axis = "left_x"', 'steer_axis = "wheel"')
+    with pytest.raises(UserError) as caught:
+        load_config(config_copy)
+    message = str(caught.value)
+    assert "gamepad.steer_axis" in message and "left_x" in message and "\n" not in message
+
+
+def test_zoom_buttons_zoom_once_per_press_like_the_keyboard(spec):
+    mapper = GamepadMapper(spec)
+    zoom_in, zoom_out = set(spec.camera_zoom_in[:1]), set(spec.camera_zoom_out[:1])
+    mapper.update({}, zoom_in)
+    mapper.update({}, zoom_in)  # held: no repeat
+    mapper.update({}, set())
+    mapper.update({}, zoom_out)
+    mapper.update({}, set(spec.camera_view[:1]))
+    assert mapper.take_camera_presses() == ["camera_zoom_in", "camera_zoom_out", "camera_view"]
+    assert mapper.take_camera_presses() == []
+    assert set(CAMERA_PRESSES) == {"camera_view", "camera_zoom_in", "camera_zoom_out"}
+
+
+def test_holding_look_round_turns_the_aiming_stick_into_a_camera_swing(spec):
+    spec = replace(spec, stick_dead_zone=0.0, stick_curve_exponent=1.0)
+    mapper = GamepadMapper(spec)
+    aiming = mapper.update({"right_x": 0.5, "right_y": -0.25}, set())
+    assert not mapper.orbit_held and mapper.look == (0.0, 0.0)
+    assert aiming.turret == pytest.approx(0.5) and aiming.elevation == pytest.approx(-0.25)
+    looking = mapper.update({"right_x": 0.5, "right_y": -0.25, "left_x": 0.3},
+                            set(spec.camera_orbit))
+    assert mapper.orbit_held
+    assert mapper.look == (pytest.approx(0.5), pytest.approx(-0.25))
+    assert looking.turret == 0.0 and looking.elevation == 0.0  # the gun holds still
+    assert looking.steer == pytest.approx(0.3)  # driving goes on
+    mapper.update({"right_x": 0.5}, set())
+    assert not mapper.orbit_held and mapper.look == (0.0, 0.0)
+
+
+def test_the_pads_camera_buttons_are_free_of_every_other_action(spec):
+    camera = set(spec.camera_orbit + spec.camera_zoom_in + spec.camera_zoom_out)
+    assert camera, "no camera buttons bound"
+    for action in spec.button_actions():
+        if action not in ("camera_orbit", "camera_zoom_in", "camera_zoom_out"):
+            assert not camera & set(getattr(spec, action)), action
 
 
 class FakePads:
@@ -219,3 +328,50 @@ def test_without_a_pad_the_keyboard_drives(spec):
     keyboard.held = {"d"}
     assert combined.controls().steer == 1.0
     assert CombinedInput(keyboard, None).controls().steer == 1.0
+
+
+def _two_seats(spec, source, unplugged=None):
+    """Player 1 (keyboard too) and player 2 (pad only): a new pad goes to player 2 first."""
+    unplugged = unplugged if unplugged is not None else []
+    first = GamepadInput(source, spec, on_unplug=lambda: unplugged.append(1),
+                         claim_at_start=False)
+    second = GamepadInput(source, spec, on_unplug=lambda: unplugged.append(2),
+                          claim_at_start=False)
+    return first, second, PadSeats([first, second], fill_order=[second, first])
+
+
+def test_one_pad_goes_to_player_two_and_two_pads_give_each_player_one(spec):
+    first, second, _ = _two_seats(spec, FakePads("pad1"))
+    assert first.pad is None and second.pad == "pad1"
+    first, second, _ = _two_seats(spec, FakePads("pad1", "pad2"))
+    assert first.pad == "pad1" and second.pad == "pad2"
+    first, second, _ = _two_seats(spec, FakePads())
+    assert first.pad is None and second.pad is None
+
+
+def test_pads_plugged_in_mid_game_fill_player_two_then_player_one(spec):
+    source = FakePads()
+    first, second, seats = _two_seats(spec, source)
+    source.connected.append("pad1")
+    seats.connected("pad1")
+    seats.connected("pad1")  # the same pad again: nothing changes
+    assert second.pad == "pad1" and first.pad is None
+    source.connected.append("pad2")
+    seats.connected("pad2")
+    assert first.pad == "pad2" and source.attached == ["pad1", "pad2"]
+    source.state["pad2"] = ({"right_trigger": 1.0}, set())
+    assert first.controls().throttle == pytest.approx(1.0)
+    assert second.controls() == Controls()  # each reads its own pad
+
+
+def test_unplugging_player_twos_pad_pauses_and_never_takes_player_ones(spec):
+    unplugged = []
+    source = FakePads("pad1", "pad2")
+    first, second, seats = _two_seats(spec, source, unplugged)
+    source.connected.remove("pad2")
+    seats.disconnected("pad2")
+    assert unplugged == [2] and second.pad is None and first.pad == "pad1"
+    assert second.controls() is None
+    source.connected.append("pad3")  # a pad plugged back in: player 2 drives again at once
+    seats.connected("pad3")
+    assert second.pad == "pad3" and unplugged == [2]

@@ -8,7 +8,8 @@ from panda3d.core import NodePath
 
 from game.battle import Battle
 from game.controls import Controls
-from game.hud import Hud, lever_path_point, read_hud_state
+from game.hud import Hud
+from game.hud_state import lever_path_point, read_hud_state
 from game.simulation import Simulation
 from physics.gearbox import gate_layout
 from physics.terrain import MapChoice
