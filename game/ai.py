@@ -64,6 +64,9 @@ class AISpec(Spec):
                                              minimum=1.0, maximum=180.0)
     turning_throttle: float = tuning("throttle while turning toward a heading", minimum=0.0,
                                      maximum=1.0)
+    think_hz: float = tuning("how often a bot looks round for what to avoid and checks "
+                             "whether a shot would hit; between, it steers and aims on what "
+                             "it saw last", minimum=1.0, maximum=1000.0)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -97,9 +100,14 @@ def ballistic_elevation(distance_m: float, rise_m: float, speed_ms: float,
 class Bot:
     """One enemy tank's driver and gunner."""
 
-    def __init__(self, spec: AISpec, rng: np.random.Generator):
+    def __init__(self, spec: AISpec, rng: np.random.Generator, phase: int = 0):
+        """``phase``: bots numbered in turn think on different steps, so the thinking of
+        a whole side is spread over the steps rather than all on one."""
         self.spec = spec
         self.rng = rng
+        self._phase = phase
+        self._push = (0.0, 0.0)
+        """The push away from obstacles, from the last look round."""
         self._aim_offset = np.zeros(2)
         self._offset_age_s = math.inf
         self._rocks_xy: np.ndarray | None = None
@@ -109,12 +117,16 @@ class Bot:
     def controls(self, simulation, me, target) -> Controls:
         if target is None or target.destroyed:
             return Controls(brake=1.0, gear=AUTOMATIC)
-        drive = self._drive(simulation, me, target)
-        turret, elevation, fire = self._gun(simulation, me, target)
+        steps_between = max(1, round(1.0 / (self.spec.think_hz * simulation.step_s)))
+        thinking = (simulation.world.step_count + self._phase) % steps_between == 0
+        if thinking:
+            self._push = self._avoidance(simulation, me, me.current.position_ws[:2])
+        drive = self._drive(me, target)
+        turret, elevation, fire = self._gun(simulation, me, target, thinking)
         return Controls(throttle=drive[0], steer=drive[1], gear=AUTOMATIC, turret=turret,
                         elevation=elevation, fire=fire)
 
-    def _drive(self, simulation, me, target) -> tuple[float, float]:
+    def _drive(self, me, target) -> tuple[float, float]:
         spec = self.spec
         here = me.current.position_ws[:2]
         to_x, to_y = (target.current.position_ws[:2] - here).tolist()
@@ -127,7 +139,7 @@ class Bot:
             wanted_x, wanted_y = -toward_x, -toward_y
         else:  # inside the band: circle the target
             wanted_x, wanted_y = self._circling * toward_y, -self._circling * toward_x
-        push_x, push_y = self._avoidance(simulation, me, here)
+        push_x, push_y = self._push
         forward = me.current.axes_ws()[1]
         error = _signed_angle(forward, (wanted_x + push_x, wanted_y + push_y))
         steer = _clamp(error * spec.steer_per_rad)
@@ -154,7 +166,7 @@ class Bot:
         weight = (1.0 - gap[near] / radius) / gap[near]
         return tuple((away[near] * weight[:, None]).sum(axis=0).tolist())
 
-    def _gun(self, simulation, me, target) -> tuple[float, float, bool]:
+    def _gun(self, simulation, me, target, thinking: bool) -> tuple[float, float, bool]:
         spec, level = self.spec, self.spec.level
         gun = me.spec.gun
         gravity = simulation.config.game.simulation.gravity_m_s2
@@ -183,7 +195,7 @@ class Bot:
         turret = _clamp(turret_error * spec.turret_per_rad)
         elevation = _clamp(elevation_error * spec.elevation_per_rad)
         fire = False
-        if me.aim.reload_left_s == 0.0:
+        if thinking and me.aim.reload_left_s == 0.0:
             reach_m = _length(target.spec.hull.half_extents_m) + level.fire_margin_m
             shell_ms = me.current.velocity_ws + barrel * gun.muzzle_velocity_ms
             # The arc is followed only for a shot that could land near the target: one

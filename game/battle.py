@@ -64,7 +64,7 @@ class Battle:
             simulation.spawn("tank", name, x, y, facing)
             self.spawns[name] = (x, y, facing)
             self.bots[name] = Bot(config.game.ai, np.random.default_rng([simulation.seed, BOT_STREAM,
-                                                                         number]))
+                                                                         number]), phase=number)
             simulation.add_driver(name, self._drive(name))
         if self.bots:
             simulation.add_rules(self._rules)

@@ -151,9 +151,10 @@ class Vehicle:
         events = [] if automatic else self.fleet.request_gear(self.index, controls.gear)
         return [{**event, "vehicle": self.name} for event in events]
 
-    def record_state(self) -> None:
+    def record_state(self, state: BodyState | None = None) -> None:
+        """Keep the state at the end of a step (read from the body unless given)."""
         self.previous = self.current
-        self.current = BodyState.of(self.body)
+        self.current = BodyState.of(self.body) if state is None else state
 
 
 def ground_aligned_rotation(normal_ws: np.ndarray, heading_deg: float) -> LQuaternionf:
@@ -342,30 +343,40 @@ class Simulation:
                     event["vehicle"] = members[event["vehicle"]]
                 events.append(event)
         self.world.step()
-        for vehicle in self.vehicles:
-            vehicle.record_state()
-        where = np.nan_to_num(np.array([v.current.position_ws[:2] for v in self.vehicles]))
-        grounds = self.terrain.height_at(where[:, 0], where[:, 1])
-        for vehicle, ground_m in zip(self.vehicles, grounds):
-            events += self._guard(vehicle, float(ground_m))
+        events += self._record_and_guard()
         events += self._resolve_shells()
         for rules in self._rules:
             events += rules(self, events)
         return events
 
-    def _guard(self, vehicle: Vehicle, ground_m: float) -> list[dict]:
-        """One bad step must not take the world down: a body whose state went non-finite,
-        or that fell through the ground, is set back on the ground where it last was well."""
-        state = vehicle.current
-        values = np.concatenate([state.position_ws, state.orientation_ws, state.velocity_ws,
-                                 state.angular_velocity_ws])
-        if not np.all(np.isfinite(values)) or vehicle.fleet.faulted[vehicle.index]:
-            reason = "non-finite state"
-        elif state.position_ws[2] < ground_m - self.config.game.spawn.below_ground_limit_m:
-            reason = "below the ground"
-        else:
-            vehicle.last_good = state
-            return []
+    def _record_and_guard(self) -> list[dict]:
+        """Every vehicle keeps its state at the end of the step (each fleet's read in one
+        pass); one bad step must not take the world down: a body whose state went
+        non-finite, or that fell through the ground, is set back on the ground where it
+        last was well."""
+        read = {}
+        for fleet in self.fleets.values():
+            if len(fleet):
+                poses = fleet.poses()
+                ground_m, _ = self.terrain.planes_at(np.nan_to_num(poses.rows[:, :2].T))
+                well = poses.finite & ~fleet.faulted
+                read[id(fleet)] = poses, ground_m.tolist(), well.tolist()
+        below_limit_m = self.config.game.spawn.below_ground_limit_m
+        events = []
+        for vehicle in self.vehicles:
+            poses, ground_m, well = read[id(vehicle.fleet)]
+            index = vehicle.index
+            vehicle.record_state(poses.state(index))
+            if not well[index]:
+                events.append(self._recover(vehicle, "non-finite state"))
+            elif vehicle.current.position_ws[2] < ground_m[index] - below_limit_m:
+                events.append(self._recover(vehicle, "below the ground"))
+            else:
+                vehicle.last_good = vehicle.current
+        return events
+
+    def _recover(self, vehicle: Vehicle, reason: str) -> dict:
+        """Set a vehicle back on the ground where it last was well."""
         good = vehicle.last_good
         heading = good.heading_pitch_roll_deg()[0] if np.all(np.isfinite(
             good.orientation_ws)) else 0.0
@@ -374,7 +385,7 @@ class Simulation:
         self.place(vehicle, float(x_m), float(y_m), heading)
         vehicle.fleet.recover(vehicle.index)
         vehicle.last_good = vehicle.current
-        return [{"type": "recovered", "vehicle": vehicle.name, "reason": reason}]
+        return {"type": "recovered", "vehicle": vehicle.name, "reason": reason}
 
     def _drive(self, vehicle: Vehicle, controls: Controls) -> list[dict]:
         """A vehicle's controls this step: drive, aim and fire (a wreck holds still)."""

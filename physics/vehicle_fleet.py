@@ -14,12 +14,14 @@ which also find what they stand on so the anchors push back on it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
-from panda3d.core import Datagram, LMatrix4f, LVecBase3f, Point3, Vec3
+from panda3d.core import Datagram, LMatrix4f, LVecBase3f, LVecBase4f, Point3, Vec3
 
 from physics.gearbox import Gearbox, GearboxSpec
+from physics.pose import BodyState
 from physics.terrain import TERRAIN_NAME, Terrain
 from physics.vehicle_model import (AnchorCommand, BodyStates, GroundHits, _dot,
                                    _rows, derive_constants)
@@ -196,6 +198,45 @@ def _body_states(bodies: list[BulletRigidBodyNode]) -> BodyStates:
     return BodyStates(matrices[:, 3, :3], matrices[:, :3, :3], velocities[0], velocities[1])
 
 
+_write_point = LVecBase3f.writeDatagramFixed
+_write_quaternion = LVecBase4f.writeDatagramFixed
+
+
+class FleetPoses(NamedTuple):
+    """The states of a fleet's bodies, rows by vehicle index."""
+
+    rows: np.ndarray
+    """(V, 13): position, orientation quaternion (w, x, y, z), velocity, angular velocity."""
+    finite: np.ndarray
+    """(V,): every number of that body's state is finite."""
+
+    def state(self, index: int) -> BodyState:
+        row = self.rows[index]
+        return BodyState(row[0:3], row[3:7], row[7:10], row[10:13])
+
+
+def _fleet_poses(bodies: list[BulletRigidBodyNode]) -> FleetPoses:
+    """:class:`BodyState` numbers of every body in one Datagram pass (see
+    :func:`_body_states`): exactly what ``BodyState.of`` reads, body by body."""
+    datagram = Datagram()
+    transforms = [body.getTransform() for body in bodies]
+    for transform in transforms:
+        _write_point(transform.getPos(), datagram)
+    for transform in transforms:
+        _write_quaternion(transform.getQuat(), datagram)
+    for body in bodies:
+        _write_vector(body.getLinearVelocity(), datagram)
+    for body in bodies:
+        _write_vector(body.getAngularVelocity(), datagram)
+    values = np.frombuffer(datagram.getMessage(), dtype=_FLOAT32).astype(np.float64)
+    count = len(bodies)
+    rows = np.empty((count, 13))
+    rows[:, 0:3] = values[:3 * count].reshape(count, 3)
+    rows[:, 3:7] = values[3 * count:7 * count].reshape(count, 4)
+    rows[:, 7:13] = values[7 * count:].reshape(2, count, 3).transpose(1, 0, 2).reshape(count, 6)
+    return FleetPoses(rows, np.isfinite(rows).all(axis=1))
+
+
 def _near_each_other(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
     """Per point (V, 3): is another point closer than ``limit_m``?
 
@@ -336,6 +377,10 @@ class VehicleFleet:
     def forward_speeds_ms(self) -> np.ndarray:
         """Each vehicle's velocity along its hull's forward axis (+ forward)."""
         return _forward_speeds(_body_states(self.bodies))
+
+    def poses(self) -> "FleetPoses":
+        """Every body's state now, read in one pass (for the end of a step)."""
+        return _fleet_poses(self.bodies)
 
     def request_gear(self, index: int, gear: str) -> list[dict]:
         return self.gearbox.request(index, gear, float(self.forward_speeds_ms()[index]))
