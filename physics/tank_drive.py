@@ -54,7 +54,11 @@ class TrackDrive:
                               weight / weight[~self.left].sum())
         """Each anchor's share of its track's force; sums to 1 per track."""
         self._pivot_ms = spec.pivot_track_speed_kmh / KMH_PER_MS
-        self._columns = np.where(self.left, 0, 1)
+        self._side = np.where(self.left, _SIDES[0], _SIDES[1])
+        """Per anchor: how its track's belt follows the steer (+ left, - right)."""
+        self._idle = AnchorCommand.idle(0, len(positions))
+        """Steer angles (none: tracks turn by their speeds) and grip scales (whole), kept
+        and handed out read-only for as long as the number of vehicles stays the same."""
 
     def command(self, drive: DriveCommand, shifting: np.ndarray, steer: np.ndarray,
                 brake: np.ndarray, handbrake: np.ndarray, step_s: float,
@@ -62,16 +66,23 @@ class TrackDrive:
         spec = self.spec
         steer = np.where(shifting, 0.0, steer)
         # Right steer (+) runs the left track faster than the right one.
-        belt = drive.target_speed_ms[:, None] + steer[:, None] * _SIDES * self._pivot_ms
-        force = np.minimum(drive.force_fraction + np.abs(steer) * spec.steering_pull, 1.0)
-        limit = np.repeat((force * spec.drive_force_n / 2.0)[:, None], 2, axis=1)
-        braking = np.maximum(brake, handbrake.astype(float))
+        belt = drive.target_speed_ms[:, None] + (steer * self._pivot_ms)[:, None] * self._side
+        drive_n = np.minimum(drive.force_fraction + np.abs(steer) * spec.steering_pull,
+                             1.0) * (spec.drive_force_n / 2.0)
+        braking = np.maximum(brake, handbrake)
         held = braking > 0.0
-        belt[held] = 0.0
-        limit[held] = np.maximum(limit[held], (braking[held] * spec.brake_force_n / 2.0)[:, None])
-        speed = belt[:, self._columns]
-        return AnchorCommand(speed, limit[:, self._columns] * self.share,
-                             np.zeros_like(speed), np.ones_like(speed))
+        if held.any():  # held tracks stop, with the brake's force if it is the greater
+            belt[held] = 0.0
+            drive_n = np.where(held, np.maximum(drive_n, braking * (spec.brake_force_n / 2.0)),
+                               drive_n)
+        return AnchorCommand(belt, drive_n[:, None] * self.share, *self._constant(len(steer)))
+
+    def _constant(self, vehicles: int) -> tuple[np.ndarray, np.ndarray]:
+        if self._idle.steer_rad.shape[0] != vehicles:
+            self._idle = AnchorCommand.idle(vehicles, len(self.share))
+            for values in (self._idle.steer_rad, self._idle.grip_scale):
+                values.setflags(write=False)
+        return self._idle.steer_rad, self._idle.grip_scale
 
     def body_impulses(self, states, substep_s: float) -> np.ndarray | None:
         """Forces on the whole body besides the anchors': none for a tank."""
