@@ -90,7 +90,6 @@ class TankBattleApp(ShowBase):
         self.user = (settings.current if settings is not None
                      else config.game.user_settings)
         self.paused = False
-        self.frames = 0
         self.step_ms: float | None = None
         """Mean wall time of the last frame's physics steps (the overlay shows it)."""
         self.fixed_clock = FixedStepClock(simulation.step_s,
@@ -300,7 +299,6 @@ class TankBattleApp(ShowBase):
             self.scene.update(np.mean(followed, axis=0))
         self._draw_effects(frame_s, eye)
         self.overlay.update(self.step_ms)
-        self.frames += 1
 
     def _draw_effects(self, frame_s: float, eye: np.ndarray) -> None:
         lens = self.views[0].screen.lens
