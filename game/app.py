@@ -159,8 +159,7 @@ class TankBattleApp(ShowBase):
         screens = [main_screen(self, regions[0], MAIN_CAMERA_MASK)]
         follows = [lambda: self.simulation.player]
         if players > 1:
-            screen = extra_screen(self, regions[1], SECOND_VIEW_MASK, SECOND_PLAYER,
-                                  game.camera.near_clip_m, game.camera.far_clip_m)
+            screen = extra_screen(self, regions[1], SECOND_VIEW_MASK, SECOND_PLAYER)
             self.scene.add_view(screen.camera, screen.mask)
             screens.append(screen)
             follows.append(lambda: vehicle_named(self.simulation, SECOND_PLAYER))

@@ -139,18 +139,16 @@ def main_screen(base, region, mask: BitMask32) -> Screen:
                   RegionOverlay(base.win, region, "player-1"), own_camera=False)
 
 
-def extra_screen(base, region, mask: BitMask32, name: str, near_m: float,
-                 far_m: float) -> Screen:
-    """A second camera under ``base.render`` drawing into ``region`` of the window."""
-    lens = PerspectiveLens()
-    lens.setNearFar(near_m, far_m)
-    node = Camera(f"{name}-camera", lens)
+def extra_screen(base, region, mask: BitMask32, name: str) -> Screen:
+    """A second camera under ``base.render`` drawing into ``region`` of the window (its
+    view sets the lens's clipping distances and field of view)."""
+    node = Camera(f"{name}-camera", PerspectiveLens())
     node.setCameraMask(mask)
     camera = base.render.attachNewNode(node)
     display_region = base.win.makeDisplayRegion(*region)
     display_region.setCamera(camera)
-    return Screen(camera, lens, mask, display_region, RegionOverlay(base.win, region, name),
-                  own_camera=True)
+    return Screen(camera, node.getLens(), mask, display_region,
+                  RegionOverlay(base.win, region, name), own_camera=True)
 
 
 class PlayerView:
