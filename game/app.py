@@ -90,7 +90,6 @@ class TankBattleApp(ShowBase):
         self.user = (settings.current if settings is not None
                      else config.game.user_settings)
         self.paused = False
-        self.frames = 0
         self.step_ms: float | None = None
         """Mean wall time of the last frame's physics steps (the overlay shows it)."""
         self.fixed_clock = FixedStepClock(simulation.step_s,
@@ -160,8 +159,7 @@ class TankBattleApp(ShowBase):
         screens = [main_screen(self, regions[0], MAIN_CAMERA_MASK)]
         follows = [lambda: self.simulation.player]
         if players > 1:
-            screen = extra_screen(self, regions[1], SECOND_VIEW_MASK, SECOND_PLAYER,
-                                  game.camera.near_clip_m, game.camera.far_clip_m)
+            screen = extra_screen(self, regions[1], SECOND_VIEW_MASK, SECOND_PLAYER)
             self.scene.add_view(screen.camera, screen.mask)
             screens.append(screen)
             follows.append(lambda: vehicle_named(self.simulation, SECOND_PLAYER))
@@ -300,7 +298,6 @@ class TankBattleApp(ShowBase):
             self.scene.update(np.mean(followed, axis=0))
         self._draw_effects(frame_s, eye)
         self.overlay.update(self.step_ms)
-        self.frames += 1
 
     def _draw_effects(self, frame_s: float, eye: np.ndarray) -> None:
         lens = self.views[0].screen.lens

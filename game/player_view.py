@@ -11,6 +11,7 @@ hangs from its own view's corners; the pause menu stays on ShowBase's aspect2d, 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -39,6 +40,9 @@ OVERLAY_DEPTH = 1000.0
 SECOND_VIEW_MASK = BitMask32.bit(2)
 """Player 2's camera's draw mask (ShowBase's camera draws ``MAIN_CAMERA_MASK``, the sun's
 shadow camera ``SHADOW_CASTER_MASK``): what one view hides, the other still shows."""
+ASPECT_TOLERANCE = 1e-5
+"""A lens whose aspect ratio is this close (relative) to its view's is left as it is (a
+lens keeps 32-bit floats)."""
 NO_PAD_NOTICE = "Player 2: connect a gamepad"
 NOTICE_LINES_ABOVE_CENTRE = 2.0
 """A notice sits this many of its own lines above the view's middle, clear of the
@@ -135,18 +139,16 @@ def main_screen(base, region, mask: BitMask32) -> Screen:
                   RegionOverlay(base.win, region, "player-1"), own_camera=False)
 
 
-def extra_screen(base, region, mask: BitMask32, name: str, near_m: float,
-                 far_m: float) -> Screen:
-    """A second camera under ``base.render`` drawing into ``region`` of the window."""
-    lens = PerspectiveLens()
-    lens.setNearFar(near_m, far_m)
-    node = Camera(f"{name}-camera", lens)
+def extra_screen(base, region, mask: BitMask32, name: str) -> Screen:
+    """A second camera under ``base.render`` drawing into ``region`` of the window (its
+    view sets the lens's clipping distances and field of view)."""
+    node = Camera(f"{name}-camera", PerspectiveLens())
     node.setCameraMask(mask)
     camera = base.render.attachNewNode(node)
     display_region = base.win.makeDisplayRegion(*region)
     display_region.setCamera(camera)
-    return Screen(camera, lens, mask, display_region, RegionOverlay(base.win, region, name),
-                  own_camera=True)
+    return Screen(camera, node.getLens(), mask, display_region,
+                  RegionOverlay(base.win, region, name), own_camera=True)
 
 
 class PlayerView:
@@ -187,7 +189,6 @@ class PlayerView:
         keep_alpha(self.notice)
         self._notice_scale = notice_scale
         self._fov_deg = None
-        self._aspect = None
         self._impact_ws = None
         self._frames = 0
 
@@ -211,8 +212,12 @@ class PlayerView:
         return region_point(self.region, x, y)
 
     def set_notice(self, text: str | None) -> None:
-        """A line in the middle of the view (None: none)."""
-        self.notice.node().setText(text or "")
+        """A line in the middle of the view (None: none), wrapped to the view's width."""
+        node = self.notice.node()
+        wrap = 2.0 * self.screen.overlay.aspect_ratio / self._notice_scale
+        if node.getText() != (text or "") or not math.isclose(node.getWordwrap(), wrap):
+            node.setWordwrap(wrap)
+            node.setText(text or "")
 
     def on_events(self, events: list[dict]) -> None:
         vehicle = self.follow()
@@ -236,11 +241,13 @@ class PlayerView:
             return
         camera_spec = self.game.camera
         self.screen.overlay.fit()
+        # The view's own shape (ShowBase sets its lens to the whole window's on a resize).
         aspect = region_aspect(self.screen.display_region)
-        if aspect is not None and aspect != self._aspect:
-            self.screen.lens.setAspectRatio(aspect)
-            self.notice.node().setWordwrap(2.0 * aspect / self._notice_scale)
-            self._aspect, self._fov_deg = aspect, None
+        lens = self.screen.lens
+        if aspect is not None and not math.isclose(aspect, lens.getAspectRatio(),
+                                                   rel_tol=ASPECT_TOLERANCE):
+            lens.setAspectRatio(aspect)
+            self._fov_deg = None
         gun_pose = vehicle_view.gun_pose_ws(camera_spec.gunsight_offset_m)
         self.chase_camera.update(frame_s, vehicle_view.position, vehicle_view.rotation,
                                  vehicle_view.length_m, gun_pose)
