@@ -49,6 +49,8 @@ class Battle:
         distance = min(spec.bot_distance_m, limit - config.game.rocks.edge_clearance_m)
         self.bots: dict[str, Bot] = {}
         self.spawns: dict[str, tuple[float, float, float]] = {}
+        self._other_players: list[str] = []
+        """Vehicles of other people on the player's side (local player 2)."""
         heading = simulation.player.current.heading_pitch_roll_deg()[0]
         self.spawns[simulation.player.name] = (centre[0], centre[1], heading)
         for number in range(bots):
@@ -69,19 +71,38 @@ class Battle:
         if self.bots:
             simulation.add_rules(self._rules)
 
+    def add_player(self, name: str, spawn: tuple[float, float, float]) -> None:
+        """Another person's vehicle (local player 2) on the player's side, starting each
+        round at ``spawn`` (x, y, heading)."""
+        self.spawns[name] = spawn
+        self._other_players.append(name)
+
     def _side(self, side: str) -> list:
         vehicles = {v.name: v for v in self.simulation.vehicles}
-        names = list(self.bots) if side == "bots" else [self.simulation.player.name]
+        names = (list(self.bots) if side == "bots"
+                 else [self.simulation.player.name, *self._other_players])
         return [vehicles[name] for name in names if name in vehicles]
 
     def _drive(self, name: str):
-        """The controls function of one bot, for the simulation to call each step."""
+        """The controls function of one bot, for the simulation to call each step: it
+        fights the nearest player still in the fight."""
         bot = self.bots[name]
 
         def controls(simulation) -> Controls:
             me = next(v for v in simulation.vehicles if v.name == name)
-            return bot.controls(simulation, me, simulation.player)
+            return bot.controls(simulation, me, self.target_of(me))
         return controls
+
+    def target_of(self, me):
+        """Whom the bot driving ``me`` fights: the player's side's nearest vehicle not
+        destroyed (player 1's when all are)."""
+        players = self._side("player")
+        alive = [vehicle for vehicle in players if not vehicle.destroyed]
+        if len(alive) <= 1:
+            return alive[0] if alive else self.simulation.player
+        here = me.current.position_ws
+        return min(alive, key=lambda vehicle: float(np.sum((vehicle.current.position_ws
+                                                             - here) ** 2)))
 
     def _rules(self, simulation, events: list[dict]) -> list[dict]:
         """After a step: end the round when a side is out; restart after the pause."""

@@ -65,7 +65,7 @@ def add_second_player(simulation, battle, spec: LocalPlayersSpec):
     vehicle = simulation.spawn(player.kind, SECOND_PLAYER, x, y, heading)
     simulation.add_driver(SECOND_PLAYER, lambda _simulation: IDLE)
     if battle is not None:
-        battle.spawns[SECOND_PLAYER] = (x, y, heading)
+        battle.add_player(SECOND_PLAYER, (x, y, heading))
     return vehicle
 
 

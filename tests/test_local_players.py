@@ -163,3 +163,33 @@ def test_a_bad_local_players_value_is_one_line_naming_it(config_copy, edit_file,
     with pytest.raises(UserError) as caught:
         load_config(config_copy)
     assert key in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_the_round_goes_on_while_player_two_fights(config):
+    simulation = Simulation(config, MapChoice.parse("flat"), 3)
+    battle = Battle(simulation, config.game.battle, 1)
+    second = add_second_player(simulation, battle, config.game.local_players)
+    bot = vehicle_named(simulation, "bot-1")
+    idle = {"bot-1": Controls(handbrake=True)}
+    simulation.damage(simulation.player, simulation.player.health, bot)
+    events = simulation.step(Controls(), idle)
+    assert not any(event["type"] == "round_end" for event in events)
+    simulation.damage(second, second.health, bot)
+    events = simulation.step(Controls(), idle)
+    assert [event["winner"] for event in events if event["type"] == "round_end"] == ["bots"]
+    simulation.destroy()
+
+
+def test_bots_fight_thetarget_of_still_in_the_fight(config):
+    simulation = Simulation(config, MapChoice.parse("flat"), 3)
+    battle = Battle(simulation, config.game.battle, 1)
+    second = add_second_player(simulation, battle, config.game.local_players)
+    bot = vehicle_named(simulation, "bot-1")
+    bot_xy = _flat(bot.current.position_ws)
+    nearer = min((simulation.player, second),
+                 key=lambda v: np.linalg.norm(_flat(v.current.position_ws) - bot_xy))
+    farther = second if nearer is simulation.player else simulation.player
+    assert battle.target_of(bot) is nearer
+    simulation.damage(nearer, nearer.health, bot)
+    assert battle.target_of(bot) is farther
+    simulation.destroy()
