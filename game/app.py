@@ -140,7 +140,7 @@ class TankBattleApp(ShowBase):
             from game.menu import PauseMenu
             self.menu = self._add(PauseMenu(
                 self.aspect2d, game.menu, settings or UserSettings(game.user_settings),
-                bindings, on_resume=self.resume, on_restart=self.restart_game,
+                config.controls, on_resume=self.resume, on_restart=self.restart_game,
                 on_quit=self.finish, on_settings=self.apply_settings, sounds=self.sounds))
         self.apply_settings(self.user)
         self.taskMgr.add(self._frame, "tank-battle-frame")

@@ -81,23 +81,47 @@ def pad_words(name: str) -> str:
     return PAD_WORDS.get(name, name.replace("_", " "))
 
 
-def _cell(spec, actions: tuple[str, ...], words) -> str:
+def _cell(spec, actions: tuple[str, ...], words, name_actions: bool = True) -> str:
+    """The controls bound to ``actions`` in words, each followed by its config key in
+    backticks when ``name_actions``; a dash for none."""
     parts = []
     for action in actions:
         value = getattr(spec, action)
         names = value if isinstance(value, tuple) else (value,)
         shown = ", ".join(words(name) for name in names) or "unbound"
-        parts.append(f"{shown} (`{action}`)")
-    return (" / ".join(parts) or "—").replace("|", "\\|")
+        parts.append(f"{shown} (`{action}`)" if name_actions else shown)
+    return " / ".join(parts) or "—"
 
 
 def bindings_table(controls: ControlsSpec) -> str:
     """The Markdown table of ``controls``' bindings, one row per entry of ``ROWS``."""
     lines = ["| action | keyboard / mouse | gamepad |", "|---|---|---|"]
     for doc, keyboard, gamepad in ROWS:
-        lines.append(f"| {doc} | {_cell(controls.keyboard, keyboard, key_words)} | "
-                     f"{_cell(controls.gamepad, gamepad, pad_words)} |")
+        cells = (_cell(controls.keyboard, keyboard, key_words),
+                 _cell(controls.gamepad, gamepad, pad_words))
+        lines.append(f"| {doc} | " + " | ".join(cell.replace("|", "\\|") for cell in cells)
+                     + " |")
     return "\n".join(lines) + "\n"
+
+
+ARROW_WORDS = (("←→", "sideways"), ("↑↓", "up / down"), ("↑", "Up"), ("↓", "Down"),
+               ("←", "Left"), ("→", "Right"))
+"""Arrows in words, for text drawn in Panda3D's default font (which has no arrows)."""
+
+
+def _without_arrows(text: str) -> str:
+    for arrow, words in ARROW_WORDS:
+        text = text.replace(arrow, words)
+    return text
+
+
+def help_rows(controls: ControlsSpec) -> list[tuple[str, str, str]]:
+    """(what it does, keyboard / mouse, gamepad) in plain words, for the pause menu's
+    Controls page: the table's rows without the config keys or arrows."""
+    return [tuple(_without_arrows(text) for text in (
+                doc, _cell(controls.keyboard, keyboard, key_words, name_actions=False),
+                _cell(controls.gamepad, gamepad, pad_words, name_actions=False)))
+            for doc, keyboard, gamepad in ROWS]
 
 
 def main(argv: list[str] | None = None) -> int:

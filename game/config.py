@@ -504,6 +504,7 @@ class MenuSpec(Spec):
     panel_colour: tuple[float, ...] = _rgba("the menu's backing")
     button_colour: tuple[float, ...] = _rgba("buttons")
     text_colour: tuple[float, ...] = _rgba("text")
+    key_colour: tuple[float, ...] = _rgba("the keys and pad controls on the Controls page")
     dim_colour: tuple[float, ...] = _rgba("the veil over the paused game")
     field_of_view_limits_deg: tuple[float, ...] = tuning(
         "the field-of-view slider's range", minimum=20.0, maximum=120.0, length=(2, 2))

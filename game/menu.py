@@ -10,36 +10,29 @@ clicks (the synthesised ``ui_click``) through the game's sound player, ``sounds`
 
 from __future__ import annotations
 
-import dataclasses
+import re
 
 from direct.gui.DirectGui import (DGG, DirectButton, DirectCheckButton, DirectFrame,
                                   DirectLabel, DirectOptionMenu, DirectSlider)
 from panda3d.core import TextNode
 
 from game.audio import UI_CLICK, SoundPlayer
-from game.config import QUALITY_LEVELS, MenuSpec
+from game.config import QUALITY_LEVELS, ControlsSpec, MenuSpec
 from game.hud import keep_alpha
-from game.keyboard import KeyboardSpec
+from game.bindings import help_rows
 
 
-def controls_help(spec: KeyboardSpec) -> list[tuple[str, str]]:
-    """(what it does, keys) for every keyboard action, from the bindings' own docs."""
-    rows = []
-    for item in dataclasses.fields(spec):
-        keys = ", ".join(getattr(spec, item.name))
-        rows.append((item.metadata.get("doc", item.name), keys))
-    return rows
-
-
-def _short(doc: str, most: int = 34) -> str:
-    """A binding's doc cut at its first bracket or comma, and to ``most`` characters."""
-    for mark in (" (", ","):
+def _short(doc: str, most: int = 40) -> str:
+    """An action's description without its asides in brackets, cut at its first colon or
+    semicolon, and to ``most`` characters."""
+    doc = re.sub(r" \([^)]*\)", "", doc)
+    for mark in (":", ";"):
         doc = doc.split(mark)[0]
     return doc if len(doc) <= most else doc[:most - 1] + "…"
 
 
 class PauseMenu:
-    def __init__(self, parent, spec: MenuSpec, settings, keyboard: KeyboardSpec, *,
+    def __init__(self, parent, spec: MenuSpec, settings, controls: ControlsSpec, *,
                  on_resume, on_restart, on_quit, on_settings, sounds: SoundPlayer | None = None):
         self.spec = spec
         self.settings = settings
@@ -111,19 +104,20 @@ class PauseMenu:
             self.status["text"] = settings.warning
         # ----- controls help ------------------------------------------------------------
         help_page = self._page("controls", 1.25, 0.92)
-        rows = controls_help(keyboard)
+        rows = help_rows(controls)
         DirectLabel(parent=help_page, text="Controls", text_scale=s.text_scale * 1.2,
                     text_fg=s.text_colour, frameColor=(0, 0, 0, 0), pos=(0, 0, 0.8))
-        size = s.text_scale * 0.62
-        half = (len(rows) + 1) // 2
-        for column, chunk in enumerate((rows[:half], rows[half:])):
-            x = -1.2 + column * 1.24
-            DirectLabel(parent=help_page, text="\n".join(_short(doc) for doc, _ in chunk),
-                        text_scale=size, text_fg=s.text_colour, frameColor=(0, 0, 0, 0),
-                        text_align=TextNode.ALeft, pos=(x, 0, 0.68))
-            DirectLabel(parent=help_page, text="\n".join(keys for _, keys in chunk),
-                        text_scale=size, text_fg=(1.0, 0.85, 0.4, 1.0), frameColor=(0, 0, 0, 0),
-                        text_align=TextNode.ALeft, pos=(x + 0.86, 0, 0.68))
+        size = s.text_scale * 0.8
+        heading = ("action", "keyboard / mouse", "gamepad")
+        self.controls_columns: list[str] = []
+        """The Controls page's three columns, as shown."""
+        for column, (x, colour) in enumerate(((-1.2, s.text_colour), (-0.35, s.key_colour),
+                                              (0.35, s.key_colour))):
+            lines = [heading[column]] + [_short(row[column]) for row in rows]
+            self.controls_columns.append("\n".join(lines))
+            DirectLabel(parent=help_page, text=self.controls_columns[-1], text_scale=size,
+                        text_fg=colour, frameColor=(0, 0, 0, 0), text_align=TextNode.ALeft,
+                        pos=(x, 0, 0.68))
         self._button(help_page, "controls", "Back", lambda: self.show_page("main"),
                      (0, 0, -0.82), small)
         self._update_labels()

@@ -32,7 +32,7 @@ def menu(config, tmp_path, monkeypatch):
     monkeypatch.setenv(OVERRIDE_ENV, str(tmp_path))
     calls, sounds = [], FakeSounds()
     pause_menu = PauseMenu(NodePath("aspect2d"), config.game.menu,
-                           UserSettings(config.game.user_settings), config.controls.keyboard,
+                           UserSettings(config.game.user_settings), config.controls,
                            on_resume=lambda: calls.append("resume"),
                            on_restart=lambda: calls.append("restart"),
                            on_quit=lambda: calls.append("quit"),
@@ -81,9 +81,18 @@ def test_without_a_sound_player_the_menu_still_works(config, tmp_path, monkeypat
     monkeypatch.setenv(OVERRIDE_ENV, str(tmp_path))
     calls = []
     silent = PauseMenu(NodePath("aspect2d"), config.game.menu,
-                       UserSettings(config.game.user_settings), config.controls.keyboard,
+                       UserSettings(config.game.user_settings), config.controls,
                        on_resume=lambda: calls.append("resume"), on_restart=lambda: None,
                        on_quit=lambda: None, on_settings=lambda settings: None)
     _press(silent.buttons["main/Resume"])
     assert calls == ["resume"]
     silent.destroy()
+
+
+def test_the_controls_page_lists_keyboard_and_gamepad_bindings(menu, config):
+    pause_menu, _, _ = menu
+    text = "\n".join(pause_menu.controls_columns)
+    for words in ("keyboard / mouse", "gamepad", "reverse / neutral", "right trigger",
+                  "left stick sideways", "Backspace", "D-pad up"):
+        assert words in text
+    assert not any(arrow in text for arrow in "←→↑↓")  # the default font has no arrows
