@@ -162,9 +162,9 @@ class Terrain:
         self.half_extent_x_m = (self.columns - 1) / 2 * self.spacing_m
         self.half_extent_y_m = (self.rows - 1) / 2 * self.spacing_m
         self.surfaces = tuple(surfaces)
-        self.surface_index = (np.zeros(heights_m.shape, dtype=np.uint8) if surface_index is None
-                              else np.asarray(surface_index, dtype=np.uint8))
-        """Per sample: which of ``surfaces`` the ground there is."""
+        self._surface_index = (np.zeros(heights_m.shape, dtype=np.uint8)
+                               if surface_index is None
+                               else np.array(surface_index, dtype=np.uint8))
         self._surface_table = np.array([[surface.grip_scale, surface.rolling_resistance,
                                          surface.ripple_height_m, surface.ripple_wavelength_m]
                                         for surface in self.surfaces])
@@ -179,6 +179,31 @@ class Terrain:
         table = self._surface_table
         self._ripple_table = np.stack([table[:, 2] * 0.5, 2.0 * math.pi / table[:, 3]], axis=-1)
         """Per surface: half the ripple height and the ripple's wave number."""
+        self._sample_ground = self._ground_by_sample()
+
+    @property
+    def surface_index(self) -> np.ndarray:
+        """Per sample: which of ``surfaces`` the ground there is (read-only: change it with
+        :meth:`paint_surface`)."""
+        view = self._surface_index.view()
+        view.setflags(write=False)
+        return view
+
+    def _ground_by_sample(self) -> np.ndarray:
+        """Per sample, flat: half the ripple height, the ripple's wave number, the grip
+        scale and the added rolling resistance of its surface (one look-up for a ray)."""
+        per_surface = np.column_stack([self._ripple_table, self._surface_table[:, :2]])
+        return per_surface.take(self._surface_index.reshape(-1), axis=0)
+
+    def ground_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Ripple height, grip scale and added rolling resistance at N points, rows (2, N)
+        of x and y, from the nearest sample's surface, in one look-up."""
+        i, j = _clip(np.rint((xy_m + self._half_extents_m[:, None]) / self.spacing_m), 0,
+                     self._last_sample[:, None]).astype(np.int64)
+        half_height, wave, grip, rolling = self._sample_ground.take(j * self.columns + i,
+                                                                    axis=0).T
+        wave_x, wave_y = np.sin(wave * xy_m)
+        return half_height * (1.0 + wave_x * wave_y), grip, rolling
 
     @property
     def max_height_m(self) -> float:
@@ -256,7 +281,7 @@ class Terrain:
         of :meth:`surface_index_at`."""
         i, j = _clip(np.rint((xy_m + self._half_extents_m[:, None]) / self.spacing_m), 0,
                      self._last_sample[:, None]).astype(np.int64)
-        return self.surface_index.reshape(-1).take(j * self.columns + i)
+        return self._surface_index.reshape(-1).take(j * self.columns + i)
 
     def surface_grip(self, index) -> tuple[np.ndarray, np.ndarray]:
         """Grip scale and added rolling resistance of the surfaces numbered ``index``."""
@@ -272,14 +297,9 @@ class Terrain:
         x_m, y_m = np.broadcast_arrays(np.asarray(x_m), np.asarray(y_m))
         return self.ripples_at(np.stack([x_m.ravel(), y_m.ravel()])).reshape(x_m.shape)
 
-    def ripples_at(self, xy_m: np.ndarray, surfaces: np.ndarray | None = None) -> np.ndarray:
-        """:meth:`ripple_at` for N points, rows (2, N) of x and y (``surfaces``: their
-        :meth:`surfaces_at`, when already known)."""
-        if surfaces is None:
-            surfaces = self.surfaces_at(xy_m)
-        half_height, wave = self._ripple_table.take(surfaces, axis=0).T
-        wave_x, wave_y = np.sin(wave * xy_m)
-        return half_height * (1.0 + wave_x * wave_y)
+    def ripples_at(self, xy_m: np.ndarray) -> np.ndarray:
+        """:meth:`ripple_at` for N points, rows (2, N) of x and y."""
+        return self.ground_at(xy_m)[0]
 
     def contains_rows(self, xy_m: np.ndarray) -> np.ndarray:
         """:meth:`contains` for N points, rows (2, N) of x and y."""
@@ -290,7 +310,8 @@ class Terrain:
         """Make the ground within ``radius_m`` of (x, y) the named surface."""
         x_grid, y_grid = self.sample_positions()
         inside = (x_grid - x_m) ** 2 + (y_grid - y_m) ** 2 <= radius_m ** 2
-        self.surface_index[inside] = self.surface_named(name)
+        self._surface_index[inside] = self.surface_named(name)
+        self._sample_ground = self._ground_by_sample()
 
     def make_collider(self) -> BulletRigidBodyNode:
         """A static Bullet heightfield body that matches ``heights_m``."""

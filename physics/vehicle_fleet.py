@@ -68,14 +68,12 @@ class TerrainGround:
             distance = distance + normal[2] * (height - guess[2]) / np.minimum(facing,
                                                                                 -_PARALLEL_COSINE)
         point = origins + distance * directions
-        surfaces = terrain.surfaces_at(point[:2])
         # The surface's ripples stand a little above the collider.
-        distance = distance - terrain.ripples_at(point[:2], surfaces) / np.maximum(
-            -facing, _PARALLEL_COSINE)
+        ripple, grip, rolling = terrain.ground_at(point[:2])
+        distance = distance - ripple / np.maximum(-facing, _PARALLEL_COSINE)
         point = origins + distance * directions
         hit = ((distance <= length_m) & (-facing >= min_ground_up)
                & terrain.contains_rows(point[:2]))
-        grip, rolling = terrain.surface_grip(surfaces)
         return GroundHits(hit, distance, point.T, np.ascontiguousarray(normal).T,
                           np.zeros(point.T.shape), grip, rolling)
 
