@@ -43,10 +43,12 @@ as long as everyone stays within half of it (a few steps at full speed). More ro
 tests, but more vehicles cast Bullet rays they do not need. Cost only, not behaviour."""
 
 _TERRAIN_ITERATIONS = 2
-"""Ray-plane refinements against the height grid: each lands exactly on the plane of the
-triangle under the last guess. The first guess is the ray's start, straight above its hit
-but for the hull's tilt, so the second lands on the right triangle unless the hit is within
-a few centimetres of an edge, where both triangles' planes agree to within millimetres."""
+"""Ray-plane refinements against the height grid, for rays cast the first time: each lands
+exactly on the plane of the triangle under the last guess. The first guess is the ray's
+start, straight above its hit but for the hull's tilt, so the second lands on the right
+triangle unless the hit is within a few centimetres of an edge, where both triangles'
+planes agree to within millimetres. The same rays cast again start from where they met
+the ground last time, a substep ago (millimetres away), and need one refinement."""
 
 
 class TerrainGround:
@@ -54,19 +56,28 @@ class TerrainGround:
 
     def __init__(self, terrain: Terrain):
         self.terrain = terrain
+        self._last_distance_m: np.ndarray | None = None
+        """How far along each ray the collider was at the last cast (the same rays, in
+        the same order, are cast every substep)."""
 
     def cast(self, origins_ws, directions_ws, length_m, min_ground_up) -> GroundHits:
         terrain = self.terrain
         # Vectors as rows (3, N), as the anchor model computes (free when handed its rows).
         origins, directions = _rows(origins_ws), _rows(directions_ws)
-        guess, distance = origins, 0.0  # the first guess: the ray's start
-        for iteration in range(_TERRAIN_ITERATIONS):
-            if iteration:
-                guess = origins + distance * directions
+        last = self._last_distance_m
+        if last is not None and last.shape == (origins.shape[1],):
+            # Within the ray: a ray that missed, or a vehicle set down elsewhere, still
+            # looks under its own start.
+            distance, iterations = np.minimum(np.maximum(last, 0.0), length_m), 1
+        else:
+            distance, iterations = 0.0, _TERRAIN_ITERATIONS
+        for _ in range(iterations):
+            guess = origins + distance * directions
             height, normal = terrain.planes_at(guess[:2])
             facing = _dot(normal, directions)  # < 0: the ray meets the face
             distance = distance + normal[2] * (height - guess[2]) / np.minimum(facing,
                                                                                 -_PARALLEL_COSINE)
+        self._last_distance_m = distance
         point = origins + distance * directions
         # The surface's ripples stand a little above the collider.
         ripple, grip, rolling = terrain.ground_at(point[:2])

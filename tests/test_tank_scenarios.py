@@ -197,6 +197,29 @@ def test_terrain_rays_match_bullet_rays_on_the_dunes(config):
     simulation.destroy()
 
 
+def test_terrain_rays_cast_again_from_where_they_met_the_ground_still_match_bullet(config):
+    # Every substep the same rays are cast again a little further on: the second cast
+    # starts from where each met the ground the first time and refines once.
+    simulation = Simulation(config, MapChoice.parse("desert"), seed=4)
+    rng = np.random.default_rng(1)
+    origins = np.column_stack([rng.uniform(-200, 200, (200, 2)), np.zeros(200)])
+    origins[:, 2] = simulation.terrain.height_at(origins[:, 0], origins[:, 1]) + rng.uniform(0.05, 0.5, 200)
+    tilt = rng.normal(0, 0.25, (200, 2))
+    directions = np.column_stack([tilt, -np.ones(200)])
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    ground = TerrainGround(simulation.terrain)
+    ground.cast(origins, directions, 1.0, 0.3)
+    moved = origins.copy()  # a substep's travel at speed, the starts kept above the ground
+    moved[:, :2] += rng.normal(0.0, 0.1, (200, 2))
+    moved[:, 2] = np.maximum(moved[:, 2], simulation.terrain.height_at(moved[:, 0], moved[:, 1]) + 0.02)
+    ours = ground.cast(moved, directions, 1.0, 0.3)
+    bullets, _ = BulletGround(simulation.world, simulation.terrain).cast(moved, directions, 1.0, 0.3, [None] * 200)
+    np.testing.assert_array_equal(ours.hit, bullets.hit)
+    assert ours.hit.sum() > 150
+    np.testing.assert_allclose(ours.distance_m[ours.hit], bullets.distance_m[ours.hit], atol=2e-3)
+    simulation.destroy()
+
+
 def test_faces_steeper_than_the_limit_are_not_ground(config):
     simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
     ramp = BulletRigidBodyNode("steep-ramp")
