@@ -171,20 +171,34 @@ def test_anchors_standing_on_a_crate_press_it_into_the_ground(config):
     simulation.destroy()
 
 
+RAYS = 200
+
+
+def _rays_over_the_dunes(terrain, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Ray starts 5 to 50 cm above the ground anywhere on the dunes, pointing down but
+    tilted as a hull on a slope tilts them."""
+    origins = np.column_stack([rng.uniform(-200, 200, (RAYS, 2)), np.zeros(RAYS)])
+    origins[:, 2] = terrain.height_at(origins[:, 0], origins[:, 1]) + rng.uniform(0.05, 0.5, RAYS)
+    directions = np.column_stack([rng.normal(0, 0.25, (RAYS, 2)), -np.ones(RAYS)])
+    return origins, directions / np.linalg.norm(directions, axis=1, keepdims=True)
+
+
+def _assert_same_as_bullet(simulation, ours, origins, directions) -> np.ndarray:
+    """Hits and distances of our terrain rays equal Bullet's; returns which rays hit."""
+    bullets, _ = BulletGround(simulation.world, simulation.terrain).cast(
+        origins, directions, 1.0, 0.3, [None] * RAYS)
+    np.testing.assert_array_equal(ours.hit, bullets.hit)
+    assert ours.hit.sum() > 150
+    np.testing.assert_allclose(ours.distance_m[ours.hit], bullets.distance_m[ours.hit], atol=2e-3)
+    return bullets
+
+
 def test_terrain_rays_match_bullet_rays_on_the_dunes(config):
     simulation = Simulation(config, MapChoice.parse("desert"), seed=4)
-    rng = np.random.default_rng(0)
-    origins = np.column_stack([rng.uniform(-200, 200, (200, 2)), np.zeros(200)])
-    origins[:, 2] = simulation.terrain.height_at(origins[:, 0], origins[:, 1]) + rng.uniform(0.05, 0.5, 200)
-    tilt = rng.normal(0, 0.25, (200, 2))
-    directions = np.column_stack([tilt, -np.ones(200)])
-    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    origins, directions = _rays_over_the_dunes(simulation.terrain, np.random.default_rng(0))
     ours = TerrainGround(simulation.terrain).cast(origins, directions, 1.0, 0.3)
-    bullets, _ = BulletGround(simulation.world, simulation.terrain).cast(origins, directions, 1.0, 0.3, [None] * 200)
-    np.testing.assert_array_equal(ours.hit, bullets.hit)
+    bullets = _assert_same_as_bullet(simulation, ours, origins, directions)
     both = ours.hit
-    assert both.sum() > 150
-    np.testing.assert_allclose(ours.distance_m[both], bullets.distance_m[both], atol=2e-3)
     # Normals agree inside triangles; on an edge either neighbour's normal is right.
     terrain = simulation.terrain
     cell_x = (ours.point_ws[:, 0] + terrain.half_extent_x_m) / terrain.spacing_m % 1.0
@@ -202,21 +216,13 @@ def test_terrain_rays_cast_again_from_where_they_met_the_ground_still_match_bull
     # starts from where each met the ground the first time and refines once.
     simulation = Simulation(config, MapChoice.parse("desert"), seed=4)
     rng = np.random.default_rng(1)
-    origins = np.column_stack([rng.uniform(-200, 200, (200, 2)), np.zeros(200)])
-    origins[:, 2] = simulation.terrain.height_at(origins[:, 0], origins[:, 1]) + rng.uniform(0.05, 0.5, 200)
-    tilt = rng.normal(0, 0.25, (200, 2))
-    directions = np.column_stack([tilt, -np.ones(200)])
-    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    origins, directions = _rays_over_the_dunes(simulation.terrain, rng)
     ground = TerrainGround(simulation.terrain)
     ground.cast(origins, directions, 1.0, 0.3)
     moved = origins.copy()  # a substep's travel at speed, the starts kept above the ground
-    moved[:, :2] += rng.normal(0.0, 0.1, (200, 2))
+    moved[:, :2] += rng.normal(0.0, 0.1, (RAYS, 2))
     moved[:, 2] = np.maximum(moved[:, 2], simulation.terrain.height_at(moved[:, 0], moved[:, 1]) + 0.02)
-    ours = ground.cast(moved, directions, 1.0, 0.3)
-    bullets, _ = BulletGround(simulation.world, simulation.terrain).cast(moved, directions, 1.0, 0.3, [None] * 200)
-    np.testing.assert_array_equal(ours.hit, bullets.hit)
-    assert ours.hit.sum() > 150
-    np.testing.assert_allclose(ours.distance_m[ours.hit], bullets.distance_m[ours.hit], atol=2e-3)
+    _assert_same_as_bullet(simulation, ground.cast(moved, directions, 1.0, 0.3), moved, directions)
     simulation.destroy()
 
 
