@@ -1,13 +1,14 @@
 """Enemy tanks: bots that see the simulation's state and answer with the same Controls a
 player makes, so they go through the same drive, gearbox, turret and gun as anyone.
 
-Each step a bot steers toward a point that keeps it at fighting distance from its
-target (closing in from afar, circling inside the band, backing off when too
-close), pushed away from other vehicles, wrecks and rocks nearby. It turns the
-turret and raises the gun toward where the target will be when a shell gets
-there (leading a moving target by the flight time; the elevation from the
-ballistic arc), and fires only when the predicted impact point of a shot fired
-now lands on the target.
+A bot looks round ``think_hz`` times a second (bots take turns, so a side's thinking is
+spread over the steps): it notes what to keep clear of, chooses where to point the gun
+(where the target will be when a shell gets there, leading a moving target by the
+flight time; the elevation from the ballistic arc) and fires only when the predicted
+impact point of a shot fired now lands on the target. Every step it steers toward a
+point that keeps it at fighting distance from its target (closing in from afar,
+circling inside the band, backing off when too close), pushed away from what it saw
+nearby, and turns the turret and raises the gun toward the direction it chose.
 """
 
 from __future__ import annotations
@@ -110,6 +111,9 @@ class Bot:
         """The push away from obstacles, from the last look round."""
         self._aim_offset = np.zeros(2)
         self._offset_age_s = math.inf
+        self._looked = False
+        self._wanted_ws: np.ndarray | None = None
+        """The gun's direction chosen at the last look (None: the target is out of range)."""
         self._rocks_xy: np.ndarray | None = None
         self._circling = 1.0 if rng.random() < 0.5 else -1.0
         """Which way round the target this bot circles (kept, so it does not dither)."""
@@ -167,7 +171,28 @@ class Bot:
         return tuple((away[near] * weight[:, None]).sum(axis=0).tolist())
 
     def _gun(self, simulation, me, target, thinking: bool) -> tuple[float, float, bool]:
-        spec, level = self.spec, self.spec.level
+        """Turret and gun sticks toward the direction chosen at the last look (every step,
+        as the hull turns under them), and whether to fire (only on a look)."""
+        spec = self.spec
+        self._offset_age_s += simulation.step_s
+        fire = False
+        if thinking or not self._looked:
+            fire = self._look(simulation, me, target)
+        if self._wanted_ws is None:  # out of range
+            return 0.0, 0.0, False
+        wanted_x, wanted_y, wanted_z = (me.current.axes_ws() @ self._wanted_ws).tolist()
+        turret_error = math.remainder(math.atan2(wanted_x, wanted_y)
+                                      - me.aim.turret_heading_rad, math.tau)
+        elevation_error = math.asin(_clamp(wanted_z)) - me.aim.elevation_rad
+        turret = _clamp(turret_error * spec.turret_per_rad)
+        elevation = _clamp(elevation_error * spec.elevation_per_rad)
+        return turret, elevation, fire
+
+    def _look(self, simulation, me, target) -> bool:
+        """Choose where to point the gun (leading the target, with this reload's
+        misjudgement); return whether a shot fired now would land on the target."""
+        level = self.spec.level
+        self._looked = True
         gun = me.spec.gun
         gravity = simulation.config.game.simulation.gravity_m_s2
         muzzle, barrel = gun_axes(me.current, gun, me.aim)
@@ -179,35 +204,27 @@ class Bot:
         flat = math.hypot(offset_x, offset_y)
         elevation_ws = ballistic_elevation(flat, offset_z, gun.muzzle_velocity_ms, gravity)
         if elevation_ws is None:
-            return 0.0, 0.0, False
+            self._wanted_ws = None
+            return False
         heading_ws = math.atan2(offset_x, offset_y)
-        on_target_ws = _direction(heading_ws, elevation_ws)
-        self._offset_age_s += simulation.step_s
         if self._offset_age_s >= gun.reload_s:  # a fresh misjudgement every reload time
             self._aim_offset = self.rng.normal(0.0, level.aim_noise_mrad / 1000.0, 2)
             self._offset_age_s = 0.0
-        wanted_ws = _direction(heading_ws + self._aim_offset[0],
-                               elevation_ws + self._aim_offset[1])
-        wanted_x, wanted_y, wanted_z = (me.current.axes_ws() @ wanted_ws).tolist()
-        turret_error = math.remainder(math.atan2(wanted_x, wanted_y)
-                                      - me.aim.turret_heading_rad, math.tau)
-        elevation_error = math.asin(_clamp(wanted_z)) - me.aim.elevation_rad
-        turret = _clamp(turret_error * spec.turret_per_rad)
-        elevation = _clamp(elevation_error * spec.elevation_per_rad)
-        fire = False
-        if thinking and me.aim.reload_left_s == 0.0:
-            reach_m = _length(target.spec.hull.half_extents_m) + level.fire_margin_m
-            shell_ms = me.current.velocity_ws + barrel * gun.muzzle_velocity_ms
-            # The arc is followed only for a shot that could land near the target: one
-            # whose line is within a few of the target's sizes of the aiming line there.
-            off_line_rad = _angle_between(shell_ms, on_target_ws)
-            if off_line_rad * distance < _FIRE_CHECK_REACHES * reach_m:
-                flight_s = distance / gun.muzzle_velocity_ms
-                impact = simulation.predicted_impact(me, LOOK_AHEAD_FLIGHTS * flight_s
-                                                     + simulation.step_s)
-                if impact is not None:
-                    fire = _length(impact - target.current.position_ws) < reach_m
-        return turret, elevation, fire
+        self._wanted_ws = _direction(heading_ws + self._aim_offset[0],
+                                     elevation_ws + self._aim_offset[1])
+        if me.aim.reload_left_s > 0.0:
+            return False
+        reach_m = _length(target.spec.hull.half_extents_m) + level.fire_margin_m
+        shell_ms = me.current.velocity_ws + barrel * gun.muzzle_velocity_ms
+        # The arc is followed only for a shot that could land near the target: one whose
+        # line is within a few of the target's sizes of the aiming line there.
+        if _angle_between(shell_ms, _direction(heading_ws, elevation_ws)) * distance \
+                >= _FIRE_CHECK_REACHES * reach_m:
+            return False
+        flight_s = distance / gun.muzzle_velocity_ms
+        impact = simulation.predicted_impact(me, LOOK_AHEAD_FLIGHTS * flight_s
+                                             + simulation.step_s)
+        return impact is not None and _length(impact - target.current.position_ws) < reach_m
 
 
 def _clamp(value: float) -> float:
