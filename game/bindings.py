@@ -25,7 +25,8 @@ ROWS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("handbrake", ("handbrake",), ("handbrake",)),
     ("reverse (only near a standstill) / neutral", ("gear_reverse", "gear_neutral"), ()),
     ("gears 1 to 5", ("gear_1", "gear_2", "gear_3", "gear_4", "gear_5"), ()),
-    ("shift up / down one gear (R, N, 1 … 5)", (), ("gear_up", "gear_down")),
+    ("shift up / down one gear (R, N, 1 … 5)", ("gear_up", "gear_down"),
+     ("gear_up", "gear_down")),
     ("H gate: hold the clutch and move the gate stick to a slot (1 3 5 across the top, "
      "2 4 R across the bottom, centre N)", (), ("clutch", "gate_stick")),
     ("automatic gearbox (a gear key or a shift goes back to manual)", ("gear_automatic",),

@@ -30,6 +30,18 @@ CAMERA_PRESSES = ("camera_view", "camera_zoom_in", "camera_zoom_out")
 ``take_camera_presses`` (the same names as the keyboard's)."""
 
 
+def shifted_lever(lever: str | None, direction: int, current_gear: str | None) -> str:
+    """A sequential shift, one gear up (+1) or down (-1) along ``LEVER_ORDER`` from
+    ``lever``, or from ``current_gear`` (the vehicle's) when the lever is not set or in
+    automatic; it stops at R and at top gear. The pad's and the keyboard's shifts both
+    come here."""
+    start = lever if lever in LEVER_ORDER else current_gear
+    if start not in LEVER_ORDER:
+        start = NEUTRAL
+    index = LEVER_ORDER.index(start) + direction
+    return LEVER_ORDER[max(0, min(len(LEVER_ORDER) - 1, index))]
+
+
 def _buttons(doc: str):
     return tuning(doc + " (Panda3D gamepad button names: face_a, face_b, face_x, face_y, "
                   "lshoulder, rshoulder, lstick, rstick, dpad_up, start, back, ...)",
@@ -173,13 +185,8 @@ class GamepadMapper:
         return min(slots)[1]
 
     def step_lever(self, direction: int, current_gear: str | None) -> str:
-        """One gear up (+1) or down (-1) from the lever, or from ``current_gear`` when the
-        lever is not set or in automatic."""
-        start = self.lever if self.lever in LEVER_ORDER else current_gear
-        if start not in LEVER_ORDER:
-            start = NEUTRAL
-        index = LEVER_ORDER.index(start) + direction
-        return LEVER_ORDER[max(0, min(len(LEVER_ORDER) - 1, index))]
+        """One gear up (+1) or down (-1) from the lever (see :func:`shifted_lever`)."""
+        return shifted_lever(self.lever, direction, current_gear)
 
     def _shaped(self, axes: dict[str, float], axis: str) -> float:
         """One axis by name through its dead zone and curve (a trigger's or a stick's)."""

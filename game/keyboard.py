@@ -2,7 +2,10 @@
 
 :class:`KeyboardMapper` is the testable half: the set of keys held and the
 keys just pressed in, :class:`Controls` out. :class:`KeyboardInput` is the thin
-Panda3D half that listens for key events and feeds it.
+Panda3D half that listens for key events and feeds it; :class:`ActionKeys` runs the
+app's own keys (quit, pause, overlay). Both take new bindings at once (``rebind``: the
+pause menu's Controls page). :class:`PandaKeyCapture` hands over the next button
+pressed, for that page.
 """
 
 from __future__ import annotations
@@ -10,7 +13,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields, replace
 
+from typing import Callable
+
 from game.controls import AUTOMATIC, Controls
+from game.gamepad import shifted_lever
 from physics.spec import Spec, SpecError, tuning
 
 
@@ -28,6 +34,9 @@ class KeyboardSpec(Spec):
     gear_3: tuple[str, ...] = tuning("select third gear", length=(1, 8))
     gear_4: tuple[str, ...] = tuning("select fourth gear", length=(1, 8))
     gear_5: tuple[str, ...] = tuning("select fifth gear", length=(1, 8))
+    gear_up: tuple[str, ...] = tuning("shift up one gear (R, N, 1 ... 5; one shift a press)",
+                                      length=(1, 8))
+    gear_down: tuple[str, ...] = tuning("shift down one gear", length=(1, 8))
     gear_automatic: tuple[str, ...] = tuning("let the gearbox shift by itself (any gear key "
                                              "goes back to manual)", length=(1, 8))
     reset: tuple[str, ...] = tuning("set the vehicle back on its wheels", length=(1, 8))
@@ -80,6 +89,10 @@ _GEAR_ACTIONS = {"gear_reverse": "R", "gear_neutral": "N", "gear_1": "1", "gear_
                  "gear_3": "3", "gear_4": "4", "gear_5": "5", "gear_automatic": AUTOMATIC}
 
 
+_SHIFT_ACTIONS = {"gear_up": +1, "gear_down": -1}
+"""Sequential shifts: one gear along the lever's order per press."""
+
+
 class KeyboardMapper:
     """Held keys in, Controls out. Gear keys move the lever, which stays where it was put."""
 
@@ -87,18 +100,30 @@ class KeyboardMapper:
         self.spec = spec
         self.lever: str | None = None
         self.camera_presses: list[str] = []
+        self.shifts: list[int] = []
+        """Sequential shifts pressed (+1 up, -1 down) and not yet taken by a step."""
 
     def _held(self, action: str, held: set[str]) -> bool:
         return any(key in held for key in getattr(self.spec, action))
 
     def press(self, key: str) -> None:
-        """A key went down: gear keys take effect at once (even between steps)."""
+        """A key went down: gear keys take effect at once (even between steps); a shift
+        key counts once per press, taken by the next :meth:`controls`."""
         for action, gear in _GEAR_ACTIONS.items():
             if key in getattr(self.spec, action):
                 self.lever = gear
+                self.shifts.clear()  # a gear picked outright beats shifts pressed before it
+        for action, direction in _SHIFT_ACTIONS.items():
+            if key in getattr(self.spec, action):
+                self.shifts.append(direction)
         for action in CAMERA_ACTIONS:
             if key in getattr(self.spec, action):
                 self.camera_presses.append(action)
+
+    def forget_presses(self) -> None:
+        """Drop shifts and camera presses not yet taken (the bindings changed under them)."""
+        self.shifts.clear()
+        self.camera_presses.clear()
 
     def take_camera_presses(self) -> list[str]:
         """Camera actions pressed since the last call, in order."""
@@ -111,9 +136,15 @@ class KeyboardMapper:
     def _axis(self, minus: str, plus: str, held: set[str]) -> float:
         return float(self._held(plus, held)) - float(self._held(minus, held))
 
-    def controls(self, held: set[str], aim: tuple[float, float] | None = None) -> Controls:
+    def controls(self, held: set[str], aim: tuple[float, float] | None = None,
+                 current_gear: str | None = None) -> Controls:
         """The controls for the keys ``held``; ``aim`` (turret, elevation rates -1..1, e.g.
-        from the mouse in the gun sight) applies to an axis whose keys are not held."""
+        from the mouse in the gun sight) applies to an axis whose keys are not held.
+        Shift presses since the last call move the lever, from ``current_gear`` (the
+        vehicle's) when it has not been moved, as the pad's shifts do."""
+        for direction in self.shifts:
+            self.lever = shifted_lever(self.lever, direction, current_gear)
+        self.shifts.clear()
         turret = self._axis("turret_left", "turret_right", held)
         elevation = self._axis("gun_down", "gun_up", held)
         if aim is not None:
@@ -151,17 +182,31 @@ class KeyboardInput:
         self.events = events
         self.mapper = KeyboardMapper(spec)
         self.held: set[str] = set()
+        self._keys: set[str] = set()
+        self._listen(spec)
+
+    def _listen(self, spec: KeyboardSpec) -> None:
         self._keys = spec.keys()
         for key in self._keys:
-            events.accept(key, self._down, [key])
-            events.accept(key + "-up", self.held.discard, [key])
+            self.events.accept(key, self._down, [key])
+            self.events.accept(key + "-up", self.held.discard, [key])
+
+    def rebind(self, spec: KeyboardSpec) -> None:
+        """Use ``spec``'s keys from now on. Keys held are forgotten (a key no longer bound
+        would never be let go of) and presses not yet taken dropped; the lever stays."""
+        self.destroy()
+        self.held.clear()
+        self.mapper.spec = spec
+        self.mapper.forget_presses()
+        self._listen(spec)
 
     def _down(self, key: str) -> None:
         self.held.add(key)
         self.mapper.press(key)
 
-    def controls(self, aim: tuple[float, float] | None = None) -> Controls:
-        return self.mapper.controls(self.held, aim)
+    def controls(self, aim: tuple[float, float] | None = None,
+                 current_gear: str | None = None) -> Controls:
+        return self.mapper.controls(self.held, aim, current_gear)
 
     def take_camera_presses(self) -> list[str]:
         return self.mapper.take_camera_presses()
@@ -173,3 +218,58 @@ class KeyboardInput:
         for key in self._keys:
             self.events.ignore(key)
             self.events.ignore(key + "-up")
+
+
+class ActionKeys:
+    """Keys that do something at once rather than drive: ``handlers`` by action name
+    (quit, pause, the overlay), listened to through ``events`` (a DirectObject of their
+    own, so the driving keys' handlers never replace them). While ``blocked()`` (the
+    pause menu is waiting for a key to bind) they do nothing."""
+
+    def __init__(self, events, handlers: dict[str, Callable[[], None]], spec: KeyboardSpec,
+                 blocked: Callable[[], bool] = lambda: False):
+        self.events = events
+        self.handlers = handlers
+        self.blocked = blocked
+        self._keys: list[str] = []
+        self.rebind(spec)
+
+    def _run(self, action: str) -> None:
+        if not self.blocked():
+            self.handlers[action]()
+
+    def rebind(self, spec: KeyboardSpec) -> None:
+        self.destroy()
+        for action in self.handlers:
+            for key in getattr(spec, action):
+                self.events.accept(key, self._run, [action])
+                self._keys.append(key)
+
+    def destroy(self) -> None:
+        for key in self._keys:
+            self.events.ignore(key)
+        self._keys = []
+
+
+CAPTURE_EVENT = "tank-battle-button-down"
+"""The generic button-down event :class:`PandaKeyCapture` asks ShowBase's ButtonThrower for."""
+
+
+class PandaKeyCapture:
+    """The next keyboard button pressed, by its Panda3D name, from the generic button-down
+    event of ShowBase's first ButtonThrower. The button's own event (which the game's keys
+    listen to) comes before it. Mouse buttons over the menu never reach the thrower (the
+    menu takes them); the menu reads those itself."""
+
+    def __init__(self, thrower, events):
+        self.thrower = thrower
+        """A ButtonThrower node (``base.buttonThrowers[0].node()``)."""
+        self.events = events
+
+    def listen(self, on_key: Callable[[str], None]) -> None:
+        self.thrower.setButtonDownEvent(CAPTURE_EVENT)
+        self.events.accept(CAPTURE_EVENT, on_key)
+
+    def stop(self) -> None:
+        self.thrower.setButtonDownEvent("")
+        self.events.ignore(CAPTURE_EVENT)

@@ -138,7 +138,7 @@ class CombinedInput:
         self._levers = (None, None)
 
     def controls(self, aim=None, current_gear: str | None = None) -> Controls:
-        keys = self.keyboard.controls(aim)
+        keys = self.keyboard.controls(aim, current_gear)
         pad = self.gamepad.controls(current_gear) if self.gamepad is not None else None
         if pad is None:
             self.using_pad = False

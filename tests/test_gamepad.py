@@ -298,8 +298,8 @@ class FakeKeyboard:
         self.mapper = KeyboardMapper(load_config().controls.keyboard)
         self.held = set()
 
-    def controls(self, aim=None):
-        return self.mapper.controls(self.held, aim)
+    def controls(self, aim=None, current_gear=None):
+        return self.mapper.controls(self.held, aim, current_gear)
 
 
 def test_whichever_device_was_used_last_drives_and_the_lever_is_shared(spec):

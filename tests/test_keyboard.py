@@ -132,3 +132,48 @@ def test_mouse_spec_checks_its_zones():
 
 def test_the_spec_lists_every_key_it_binds(keys):
     assert {"q", "e", "c", "z", "space", "mouse1", "backspace", "f"} <= keys.keys()
+
+
+def test_the_shift_keys_are_g_and_b(keys):
+    assert keys.gear_up == ("g",) and keys.gear_down == ("b",)
+
+
+def test_a_shift_up_press_shifts_one_gear_and_holding_it_shifts_no_more(mapper):
+    mapper.press("g")
+    assert mapper.controls({"g"}, current_gear="2").gear == "3"
+    for _ in range(5):  # the key stays down for a few steps: no auto-repeat
+        assert mapper.controls({"g"}, current_gear="3").gear == "3"
+    mapper.press("g")
+    assert mapper.controls({"g"}, current_gear="3").gear == "4"
+
+
+def test_a_shift_down_press_shifts_one_gear_and_holding_it_shifts_no_more(mapper):
+    mapper.press("b")
+    assert mapper.controls({"b"}, current_gear="1").gear == "N"
+    assert mapper.controls({"b"}, current_gear="N").gear == "N"
+    mapper.press("b")
+    assert mapper.controls(set(), current_gear="N").gear == "R"
+    mapper.press("b")  # R is the bottom of the lever's travel
+    assert mapper.controls(set(), current_gear="R").gear == "R"
+
+
+def test_shifts_start_from_the_lever_once_it_has_moved(mapper):
+    mapper.press("3")
+    mapper.press("g")
+    mapper.press("g")  # two presses between steps: two gears
+    assert mapper.controls(set(), current_gear="1").gear == "5"
+    mapper.press("g")  # 5 is the top
+    assert mapper.controls(set(), current_gear="5").gear == "5"
+
+
+def test_a_shift_leaves_the_automatic_from_the_gear_it_is_in(mapper):
+    mapper.press("t")
+    assert mapper.controls(set(), current_gear="3").gear == AUTOMATIC
+    mapper.press("b")
+    assert mapper.controls(set(), current_gear="3").gear == "2"
+
+
+def test_a_gear_key_after_a_shift_press_wins(mapper):
+    mapper.press("g")
+    mapper.press("1")
+    assert mapper.controls(set(), current_gear="3").gear == "1"
