@@ -11,15 +11,18 @@ With ``--players 2`` the window is split: each player has a view of their own
 
 Esc opens the pause menu: the fixed-step clock stops (no physics step is taken)
 until it closes. Scripted and offscreen runs (``--inputs``, ``--seconds``,
-``--offscreen``) never open it: there Esc leaves at once, as it always did.
+``--offscreen``) never open it: there Esc leaves at once, as it always did. Keys
+rebound on its Controls page are used at once (:meth:`TankBattleApp.apply_bindings`).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+from direct.showbase.DirectObject import DirectObject
 from direct.showbase.ShowBase import ShowBase
 from panda3d.core import ClockObject, Filename, loadPrcFileData
 
@@ -31,11 +34,13 @@ from game.controls import ScriptedInputs
 from game.debug_overlay import DebugOverlay
 from game.effects import Effects
 from game.errors import UserError
+from game.keyboard import ActionKeys, KeyboardSpec, PandaKeyCapture
 from game.local_players import SECOND_PLAYER, add_second_player, vehicle_named
 from game.pad_input import PandaPads
 from game.player_input import LocalInputs, mouse_in_window
 from game.player_view import (SECOND_VIEW_MASK, Divider, PlayerView, extra_screen, main_screen,
                               player_regions)
+from game.rebinding import UserBindings
 from game.scene import DesertScene
 from game.settings import UserSettings
 from game.shadows import MAIN_CAMERA_MASK
@@ -66,7 +71,7 @@ class TankBattleApp(ShowBase):
                  inputs: ScriptedInputs | None, telemetry: TelemetryWriter | None,
                  seconds: float | None, battle: Battle | None = None, make_game=None,
                  debug_rays: bool = False, settings: UserSettings | None = None,
-                 players: int = 1):
+                 players: int = 1, bindings: UserBindings | None = None):
         _configure_panda(config, offscreen)
         self._systems: list = []
         """Everything with a destroy(), in the order made; taken down in reverse."""
@@ -124,24 +129,27 @@ class TankBattleApp(ShowBase):
                                               game.debug_overlay, visible=debug_rays))
         # Hot plug: a pad connected mid-game drives at once; unplugging one in use pauses the
         # game (the menu opens) rather than leaving a vehicle driverless.
+        keyboard = bindings.current if bindings is not None else config.controls.keyboard
+        controls = replace(config.controls, keyboard=keyboard)
         self.player_inputs = self._add(LocalInputs(
-            self, config.controls, self.views,
-            pad_source=None if self.scripted else PandaPads(self),
+            self, controls, self.views, pad_source=None if self.scripted else PandaPads(self),
             mouse=lambda: mouse_in_window(self), user=lambda: self.user, on_unplug=self.pause))
-        bindings = config.controls.keyboard
-        for key in bindings.quit:
-            self.accept(key, self.finish)
-        for key in bindings.pause:
-            self.accept(key, self.finish if self.scripted else self.toggle_pause)
-        for key in bindings.debug_overlay:
-            self.accept(key, self.overlay.toggle)
         self.menu = None
+        # The app's own keys hold off while the menu waits for a key to bind (Esc cancels).
+        self.action_keys = self._add(ActionKeys(
+            DirectObject(), {"quit": self.finish, "debug_overlay": self.overlay.toggle,
+                             "pause": self.finish if self.scripted else self.toggle_pause},
+            keyboard, blocked=lambda: self.menu is not None and self.menu.capturing))
         if not self.scripted:
             from game.menu import PauseMenu
+            capture = (PandaKeyCapture(self.buttonThrowers[0].node(), DirectObject())
+                       if self.buttonThrowers else None)
             self.menu = self._add(PauseMenu(
                 self.aspect2d, game.menu, settings or UserSettings(game.user_settings),
-                config.controls, on_resume=self.resume, on_restart=self.restart_game,
-                on_quit=self.finish, on_settings=self.apply_settings, sounds=self.sounds))
+                controls, on_resume=self.resume, on_restart=self.restart_game,
+                on_quit=self.finish, on_settings=self.apply_settings, sounds=self.sounds,
+                bindings=bindings or UserBindings(config.controls.keyboard),
+                key_capture=capture, on_bindings=self.apply_bindings))
         self.apply_settings(self.user)
         self.taskMgr.add(self._frame, "tank-battle-frame")
         self._draw(frame_s=0.0)
@@ -221,6 +229,11 @@ class TankBattleApp(ShowBase):
             if manager is not None:
                 manager.setVolume(settings.volume)
         self.effects.set_quality(settings.quality)
+
+    def apply_bindings(self, keyboard: KeyboardSpec) -> None:
+        """Use the keys rebound on the menu's Controls page now: driving and the app's own."""
+        self.player_inputs.keyboard.rebind(keyboard)
+        self.action_keys.rebind(keyboard)
 
     def restart_game(self) -> None:
         """A fresh game (same map, seed, vehicle and bots): views rebuilt, clock reset."""
@@ -347,12 +360,13 @@ def run_windowed(config: GameConfig, map_choice: MapChoice, seed: int, player_ve
     # (tests, screenshots) look the same on every machine.
     interactive = not offscreen and inputs is None and seconds is None
     settings = UserSettings(config.game.user_settings) if interactive else None
+    bindings = UserBindings(config.controls.keyboard) if interactive else None
     app = None
     try:
         app = TankBattleApp(config, simulation, offscreen=offscreen, inputs=inputs,
                             telemetry=telemetry, seconds=seconds, battle=battle,
                             make_game=make_game, debug_rays=debug_rays, settings=settings,
-                            players=players)
+                            players=players, bindings=bindings)
         app.run()
         if screenshot is not None:
             app.save_screenshot(screenshot)

@@ -116,6 +116,12 @@ def _without_arrows(text: str) -> str:
     return text
 
 
+def keys_in_words(keys: tuple[str, ...]) -> str:
+    """An action's keys in words without arrows (for Panda3D's default font), "unbound"
+    for none: the Controls page's keyboard cells and the rebinding messages."""
+    return _without_arrows(", ".join(key_words(key) for key in keys) or "unbound")
+
+
 def help_rows(controls: ControlsSpec) -> list[tuple[str, str, str]]:
     """(what it does, keyboard / mouse, gamepad) in plain words, for the pause menu's
     Controls page: the table's rows without the config keys or arrows."""

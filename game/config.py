@@ -508,6 +508,22 @@ class MenuSpec(Spec):
     dim_colour: tuple[float, ...] = _rgba("the veil over the paused game")
     field_of_view_limits_deg: tuple[float, ...] = tuning(
         "the field-of-view slider's range", minimum=20.0, maximum=120.0, length=(2, 2))
+    controls_text_scale: float = tuning("text height on the Controls page", minimum=0.01,
+                                        maximum=0.2)
+    controls_row_spacing: float = tuning("from one row of the Controls page to the next",
+                                         minimum=0.02, maximum=0.3)
+    controls_columns_x: tuple[float, ...] = tuning(
+        "the left edges of the Controls page's action, keyboard and gamepad columns",
+        minimum=-1.5, maximum=1.5, length=(3, 3))
+    key_cell_colour: tuple[float, ...] = _rgba("an action's keys: a button that rebinds them")
+    capture_colour: tuple[float, ...] = _rgba("that button while it waits for a key")
+    key_cell_gap: float = tuning("space between two actions' key buttons in one row",
+                                 minimum=0.0, maximum=0.2)
+    key_cell_padding: tuple[float, ...] = tuning(
+        "a key button's margin round its text (across, up and down)", minimum=0.0,
+        maximum=0.1, length=(2, 2))
+    note_text_scale: float = tuning("the Controls page's note and status lines",
+                                    minimum=0.01, maximum=0.2)
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,16 @@
-"""The pause menu (Esc): resume, restart, settings, controls help, quit. DirectGui.
+"""The pause menu (Esc): resume, restart, settings, controls (and rebinding keys), quit.
+DirectGui.
 
 The app owns the pause itself (the fixed-step clock stops while the menu is
 open); this module only draws the pages and calls back:
 ``on_resume()``, ``on_restart()``, ``on_quit()``, ``on_settings(settings)`` (a
-setting changed: apply it now) and the settings page's Save writes the user's
-file through :class:`game.settings.UserSettings`. Every button, check box and choice
-clicks (the synthesised ``ui_click``) through the game's sound player, ``sounds``.
+setting changed: apply it now), ``on_bindings(keyboard)`` (a key was rebound on the
+Controls page, :mod:`game.controls_page`: use it now) and the settings page's Save writes
+the user's file through :class:`game.settings.UserSettings`. Every button, check box and
+choice clicks (the synthesised ``ui_click``) through the game's sound player, ``sounds``.
 """
 
 from __future__ import annotations
-
-import re
 
 from direct.gui.DirectGui import (DGG, DirectButton, DirectCheckButton, DirectFrame,
                                   DirectLabel, DirectOptionMenu, DirectSlider)
@@ -18,22 +18,20 @@ from panda3d.core import TextNode
 
 from game.audio import UI_CLICK, SoundPlayer
 from game.config import QUALITY_LEVELS, ControlsSpec, MenuSpec
+from game.controls_page import ControlsPage
 from game.hud import keep_alpha
-from game.bindings import help_rows
-
-
-def _short(doc: str, most: int = 40) -> str:
-    """An action's description without its asides in brackets, cut at its first colon or
-    semicolon, and to ``most`` characters."""
-    doc = re.sub(r" \([^)]*\)", "", doc)
-    for mark in (":", ";"):
-        doc = doc.split(mark)[0]
-    return doc if len(doc) <= most else doc[:most - 1] + "…"
+from game.rebinding import UserBindings
 
 
 class PauseMenu:
+    """``bindings`` (the player's keys) and ``key_capture`` (the next key pressed, see
+    :mod:`game.controls_page`) make the Controls page rebind keys; without both it only
+    shows them."""
+
     def __init__(self, parent, spec: MenuSpec, settings, controls: ControlsSpec, *,
-                 on_resume, on_restart, on_quit, on_settings, sounds: SoundPlayer | None = None):
+                 on_resume, on_restart, on_quit, on_settings, sounds: SoundPlayer | None = None,
+                 bindings: UserBindings | None = None, key_capture=None,
+                 on_bindings=lambda keyboard: None):
         self.spec = spec
         self.settings = settings
         self.sounds = sounds
@@ -102,24 +100,15 @@ class PauseMenu:
                      small)
         if settings.warning:
             self.status["text"] = settings.warning
-        # ----- controls help ------------------------------------------------------------
+        # ----- controls, rebinding the keyboard ------------------------------------------
         help_page = self._page("controls", 1.25, 0.92)
-        rows = help_rows(controls)
-        DirectLabel(parent=help_page, text="Controls", text_scale=s.text_scale * 1.2,
-                    text_fg=s.text_colour, frameColor=(0, 0, 0, 0), pos=(0, 0, 0.8))
-        size = s.text_scale * 0.8
-        heading = ("action", "keyboard / mouse", "gamepad")
-        self.controls_columns: list[str] = []
-        """The Controls page's three columns, as shown."""
-        for column, (x, colour) in enumerate(((-1.2, s.text_colour), (-0.35, s.key_colour),
-                                              (0.35, s.key_colour))):
-            lines = [heading[column]] + [_short(row[column]) for row in rows]
-            self.controls_columns.append("\n".join(lines))
-            DirectLabel(parent=help_page, text=self.controls_columns[-1], text_scale=size,
-                        text_fg=colour, frameColor=(0, 0, 0, 0), text_align=TextNode.ALeft,
-                        pos=(x, 0, 0.68))
+        self.controls_page = ControlsPage(
+            help_page, spec, controls, bindings, key_capture, self.veil,
+            clicked=self._clicked, on_bindings=on_bindings,
+            button=lambda label, command: self._button(help_page, "controls", label, command,
+                                                       (-0.3, 0, -0.82), small))
         self._button(help_page, "controls", "Back", lambda: self.show_page("main"),
-                     (0, 0, -0.82), small)
+                     (0.3 if self.controls_page.editable else 0, 0, -0.82), small)
         self._update_labels()
         self.is_open = False
         self.close()
@@ -145,7 +134,18 @@ class PauseMenu:
         self.pages[name] = page
         return page
 
+    @property
+    def controls_columns(self) -> list[str]:
+        """The Controls page's three columns, as shown."""
+        return self.controls_page.columns()
+
+    @property
+    def capturing(self) -> bool:
+        """The Controls page is waiting for a key to bind (the game's own keys hold off)."""
+        return self.controls_page.capturing
+
     def show_page(self, name: str) -> None:
+        self.controls_page.cancel()
         for key, page in self.pages.items():
             (page.show if key == name else page.hide)()
         self.page = name
@@ -156,6 +156,7 @@ class PauseMenu:
         self.show_page("main")
 
     def close(self) -> None:
+        self.controls_page.cancel()
         self.is_open = False
         self.veil.hide()
 
@@ -192,4 +193,5 @@ class PauseMenu:
             self.status["text"] = f"Not saved: {error.strerror or error}"
 
     def destroy(self) -> None:
+        self.controls_page.destroy()
         self.veil.destroy()

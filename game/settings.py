@@ -13,6 +13,8 @@ Writing is atomic: a temporary file in the same folder, flushed to disk, then
 ``os.replace`` over the old one, so a crash mid-write leaves the old settings
 whole. A file that cannot be read (bad TOML, bad values, unknown keys) gives one
 warning line and the defaults; it is left as it is until the player saves.
+
+The player's key bindings live beside it, in ``bindings.toml`` (:mod:`game.rebinding`).
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ def load_settings(path: Path, defaults: UserSettingsSpec) -> LoadedSettings:
                                         f"expected {error.expected}; using the default settings")
 
 
-def _toml_value(value) -> str:
+def toml_value(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
@@ -104,20 +106,24 @@ def _toml_value(value) -> str:
 def settings_text(settings: UserSettingsSpec) -> str:
     lines = ["# Tank Battle: your settings (written by the game's settings menu)."]
     for item in dataclasses.fields(settings):
-        lines.append(f"{item.name} = {_toml_value(getattr(settings, item.name))}"
+        lines.append(f"{item.name} = {toml_value(getattr(settings, item.name))}"
                      f"  # {item.metadata.get('doc', '')}")
     return "\n".join(lines) + "\n"
 
 
 def save_settings(path: Path, settings: UserSettingsSpec) -> None:
-    """Write atomically: a temporary file beside the target, then ``os.replace``."""
+    write_atomically(path, settings_text(settings))
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` atomically: a temporary file beside the target, then ``os.replace``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp",
                                          dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(settings_text(settings))
+            stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, path)

@@ -1,0 +1,191 @@
+"""Rebinding the keyboard from the pause menu's Controls page: the rule, and the player's file.
+
+The rule (:func:`assign_key`): the key pressed becomes the action's only key. Another
+action that had that key loses it; if that would leave the other action with no key at
+all, nothing changes and the player is told to give that action another key first.
+Esc is never bound here (it cancels the wait for a key), so an action that has Esc keeps
+it beside its new key: the pause menu always answers Esc. Shift, Ctrl, Alt and Meta are
+refused: while one is held Panda3D puts its name before every other key's ("shift-w"),
+so bound to an action they would stop the other keys.
+
+The player's bindings are saved as ``bindings.toml`` beside their ``settings.toml``
+(:func:`game.settings.user_folder`), written atomically: one ``[keyboard]`` table naming
+only the actions that differ from config/controls.toml (the rest follow that file). A
+file that cannot be read (bad TOML, another table, an unknown action, a key that is not
+a string, an empty list) gives one warning line and the defaults, and is left as it is
+until the player changes a key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from game.bindings import keys_in_words
+from game.keyboard import KeyboardSpec
+from game.settings import user_folder, write_atomically
+from physics.spec import SpecError, build_spec
+
+FILE_NAME = "bindings.toml"
+TABLE = "keyboard"
+CANCEL_KEY = "escape"
+"""Ends the wait for a key without binding anything; never bound from the menu."""
+MODIFIERS = ("shift", "control", "alt", "meta")
+"""Panda3D's modifier buttons (ShowBase's ButtonThrower prefixes them to other keys)."""
+
+
+def bindings_path(environ=None, platform: str | None = None, home: Path | None = None) -> Path:
+    """Where this user's key bindings live: beside their settings."""
+    return user_folder("config", environ, platform, home) / FILE_NAME
+
+
+def actions() -> tuple[str, ...]:
+    """Every keyboard action, in config/controls.toml's order."""
+    return tuple(field.name for field in dataclasses.fields(KeyboardSpec))
+
+
+def action_words(action: str) -> str:
+    return action.replace("_", " ")
+
+
+def is_modifier(key: str) -> bool:
+    """A modifier itself (either side's) or a key pressed while one was held."""
+    names = {side + modifier for modifier in MODIFIERS for side in ("", "l", "r")}
+    return key in names or any(key.startswith(modifier + "-") for modifier in MODIFIERS)
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """What asking for a key did: the bindings after it (the same when refused) and one
+    line for the player."""
+
+    keyboard: KeyboardSpec
+    message: str
+    changed: bool
+
+
+def assign_key(keyboard: KeyboardSpec, action: str, key: str) -> Assignment:
+    """``key`` as ``action``'s only key (Esc kept where it was), taken from any other
+    action that had it, under the rule above. Never raises."""
+    def refused(message: str) -> Assignment:
+        return Assignment(keyboard, message, changed=False)
+
+    if action not in actions():
+        return refused(f"There is no action called {action!r}.")
+    if not isinstance(key, str) or not key:
+        return refused("That key has no name: try another.")
+    if key == CANCEL_KEY:
+        return refused("Esc cancels: it cannot be bound.")
+    if is_modifier(key):
+        return refused("Shift, Ctrl, Alt and Meta cannot be bound: held, they change the "
+                       "other keys.")
+    name = keys_in_words((key,))
+    keys = tuple(kept for kept in getattr(keyboard, action) if kept == CANCEL_KEY) + (key,)
+    if keys == getattr(keyboard, action):
+        return refused(f"{name} is already {action_words(action)}'s key.")
+    changes, taken_from = {action: keys}, []
+    for other in actions():
+        other_keys = getattr(keyboard, other)
+        if other == action or key not in other_keys:
+            continue
+        left = tuple(kept for kept in other_keys if kept != key)
+        if not left:
+            return refused(f"{name} is {action_words(other)}'s only key: give "
+                           f"{action_words(other)} another key first.")
+        changes[other] = left
+        taken_from.append(action_words(other))
+    message = f"{action_words(action).capitalize()}: {keys_in_words(keys)}"
+    if taken_from:
+        message += f" (taken from {', '.join(taken_from)})"
+    return Assignment(dataclasses.replace(keyboard, **changes), message, changed=True)
+
+
+def keyboard_from_table(table, defaults: KeyboardSpec) -> KeyboardSpec:
+    """The bindings a parsed bindings file asks for, over ``defaults``; a SpecError names
+    the first thing wrong with it."""
+    if not isinstance(table, dict):
+        raise SpecError("(top level)", table, "a table")
+    for name, value in table.items():
+        if name != TABLE:
+            raise SpecError(name, value, f"only a [{TABLE}] table")
+    section = table.get(TABLE, {})
+    if not isinstance(section, dict):
+        raise SpecError(TABLE, section, "a table of actions")
+    for name, value in section.items():
+        if name not in actions():
+            raise SpecError(f"{TABLE}.{name}", value,
+                            "an action of config/controls.toml [keyboard]")
+    merged = {name: list(getattr(defaults, name)) for name in actions()}
+    merged.update(section)
+    return build_spec(KeyboardSpec, merged, prefix=TABLE + ".")
+
+
+@dataclass
+class LoadedBindings:
+    keyboard: KeyboardSpec
+    warning: str | None = None
+    """One line saying why the file was not used (None: read fine, or no file yet)."""
+
+
+def load_bindings(path: Path, defaults: KeyboardSpec) -> LoadedBindings:
+    """The saved bindings over the defaults; anything wrong with the file: the defaults
+    and one warning line. Never raises."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as stream:
+            table = tomllib.load(stream)
+    except FileNotFoundError:
+        return LoadedBindings(defaults)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+        return LoadedBindings(defaults, f"tank-battle: {path}: not read ({reason}); "
+                                        "using the default keys")
+    try:
+        return LoadedBindings(keyboard_from_table(table, defaults))
+    except SpecError as error:
+        return LoadedBindings(defaults, f"tank-battle: {path}: {error.key} = {error.value!r}: "
+                                        f"expected {error.expected}; using the default keys")
+
+
+def bindings_text(keyboard: KeyboardSpec, defaults: KeyboardSpec) -> str:
+    """The file's text: the actions whose keys differ from ``defaults``."""
+    lines = ["# Tank Battle: your key bindings (written by the pause menu's Controls page).",
+             "# Only the actions you changed; the rest follow config/controls.toml.",
+             f"[{TABLE}]"]
+    for action in actions():
+        keys = getattr(keyboard, action)
+        if keys != getattr(defaults, action):
+            # A JSON string is a TOML basic string (the same escapes).
+            lines.append(f"{action} = [{', '.join(json.dumps(key) for key in keys)}]")
+    return "\n".join(lines) + "\n"
+
+
+class UserBindings:
+    """The keyboard bindings in use, the defaults (config/controls.toml) and the file."""
+
+    def __init__(self, defaults: KeyboardSpec, path: Path | None = None, warn=None):
+        self.defaults = defaults
+        self.path = Path(path) if path is not None else bindings_path()
+        loaded = load_bindings(self.path, defaults)
+        self.current = loaded.keyboard
+        self.warning = loaded.warning
+        if loaded.warning is not None:
+            (warn or (lambda line: print(line, file=sys.stderr)))(loaded.warning)
+
+    def assign(self, action: str, key: str) -> Assignment:
+        """``key`` to ``action`` under the rule (not saved until :meth:`save`)."""
+        assignment = assign_key(self.current, action, key)
+        self.current = assignment.keyboard
+        return assignment
+
+    def restore_defaults(self) -> None:
+        self.current = self.defaults
+
+    def save(self) -> None:
+        """Write the file atomically (raises OSError when it cannot)."""
+        write_atomically(self.path, bindings_text(self.current, self.defaults))
+        self.warning = None
