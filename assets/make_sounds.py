@@ -11,11 +11,14 @@ from pathlib import Path
 
 import numpy as np
 
+from game.audio import CLATTER_LINKS_HZ
+
 RATE_HZ = 22050
 SOUNDS_DIR = Path(__file__).resolve().parent / "sounds"
 
 LENGTHS_S = {"engine_loop": 1.0, "gun_fire": 0.8, "impact_metal": 0.5, "impact_sand": 0.4,
-             "explosion": 1.5, "gear_grind": 0.5, "ui_click": 0.05}
+             "explosion": 1.5, "gear_grind": 0.5, "ui_click": 0.05, "track_clatter": 0.5,
+             "tyre_roll": 0.5, "tyre_skid": 0.5}
 """Each sound's length; tests check the files against these."""
 
 
@@ -88,9 +91,64 @@ def ui_click(rng) -> np.ndarray:
     return np.sin(2 * np.pi * 1800.0 * t) * np.exp(-t / 0.008)
 
 
+LOOP_OVERLAP = int(round(0.05 * RATE_HZ))
+"""Samples a loop is made longer by, to fade its end into its start (:func:`_seamless`)."""
+
+
+def _loop_time(length_s: float) -> np.ndarray:
+    """Sample times of a loop ``length_s`` long, plus its overlap."""
+    return np.arange(int(round(length_s * RATE_HZ)) + LOOP_OVERLAP) / RATE_HZ
+
+
+def _seamless(signal: np.ndarray) -> np.ndarray:
+    """A loop that joins without a click, the overlap shorter than ``signal``: its start
+    fades in from what follows its end, so the end runs on into the start."""
+    fade = np.linspace(0.0, 1.0, LOOP_OVERLAP)
+    looped = signal[:-LOOP_OVERLAP].copy()
+    looped[:LOOP_OVERLAP] = looped[:LOOP_OVERLAP] * fade + signal[-LOOP_OVERLAP:] * (1.0 - fade)
+    return looped
+
+
+def track_clatter(rng) -> np.ndarray:
+    """Track links striking the sprockets and road wheels: CLATTER_LINKS_HZ metallic clicks a
+    second (a whole number in the loop, so it repeats in step), each a little different,
+    over the low grind of the running gear; made to loop."""
+    length_s = LENGTHS_S["track_clatter"]
+    t = _loop_time(length_s)
+    signal = _lowpass(rng.standard_normal(t.size), 120.0)
+    for click in range(int(round(CLATTER_LINKS_HZ * length_s)) + 1):  # + the next loop's first
+        since = t - click / CLATTER_LINKS_HZ
+        struck = since >= 0.0
+        ring = np.sin(2 * np.pi * rng.uniform(700.0, 950.0) * since) * np.exp(-since / 0.012)
+        knock = rng.standard_normal(t.size) * np.exp(-since / 0.004)
+        signal += struck * (ring + 0.6 * knock) * rng.uniform(0.6, 1.0)
+    return _seamless(signal)
+
+
+def tyre_roll(rng) -> np.ndarray:
+    """Tread on the ground: a rushing noise, low-passed, made to loop."""
+    t = _loop_time(LENGTHS_S["tyre_roll"])
+    rush = _lowpass(rng.standard_normal(t.size), 600.0)
+    hum = 0.3 * _lowpass(rng.standard_normal(t.size), 90.0) * 4.0
+    return _seamless(rush + hum)
+
+
+def tyre_skid(rng) -> np.ndarray:
+    """Rubber sliding: a squeal wavering round 900 Hz (whole cycles of both in the loop)
+    over scrubbing noise, made to loop."""
+    length_s = LENGTHS_S["tyre_skid"]
+    t = _loop_time(length_s)
+    waver_hz = 8.0 / length_s
+    phase = 2 * np.pi * 900.0 * t + 6.0 * np.sin(2 * np.pi * waver_hz * t)
+    squeal = np.sin(phase) + 0.4 * np.sin(2 * phase)
+    scrub = _lowpass(rng.standard_normal(t.size), 2000.0) * 0.8
+    return _seamless(squeal + scrub)
+
+
 MAKERS = {"engine_loop": engine_loop, "gun_fire": gun_fire, "impact_metal": impact_metal,
           "impact_sand": impact_sand, "explosion": explosion, "gear_grind": gear_grind,
-          "ui_click": ui_click}
+          "ui_click": ui_click, "track_clatter": track_clatter, "tyre_roll": tyre_roll,
+          "tyre_skid": tyre_skid}
 
 
 def write_wav(path: Path, signal: np.ndarray, peak: float = 0.9) -> None:

@@ -1,5 +1,7 @@
-"""Sound: an engine note that follows the player's rpm and throttle, and one-shot sounds
-placed in 3D for the simulation's events (shots, hits, wrecks, grinding gears).
+"""Sound: loops that follow the player's vehicle (the engine note with rpm and throttle;
+a tank's track clatter with its track speed; a car's tyre roar with its speed and its
+squeal with how much of it slides), and one-shot sounds placed in 3D for the
+simulation's events (shots, hits, wrecks, grinding gears).
 
 :class:`GameAudio` decides what to play; a player object plays it. :class:`PandaSoundPlayer`
 is the Panda3D player (``Audio3DManager``: positions and distance falloff); tests use a
@@ -13,10 +15,15 @@ from pathlib import Path
 from typing import Protocol
 
 from physics.spec import Spec, tuning
+from physics.vehicle_model import KMH_PER_MS
 
 SOUNDS_DIR = Path(__file__).resolve().parent.parent / "assets" / "sounds"
 SOUND_NAMES = ("engine_loop", "gun_fire", "impact_metal", "impact_sand", "explosion",
-               "gear_grind", "ui_click")
+               "gear_grind", "ui_click", "track_clatter", "tyre_roll", "tyre_skid")
+LOOPS = ("engine_loop", "track_clatter", "tyre_roll", "tyre_skid")
+"""Sounds that play all the time, following the player's vehicle (silent when not heard)."""
+CLATTER_LINKS_HZ = 12.0
+"""Track links striking in a second of ``track_clatter.wav`` at its recorded pitch."""
 UI_CLICK = "ui_click"
 """The menus' click."""
 UI_SOUNDS = (UI_CLICK,)
@@ -37,6 +44,25 @@ class AudioSpec(Spec):
                                          maximum=1.0)
     drop_off_factor: float = tuning("3D distance falloff (1: physical inverse distance)",
                                     minimum=0.0, maximum=10.0)
+    track_link_pitch_m: float = tuning("length of one track link: the clatter clicks at the "
+                                       "track's speed over it", minimum=0.05, maximum=1.0)
+    clatter_play_rates: tuple[float, ...] = tuning("slowest and fastest clatter (play rate)",
+                                                   minimum=0.05, maximum=8.0, length=(2, 2))
+    clatter_full_kmh: float = tuning("the clatter grows louder with track speed up to this",
+                                     minimum=1.0, maximum=200.0)
+    clatter_volume: float = tuning("the clatter's volume from there", minimum=0.0,
+                                   maximum=1.0)
+    tyre_full_kmh: float = tuning("the tyres' roar grows louder and higher with speed up to "
+                                  "this", minimum=1.0, maximum=400.0)
+    tyre_roll_play_rates: tuple[float, ...] = tuning("the roar's play rate at a standstill "
+                                                     "and from that speed", minimum=0.05,
+                                                     maximum=8.0, length=(2, 2))
+    tyre_roll_volume: float = tuning("the roar's volume from that speed", minimum=0.0,
+                                     maximum=1.0)
+    skid_full_kmh: float = tuning("sliding this fast or faster squeals at full volume",
+                                  minimum=1.0, maximum=400.0)
+    skid_volume: float = tuning("the squeal's volume with every wheel on the ground sliding",
+                                minimum=0.0, maximum=1.0)
 
 
 def sound_for_event(event: dict, is_metal=lambda name: False,
@@ -65,10 +91,31 @@ def engine_note(spec: AudioSpec, rpm: float, throttle: float) -> tuple[float, fl
     return rate, volume
 
 
+def track_clatter(spec: AudioSpec, track_speed_ms: float) -> tuple[float, float]:
+    """Play rate and volume of the track clatter at a track speed (either sign)."""
+    speed_ms = abs(float(track_speed_ms))
+    slowest, fastest = spec.clatter_play_rates
+    rate = min(max(speed_ms / spec.track_link_pitch_m / CLATTER_LINKS_HZ, slowest), fastest)
+    return rate, spec.clatter_volume * min(speed_ms * KMH_PER_MS / spec.clatter_full_kmh, 1.0)
+
+
+def tyre_noise(spec: AudioSpec, speed_ms: float, sliding_share: float
+               ) -> tuple[float, float, float]:
+    """Play rate and volume of the tyres' roar, and the squeal's volume, at a speed with a
+    share (0..1) of the wheels sliding on the ground."""
+    speed_kmh = abs(float(speed_ms)) * KMH_PER_MS
+    share = min(speed_kmh / spec.tyre_full_kmh, 1.0)
+    standstill, full = spec.tyre_roll_play_rates
+    squeal = spec.skid_volume * min(max(float(sliding_share), 0.0), 1.0) * min(
+        speed_kmh / spec.skid_full_kmh, 1.0)
+    return standstill + (full - standstill) * share, spec.tyre_roll_volume * share, squeal
+
+
 class SoundPlayer(Protocol):
     def play(self, name: str, position) -> None:
         """Play a sound once, at a world position (None, or an interface sound: as it is)."""
-    def engine(self, play_rate: float, volume: float, position) -> None: ...
+    def loop(self, name: str, play_rate: float, volume: float, position) -> None:
+        """Set one of the ``LOOPS`` playing at this rate and volume, from ``position``."""
     def destroy(self) -> None: ...
 
 
@@ -101,10 +148,24 @@ class GameAudio:
                 self.player.play(name, self._position(event))
 
     def update(self, throttle: float) -> None:
-        """Once a frame: the engine note follows the player's rpm and throttle."""
+        """Once a frame: the loops follow the player's vehicle (a tank clatters, a car's
+        tyres roar and squeal; the other kind's loops fall silent)."""
         vehicle = self.simulation.player
-        rate, volume = engine_note(self.spec, vehicle.rpm, throttle)
-        self.player.engine(rate, volume, tuple(float(v) for v in vehicle.current.position_ws))
+        spec, position = self.spec, tuple(float(v) for v in vehicle.current.position_ws)
+        self.player.loop("engine_loop", *engine_note(spec, vehicle.rpm, throttle), position)
+        clatter, roll, skid = (1.0, 0.0), (1.0, 0.0), 0.0
+        if vehicle.spec.tracked:
+            left, right = vehicle.track_speeds_ms()
+            clatter = track_clatter(spec, (abs(left) + abs(right)) / 2.0)
+        else:
+            anchors = vehicle.anchors()
+            sliding = (0.0 if anchors is None
+                       else float((anchors.sliding & anchors.on_ground).mean()))
+            rate, volume, skid = tyre_noise(spec, vehicle.current.forward_speed_ms(), sliding)
+            roll = (rate, volume)
+        self.player.loop("track_clatter", *clatter, position)
+        self.player.loop("tyre_roll", *roll, position)
+        self.player.loop("tyre_skid", 1.0, skid, position)
 
     def destroy(self) -> None:
         self.player.destroy()
@@ -117,7 +178,7 @@ class PandaSoundPlayer:
 
     def __init__(self, base, spec: AudioSpec, folder: Path = SOUNDS_DIR):
         from direct.showbase.Audio3DManager import Audio3DManager
-        from panda3d.core import Filename, NodePath
+        from panda3d.core import Filename
         self.base = base
         self.manager = Audio3DManager(base.sfxManagerList[0], base.camera)
         self.manager.setDropOffFactor(spec.drop_off_factor)
@@ -131,13 +192,17 @@ class PandaSoundPlayer:
             filename = Filename.fromOsSpecific(str(path))
             self.sounds[name] = (base.loader.loadSfx(filename) if name in UI_SOUNDS
                                  else self.manager.loadSfx(filename))
-        self._engine_node = self.root.attachNewNode("engine")
-        self.engine_sound = self.sounds.get("engine_loop")
-        if self.engine_sound is not None:
-            self.manager.attachSoundToObject(self.engine_sound, self._engine_node)
-            self.engine_sound.setLoop(True)
-            self.engine_sound.play()
-        self._NodePath = NodePath
+        self._loop_nodes = {}
+        """Each loop's emitter, set where the player's vehicle is every frame."""
+        for name in LOOPS:
+            sound = self.sounds.get(name)
+            if sound is None:
+                continue
+            self._loop_nodes[name] = self.root.attachNewNode(name)
+            self.manager.attachSoundToObject(sound, self._loop_nodes[name])
+            sound.setLoop(True)
+            sound.setVolume(0.0)
+            sound.play()
 
     def play(self, name: str, position) -> None:
         sound = self.sounds.get(name)
@@ -153,12 +218,14 @@ class PandaSoundPlayer:
                 old.removeNode()
         sound.play()
 
-    def engine(self, play_rate: float, volume: float, position) -> None:
-        if self.engine_sound is None:
+    def loop(self, name: str, play_rate: float, volume: float, position) -> None:
+        node = self._loop_nodes.get(name)
+        if node is None:
             return
-        self._engine_node.setPos(*position)
-        self.engine_sound.setPlayRate(play_rate)
-        self.engine_sound.setVolume(volume)
+        node.setPos(*position)
+        sound = self.sounds[name]
+        sound.setPlayRate(play_rate)
+        sound.setVolume(volume)
 
     def destroy(self) -> None:
         for sound in self.sounds.values():

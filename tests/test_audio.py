@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from assets.make_sounds import LENGTHS_S, RATE_HZ, SOUNDS_DIR, make_all
-from game.audio import SOUND_NAMES, GameAudio, engine_note, sound_for_event
+from game.audio import (CLATTER_LINKS_HZ, LOOPS, SOUND_NAMES, GameAudio, engine_note,
+                        sound_for_event, track_clatter, tyre_noise)
 
 
 def _read(path):
@@ -32,44 +33,42 @@ def test_sounds_have_their_length_and_are_not_silent(tmp_path, folder):
     assert total < 300_000
 
 
-def test_the_engine_loop_loops_without_a_click():
-    samples = _read(SOUNDS_DIR / "engine_loop.wav").astype(float)
-    step = abs(samples[0] - samples[-1])
-    typical = np.median(np.abs(np.diff(samples)))
-    assert step < 20 * typical + 500
+@pytest.mark.parametrize("name", LOOPS)
+def test_loops_join_without_a_click(name):
+    samples = _read(SOUNDS_DIR / f"{name}.wav").astype(float)
+    wrap = abs(samples[0] - samples[-1])
+    assert wrap <= np.percentile(np.abs(np.diff(samples)), 99)  # no bigger than the sound's own
 
 
-def test_events_pick_their_sounds():
-    metal = {"enemy-1", "plate-2"}.__contains__
-    assert sound_for_event({"type": "shot", "vehicle": "player"}) == "gun_fire"
-    assert sound_for_event({"type": "hit", "target": "enemy-1"}, metal) == "impact_metal"
-    assert sound_for_event({"type": "hit", "target": "ground"}, metal) == "impact_sand"
-    assert sound_for_event({"type": "destroyed", "vehicle": "enemy-1"}) == "explosion"
-    assert sound_for_event({"type": "shift_refused", "vehicle": "player", "reason": "moving"},
-                           player_name="player") == "gear_grind"
-    assert sound_for_event({"type": "shift_refused", "vehicle": "bot", "reason": "moving"},
-                           player_name="player") is None
-    assert sound_for_event({"type": "shift_refused", "vehicle": "player",
-                            "reason": "over_rev"}, player_name="player") is None
-    assert sound_for_event({"type": "damage"}) is None
+def test_the_clatter_clicks_once_a_link():
+    # The loop is CLATTER_LINKS_HZ slots a second, each loud at its start (the strike)
+    # and quieter after it.
+    samples = np.abs(_read(SOUNDS_DIR / "track_clatter.wav").astype(float))
+    per_click = int(RATE_HZ / CLATTER_LINKS_HZ)
+    slots = samples[:len(samples) // per_click * per_click].reshape(-1, per_click)
+    assert len(slots) == round(CLATTER_LINKS_HZ * LENGTHS_S["track_clatter"])
+    strike = slots[:, :per_click // 8].mean(axis=1)
+    after = slots[:, per_click // 2:].mean(axis=1)
+    assert np.all(strike > 2.0 * after)
 
 
 class FakePlayer:
     def __init__(self):
-        self.played, self.engines = [], []
+        self.played, self.loops = [], {}
 
     def play(self, name, position):
         self.played.append((name, position))
 
-    def engine(self, rate, volume, position):
-        self.engines.append((rate, volume, position))
+    def loop(self, name, rate, volume, position):
+        self.loops[name] = (rate, volume, position)
 
     def destroy(self):
         pass
 
 
 def _vehicle(name, position, rpm=800.0):
-    return SimpleNamespace(name=name, rpm=rpm,
+    return SimpleNamespace(name=name, rpm=rpm, spec=SimpleNamespace(tracked=True),
+                           track_speeds_ms=lambda: (0.0, 0.0),
                            current=SimpleNamespace(position_ws=np.array(position, float)))
 
 
@@ -90,7 +89,7 @@ def test_game_audio_places_event_sounds_and_follows_rpm(config):
                            ("explosion", (50.0, 0.0, 0.0)),
                            ("gear_grind", (1.0, 2.0, 3.0))]
     audio.update(throttle=1.0)
-    rate, volume, position = fake.engines[-1]
+    rate, volume, position = fake.loops["engine_loop"]
     assert rate == pytest.approx(2.0) and position == (1.0, 2.0, 3.0)
     assert volume == pytest.approx(config.game.audio.full_throttle_volume)
 
@@ -102,3 +101,47 @@ def test_engine_note_rises_with_rpm_and_throttle_and_stays_in_bounds(config):
     assert high > low and loud > quiet
     assert engine_note(spec, 0.0, 0.0)[0] == spec.min_play_rate
     assert engine_note(spec, 1e6, 0.0)[0] == spec.max_play_rate
+
+
+def test_track_clatter_follows_track_speed(config):
+    spec = config.game.audio
+    assert track_clatter(spec, 0.0)[1] == 0.0  # standing still: silent
+    slow, quiet = track_clatter(spec, 1.0)
+    fast, loud = track_clatter(spec, 5.0)
+    assert fast == pytest.approx(5.0 * slow) and loud > quiet > 0.0
+    # One click a track link: at the recorded rate when the track runs a link per click.
+    rate, _ = track_clatter(spec, spec.track_link_pitch_m * CLATTER_LINKS_HZ)
+    assert rate == pytest.approx(1.0)
+    assert track_clatter(spec, -5.0) == track_clatter(spec, 5.0)
+    assert track_clatter(spec, 1e3)[0] == spec.clatter_play_rates[1]
+
+
+def test_tyres_roar_with_speed_and_squeal_when_sliding(config):
+    spec = config.game.audio
+    still = tyre_noise(spec, 0.0, 0.0)
+    assert still == (spec.tyre_roll_play_rates[0], 0.0, 0.0)
+    rate, volume, squeal = tyre_noise(spec, 20.0, 0.0)
+    assert rate > still[0] and volume > 0.0 and squeal == 0.0
+    assert tyre_noise(spec, 20.0, 0.5)[2] < tyre_noise(spec, 20.0, 1.0)[2]
+    assert tyre_noise(spec, 200.0, 1.0)[2] == pytest.approx(spec.skid_volume)
+
+
+def test_a_tank_clatters_and_a_car_roars_from_the_players_vehicle(config):
+    tank = _vehicle("player", (0.0, 0.0, 0.0))
+    tank.track_speeds_ms = lambda: (4.0, 6.0)
+    simulation = SimpleNamespace(vehicles=[tank], player=tank, plates=())
+    fake = FakePlayer()
+    audio = GameAudio(simulation, fake, config.game.audio)
+    audio.update(throttle=0.5)
+    assert fake.loops["track_clatter"][:2] == track_clatter(config.game.audio, 5.0)
+    assert fake.loops["tyre_roll"][1] == 0.0 and fake.loops["tyre_skid"][1] == 0.0
+    sliding = np.array([True, True, False, False])
+    car = SimpleNamespace(
+        name="player-car", rpm=2000.0, spec=SimpleNamespace(tracked=False),
+        anchors=lambda: SimpleNamespace(sliding=sliding, on_ground=np.ones(4, bool)),
+        current=SimpleNamespace(position_ws=np.zeros(3), forward_speed_ms=lambda: 15.0))
+    simulation.player = car
+    audio.update(throttle=1.0)
+    rate, volume, squeal = tyre_noise(config.game.audio, 15.0, 0.5)
+    assert fake.loops["tyre_roll"][:2] == (rate, volume) and fake.loops["tyre_skid"][1] == squeal
+    assert fake.loops["track_clatter"][1] == 0.0
