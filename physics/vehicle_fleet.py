@@ -4,11 +4,9 @@ A :class:`VehicleFleet` holds every vehicle of one kind (one spec) and steps
 them together: once per fixed step the gearbox turns controls into track
 commands; before every Bullet substep the model pushes every anchor.
 
-Rays: the terrain is our own height array, so most anchors find the ground
-with one vectorised look-up (:class:`TerrainGround`), exact to the collider.
-Only vehicles whose bounds come near something else that could be ground (a
-crate, a rock, another vehicle) cast real Bullet rays (:class:`BulletGround`),
-which also find what they stand on so the anchors push back on it.
+Rays (:mod:`physics.ground`): against the terrain's height array for every anchor,
+and through Bullet for the anchors of vehicles near something else that could be
+ground (a crate, a rock, another vehicle); the fleet decides which those are.
 """
 
 from __future__ import annotations
@@ -21,14 +19,11 @@ from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import Datagram, LMatrix4f, LVecBase3f, LVecBase4f, Point3, Vec3
 
 from physics.gearbox import Gearbox, GearboxSpec
+from physics.ground import BulletGround, MixedGround, TerrainGround
 from physics.pose import BodyState
-from physics.terrain import TERRAIN_NAME, Terrain
-from physics.vehicle_model import (AnchorCommand, BodyStates, GroundHits, _dot,
-                                   _rows, derive_constants)
+from physics.terrain import Terrain
+from physics.vehicle_model import AnchorCommand, BodyStates, derive_constants
 from physics.world import PhysicsWorld
-
-_PARALLEL_COSINE = 1e-6
-"""Below this, a ray runs along (or away from) the terrain's face: no meeting point."""
 
 _FLOAT32 = np.dtype("<f4")
 """How Datagram.add_float32 (``write_datagram_fixed`` of Panda's float vectors) stores a number."""
@@ -41,134 +36,6 @@ _NEAR_TEST_SLACK_M = 2.0
 """Room added to the vehicles' reach when testing who is near what, so the test holds for
 as long as everyone stays within half of it (a few steps at full speed). More room: fewer
 tests, but more vehicles cast Bullet rays they do not need. Cost only, not behaviour."""
-
-_TERRAIN_ITERATIONS = 2
-"""Ray-plane refinements against the height grid, for rays cast the first time: each lands
-exactly on the plane of the triangle under the last guess. The first guess is the ray's
-start, straight above its hit but for the hull's tilt, so the second lands on the right
-triangle unless the hit is within a few centimetres of an edge, where both triangles'
-planes agree to within millimetres. The same rays cast again start from where they met
-the ground last time, a substep ago (millimetres away), and need one refinement."""
-
-
-class TerrainGround:
-    """Rays against the terrain's height array, all at once."""
-
-    def __init__(self, terrain: Terrain):
-        self.terrain = terrain
-        self._last_distance_m: np.ndarray | None = None
-        """How far along each ray the collider was at the last cast (the same rays, in
-        the same order, are cast every substep)."""
-
-    def cast(self, origins_ws, directions_ws, length_m, min_ground_up) -> GroundHits:
-        terrain = self.terrain
-        # Vectors as rows (3, N), as the anchor model computes (free when handed its rows).
-        origins, directions = _rows(origins_ws), _rows(directions_ws)
-        last = self._last_distance_m
-        if last is not None and last.shape == (origins.shape[1],):
-            # Within the ray: a ray that missed, or a vehicle set down elsewhere, still
-            # looks under its own start.
-            distance, iterations = np.minimum(np.maximum(last, 0.0), length_m), 1
-        else:
-            distance, iterations = 0.0, _TERRAIN_ITERATIONS
-        for _ in range(iterations):
-            guess = origins + distance * directions
-            height, normal = terrain.planes_at(guess[:2])
-            facing = _dot(normal, directions)  # < 0: the ray meets the face
-            distance = distance + normal[2] * (height - guess[2]) / np.minimum(facing,
-                                                                                -_PARALLEL_COSINE)
-        self._last_distance_m = distance
-        point = origins + distance * directions
-        # The surface's ripples stand a little above the collider.
-        ripple, grip, rolling = terrain.ground_at(point[:2])
-        distance = distance - ripple / np.maximum(-facing, _PARALLEL_COSINE)
-        point = origins + distance * directions
-        hit = ((distance <= length_m) & (-facing >= min_ground_up)
-               & terrain.contains_rows(point[:2]))
-        return GroundHits(hit, distance, point.T, np.ascontiguousarray(normal).T,
-                          np.zeros(point.T.shape), grip, rolling)
-
-
-class BulletGround:
-    """Rays through the Bullet world, one call each, skipping each ray's own vehicle.
-
-    Hits on the terrain read its surface map; anything else (rocks, crates, hulls)
-    is hard ground: the "rock" surface.
-    """
-
-    def __init__(self, world: PhysicsWorld, terrain: Terrain):
-        self.world = world
-        self.terrain = terrain
-        self._rock = terrain.surface_named("rock")
-
-    def cast(self, origins_ws, directions_ws, length_m, min_ground_up, exclude
-             ) -> tuple[GroundHits, list]:
-        count = len(origins_ws)
-        hit = np.zeros(count, dtype=bool)
-        distance = np.zeros(count)
-        point = np.zeros((count, 3))
-        normal = np.zeros((count, 3))
-        ground_velocity = np.zeros((count, 3))
-        on_terrain = np.zeros(count, dtype=bool)
-        bodies = [None] * count
-        ends = origins_ws + directions_ws * length_m
-        for ray, (start, end, own) in enumerate(zip(origins_ws.tolist(), ends.tolist(), exclude)):
-            best = None
-            for candidate in self.world.bullet.rayTestAll(Point3(*start), Point3(*end)).getHits():
-                fraction = candidate.getHitFraction()
-                if candidate.getNode() == own or fraction <= 0.0:  # itself; starts inside
-                    continue
-                if best is not None and fraction >= best.getHitFraction():
-                    continue
-                if -candidate.getHitNormal().dot(Vec3(*directions_ws[ray])) < min_ground_up:
-                    continue  # a wall, not ground
-                best = candidate
-            if best is None:
-                continue
-            hit[ray] = True
-            distance[ray] = best.getHitFraction() * length_m
-            point[ray] = best.getHitPos()
-            normal[ray] = best.getHitNormal()
-            node = best.getNode()
-            on_terrain[ray] = node.getName() == TERRAIN_NAME
-            if isinstance(node, BulletRigidBodyNode) and node.getMass() > 0.0:
-                offset = point[ray] - np.array(node.getTransform().getPos())
-                ground_velocity[ray] = (np.array(node.getLinearVelocity())
-                                        + np.cross(node.getAngularVelocity(), offset))
-                bodies[ray] = node
-        surface = np.where(on_terrain, self.terrain.surface_index_at(point[:, 0], point[:, 1]),
-                           self._rock)
-        grip, rolling = self.terrain.surface_grip(surface)
-        # The terrain's ripples, as the terrain look-up has them.
-        facing = -np.einsum("ni,ni->n", normal, directions_ws)
-        ripple = np.where(on_terrain, self.terrain.ripple_at(point[:, 0], point[:, 1]), 0.0)
-        distance -= ripple / np.maximum(facing, _PARALLEL_COSINE)
-        point = origins_ws + distance[:, None] * directions_ws
-        return GroundHits(hit, distance, point, normal, ground_velocity, grip, rolling), bodies
-
-
-class _MixedGround:
-    """Terrain look-ups for every ray, replaced by Bullet rays where ``use_bullet`` is set."""
-
-    def __init__(self, terrain: TerrainGround, bullet: BulletGround, use_bullet: np.ndarray,
-                 vehicles: list, anchors: int):
-        """Ray ``r`` belongs to ``vehicles[r // anchors]``, which it must not meet."""
-        self.terrain, self.bullet = terrain, bullet
-        self.use_bullet, self.vehicles, self.anchors = use_bullet, vehicles, anchors
-        self.pushed_bodies: dict[int, object] = {}
-
-    def cast(self, origins_ws, directions_ws, length_m, min_ground_up) -> GroundHits:
-        hits = self.terrain.cast(origins_ws, directions_ws, length_m, min_ground_up)
-        rays = np.flatnonzero(self.use_bullet)
-        if rays.size:
-            exclude = [self.vehicles[r // self.anchors] for r in rays.tolist()]
-            exact, bodies = self.bullet.cast(origins_ws[rays], directions_ws[rays], length_m,
-                                             min_ground_up, exclude)
-            for field in ("hit", "distance_m", "point_ws", "normal_ws", "ground_velocity_ws",
-                          "grip_scale", "rolling_resistance"):
-                getattr(hits, field)[rays] = getattr(exact, field)
-            self.pushed_bodies = {int(r): body for r, body in zip(rays, bodies) if body}
-        return hits
 
 
 def _bounding_sphere(body: BulletRigidBodyNode) -> tuple[np.ndarray, float]:
@@ -462,7 +329,7 @@ class VehicleFleet:
             near = self._near_something(states, substep_s)
         anchors = len(self.constants.position_bs)
         if near.any():
-            ground = _MixedGround(self._terrain_ground, self._bullet_ground,
+            ground = MixedGround(self._terrain_ground, self._bullet_ground,
                                   np.repeat(near, anchors), self.bodies, anchors)
         else:
             ground = self._terrain_ground

@@ -52,6 +52,21 @@ def test_the_clatter_clicks_once_a_link():
     assert np.all(strike > 2.0 * after)
 
 
+def test_events_pick_their_sounds():
+    metal = {"enemy-1", "plate-2"}.__contains__
+    assert sound_for_event({"type": "shot", "vehicle": "player"}) == "gun_fire"
+    assert sound_for_event({"type": "hit", "target": "enemy-1"}, metal) == "impact_metal"
+    assert sound_for_event({"type": "hit", "target": "ground"}, metal) == "impact_sand"
+    assert sound_for_event({"type": "destroyed", "vehicle": "enemy-1"}) == "explosion"
+    assert sound_for_event({"type": "shift_refused", "vehicle": "player", "reason": "moving"},
+                           player_name="player") == "gear_grind"
+    assert sound_for_event({"type": "shift_refused", "vehicle": "bot", "reason": "moving"},
+                           player_name="player") is None
+    assert sound_for_event({"type": "shift_refused", "vehicle": "player",
+                            "reason": "over_rev"}, player_name="player") is None
+    assert sound_for_event({"type": "damage"}) is None
+
+
 class FakePlayer:
     def __init__(self):
         self.played, self.loops = [], {}

@@ -17,7 +17,7 @@ from game.telemetry import telemetry_record
 from physics.fixed_step import FixedStepClock
 from physics.pose import BodyState
 from physics.terrain import MapChoice
-from physics.vehicle_fleet import BulletGround, TerrainGround
+from physics.ground import BulletGround, TerrainGround
 
 KMH = 3.6
 
