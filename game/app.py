@@ -11,8 +11,9 @@ With ``--players 2`` the window is split: each player has a view of their own
 
 Esc opens the pause menu: the fixed-step clock stops (no physics step is taken)
 until it closes. Scripted and offscreen runs (``--inputs``, ``--seconds``,
-``--offscreen``) never open it: there Esc leaves at once, as it always did. Keys
-rebound on its Controls page are used at once (:meth:`TankBattleApp.apply_bindings`).
+``--offscreen``) never open it: there Esc leaves at once, as it always did. Keys and pad
+controls rebound on its Controls page are used at once
+(:meth:`TankBattleApp.apply_bindings`).
 """
 
 from __future__ import annotations
@@ -34,9 +35,10 @@ from game.controls import ScriptedInputs
 from game.debug_overlay import DebugOverlay
 from game.effects import Effects
 from game.errors import UserError
+from game.gamepad import GamepadSpec
 from game.keyboard import ActionKeys, KeyboardSpec, PandaKeyCapture
 from game.local_players import SECOND_PLAYER, add_second_player, vehicle_named
-from game.pad_input import PandaPads
+from game.pad_input import PadButtonCapture, PandaPads
 from game.player_input import LocalInputs, mouse_in_window
 from game.player_view import (SECOND_VIEW_MASK, Divider, PlayerView, extra_screen, main_screen,
                               player_regions)
@@ -129,17 +131,19 @@ class TankBattleApp(ShowBase):
                                               game.debug_overlay, visible=debug_rays))
         # Hot plug: a pad connected mid-game drives at once; unplugging one in use pauses the
         # game (the menu opens) rather than leaving a vehicle driverless.
-        keyboard = bindings.current if bindings is not None else config.controls.keyboard
-        controls = replace(config.controls, keyboard=keyboard)
+        controls = (replace(config.controls, keyboard=bindings.current,
+                            gamepad=bindings.gamepad) if bindings is not None
+                    else config.controls)
+        pads = None if self.scripted else PandaPads(self)
         self.player_inputs = self._add(LocalInputs(
-            self, controls, self.views, pad_source=None if self.scripted else PandaPads(self),
+            self, controls, self.views, pad_source=pads,
             mouse=lambda: mouse_in_window(self), user=lambda: self.user, on_unplug=self.pause))
         self.menu = None
         # The app's own keys hold off while the menu waits for a key to bind (Esc cancels).
         self.action_keys = self._add(ActionKeys(
             DirectObject(), {"quit": self.finish, "debug_overlay": self.overlay.toggle,
                              "pause": self.finish if self.scripted else self.toggle_pause},
-            keyboard, blocked=lambda: self.menu is not None and self.menu.capturing))
+            controls.keyboard, blocked=lambda: self.menu is not None and self.menu.capturing))
         if not self.scripted:
             from game.menu import PauseMenu
             capture = (PandaKeyCapture(self.buttonThrowers[0].node(), DirectObject())
@@ -148,8 +152,10 @@ class TankBattleApp(ShowBase):
                 self.aspect2d, game.menu, settings or UserSettings(game.user_settings),
                 controls, on_resume=self.resume, on_restart=self.restart_game,
                 on_quit=self.finish, on_settings=self.apply_settings, sounds=self.sounds,
-                bindings=bindings or UserBindings(config.controls.keyboard),
-                key_capture=capture, on_bindings=self.apply_bindings))
+                bindings=bindings or UserBindings(config.controls.keyboard,
+                                                  config.controls.gamepad),
+                key_capture=capture, pad_capture=PadButtonCapture(pads),
+                on_bindings=self.apply_bindings))
         self.apply_settings(self.user)
         self.taskMgr.add(self._frame, "tank-battle-frame")
         self._draw(frame_s=0.0)
@@ -211,7 +217,9 @@ class TankBattleApp(ShowBase):
             self.pause()
 
     def pause(self) -> None:
-        if self.menu is None:  # scripted or offscreen: never wait on a menu
+        # Scripted or offscreen: never wait on a menu. Paused already (a pad unplugged):
+        # the menu stays on its page.
+        if self.menu is None or self.paused:
             return
         self.paused = True
         self.menu.open()
@@ -230,10 +238,12 @@ class TankBattleApp(ShowBase):
                 manager.setVolume(settings.volume)
         self.effects.set_quality(settings.quality)
 
-    def apply_bindings(self, keyboard: KeyboardSpec) -> None:
-        """Use the keys rebound on the menu's Controls page now: driving and the app's own."""
+    def apply_bindings(self, keyboard: KeyboardSpec, gamepad: GamepadSpec) -> None:
+        """Use the keys and pad controls rebound on the menu's Controls page now: driving,
+        the app's own keys and every player's pad."""
         self.player_inputs.keyboard.rebind(keyboard)
         self.action_keys.rebind(keyboard)
+        self.player_inputs.rebind_pads(gamepad)
 
     def restart_game(self) -> None:
         """A fresh game (same map, seed, vehicle and bots): views rebuilt, clock reset."""
@@ -264,8 +274,10 @@ class TankBattleApp(ShowBase):
         frame_s = self.clock.getDt()
         if self.paused:  # the fixed-step clock stands still: no step, nothing ages
             self.player_inputs.poll_pads()
-            if self.player_inputs.pause_pressed():
+            # Start resumes, unless the menu is waiting for a button (Start cancels that).
+            if self.player_inputs.pause_pressed() and not self.menu.capturing:
                 self.resume()
+            self.menu.poll_pads()
             self._draw(0.0)
             return task.cont
         steps = self.fixed_clock.advance(frame_s)
@@ -360,7 +372,8 @@ def run_windowed(config: GameConfig, map_choice: MapChoice, seed: int, player_ve
     # (tests, screenshots) look the same on every machine.
     interactive = not offscreen and inputs is None and seconds is None
     settings = UserSettings(config.game.user_settings) if interactive else None
-    bindings = UserBindings(config.controls.keyboard) if interactive else None
+    bindings = (UserBindings(config.controls.keyboard, config.controls.gamepad)
+                if interactive else None)
     app = None
     try:
         app = TankBattleApp(config, simulation, offscreen=offscreen, inputs=inputs,

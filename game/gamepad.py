@@ -167,6 +167,13 @@ class GamepadMapper:
         """Held now and not at the last update: fires once per press."""
         return self._is_held(action, held) and not self._is_held(action, self._held)
 
+    def rebind(self, spec: GamepadSpec) -> None:
+        """Use ``spec``'s buttons and axes from now on. Presses not yet taken are dropped;
+        a button held through the change is not a fresh press of its new action."""
+        self.spec = spec
+        self.camera_presses = []
+        self.pause_pressed = False
+
     def release_all(self) -> None:
         """Forget the buttons held (the pad is gone): the next press counts afresh."""
         self._held = set()

@@ -1,11 +1,12 @@
-"""The pause menu (Esc): resume, restart, settings, controls (and rebinding keys), quit.
+"""The pause menu (Esc): resume, restart, settings, controls (and rebinding), quit.
 DirectGui.
 
 The app owns the pause itself (the fixed-step clock stops while the menu is
 open); this module only draws the pages and calls back:
 ``on_resume()``, ``on_restart()``, ``on_quit()``, ``on_settings(settings)`` (a
-setting changed: apply it now), ``on_bindings(keyboard)`` (a key was rebound on the
-Controls page, :mod:`game.controls_page`: use it now) and the settings page's Save writes
+setting changed: apply it now), ``on_bindings(keyboard, gamepad)`` (a key or pad control
+was rebound on the Controls page, :mod:`game.controls_page`: use it now) and the settings
+page's Save writes
 the user's file through :class:`game.settings.UserSettings`. Every button, check box and
 choice clicks (the synthesised ``ui_click``) through the game's sound player, ``sounds``.
 """
@@ -24,14 +25,14 @@ from game.rebinding import UserBindings
 
 
 class PauseMenu:
-    """``bindings`` (the player's keys) and ``key_capture`` (the next key pressed, see
-    :mod:`game.controls_page`) make the Controls page rebind keys; without both it only
-    shows them."""
+    """``bindings`` (the player's keys and pad controls) and ``key_capture`` (the next key
+    pressed, see :mod:`game.controls_page`) make the Controls page rebind them; without
+    both it only shows them. ``pad_capture`` reads the next pad button (None: no pads)."""
 
     def __init__(self, parent, spec: MenuSpec, settings, controls: ControlsSpec, *,
                  on_resume, on_restart, on_quit, on_settings, sounds: SoundPlayer | None = None,
-                 bindings: UserBindings | None = None, key_capture=None,
-                 on_bindings=lambda keyboard: None):
+                 bindings: UserBindings | None = None, key_capture=None, pad_capture=None,
+                 on_bindings=lambda keyboard, gamepad: None):
         self.spec = spec
         self.settings = settings
         self.sounds = sounds
@@ -100,11 +101,11 @@ class PauseMenu:
                      small)
         if settings.warning:
             self.status["text"] = settings.warning
-        # ----- controls, rebinding the keyboard ------------------------------------------
+        # ----- controls, rebinding the keyboard and the pad -------------------------------
         help_page = self._page("controls", 1.25, 0.92)
         self.controls_page = ControlsPage(
             help_page, spec, controls, bindings, key_capture, self.veil,
-            clicked=self._clicked, on_bindings=on_bindings,
+            clicked=self._clicked, on_bindings=on_bindings, pad_capture=pad_capture,
             button=lambda label, command: self._button(help_page, "controls", label, command,
                                                        (-0.3, 0, -0.82), small))
         self._button(help_page, "controls", "Back", lambda: self.show_page("main"),
@@ -141,8 +142,13 @@ class PauseMenu:
 
     @property
     def capturing(self) -> bool:
-        """The Controls page is waiting for a key to bind (the game's own keys hold off)."""
+        """The Controls page is waiting for a key or pad button to bind (the game's own
+        keys and the pads' Start hold off)."""
         return self.controls_page.capturing
+
+    def poll_pads(self) -> None:
+        """Once a frame while open: the pads, for a pad button being bound."""
+        self.controls_page.poll_pads()
 
     def show_page(self, name: str) -> None:
         self.controls_page.cancel()

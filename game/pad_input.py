@@ -90,6 +90,11 @@ class GamepadInput:
     def take_pause_press(self) -> bool:
         return self.mapper.take_pause_press()
 
+    def rebind(self, spec: GamepadSpec) -> None:
+        """Use ``spec``'s buttons and axes from now on (rebound in the pause menu)."""
+        self.spec = spec
+        self.mapper.rebind(spec)
+
     def destroy(self) -> None:
         if self.pad is not None:
             self.source.detach(self.pad)
@@ -158,6 +163,84 @@ class CombinedInput:
         return Controls(**{**keys.__dict__, "gear": key_lever})
 
 
+class PadButtonCapture:
+    """The next button pressed on any connected pad, for the Controls page. ``listen``
+    notes what each pad holds; each :meth:`poll` (once a frame) reads the pads again and
+    hands the first button newly held to ``on_button(name)``, or calls ``on_no_pad()``
+    when no pad is left, and stops either way. A pad plugged in meanwhile counts from its
+    first reading: what it holds then is not a press."""
+
+    def __init__(self, source: PadSource):
+        self.source = source
+        self._on_button: Callable[[str], None] | None = None
+        self._on_no_pad: Callable[[], None] | None = None
+        self._held: list[tuple[object, set[str]]] = []
+        """(pad, the buttons it held at its last reading) for each pad seen."""
+
+    def _pads(self) -> list:
+        try:
+            return list(self.source.pads())
+        except Exception:  # the device manager gone with the window
+            return []
+
+    def _read(self, pad) -> set[str] | None:
+        try:
+            return set(self.source.read(pad)[1])
+        except Exception:  # a pad gone between the listing and the read
+            return None
+
+    def connected(self) -> bool:
+        """Whether any pad is connected now."""
+        return bool(self._pads())
+
+    @property
+    def listening(self) -> bool:
+        return self._on_button is not None
+
+    def listen(self, on_button: Callable[[str], None], on_no_pad: Callable[[], None]) -> None:
+        self._on_button, self._on_no_pad = on_button, on_no_pad
+        self._held = []
+        for pad in self._pads():
+            held = self._read(pad)
+            if held is not None:
+                self._held.append((pad, held))
+
+    def stop(self) -> None:
+        self._on_button = self._on_no_pad = None
+        self._held = []
+
+    def _held_before(self, pad, held_now: set[str]) -> set[str]:
+        """What ``pad`` held at its last reading (a pad not seen yet: what it holds now),
+        that reading replaced by ``held_now``. Pads compare by ``==`` (Panda3D hands out
+        a new Python object for the same device)."""
+        for index, (seen, held) in enumerate(self._held):
+            if seen == pad:
+                self._held[index] = (seen, held_now)
+                return held
+        self._held.append((pad, held_now))
+        return held_now
+
+    def poll(self) -> None:
+        if not self.listening:
+            return
+        pads = self._pads()
+        if not pads:
+            on_no_pad = self._on_no_pad
+            self.stop()
+            on_no_pad()
+            return
+        for pad in pads:
+            held = self._read(pad)
+            if held is None:
+                continue
+            pressed = sorted(held - self._held_before(pad, held))
+            if pressed:
+                on_button = self._on_button
+                self.stop()
+                on_button(pressed[0])
+                return
+
+
 class PandaPads:
     """Pads from Panda3D's input device manager (``base.devices``); ``connect-device`` and
     ``disconnect-device`` events reach a ``GamepadInput`` or ``PadSeats`` through
@@ -195,6 +278,7 @@ class PandaPads:
                 pass
 
     def read(self, pad) -> tuple[dict[str, float], set[str]]:
+        pad.poll()  # the latest state, for a pad no player holds (the data graph polls theirs)
         axes = {}
         for name, axis in self._axis.items():
             found = pad.findAxis(axis)

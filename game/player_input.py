@@ -9,6 +9,7 @@ the mouse's orbit and the pads' look-round go to each player's own view.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 from game.controls import Controls
@@ -68,6 +69,14 @@ class LocalInputs:
     def pause_pressed(self) -> bool:
         """Whether any player's pad asked for the pause menu since the last call."""
         return any([pad.take_pause_press() for pad in self.pads if pad is not None])
+
+    def rebind_pads(self, gamepad) -> None:
+        """Every player's pad uses ``gamepad``'s buttons and axes from now on (rebound in
+        the pause menu)."""
+        self.spec = replace(self.spec, gamepad=gamepad)
+        for pad in self.pads:
+            if pad is not None:
+                pad.rebind(gamepad)
 
     def _mouse_aim(self) -> tuple[float, float] | None:
         """In the gun sight, the mouse's offset from the middle of player 1's view aims."""

@@ -34,6 +34,10 @@ class FakeCapture:
         self.on_key(key)
 
 
+def user_bindings(config, **options) -> UserBindings:
+    return UserBindings(config.controls.keyboard, config.controls.gamepad, **options)
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch):
     monkeypatch.setenv(OVERRIDE_ENV, str(tmp_path))
@@ -48,8 +52,8 @@ def page(home, config):
                      UserSettings(config.game.user_settings), config.controls,
                      on_resume=lambda: None, on_restart=lambda: None, on_quit=lambda: None,
                      on_settings=lambda settings: None,
-                     bindings=UserBindings(config.controls.keyboard), key_capture=capture,
-                     on_bindings=applied.append)
+                     bindings=user_bindings(config), key_capture=capture,
+                     on_bindings=lambda keyboard, gamepad: applied.append(keyboard))
     menu.open()
     menu.show_page("controls")
     yield menu, menu.controls_page, capture, applied
@@ -77,7 +81,7 @@ def test_the_next_key_becomes_the_actions_key_saved_and_applied(page, home, conf
     assert controls.key_buttons["fire"]["text"] == "K"
     assert len(applied) == 1 and applied[0].fire == ("k",)
     assert controls.status["text"] == "Fire: K; saved."
-    assert UserBindings(config.controls.keyboard).current.fire == ("k",)
+    assert user_bindings(config).current.fire == ("k",)
     assert (home / "bindings.toml").is_file()
 
 
@@ -116,7 +120,7 @@ def test_defaults_restore_the_config_keys(page, home, config):
     _press(page[0].buttons["controls/Defaults"])
     assert applied[-1] == config.controls.keyboard
     assert controls.key_buttons["fire"]["text"] == "Space, left mouse button"
-    assert UserBindings(config.controls.keyboard).current == config.controls.keyboard
+    assert user_bindings(config).current == config.controls.keyboard
 
 
 def test_leaving_the_page_or_closing_the_menu_stops_waiting(page):
@@ -156,7 +160,8 @@ def test_the_running_games_keyboard_uses_the_new_key(page, config):
     keyboard = KeyboardInput(events, config.controls.keyboard)
     action_keys = ActionKeys(events, {"pause": lambda: paused.append(True)},
                              config.controls.keyboard, blocked=lambda: controls.capturing)
-    controls.on_bindings = lambda new: (keyboard.rebind(new), action_keys.rebind(new))
+    controls.on_bindings = lambda new, gamepad: (keyboard.rebind(new),
+                                                 action_keys.rebind(new))
     _press(controls.key_buttons["fire"])
     events.send("p")  # the game's own keys hold off while the page waits
     capture.press("k")
@@ -178,9 +183,9 @@ def test_a_bad_bindings_file_is_reported_on_the_page(home, config):
                      UserSettings(config.game.user_settings), config.controls,
                      on_resume=lambda: None, on_restart=lambda: None, on_quit=lambda: None,
                      on_settings=lambda settings: None,
-                     bindings=UserBindings(config.controls.keyboard, warn=lambda line: None),
+                     bindings=user_bindings(config, warn=lambda line: None),
                      key_capture=FakeCapture())
-    assert "using the default keys" in menu.controls_page.status["text"]
+    assert "using the default bindings" in menu.controls_page.status["text"]
     assert menu.controls_page.key_buttons["fire"]["text"] == "Space, left mouse button"
     menu.destroy()
 

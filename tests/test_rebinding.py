@@ -42,6 +42,11 @@ def keys(config):
 
 
 @pytest.fixture
+def pads(config):
+    return config.controls.gamepad
+
+
+@pytest.fixture
 def home(tmp_path, monkeypatch) -> Path:
     folder = tmp_path / "config-home"
     monkeypatch.setenv(OVERRIDE_ENV, str(folder))
@@ -125,13 +130,13 @@ def test_the_bindings_file_lives_beside_the_settings(tmp_path):
     assert bindings_path({OVERRIDE_ENV: "/t"}, "linux", home) == Path("/t/bindings.toml")
 
 
-def test_bindings_survive_a_save_and_a_fresh_load(home, keys):
-    user = UserBindings(keys)
+def test_bindings_survive_a_save_and_a_fresh_load(home, keys, pads):
+    user = UserBindings(keys, pads)
     assert user.path == home / "bindings.toml" and user.current == keys
     user.assign("fire", "k")
     user.assign("gear_up", "arrow_up")
     user.save()
-    again = UserBindings(keys)
+    again = UserBindings(keys, pads)
     assert again.warning is None and again.current == user.current
     assert again.current.fire == ("k",) and again.current.throttle == ("w",)
     assert list(home.iterdir()) == [home / "bindings.toml"]  # no temporary file left
@@ -139,20 +144,21 @@ def test_bindings_survive_a_save_and_a_fresh_load(home, keys):
     assert 'fire = ["k"]' in text and "brake" not in text  # only what changed
 
 
-def test_odd_key_names_round_trip(home, keys):
-    user = UserBindings(keys)
+def test_odd_key_names_round_trip(home, keys, pads):
+    user = UserBindings(keys, pads)
     user.assign("fire", 'quote"and\\backslash')
     user.save()
-    assert UserBindings(keys).current.fire == ('quote"and\\backslash',)
+    assert UserBindings(keys, pads).current.fire == ('quote"and\\backslash',)
 
 
-def test_defaults_are_restored_and_saved_as_nothing_changed(home, keys):
-    user = UserBindings(keys)
+def test_defaults_are_restored_and_saved_as_nothing_changed(home, keys, pads):
+    user = UserBindings(keys, pads)
     user.assign("fire", "k")
     user.restore_defaults()
     user.save()
-    assert user.current == keys and UserBindings(keys).current == keys
-    assert bindings_text(keys, keys).rstrip().endswith("[keyboard]")
+    assert user.current == keys and UserBindings(keys, pads).current == keys
+    assert bindings_text(keys, keys, pads, pads).split("\n")[2:] == ["[keyboard]",
+                                                                   "[gamepad]", ""]
 
 
 @pytest.mark.parametrize("text, words", [
@@ -164,34 +170,34 @@ def test_defaults_are_restored_and_saved_as_nothing_changed(home, keys):
     ("keyboard = 3\n", "keyboard = 3"),
     ("[mouse]\ndead_zone = 0.2\n", "mouse"),
 ])
-def test_a_bad_file_gives_one_warning_and_the_defaults_and_is_left_alone(home, keys, text,
+def test_a_bad_file_gives_one_warning_and_the_defaults_and_is_left_alone(home, keys, pads, text,
                                                                           words):
     home.mkdir()
     path = home / "bindings.toml"
     path.write_text(text, encoding="utf-8")
     warnings = []
-    user = UserBindings(keys, warn=warnings.append)
+    user = UserBindings(keys, pads, warn=warnings.append)
     assert user.current == keys
     assert len(warnings) == 1 and warnings[0] == user.warning
-    assert words in warnings[0] and "using the default keys" in warnings[0]
+    assert words in warnings[0] and "using the default bindings" in warnings[0]
     assert "\n" not in warnings[0] and warnings[0].startswith(f"tank-battle: {path}: ")
     assert path.read_text(encoding="utf-8") == text
 
 
-def test_a_file_that_is_not_text_or_not_a_file_gives_the_defaults(home, keys):
+def test_a_file_that_is_not_text_or_not_a_file_gives_the_defaults(home, keys, pads):
     home.mkdir()
     (home / "bindings.toml").write_bytes(b"\xff\xfe\x00junk")
-    assert load_bindings(home / "bindings.toml", keys).keyboard == keys
+    assert load_bindings(home / "bindings.toml", keys, pads).keyboard == keys
     folder = home / "folder.toml"
     folder.mkdir()
-    loaded = load_bindings(folder, keys)
+    loaded = load_bindings(folder, keys, pads)
     assert loaded.keyboard == keys and "not read" in loaded.warning
 
 
-def test_a_save_that_cannot_write_raises_oserror_and_keeps_the_bindings(home, keys):
+def test_a_save_that_cannot_write_raises_oserror_and_keeps_the_bindings(home, keys, pads):
     home.mkdir()
     (home / "bindings.toml").mkdir()  # a folder where the file should be
-    user = UserBindings(keys, warn=lambda line: None)
+    user = UserBindings(keys, pads, warn=lambda line: None)
     user.assign("fire", "k")
     with pytest.raises(OSError):
         user.save()
@@ -247,7 +253,7 @@ def test_the_apps_own_keys_follow_a_rebind_and_hold_off_while_blocked(keys):
     assert events.handlers == {}
 
 
-def test_the_app_hands_new_bindings_to_both_listeners(keys):
+def test_the_app_hands_new_bindings_to_both_listeners_and_the_pads(keys, pads):
     from game.app import TankBattleApp
 
     class Listener:
@@ -256,11 +262,14 @@ def test_the_app_hands_new_bindings_to_both_listeners(keys):
         def rebind(self, keyboard):
             self.keyboard = keyboard
 
-    app = SimpleNamespace(player_inputs=SimpleNamespace(keyboard=Listener()),
+    rebound_pads = []
+    app = SimpleNamespace(player_inputs=SimpleNamespace(keyboard=Listener(),
+                                                        rebind_pads=rebound_pads.append),
                           action_keys=Listener())
     new = assign_key(keys, "fire", "k").keyboard
-    TankBattleApp.apply_bindings(app, new)
+    TankBattleApp.apply_bindings(app, new, pads)
     assert app.player_inputs.keyboard.keyboard is new and app.action_keys.keyboard is new
+    assert rebound_pads == [pads]
 
 
 def test_the_panda_capture_asks_the_thrower_for_a_button_down_event_and_stops():
