@@ -122,6 +122,13 @@ def keys_in_words(keys: tuple[str, ...]) -> str:
     return _without_arrows(", ".join(key_words(key) for key in keys) or "unbound")
 
 
+def pad_in_words(names: tuple[str, ...] | str) -> str:
+    """A pad action's buttons, or its axis or stick, in words without arrows ("unbound" for
+    no button): the Controls page's pad cells and the pad rebinding messages."""
+    names = (names,) if isinstance(names, str) else names
+    return _without_arrows(", ".join(pad_words(name) for name in names) or "unbound")
+
+
 def help_rows(controls: ControlsSpec) -> list[tuple[str, str, str]]:
     """(what it does, keyboard / mouse, gamepad) in plain words, for the pause menu's
     Controls page: the table's rows without the config keys or arrows."""

@@ -27,9 +27,9 @@ import re
 from direct.gui.DirectGui import DGG, DirectButton, DirectLabel
 from panda3d.core import MouseButton, PGButton, TextNode
 
-from game.bindings import ROWS, help_rows, keys_in_words
+from game.bindings import ROWS, help_rows, keys_in_words, pad_in_words
 from game.config import ControlsSpec, MenuSpec
-from game.pad_rebinding import CANCEL_BUTTON, AXIS_CHOICES, pad_in_words
+from game.pad_rebinding import AXIS_CHOICES, CANCEL_BUTTON
 from game.pad_rebinding import action_words as pad_action_words
 from game.rebinding import CANCEL_KEY, UserBindings, action_words
 

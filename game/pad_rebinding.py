@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from game.bindings import pad_words
+from game.bindings import pad_in_words
 from game.gamepad import AXES, DRIVING_AXES, STICKS, GamepadSpec
 
 CANCEL_BUTTON = "start"
@@ -46,14 +46,6 @@ def binding_actions() -> tuple[str, ...]:
 
 def action_words(action: str) -> str:
     return action.removesuffix("_axis").replace("_", " ")
-
-
-def pad_in_words(names: tuple[str, ...] | str) -> str:
-    """A pad action's buttons, or its axis, as the Controls page shows them ("unbound"
-    for no button)."""
-    names = (names,) if isinstance(names, str) else names
-    text = ", ".join(pad_words(name) for name in names) or "unbound"
-    return text.replace("←→", "sideways").replace("↑↓", "up / down")
 
 
 @dataclass(frozen=True)
