@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from game.binding_rule import take
 from game.bindings import pad_in_words
 from game.gamepad import AXES, DRIVING_AXES, STICKS, GamepadSpec
 
@@ -70,26 +71,14 @@ def assign_pad_button(gamepad: GamepadSpec, action: str, button: str) -> PadAssi
         return refused("That button has no name: try another.")
     if button == CANCEL_BUTTON:
         return refused("Start cancels: it cannot be bound.")
-    name = pad_in_words(button)
-    buttons = tuple(kept for kept in getattr(gamepad, action) if kept == CANCEL_BUTTON)
-    buttons += (button,)
-    if buttons == getattr(gamepad, action):
-        return refused(f"{name} is already {action_words(action)}'s button.")
-    changes, taken_from = {action: buttons}, []
-    for other in button_actions():
-        other_buttons = getattr(gamepad, other)
-        if other == action or button not in other_buttons:
-            continue
-        left = tuple(kept for kept in other_buttons if kept != button)
-        if not left:
-            return refused(f"{name} is {action_words(other)}'s only button: give "
-                           f"{action_words(other)} another button first.")
-        changes[other] = left
-        taken_from.append(action_words(other))
-    message = f"Pad {action_words(action)}: {pad_in_words(buttons)}"
-    if taken_from:
-        message += f" (taken from {', '.join(taken_from)})"
-    return PadAssignment(dataclasses.replace(gamepad, **changes), message, changed=True)
+    taken = take(gamepad, action, button, button_actions(), CANCEL_BUTTON, pad_in_words,
+                 action_words, "button")
+    if taken.refusal is not None:
+        return refused(taken.refusal)
+    message = f"Pad {action_words(action)}: {pad_in_words(taken.controls)}"
+    if taken.taken_from:
+        message += f" (taken from {', '.join(taken.taken_from)})"
+    return PadAssignment(taken.bindings, message, changed=True)
 
 
 def next_axis(gamepad: GamepadSpec, action: str) -> PadAssignment:

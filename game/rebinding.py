@@ -1,11 +1,12 @@
 """Rebinding the keyboard from the pause menu's Controls page: the rule, and the player's file
 (the gamepad's rules are :mod:`game.pad_rebinding`'s).
 
-The rule (:func:`assign_key`): the key pressed becomes the action's only key. Another
-action that had that key loses it; if that would leave the other action with no key at
-all, nothing changes and the player is told to give that action another key first.
-Esc is never bound here (it cancels the wait for a key), so an action that has Esc keeps
-it beside its new key: the pause menu always answers Esc. Shift, Ctrl, Alt and Meta are
+The rule (:func:`assign_key`, :mod:`game.binding_rule`): the key pressed becomes the
+action's only key. Another action that had that key loses it; if that would leave the
+other action with no key at all, nothing changes and the player is told to give that
+action another key first. Esc is never bound here (it cancels the wait for a key), so an
+action that has Esc keeps it beside its new key: the pause menu always answers Esc.
+Shift, Ctrl, Alt and Meta are
 refused: while one is held Panda3D puts its name before every other key's ("shift-w"),
 so bound to an action they would stop the other keys.
 
@@ -27,6 +28,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from game.binding_rule import take
 from game.bindings import keys_in_words
 from game.gamepad import GamepadSpec
 from game.keyboard import KeyboardSpec
@@ -89,25 +91,14 @@ def assign_key(keyboard: KeyboardSpec, action: str, key: str) -> Assignment:
     if is_modifier(key):
         return refused("Shift, Ctrl, Alt and Meta cannot be bound: held, they change the "
                        "other keys.")
-    name = keys_in_words((key,))
-    keys = tuple(kept for kept in getattr(keyboard, action) if kept == CANCEL_KEY) + (key,)
-    if keys == getattr(keyboard, action):
-        return refused(f"{name} is already {action_words(action)}'s key.")
-    changes, taken_from = {action: keys}, []
-    for other in actions():
-        other_keys = getattr(keyboard, other)
-        if other == action or key not in other_keys:
-            continue
-        left = tuple(kept for kept in other_keys if kept != key)
-        if not left:
-            return refused(f"{name} is {action_words(other)}'s only key: give "
-                           f"{action_words(other)} another key first.")
-        changes[other] = left
-        taken_from.append(action_words(other))
-    message = f"{action_words(action).capitalize()}: {keys_in_words(keys)}"
-    if taken_from:
-        message += f" (taken from {', '.join(taken_from)})"
-    return Assignment(dataclasses.replace(keyboard, **changes), message, changed=True)
+    taken = take(keyboard, action, key, actions(), CANCEL_KEY, keys_in_words, action_words,
+                 "key")
+    if taken.refusal is not None:
+        return refused(taken.refusal)
+    message = f"{action_words(action).capitalize()}: {keys_in_words(taken.controls)}"
+    if taken.taken_from:
+        message += f" (taken from {', '.join(taken.taken_from)})"
+    return Assignment(taken.bindings, message, changed=True)
 
 
 def _section(table: dict, name: str, allowed: tuple[str, ...]) -> dict:

@@ -108,3 +108,24 @@ def config():
 def simulate_until():
     """``simulate_until(simulation, condition, max_seconds, controls=None)`` -> seconds."""
     return _simulate_until
+
+
+@pytest.fixture
+def keys(config):
+    """The default keyboard bindings (config/controls.toml)."""
+    return config.controls.keyboard
+
+
+@pytest.fixture
+def pads(config):
+    """The default gamepad bindings (config/controls.toml)."""
+    return config.controls.gamepad
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    """A user config folder of the test's own (settings.toml, bindings.toml go there)."""
+    from game.settings import OVERRIDE_ENV
+    folder = tmp_path / "config-home"
+    monkeypatch.setenv(OVERRIDE_ENV, str(folder))
+    return folder

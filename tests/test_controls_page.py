@@ -13,7 +13,7 @@ from game.controls_page import MOUSE_PRESSES, WAITING_TEXT
 from game.keyboard import ActionKeys, KeyboardInput
 from game.menu import PauseMenu
 from game.rebinding import UserBindings
-from game.settings import OVERRIDE_ENV, UserSettings
+from game.settings import UserSettings
 from tests.test_rebinding import FakeEvents
 
 
@@ -36,12 +36,6 @@ class FakeCapture:
 
 def user_bindings(config, **options) -> UserBindings:
     return UserBindings(config.controls.keyboard, config.controls.gamepad, **options)
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv(OVERRIDE_ENV, str(tmp_path))
-    return tmp_path
 
 
 @pytest.fixture
@@ -178,6 +172,7 @@ def test_the_running_games_keyboard_uses_the_new_key(page, config):
 
 
 def test_a_bad_bindings_file_is_reported_on_the_page(home, config):
+    home.mkdir(parents=True)
     (home / "bindings.toml").write_text("[keyboard]\nfire = [1]\n", encoding="utf-8")
     menu = PauseMenu(NodePath("aspect2d"), config.game.menu,
                      UserSettings(config.game.user_settings), config.controls,

@@ -15,11 +15,6 @@ from physics.spec import SpecError, build_spec
 
 
 @pytest.fixture
-def keys(config):
-    return config.controls.keyboard
-
-
-@pytest.fixture
 def mapper(keys):
     return KeyboardMapper(keys)
 

@@ -12,15 +12,9 @@ from panda3d.core import NodePath
 from game.controls_page import NO_PAD_TEXT, PAD_WAITING_TEXT
 from game.menu import PauseMenu
 from game.pad_input import PadButtonCapture
-from game.settings import OVERRIDE_ENV, UserSettings
+from game.settings import UserSettings
 from tests.test_controls_page import FakeCapture, user_bindings
 from tests.test_player_input import FakePads
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv(OVERRIDE_ENV, str(tmp_path))
-    return tmp_path
 
 
 @pytest.fixture

@@ -20,25 +20,7 @@ from game.pad_rebinding import (AXIS_CHOICES, CANCEL_BUTTON, assign_pad_button,
                                 binding_actions, button_actions, next_axis)
 from game.player_input import LocalInputs
 from game.rebinding import UserBindings, load_bindings
-from game.settings import OVERRIDE_ENV
 from tests.test_player_input import FakeEvents, FakePads, FakeView, _simulation
-
-
-@pytest.fixture
-def keys(config):
-    return config.controls.keyboard
-
-
-@pytest.fixture
-def pads(config):
-    return config.controls.gamepad
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    folder = tmp_path / "config-home"
-    monkeypatch.setenv(OVERRIDE_ENV, str(folder))
-    return folder
 
 
 # ----- the button rule --------------------------------------------------------------------
@@ -156,30 +138,6 @@ def test_defaults_restore_both_tables(home, keys, pads):
     user.save()
     again = UserBindings(keys, pads)
     assert again.current == keys and again.gamepad == pads
-
-
-@pytest.mark.parametrize("text, words", [
-    ("[gamepad]\nteleport = [\"face_a\"]\n", "gamepad.teleport"),
-    ("[gamepad]\nstick_dead_zone = 0.3\n", "gamepad.stick_dead_zone"),
-    ("[gamepad]\nfire = [3]\n", "gamepad.fire[0] = 3: expected a string"),
-    ("[gamepad]\nfire = \"face_a\"\n", "gamepad.fire"),
-    ("[gamepad]\nthrottle_axis = \"left_z\"\n", "gamepad.throttle_axis"),
-    ("[gamepad]\nthrottle_axis = \"left_trigger\"\n", "not already used by throttle_axis"),
-    ("[gamepad]\ngate_stick = \"middle\"\n", "gamepad.gate_stick"),
-    ("gamepad = 3\n", "gamepad = 3"),
-    ("[keyboard]\nfire = [\"k\"]\n[gamepad]\nfire = [1]\n", "gamepad.fire"),
-])
-def test_a_bad_gamepad_table_gives_one_warning_and_the_defaults(home, keys, pads, text,
-                                                                words):
-    home.mkdir()
-    path = home / "bindings.toml"
-    path.write_text(text, encoding="utf-8")
-    warnings = []
-    user = UserBindings(keys, pads, warn=warnings.append)
-    assert user.gamepad == pads and user.current == keys
-    assert len(warnings) == 1 and words in warnings[0] and "\n" not in warnings[0]
-    assert warnings[0].endswith("using the default bindings")
-    assert path.read_text(encoding="utf-8") == text
 
 
 def test_a_file_without_a_gamepad_table_keeps_the_pad_defaults(home, keys, pads):

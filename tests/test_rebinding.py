@@ -36,23 +36,6 @@ class FakeEvents:
             handler(*extra, *sent)
 
 
-@pytest.fixture
-def keys(config):
-    return config.controls.keyboard
-
-
-@pytest.fixture
-def pads(config):
-    return config.controls.gamepad
-
-
-@pytest.fixture
-def home(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "config-home"
-    monkeypatch.setenv(OVERRIDE_ENV, str(folder))
-    return folder
-
-
 # ----- the rule ---------------------------------------------------------------------------
 
 def test_a_rebound_action_answers_the_new_key_and_not_the_old(keys):
@@ -169,6 +152,15 @@ def test_defaults_are_restored_and_saved_as_nothing_changed(home, keys, pads):
     ("[keyboard]\nfire = []\n", "keyboard.fire"),
     ("keyboard = 3\n", "keyboard = 3"),
     ("[mouse]\ndead_zone = 0.2\n", "mouse"),
+    ("[gamepad]\nteleport = [\"face_a\"]\n", "gamepad.teleport"),
+    ("[gamepad]\nstick_dead_zone = 0.3\n", "gamepad.stick_dead_zone"),
+    ("[gamepad]\nfire = [3]\n", "gamepad.fire[0] = 3: expected a string"),
+    ("[gamepad]\nfire = \"face_a\"\n", "gamepad.fire"),
+    ("[gamepad]\nthrottle_axis = \"left_z\"\n", "gamepad.throttle_axis"),
+    ("[gamepad]\nthrottle_axis = \"left_trigger\"\n", "not already used by throttle_axis"),
+    ("[gamepad]\ngate_stick = \"middle\"\n", "gamepad.gate_stick"),
+    ("gamepad = 3\n", "gamepad = 3"),
+    ("[keyboard]\nfire = [\"k\"]\n[gamepad]\nfire = [1]\n", "gamepad.fire"),
 ])
 def test_a_bad_file_gives_one_warning_and_the_defaults_and_is_left_alone(home, keys, pads, text,
                                                                           words):
@@ -177,7 +169,7 @@ def test_a_bad_file_gives_one_warning_and_the_defaults_and_is_left_alone(home, k
     path.write_text(text, encoding="utf-8")
     warnings = []
     user = UserBindings(keys, pads, warn=warnings.append)
-    assert user.current == keys
+    assert user.current == keys and user.gamepad == pads
     assert len(warnings) == 1 and warnings[0] == user.warning
     assert words in warnings[0] and "using the default bindings" in warnings[0]
     assert "\n" not in warnings[0] and warnings[0].startswith(f"tank-battle: {path}: ")

@@ -19,13 +19,6 @@ def defaults(config):
     return config.game.user_settings
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch) -> Path:
-    folder = tmp_path / "config-home"
-    monkeypatch.setenv(OVERRIDE_ENV, str(folder))
-    return folder
-
-
 def test_the_settings_file_lives_in_the_platforms_config_folder(tmp_path):
     home = tmp_path / "me"
     assert settings_path({}, "linux", home) == home / ".config/tank-battle/settings.toml"
