@@ -39,9 +39,10 @@ from panda3d.core import Point3, TransformState, Vec3
 from game.config import GameConfig
 from game.simulation import ground_aligned_rotation
 from physics.hull import make_hull_body
+from physics.spec import KMH_PER_MS
 from physics.terrain import MapChoice, Terrain, build_terrain
 from physics.vehicle_fleet import VehicleFleet
-from physics.vehicle_model import KMH_PER_MS, derive_constants
+from physics.vehicle_model import derive_constants
 from physics.world import PhysicsWorld
 
 DEFAULT_COUNTS = (1, 10, 100)

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from physics.spec import Spec, tuning
-from physics.vehicle_model import KMH_PER_MS
+from physics.spec import KMH_PER_MS, Spec, tuning
 
 SOUNDS_DIR = Path(__file__).resolve().parent.parent / "assets" / "sounds"
 SOUND_NAMES = ("engine_loop", "gun_fire", "impact_metal", "impact_sand", "explosion",

@@ -17,9 +17,9 @@ import numpy as np
 
 from physics.gearbox import DriveCommand
 from physics.hull import HullSpec
-from physics.spec import Spec, SpecError, tuning
+from physics.spec import KMH_PER_MS, Spec, SpecError, tuning
 from physics.tyres import SlipTyreModel, SlipTyreSpec
-from physics.vehicle_model import (KMH_PER_MS, AnchorCommand, AnchorConstants, AnchorModel,
+from physics.vehicle_model import (AnchorCommand, AnchorConstants, AnchorModel,
                                    GripSpec, SuspensionSpec)
 
 AXLES = ("front", "rear", "all")

@@ -31,12 +31,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from physics.spec import Spec, SpecError, tuning
+from physics.spec import KMH_PER_MS, Spec, SpecError, tuning
 
 REVERSE = "R"
 NEUTRAL = "N"
 FORWARD_NAMES = ("1", "2", "3", "4", "5")
-KMH_PER_MS = 3.6  # unit conversion, not a tuning number
 _TIME_EPSILON_S = 1e-9  # float slack so n steps of dt_s finish an n * dt_s shift
 
 

@@ -18,6 +18,9 @@ import math
 import typing
 from typing import Any
 
+KMH_PER_MS = 3.6
+"""km/h in one m/s: a unit conversion, for people-facing numbers (config, HUD)."""
+
 
 class SpecError(ValueError):
     """A value in a spec is wrong. ``key`` is its dotted path inside the table."""

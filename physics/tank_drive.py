@@ -16,8 +16,8 @@ import numpy as np
 from physics.gearbox import DriveCommand
 from physics.gun import ArmourSpec, GunSpec
 from physics.hull import HullSpec
-from physics.spec import Spec, tuning
-from physics.vehicle_model import (KMH_PER_MS, AnchorCommand, AnchorConstants, AnchorModel,
+from physics.spec import KMH_PER_MS, Spec, tuning
+from physics.vehicle_model import (AnchorCommand, AnchorConstants, AnchorModel,
                                    GripSpec, SuspensionSpec)
 
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from physics.spec import Spec, tuning
-from physics.vehicle_model import (KMH_PER_MS, SLIP_REFERENCE_SPEED_MS, TAU, AnchorConstants,
+from physics.spec import KMH_PER_MS, Spec, tuning
+from physics.vehicle_model import (SLIP_REFERENCE_SPEED_MS, TAU, AnchorConstants,
                                    AnchorModel, FlatCommand, GripSpec)
 
 _DERIVATIVE_STEP_RAD_S = 1e-3

@@ -39,7 +39,6 @@ import numpy as np
 
 from physics.spec import Spec, SpecError, tuning
 
-KMH_PER_MS = 3.6
 TAU = 2.0 * math.pi
 
 _TINY = np.finfo(float).tiny
