@@ -37,7 +37,7 @@ from game.effects import Effects
 from game.errors import UserError
 from game.gamepad import GamepadSpec
 from game.keyboard import ActionKeys, KeyboardSpec, PandaKeyCapture
-from game.local_players import SECOND_PLAYER, add_second_player, vehicle_named
+from game.local_players import SECOND_PLAYER, add_second_player
 from game.pad_input import PadButtonCapture, PandaPads
 from game.player_input import LocalInputs, mouse_in_window
 from game.player_view import (SECOND_VIEW_MASK, Divider, PlayerView, extra_screen, main_screen,
@@ -176,7 +176,7 @@ class TankBattleApp(ShowBase):
             screen = extra_screen(self, regions[1], SECOND_VIEW_MASK, SECOND_PLAYER)
             self.scene.add_view(screen.camera, screen.mask)
             screens.append(screen)
-            follows.append(lambda: vehicle_named(self.simulation, SECOND_PLAYER))
+            follows.append(lambda: self.simulation.vehicle_named(SECOND_PLAYER))
             self._add(Divider(self.render2d, spec.split, spec.divider_width,
                               spec.divider_colour))
         return [self._add(PlayerView(screen, game, self.simulation.terrain, follow,

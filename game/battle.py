@@ -78,10 +78,10 @@ class Battle:
         self._other_players.append(name)
 
     def _side(self, side: str) -> list:
-        vehicles = {v.name: v for v in self.simulation.vehicles}
-        names = (list(self.bots) if side == "bots"
-                 else [self.simulation.player.name, *self._other_players])
-        return [vehicles[name] for name in names if name in vehicles]
+        names = (self.bots if side == "bots"
+                 else (self.simulation.player.name, *self._other_players))
+        vehicles = (self.simulation.vehicle_named(name) for name in names)
+        return [vehicle for vehicle in vehicles if vehicle is not None]
 
     def _drive(self, name: str):
         """The controls function of one bot, for the simulation to call each step: it
@@ -89,7 +89,7 @@ class Battle:
         bot = self.bots[name]
 
         def controls(simulation) -> Controls:
-            me = next(v for v in simulation.vehicles if v.name == name)
+            me = simulation.vehicle_named(name)
             return bot.controls(simulation, me, self.target_of(me))
         return controls
 

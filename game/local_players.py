@@ -67,8 +67,3 @@ def add_second_player(simulation, battle, spec: LocalPlayersSpec):
     if battle is not None:
         battle.add_player(SECOND_PLAYER, (x, y, heading))
     return vehicle
-
-
-def vehicle_named(simulation, name: str):
-    """The simulation's vehicle called ``name``, or None."""
-    return next((vehicle for vehicle in simulation.vehicles if vehicle.name == name), None)

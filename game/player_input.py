@@ -14,7 +14,7 @@ from typing import Callable
 
 from game.controls import Controls
 from game.keyboard import KeyboardInput, mouse_aim
-from game.local_players import SECOND_PLAYER, vehicle_named
+from game.local_players import SECOND_PLAYER
 from game.pad_input import CombinedInput, GamepadInput, PadSeats
 from game.player_view import NO_PAD_NOTICE, PlayerView
 
@@ -54,7 +54,7 @@ class LocalInputs:
     def others(self, simulation) -> dict[str, Controls]:
         """Player 2's pad's controls by vehicle name; none (it stands idle) without one."""
         pad = self.pads[1] if len(self.pads) > 1 else None
-        vehicle = vehicle_named(simulation, SECOND_PLAYER)
+        vehicle = simulation.vehicle_named(SECOND_PLAYER)
         if pad is None or vehicle is None:
             return {}
         controls = pad.controls(vehicle.gear)

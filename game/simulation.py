@@ -209,6 +209,7 @@ class Simulation:
             for fleet in self.fleets.values():
                 fleet.add_obstacle(body)
         self.vehicles: list[Vehicle] = []
+        self._by_name: dict[str, Vehicle] = {}
         x_m, y_m = spawn_points[0]
         self.player = self.spawn(player_vehicle, "player", x_m=x_m, y_m=y_m, heading_deg=0.0)
         self._pressed: set[str] = set()
@@ -251,6 +252,7 @@ class Simulation:
         self.place(vehicle, x_m, y_m, heading_deg)
         self.world.handles.register(body, vehicle)
         self.vehicles.append(vehicle)
+        self._by_name[name] = vehicle
         for other in self.fleets.values():  # vehicles can stand on each other
             if other is not fleet:
                 other.add_obstacle(body)
@@ -306,6 +308,10 @@ class Simulation:
         beside = position + right * self.config.game.spawn.swap_offset_m
         heading = current.current.heading_pitch_roll_deg()[0]
         self.player = self.spawn(other_kind, f"player-{other_kind}", beside[0], beside[1], heading)
+
+    def vehicle_named(self, name: str) -> Vehicle | None:
+        """The vehicle called ``name`` (names are unique), or None."""
+        return self._by_name.get(name)
 
     @property
     def shells(self):
@@ -457,3 +463,4 @@ class Simulation:
             fleet.destroy()
         self.world.destroy()
         self.vehicles.clear()
+        self._by_name.clear()

@@ -13,7 +13,7 @@ from game.controls import Controls
 from game.errors import UserError
 from game.config import load_config
 from game.hud_state import read_hud_state
-from game.local_players import SECOND_PLAYER, add_second_player, vehicle_named
+from game.local_players import SECOND_PLAYER, add_second_player
 from game.player_view import FULL_WINDOW, SPLIT_REGIONS, player_regions, region_point
 from game.simulation import Simulation
 from physics.terrain import MapChoice
@@ -39,7 +39,7 @@ def _flat(vector) -> np.ndarray:
 def test_player_two_starts_beside_player_one_facing_the_same_way(two_players, config):
     simulation, battle, second = two_players
     first = simulation.player
-    assert second is vehicle_named(simulation, SECOND_PLAYER)
+    assert second is simulation.vehicle_named(SECOND_PLAYER)
     assert second.kind == first.kind and second is not first
     offset = _flat(second.current.position_ws) - _flat(first.current.position_ws)
     right = _flat(first.current.axes_ws()[0])
@@ -94,7 +94,7 @@ def test_a_new_round_puts_player_two_back_at_its_start_whole(config):
     for _ in range(120):
         simulation.step(Controls(), {**idle, SECOND_PLAYER: Controls(throttle=1.0)})
     assert np.linalg.norm(_flat(second.current.position_ws) - start) > 1.0
-    bot = vehicle_named(simulation, "bot-1")
+    bot = simulation.vehicle_named("bot-1")
     simulation.damage(second, second.health, bot)
     simulation.damage(simulation.player, simulation.player.health, bot)
     assert second.destroyed
@@ -169,7 +169,7 @@ def test_the_round_goes_on_while_player_two_fights(config):
     simulation = Simulation(config, MapChoice.parse("flat"), 3)
     battle = Battle(simulation, config.game.battle, 1)
     second = add_second_player(simulation, battle, config.game.local_players)
-    bot = vehicle_named(simulation, "bot-1")
+    bot = simulation.vehicle_named("bot-1")
     idle = {"bot-1": Controls(handbrake=True)}
     simulation.damage(simulation.player, simulation.player.health, bot)
     events = simulation.step(Controls(), idle)
@@ -184,7 +184,7 @@ def test_bots_fight_thetarget_of_still_in_the_fight(config):
     simulation = Simulation(config, MapChoice.parse("flat"), 3)
     battle = Battle(simulation, config.game.battle, 1)
     second = add_second_player(simulation, battle, config.game.local_players)
-    bot = vehicle_named(simulation, "bot-1")
+    bot = simulation.vehicle_named("bot-1")
     bot_xy = _flat(bot.current.position_ws)
     nearer = min((simulation.player, second),
                  key=lambda v: np.linalg.norm(_flat(v.current.position_ws) - bot_xy))

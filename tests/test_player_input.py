@@ -95,9 +95,9 @@ class FakeView:
 
 
 def _simulation():
-    vehicles = [SimpleNamespace(name="player", gear="1"),
-                SimpleNamespace(name=SECOND_PLAYER, gear="1")]
-    return SimpleNamespace(vehicles=vehicles, player=vehicles[0])
+    vehicles = {name: SimpleNamespace(name=name, gear="1") for name in ("player", SECOND_PLAYER)}
+    return SimpleNamespace(vehicles=list(vehicles.values()), player=vehicles["player"],
+                           vehicle_named=vehicles.get)
 
 
 @pytest.fixture
