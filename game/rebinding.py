@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +33,7 @@ from game.gamepad import GamepadSpec
 from game.keyboard import KeyboardSpec
 from game.pad_rebinding import PadAssignment, assign_pad_button, next_axis
 from game.pad_rebinding import binding_actions as pad_binding_actions
-from game.settings import user_folder, write_atomically
+from game.settings import user_folder, warn_on_stderr, write_atomically
 from physics.spec import SpecError, build_spec
 
 FILE_NAME = "bindings.toml"
@@ -209,7 +208,7 @@ class UserBindings:
         self.gamepad = loaded.gamepad
         self.warning = loaded.warning
         if loaded.warning is not None:
-            (warn or (lambda line: print(line, file=sys.stderr)))(loaded.warning)
+            (warn or warn_on_stderr)(loaded.warning)
 
     def assign(self, action: str, key: str) -> Assignment:
         """``key`` to ``action`` under the rule (not saved until :meth:`save`)."""

@@ -38,6 +38,11 @@ OVERRIDE_ENV = "TANK_BATTLE_CONFIG_HOME"
 DATA_OVERRIDE_ENV = "TANK_BATTLE_DATA_HOME"
 
 
+def warn_on_stderr(line: str) -> None:
+    """How a file of the player's that cannot be read is reported by default."""
+    print(line, file=sys.stderr)
+
+
 def user_folder(kind: str, environ=None, platform: str | None = None,
                 home: Path | None = None) -> Path:
     """This user's folder for the game's ``kind`` of files: "config" (settings) or "data"
@@ -146,7 +151,7 @@ class UserSettings:
         self.current = loaded.settings
         self.warning = loaded.warning
         if loaded.warning is not None:
-            (warn or (lambda line: print(line, file=sys.stderr)))(loaded.warning)
+            (warn or warn_on_stderr)(loaded.warning)
 
     def change(self, **values) -> UserSettingsSpec:
         """New values (checked against the spec's bounds); not saved until :meth:`save`."""
