@@ -115,13 +115,13 @@ class BulletGround:
                 ground_velocity[ray] = (np.array(node.getLinearVelocity())
                                         + np.cross(node.getAngularVelocity(), offset))
                 bodies[ray] = node
-        surface = np.where(on_terrain, self.terrain.surface_index_at(point[:, 0], point[:, 1]),
-                           self._rock)
-        grip, rolling = self.terrain.surface_grip(surface)
-        # The terrain's ripples, as the terrain look-up has them.
+        # The terrain's surface and ripples, as the terrain look-up has them.
+        ripple, grip, rolling = self.terrain.ground_at(point[:, :2].T)
+        rock_grip, rock_rolling = self.terrain.surface_grip(self._rock)
+        grip = np.where(on_terrain, grip, rock_grip)
+        rolling = np.where(on_terrain, rolling, rock_rolling)
         facing = -np.einsum("ni,ni->n", normal, directions_ws)
-        ripple = np.where(on_terrain, self.terrain.ripple_at(point[:, 0], point[:, 1]), 0.0)
-        distance -= ripple / np.maximum(facing, _PARALLEL_COSINE)
+        distance -= np.where(on_terrain, ripple, 0.0) / np.maximum(facing, _PARALLEL_COSINE)
         point = origins_ws + distance[:, None] * directions_ws
         return GroundHits(hit, distance, point, normal, ground_velocity, grip, rolling), bodies
 

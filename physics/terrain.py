@@ -271,35 +271,10 @@ class Terrain:
     def surface_named(self, name: str) -> int:
         return next(i for i, surface in enumerate(self.surfaces) if surface.name == name)
 
-    def surface_index_at(self, x_m, y_m) -> np.ndarray:
-        """Which surface is under (x, y): that of the nearest sample."""
-        x_m, y_m = np.broadcast_arrays(np.asarray(x_m), np.asarray(y_m))
-        return self.surfaces_at(np.stack([x_m.ravel(), y_m.ravel()])).reshape(x_m.shape)
-
-    def surfaces_at(self, xy_m: np.ndarray) -> np.ndarray:
-        """Which surface is under each of N points, rows (2, N) of x and y: the fast form
-        of :meth:`surface_index_at`."""
-        i, j = _clip(np.rint((xy_m + self._half_extents_m[:, None]) / self.spacing_m), 0,
-                     self._last_sample[:, None]).astype(np.int64)
-        return self._surface_index.reshape(-1).take(j * self.columns + i)
-
     def surface_grip(self, index) -> tuple[np.ndarray, np.ndarray]:
         """Grip scale and added rolling resistance of the surfaces numbered ``index``."""
         row = self._surface_table[index]
         return row[..., 0], row[..., 1]
-
-    def surface_grip_at(self, x_m, y_m) -> tuple[np.ndarray, np.ndarray]:
-        """The surface's grip scale and added rolling resistance under (x, y)."""
-        return self.surface_grip(self.surface_index_at(x_m, y_m))
-
-    def ripple_at(self, x_m, y_m) -> np.ndarray:
-        """How far the surface's small bumps stand above the collider at (x, y)."""
-        x_m, y_m = np.broadcast_arrays(np.asarray(x_m), np.asarray(y_m))
-        return self.ripples_at(np.stack([x_m.ravel(), y_m.ravel()])).reshape(x_m.shape)
-
-    def ripples_at(self, xy_m: np.ndarray) -> np.ndarray:
-        """:meth:`ripple_at` for N points, rows (2, N) of x and y."""
-        return self.ground_at(xy_m)[0]
 
     def contains_rows(self, xy_m: np.ndarray) -> np.ndarray:
         """:meth:`contains` for N points, rows (2, N) of x and y."""
