@@ -299,7 +299,8 @@ class Simulation:
         current = self.player
         other_kind = "car" if current.kind == "tank" else "tank"
         position = current.current.position_ws
-        others = [v for v in self.vehicles if v.kind == other_kind and v.name not in self._drivers]
+        others = [v for v in self.vehicles
+                  if v.kind == other_kind and v.name not in self._drivers]
         current.apply_controls(Controls(handbrake=True))
         if others:
             self.player = min(others, key=lambda v: np.linalg.norm(v.current.position_ws - position))

@@ -230,7 +230,7 @@ class VehicleFleet:
     def add_obstacle(self, body: BulletRigidBodyNode) -> None:
         """Something besides the terrain that anchors may stand on (a crate, a rock).
 
-        A static body's bounds are taken once; a moving one's every substep.
+        A static body's bounds are taken once; a moving one's every step.
         """
         if body.getMass() > 0.0:
             self.obstacles.append(body)
@@ -330,7 +330,7 @@ class VehicleFleet:
         anchors = len(self.constants.position_bs)
         if near.any():
             ground = MixedGround(self._terrain_ground, self._bullet_ground,
-                                  np.repeat(near, anchors), self.bodies, anchors)
+                                 np.repeat(near, anchors), self.bodies, anchors)
         else:
             ground = self._terrain_ground
         impulses = self.model.step(states, ground, self.command, substep_s)

@@ -342,7 +342,6 @@ class _PerAnchor:
         self.negative_grip_compliance_m_n = -1.0 / self.grip_stiffness_n_m
 
 
-
 class FlatCommand(NamedTuple):
     """An :class:`AnchorCommand`'s arrays flat over the N anchors (views, not copies)."""
 
