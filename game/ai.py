@@ -157,18 +157,19 @@ class Bot:
         if self._rocks_xy is None:  # rocks never move: gather them once
             self._rocks_xy = np.array([rock.position_ws[:2] for rock in simulation.rocks]
                                       ).reshape(-1, 2)
-        terrain = simulation.terrain
-        edge_x, edge_y = terrain.half_extent_x_m, terrain.half_extent_y_m
-        vehicles = [v.current.position_ws[:2] for v in simulation.vehicles if v is not me]
-        edges = [(edge_x, here[1]), (-edge_x, here[1]), (here[0], edge_y), (here[0], -edge_y)]
-        obstacles = np.vstack([self._rocks_xy, *vehicles, edges])
-        away = here - obstacles
+        # Every vehicle, this one too: its own gap is zero, which pushes nowhere.
+        away = here - np.concatenate([self._rocks_xy, simulation.vehicle_positions_xy()])
         gap = np.hypot(away[:, 0], away[:, 1])
         near = (gap > 0.0) & (gap < radius)
-        if not near.any():
-            return 0.0, 0.0
-        weight = (1.0 - gap[near] / radius) / gap[near]
-        return tuple((away[near] * weight[:, None]).sum(axis=0).tolist())
+        push_x = push_y = 0.0
+        if np.count_nonzero(near):
+            weight = (1.0 - gap[near] / radius) / gap[near]
+            push_x, push_y = (away[near] * weight[:, None]).sum(axis=0).tolist()
+        here_x, here_y = here.tolist()
+        edge_x, edge_y = simulation.terrain.half_extent_x_m, simulation.terrain.half_extent_y_m
+        push_x += _push_from(here_x - edge_x, radius) + _push_from(here_x + edge_x, radius)
+        push_y += _push_from(here_y - edge_y, radius) + _push_from(here_y + edge_y, radius)
+        return push_x, push_y
 
     def _gun(self, simulation, me, target, thinking: bool) -> tuple[float, float, bool]:
         """Turret and gun sticks toward the direction chosen at the last look (every step,
@@ -225,6 +226,15 @@ class Bot:
         impact = simulation.predicted_impact(me, LOOK_AHEAD_FLIGHTS * flight_s
                                              + simulation.step_s)
         return impact is not None and _length(impact - target.current.position_ws) < reach_m
+
+
+def _push_from(gap_m: float, radius_m: float) -> float:
+    """The avoidance push along one axis from something ``gap_m`` away along it (signed:
+    + when it lies on the - side), as the look round weighs every obstacle."""
+    distance_m = abs(gap_m)
+    if not 0.0 < distance_m < radius_m:
+        return 0.0
+    return (1.0 - distance_m / radius_m) / distance_m * gap_m
 
 
 def _clamp(value: float) -> float:

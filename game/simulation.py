@@ -210,6 +210,8 @@ class Simulation:
                 fleet.add_obstacle(body)
         self.vehicles: list[Vehicle] = []
         self._by_name: dict[str, Vehicle] = {}
+        self._positions_xy: tuple[int, np.ndarray] | None = None
+        """The step the vehicles' ground positions were gathered at, and those positions."""
         x_m, y_m = spawn_points[0]
         self.player = self.spawn(player_vehicle, "player", x_m=x_m, y_m=y_m, heading_deg=0.0)
         self._pressed: set[str] = set()
@@ -314,6 +316,18 @@ class Simulation:
         """The vehicle called ``name`` (names are unique), or None."""
         return self._by_name.get(name)
 
+    def vehicle_positions_xy(self) -> np.ndarray:
+        """Every vehicle's x and y (V, 2, read-only) as the last step left them, gathered
+        once a step for all who look round."""
+        step = self.world.step_count
+        if self._positions_xy is None or self._positions_xy[0] != step \
+                or len(self._positions_xy[1]) != len(self.vehicles):
+            positions = np.array([vehicle.current.position_ws[:2] for vehicle in self.vehicles]
+                                 ).reshape(-1, 2)
+            positions.setflags(write=False)
+            self._positions_xy = step, positions
+        return self._positions_xy[1]
+
     @property
     def shells(self):
         """Shells in flight (each with ``position_ws`` and ``velocity_ws``)."""
@@ -365,7 +379,8 @@ class Simulation:
         for fleet in self.fleets.values():
             if len(fleet):
                 poses = fleet.poses()
-                ground_m, _ = self.terrain.planes_at(np.nan_to_num(poses.rows[:, :2].T))
+                ground_m, _ = self.terrain.planes_at(  # a broken body's ground is not read
+                    np.where(poses.finite, poses.rows[:, :2].T, 0.0))
                 well = poses.finite & ~fleet.faulted
                 read[id(fleet)] = poses, ground_m.tolist(), well.tolist()
         below_limit_m = self.config.game.spawn.below_ground_limit_m

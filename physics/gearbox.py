@@ -145,6 +145,19 @@ class Gearbox:
         self._pull = np.array([g.pull if g else 0.0 for g in table])
         self._direction = np.array([-1.0, 0.0] + [1.0] * len(forward))
         self._reverse_engage_ms = spec.reverse_engage_below_kmh / KMH_PER_MS
+        gear_numbers = np.arange(len(self.names))
+        forward_gear = gear_numbers >= self.first
+        self._stepping_table = np.column_stack([
+            self._top_ms * self._direction,
+            self._pull,
+            spec.redline_rpm / np.where(self._top_ms > 0.0, self._top_ms, 1.0),
+            np.where(forward_gear & (gear_numbers < self.top),
+                     spec.automatic_upshift_fraction * self._top_ms, np.inf),
+            np.where(forward_gear & (gear_numbers > self.first),
+                     spec.automatic_downshift_fraction * self._top_ms, -np.inf)])
+        """Per gear, what a step reads of it in one look-up: signed top speed (m/s), pull,
+        engine rpm per m/s, and the speeds automatic mode shifts up above and down below
+        (never, where there is no gear to shift to)."""
         self.gear_index = np.full(count, self.neutral, dtype=np.int64)
         self.target_index = self.gear_index.copy()
         self.from_index = self.gear_index.copy()
@@ -231,29 +244,28 @@ class Gearbox:
         self.automatic[vehicle] = on
 
     # ----- stepping ------------------------------------------------------------
-    def _automatic_shifts(self, speed_ms: np.ndarray, throttle: np.ndarray) -> list[dict]:
-        """Start the shifts automatic mode wants (only vehicles not already shifting)."""
-        if not self.automatic.any():
+    def _automatic_shifts(self, speed_ms: np.ndarray, throttle: np.ndarray,
+                          upshift_above_ms: np.ndarray, downshift_below_ms: np.ndarray
+                          ) -> list[dict]:
+        """Start the shifts automatic mode wants (only vehicles not already shifting);
+        the thresholds are those of each vehicle's engaged gear."""
+        if not np.count_nonzero(self.automatic):
             return []
-        spec, gear = self.spec, self.gear_index
-        deciding = self.automatic & ~self.shifting
-        forward = gear >= self.first
-        top_ms = self._top_ms[gear]
-        wanted = gear.copy()
-        up = deciding & forward & (gear < self.top) & (speed_ms > spec.automatic_upshift_fraction * top_ms)
-        down = deciding & forward & (gear > self.first) & (speed_ms < spec.automatic_downshift_fraction * top_ms)
-        wanted[up] += 1
-        wanted[down] -= 1
-        still = deciding & (np.abs(speed_ms) < self._reverse_engage_ms)
-        wanted[still & (throttle > 0) & (gear < self.first)] = self.first
-        wanted[still & (throttle < 0) & (gear != self.reverse)] = self.reverse
-        starting = np.flatnonzero(wanted != gear)
-        if starting.size == 0:
+        gear = self.gear_index
+        wanted = gear + (speed_ms > upshift_above_ms) - (speed_ms < downshift_below_ms)
+        still = np.abs(speed_ms) < self._reverse_engage_ms
+        if np.count_nonzero(still):  # at a standstill the stick picks the direction
+            wanted = np.where(still & (throttle > 0.0) & (gear < self.first), self.first, wanted)
+            wanted = np.where(still & (throttle < 0.0) & (gear != self.reverse), self.reverse,
+                              wanted)
+        starting = self.automatic & (self.target_index == gear) & (wanted != gear)
+        if not np.count_nonzero(starting):
             return []
+        starting = np.flatnonzero(starting)
         self.from_index[starting] = gear[starting]
         self.target_index[starting] = wanted[starting]
         self.gear_index[starting] = self.neutral
-        self.shift_left_s[starting] = spec.shift_time_s
+        self.shift_left_s[starting] = self.spec.shift_time_s
         return [{"type": "shift_start", "vehicle": int(i), "from": self.names[self.from_index[i]],
                  "to": self.names[wanted[i]], "automatic": True} for i in starting]
 
@@ -267,32 +279,34 @@ class Gearbox:
         spec = self.spec
         speed_ms = _per_vehicle(forward_speed_ms, self.count)
         throttle = np.minimum(np.maximum(_per_vehicle(throttle, self.count), -1.0), 1.0)
-        events = self._automatic_shifts(speed_ms, throttle)
+        gears = self._stepping_table[self.gear_index].T
+        events = self._automatic_shifts(speed_ms, throttle, gears[3], gears[4])
+        if events:  # some vehicles left their gears
+            gears = self._stepping_table[self.gear_index].T
 
         gear, target = self.gear_index, self.target_index
-        engaged = ~self.shifting
+        signed_top_ms, pull, rpm_per_ms = gears[:3]
+        engaged = target == gear
         # The pedal: the throttle, reversed for an automatic in R (the stick pulled back).
         pedal = np.maximum(np.where(self.automatic & (target == self.reverse), -throttle,
                                     throttle), 0.0)
-        top_ms, pull, direction = self._top_ms[gear], self._pull[gear], self._direction[gear]
-        target_speed_ms = np.where(engaged, pedal * top_ms * direction, 0.0)
-        force = np.where(pedal > 0.0, pull * pedal, spec.engine_brake * pull)
-        force_fraction = np.where(engaged, force, 0.0)
+        target_speed_ms = pedal * signed_top_ms * engaged
+        force_fraction = pull * np.where(pedal > 0.0, pedal, spec.engine_brake) * engaged
 
         # Engine speed: locked to the wheels in gear, free-revving (lagging by about
         # one shift time) in N and during shifts.
-        span_rpm = spec.redline_rpm - spec.idle_rpm
-        locked = engaged & (direction != 0.0)
-        wheel_rpm = spec.redline_rpm * np.abs(speed_ms) / np.where(top_ms > 0.0, top_ms, 1.0)
+        locked = engaged & (gear != self.neutral)
         lag = math.exp(-dt_s / spec.shift_time_s) if spec.shift_time_s > 0.0 else 0.0
-        free_rpm = spec.idle_rpm + pedal * span_rpm + (self.rpm - spec.idle_rpm - pedal * span_rpm) * lag
-        self.rpm = np.minimum(np.maximum(np.where(locked, wheel_rpm, free_rpm), spec.idle_rpm),
-                              spec.redline_rpm)
+        revving_to_rpm = spec.idle_rpm + pedal * (spec.redline_rpm - spec.idle_rpm)
+        free_rpm = revving_to_rpm + (self.rpm - revving_to_rpm) * lag
+        self.rpm = np.minimum(np.maximum(np.where(locked, np.abs(speed_ms) * rpm_per_ms,
+                                                  free_rpm), spec.idle_rpm), spec.redline_rpm)
 
         running = ~engaged
-        self.shift_left_s[running] -= dt_s
-        done = np.flatnonzero(running & (self.shift_left_s <= _TIME_EPSILON_S))
-        if done.size:
+        self.shift_left_s -= running * dt_s  # engaged vehicles' stay at zero
+        done = running & (self.shift_left_s <= _TIME_EPSILON_S)
+        if np.count_nonzero(done):
+            done = np.flatnonzero(done)
             self.gear_index[done] = target[done]
             self.shift_left_s[done] = 0.0
             events += [{"type": "shift", "vehicle": int(i), "from": self.names[self.from_index[i]],

@@ -23,14 +23,27 @@ class BodyState:
     def of(cls, body: BulletRigidBodyNode) -> "BodyState":
         transform = body.getTransform()
         quat = transform.getQuat()
-        return cls(np.array(transform.getPos()),
-                   np.array([quat.getR(), quat.getI(), quat.getJ(), quat.getK()]),
-                   np.array(body.getLinearVelocity()),
-                   np.array(body.getAngularVelocity()))
+        axes = np.array(transform.getMat().getUpper3())
+        axes.setflags(write=False)
+        return cls.with_axes(np.array(transform.getPos()),
+                             np.array([quat.getR(), quat.getI(), quat.getJ(), quat.getK()]),
+                             np.array(body.getLinearVelocity()),
+                             np.array(body.getAngularVelocity()), axes)
+
+    @classmethod
+    def with_axes(cls, position_ws: np.ndarray, orientation_ws: np.ndarray,
+                  velocity_ws: np.ndarray, angular_velocity_ws: np.ndarray,
+                  axes_ws: np.ndarray) -> "BodyState":
+        """A state whose axes were read with it (read-only rows, as :meth:`axes_ws` gives
+        them): the rotation Bullet holds, of which the quaternion is Panda's conversion."""
+        state = cls(position_ws, orientation_ws, velocity_ws, angular_velocity_ws)
+        state.__dict__["_axes_ws"] = axes_ws  # where the cached property keeps them
+        return state
 
     def axes_ws(self) -> np.ndarray:
         """Rows: the body's right (+X), forward (+Y) and up (+Z) axes in world space
-        (worked out once per state, and read-only: many readers share it)."""
+        (read with the state, or worked out from the quaternion once; read-only: many
+        readers share it)."""
         return self._axes_ws
 
     @cached_property

@@ -71,7 +71,7 @@ class TrackDrive:
                              1.0) * (spec.drive_force_n / 2.0)
         braking = np.maximum(brake, handbrake)
         held = braking > 0.0
-        if held.any():  # held tracks stop, with the brake's force if it is the greater
+        if np.count_nonzero(held):  # held tracks stop, with the brake's force if it is the greater
             belt[held] = 0.0
             drive_n = np.where(held, np.maximum(drive_n, braking * (spec.brake_force_n / 2.0)),
                                drive_n)

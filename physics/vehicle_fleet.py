@@ -86,28 +86,35 @@ class FleetPoses(NamedTuple):
 
     rows: np.ndarray
     """(V, 13): position, orientation quaternion (w, x, y, z), velocity, angular velocity."""
+    axes_ws: np.ndarray
+    """(V, 3, 3), read-only: each body's right, forward and up axes (rows)."""
     finite: np.ndarray
     """(V,): every number of that body's state is finite."""
 
     def state(self, index: int) -> BodyState:
         row = self.rows[index]
-        return BodyState(row[0:3], row[3:7], row[7:10], row[10:13])
+        return BodyState.with_axes(row[0:3], row[3:7], row[7:10], row[10:13],
+                                   self.axes_ws[index])
 
 
 def _fleet_poses(bodies: list[BulletRigidBodyNode]) -> FleetPoses:
     """:class:`BodyState` numbers of every body in one pass: exactly what
     ``BodyState.of`` reads, body by body."""
     transforms = [body.getTransform() for body in bodies]
-    values = _read_floats(((_write_vector, [transform.getPos() for transform in transforms]),
+    values = _read_floats(((_write_matrix, [transform.getMat() for transform in transforms]),
                            (_write_quaternion, [transform.getQuat() for transform in transforms]),
                            (_write_vector, [body.getLinearVelocity() for body in bodies]),
                            (_write_vector, [body.getAngularVelocity() for body in bodies])))
     count = len(bodies)
+    matrices = values[:16 * count].reshape(count, 4, 4)
     rows = np.empty((count, 13))
-    rows[:, 0:3] = values[:3 * count].reshape(count, 3)
-    rows[:, 3:7] = values[3 * count:7 * count].reshape(count, 4)
-    rows[:, 7:13] = values[7 * count:].reshape(2, count, 3).transpose(1, 0, 2).reshape(count, 6)
-    return FleetPoses(rows, np.isfinite(rows).all(axis=1))
+    rows[:, 0:3] = matrices[:, 3, :3]
+    rows[:, 3:7] = values[16 * count:20 * count].reshape(count, 4)
+    rows[:, 7:13] = values[20 * count:].reshape(2, count, 3).transpose(1, 0, 2).reshape(count, 6)
+    axes = matrices[:, :3, :3]
+    axes.setflags(write=False)
+    # The quaternion is worked out from the matrix: finite rows mean finite axes.
+    return FleetPoses(rows, axes, np.isfinite(rows).all(axis=1))
 
 
 def _near_each_other(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
@@ -328,7 +335,7 @@ class VehicleFleet:
             states = _body_states(self.bodies)
             near = self._near_something(states, substep_s)
         anchors = len(self.constants.position_bs)
-        if near.any():
+        if np.count_nonzero(near):
             ground = MixedGround(self._terrain_ground, self._bullet_ground,
                                  np.repeat(near, anchors), self.bodies, anchors)
         else:
@@ -342,7 +349,7 @@ class VehicleFleet:
         # A vehicle whose maths went non-finite gets no push (Panda would refuse it); the
         # simulation's guard sets it back on the ground after the step.
         finite = np.isfinite(linear_ws.sum(axis=1) + angular_ws.sum(axis=1))
-        if not finite.all():
+        if np.count_nonzero(finite) < len(finite):
             broken = ~finite
             self.faulted |= broken
             linear_ws, angular_ws = linear_ws.copy(), angular_ws.copy()

@@ -289,7 +289,8 @@ class AnchorImpulses:
 # operation broadcasts a short trailing axis (which costs numpy several times more).
 # At a few hundred anchors numpy's cost is per call, not per number, so the step is
 # written as few calls as it can be. Results equal the (V, A, 3) formulation's to
-# rounding; the reports and impulses are handed out as (V, A[, 3]) views.
+# rounding; the reports and impulses are handed out as (V, A[, 3]) views. For the same
+# reason "is any set?" is asked as np.count_nonzero(mask): a quarter of ndarray.any's cost.
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -509,7 +510,7 @@ class AnchorModel:
     def _ground_frame(hull_forward, hull_right, normal, steer_rad):
         """Each anchor's heading (the hull's forward turned by its steer angle) projected
         onto its contact plane, and the heading's right."""
-        if steer_rad.any():
+        if np.count_nonzero(steer_rad):
             heading = np.cos(steer_rad) * hull_forward + np.sin(steer_rad) * hull_right
         else:  # tracks never steer: skip the trigonometry
             heading = hull_forward
