@@ -21,13 +21,13 @@ from panda3d.core import BitMask32, PNMImage, Texture, TransformState, Point3, V
 from physics.spec import Spec, SpecError, tuning
 
 TERRAIN_NAME = "terrain"
+"""The collider's node name: how a ray knows it met the terrain."""
 TERRAIN_MASK = BitMask32.bit(1)
 """The heightfield's collide bit: everything still meets it (every other body has all bits
 on), but a ray cast with :data:`ABOVE_TERRAIN_MASK` passes through it. Long rays over a
 heightfield cost Bullet a triangle test per cell under the ray's bounds; the terrain is our
 own array, so those rays are better answered from it."""
 ABOVE_TERRAIN_MASK = ~TERRAIN_MASK
-"""The collider's node name: how a ray knows it met the terrain."""
 
 HEIGHT_LEVELS = 65535
 """The collider is built from a 16-bit image: heights take this many steps over their range."""
