@@ -285,17 +285,18 @@ class ParticleSystem:
             return
         rows = self.vertex_rows(eye_ws)
         n = len(rows)
-        quads = self._vertex_rows[:n * 4]
-        quads[:, :_FLOATS_PER_ROW] = np.repeat(rows, 4, axis=0)
         geom = self.node.modifyGeom(0)
         data = geom.modifyVertexData()
         data.uncleanSetNumRows(n * 4)
-        if n:
-            memoryview(data.modifyArray(0)).cast("B")[:] = quads.tobytes()
-        indices = geom.modifyPrimitive(0).modifyVertices(n * 6)
-        indices.uncleanSetNumRows(n * 6)
-        if n:
-            memoryview(indices).cast("B")[:] = self._indices[:n * 6].tobytes()
+        if n:  # each row to its quad's four corners, then from our memory into Panda's
+            quads = self._vertex_rows[:n * 4]
+            quads.reshape(n, 4, -1)[:, :, :_FLOATS_PER_ROW] = rows[:, None, :]
+            memoryview(data.modifyArray(0)).cast("B")[:] = memoryview(quads).cast("B")
+        if n != self.drawn:  # the triangles of n quads are always the same numbers
+            indices = geom.modifyPrimitive(0).modifyVertices(n * 6)
+            indices.uncleanSetNumRows(n * 6)
+            if n:
+                memoryview(indices).cast("B")[:] = memoryview(self._indices[:n * 6]).cast("B")
         self.drawn = n
 
     def destroy(self) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from panda3d.core import GeomVertexReader, NodePath
 
 from game.battle import Battle
 from game.controls import Controls
@@ -61,6 +62,43 @@ def test_particles_move_age_fade_and_fall_in_one_pass():
     assert rows.shape == (1, 9)
     assert rows[0, 6] == pytest.approx(0.5, abs=0.02)   # alpha half way to 0
     assert rows[0, 7] == pytest.approx(2.0, abs=0.05)   # size half way from 1 to 3
+
+
+def _drawn_geometry(system: ParticleSystem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What the GPU would get: every vertex's position and corner, and the triangles."""
+    geom = system.node.getGeom(0)
+    data = geom.getVertexData()
+    positions, corners = [], []
+    for column, values in (("vertex", positions), ("corner", corners)):
+        reader = GeomVertexReader(data, column)
+        while not reader.isAtEnd():
+            values.append(tuple(reader.getData3() if column == "vertex" else reader.getData2()))
+    triangles = geom.getPrimitive(0).getVertexList()
+    return np.array(positions).reshape(-1, 3), np.array(corners).reshape(-1, 2), \
+        np.array(triangles)
+
+
+def test_drawing_gives_each_live_particle_a_quad_and_follows_the_count():
+    system = ParticleSystem(capacity=8, parent=NodePath("scene"))
+    system.spawn([[1, 2, 3], [4, 5, 6], [7, 8, 9]], np.zeros((3, 3)), [0.05, 1.0, 1.0],
+                 (1.0, 1.0), (1, 1, 1, 1), (1, 1, 1, 0), 0.0, 0.0)
+    for frame in range(2):  # the second draw of the same count rewrites only the vertices
+        system.draw()
+        positions, corners, triangles = _drawn_geometry(system)
+        assert positions.shape == (12, 3) and triangles.shape == (18,)
+        assert positions[::4] == pytest.approx(np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]]))
+        assert np.array_equal(positions[0::4], positions[3::4])  # four corners, one point
+        assert {tuple(corner) for corner in corners[:4]} == {(-1, -1), (1, -1), (1, 1), (-1, 1)}
+        assert set(triangles[:6]) == {0, 1, 2, 3} and triangles.max() == 11
+    system.update(0.1)  # the first particle's life is over: the others move down a slot
+    system.draw()
+    positions, _, triangles = _drawn_geometry(system)
+    assert positions.shape == (8, 3) and triangles.shape == (12,) and triangles.max() == 7
+    assert positions[::4] == pytest.approx(np.array([[4, 5, 6], [7, 8, 9]]))
+    system.update(5.0)  # all gone
+    system.draw()
+    positions, _, triangles = _drawn_geometry(system)
+    assert len(positions) == 0 and len(triangles) == 0
 
 
 def test_cone_directions_stay_inside_their_cone():
