@@ -107,6 +107,16 @@ class PhysicsWorld:
             self.handles.register(body, owner)
         return path
 
+    def set_collide_mask(self, body: BulletRigidBodyNode, mask: BitMask32) -> None:
+        """Change which bodies ``body`` meets. Bullet keeps the pairs it has already made
+        when only the mask changes, so the body leaves the world and comes back (its
+        state stays; pairs it should keep are made again at the next step)."""
+        if body.getIntoCollideMask() == mask:
+            return
+        body.setIntoCollideMask(mask)
+        self.bullet.removeRigidBody(body)
+        self.bullet.attachRigidBody(body)
+
     def remove_body(self, path: NodePath) -> None:
         body = path.node()
         self.handles.unregister(body)

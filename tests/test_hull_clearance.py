@@ -1,0 +1,105 @@
+"""Hulls clear of the ground leave Bullet's pair with the terrain: the clearance test must
+never call a hull clear that Bullet finds touching, and a tank that rolls over must still
+land on its hull."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from panda3d.core import LQuaternionf, Point3, TransformState, Vec3
+
+from game.controls import Controls
+from game.simulation import Simulation
+from physics.hull import make_hull_body
+from physics.hull_clearance import HullClearance
+from physics.pose import BodyState
+from physics.terrain import TERRAIN_NAME, MapChoice
+from physics.vehicle_model import BodyStates
+
+STEP_S = 1.0 / 60.0
+
+
+def states_of(*states: BodyState) -> BodyStates:
+    return BodyStates(np.array([state.position_ws for state in states]),
+                      np.array([state.axes_ws() for state in states]),
+                      np.array([state.velocity_ws for state in states]),
+                      np.array([state.angular_velocity_ws for state in states]))
+
+
+def moved(state: BodyState, lift_m=0.0, velocity_ws=None, axes_ws=None) -> BodyState:
+    """``state`` raised by ``lift_m``, with another velocity or axes."""
+    return BodyState.with_axes(
+        state.position_ws + (0.0, 0.0, lift_m), state.orientation_ws,
+        state.velocity_ws if velocity_ws is None else np.asarray(velocity_ws, dtype=float),
+        state.angular_velocity_ws, state.axes_ws() if axes_ws is None else axes_ws)
+
+
+@pytest.fixture
+def flat(config):
+    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    yield simulation
+    simulation.destroy()
+
+
+def test_a_hull_on_its_springs_is_clear_and_one_at_the_ground_is_not(config, flat):
+    for _ in range(120):
+        flat.step(Controls())
+    test = HullClearance(flat.terrain, config.tank.hull)
+    resting = flat.player.current
+    floor_m = config.tank.suspension.ride_height_m  # the hull's floor above the ground
+    upside_down = resting.axes_ws() * np.array([[-1.0], [1.0], [-1.0]])  # rolled half over
+    cases = {"resting": (resting, True),
+             "floor 5 cm up": (moved(resting, 0.05 - floor_m), False),
+             "floor 25 cm up": (moved(resting, 0.25 - floor_m), True),
+             "dropping at 20 m/s": (moved(resting, velocity_ws=(0, 0, -20.0)), False),
+             "upside down": (moved(resting, axes_ws=upside_down), False)}
+    clear = test.clear(states_of(*(state for state, _ in cases.values())), STEP_S)
+    assert dict(zip(cases, clear.tolist())) == {name: wanted
+                                               for name, (_, wanted) in cases.items()}
+
+
+def test_whenever_it_says_clear_bullet_finds_no_contact(config):
+    """Random poses over the dunes, from buried to well clear, tilted up to rolled over."""
+    simulation = Simulation(config, MapChoice.parse("desert"), seed=3)
+    world, terrain = simulation.world, simulation.terrain
+    ground = next(body for body in world.bullet.getRigidBodies()
+                  if body.getName() == TERRAIN_NAME)
+    hull = make_hull_body(config.tank.hull, "probe")
+    world.add_body(hull)
+    test = HullClearance(terrain, config.tank.hull)
+    rng = np.random.default_rng(5)
+    verdicts = []
+    for _ in range(300):
+        x, y = rng.uniform(-200.0, 200.0, 2)
+        rotation = LQuaternionf()
+        rotation.setHpr(Vec3(rng.uniform(0, 360), *rng.normal(0.0, 25.0, 2)))
+        height_m = float(terrain.height_at(x, y)) + rng.uniform(-0.5, 2.5)
+        hull.setTransform(TransformState.makePosQuatScale(Point3(x, y, height_m), rotation,
+                                                          Vec3(1, 1, 1)))
+        clear = bool(test.clear(states_of(BodyState.of(hull)), STEP_S)[0])
+        touching = world.bullet.contactTestPair(hull, ground).getNumContacts() > 0
+        verdicts.append((clear, touching))
+        assert not (clear and touching), f"called clear but touching at {x:.1f}, {y:.1f}"
+    assert {verdict for verdict in verdicts} >= {(True, False), (False, True)}
+    simulation.destroy()
+
+
+def test_a_tank_on_its_springs_leaves_the_pair_and_an_upset_one_lands_on_its_hull(config,
+                                                                                  flat):
+    player = flat.player
+    for _ in range(90):
+        flat.step(Controls())
+    assert not player.fleet.meets_terrain[player.index]
+    rolled = LQuaternionf()
+    rolled.setHpr(Vec3(0.0, 0.0, 180.0))
+    player.body.setTransform(TransformState.makePosQuatScale(Point3(0.0, 0.0, 2.0), rolled,
+                                                             Vec3(1, 1, 1)))
+    player.body.setLinearVelocity(Vec3(0, 0, 0))
+    for _ in range(150):
+        flat.step(Controls())
+    hull = config.tank.hull
+    # On its roof: the box's top on the ground, the centre of mass above the box's centre.
+    roof_height_m = hull.half_extents_m[2] + hull.centre_of_mass_drop_m
+    assert player.current.axes_ws()[2][2] < -0.99
+    assert player.current.position_ws[2] == pytest.approx(roof_height_m, abs=0.05)
+    assert player.fleet.meets_terrain[player.index]
