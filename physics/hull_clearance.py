@@ -9,11 +9,12 @@ while this test shows it clear, and puts it back as soon as the test does not: a
 that rolls over still lands on its hull.
 
 The test only ever errs toward keeping the pair. A box lies on one side of each of its
-faces' planes; take the face whose outward normal points most nearly down. The collider
-is flat within each triangle, so when every height sample of the triangles that may come
-under the box (its outline seen from above, grown by how far it may go sideways and by a
-cell's diagonal) lies beyond that plane by more than the plane may come toward it, no
-part of the terrain can meet the box in that time.
+faces' planes; take the floor's (the roof's when upside down: the one facing down). The
+collider is flat within each triangle, so when every height sample of the triangles that
+may come under the box (its outline seen from above, grown by how far it may go sideways
+and by a cell's diagonal) lies beyond that plane by more than the plane may come toward
+it, no part of the terrain can meet the box in that time. (Any face would be sound; the
+floor is the one a hull on its anchors keeps clear of the ground.)
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ SPEED_ALLOWANCE = 2.0
 """The hull's movement is taken as this many times what its velocity at the test would
 carry it (the anchors and gravity change the velocity meanwhile)."""
 
-_LEVEL_TINY = 1e-9
-"""A forward axis shorter than this seen from above (a hull standing on its nose or
-tail) gives no heading: the hull's right axis is used instead."""
+_LEVEL_NUDGE = 1e-6
+"""The outline's rectangle lies along the hull's forward axis seen from above, nudged by
+this much of its right axis: a hull standing on its nose still has a direction (any
+direction gives a rectangle that holds the outline, so the nudge costs nothing)."""
 
 
 class HullClearance:
@@ -59,19 +61,15 @@ class HullClearance:
             return np.zeros(0, dtype=bool)
         terrain, spacing = self.terrain, self.terrain.spacing_m
         axes, velocity, spin = states.axes_ws, states.velocity_ws, states.angular_velocity_ws
-        # The face whose outward normal points most nearly down, and a point on it.
-        rows = np.arange(count)
-        axis = np.argmax(np.abs(axes[:, :, 2]), axis=1)
-        normal = axes[rows, axis] * -np.sign(axes[rows, axis, 2])[:, None]
+        # The floor's face (the roof's, upside down), and a point on it.
+        normal = axes[:, 2] * -np.sign(axes[:, 2, 2])[:, None]
         centre = states.position_ws + self._centre_lift_m * axes[:, 2]
-        face = centre + self._half_extents_m[axis][:, None] * normal
+        face = centre + self._half_extents_m[2] * normal
         # The box's outline from above: a rectangle along the heading, grown by the
         # sideways travel and a cell's diagonal (a triangle under the box has all its
         # corners within that).
         stretch_s = SPEED_ALLOWANCE * within_s
-        level = axes[:, 1, :2]
-        level_length = np.hypot(level[:, 0], level[:, 1])
-        level = np.where((level_length > _LEVEL_TINY)[:, None], level, axes[:, 0, :2])
+        level = axes[:, 1, :2] + _LEVEL_NUDGE * axes[:, 0, :2]
         heading = level / np.hypot(level[:, 0], level[:, 1])[:, None]
         across = heading[:, ::-1] * (1.0, -1.0)
         grow_m = (np.hypot(velocity[:, 0], velocity[:, 1]) * stretch_s
