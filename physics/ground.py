@@ -39,6 +39,16 @@ class TerrainGround:
         """How far along each ray the collider was at the last cast (the same rays, in
         the same order, are cast every substep)."""
 
+    def carried_distances(self, rays: int) -> tuple[np.ndarray, bool]:
+        """How far along each of the same ``rays`` rays the collider was at the last cast,
+        for a compiled cast to start from and bring up to date in place; False: no such
+        cast yet (zeros, to start cold)."""
+        last = self._last_distance_m
+        if last is not None and last.shape == (rays,):
+            return last, True
+        self._last_distance_m = np.zeros(rays)
+        return self._last_distance_m, False
+
     def cast(self, origins_ws, directions_ws, length_m, min_ground_up) -> GroundHits:
         terrain = self.terrain
         # Vectors as rows (3, N), as the anchor model computes (free when handed its rows).

@@ -195,6 +195,17 @@ class Terrain:
         per_surface = np.column_stack([self._ripple_table, self._surface_table[:, :2]])
         return per_surface.take(self._surface_index.reshape(-1), axis=0)
 
+    @property
+    def plane_table(self) -> np.ndarray:
+        """Per triangle (see :meth:`_triangle_planes`): ``(a, b, c, nx, ny, nz)``."""
+        return self._planes
+
+    @property
+    def ground_table(self) -> np.ndarray:
+        """Per sample, flat: half the ripple height, the ripple's wave number, the grip
+        scale and the added rolling resistance (see :meth:`_ground_by_sample`)."""
+        return self._sample_ground
+
     def ground_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Ripple height, grip scale and added rolling resistance at N points, rows (2, N)
         of x and y, from the nearest sample's surface, in one look-up."""

@@ -18,6 +18,8 @@ import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import Datagram, LMatrix4f, LVecBase3f, LVecBase4f, Point3, Vec3
 
+from physics import anchor_kernel
+from physics.anchor_kernel import TerrainSubstep
 from physics.gearbox import Gearbox, GearboxSpec
 from physics.ground import BulletGround, MixedGround, TerrainGround
 from physics.hull_clearance import CONTACT_SLACK_M, SPEED_ALLOWANCE, HullClearance
@@ -218,6 +220,13 @@ class VehicleFleet:
         self._static_radii = np.zeros(0)
         self.always_bullet_rays = always_bullet_rays
         self._terrain_ground = TerrainGround(terrain)
+        self._compiled = (TerrainSubstep(self.constants, spec.grip, terrain)
+                          if anchor_kernel.AVAILABLE and spec.tracked
+                          and self.constants.wheel_radius_m == 0.0 else None)
+        """The compiled substep, for tracked vehicles whose rays all meet the terrain."""
+        self.use_compiled = True
+        """Take the compiled substep where it fits (off: always the numpy model, which
+        gives the same numbers; tests compare the two)."""
         self._bullet_ground = BulletGround(world, terrain)
         half = np.asarray(spec.hull.half_extents_m)
         self.reach_m = float(np.linalg.norm(half) + spec.hull.centre_of_mass_drop_m
@@ -396,12 +405,18 @@ class VehicleFleet:
                                  np.repeat(near, anchors), self.bodies, anchors)
         else:
             ground = self._terrain_ground
-        impulses = self.model.step(states, ground, self.command, substep_s)
-        linear_ws = impulses.linear_ws
+        if ground is self._terrain_ground and self._compiled is not None and self.use_compiled:
+            last_distance, warm = self._terrain_ground.carried_distances(len(states.position_ws)
+                                                                         * anchors)
+            linear_ws, angular_ws, results = self._compiled.run(
+                states, self.command, self.model.grip_stretch, last_distance, warm, substep_s)
+            self.model.take_results(results, self.command)
+        else:
+            impulses = self.model.step(states, ground, self.command, substep_s)
+            linear_ws, angular_ws = impulses.linear_ws, impulses.angular_ws
         extra_ws = self.drive.body_impulses(states, substep_s)
         if extra_ws is not None:
             linear_ws = linear_ws + extra_ws
-        angular_ws = impulses.angular_ws
         # A vehicle whose maths went non-finite gets no push (Panda would refuse it); the
         # simulation's guard sets it back on the ground after the step.
         finite = np.isfinite(linear_ws.sum(axis=1) + angular_ws.sum(axis=1))

@@ -369,6 +369,14 @@ def _per_anchor_frames(states: BodyStates, anchors: int) -> np.ndarray:
     return np.repeat(frames, anchors, axis=2)
 
 
+# The rows of a compiled substep's per-anchor results, (RESULT_ROWS, N) (written by
+# :mod:`physics.anchor_kernel`, read by :meth:`AnchorModel.take_results`): flags as 0 or
+# 1, vectors as three rows from the one named.
+HIT, COMPRESSION, LOAD, SLIDING, POINT, NORMAL, ORIGIN, DOWN, ALONG, ACROSS = (
+    0, 1, 2, 3, 4, 7, 10, 13, 16, 17)
+RESULT_ROWS = 18
+
+
 class AnchorModel:
     """Steps the anchors of V vehicles of one kind. Holds the grip springs' state."""
 
@@ -395,6 +403,23 @@ class AnchorModel:
     def deflection_m(self) -> np.ndarray:
         """The grip springs' stretch (V, A, 2): along and across each anchor's heading."""
         return self._deflection.T.reshape(-1, self.anchors, 2)
+
+    @property
+    def grip_stretch(self) -> np.ndarray:
+        """The grip springs' stretch as the model keeps it, rows (2, N): a compiled
+        substep carries it on in place."""
+        return self._deflection
+
+    def take_results(self, results: np.ndarray, command: AnchorCommand) -> None:
+        """A compiled substep's per-anchor results (rows as above) become the last
+        substep's, for the report."""
+        self._report = None
+        self._report_parts = _ReportParts(
+            (results.shape[1] // self.anchors, self.anchors), results[HIT] > 0.5,
+            results[COMPRESSION], results[LOAD], results[SLIDING] > 0.5,
+            results[POINT:POINT + 3], results[NORMAL:NORMAL + 3], results[ORIGIN:ORIGIN + 3],
+            results[DOWN:DOWN + 3], command.steer_rad, self.spin_speed_rad_s,
+            self.spin_angle_rad, results[ALONG], results[ACROSS], self.constants.wheel_radius_m)
 
     def resize(self, count: int) -> None:
         """Keep the state of the first ``count`` vehicles; new ones start relaxed and still."""

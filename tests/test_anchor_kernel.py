@@ -1,0 +1,101 @@
+"""The compiled terrain substep against the numpy anchor model it stands in for: the same
+numbers to the last bit, so a run is the same whichever path a substep takes."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from game.soak import random_battle
+from physics import anchor_kernel
+from physics.anchor_kernel import TerrainSubstep
+from physics.ground import TerrainGround
+from physics.pose import rotation_matrix
+from physics.terrain import MapChoice, build_terrain
+from physics.vehicle_model import AnchorCommand, BodyStates, derive_constants
+
+pytestmark = pytest.mark.skipif(not anchor_kernel.AVAILABLE, reason="numba is not installed")
+
+SUBSTEP_S = 1.0 / 120.0
+REPORT_FIELDS = [field.name for field in dataclasses.fields(
+    __import__("physics.vehicle_model", fromlist=["AnchorReport"]).AnchorReport)]
+
+
+def battle_run(config, compiled: bool, steps: int):
+    """Vehicle states and the player's anchor report after ``steps`` steps of a battle."""
+    simulation, driver = random_battle(config, 3, seed=2)
+    fleet = simulation.player.fleet
+    fleet.use_compiled = compiled
+    runs = []
+    if compiled:  # count the substeps the kernel took
+        original = fleet._compiled.run
+
+        def counted(*arguments):
+            runs.append(1)
+            return original(*arguments)
+        fleet._compiled.run = counted
+    for step in range(steps):
+        simulation.step(driver.controls(step))
+    states = [np.concatenate([vehicle.current.position_ws, vehicle.current.orientation_ws,
+                              vehicle.current.velocity_ws, vehicle.current.angular_velocity_ws])
+              for vehicle in simulation.vehicles]
+    report = fleet.model.report
+    simulation.destroy()
+    return np.array(states), report, len(runs)
+
+
+def test_a_battle_runs_the_same_to_the_last_bit_compiled_or_not(config):
+    compiled_states, compiled_report, compiled_runs = battle_run(config, True, 300)
+    numpy_states, numpy_report, _ = battle_run(config, False, 300)
+    assert compiled_runs > 300  # most substeps took the kernel
+    assert np.array_equal(compiled_states, numpy_states)
+    for name in REPORT_FIELDS:
+        assert np.array_equal(getattr(compiled_report, name), getattr(numpy_report, name)), name
+
+
+def random_states(rng, terrain, vehicles: int) -> BodyStates:
+    """Hulls over the dunes at about ride height, tilted, moving and spinning."""
+    xy = rng.uniform(-200.0, 200.0, (vehicles, 2))
+    heights = terrain.height_at(xy[:, 0], xy[:, 1]) + rng.uniform(0.3, 1.2, vehicles)
+    quaternions = rng.normal(0.0, 1.0, (vehicles, 4)) * (1.0, 0.1, 0.1, 1.0)
+    quaternions /= np.linalg.norm(quaternions, axis=1, keepdims=True)
+    axes = np.array([rotation_matrix(quaternion).T for quaternion in quaternions])
+    return BodyStates(np.column_stack([xy, heights]), axes, rng.normal(0.0, 5.0, (vehicles, 3)),
+                      rng.normal(0.0, 0.5, (vehicles, 3)))
+
+
+@pytest.mark.parametrize("steer", [False, True])
+def test_each_substep_cold_and_warm_matches_the_numpy_model(config, steer):
+    """Random hulls and commands (steer too, which tanks never use) for three substeps."""
+    tank = config.tank
+    terrain = build_terrain(MapChoice.parse("desert"), config.game.terrain, 4)
+    constants = derive_constants(tank.suspension, tank.grip, tank.hull.mass_kg,
+                                 config.game.simulation.gravity_m_s2, tracked=True)
+    rng = np.random.default_rng(11)
+    vehicles, anchors = 6, len(constants.position_bs)
+    numpy_model, compiled_model = tank.make_model(constants), tank.make_model(constants)
+    for model in (numpy_model, compiled_model):
+        model.resize(vehicles)
+    numpy_ground, compiled_ground = TerrainGround(terrain), TerrainGround(terrain)
+    kernel = TerrainSubstep(constants, tank.grip, terrain)
+    shape = (vehicles, anchors)
+    command = AnchorCommand(rng.normal(0.0, 3.0, shape), rng.uniform(0.0, 5e4, shape),
+                            rng.uniform(-0.5, 0.5, shape) if steer else np.zeros(shape),
+                            rng.uniform(0.5, 1.0, shape))
+    for substep in range(3):  # the first cold, the others warm
+        states = random_states(rng, terrain, vehicles)
+        expected = numpy_model.step(states, numpy_ground, command, SUBSTEP_S)
+        last_distance, warm = compiled_ground.carried_distances(vehicles * anchors)
+        assert warm == (substep > 0)
+        linear, angular, results = kernel.run(states, command, compiled_model.grip_stretch,
+                                              last_distance, warm, SUBSTEP_S)
+        compiled_model.take_results(results, command)
+        assert np.array_equal(linear, expected.linear_ws)
+        assert np.array_equal(angular, expected.angular_ws)
+        assert np.array_equal(compiled_model.deflection_m, numpy_model.deflection_m)
+        for name in REPORT_FIELDS:
+            assert np.array_equal(getattr(compiled_model.report, name),
+                                  getattr(numpy_model.report, name)), name
+        assert 0 < np.count_nonzero(compiled_model.report.on_ground) < vehicles * anchors
