@@ -15,16 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from physics.compiled import compiled
 from physics.terrain import Terrain
 from physics.vehicle_model import (ACROSS, ALONG, COMPRESSION, DOWN, HIT, LOAD, NORMAL, ORIGIN,
                                    POINT, RESULT_ROWS, SLIDING, AnchorConstants, GripSpec)
-
-try:
-    from numba import njit
-except ImportError:  # the numpy path does everything, a little slower
-    njit = None
-
-AVAILABLE = njit is not None
 
 _PARALLEL_COSINE = 1e-6   # as physics.ground: a ray along the face meets it nowhere
 _TINY = np.finfo(float).tiny
@@ -185,8 +179,7 @@ def _terrain_substep(position, axes, velocity, spin, surface_speed, force_limit,
             results[DOWN, n], results[DOWN + 1, n], results[DOWN + 2, n] = dx, dy, dz
             results[ALONG, n], results[ACROSS, n] = along_ms, across_ms
 
-if AVAILABLE:
-    _terrain_substep = njit(cache=True, nogil=True)(_terrain_substep)
+_terrain_substep = compiled(_terrain_substep)
 
 
 class TerrainSubstep:

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from physics.compiled import compiled
 from physics.hull import HullSpec
 from physics.terrain import Terrain
 from physics.vehicle_model import BodyStates
@@ -42,8 +43,79 @@ this much of its right axis: a hull standing on its nose still has a direction (
 direction gives a rectangle that holds the outline, so the nudge costs nothing)."""
 
 
+def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, box_reach_m,
+                 within_s, heights, spacing_m, map_half_x_m, map_half_y_m, clear):
+    """Per hull, into ``clear``: the test above, a loop over the height samples round it."""
+    rows, columns = heights.shape
+    stretch_s = SPEED_ALLOWANCE * within_s
+    for hull in range(position.shape[0]):
+        up_x, up_y, up_z = axes[hull, 2, 0], axes[hull, 2, 1], axes[hull, 2, 2]
+        # The floor's face (the roof's, upside down): outward normal and a point on it.
+        flip = -1.0 if up_z > 0.0 else (1.0 if up_z < 0.0 else 0.0)
+        normal_x, normal_y, normal_z = flip * up_x, flip * up_y, flip * up_z
+        centre_x = position[hull, 0] + centre_lift_m * up_x
+        centre_y = position[hull, 1] + centre_lift_m * up_y
+        centre_z = position[hull, 2] + centre_lift_m * up_z
+        face_x = centre_x + half_extents[2] * normal_x
+        face_y = centre_y + half_extents[2] * normal_y
+        face_z = centre_z + half_extents[2] * normal_z
+        # The outline from above: a rectangle along the heading, grown by the sideways
+        # travel and a cell's diagonal (a triangle under the box has its corners within).
+        level_x = axes[hull, 1, 0] + _LEVEL_NUDGE * axes[hull, 0, 0]
+        level_y = axes[hull, 1, 1] + _LEVEL_NUDGE * axes[hull, 0, 1]
+        level = np.hypot(level_x, level_y)
+        heading_x, heading_y = level_x / level, level_y / level
+        across_x, across_y = heading_y, -heading_x
+        grow_m = (np.hypot(velocity[hull, 0], velocity[hull, 1]) * stretch_s
+                  + spacing_m * math.sqrt(2.0))
+        extent_along, extent_across = grow_m, grow_m
+        for axis in range(3):
+            extent_along += half_extents[axis] * abs(axes[hull, axis, 0] * heading_x
+                                                      + axes[hull, axis, 1] * heading_y)
+            extent_across += half_extents[axis] * abs(axes[hull, axis, 0] * across_x
+                                                       + axes[hull, axis, 1] * across_y)
+        window_x = extent_along * abs(heading_x) + extent_across * abs(across_x)
+        window_y = extent_along * abs(heading_y) + extent_across * abs(across_y)
+        if not (np.isfinite(centre_x) and np.isfinite(centre_y) and np.isfinite(window_x)
+                and np.isfinite(window_y)):
+            clear[hull] = False
+            continue
+        first_column = max(int(np.floor((centre_x - window_x + map_half_x_m) / spacing_m)), 0)
+        last_column = min(int(np.ceil((centre_x + window_x + map_half_x_m) / spacing_m)),
+                          columns - 1)
+        first_row = max(int(np.floor((centre_y - window_y + map_half_y_m) / spacing_m)), 0)
+        last_row = min(int(np.ceil((centre_y + window_y + map_half_y_m) / spacing_m)), rows - 1)
+        # The nearest sample under the outline, by its distance outside the face's plane.
+        nearest_m = np.inf
+        for row in range(first_row, last_row + 1):
+            y = row * spacing_m - map_half_y_m
+            for column in range(first_column, last_column + 1):
+                x = column * spacing_m - map_half_x_m
+                offset_x, offset_y = x - centre_x, y - centre_y
+                if (abs(heading_x * offset_x + heading_y * offset_y) <= extent_along
+                        and abs(across_x * offset_x + across_y * offset_y) <= extent_across):
+                    outside_m = (normal_z * (heights[row, column] - face_z)
+                                 + normal_x * (x - face_x) + normal_y * (y - face_y))
+                    nearest_m = min(nearest_m, outside_m)
+        # How far the plane may come toward the samples: the hull's speed along the
+        # normal, and its tilting (spin about the normal turns the plane within itself).
+        spin_x, spin_y, spin_z = spin[hull, 0], spin[hull, 1], spin[hull, 2]
+        spin_along = spin_x * normal_x + spin_y * normal_y + spin_z * normal_z
+        tilting_rad_s = np.sqrt(max(spin_x * spin_x + spin_y * spin_y + spin_z * spin_z
+                                    - spin_along * spin_along, 0.0))
+        speed_along = abs(velocity[hull, 0] * normal_x + velocity[hull, 1] * normal_y
+                          + velocity[hull, 2] * normal_z)
+        lever_m = np.hypot(extent_along, extent_across) + box_reach_m
+        closing_m = (speed_along + tilting_rad_s * lever_m) * stretch_s
+        clear[hull] = nearest_m > closing_m + CONTACT_SLACK_M
+
+
+_clear_hulls = compiled(_clear_hulls)
+
+
 class HullClearance:
-    """The clearance test for the hulls of one vehicle kind over one terrain."""
+    """The clearance test for the hulls of one vehicle kind over one terrain (compiled:
+    without numba no hull is ever called clear, and Bullet tests them all as before)."""
 
     def __init__(self, terrain: Terrain, hull: HullSpec):
         self.terrain = terrain
@@ -56,65 +128,12 @@ class HullClearance:
     def clear(self, states: BodyStates, within_s: float) -> np.ndarray:
         """Per vehicle (V,): no part of the terrain can come within Bullet's contact
         distance of the hull in the next ``within_s`` seconds."""
-        count = len(states.position_ws)
-        if count == 0:
-            return np.zeros(0, dtype=bool)
-        terrain, spacing = self.terrain, self.terrain.spacing_m
-        axes, velocity, spin = states.axes_ws, states.velocity_ws, states.angular_velocity_ws
-        # The floor's face (the roof's, upside down), and a point on it.
-        normal = axes[:, 2] * -np.sign(axes[:, 2, 2])[:, None]
-        centre = states.position_ws + self._centre_lift_m * axes[:, 2]
-        face = centre + self._half_extents_m[2] * normal
-        # The box's outline from above: a rectangle along the heading, grown by the
-        # sideways travel and a cell's diagonal (a triangle under the box has all its
-        # corners within that).
-        stretch_s = SPEED_ALLOWANCE * within_s
-        level = axes[:, 1, :2] + _LEVEL_NUDGE * axes[:, 0, :2]
-        heading = level / np.hypot(level[:, 0], level[:, 1])[:, None]
-        across = heading[:, ::-1] * (1.0, -1.0)
-        grow_m = (np.hypot(velocity[:, 0], velocity[:, 1]) * stretch_s
-                  + spacing * math.sqrt(2.0))
-        extent_along = (np.abs(np.einsum("vai,vi->va", axes[:, :, :2], heading))
-                        @ self._half_extents_m + grow_m)
-        extent_across = (np.abs(np.einsum("vai,vi->va", axes[:, :, :2], across))
-                         @ self._half_extents_m + grow_m)
-        # The height samples in a square window round each hull, the same size for all.
-        half_x = extent_along * np.abs(heading[:, 0]) + extent_across * np.abs(across[:, 0])
-        half_y = extent_along * np.abs(heading[:, 1]) + extent_across * np.abs(across[:, 1])
-        samples = min(math.ceil(2.0 * float(max(half_x.max(), half_y.max())) / spacing) + 2,
-                      terrain.rows, terrain.columns)
-        corner = np.where(np.isfinite(centre[:, :2]), centre[:, :2], 0.0)
-        corner[:, 0] -= half_x
-        corner[:, 1] -= half_y
-        first = np.floor((corner + (terrain.half_extent_x_m, terrain.half_extent_y_m))
-                         / spacing).astype(np.int64)
-        first = np.minimum(np.maximum(first, 0), (terrain.columns - samples,
-                                                  terrain.rows - samples))
-        steps = np.arange(samples)
-        column, row = first[:, 0, None] + steps, first[:, 1, None] + steps  # (V, S) each
-        heights = terrain.heights_m.reshape(-1).take(row[:, :, None] * terrain.columns
-                                                     + column[:, None, :])
-        x = column * spacing - terrain.half_extent_x_m
-        y = row * spacing - terrain.half_extent_y_m
-        offset_x, offset_y = x - centre[:, 0, None], y - centre[:, 1, None]
-        along = (heading[:, 0, None] * offset_x)[:, None, :] \
-            + (heading[:, 1, None] * offset_y)[:, :, None]
-        side = (across[:, 0, None] * offset_x)[:, None, :] \
-            + (across[:, 1, None] * offset_y)[:, :, None]
-        under = ((np.abs(along) <= extent_along[:, None, None])
-                 & (np.abs(side) <= extent_across[:, None, None]))
-        # Each sample's distance outside the face's plane (negative: on the box's side).
-        outside = ((normal[:, 2, None] * (heights.reshape(count, -1) - face[:, 2, None]))
-                   .reshape(count, samples, samples)
-                   + (normal[:, 0, None] * (x - face[:, 0, None]))[:, None, :]
-                   + (normal[:, 1, None] * (y - face[:, 1, None]))[:, :, None])
-        nearest = np.where(under, outside, np.inf).reshape(count, -1).min(axis=1)
-        # How far the plane may come toward the samples: the hull's speed along the
-        # normal, and its tilting (spin about the normal turns the plane within itself).
-        spin_along = np.einsum("vi,vi->v", spin, normal)
-        tilting_rad_s = np.sqrt(np.maximum(np.einsum("vi,vi->v", spin, spin)
-                                           - spin_along * spin_along, 0.0))
-        lever_m = np.hypot(extent_along, extent_across) + self._box_reach_m
-        closing_m = (np.abs(np.einsum("vi,vi->v", velocity, normal))
-                     + tilting_rad_s * lever_m) * stretch_s
-        return nearest > closing_m + CONTACT_SLACK_M
+        clear = np.zeros(len(states.position_ws), dtype=bool)
+        if _clear_hulls is None or not len(clear):
+            return clear
+        terrain = self.terrain
+        _clear_hulls(states.position_ws, states.axes_ws, states.velocity_ws,
+                     states.angular_velocity_ws, self._half_extents_m, self._centre_lift_m,
+                     self._box_reach_m, within_s, terrain.heights_m, terrain.spacing_m,
+                     terrain.half_extent_x_m, terrain.half_extent_y_m, clear)
+        return clear

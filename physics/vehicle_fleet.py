@@ -18,11 +18,11 @@ import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import Datagram, LMatrix4f, LVecBase3f, LVecBase4f, Point3, Vec3
 
-from physics import anchor_kernel
+from physics import compiled
 from physics.anchor_kernel import TerrainSubstep
 from physics.gearbox import Gearbox, GearboxSpec
 from physics.ground import BulletGround, MixedGround, TerrainGround
-from physics.hull_clearance import CONTACT_SLACK_M, SPEED_ALLOWANCE, HullClearance
+from physics.hull_clearance import HullClearance
 from physics.pose import BodyState
 from physics.terrain import ABOVE_TERRAIN_MASK, Terrain
 from physics.vehicle_model import AnchorCommand, BodyStates, derive_constants
@@ -39,14 +39,6 @@ _NEAR_TEST_SLACK_M = 2.0
 """Room added to the vehicles' reach when testing who is near what, so the test holds for
 as long as everyone stays within half of it (a few steps at full speed). More room: fewer
 tests, but more vehicles cast Bullet rays they do not need. Cost only, not behaviour."""
-
-
-_CLEARANCE_TEST_STEPS = 4
-"""The hulls' clearance test (:mod:`physics.hull_clearance`) is made for this many fixed
-steps ahead, allowing for the hulls' movement over all of them, and made again then (or
-sooner, when a body has moved further than allowed: set down elsewhere). Cost only, not
-behaviour: a test costs about as much as Bullet's hull-against-terrain tests save in four
-steps of the battle; longer, it allows for more movement and keeps more pairs."""
 
 
 def _bounding_sphere(body: BulletRigidBodyNode) -> tuple[np.ndarray, float]:
@@ -176,15 +168,6 @@ class _NearTest:
 
 
 @dataclass
-class _ClearanceTest:
-    """Which hulls the last clearance test found clear, and what it allowed for."""
-
-    step: int
-    positions_ws: np.ndarray
-    speeds_ms: np.ndarray
-
-
-@dataclass
 class _StepPlan:
     """What a fleet read of its bodies at the start of fixed step ``step``."""
 
@@ -221,7 +204,7 @@ class VehicleFleet:
         self.always_bullet_rays = always_bullet_rays
         self._terrain_ground = TerrainGround(terrain)
         self._compiled = (TerrainSubstep(self.constants, spec.grip, terrain)
-                          if anchor_kernel.AVAILABLE and spec.tracked
+                          if compiled.AVAILABLE and spec.tracked
                           and self.constants.wheel_radius_m == 0.0 else None)
         """The compiled substep, for tracked vehicles whose rays all meet the terrain."""
         self.use_compiled = True
@@ -242,7 +225,6 @@ class VehicleFleet:
         self.rpm = np.zeros(0)
         self._near_test: _NearTest | None = None
         self._hull_clearance = HullClearance(terrain, spec.hull)
-        self._clearance_test: _ClearanceTest | None = None
         self.meets_terrain = np.zeros(0, dtype=bool)
         """Per vehicle: its hull is in Bullet's pair with the terrain (left out while the
         hull is clear of the ground)."""
@@ -263,7 +245,6 @@ class VehicleFleet:
         self.handbrake = np.append(self.handbrake, False)
         self.faulted = np.append(self.faulted, False)
         self.meets_terrain = np.append(self.meets_terrain, True)
-        self._clearance_test = None
         self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
         self.rpm = np.append(self.rpm, self.gearbox.spec.idle_rpm)
         return index
@@ -360,24 +341,9 @@ class VehicleFleet:
         return near
 
     def _pair_hulls_with_terrain(self, states: BodyStates, step_s: float) -> None:
-        """Leave the hulls clear of the ground out of Bullet's pair with the terrain, and
-        put the others back. A test holds for _CLEARANCE_TEST_STEPS steps, unless a body
-        goes faster than it allowed for (a hit, a crash) or further (set down elsewhere)."""
-        step, test = self.world.step_count, self._clearance_test
-        window_s = _CLEARANCE_TEST_STEPS * step_s
-        speeds = np.sqrt(np.einsum("vi,vi->v", states.velocity_ws, states.velocity_ws))
-        if test is not None and len(test.positions_ws) == len(states.position_ws) \
-                and step - test.step < _CLEARANCE_TEST_STEPS:
-            # The slack covers a little more speed than the test allowed for, at rest too.
-            fastest_ms = SPEED_ALLOWANCE * test.speeds_ms + CONTACT_SLACK_M / window_s
-            moved = states.position_ws - test.positions_ws
-            if not (np.count_nonzero(speeds > fastest_ms)
-                    or np.count_nonzero(np.einsum("vi,vi->v", moved, moved)
-                                        > (fastest_ms * (step - test.step) * step_s) ** 2)):
-                return
-        clear = self._hull_clearance.clear(states, window_s)
-        self._clearance_test = _ClearanceTest(step, states.position_ws, speeds)
-        self._meet_terrain(~clear)
+        """Leave the hulls clear of the ground through the step out of Bullet's pair with
+        the terrain, and put the others back."""
+        self._meet_terrain(~self._hull_clearance.clear(states, step_s))
 
     def _meet_terrain(self, wanted: np.ndarray) -> None:
         """Put the hulls marked in ``wanted`` in Bullet's pair with the terrain, the
@@ -397,8 +363,7 @@ class VehicleFleet:
         else:  # stepped without update_drive: read and look round every substep
             states = _body_states(self.bodies)
             near = self._near_something(states, substep_s)
-            self._clearance_test = None  # nobody tests the hulls: all meet the terrain
-            self._meet_terrain(np.ones(len(self.bodies), dtype=bool))
+            self._meet_terrain(np.ones(len(self.bodies), dtype=bool))  # nobody tests them
         anchors = len(self.constants.position_bs)
         if np.count_nonzero(near):
             ground = MixedGround(self._terrain_ground, self._bullet_ground,

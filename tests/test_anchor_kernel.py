@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from game.soak import random_battle
-from physics import anchor_kernel
 from physics.anchor_kernel import TerrainSubstep
+from physics.compiled import AVAILABLE
 from physics.ground import TerrainGround
 from physics.pose import rotation_matrix
 from physics.terrain import MapChoice, build_terrain
 from physics.vehicle_model import AnchorCommand, BodyStates, derive_constants
 
-pytestmark = pytest.mark.skipif(not anchor_kernel.AVAILABLE, reason="numba is not installed")
+pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba is not installed")
 
 SUBSTEP_S = 1.0 / 120.0
 REPORT_FIELDS = [field.name for field in dataclasses.fields(
