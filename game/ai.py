@@ -107,6 +107,8 @@ class Bot:
         self.spec = spec
         self.rng = rng
         self._phase = phase
+        self._steps_between: int | None = None
+        """Fixed steps from one look round to the next."""
         self._push = (0.0, 0.0)
         """The push away from obstacles, from the last look round."""
         self._aim_offset = np.zeros(2)
@@ -121,8 +123,9 @@ class Bot:
     def controls(self, simulation, me, target) -> Controls:
         if target is None or target.destroyed:
             return Controls(brake=1.0, gear=AUTOMATIC)
-        steps_between = max(1, round(1.0 / (self.spec.think_hz * simulation.step_s)))
-        thinking = (simulation.world.step_count + self._phase) % steps_between == 0
+        if self._steps_between is None:  # the step never changes in a simulation
+            self._steps_between = max(1, round(1.0 / (self.spec.think_hz * simulation.step_s)))
+        thinking = (simulation.world.step_count + self._phase) % self._steps_between == 0
         if thinking:
             self._push = self._avoidance(simulation, me, me.current.position_ws[:2])
         drive = self._drive(me, target)

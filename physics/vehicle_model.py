@@ -389,7 +389,7 @@ class AnchorModel:
         self.spin_speed_rad_s = np.zeros((0, self.anchors))
         self.spin_angle_rad = np.zeros((0, self.anchors))
         self._report: AnchorReport | None = None
-        self._report_parts: _ReportParts | None = None
+        self._report_parts: _ReportParts | _CompiledResults | None = None
         self._per_anchor = _PerAnchor(constants, 0)
 
     @property
@@ -412,14 +412,11 @@ class AnchorModel:
 
     def take_results(self, results: np.ndarray, command: AnchorCommand) -> None:
         """A compiled substep's per-anchor results (rows as above) become the last
-        substep's, for the report."""
+        substep's, for the report (sorted out only if it is read)."""
         self._report = None
-        self._report_parts = _ReportParts(
-            (results.shape[1] // self.anchors, self.anchors), results[HIT] > 0.5,
-            results[COMPRESSION], results[LOAD], results[SLIDING] > 0.5,
-            results[POINT:POINT + 3], results[NORMAL:NORMAL + 3], results[ORIGIN:ORIGIN + 3],
-            results[DOWN:DOWN + 3], command.steer_rad, self.spin_speed_rad_s,
-            self.spin_angle_rad, results[ALONG], results[ACROSS], self.constants.wheel_radius_m)
+        self._report_parts = _CompiledResults(results, self.anchors, command.steer_rad,
+                                              self.spin_speed_rad_s, self.spin_angle_rad,
+                                              self.constants.wheel_radius_m)
 
     def resize(self, count: int) -> None:
         """Keep the state of the first ``count`` vehicles; new ones start relaxed and still."""
@@ -584,6 +581,26 @@ class AnchorModel:
 def _vectors(rows: np.ndarray, vehicles: int) -> np.ndarray:
     """Per-anchor vectors (3, N) as (V, A, 3)."""
     return rows.T.reshape(vehicles, -1, 3)
+
+
+class _CompiledResults(NamedTuple):
+    """A compiled substep's results, from which its :class:`AnchorReport` is made."""
+
+    results: np.ndarray
+    anchors: int
+    steer_rad: np.ndarray
+    spin_speed_rad_s: np.ndarray
+    spin_angle_rad: np.ndarray
+    wheel_radius_m: float
+
+    def report(self) -> AnchorReport:
+        results = self.results
+        return _ReportParts(
+            (results.shape[1] // self.anchors, self.anchors), results[HIT] > 0.5,
+            results[COMPRESSION], results[LOAD], results[SLIDING] > 0.5,
+            results[POINT:POINT + 3], results[NORMAL:NORMAL + 3], results[ORIGIN:ORIGIN + 3],
+            results[DOWN:DOWN + 3], self.steer_rad, self.spin_speed_rad_s,
+            self.spin_angle_rad, results[ALONG], results[ACROSS], self.wheel_radius_m).report()
 
 
 class _ReportParts(NamedTuple):
