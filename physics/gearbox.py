@@ -25,12 +25,12 @@ start also says ``automatic``) and ``shift_refused`` (``vehicle``, ``gear``, ``r
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
+from physics.compiled import compiled
 from physics.spec import KMH_PER_MS, Spec, SpecError, tuning
 
 REVERSE = "R"
@@ -158,6 +158,8 @@ class Gearbox:
         """Per gear, what a step reads of it in one look-up: signed top speed (m/s), pull,
         engine rpm per m/s, and the speeds automatic mode shifts up above and down below
         (never, where there is no gear to shift to)."""
+        self._settings = np.array([self._reverse_engage_ms, spec.shift_time_s,
+                                   spec.engine_brake, spec.idle_rpm, spec.redline_rpm])
         self.gear_index = np.full(count, self.neutral, dtype=np.int64)
         self.target_index = self.gear_index.copy()
         self.from_index = self.gear_index.copy()
@@ -244,31 +246,6 @@ class Gearbox:
         self.automatic[vehicle] = on
 
     # ----- stepping ------------------------------------------------------------
-    def _automatic_shifts(self, speed_ms: np.ndarray, throttle: np.ndarray,
-                          upshift_above_ms: np.ndarray, downshift_below_ms: np.ndarray
-                          ) -> list[dict]:
-        """Start the shifts automatic mode wants (only vehicles not already shifting);
-        the thresholds are those of each vehicle's engaged gear."""
-        if not np.count_nonzero(self.automatic):
-            return []
-        gear = self.gear_index
-        wanted = gear + (speed_ms > upshift_above_ms) - (speed_ms < downshift_below_ms)
-        still = np.abs(speed_ms) < self._reverse_engage_ms
-        if np.count_nonzero(still):  # at a standstill the stick picks the direction
-            wanted = np.where(still & (throttle > 0.0) & (gear < self.first), self.first, wanted)
-            wanted = np.where(still & (throttle < 0.0) & (gear != self.reverse), self.reverse,
-                              wanted)
-        starting = self.automatic & (self.target_index == gear) & (wanted != gear)
-        if not np.count_nonzero(starting):
-            return []
-        starting = np.flatnonzero(starting)
-        self.from_index[starting] = gear[starting]
-        self.target_index[starting] = wanted[starting]
-        self.gear_index[starting] = self.neutral
-        self.shift_left_s[starting] = self.spec.shift_time_s
-        return [{"type": "shift_start", "vehicle": int(i), "from": self.names[self.from_index[i]],
-                 "to": self.names[wanted[i]], "automatic": True} for i in starting]
-
     def step(self, dt_s: float, forward_speed_ms: np.ndarray, throttle: np.ndarray) -> tuple[DriveCommand, list[dict]]:
         """Advance every vehicle by ``dt_s``; return this step's drive command and events.
 
@@ -276,39 +253,80 @@ class Gearbox:
         entry per vehicle (scalars broadcast). The command holds for the whole step,
         from the state at its start; shifts that finish during it report at its end.
         """
-        spec = self.spec
-        speed_ms = _per_vehicle(forward_speed_ms, self.count)
-        throttle = np.minimum(np.maximum(_per_vehicle(throttle, self.count), -1.0), 1.0)
-        gears = self._stepping_table[self.gear_index].T
-        events = self._automatic_shifts(speed_ms, throttle, gears[3], gears[4])
-        if events:  # some vehicles left their gears
-            gears = self._stepping_table[self.gear_index].T
-
-        gear, target = self.gear_index, self.target_index
-        signed_top_ms, pull, rpm_per_ms = gears[:3]
-        engaged = target == gear
-        # The pedal: the throttle, reversed for an automatic in R (the stick pulled back).
-        pedal = np.maximum(np.where(self.automatic & (target == self.reverse), -throttle,
-                                    throttle), 0.0)
-        target_speed_ms = pedal * signed_top_ms * engaged
-        force_fraction = pull * np.where(pedal > 0.0, pedal, spec.engine_brake) * engaged
-
-        # Engine speed: locked to the wheels in gear, free-revving (lagging by about
-        # one shift time) in N and during shifts.
-        locked = engaged & (gear != self.neutral)
-        lag = math.exp(-dt_s / spec.shift_time_s) if spec.shift_time_s > 0.0 else 0.0
-        revving_to_rpm = spec.idle_rpm + pedal * (spec.redline_rpm - spec.idle_rpm)
-        free_rpm = revving_to_rpm + (self.rpm - revving_to_rpm) * lag
-        self.rpm = np.minimum(np.maximum(np.where(locked, np.abs(speed_ms) * rpm_per_ms,
-                                                  free_rpm), spec.idle_rpm), spec.redline_rpm)
-
-        running = ~engaged
-        self.shift_left_s -= running * dt_s  # engaged vehicles' stay at zero
-        done = running & (self.shift_left_s <= _TIME_EPSILON_S)
-        if np.count_nonzero(done):
-            done = np.flatnonzero(done)
-            self.gear_index[done] = target[done]
-            self.shift_left_s[done] = 0.0
+        count = self.count
+        target_speed_ms, force_fraction = np.empty(count), np.empty(count)
+        started, finished = np.zeros(count, dtype=np.bool_), np.zeros(count, dtype=np.bool_)
+        shifted_from = self.gear_index.copy()
+        _step_gearboxes(
+            dt_s, np.ascontiguousarray(_per_vehicle(forward_speed_ms, count)),
+            np.ascontiguousarray(_per_vehicle(throttle, count)), self.automatic,
+            self.gear_index, self.target_index, self.from_index, self.shift_left_s, self.rpm,
+            self._stepping_table, self._settings, self.reverse, self.neutral, self.first,
+            target_speed_ms, force_fraction, started, finished)
+        events = []
+        if np.count_nonzero(started):
+            events += [{"type": "shift_start", "vehicle": int(i),
+                        "from": self.names[shifted_from[i]],
+                        "to": self.names[self.target_index[i]], "automatic": True}
+                       for i in np.flatnonzero(started)]
+        if np.count_nonzero(finished):
             events += [{"type": "shift", "vehicle": int(i), "from": self.names[self.from_index[i]],
-                        "to": self.names[target[i]]} for i in done]
+                        "to": self.names[self.target_index[i]]} for i in np.flatnonzero(finished)]
         return DriveCommand(target_speed_ms, force_fraction, self.rpm.copy()), events
+
+
+def _step_gearboxes(dt_s, speed_ms, throttle, automatic, gear_index, target_index, from_index,
+                    shift_left_s, rpm, gears, settings, reverse, neutral, first,
+                    target_speed_ms, force_fraction, started, finished):
+    """One step of every gearbox, in place (compiled where numba is installed; a plain loop
+    otherwise). ``gears`` is the stepping table; ``settings``: reverse engage speed,
+    shift time, engine brake, idle and redline rpm."""
+    reverse_engage_ms, shift_time_s, engine_brake = settings[0], settings[1], settings[2]
+    idle_rpm, redline_rpm = settings[3], settings[4]
+    lag = np.exp(-dt_s / shift_time_s) if shift_time_s > 0.0 else 0.0
+    for vehicle in range(speed_ms.shape[0]):
+        speed, gear = speed_ms[vehicle], gear_index[vehicle]
+        stick = min(max(throttle[vehicle], -1.0), 1.0)
+        # Automatic mode: shift up or down at the gear's thresholds (not while shifting);
+        # at a standstill the stick picks the direction.
+        if automatic[vehicle] and target_index[vehicle] == gear:
+            wanted = gear
+            if speed > gears[gear, 3]:
+                wanted += 1
+            if speed < gears[gear, 4]:
+                wanted -= 1
+            if abs(speed) < reverse_engage_ms:
+                if stick > 0.0 and gear < first:
+                    wanted = first
+                if stick < 0.0 and gear != reverse:
+                    wanted = reverse
+            if wanted != gear:
+                from_index[vehicle] = gear
+                target_index[vehicle] = wanted
+                gear = gear_index[vehicle] = neutral
+                shift_left_s[vehicle] = shift_time_s
+                started[vehicle] = True
+        engaged = 1.0 if target_index[vehicle] == gear else 0.0
+        # The pedal: the throttle, reversed for an automatic in R (the stick pulled back).
+        pedal = max(-stick if automatic[vehicle] and target_index[vehicle] == reverse
+                    else stick, 0.0)
+        target_speed_ms[vehicle] = pedal * gears[gear, 0] * engaged
+        force_fraction[vehicle] = gears[gear, 1] * (pedal if pedal > 0.0 else engine_brake) \
+            * engaged
+        # Engine speed: locked to the wheels in gear, free-revving (lagging by about one
+        # shift time) in N and during shifts.
+        revving_to_rpm = idle_rpm + pedal * (redline_rpm - idle_rpm)
+        if engaged and gear != neutral:
+            engine_rpm = abs(speed) * gears[gear, 2]
+        else:
+            engine_rpm = revving_to_rpm + (rpm[vehicle] - revving_to_rpm) * lag
+        rpm[vehicle] = min(max(engine_rpm, idle_rpm), redline_rpm)
+        if not engaged:
+            shift_left_s[vehicle] -= dt_s
+            if shift_left_s[vehicle] <= _TIME_EPSILON_S:
+                gear_index[vehicle] = target_index[vehicle]
+                shift_left_s[vehicle] = 0.0
+                finished[vehicle] = True
+
+
+_step_gearboxes = compiled(_step_gearboxes) or _step_gearboxes
