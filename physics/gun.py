@@ -21,7 +21,8 @@ from panda3d.core import NodePath, Point3, TransformState, Vec3
 
 from physics.pose import BodyState
 from physics.spec import Spec, SpecError, tuning
-from physics.terrain import ABOVE_TERRAIN_MASK, Terrain
+from physics.compiled import compiled
+from physics.terrain import ABOVE_TERRAIN_MASK, Terrain, plane_under
 from physics.world import PhysicsWorld
 
 CCD_MOTION_SHARE = 0.5
@@ -279,19 +280,34 @@ def _arc_meets_terrain(terrain: Terrain, muzzle_ws, velocity_ws, gravity_m_s2: f
     triangle and the arc nearly straight over a metre). ``(max_time_s, None)`` if never."""
     fastest_ms = math.hypot(*velocity_ws) + gravity_m_s2 * max_time_s
     samples = max(2, math.ceil(fastest_ms * max_time_s / (terrain.spacing_m / 2.0)) + 1)
-    times = np.arange(samples) * (max_time_s / (samples - 1))
-    points = _arc_points(muzzle_ws, velocity_ws, gravity_m_s2, times)
-    height, _ = terrain.planes_at(np.ascontiguousarray(points[:, :2].T))
-    clearance = points[:, 2] - height
-    below = np.flatnonzero(clearance <= 0.0)
-    if below.size == 0:
+    when_s = _march_arc(terrain.plane_table, terrain.plane_lookup, muzzle_ws, velocity_ws,
+                        gravity_m_s2, max_time_s, samples)
+    if when_s < 0.0:
         return max_time_s, None
-    first = int(below[0])
-    if first == 0:
-        return 0.0, points[0]
-    share = clearance[first - 1] / (clearance[first - 1] - clearance[first])
-    when_s = times[first - 1] + share * (times[first] - times[first - 1])
     return when_s, _arc_points(muzzle_ws, velocity_ws, gravity_m_s2, np.array([when_s]))[0]
+
+
+def _march_arc(planes, lookup, muzzle_ws, velocity_ws, gravity_m_s2, max_time_s, samples):
+    """The time the arc first goes below the ground, sampled at ``samples`` even times
+    (-1: never); compiled where numba is installed."""
+    step_s = max_time_s / (samples - 1)
+    clearance_before, time_before = 0.0, 0.0
+    for sample in range(samples):
+        time_s = sample * step_s
+        x = muzzle_ws[0] + time_s * velocity_ws[0]
+        y = muzzle_ws[1] + time_s * velocity_ws[1]
+        z = (muzzle_ws[2] + time_s * velocity_ws[2]) - 0.5 * gravity_m_s2 * time_s ** 2
+        clearance = z - plane_under(planes, lookup, x, y)[0]
+        if clearance <= 0.0:
+            if sample == 0:
+                return 0.0
+            share = clearance_before / (clearance_before - clearance)
+            return time_before + share * (time_s - time_before)
+        clearance_before, time_before = clearance, time_s
+    return -1.0
+
+
+_march_arc = compiled(_march_arc) or _march_arc
 
 
 def _arc_meets_body(world: PhysicsWorld, muzzle_ws, velocity_ws, gravity_m_s2: float,

@@ -18,6 +18,7 @@ from panda3d.bullet import (BulletHeightfieldShape, BulletPlaneShape, BulletRigi
                             ZUp)
 from panda3d.core import BitMask32, PNMImage, Texture, TransformState, Point3, Vec3
 
+from physics.compiled import compiled
 from physics.spec import Spec, SpecError, tuning
 
 TERRAIN_NAME = "terrain"
@@ -137,6 +138,22 @@ class MapChoice:
         raise ValueError(expected)
 
 
+def plane_under(planes, lookup, x_m, y_m):
+    """Height, and unit normal (x, y, z), of the collider's triangle under one point: what
+    :meth:`Terrain.planes_at` gives, for compiled loops (``planes`` is
+    :attr:`Terrain.plane_table`, ``lookup`` :attr:`Terrain.plane_lookup`)."""
+    cell_u = np.minimum(np.maximum((x_m + lookup[0]) / lookup[2], 0.0), lookup[3])
+    cell_v = np.minimum(np.maximum((y_m + lookup[1]) / lookup[2], 0.0), lookup[4])
+    i, j = min(int(cell_u), int(lookup[3]) - 1), min(int(cell_v), int(lookup[4]) - 1)
+    fu, fv = cell_u - i, cell_v - j
+    row = 2 * i + 2 * int(lookup[3]) * j + (1 if fu + fv > 1.0 else 0)
+    height = planes[row, 0] + fu * planes[row, 1] + fv * planes[row, 2]
+    return height, planes[row, 3], planes[row, 4], planes[row, 5]
+
+
+plane_under = compiled(plane_under) or plane_under
+
+
 def _clip(values: np.ndarray, low, high) -> np.ndarray:
     """np.clip's numbers without its Python wrapper (a look-up is a handful of calls, so
     the wrapper's cost shows)."""
@@ -174,6 +191,8 @@ class Terrain:
         self._last_sample = np.array([self.columns - 1, self.rows - 1])
         self._last_cell = self._last_sample - 1
         self._planes = self._triangle_planes()
+        self._plane_lookup = np.array([self.half_extent_x_m, self.half_extent_y_m,
+                                       self.spacing_m, self.columns - 1.0, self.rows - 1.0])
         self._plane_strides = np.array([2, 2 * (self.columns - 1)])
         """Row of ``_planes`` per cell step in i and j (each cell has two triangles)."""
         table = self._surface_table
@@ -194,6 +213,12 @@ class Terrain:
         scale and the added rolling resistance of its surface (one look-up for a ray)."""
         per_surface = np.column_stack([self._ripple_table, self._surface_table[:, :2]])
         return per_surface.take(self._surface_index.reshape(-1), axis=0)
+
+    @property
+    def plane_lookup(self) -> np.ndarray:
+        """What :func:`plane_under` needs besides the table: the map's half extents in x
+        and y, the sample spacing, and the last sample's column and row."""
+        return self._plane_lookup
 
     @property
     def plane_table(self) -> np.ndarray:
