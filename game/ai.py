@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from game.controls import AUTOMATIC, Controls
+from physics.compiled import compiled
 from physics.gun import gun_axes
 from physics.spec import Spec, SpecError, tuning
 
@@ -160,15 +161,12 @@ class Bot:
         if self._rocks_xy is None:  # rocks never move: gather them once
             self._rocks_xy = np.array([rock.position_ws[:2] for rock in simulation.rocks]
                                       ).reshape(-1, 2)
-        # Every vehicle, this one too: its own gap is zero, which pushes nowhere.
-        away = here - np.concatenate([self._rocks_xy, simulation.vehicle_positions_xy()])
-        gap = np.hypot(away[:, 0], away[:, 1])
-        near = (gap > 0.0) & (gap < radius)
-        push_x = push_y = 0.0
-        if np.count_nonzero(near):
-            weight = (1.0 - gap[near] / radius) / gap[near]
-            push_x, push_y = (away[near] * weight[:, None]).sum(axis=0).tolist()
         here_x, here_y = here.tolist()
+        # Every vehicle, this one too: its own gap is zero, which pushes nowhere.
+        rocks_x, rocks_y = _push_from_points(here_x, here_y, self._rocks_xy, radius)
+        vehicles_x, vehicles_y = _push_from_points(here_x, here_y,
+                                                   simulation.vehicle_positions_xy(), radius)
+        push_x, push_y = rocks_x + vehicles_x, rocks_y + vehicles_y
         edge_x, edge_y = simulation.terrain.half_extent_x_m, simulation.terrain.half_extent_y_m
         push_x += _push_from(here_x - edge_x, radius) + _push_from(here_x + edge_x, radius)
         push_y += _push_from(here_y - edge_y, radius) + _push_from(here_y + edge_y, radius)
@@ -229,6 +227,24 @@ class Bot:
         impact = simulation.predicted_impact(me, LOOK_AHEAD_FLIGHTS * flight_s
                                              + simulation.step_s)
         return impact is not None and _length(impact - target.current.position_ws) < reach_m
+
+
+def _push_from_points(here_x: float, here_y: float, points_xy: np.ndarray, radius_m: float
+                      ) -> tuple[float, float]:
+    """The avoidance push from every point (N, 2) closer than ``radius_m``: away from
+    each, stronger the closer it is (a point right here pushes nowhere)."""
+    push_x = push_y = 0.0
+    for point in range(points_xy.shape[0]):
+        away_x, away_y = here_x - points_xy[point, 0], here_y - points_xy[point, 1]
+        gap_m = np.hypot(away_x, away_y)
+        if 0.0 < gap_m < radius_m:
+            weight = (1.0 - gap_m / radius_m) / gap_m
+            push_x += away_x * weight
+            push_y += away_y * weight
+    return push_x, push_y
+
+
+_push_from_points = compiled(_push_from_points) or _push_from_points
 
 
 def _push_from(gap_m: float, radius_m: float) -> float:

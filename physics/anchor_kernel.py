@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from physics.compiled import compiled
-from physics.terrain import Terrain
+from physics.terrain import Terrain, plane_under
 from physics.vehicle_model import (ACROSS, ALONG, COMPRESSION, DOWN, HIT, LOAD, NORMAL, ORIGIN,
                                    POINT, RESULT_ROWS, SLIDING, AnchorConstants, GripSpec)
 
@@ -30,8 +30,7 @@ _TINY = np.finfo(float).tiny
 
 def _terrain_substep(position, axes, velocity, spin, surface_speed, force_limit, steer,
                      grip_share, anchors, model, deflection, last_distance, warm, substep_s,
-                     planes, ground_by_sample, terrain_floats, terrain_integers,
-                     linear, angular, results):
+                     planes, plane_lookup, ground_by_sample, linear, angular, results):
     """One substep of every anchor of V vehicles over the terrain, in place.
 
     ``position``, ``velocity``, ``spin`` (V, 3) and ``axes`` (V, 3, 3: rows right,
@@ -45,10 +44,9 @@ def _terrain_substep(position, axes, velocity, spin, surface_speed, force_limit,
     vehicles, count = position.shape[0], anchors.shape[0]
     ray_length, travel, min_ground_up = model[0], model[1], model[2]
     grip, sliding_grip, rolling = model[3], model[4], model[5]
-    half_x, half_y, spacing = terrain_floats[0], terrain_floats[1], terrain_floats[2]
-    last_u, last_v = terrain_floats[3], terrain_floats[4]
-    last_cell_u, last_cell_v = terrain_integers[0], terrain_integers[1]
-    stride_u, stride_v, columns = terrain_integers[2], terrain_integers[3], terrain_integers[4]
+    half_x, half_y, spacing = plane_lookup[0], plane_lookup[1], plane_lookup[2]
+    last_u, last_v = plane_lookup[3], plane_lookup[4]
+    columns = int(last_u) + 1
     refinements = 1 if warm else 2
     for vehicle in range(vehicles):
         px, py, pz = position[vehicle, 0], position[vehicle, 1], position[vehicle, 2]
@@ -70,13 +68,7 @@ def _terrain_substep(position, axes, velocity, spin, surface_speed, force_limit,
             nx = ny = nz = facing = 0.0
             for _ in range(refinements):
                 gx, gy, gz = ox + distance * dx, oy + distance * dy, oz + distance * dz
-                cell_u = np.minimum(np.maximum((gx + half_x) / spacing, 0.0), last_u)
-                cell_v = np.minimum(np.maximum((gy + half_y) / spacing, 0.0), last_v)
-                i, j = min(int(cell_u), last_cell_u), min(int(cell_v), last_cell_v)
-                fu, fv = cell_u - i, cell_v - j
-                row = stride_u * i + stride_v * j + (1 if fu + fv > 1.0 else 0)
-                height = planes[row, 0] + fu * planes[row, 1] + fv * planes[row, 2]
-                nx, ny, nz = planes[row, 3], planes[row, 4], planes[row, 5]
+                height, nx, ny, nz = plane_under(planes, plane_lookup, gx, gy)
                 facing = (nx * dx + ny * dy) + nz * dz
                 distance = distance + nz * (height - gz) / np.minimum(facing, -_PARALLEL_COSINE)
             last_distance[n] = distance
@@ -203,12 +195,6 @@ class TerrainSubstep:
         self._model = np.array([c.ray_length_m, c.travel_m, c.min_ground_up, grip.grip,
                                 grip.sliding_grip, grip.rolling_resistance])
         self._terrain = terrain
-        self._terrain_floats = np.array([terrain.half_extent_x_m, terrain.half_extent_y_m,
-                                         terrain.spacing_m, terrain.columns - 1.0,
-                                         terrain.rows - 1.0])
-        self._terrain_integers = np.array([terrain.columns - 2, terrain.rows - 2, 2,
-                                           2 * (terrain.columns - 1), terrain.columns],
-                                          dtype=np.int64)
 
     def run(self, states, command, deflection: np.ndarray, last_distance: np.ndarray,
             warm: bool, substep_s: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -222,7 +208,6 @@ class TerrainSubstep:
                          states.angular_velocity_ws, command.surface_speed_ms,
                          command.force_limit_n, command.steer_rad, command.grip_scale,
                          self._anchors, self._model, deflection, last_distance, warm,
-                         substep_s, terrain.plane_table, terrain.ground_table,
-                         self._terrain_floats, self._terrain_integers, linear, angular,
-                         results)
+                         substep_s, terrain.plane_table, terrain.plane_lookup,
+                         terrain.ground_table, linear, angular, results)
         return linear, angular, results

@@ -16,7 +16,7 @@ from panda3d.bullet import BulletWorld
 from panda3d.core import Point3
 
 from game.meshes import grid_triangles, terrain_mesh
-from physics.terrain import HEIGHT_LEVELS, MapChoice, Terrain, build_terrain
+from physics.terrain import HEIGHT_LEVELS, MapChoice, Terrain, build_terrain, plane_under
 
 RAYS = 200
 HEIGHT_TOLERANCE_M = 0.01
@@ -249,6 +249,17 @@ def test_height_at_clamps_outside_the_map(terrains):
     edge = terrain.half_extent_y_m
     assert terrain.height_at(0.0, edge + 50.0) == pytest.approx(terrain.height_at(0.0, edge))
     assert np.isfinite(terrain.height_at(-1e4, -1e4))
+
+
+def test_the_one_point_plane_look_up_gives_what_planes_at_gives(terrains):
+    """The compiled loops' look-up, on and off the map, against the vectorised one."""
+    terrain = next(terrain for name, terrain in terrains.items() if name.startswith("desert"))
+    xy = np.random.default_rng(3).uniform(-1.2, 1.2, (2, 400)) * terrain.half_extent_x_m
+    height, normal = terrain.planes_at(xy)
+    one_by_one = np.array([plane_under(terrain.plane_table, terrain.plane_lookup, x, y)
+                           for x, y in xy.T])
+    assert np.array_equal(one_by_one[:, 0], height)
+    assert np.array_equal(one_by_one[:, 1:], normal.T)
 
 
 def test_contains(terrains):
