@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from physics.compiled import compiled
 from physics.gearbox import DriveCommand
 from physics.gun import ArmourSpec, GunSpec
 from physics.hull import HullSpec
@@ -64,18 +65,13 @@ class TrackDrive:
                 brake: np.ndarray, handbrake: np.ndarray, step_s: float,
                 forward_speed_ms: np.ndarray) -> AnchorCommand:
         spec = self.spec
-        steer = np.where(shifting, 0.0, steer)
-        # Right steer (+) runs the left track faster than the right one.
-        belt = drive.target_speed_ms[:, None] + (steer * self._pivot_ms)[:, None] * self._side
-        drive_n = np.minimum(drive.force_fraction + np.abs(steer) * spec.steering_pull,
-                             1.0) * (spec.drive_force_n / 2.0)
-        braking = np.maximum(brake, handbrake)
-        held = braking > 0.0
-        if np.count_nonzero(held):  # held tracks stop, with the brake's force if it is the greater
-            belt[held] = 0.0
-            drive_n = np.where(held, np.maximum(drive_n, braking * (spec.brake_force_n / 2.0)),
-                               drive_n)
-        return AnchorCommand(belt, drive_n[:, None] * self.share, *self._constant(len(steer)))
+        vehicles = len(steer)
+        belt_ms = np.empty((vehicles, len(self.share)))
+        force_n = np.empty((vehicles, len(self.share)))
+        _track_commands(drive.target_speed_ms, drive.force_fraction, shifting, steer, brake,
+                        handbrake, self._side, self.share, self._pivot_ms, spec.steering_pull,
+                        spec.drive_force_n / 2.0, spec.brake_force_n / 2.0, belt_ms, force_n)
+        return AnchorCommand(belt_ms, force_n, *self._constant(vehicles))
 
     def _constant(self, vehicles: int) -> tuple[np.ndarray, np.ndarray]:
         if self._idle.steer_rad.shape[0] != vehicles:
@@ -87,6 +83,28 @@ class TrackDrive:
     def body_impulses(self, states, substep_s: float) -> np.ndarray | None:
         """Forces on the whole body besides the anchors': none for a tank."""
         return None
+
+
+def _track_commands(target_speed_ms, force_fraction, shifting, steer, brake, handbrake, side,
+                    share, pivot_ms, steering_pull, track_force_n, track_brake_n, belt_ms,
+                    force_n):
+    """Each anchor's belt speed and force limit (V, A), in place (compiled where numba is
+    installed). Right steer (+) runs the left track faster than the right one; no steer
+    while shifting; held tracks stop, with the brake's force if it is the greater."""
+    for vehicle in range(steer.shape[0]):
+        stick = 0.0 if shifting[vehicle] else steer[vehicle]
+        drive_n = min(force_fraction[vehicle] + abs(stick) * steering_pull, 1.0) * track_force_n
+        braking = max(brake[vehicle], 1.0 if handbrake[vehicle] else 0.0)
+        if braking > 0.0:
+            drive_n = max(drive_n, braking * track_brake_n)
+        for anchor in range(share.shape[0]):
+            belt_ms[vehicle, anchor] = (0.0 if braking > 0.0 else
+                                        target_speed_ms[vehicle]
+                                        + (stick * pivot_ms) * side[anchor])
+            force_n[vehicle, anchor] = drive_n * share[anchor]
+
+
+_track_commands = compiled(_track_commands) or _track_commands
 
 
 @dataclass(frozen=True)

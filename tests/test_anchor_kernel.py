@@ -4,6 +4,8 @@ numbers to the last bit, so a run is the same whichever path a substep takes."""
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -16,7 +18,7 @@ from physics.pose import rotation_matrix
 from physics.terrain import MapChoice, build_terrain
 from physics.vehicle_model import AnchorCommand, BodyStates, derive_constants
 
-pytestmark = pytest.mark.skipif(not AVAILABLE, reason="numba is not installed")
+needs_numba = pytest.mark.skipif(not AVAILABLE, reason="numba is not installed")
 
 SUBSTEP_S = 1.0 / 120.0
 REPORT_FIELDS = [field.name for field in dataclasses.fields(
@@ -46,6 +48,7 @@ def battle_run(config, compiled: bool, steps: int):
     return np.array(states), report, len(runs)
 
 
+@needs_numba
 def test_a_battle_runs_the_same_to_the_last_bit_compiled_or_not(config):
     compiled_states, compiled_report, compiled_runs = battle_run(config, True, 300)
     numpy_states, numpy_report, _ = battle_run(config, False, 300)
@@ -66,6 +69,7 @@ def random_states(rng, terrain, vehicles: int) -> BodyStates:
                       rng.normal(0.0, 0.5, (vehicles, 3)))
 
 
+@needs_numba
 @pytest.mark.parametrize("steer", [False, True])
 def test_each_substep_cold_and_warm_matches_the_numpy_model(config, steer):
     """Random hulls and commands (steer too, which tanks never use) for three substeps."""
@@ -99,3 +103,21 @@ def test_each_substep_cold_and_warm_matches_the_numpy_model(config, steer):
             assert np.array_equal(getattr(compiled_model.report, name),
                                   getattr(numpy_model.report, name)), name
         assert 0 < np.count_nonzero(compiled_model.report.on_ground) < vehicles * anchors
+
+
+def test_without_numba_the_game_runs_on_the_plain_loops_and_numpy(repo_root):
+    """A platform numba does not support: everything falls back and a battle still runs."""
+    script = ("import sys; sys.modules['numba'] = None\n"
+              "from game.config import load_config\n"
+              "from game.soak import random_battle\n"
+              "from physics import compiled\n"
+              "assert not compiled.AVAILABLE\n"
+              "simulation, driver = random_battle(load_config(), 3, 2)\n"
+              "events = [event for step in range(120)\n"
+              "          for event in simulation.step(driver.controls(step))]\n"
+              "assert all(vehicle.current.position_ws[2] > -100.0 for vehicle in simulation.vehicles)\n"
+              "print('ran', len(simulation.vehicles), 'vehicles')\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=repo_root, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "ran 4 vehicles" in done.stdout
