@@ -16,11 +16,11 @@ from __future__ import annotations
 import numpy as np
 
 from physics.compiled import compiled
+from physics.ground import PARALLEL_COSINE
 from physics.terrain import Terrain, plane_under
 from physics.vehicle_model import (ACROSS, ALONG, COMPRESSION, DOWN, HIT, LOAD, NORMAL, ORIGIN,
                                    POINT, RESULT_ROWS, SLIDING, AnchorConstants, GripSpec)
 
-_PARALLEL_COSINE = 1e-6   # as physics.ground: a ray along the face meets it nowhere
 _TINY = np.finfo(float).tiny
 
 # Columns of the per-anchor constants table.
@@ -70,7 +70,7 @@ def _terrain_substep(position, axes, velocity, spin, surface_speed, force_limit,
                 gx, gy, gz = ox + distance * dx, oy + distance * dy, oz + distance * dz
                 height, nx, ny, nz = plane_under(planes, plane_lookup, gx, gy)
                 facing = (nx * dx + ny * dy) + nz * dz
-                distance = distance + nz * (height - gz) / np.minimum(facing, -_PARALLEL_COSINE)
+                distance = distance + nz * (height - gz) / np.minimum(facing, -PARALLEL_COSINE)
             last_distance[n] = distance
             qx, qy = ox + distance * dx, oy + distance * dy
             sample = (int(np.minimum(np.maximum(np.rint((qy + half_y) / spacing), 0.0), last_v))
@@ -79,7 +79,7 @@ def _terrain_substep(position, axes, velocity, spin, surface_speed, force_limit,
             wave = ground_by_sample[sample, 1]
             ripple = ground_by_sample[sample, 0] * (1.0 + np.sin(wave * qx) * np.sin(wave * qy))
             surface_grip, surface_rolling = ground_by_sample[sample, 2], ground_by_sample[sample, 3]
-            distance = distance - ripple / np.maximum(-facing, _PARALLEL_COSINE)
+            distance = distance - ripple / np.maximum(-facing, PARALLEL_COSINE)
             qx, qy, qz = ox + distance * dx, oy + distance * dy, oz + distance * dz
             hit = (distance <= ray_length and -facing >= min_ground_up
                    and abs(qx) <= half_x and abs(qy) <= half_y)

@@ -18,7 +18,7 @@ from physics.terrain import TERRAIN_NAME, Terrain
 from physics.vehicle_model import GroundHits, _dot, _rows
 from physics.world import PhysicsWorld
 
-_PARALLEL_COSINE = 1e-6
+PARALLEL_COSINE = 1e-6
 """Below this, a ray runs along (or away from) the terrain's face: no meeting point."""
 
 _TERRAIN_ITERATIONS = 2
@@ -65,12 +65,12 @@ class TerrainGround:
             height, normal = terrain.planes_at(guess[:2])
             facing = _dot(normal, directions)  # < 0: the ray meets the face
             distance = distance + normal[2] * (height - guess[2]) / np.minimum(facing,
-                                                                                -_PARALLEL_COSINE)
+                                                                                -PARALLEL_COSINE)
         self._last_distance_m = distance
         point = origins + distance * directions
         # The surface's ripples stand a little above the collider.
         ripple, grip, rolling = terrain.ground_at(point[:2])
-        distance = distance - ripple / np.maximum(-facing, _PARALLEL_COSINE)
+        distance = distance - ripple / np.maximum(-facing, PARALLEL_COSINE)
         point = origins + distance * directions
         hit = ((distance <= length_m) & (-facing >= min_ground_up)
                & terrain.contains_rows(point[:2]))
@@ -131,7 +131,7 @@ class BulletGround:
         grip = np.where(on_terrain, grip, rock_grip)
         rolling = np.where(on_terrain, rolling, rock_rolling)
         facing = -np.einsum("ni,ni->n", normal, directions_ws)
-        distance -= np.where(on_terrain, ripple, 0.0) / np.maximum(facing, _PARALLEL_COSINE)
+        distance -= np.where(on_terrain, ripple, 0.0) / np.maximum(facing, PARALLEL_COSINE)
         point = origins_ws + distance[:, None] * directions_ws
         return GroundHits(hit, distance, point, normal, ground_velocity, grip, rolling), bodies
 
