@@ -32,7 +32,7 @@ def vehicles_json() -> dict:
 
 def test_the_json_names_the_machine_and_the_parameters(vehicles_json):
     machine = vehicles_json["machine"]
-    for key in ("python", "numpy", "panda3d", "platform", "cpu_count"):
+    for key in ("python", "numpy", "panda3d", "numba", "platform", "cpu_count"):
         assert machine[key], key
     parameters = vehicles_json["results"]["vehicles"]["parameters"]
     assert parameters["counts"] == [1, 2]
