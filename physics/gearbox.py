@@ -1,9 +1,10 @@
 """The H-pattern gearbox: gear selection, shifting and the drive command, for many vehicles at once.
 
-Pure Python + numpy (no Bullet, no Panda3D). One :class:`Gearbox` holds the state
-of ``count`` vehicles as arrays and steps them all in one vectorised call; the
-vehicle model then drives each vehicle toward ``DriveCommand.target_speed_ms``
-with at most ``force_fraction`` of its maximum drive force.
+No Bullet, no Panda3D. One :class:`Gearbox` holds the state of ``count`` vehicles
+as arrays and steps them all in one call (a loop compiled with numba where it is
+installed); the vehicle model then drives each vehicle toward
+``DriveCommand.target_speed_ms`` with at most ``force_fraction`` of its maximum drive
+force.
 
 Gears are indexed R, N, 1, 2, ... (``Gearbox.names``). While a shift is under way
 no gear is engaged (``gear_index`` is N, ``target_index`` the selected gear) and
