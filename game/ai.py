@@ -162,15 +162,15 @@ class Bot:
             self._rocks_xy = np.array([rock.position_ws[:2] for rock in simulation.rocks]
                                       ).reshape(-1, 2)
         here_x, here_y = here.tolist()
+        edge_x, edge_y = simulation.terrain.half_extent_x_m, simulation.terrain.half_extent_y_m
+        edges = np.array([[edge_x, here_y], [-edge_x, here_y], [here_x, edge_y],
+                          [here_x, -edge_y]])  # the nearest point of each edge
         # Every vehicle, this one too: its own gap is zero, which pushes nowhere.
         rocks_x, rocks_y = _push_from_points(here_x, here_y, self._rocks_xy, radius)
         vehicles_x, vehicles_y = _push_from_points(here_x, here_y,
                                                    simulation.vehicle_positions_xy(), radius)
-        push_x, push_y = rocks_x + vehicles_x, rocks_y + vehicles_y
-        edge_x, edge_y = simulation.terrain.half_extent_x_m, simulation.terrain.half_extent_y_m
-        push_x += _push_from(here_x - edge_x, radius) + _push_from(here_x + edge_x, radius)
-        push_y += _push_from(here_y - edge_y, radius) + _push_from(here_y + edge_y, radius)
-        return push_x, push_y
+        edges_x, edges_y = _push_from_points(here_x, here_y, edges, radius)
+        return rocks_x + vehicles_x + edges_x, rocks_y + vehicles_y + edges_y
 
     def _gun(self, simulation, me, target, thinking: bool) -> tuple[float, float, bool]:
         """Turret and gun sticks toward the direction chosen at the last look (every step,
@@ -245,15 +245,6 @@ def _push_from_points(here_x: float, here_y: float, points_xy: np.ndarray, radiu
 
 
 _push_from_points = compiled(_push_from_points) or _push_from_points
-
-
-def _push_from(gap_m: float, radius_m: float) -> float:
-    """The avoidance push along one axis from something ``gap_m`` away along it (signed:
-    + when it lies on the - side), as the look round weighs every obstacle."""
-    distance_m = abs(gap_m)
-    if not 0.0 < distance_m < radius_m:
-        return 0.0
-    return (1.0 - distance_m / radius_m) / distance_m * gap_m
 
 
 def _clamp(value: float) -> float:

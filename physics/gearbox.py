@@ -257,7 +257,6 @@ class Gearbox:
         count = self.count
         target_speed_ms, force_fraction = np.empty(count), np.empty(count)
         started, finished = np.zeros(count, dtype=np.bool_), np.zeros(count, dtype=np.bool_)
-        shifted_from = self.gear_index.copy()
         _step_gearboxes(
             dt_s, np.ascontiguousarray(_per_vehicle(forward_speed_ms, count)),
             np.ascontiguousarray(_per_vehicle(throttle, count)), self.automatic,
@@ -267,7 +266,7 @@ class Gearbox:
         events = []
         if np.count_nonzero(started):
             events += [{"type": "shift_start", "vehicle": int(i),
-                        "from": self.names[shifted_from[i]],
+                        "from": self.names[self.from_index[i]],
                         "to": self.names[self.target_index[i]], "automatic": True}
                        for i in np.flatnonzero(started)]
         if np.count_nonzero(finished):
