@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
@@ -18,6 +17,9 @@ class BodyState:
     orientation_ws: np.ndarray
     velocity_ws: np.ndarray
     angular_velocity_ws: np.ndarray
+    rotation_rows_ws: np.ndarray = field(compare=False, repr=False)
+    """Read-only rows: the body's right, forward and up axes, as Bullet's matrix holds
+    them (the quaternion is Panda's conversion of that matrix)."""
 
     @classmethod
     def of(cls, body: BulletRigidBodyNode) -> "BodyState":
@@ -25,32 +27,15 @@ class BodyState:
         quat = transform.getQuat()
         axes = np.array(transform.getMat().getUpper3())
         axes.setflags(write=False)
-        return cls.with_axes(np.array(transform.getPos()),
-                             np.array([quat.getR(), quat.getI(), quat.getJ(), quat.getK()]),
-                             np.array(body.getLinearVelocity()),
-                             np.array(body.getAngularVelocity()), axes)
-
-    @classmethod
-    def with_axes(cls, position_ws: np.ndarray, orientation_ws: np.ndarray,
-                  velocity_ws: np.ndarray, angular_velocity_ws: np.ndarray,
-                  axes_ws: np.ndarray) -> "BodyState":
-        """A state whose axes were read with it (read-only rows, as :meth:`axes_ws` gives
-        them): the rotation Bullet holds, of which the quaternion is Panda's conversion."""
-        state = cls(position_ws, orientation_ws, velocity_ws, angular_velocity_ws)
-        state.__dict__["_axes_ws"] = axes_ws  # where the cached property keeps them
-        return state
+        return cls(np.array(transform.getPos()),
+                   np.array([quat.getR(), quat.getI(), quat.getJ(), quat.getK()]),
+                   np.array(body.getLinearVelocity()), np.array(body.getAngularVelocity()),
+                   axes)
 
     def axes_ws(self) -> np.ndarray:
         """Rows: the body's right (+X), forward (+Y) and up (+Z) axes in world space
-        (read with the state, or worked out from the quaternion once; read-only: many
-        readers share it)."""
-        return self._axes_ws
-
-    @cached_property
-    def _axes_ws(self) -> np.ndarray:
-        axes = rotation_matrix(self.orientation_ws).T
-        axes.setflags(write=False)
-        return axes
+        (read-only: many readers share it)."""
+        return self.rotation_rows_ws
 
     def forward_speed_ms(self) -> float:
         return float(self.velocity_ws @ self.axes_ws()[1])

@@ -96,8 +96,7 @@ class FleetPoses(NamedTuple):
 
     def state(self, index: int) -> BodyState:
         row = self.rows[index]
-        return BodyState.with_axes(row[0:3], row[3:7], row[7:10], row[10:13],
-                                   self.axes_ws[index])
+        return BodyState(row[0:3], row[3:7], row[7:10], row[10:13], self.axes_ws[index])
 
 
 def _fleet_poses(bodies: list[BulletRigidBodyNode]) -> FleetPoses:

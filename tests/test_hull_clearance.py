@@ -28,7 +28,7 @@ def states_of(*states: BodyState) -> BodyStates:
 
 def moved(state: BodyState, lift_m=0.0, velocity_ws=None, axes_ws=None) -> BodyState:
     """``state`` raised by ``lift_m``, with another velocity or axes."""
-    return BodyState.with_axes(
+    return BodyState(
         state.position_ws + (0.0, 0.0, lift_m), state.orientation_ws,
         state.velocity_ws if velocity_ws is None else np.asarray(velocity_ws, dtype=float),
         state.angular_velocity_ws, state.axes_ws() if axes_ws is None else axes_ws)
