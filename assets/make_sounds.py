@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from game.audio import CLATTER_LINKS_HZ
+from game.audio.sounds import CLATTER_LINKS_HZ
 
 RATE_HZ = 22050
 SOUNDS_DIR = Path(__file__).resolve().parent / "sounds"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from game.soak import random_battle
+from bench.soak import random_battle
 
 DEFAULT_BOTS = 7
 DEFAULT_SECONDS = 120.0

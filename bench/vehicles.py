@@ -2,10 +2,10 @@
 
 Both models drive the same number of 45 t tanks (``config/tank.toml``) on the
 same procedural desert heightfield, from the same places, each in its own
-Bullet world stepped the same way (:class:`physics.world.PhysicsWorld`: the
+Bullet world stepped the same way (:class:`physics.bullet.world.PhysicsWorld`: the
 shipped ``simulation.substeps`` Bullet steps per fixed 1/60 s step).
 
-- **ours**: a :class:`physics.vehicle_fleet.VehicleFleet` exactly as the game
+- **ours**: a :class:`physics.bullet.fleet.VehicleFleet` exactly as the game
   runs it, in gear 1 at full throttle with some steer; each fixed step costs the
   gearbox and drive command (``update_drive``) plus the world step, whose
   substep hook gathers poses, finds the ground and applies the anchors' impulses.
@@ -37,13 +37,13 @@ from panda3d.bullet import BulletVehicle, ZUp
 from panda3d.core import Point3, TransformState, Vec3
 
 from game.config import GameConfig
-from game.simulation import ground_aligned_rotation
-from physics.hull import make_hull_body
-from physics.spec import KMH_PER_MS
-from physics.terrain import MapChoice, Terrain, build_terrain
-from physics.vehicle_fleet import VehicleFleet
-from physics.vehicle_model import derive_constants
-from physics.world import PhysicsWorld
+from game.sim.simulation import ground_aligned_rotation
+from physics.model.hull import make_hull_body
+from physics.model.spec import KMH_PER_MS
+from physics.model.terrain import MapChoice, Terrain, build_terrain
+from physics.bullet.fleet import VehicleFleet
+from physics.model.anchors import derive_constants
+from physics.bullet.world import PhysicsWorld
 
 DEFAULT_COUNTS = (1, 10, 100)
 DEFAULT_STEPS = 300

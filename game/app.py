@@ -6,8 +6,8 @@ spawn particles and HUD messages), then every view draws the state blended
 between the last two steps, the HUD and, when on (F3), the suspension overlay.
 
 With ``--players 2`` the window is split: each player has a view of their own
-(:mod:`game.player_view`), player 2 drives a second vehicle with a pad
-(:mod:`game.player_input`).
+(:mod:`game.view.player_view`), player 2 drives a second vehicle with a pad
+(:mod:`game.input.player_input`).
 
 Esc opens the pause menu: the fixed-step clock stops (no physics step is taken)
 until it closes. Scripted and offscreen runs (``--inputs``, ``--seconds``,
@@ -27,30 +27,30 @@ from direct.showbase.DirectObject import DirectObject
 from direct.showbase.ShowBase import ShowBase
 from panda3d.core import ClockObject, Filename, loadPrcFileData
 
-from game.battle import Battle
-from game.audio import GameAudio, PandaSoundPlayer
-from game.combat_view import CombatView
+from game.sim.battle import Battle
+from game.audio.sounds import GameAudio, PandaSoundPlayer
+from game.view.combat_view import CombatView
 from game.config import GameConfig
-from game.controls import ScriptedInputs
-from game.debug_overlay import DebugOverlay
-from game.effects import Effects
+from game.sim.controls import ScriptedInputs
+from game.view.debug_overlay import DebugOverlay
+from game.view.effects import Effects
 from game.errors import UserError
-from game.gamepad import GamepadSpec
-from game.keyboard import ActionKeys, KeyboardSpec, PandaKeyCapture
-from game.local_players import SECOND_PLAYER, add_second_player
-from game.pad_input import PadButtonCapture, PandaPads
-from game.player_input import LocalInputs, mouse_in_window
-from game.player_view import (SECOND_VIEW_MASK, Divider, PlayerView, extra_screen, main_screen,
+from game.input.gamepad import GamepadSpec
+from game.input.keyboard import ActionKeys, KeyboardSpec, PandaKeyCapture
+from game.sim.local_players import SECOND_PLAYER, add_second_player
+from game.input.pad_input import PadButtonCapture, PandaPads
+from game.input.player_input import LocalInputs, mouse_in_window
+from game.view.player_view import (SECOND_VIEW_MASK, Divider, PlayerView, extra_screen, main_screen,
                               player_regions)
-from game.rebinding import UserBindings
-from game.scene import DesertScene
+from game.input.rebinding import UserBindings
+from game.view.scene import DesertScene
 from game.settings import UserSettings
-from game.shadows import MAIN_CAMERA_MASK
-from game.simulation import Simulation
-from game.telemetry import TelemetryWriter, telemetry_record
-from game.vehicle_view import VehicleView
-from physics.fixed_step import FixedStepClock
-from physics.terrain import MapChoice
+from game.view.shadows import MAIN_CAMERA_MASK
+from game.sim.simulation import Simulation
+from game.sim.telemetry import TelemetryWriter, telemetry_record
+from game.view.vehicle_view import VehicleView
+from physics.model.stepping import FixedStepClock
+from physics.model.terrain import MapChoice
 
 
 def _configure_panda(config: GameConfig, offscreen: bool) -> None:
@@ -145,7 +145,7 @@ class TankBattleApp(ShowBase):
                              "pause": self.finish if self.scripted else self.toggle_pause},
             controls.keyboard, blocked=lambda: self.menu is not None and self.menu.capturing))
         if not self.scripted:
-            from game.menu import PauseMenu
+            from game.view.menu import PauseMenu
             capture = (PandaKeyCapture(self.buttonThrowers[0].node(), DirectObject())
                        if self.buttonThrowers else None)
             self.menu = self._add(PauseMenu(

@@ -12,13 +12,13 @@ import sys
 from pathlib import Path
 
 from game.config import CONFIG_DIR, load_config
-from game.controls import ScriptedInputs
+from game.sim.controls import ScriptedInputs
 from game.errors import CommandLineError, UserError, whole_number
-from game.local_players import MAX_PLAYERS, add_second_player
-from game.replay import (ReplayHeader, ReplayRecorder, autosave_path, config_digest,
+from game.sim.local_players import MAX_PLAYERS, add_second_player
+from game.sim.replay import (ReplayHeader, ReplayRecorder, autosave_path, config_digest,
                          game_version, load_replay)
-from game.telemetry import TelemetryWriter
-from physics.terrain import MapChoice
+from game.sim.telemetry import TelemetryWriter
+from physics.model.terrain import MapChoice
 
 EXIT_USAGE = 2
 DEFAULT_HEADLESS_SECONDS = 10.0
@@ -166,9 +166,9 @@ def _replay_saver(record: Path | None, interactive: bool):
 
 
 def _run_headless(args, config, inputs, telemetry) -> None:
-    from game.battle import Battle
-    from game.headless import run_headless
-    from game.simulation import Simulation
+    from game.sim.battle import Battle
+    from game.sim.step_loop import run_headless
+    from game.sim.simulation import Simulation
     simulation = Simulation(config, args.map, args.seed, player_vehicle=args.vehicle)
     battle = Battle(simulation, config.game.battle, args.bots)
     if args.players > 1:  # no pad without a window: player 2 stands still

@@ -1,7 +1,7 @@
 """Loading config/*.toml into validated, frozen specs.
 
 Each file is read with the standard library's tomllib and handed to
-:func:`physics.spec.build_spec`, which rejects unknown keys, missing keys,
+:func:`physics.model.spec.build_spec`, which rejects unknown keys, missing keys,
 wrong types and out-of-range values. Any problem becomes a :class:`UserError`
 naming the file, the key, the value and what was expected.
 """
@@ -13,22 +13,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from game.ai import AISpec
-from game.audio import AudioSpec
-from game.battle import BattleSpec
-from game.combat import RangeSpec
-from game.controls import GEAR_NAMES
+from game.sim.ai import AISpec
+from game.audio.sounds import AudioSpec
+from game.sim.battle import BattleSpec
+from game.sim.combat import RangeSpec
+from game.sim.controls import GEAR_NAMES
 from game.errors import UserError
-from game.gamepad import GamepadSpec
-from game.keyboard import KeyboardSpec, MouseSpec
-from game.local_players import LocalPlayersSpec
-from physics.gearbox import GearboxSpec
-from physics.spec import Spec, SpecError, build_spec, tuning
-from physics.rocks import RockSpec
-from physics.terrain import TerrainSpec
-from physics.car_drive import CarSpec
-from physics.tank_drive import TankSpec
-from physics.world import SimulationSpec
+from game.input.gamepad import GamepadSpec
+from game.input.keyboard import KeyboardSpec, MouseSpec
+from game.sim.local_players import LocalPlayersSpec
+from physics.model.gearbox import GearboxSpec
+from physics.model.spec import Spec, SpecError, build_spec, tuning
+from physics.model.rocks import RockSpec
+from physics.model.terrain import TerrainSpec
+from physics.model.wheels import CarSpec
+from physics.model.tracks import TankSpec
+from physics.bullet.world import SimulationSpec
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "config"
 

@@ -14,7 +14,7 @@ Writing is atomic: a temporary file in the same folder, flushed to disk, then
 whole. A file that cannot be read (bad TOML, bad values, unknown keys) gives one
 warning line and the defaults; it is left as it is until the player saves.
 
-The player's key bindings live beside it, in ``bindings.toml`` (:mod:`game.rebinding`).
+The player's key bindings live beside it, in ``bindings.toml`` (:mod:`game.input.rebinding`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from game.config import UserSettingsSpec
-from physics.spec import SpecError, build_spec
+from physics.model.spec import SpecError, build_spec
 
 APP_FOLDER = "tank-battle"
 FILE_NAME = "settings.toml"

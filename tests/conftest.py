@@ -22,7 +22,7 @@ from typing import Callable
 import pytest
 
 from game.config import load_config
-from game.controls import Controls
+from game.sim.controls import Controls
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MAIN = REPO_ROOT / "main.py"

@@ -10,19 +10,19 @@ import sys
 import numpy as np
 import pytest
 
-from game.soak import random_battle
-from physics.anchor_kernel import TerrainSubstep
-from physics.compiled import AVAILABLE
-from physics.ground import TerrainGround
-from physics.pose import rotation_matrix
-from physics.terrain import MapChoice, build_terrain
-from physics.vehicle_model import AnchorCommand, BodyStates, derive_constants
+from bench.soak import random_battle
+from physics.model.anchor_kernel import TerrainSubstep
+from physics.model.compiled import AVAILABLE
+from physics.bullet.ground import TerrainGround
+from physics.model.pose import rotation_matrix
+from physics.model.terrain import MapChoice, build_terrain
+from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
 
 needs_numba = pytest.mark.skipif(not AVAILABLE, reason="numba is not installed")
 
 SUBSTEP_S = 1.0 / 120.0
 REPORT_FIELDS = [field.name for field in dataclasses.fields(
-    __import__("physics.vehicle_model", fromlist=["AnchorReport"]).AnchorReport)]
+    __import__("physics.model.anchors", fromlist=["AnchorReport"]).AnchorReport)]
 
 
 def battle_run(config, compiled: bool, steps: int):
@@ -109,8 +109,8 @@ def test_without_numba_the_game_runs_on_the_plain_loops_and_numpy(repo_root):
     """A platform numba does not support: everything falls back and a battle still runs."""
     script = ("import sys; sys.modules['numba'] = None\n"
               "from game.config import load_config\n"
-              "from game.soak import random_battle\n"
-              "from physics import compiled\n"
+              "from bench.soak import random_battle\n"
+              "from physics.model import compiled\n"
               "assert not compiled.AVAILABLE\n"
               "simulation, driver = random_battle(load_config(), 3, 2)\n"
               "events = [event for step in range(120)\n"

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from game.bindings import ROWS, bindings_table, key_words, main, pad_words
-from game.gamepad import DRIVING_AXES
+from game.input.bindings import ROWS, bindings_table, key_words, main, pad_words
+from game.input.gamepad import DRIVING_AXES
 
 
 def _actions(spec) -> set[str]:
@@ -32,7 +32,7 @@ def readme_table(repo_root) -> str:
 
 def test_the_readme_table_is_the_one_made_from_the_config(readme_table, config):
     assert readme_table == bindings_table(config.controls), (
-        "README.md's Default bindings table is stale: paste `python -m game.bindings`")
+        "README.md's Default bindings table is stale: paste `python -m game.input.bindings`")
 
 
 def test_every_action_in_controls_toml_is_in_the_readme_table(readme_table, config):

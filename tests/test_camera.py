@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from panda3d.core import NodePath
 
-from game.camera import CHASE, GUNSIGHT, ChaseCamera, critically_damped
-from physics.terrain import MapChoice, build_terrain
+from game.view.camera import CHASE, GUNSIGHT, ChaseCamera, critically_damped
+from physics.model.terrain import MapChoice, build_terrain
 
 LENGTH_M = 6.8
 FRAME_S = 1.0 / 60.0

@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 from panda3d.core import NodePath, Point3
 
-from game.car_rig import CarRig
-from game.controls import Controls
-from game.simulation import Simulation
-from game.tank_rig import TankRig
-from game.vehicle_view import VehicleView
-from physics.terrain import MapChoice
+from game.view.car_rig import CarRig
+from game.sim.controls import Controls
+from game.sim.simulation import Simulation
+from game.view.tank_rig import TankRig
+from game.view.vehicle_view import VehicleView
+from physics.model.terrain import MapChoice
 
 CONTACT_TOLERANCE_M = 0.01
 

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from game.config import load_config
-from game.controls import Controls
-from game.simulation import Simulation
-from physics.pose import BodyState
-from physics.terrain import MapChoice
+from game.sim.controls import Controls
+from game.sim.simulation import Simulation
+from physics.model.pose import BodyState
+from physics.model.terrain import MapChoice
 
 KMH = 3.6
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from physics.terrain import MapChoice, build_terrain
+from physics.model.terrain import MapChoice, build_terrain
 
 EXIT_USAGE = 2
 STEP_HZ = 60

@@ -8,14 +8,14 @@ import math
 import numpy as np
 import pytest
 
-from game.ai import ballistic_elevation
-from game.battle import Battle
-from game.combat import splash_damage, splash_victims
+from game.sim.ai import ballistic_elevation
+from game.sim.battle import Battle
+from game.sim.combat import splash_damage, splash_victims
 from game.config import load_config
-from game.controls import Controls
-from game.simulation import Simulation
-from physics.gun import gun_axes
-from physics.terrain import MapChoice
+from game.sim.controls import Controls
+from game.sim.simulation import Simulation
+from physics.model.ballistics import gun_axes
+from physics.model.terrain import MapChoice
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +139,7 @@ def test_a_destroyed_tank_ignores_its_controls_and_stays_as_a_wreck(config):
 
 
 def test_direct_hits_damage_and_glancing_ones_ricochet(config):
-    from game.combat import angle_factor
+    from game.sim.combat import angle_factor
     square = angle_factor(np.array([0.0, -1.0, 0.0]), np.array([0.0, 1000.0, 0.0]), 75.0)
     oblique = angle_factor(np.array([0.0, -1.0, 0.0]),
                            np.array([math.sin(math.radians(60)), math.cos(math.radians(60)), 0]),

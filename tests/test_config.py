@@ -16,8 +16,8 @@ import pytest
 
 from game.config import GameConfig, load_config
 from game.errors import UserError
-from physics.spec import Spec, SpecError, build_spec, tuning
-from physics.world import SimulationSpec
+from physics.model.spec import Spec, SpecError, build_spec, tuning
+from physics.bullet.world import SimulationSpec
 
 # ----- helpers ------------------------------------------------------------------------
 
@@ -312,7 +312,7 @@ def test_the_cli_reports_a_garbage_file_in_one_line_and_exits_2(config_copy, run
     assert len(lines) == 1 and str(path) in lines[0], result.stderr
 
 
-# ----- physics.spec on its own ---------------------------------------------------------------
+# ----- physics.model.spec on its own ---------------------------------------------------------------
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from panda3d.core import Filename, PNMImage
 
-from game.controls import Controls
-from game.debug_overlay import DebugOverlay, anchor_text, overlay_lines
-from game.simulation import AnchorView, Simulation
-from physics.terrain import MapChoice
+from game.sim.controls import Controls
+from game.view.debug_overlay import DebugOverlay, anchor_text, overlay_lines
+from game.sim.simulation import AnchorView, Simulation
+from physics.model.terrain import MapChoice
 
 
 @pytest.fixture

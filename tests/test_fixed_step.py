@@ -11,12 +11,12 @@ import pytest
 from panda3d.bullet import BulletBoxShape, BulletRigidBodyNode
 from panda3d.core import Point3, TransformState, Vec3
 
-from game.controls import ScriptedInputs
-from game.simulation import Simulation
-from game.telemetry import telemetry_record
-from physics.fixed_step import FixedStepClock
-from physics.terrain import MapChoice
-from physics.world import PhysicsWorld, SimulationSpec
+from game.sim.controls import ScriptedInputs
+from game.sim.simulation import Simulation
+from game.sim.telemetry import telemetry_record
+from physics.model.stepping import FixedStepClock
+from physics.model.terrain import MapChoice
+from physics.bullet.world import PhysicsWorld, SimulationSpec
 
 # ----- FixedStepClock ------------------------------------------------------------------------
 

@@ -6,12 +6,12 @@ from dataclasses import replace
 import pytest
 
 from game.config import GamepadSpec, load_config
-from game.controls import AUTOMATIC, Controls
+from game.sim.controls import AUTOMATIC, Controls
 from game.errors import UserError
-from game.gamepad import AXES, CAMERA_PRESSES, GamepadMapper, shape
-from game.pad_input import CombinedInput, GamepadInput, PadSeats
-from physics.gearbox import gate_layout
-from physics.spec import SpecError
+from game.input.gamepad import AXES, CAMERA_PRESSES, GamepadMapper, shape
+from game.input.pad_input import CombinedInput, GamepadInput, PadSeats
+from physics.model.gearbox import gate_layout
+from physics.model.spec import SpecError
 
 
 @pytest.fixture(scope="module")
@@ -294,7 +294,7 @@ def test_start_button_asks_for_the_pause_menu_once_per_press(spec):
 
 class FakeKeyboard:
     def __init__(self):
-        from game.keyboard import KeyboardMapper
+        from game.input.keyboard import KeyboardMapper
         self.mapper = KeyboardMapper(load_config().controls.keyboard)
         self.held = set()
 

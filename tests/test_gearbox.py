@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from physics.gearbox import KMH_PER_MS, DriveCommand, Gearbox, GearboxSpec, gate_layout
-from physics.spec import SpecError, build_spec
+from physics.model.gearbox import KMH_PER_MS, DriveCommand, Gearbox, GearboxSpec, gate_layout
+from physics.model.spec import SpecError, build_spec
 
 CONFIG = Path(__file__).resolve().parents[1] / "config" / "gearboxes.toml"
 DT_S = 1.0 / 60.0

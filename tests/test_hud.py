@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 from panda3d.core import NodePath
 
-from game.battle import Battle
-from game.controls import Controls
-from game.hud import Hud
-from game.hud_state import lever_path_point, read_hud_state
-from game.simulation import Simulation
-from physics.gearbox import gate_layout
-from physics.terrain import MapChoice
+from game.sim.battle import Battle
+from game.sim.controls import Controls
+from game.view.hud import Hud
+from game.view.hud_state import lever_path_point, read_hud_state
+from game.sim.simulation import Simulation
+from physics.model.gearbox import gate_layout
+from physics.model.terrain import MapChoice
 
 
 @pytest.fixture

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from panda3d.core import LQuaternionf, Point3, TransformState, Vec3
 
-from game.controls import Controls
-from game.simulation import Simulation
-from physics.hull import make_hull_body
-from physics.hull_clearance import HullClearance
-from physics.pose import BodyState
-from physics.terrain import TERRAIN_NAME, MapChoice
-from physics.vehicle_model import BodyStates
+from game.sim.controls import Controls
+from game.sim.simulation import Simulation
+from physics.model.hull import make_hull_body
+from physics.model.hull_clearance import HullClearance
+from physics.model.pose import BodyState
+from physics.model.terrain import TERRAIN_NAME, MapChoice
+from physics.model.anchors import BodyStates
 
 STEP_S = 1.0 / 60.0
 

@@ -1,4 +1,4 @@
-"""Scripted inputs files (game.controls.ScriptedInputs): timing, held values, validation."""
+"""Scripted inputs files (game.sim.controls.ScriptedInputs): timing, held values, validation."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from game.controls import GEAR_NAMES, Controls, ScriptedInputs
+from game.sim.controls import GEAR_NAMES, Controls, ScriptedInputs
 from game.errors import UserError
 
 SOURCE = Path("script.json")

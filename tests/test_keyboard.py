@@ -9,9 +9,9 @@ from dataclasses import fields
 
 import pytest
 
-from game.controls import AUTOMATIC, Controls
-from game.keyboard import CAMERA_ACTIONS, KeyboardMapper, KeyboardSpec, MouseSpec, mouse_aim
-from physics.spec import SpecError, build_spec
+from game.sim.controls import AUTOMATIC, Controls
+from game.input.keyboard import CAMERA_ACTIONS, KeyboardMapper, KeyboardSpec, MouseSpec, mouse_aim
+from physics.model.spec import SpecError, build_spec
 
 
 @pytest.fixture

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 from panda3d.core import NodePath, Point3, TransformState, Vec3
 
-from game.camera import ChaseCamera
-from game.controls import Controls
-from game.simulation import Simulation, ground_aligned_rotation
-from game.tank_rig import TankRig
-from physics.pose import BodyState
-from physics.terrain import MapChoice, build_terrain
+from game.view.camera import ChaseCamera
+from game.sim.controls import Controls
+from game.sim.simulation import Simulation, ground_aligned_rotation
+from game.view.tank_rig import TankRig
+from physics.model.pose import BodyState
+from physics.model.terrain import MapChoice, build_terrain
 
 CONTACT_TOLERANCE_M = 0.01
 CAMERA_CLEARANCE_M = 0.5
@@ -120,7 +120,7 @@ def test_the_drawn_muzzle_is_where_shells_leave(config, desert):
     gun = getattr(vehicle.spec, "gun", None)
     if gun is None:
         pytest.skip("the tank has no physics gun yet")
-    from physics.gun import gun_axes
+    from physics.model.ballistics import gun_axes
     render, rig = make_rig(config, vehicle)
     aim_gun(vehicle, math.radians(-70.0), 0.0)
     desert.step(Controls())
@@ -229,7 +229,7 @@ def tracer_rows(view) -> np.ndarray:
 
 
 def test_tracers_are_streaks_in_one_node_rebuilt_each_frame(config):
-    from game.combat_view import CombatView
+    from game.view.combat_view import CombatView
     battle = FakeBattle()
     render = NodePath("render")
     view = CombatView(render, battle, config.game.combat_view)
@@ -266,7 +266,7 @@ def test_tracers_are_streaks_in_one_node_rebuilt_each_frame(config):
 
 
 def test_plates_are_steel_boxes_on_posts_in_the_ground(config):
-    from game.combat_view import CombatView
+    from game.view.combat_view import CombatView
     terrain = build_terrain(MapChoice.parse("flat"), config.game.terrain, seed=1)
     battle = FakeBattle(terrain)
     ground = float(terrain.height_at(0.0, 100.0))
@@ -291,7 +291,7 @@ def test_plates_are_steel_boxes_on_posts_in_the_ground(config):
 
 def test_the_simulation_s_shells_are_drawn(config):
     """Against the real simulation, once combat is there: a shot leaves a tracer."""
-    from game.combat_view import CombatView
+    from game.view.combat_view import CombatView
     simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
     try:
         if not hasattr(simulation, "shells"):
@@ -316,7 +316,7 @@ def hull_colours(rig) -> np.ndarray:
 
 
 def test_a_destroyed_vehicle_is_drawn_as_a_burnt_wreck(config, desert):
-    from game.vehicle_view import VehicleView
+    from game.view.vehicle_view import VehicleView
     vehicle = desert.player
     render = NodePath("render")
     view = VehicleView(render, vehicle, config.game)

@@ -8,8 +8,8 @@ import pytest
 from panda3d.core import NodePath
 
 from assets.make_sounds import LENGTHS_S
-from game.audio import SOUND_NAMES, UI_CLICK, UI_SOUNDS
-from game.menu import PauseMenu
+from game.audio.sounds import SOUND_NAMES, UI_CLICK, UI_SOUNDS
+from game.view.menu import PauseMenu
 from game.settings import OVERRIDE_ENV, UserSettings
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from panda3d.core import NodePath
 
-from game.controls_page import NO_PAD_TEXT, PAD_WAITING_TEXT
-from game.menu import PauseMenu
-from game.pad_input import PadButtonCapture
+from game.view.controls_page import NO_PAD_TEXT, PAD_WAITING_TEXT
+from game.view.menu import PauseMenu
+from game.input.pad_input import PadButtonCapture
 from game.settings import UserSettings
 from tests.test_controls_page import FakeCapture, user_bindings
 from tests.test_player_input import FakePads

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from panda3d.core import GeomVertexReader, NodePath
 
-from game.battle import Battle
-from game.controls import Controls
-from game.effects import Effects
-from game.particles import ParticleSystem, cone_directions
-from game.simulation import Simulation
-from physics.terrain import MapChoice
+from game.sim.battle import Battle
+from game.sim.controls import Controls
+from game.view.effects import Effects
+from game.view.particles import ParticleSystem, cone_directions
+from game.sim.simulation import Simulation
+from physics.model.terrain import MapChoice
 
 
 def _burst(system: ParticleSystem, rng, n: int, life=(0.2, 1.5)) -> None:

@@ -10,10 +10,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from game.controls import Controls
-from game.local_players import SECOND_PLAYER
-from game.player_input import LocalInputs
-from game.player_view import NO_PAD_NOTICE
+from game.sim.controls import Controls
+from game.sim.local_players import SECOND_PLAYER
+from game.input.player_input import LocalInputs
+from game.view.player_view import NO_PAD_NOTICE
 
 
 class FakeEvents:

@@ -11,9 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from game.keyboard import ActionKeys, KeyboardInput, KeyboardMapper, PandaKeyCapture
-from game.pad_input import CombinedInput
-from game.rebinding import (UserBindings, assign_key, bindings_path, bindings_text,
+from game.input.keyboard import ActionKeys, KeyboardInput, KeyboardMapper, PandaKeyCapture
+from game.input.pad_input import CombinedInput
+from game.input.rebinding import (UserBindings, assign_key, bindings_path, bindings_text,
                             load_bindings)
 from game.settings import OVERRIDE_ENV, settings_path
 

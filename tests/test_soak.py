@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from game.soak import soak
+from bench.soak import soak
 
 
 def test_one_minute_of_an_eight_tank_battle_with_random_inputs_stays_clean():

@@ -11,13 +11,13 @@ from panda3d.bullet import BulletBoxShape, BulletRigidBodyNode
 from panda3d.core import Point3, TransformState, Vec3
 
 from game.config import load_config
-from game.controls import Controls, ScriptedInputs
-from game.simulation import Simulation
-from game.telemetry import telemetry_record
-from physics.fixed_step import FixedStepClock
-from physics.pose import BodyState
-from physics.terrain import MapChoice
-from physics.ground import BulletGround, TerrainGround
+from game.sim.controls import Controls, ScriptedInputs
+from game.sim.simulation import Simulation
+from game.sim.telemetry import telemetry_record
+from physics.model.stepping import FixedStepClock
+from physics.model.pose import BodyState
+from physics.model.terrain import MapChoice
+from physics.bullet.ground import BulletGround, TerrainGround
 
 KMH = 3.6
 
@@ -306,7 +306,7 @@ def test_the_automatic_gearbox_shifts_up_by_itself(config):
 
 
 def test_six_road_wheel_stations_settle_at_ride_height_and_drive(config):
-    from physics.vehicle_model import AnchorSpec
+    from physics.model.anchors import AnchorSpec
     stations = tuple(AnchorSpec(x_m=x, y_m=y, z_m=-0.3) for y in (2.6, 0.0, -2.6) for x in (-1.45, 1.45))
     suspension = dataclasses.replace(config.tank.suspension, anchors=stations)
     six = dataclasses.replace(config, tank=dataclasses.replace(config.tank, suspension=suspension))
@@ -320,7 +320,7 @@ def test_six_road_wheel_stations_settle_at_ride_height_and_drive(config):
 
 
 def test_an_anchor_over_a_rock_stands_on_the_rock(config):
-    from physics.rocks import RockSpec, make_rock_body, scatter_rocks
+    from physics.model.rocks import RockSpec, make_rock_body, scatter_rocks
     simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
     spec = RockSpec(count=1, min_radius_m=0.8, max_radius_m=0.8, flattening=0.3, lumpiness=0.0,
                     buried_fraction=0.5, spawn_clearance_m=0.0, edge_clearance_m=0.0,

@@ -15,8 +15,8 @@ import pytest
 from panda3d.bullet import BulletWorld
 from panda3d.core import Point3
 
-from game.meshes import grid_triangles, terrain_mesh
-from physics.terrain import HEIGHT_LEVELS, MapChoice, Terrain, build_terrain, plane_under
+from game.view.meshes import grid_triangles, terrain_mesh
+from physics.model.terrain import HEIGHT_LEVELS, MapChoice, Terrain, build_terrain, plane_under
 
 RAYS = 200
 HEIGHT_TOLERANCE_M = 0.01

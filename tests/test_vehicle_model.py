@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from game.config import load_config
-from physics.spec import SpecError, build_spec
-from physics.vehicle_model import (AnchorCommand, AnchorModel, BodyStates, GroundHits,
+from physics.model.spec import SpecError, build_spec
+from physics.model.anchors import (AnchorCommand, AnchorModel, BodyStates, GroundHits,
                                    SuspensionSpec, derive_constants, static_mass_shares)
 
 GRAVITY = 9.81

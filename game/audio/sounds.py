@@ -1,0 +1,233 @@
+"""Sound: loops that follow the player's vehicle (the engine note with rpm and throttle;
+a tank's track clatter with its track speed; a car's tyre roar with its speed and its
+squeal with how much of it slides), and one-shot sounds placed in 3D for the
+simulation's events (shots, hits, wrecks, grinding gears).
+
+:class:`GameAudio` decides what to play; a player object plays it. :class:`PandaSoundPlayer`
+is the Panda3D player (``Audio3DManager``: positions and distance falloff); tests use a
+fake. Sounds are the WAVs ``assets/make_sounds.py`` synthesises.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from physics.model.spec import KMH_PER_MS, Spec, tuning
+
+SOUNDS_DIR = Path(__file__).resolve().parent.parent / "assets" / "sounds"
+SOUND_NAMES = ("engine_loop", "gun_fire", "impact_metal", "impact_sand", "explosion",
+               "gear_grind", "ui_click", "track_clatter", "tyre_roll", "tyre_skid")
+LOOPS = ("engine_loop", "track_clatter", "tyre_roll", "tyre_skid")
+"""Sounds that play all the time, following the player's vehicle (silent when not heard)."""
+CLATTER_LINKS_HZ = 12.0
+"""Track links striking in a second of ``track_clatter.wav`` at its recorded pitch."""
+UI_CLICK = "ui_click"
+"""The menus' click."""
+UI_SOUNDS = (UI_CLICK,)
+"""Sounds of the interface: played as they are, not placed in the world."""
+
+
+@dataclass(frozen=True)
+class AudioSpec(Spec):
+    idle_rpm: float = tuning("rpm at which the engine loop plays at its recorded pitch",
+                             minimum=100.0, maximum=5000.0)
+    min_play_rate: float = tuning("lowest engine pitch (play rate)", minimum=0.1,
+                                  maximum=4.0)
+    max_play_rate: float = tuning("highest engine pitch (play rate)", minimum=0.2,
+                                  maximum=8.0)
+    idle_volume: float = tuning("engine volume with the throttle closed", minimum=0.0,
+                                maximum=1.0)
+    full_throttle_volume: float = tuning("engine volume at full throttle", minimum=0.0,
+                                         maximum=1.0)
+    drop_off_factor: float = tuning("3D distance falloff (1: physical inverse distance)",
+                                    minimum=0.0, maximum=10.0)
+    track_link_pitch_m: float = tuning("length of one track link: the clatter clicks at the "
+                                       "track's speed over it", minimum=0.05, maximum=1.0)
+    clatter_play_rates: tuple[float, ...] = tuning("slowest and fastest clatter (play rate)",
+                                                   minimum=0.05, maximum=8.0, length=(2, 2))
+    clatter_full_kmh: float = tuning("the clatter grows louder with track speed up to this",
+                                     minimum=1.0, maximum=200.0)
+    clatter_volume: float = tuning("the clatter's volume from there", minimum=0.0,
+                                   maximum=1.0)
+    tyre_full_kmh: float = tuning("the tyres' roar grows louder and higher with speed up to "
+                                  "this", minimum=1.0, maximum=400.0)
+    tyre_roll_play_rates: tuple[float, ...] = tuning("the roar's play rate at a standstill "
+                                                     "and from that speed", minimum=0.05,
+                                                     maximum=8.0, length=(2, 2))
+    tyre_roll_volume: float = tuning("the roar's volume from that speed", minimum=0.0,
+                                     maximum=1.0)
+    skid_full_kmh: float = tuning("sliding this fast or faster squeals at full volume",
+                                  minimum=1.0, maximum=400.0)
+    skid_volume: float = tuning("the squeal's volume with every wheel on the ground sliding",
+                                minimum=0.0, maximum=1.0)
+
+
+def sound_for_event(event: dict, is_metal=lambda name: False,
+                    player_name: str | None = None) -> str | None:
+    """Which sound an event makes, or None. A hit on a vehicle or steel plate rings metal,
+    on anything else thuds into sand; a shift refused while moving (``reason`` "moving")
+    grinds the gears, for the player's vehicle only."""
+    kind = event.get("type")
+    if kind == "shot":
+        return "gun_fire"
+    if kind == "hit":
+        return "impact_metal" if is_metal(event.get("target")) else "impact_sand"
+    if kind == "destroyed":
+        return "explosion"
+    if (kind == "shift_refused" and event.get("reason") == "moving"
+            and (player_name is None or event.get("vehicle") == player_name)):
+        return "gear_grind"
+    return None
+
+
+def engine_note(spec: AudioSpec, rpm: float, throttle: float) -> tuple[float, float]:
+    """Play rate and volume of the engine loop at ``rpm`` with ``throttle`` (0..1)."""
+    rate = min(max(float(rpm) / spec.idle_rpm, spec.min_play_rate), spec.max_play_rate)
+    throttle = min(max(abs(float(throttle)), 0.0), 1.0)
+    volume = spec.idle_volume + (spec.full_throttle_volume - spec.idle_volume) * throttle
+    return rate, volume
+
+
+def track_clatter(spec: AudioSpec, track_speed_ms: float) -> tuple[float, float]:
+    """Play rate and volume of the track clatter at a track speed (either sign)."""
+    speed_ms = abs(float(track_speed_ms))
+    slowest, fastest = spec.clatter_play_rates
+    rate = min(max(speed_ms / spec.track_link_pitch_m / CLATTER_LINKS_HZ, slowest), fastest)
+    return rate, spec.clatter_volume * min(speed_ms * KMH_PER_MS / spec.clatter_full_kmh, 1.0)
+
+
+def tyre_noise(spec: AudioSpec, speed_ms: float, sliding_share: float
+               ) -> tuple[float, float, float]:
+    """Play rate and volume of the tyres' roar, and the squeal's volume, at a speed with a
+    share (0..1) of the wheels sliding on the ground."""
+    speed_kmh = abs(float(speed_ms)) * KMH_PER_MS
+    share = min(speed_kmh / spec.tyre_full_kmh, 1.0)
+    standstill, full = spec.tyre_roll_play_rates
+    squeal = spec.skid_volume * min(max(float(sliding_share), 0.0), 1.0) * min(
+        speed_kmh / spec.skid_full_kmh, 1.0)
+    return standstill + (full - standstill) * share, spec.tyre_roll_volume * share, squeal
+
+
+class SoundPlayer(Protocol):
+    def play(self, name: str, position) -> None:
+        """Play a sound once, at a world position (None, or an interface sound: as it is)."""
+    def loop(self, name: str, play_rate: float, volume: float, position) -> None:
+        """Set one of the ``LOOPS`` playing at this rate and volume, from ``position``."""
+    def destroy(self) -> None: ...
+
+
+class GameAudio:
+    """Turns the simulation's state and events into sounds through a ``SoundPlayer``."""
+
+    def __init__(self, simulation, player: SoundPlayer, spec: AudioSpec):
+        self.simulation = simulation
+        self.player = player
+        self.spec = spec
+
+    def _is_metal(self, name) -> bool:
+        sim = self.simulation
+        return (any(v.name == name for v in sim.vehicles)
+                or any(p.name == name for p in getattr(sim, "plates", ())))
+
+    def _position(self, event: dict):
+        if "point" in event:
+            return tuple(event["point"])
+        for vehicle in self.simulation.vehicles:
+            if vehicle.name == event.get("vehicle"):
+                return tuple(float(v) for v in vehicle.current.position_ws)
+        return None
+
+    def on_events(self, events: list[dict]) -> None:
+        player_name = self.simulation.player.name
+        for event in events:
+            name = sound_for_event(event, self._is_metal, player_name)
+            if name is not None:
+                self.player.play(name, self._position(event))
+
+    def update(self, throttle: float) -> None:
+        """Once a frame: the loops follow the player's vehicle (a tank clatters, a car's
+        tyres roar and squeal; the other kind's loops fall silent)."""
+        vehicle = self.simulation.player
+        spec, position = self.spec, tuple(float(v) for v in vehicle.current.position_ws)
+        self.player.loop("engine_loop", *engine_note(spec, vehicle.rpm, throttle), position)
+        clatter, roll, skid = (1.0, 0.0), (1.0, 0.0), 0.0
+        if vehicle.spec.tracked:
+            left, right = vehicle.track_speeds_ms()
+            clatter = track_clatter(spec, (abs(left) + abs(right)) / 2.0)
+        else:
+            anchors = vehicle.anchors()
+            sliding = (0.0 if anchors is None
+                       else float((anchors.sliding & anchors.on_ground).mean()))
+            rate, volume, skid = tyre_noise(spec, vehicle.current.forward_speed_ms(), sliding)
+            roll = (rate, volume)
+        self.player.loop("track_clatter", *clatter, position)
+        self.player.loop("tyre_roll", *roll, position)
+        self.player.loop("tyre_skid", 1.0, skid, position)
+
+    def destroy(self) -> None:
+        self.player.destroy()
+
+
+class PandaSoundPlayer:
+    """Panda3D's Audio3DManager: each one-shot is placed at its world position and fades
+    with distance from the camera (the listener). Interface sounds (``UI_SOUNDS``) go
+    through the plain sound-effects manager, at full level wherever the camera is."""
+
+    def __init__(self, base, spec: AudioSpec, folder: Path = SOUNDS_DIR):
+        from direct.showbase.Audio3DManager import Audio3DManager
+        from panda3d.core import Filename
+        self.base = base
+        self.manager = Audio3DManager(base.sfxManagerList[0], base.camera)
+        self.manager.setDropOffFactor(spec.drop_off_factor)
+        self.root = base.render.attachNewNode("sound-emitters")
+        self.sounds = {}
+        self._emitters = []
+        for name in SOUND_NAMES:
+            path = folder / f"{name}.wav"
+            if not path.exists():
+                continue
+            filename = Filename.fromOsSpecific(str(path))
+            self.sounds[name] = (base.loader.loadSfx(filename) if name in UI_SOUNDS
+                                 else self.manager.loadSfx(filename))
+        self._loop_nodes = {}
+        """Each loop's emitter, set where the player's vehicle is every frame."""
+        for name in LOOPS:
+            sound = self.sounds.get(name)
+            if sound is None:
+                continue
+            self._loop_nodes[name] = self.root.attachNewNode(name)
+            self.manager.attachSoundToObject(sound, self._loop_nodes[name])
+            sound.setLoop(True)
+            sound.setVolume(0.0)
+            sound.play()
+
+    def play(self, name: str, position) -> None:
+        sound = self.sounds.get(name)
+        if sound is None:
+            return
+        if position is not None and name not in UI_SOUNDS:
+            node = self.root.attachNewNode(name)
+            node.setPos(*position)
+            self.manager.attachSoundToObject(sound, node)
+            self._emitters.append(node)
+            if len(self._emitters) > 16:
+                old = self._emitters.pop(0)
+                old.removeNode()
+        sound.play()
+
+    def loop(self, name: str, play_rate: float, volume: float, position) -> None:
+        node = self._loop_nodes.get(name)
+        if node is None:
+            return
+        node.setPos(*position)
+        sound = self.sounds[name]
+        sound.setPlayRate(play_rate)
+        sound.setVolume(volume)
+
+    def destroy(self) -> None:
+        for sound in self.sounds.values():
+            sound.stop()
+        self.manager.disable()
+        self.root.removeNode()

@@ -1,0 +1,389 @@
+"""The heads-up display on aspect2d: it scales with the window (sizes are shares of the
+window's half height) and its panels hang from the window's corners.
+
+- bottom left: speed, the gear on a drawn H gate with the lever's knob (it travels
+  the gate through N during a shift and turns colour meanwhile), an rpm bar with
+  its red zone, and health;
+- centre: a crosshair at the gun's predicted impact point, ringed by the reload
+  (the app projects the point; it is worked out only every few frames);
+- top right: a minimap round the player, north up: enemies, wrecks;
+- top centre: round and score, and below it short messages (round end, destroyed,
+  a refused shift) that fade after a few seconds.
+
+:func:`game.view.hud_state.read_hud_state` takes what the HUD shows from the simulation (and
+the battle, when there is one) into a plain :class:`HudState`; :class:`Hud` only draws it,
+so a HUD built under a bare NodePath (no window) shows the same values in tests.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from panda3d.core import (CardMaker, ColorBlendAttrib, Geom, GeomLines, GeomNode, GeomPoints, GeomTriangles,
+                          GeomVertexData, GeomVertexFormat, GeomVertexWriter, LineSegs,
+                          NodePath, TextNode, TransparencyAttrib)
+
+from game.config import HudSpec
+from game.view.hud_state import HudState, lever_path_point
+
+def keep_alpha(path: NodePath) -> None:
+    """Blend colours by alpha but leave the frame's alpha as it is (an opaque frame stays
+    opaque: screenshots and a window behind the game are not see-through)."""
+    path.setAttrib(ColorBlendAttrib.make(
+        ColorBlendAttrib.MAdd, ColorBlendAttrib.OIncomingAlpha,
+        ColorBlendAttrib.OOneMinusIncomingAlpha, ColorBlendAttrib.MAdd,
+        ColorBlendAttrib.OZero, ColorBlendAttrib.OOne))
+
+
+def _card(parent: NodePath, name: str, left: float, right: float, bottom: float, top: float,
+          colour) -> NodePath:
+    maker = CardMaker(name)
+    maker.setFrame(left, right, bottom, top)
+    path = parent.attachNewNode(maker.generate())
+    path.setColor(*colour)
+    path.setTransparency(TransparencyAttrib.MAlpha)
+    return path
+
+
+def _text(parent: NodePath, spec: HudSpec, scale: float, align=TextNode.ALeft) -> NodePath:
+    node = TextNode("hud-text")
+    node.setFont(TextNode.getDefaultFont())
+    node.setTextColor(*spec.text_colour)
+    node.setShadow(0.06, 0.06)
+    node.setShadowColor(*spec.shadow_colour)
+    node.setAlign(align)
+    path = parent.attachNewNode(node)
+    path.setScale(scale)
+    return path
+
+
+def ring_triangles(segments: int, share: float, inner: float, outer: float) -> np.ndarray:
+    """Corner points (n, 3, 2) of a ring's arc from 12 o'clock, clockwise, over ``share``."""
+    n = max(1, int(math.ceil(segments * min(max(share, 0.0), 1.0))))
+    angles = np.linspace(0.0, 2.0 * math.pi * min(max(share, 0.0), 1.0), n + 1)
+    x, y = np.sin(angles), np.cos(angles)
+    inner_pts = np.stack([x * inner, y * inner], axis=1)
+    outer_pts = np.stack([x * outer, y * outer], axis=1)
+    first = np.stack([inner_pts[:-1], outer_pts[:-1], outer_pts[1:]], axis=1)
+    second = np.stack([inner_pts[:-1], outer_pts[1:], inner_pts[1:]], axis=1)
+    return np.concatenate([first, second])
+
+
+class Hud:
+    """Draws a :class:`HudState` on aspect2d. ``corners``: NodePaths by name
+    (``bottom_left``, ``top_right``, ``top_center``, ``center``) that follow the window's
+    edges (ShowBase's a2d corners); any missing one falls back to ``center``."""
+
+    def __init__(self, corners: dict, spec: HudSpec):
+        self.spec = spec
+        center = corners["center"]
+        self.root = center.attachNewNode("hud")
+        self._corner_roots = []
+
+        def corner(name: str) -> NodePath:
+            parent = corners.get(name) or center
+            path = parent.attachNewNode("hud-" + name)
+            keep_alpha(path)
+            self._corner_roots.append(path)
+            return path
+
+        s = spec
+        m = s.margin
+        # ----- bottom left: speed, gear gate, rpm, health ------------------------------
+        panel = corner("bottom_left")
+        width = s.bar_size[0] + 2 * m
+        height = s.gate_size * 1.6 + s.text_scale * 2.2 + s.bar_size[1] * 4 + 3 * m
+        _card(panel, "hud-panel", m * 0.5, m * 0.5 + width, m * 0.5, m * 0.5 + height,
+              s.panel_colour)
+        x0 = m
+        y = m + s.bar_size[1] * 0.2
+        self.health_label = _text(panel, s, s.text_scale * 0.6)
+        self.health_label.setPos(x0, 0, y + s.bar_size[1] * 1.4)
+        self.health_back = _card(panel, "health-back", x0, x0 + s.bar_size[0], y,
+                                 y + s.bar_size[1], (0.0, 0.0, 0.0, 0.5))
+        self.health_bar = _card(panel, "health", 0.0, 1.0, 0.0, 1.0, s.health_colour)
+        self.health_bar.setPos(x0, 0, y)
+        self.health_bar.setScale(s.bar_size[0], 1.0, s.bar_size[1])
+        y += s.bar_size[1] * 2.6 + s.text_scale * 0.4
+        self.rpm_label = _text(panel, s, s.text_scale * 0.6)
+        self.rpm_label.setPos(x0, 0, y + s.bar_size[1] * 1.4)
+        _card(panel, "rpm-back", x0, x0 + s.bar_size[0], y, y + s.bar_size[1],
+              (0.0, 0.0, 0.0, 0.5))
+        red = s.redline_share
+        _card(panel, "redline", x0 + s.bar_size[0] * red, x0 + s.bar_size[0], y,
+              y + s.bar_size[1], s.redline_colour).setAlphaScale(0.45)
+        self.rpm_bar = _card(panel, "rpm", 0.0, 1.0, 0.0, 1.0, s.rpm_colour)
+        self.rpm_bar.setPos(x0, 0, y)
+        self.rpm_bar.setScale(s.bar_size[0], 1.0, s.bar_size[1])
+        y += s.bar_size[1] * 2.6 + s.text_scale * 0.3
+        # Gate: columns and rows in gate units; the gate's height is gate_size.
+        self.gate_root = panel.attachNewNode("gate")
+        self.gate_unit = s.gate_size / 2.6
+        self.gate_root.setPos(x0 + s.bar_size[0] - self.gate_unit * 1.4, 0,
+                              y + s.gate_size * 0.55)
+        self._gate_built_for = None
+        self.knob = _card(self.gate_root, "knob", -0.22, 0.22, -0.22, 0.22, s.lever_colour)
+        self.knob.setScale(self.gate_unit)
+        self.knob_pos = None
+        self.speed_text = _text(panel, s, s.text_scale * 1.4)
+        self.speed_text.setPos(x0, 0, y + s.gate_size * 0.6)
+        self.gear_text = _text(panel, s, s.text_scale * 0.8)
+        self.gear_text.setPos(x0, 0, y + s.gate_size * 0.15)
+        # ----- centre: crosshair and reload ring -----------------------------------------
+        self.crosshair = center.attachNewNode("crosshair")
+        keep_alpha(self.crosshair)
+        self._corner_roots.append(self.crosshair)
+        lines = LineSegs("crosshair")
+        lines.setColor(*s.crosshair_colour)
+        lines.setThickness(2.0)
+        c = s.crosshair_size
+        for (ax, ay), (bx, by) in (((-c, 0), (-c * 0.35, 0)), ((c * 0.35, 0), (c, 0)),
+                                   ((0, -c), (0, -c * 0.35)), ((0, c * 0.35), (0, c))):
+            lines.moveTo(ax, 0, ay)
+            lines.drawTo(bx, 0, by)
+        self.crosshair.attachNewNode(lines.create())
+        self.reload_node = GeomNode("reload-ring")
+        self.reload_ring = self.crosshair.attachNewNode(self.reload_node)
+        self.reload_ring.setTransparency(TransparencyAttrib.MAlpha)
+        self._reload_share_drawn = None
+        self.crosshair_xy: tuple | None = None
+        # ----- top right: minimap -------------------------------------------------------
+        self.minimap = corner("top_right")
+        size = s.minimap_size
+        self.minimap_centre = (-m - size / 2, -m - size / 2)
+        _card(self.minimap, "minimap", -m - size, -m, -m - size, -m, s.minimap_colour)
+        frame = LineSegs("minimap-frame")
+        frame.setColor(*s.text_colour[:3], 0.6)
+        for (ax, ay), (bx, by) in (((-m - size, -m), (-m, -m)), ((-m, -m), (-m, -m - size)),
+                                   ((-m, -m - size), (-m - size, -m - size)),
+                                   ((-m - size, -m - size), (-m - size, -m))):
+            frame.moveTo(ax, 0, ay)
+            frame.drawTo(bx, 0, by)
+        self.minimap.attachNewNode(frame.create())
+        north = _text(self.minimap, s, s.text_scale * 0.5, TextNode.ACenter)
+        north.node().setText("N")
+        north.setPos(self.minimap_centre[0], 0, -m - s.text_scale * 0.55)
+        self.dots_node = GeomNode("minimap-dots")
+        self.dots = self.minimap.attachNewNode(self.dots_node)
+        self.dots.setRenderModeThickness(s.minimap_dot_px)
+        self.dots.setTransparency(TransparencyAttrib.MAlpha)
+        self.minimap_dots: list[tuple[float, float, str]] = []
+        """Last drawn dots: (x, y) in the minimap's frame and their kind."""
+        # ----- top centre: round, score, messages ----------------------------------------
+        top = corner("top_center")
+        self.score_text = _text(top, s, s.text_scale, TextNode.ACenter)
+        self.score_text.setPos(0, 0, -m - s.text_scale)
+        self.message_text = _text(top, s, s.text_scale * 0.9, TextNode.ACenter)
+        self.message_text.setPos(0, 0, -m - s.text_scale * 2.6)
+        self.messages: list[list] = []
+        """[text, seconds left] of the messages shown, oldest first."""
+        self.state: HudState | None = None
+
+    # ----- messages ---------------------------------------------------------------------
+
+    def message(self, text: str) -> None:
+        self.messages.append([text, self.spec.message_s])
+        del self.messages[:-self.spec.message_lines]
+        self._show_messages()
+
+    def _show_messages(self) -> None:
+        self.message_text.node().setText("\n".join(text for text, _ in self.messages))
+
+    def on_events(self, events: list[dict], player_name: str) -> None:
+        """Short messages for what the player should know happened."""
+        for event in events:
+            kind = event.get("type")
+            if kind == "round_end":
+                score = event.get("score", {})
+                winner = "You win" if event.get("winner") == "player" else "The bots win"
+                self.message(f"{winner} round {event.get('round')}  "
+                             f"({score.get('player', 0)} : {score.get('bots', 0)})")
+            elif kind == "round_start":
+                self.message(f"Round {event.get('round')}")
+            elif kind == "destroyed":
+                if event.get("vehicle") == player_name:
+                    self.message(f"You were destroyed by {event.get('by')}")
+                else:
+                    self.message(f"{event.get('vehicle')} destroyed by "
+                                 f"{'you' if event.get('by') == player_name else event.get('by')}")
+            elif kind == "shift_refused" and event.get("vehicle") == player_name:
+                reason = {"moving": "still moving", "over_rev": "it would over-rev"}.get(
+                    event.get("reason"), event.get("reason"))
+                self.message(f"Shift to {event.get('gear')} refused: {reason}")
+
+    # ----- per frame --------------------------------------------------------------------
+
+    def _build_gate(self, gate: dict) -> None:
+        for child in self.gate_root.findAllMatches("gate-lines"):
+            child.removeNode()
+        for child in self.gate_root.findAllMatches("gate-label"):
+            child.removeNode()
+        unit = self.gate_unit
+        lines = LineSegs("gate-lines")
+        lines.setColor(*self.spec.gate_colour)
+        lines.setThickness(3.0)
+        columns = [column for column, _ in gate.values()]
+        lines.moveTo(min(columns) * unit, 0, 0)
+        lines.drawTo(max(columns) * unit, 0, 0)
+        for name, (column, row) in gate.items():
+            if row == 0.0:
+                continue
+            lines.moveTo(column * unit, 0, 0)
+            lines.drawTo(column * unit, 0, row * unit)
+            label = _text(self.gate_root, self.spec, self.spec.text_scale * 0.55,
+                          TextNode.ACenter)
+            label.setName("gate-label")
+            label.node().setText(name)
+            label.setPos(column * unit, 0, row * unit * 1.55 - (0.18 * unit if row > 0
+                                                                 else 0.02 * unit))
+        path = self.gate_root.attachNewNode(lines.create())
+        path.setName("gate-lines")
+        self.knob.reparentTo(self.gate_root)  # drawn over the lines
+        self._gate_built_for = dict(gate)
+
+    def _draw_ring(self, share: float | None) -> None:
+        if share is None:
+            self.reload_ring.hide()
+            return
+        self.reload_ring.show()
+        rounded = round(share, 3)
+        if rounded == self._reload_share_drawn:
+            return
+        self._reload_share_drawn = rounded
+        self.reload_node.removeAllGeoms()
+        s = self.spec
+        colour = s.ready_colour if share >= 1.0 else s.reload_colour
+        outer = s.reload_radius
+        triangles = ring_triangles(s.reload_segments, max(share, 1e-3), outer - s.reload_width,
+                                   outer)
+        data = GeomVertexData("ring", GeomVertexFormat.getV3c4(), Geom.UHStream)
+        data.setNumRows(len(triangles) * 3)
+        vertex = GeomVertexWriter(data, "vertex")
+        colour_writer = GeomVertexWriter(data, "color")
+        for x, y in triangles.reshape(-1, 2):
+            vertex.addData3(float(x), 0.0, float(y))
+            colour_writer.addData4(*colour)
+        primitive = GeomTriangles(Geom.UHStream)
+        primitive.addConsecutiveVertices(0, len(triangles) * 3)
+        geom = Geom(data)
+        geom.addPrimitive(primitive)
+        self.reload_node.addGeom(geom)
+
+    def _draw_minimap(self, state: HudState) -> None:
+        s = self.spec
+        half = s.minimap_size / 2.0
+        cx, cy = self.minimap_centre
+        px, py = state.position_xy
+        colours = {"enemy": s.enemy_colour, "wreck": s.wreck_colour, "other": s.text_colour}
+        dots = []
+        for x, y, kind in state.contacts:
+            dx, dy = (x - px) / s.minimap_range_m, (y - py) / s.minimap_range_m
+            reach = max(abs(dx), abs(dy))
+            if reach > 1.0:  # beyond the range: pinned to the edge, in its direction
+                dx, dy = dx / reach, dy / reach
+            dots.append((cx + dx * half * 0.96, cy + dy * half * 0.96, kind))
+        self.minimap_dots = dots
+        self.dots_node.removeAllGeoms()
+        data = GeomVertexData("dots", GeomVertexFormat.getV3c4(), Geom.UHStream)
+        vertex = GeomVertexWriter(data, "vertex")
+        colour = GeomVertexWriter(data, "color")
+        for x, y, kind in dots:
+            vertex.addData3(x, 0.0, y)
+            colour.addData4(*colours.get(kind, s.text_colour))
+        points = GeomPoints(Geom.UHStream)
+        if dots:
+            points.addConsecutiveVertices(0, len(dots))
+        # The player: a dot and a tick along its heading.
+        base = len(dots)
+        tick = half * 0.14
+        for x, y in ((cx, cy), (cx + math.sin(state.heading_rad) * tick,
+                                 cy + math.cos(state.heading_rad) * tick)):
+            vertex.addData3(x, 0.0, y)
+            colour.addData4(*s.player_colour)
+        points.addVertex(base)
+        geom = Geom(data)
+        geom.addPrimitive(points)
+        self.dots_node.addGeom(geom)
+        heading_line = GeomLines(Geom.UHStream)
+        heading_line.addVertices(base, base + 1)
+        line = Geom(data)  # a Geom holds one kind of primitive
+        line.addPrimitive(heading_line)
+        self.dots_node.addGeom(line)
+
+    def set_crosshair(self, xy: tuple | None) -> None:
+        """Put the crosshair at aspect2d (x, y), or at the centre when None."""
+        self.crosshair_xy = xy
+        x, y = xy if xy is not None else (0.0, 0.0)
+        self.crosshair.setPos(x, 0.0, y)
+
+    def update(self, state: HudState, frame_s: float) -> None:
+        s = self.spec
+        self.state = state
+        self.speed_text.node().setText(f"{abs(state.speed_kmh):3.0f} km/h"
+                                       + (" R" if state.speed_kmh < -0.5 else ""))
+        gear = state.selected if not state.shifting else f"{state.shift_from}>{state.selected}"
+        self.gear_text.node().setText(("AUTO " if state.automatic else "") + "gear " + gear)
+        # Gate and knob.
+        if state.gate and state.gate != self._gate_built_for:
+            self._build_gate(state.gate)
+        target = (lever_path_point(state.gate, state.shift_from, state.selected,
+                                   state.shift_progress) if state.shifting
+                  else state.gate.get(state.selected, (0.0, 0.0)))
+        if self.knob_pos is None:
+            self.knob_pos = np.array(target, dtype=float)
+        else:
+            offset = np.asarray(target) - self.knob_pos
+            distance = float(np.linalg.norm(offset))
+            step = s.lever_speed_per_s * max(frame_s, 0.0)
+            self.knob_pos = (np.asarray(target, dtype=float) if distance <= step
+                             else self.knob_pos + offset / distance * step)
+        self.knob.setPos(self.knob_pos[0] * self.gate_unit, 0, self.knob_pos[1] * self.gate_unit)
+        self.knob.setColor(*(s.shifting_colour if state.shifting else s.lever_colour))
+        # Rpm: the bar's full width is the redline.
+        share = min(max(state.rpm / max(state.redline_rpm, 1.0), 0.0), 1.0)
+        self.rpm_bar.setSx(max(share, 1e-3) * s.bar_size[0])
+        self.rpm_bar.setColor(*(s.redline_colour if share >= s.redline_share else s.rpm_colour))
+        self.rpm_label.node().setText(f"{state.rpm:4.0f} rpm")
+        # Health.
+        if state.health is None or not state.max_health:
+            self.health_bar.hide()
+            self.health_back.hide()
+            self.health_label.node().setText("")
+        else:
+            self.health_bar.show()
+            self.health_back.show()
+            health = min(max(state.health / state.max_health, 0.0), 1.0)
+            self.health_bar.setSx(max(health, 1e-3) * s.bar_size[0])
+            low, high = np.asarray(s.low_health_colour), np.asarray(s.health_colour)
+            self.health_bar.setColor(*(low + (high - low) * health))
+            self.health_label.node().setText(
+                "DESTROYED" if state.destroyed else f"health {state.health:.0f}")
+        self._draw_ring(state.loaded_share)
+        if state.reload_s is None:
+            self.crosshair.hide()
+        else:
+            self.crosshair.show()
+        self._draw_minimap(state)
+        if state.score is not None:
+            self.score_text.node().setText(f"Round {state.round}    you {state.score['player']}"
+                                           f" : {state.score['bots']} bots")
+        else:
+            self.score_text.node().setText("")
+        # Messages fade out in order.
+        if self.messages:
+            for entry in self.messages:
+                entry[1] -= frame_s
+            before = len(self.messages)
+            self.messages = [entry for entry in self.messages if entry[1] > 0.0]
+            if len(self.messages) != before:
+                self._show_messages()
+
+    def show(self, visible: bool) -> None:
+        for path in [self.root, *self._corner_roots]:
+            (path.show if visible else path.hide)()
+
+    def destroy(self) -> None:
+        for path in [self.root, *self._corner_roots]:
+            path.removeNode()
+        self._corner_roots.clear()

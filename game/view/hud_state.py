@@ -1,0 +1,111 @@
+"""What the HUD shows, read from the simulation: a plain :class:`HudState` (no drawing), so
+the values can be checked without a window; :mod:`game.view.hud` draws it."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from physics.model.spec import KMH_PER_MS
+
+
+@dataclass
+class HudState:
+    """What the HUD shows, read from the simulation after a step."""
+
+    speed_kmh: float = 0.0
+    gear: str = "N"
+    """The engaged gear (N during a shift)."""
+    selected: str = "N"
+    """The gear the lever is in (a shift's destination)."""
+    shift_from: str = "N"
+    shift_progress: float = 1.0
+    """0..1 through a shift under way; 1 when none is."""
+    automatic: bool = False
+    gate: dict = field(default_factory=dict)
+    rpm: float = 0.0
+    idle_rpm: float = 0.0
+    redline_rpm: float = 1.0
+    health: float | None = None
+    max_health: float | None = None
+    reload_left_s: float | None = None
+    reload_s: float | None = None
+    destroyed: bool = False
+    position_xy: tuple = (0.0, 0.0)
+    heading_rad: float = 0.0
+    contacts: list = field(default_factory=list)
+    """Other vehicles: (x, y, "enemy" | "wreck" | "other")."""
+    round: int | None = None
+    score: dict | None = None
+
+    @property
+    def shifting(self) -> bool:
+        return self.shift_progress < 1.0
+
+    @property
+    def loaded_share(self) -> float | None:
+        """0 just fired .. 1 loaded (None: no gun)."""
+        if self.reload_s is None or self.reload_left_s is None:
+            return None
+        return 1.0 - min(max(self.reload_left_s / self.reload_s, 0.0), 1.0)
+
+
+def read_hud_state(simulation, battle=None, vehicle=None) -> HudState:
+    """A player's vehicle (``vehicle``; None: ``simulation.player``), its gearbox and gun,
+    the others on the map, round and score."""
+    player = vehicle if vehicle is not None else simulation.player
+    gearbox = player.fleet.gearbox
+    index = player.index
+    state = player.current
+    shift_time = gearbox.spec.shift_time_s
+    shifting = bool(gearbox.shifting[index]) and shift_time > 0.0
+    progress = (1.0 - float(gearbox.shift_left_s[index]) / shift_time) if shifting else 1.0
+    forward = state.axes_ws()[1]
+    enemies = set(getattr(battle, "bots", {}) or {}) if battle is not None else None
+    contacts = []
+    for vehicle in simulation.vehicles:
+        if vehicle is player:
+            continue
+        x, y = (float(v) for v in vehicle.current.position_ws[:2])
+        if vehicle.destroyed:
+            kind = "wreck"
+        elif enemies is None or vehicle.name in enemies:
+            kind = "enemy" if vehicle.aim is not None else "other"
+        else:
+            kind = "other"
+        contacts.append((x, y, kind))
+    armed = player.aim is not None
+    return HudState(
+        speed_kmh=state.forward_speed_ms() * KMH_PER_MS,
+        gear=player.gear, selected=gearbox.selected_name(index),
+        shift_from=gearbox.names[int(gearbox.from_index[index])] if shifting else player.gear,
+        shift_progress=min(max(progress, 0.0), 1.0),
+        automatic=bool(gearbox.automatic[index]), gate=dict(gearbox.gate),
+        rpm=player.rpm, idle_rpm=gearbox.spec.idle_rpm, redline_rpm=gearbox.spec.redline_rpm,
+        health=player.health, max_health=player.spec.armour.health if armed else None,
+        reload_left_s=player.aim.reload_left_s if armed else None,
+        reload_s=player.spec.gun.reload_s if armed else None,
+        destroyed=bool(player.destroyed),
+        position_xy=(float(state.position_ws[0]), float(state.position_ws[1])),
+        heading_rad=math.atan2(forward[0], forward[1]), contacts=contacts,
+        round=getattr(battle, "round", None) if battle is not None and battle.bots else None,
+        score=dict(battle.score) if battle is not None and battle.bots else None)
+
+
+def lever_path_point(gate: dict, start: str, end: str, progress: float) -> tuple[float, float]:
+    """Where the knob is ``progress`` (0..1) of the way from gear ``start`` to ``end``
+    along the H gate: down its slot to the neutral rail, along it, up the other slot."""
+    a = gate.get(start, (0.0, 0.0))
+    b = gate.get(end, (0.0, 0.0))
+    points = [a, (a[0], 0.0), (b[0], 0.0), b]
+    lengths = [math.dist(p, q) for p, q in zip(points, points[1:])]
+    total = sum(lengths)
+    if total <= 0.0:
+        return b
+    travel = min(max(progress, 0.0), 1.0) * total
+    for (p, q), length in zip(zip(points, points[1:]), lengths):
+        if travel <= length and length > 0.0:
+            share = travel / length
+            return (p[0] + (q[0] - p[0]) * share, p[1] + (q[1] - p[1]) * share)
+        travel -= length
+    return b

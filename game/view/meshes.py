@@ -1,0 +1,276 @@
+"""Geometry built in code from numpy arrays: the terrain mesh and simple solids.
+
+Solids are convex pieces (prisms, lofts between rings, cylinders); each is returned
+as a ``GeomNode`` with per-vertex normals and colours, built from one numpy array
+written straight into the vertex buffer. Front faces wind counter-clockwise seen
+from outside.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from panda3d.core import (Geom, GeomNode, GeomTriangles, GeomVertexArrayFormat, GeomVertexData,
+                          GeomVertexFormat)
+
+from physics.model.terrain import Terrain
+
+
+def _vertex_format(with_uv: bool) -> GeomVertexFormat:
+    """Position, normal, RGBA colour (and UV), all float32: one row is 10 (12) floats."""
+    array = GeomVertexArrayFormat()
+    array.addColumn("vertex", 3, Geom.NT_float32, Geom.C_point)
+    array.addColumn("normal", 3, Geom.NT_float32, Geom.C_normal)
+    array.addColumn("color", 4, Geom.NT_float32, Geom.C_color)
+    if with_uv:
+        array.addColumn("texcoord", 2, Geom.NT_float32, Geom.C_texcoord)
+    return GeomVertexFormat.registerFormat(GeomVertexFormat(array))
+
+
+VERTEX_FORMAT = _vertex_format(False)
+VERTEX_FORMAT_UV = _vertex_format(True)
+
+
+def _colour_vertex_format() -> GeomVertexFormat:
+    """Position and RGBA colour, float32: one row is 7 floats (tracers, debug lines)."""
+    array = GeomVertexArrayFormat()
+    array.addColumn("vertex", 3, Geom.NT_float32, Geom.C_point)
+    array.addColumn("color", 4, Geom.NT_float32, Geom.C_color)
+    return GeomVertexFormat.registerFormat(GeomVertexFormat(array))
+
+
+COLOUR_VERTEX_FORMAT = _colour_vertex_format()
+
+
+def write_rows(vertex_data: GeomVertexData, rows: np.ndarray) -> None:
+    """Overwrite a vertex buffer with float32 rows (same row count, same layout)."""
+    memoryview(vertex_data.modifyArray(0)).cast("B")[:] = rows.astype(np.float32).tobytes()
+
+
+def triangle_primitive(triangles: np.ndarray, usage) -> GeomTriangles:
+    """Triangles (M x 3 vertex indices) as one uint32 GeomTriangles, written from numpy."""
+    primitive = GeomTriangles(usage)
+    primitive.setIndexType(Geom.NT_uint32)
+    index_array = primitive.modifyVertices()
+    index_array.uncleanSetNumRows(triangles.size)
+    memoryview(index_array).cast("B")[:] = triangles.astype(np.uint32).tobytes()
+    return primitive
+
+
+def make_mesh(name: str, positions: np.ndarray, normals: np.ndarray, colours: np.ndarray,
+              triangles: np.ndarray, uvs: np.ndarray | None = None,
+              dynamic: bool = False) -> GeomNode:
+    """One GeomNode from per-vertex arrays (N x 3, N x 3, N x 4[, N x 2]) and triangles
+    (M x 3). ``dynamic``: the vertices will be rewritten (see :func:`write_rows`)."""
+    columns = [positions, normals, colours] + ([uvs] if uvs is not None else [])
+    rows = np.hstack(columns).astype(np.float32)
+    usage = Geom.UH_dynamic if dynamic else Geom.UH_static
+    vertex_data = GeomVertexData(name, VERTEX_FORMAT_UV if uvs is not None else VERTEX_FORMAT,
+                                 usage)
+    vertex_data.uncleanSetNumRows(len(rows))
+    write_rows(vertex_data, rows)
+    geom = Geom(vertex_data)
+    geom.addPrimitive(triangle_primitive(triangles, Geom.UH_static))
+    node = GeomNode(name)
+    node.addGeom(geom)
+    return node
+
+
+def grid_triangles(columns: int, rows: int) -> np.ndarray:
+    """Two triangles per cell, split along the diagonal from (i+1, j) to (i, j+1) as Bullet does."""
+    i, j = np.meshgrid(np.arange(columns - 1), np.arange(rows - 1))
+    corner = (j * columns + i).ravel()
+    right, up = corner + 1, corner + columns
+    return np.concatenate([np.stack([corner, right, up], axis=1),
+                           np.stack([right, up + 1, up], axis=1)])
+
+
+def terrain_mesh(terrain: Terrain, light_colour, dark_colour) -> GeomNode:
+    """The terrain drawn from the same height array as its collider, shaded by height."""
+    x_m, y_m = terrain.sample_positions()
+    heights = terrain.heights_m
+    slope_y, slope_x = np.gradient(heights, terrain.spacing_m)
+    normals = np.stack([-slope_x, -slope_y, np.ones_like(heights)], axis=-1)
+    normals /= np.linalg.norm(normals, axis=-1, keepdims=True)
+    # Troughs darker, crests lighter: the dune pattern reads even in flat light.
+    lightness = (heights - terrain.min_height_m) / terrain.height_range_m
+    colours = (np.asarray(dark_colour) + lightness[..., None]
+               * (np.asarray(light_colour) - np.asarray(dark_colour)))
+    colours = np.concatenate([colours, np.ones_like(heights)[..., None]], axis=-1)
+    positions = np.stack([x_m, y_m, heights], axis=-1)
+    return make_mesh("terrain", positions.reshape(-1, 3), normals.reshape(-1, 3),
+                     colours.reshape(-1, 4), grid_triangles(terrain.columns, terrain.rows))
+
+
+_BOX_FACES = np.array([  # (normal axis, sign)
+    (0, 1), (0, -1), (1, 1), (1, -1), (2, 1), (2, -1)])
+
+
+def box_mesh(name: str, half_extents, colour, centre=(0.0, 0.0, 0.0)) -> GeomNode:
+    """An axis-aligned box with flat-shaded faces (4 vertices each, outward normals)."""
+    half = np.asarray(half_extents, dtype=np.float64)
+    positions, normals = [], []
+    for axis, sign in _BOX_FACES:
+        u, v = (axis + 1) % 3, (axis + 2) % 3
+        normal = np.zeros(3)
+        normal[axis] = sign
+        for du, dv in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+            corner = np.zeros(3)
+            corner[axis] = sign * half[axis]
+            corner[u] = du * sign * half[u]
+            corner[v] = dv * half[v]
+            positions.append(corner + np.asarray(centre))
+            normals.append(normal)
+    base = np.arange(0, 24, 4)[:, None]
+    triangles = np.concatenate([base + [0, 1, 2], base + [0, 2, 3]])
+    colours = np.tile(np.append(np.asarray(colour, dtype=np.float64), 1.0), (24, 1))
+    return make_mesh(name, np.array(positions), np.array(normals), colours, triangles)
+
+
+def _rgba(colour, count: int) -> np.ndarray:
+    colour = np.asarray(colour, dtype=np.float64)
+    if colour.shape[-1] == 3:
+        colour = np.append(colour, 1.0)
+    return np.tile(colour, (count, 1))
+
+
+def _outward(triangles: np.ndarray, points: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    """Flip triangles of a convex solid so each winds counter-clockwise seen from outside."""
+    a, b, c = points[triangles[:, 0]], points[triangles[:, 1]], points[triangles[:, 2]]
+    normal = np.cross(b - a, c - a)
+    inward = np.einsum("ij,ij->i", normal, (a + b + c) / 3.0 - centre) < 0.0
+    fixed = triangles.copy()
+    fixed[inward] = fixed[inward][:, [0, 2, 1]]
+    return fixed
+
+
+def flat_mesh(name: str, points: np.ndarray, triangles: np.ndarray, colour,
+              centre=None) -> GeomNode:
+    """Faceted: each triangle gets its own three vertices and its face normal.
+
+    With ``centre``, triangles are first turned to face away from it (convex solids).
+    """
+    points = np.asarray(points, dtype=np.float64)
+    triangles = np.asarray(triangles, dtype=np.int64)
+    if centre is not None:
+        triangles = _outward(triangles, points, np.asarray(centre, dtype=np.float64))
+    corners = points[triangles.reshape(-1)]
+    a, b, c = corners[0::3], corners[1::3], corners[2::3]
+    normal = np.cross(b - a, c - a)
+    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
+    normals = np.repeat(normal, 3, axis=0)
+    if np.ndim(colour) == 1:
+        colours = _rgba(colour, len(corners))
+    else:  # one colour per triangle
+        per_triangle = np.asarray(colour, dtype=np.float64)
+        if per_triangle.shape[1] == 3:
+            per_triangle = np.hstack([per_triangle, np.ones((len(per_triangle), 1))])
+        colours = np.repeat(per_triangle, 3, axis=0)
+    return make_mesh(name, corners, normals, colours, np.arange(len(corners)).reshape(-1, 3))
+
+
+def loft_triangles(rings: int, sides: int, caps: bool = True) -> np.ndarray:
+    """Triangles joining ``rings`` consecutive rings of ``sides`` points each (closed
+    around), with fan caps over the first and last ring."""
+    triangles = []
+    for r in range(rings - 1):
+        for k in range(sides):
+            a, b = r * sides + k, r * sides + (k + 1) % sides
+            c, d = a + sides, b + sides
+            triangles += [(a, b, d), (a, d, c)]
+    if caps:
+        last = (rings - 1) * sides
+        for k in range(1, sides - 1):
+            triangles += [(0, k, k + 1), (last, last + k, last + k + 1)]
+    return np.array(triangles, dtype=np.int64)
+
+
+def loft_mesh(name: str, rings: list, colour) -> GeomNode:
+    """A faceted convex solid through rings of points (each K x 3, same K, same order)."""
+    points = np.concatenate([np.asarray(ring, dtype=np.float64) for ring in rings])
+    triangles = loft_triangles(len(rings), len(rings[0]))
+    return flat_mesh(name, points, triangles, colour, centre=points.mean(axis=0))
+
+
+def prism_x(name: str, profile_yz, x_min: float, x_max: float, colour) -> GeomNode:
+    """A convex side profile (points (y, z) in order round it) extruded across x."""
+    profile = np.asarray(profile_yz, dtype=np.float64)
+    ones = np.ones((len(profile), 1))
+    rings = [np.hstack([ones * x, profile]) for x in (x_min, x_max)]
+    return loft_mesh(name, rings, colour)
+
+
+def circle(radius: float, sides: int, phase: float = 0.0) -> np.ndarray:
+    """Points (sides x 2) round a circle."""
+    angle = phase + np.arange(sides) * 2.0 * np.pi / sides
+    return radius * np.stack([np.cos(angle), np.sin(angle)], axis=1)
+
+
+def cylinder_mesh(name: str, axis: int, stations, radii, sides: int, colours,
+                  smooth: bool = True) -> GeomNode:
+    """A solid of revolution about body ``axis`` (0 x, 1 y, 2 z): ``radii[i]`` at
+    ``stations[i]`` along the axis, each band coloured ``colours[i]`` (one per band),
+    capped at both ends. ``smooth`` shades the bands round, else faceted."""
+    stations = np.asarray(stations, dtype=np.float64)
+    u, v = (axis + 1) % 3, (axis + 2) % 3
+    unit = circle(1.0, sides)
+    positions, normals, vertex_colours, triangles = [], [], [], []
+
+    def add(points, point_normals, colour, faces):
+        base = sum(len(p) for p in positions)
+        positions.append(points)
+        normals.append(point_normals)
+        vertex_colours.append(_rgba(colour, len(points)))
+        triangles.append(np.asarray(faces) + base)
+
+    for band in range(len(stations) - 1):
+        ring = []
+        for s in (band, band + 1):
+            p = np.zeros((sides, 3))
+            p[:, axis] = stations[s]
+            p[:, u], p[:, v] = unit[:, 0] * radii[s], unit[:, 1] * radii[s]
+            ring.append(p)
+        slope = (radii[band] - radii[band + 1]) / max(abs(stations[band + 1] - stations[band]),
+                                                      1e-9)
+        if smooth:
+            n = np.zeros((sides, 3))
+            n[:, u], n[:, v] = unit[:, 0], unit[:, 1]
+            n[:, axis] = slope * np.sign(stations[band + 1] - stations[band])
+            n /= np.linalg.norm(n, axis=1, keepdims=True)
+            points = np.concatenate(ring)
+            point_normals = np.concatenate([n, n])
+            faces = [(k, (k + 1) % sides, sides + (k + 1) % sides) for k in range(sides)]
+            faces += [(k, sides + (k + 1) % sides, sides + k) for k in range(sides)]
+        else:
+            points, point_normals, faces = [], [], []
+            for k in range(sides):
+                k2 = (k + 1) % sides
+                quad = np.array([ring[0][k], ring[0][k2], ring[1][k2], ring[1][k]])
+                mid = np.zeros(3)
+                mid[u] = (unit[k, 0] + unit[k2, 0]) / 2
+                mid[v] = (unit[k, 1] + unit[k2, 1]) / 2
+                mid[axis] = slope * np.sign(stations[band + 1] - stations[band]) * np.linalg.norm(mid)
+                mid /= np.linalg.norm(mid)
+                base = 4 * k
+                points.append(quad)
+                point_normals.append(np.tile(mid, (4, 1)))
+                faces += [(base, base + 1, base + 2), (base, base + 2, base + 3)]
+            points, point_normals = np.concatenate(points), np.concatenate(point_normals)
+        centre = np.zeros(3)
+        centre[axis] = (stations[band] + stations[band + 1]) / 2
+        add(points, point_normals, colours[band],
+            _outward(np.array(faces), points, centre))
+    for s, sign in ((0, -1.0), (len(stations) - 1, 1.0)):
+        if radii[s] <= 0.0:
+            continue
+        direction = sign * np.sign(stations[-1] - stations[0])
+        p = np.zeros((sides, 3))
+        p[:, axis] = stations[s]
+        p[:, u], p[:, v] = unit[:, 0] * radii[s], unit[:, 1] * radii[s]
+        n = np.zeros((sides, 3))
+        n[:, axis] = direction
+        faces = np.array([(0, k, k + 1) for k in range(1, sides - 1)])
+        inside = np.zeros(3)
+        inside[axis] = stations[s] - direction
+        add(p, n, colours[0 if s == 0 else -1], _outward(faces, p, inside))
+    return make_mesh(name, np.concatenate(positions), np.concatenate(normals),
+                     np.concatenate(vertex_colours), np.concatenate(triangles))

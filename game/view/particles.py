@@ -1,0 +1,468 @@
+"""One particle system for every effect: numpy arrays, one vectorised update, one draw.
+
+State lives in arrays over a fixed capacity; the live particles are always the
+first ``count`` rows, in the order they were born (dead ones are squeezed out in
+the same pass that ages the rest, so order is kept). A spawn that would overflow
+the capacity drops the oldest particles first: the count is bounded whatever the
+game throws at it.
+
+Drawing: all live particles are ONE Geom of quads (four vertex rows a particle:
+centre, colour, size, glow and a corner) written from numpy through a memoryview
+each frame; a small ``#version 330`` shader pushes each corner out in clip space,
+so every quad faces the camera and is sized in metres, and shades it as a round,
+soft sprite. (Point sprites were the first choice, but Panda3D 1.10 does not let
+a GLSL shader set ``gl_PointSize`` here: points stayed one pixel.) Colours are premultiplied, blended with
+``ONE, ONE_MINUS_SRC_ALPHA``: a smoke particle (``additive`` 0) covers what is
+behind it, a flame or spark (``additive`` 1) adds light to it, both in the same
+draw. Depth test on, depth write off, drawn after the opaque scene (and the
+sky); optionally sorted back to front so smoke layers correctly.
+
+:func:`benchmark` compares this system with Panda3D's own ``ParticleEffect`` with
+a ``PointParticleRenderer`` on the same number of particles: the CPU cost of one
+frame's update, and the draw cost with ``gl-finish`` in an offscreen window.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from panda3d.core import (ColorBlendAttrib, Geom, GeomNode, GeomTriangles, GeomVertexArrayFormat,
+                          GeomVertexData, GeomVertexFormat, InternalName, NodePath,
+                          OmniBoundingVolume, Shader, Vec2, Vec3)
+
+from game.config import EmitterSpec
+
+_VERTEX = """#version 330
+uniform mat4 p3d_ModelViewProjectionMatrix;
+uniform mat4 p3d_ModelMatrix;
+uniform mat4 p3d_ViewMatrixInverse;
+uniform vec2 clip_per_m;            // clip-space offset of 1 m at w = 1 (the lens's scale)
+uniform vec3 haze_colour;           // the scene's haze at the horizon
+uniform float haze_density;         // visibility = exp(-(density * distance)^2)
+in vec4 p3d_Vertex;
+in vec4 p3d_Color;
+in vec2 sprite;                     // x: diameter (m), y: 1 = glows (additive)
+in vec2 corner;                     // (+-1, +-1): which corner of the quad
+out vec4 v_colour;
+out float v_glow;
+out vec2 v_corner;
+void main() {
+    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
+    gl_Position.xy += corner * (0.5 * sprite.x) * clip_per_m;
+    v_corner = corner;
+    vec3 world = (p3d_ModelMatrix * p3d_Vertex).xyz;
+    float fog = haze_density * length(world - p3d_ViewMatrixInverse[3].xyz);
+    float visibility = exp(-fog * fog);
+    // Smoke melts into the haze; glowing particles simply fade with distance.
+    vec3 colour = sprite.y > 0.5 ? p3d_Color.rgb * visibility
+                                 : mix(haze_colour, p3d_Color.rgb, visibility);
+    v_colour = vec4(colour, p3d_Color.a);
+    v_glow = sprite.y;
+}
+"""
+
+_FRAGMENT = """#version 330
+in vec4 v_colour;
+in float v_glow;
+in vec2 v_corner;
+out vec4 p3d_FragColor;
+void main() {
+    float r2 = dot(v_corner, v_corner);
+    if (r2 >= 1.0) discard;
+    float soft = (1.0 - r2) * (1.0 - r2);       // soft edge, dense core
+    float alpha = clamp(v_colour.a, 0.0, 1.0) * soft;
+    // Premultiplied: glowing particles add (alpha 0 out), smoke covers.
+    p3d_FragColor = vec4(v_colour.rgb * alpha, alpha * (1.0 - v_glow));
+}
+"""
+
+_FLOATS_PER_ROW = 9  # x y z, r g b a, diameter, glow
+_CORNERS = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]], np.float32)
+
+
+def _vertex_format() -> GeomVertexFormat:
+    array = GeomVertexArrayFormat()
+    array.addColumn(InternalName.getVertex(), 3, Geom.NT_float32, Geom.C_point)
+    array.addColumn(InternalName.getColor(), 4, Geom.NT_float32, Geom.C_color)
+    array.addColumn(InternalName.make("sprite"), 2, Geom.NT_float32, Geom.C_other)
+    array.addColumn(InternalName.make("corner"), 2, Geom.NT_float32, Geom.C_other)
+    return GeomVertexFormat.registerFormat(GeomVertexFormat(array))
+
+
+def cone_directions(rng: np.random.Generator, direction, spread_deg: float, n: int
+                    ) -> np.ndarray:
+    """``n`` unit vectors spread uniformly over the cap of half-angle ``spread_deg`` round
+    ``direction`` (180: the whole sphere)."""
+    axis = np.asarray(direction, dtype=np.float64)
+    length = np.linalg.norm(axis)
+    axis = axis / length if length > 1e-9 else np.array([0.0, 0.0, 1.0])
+    cos_max = math.cos(math.radians(min(max(spread_deg, 0.0), 180.0)))
+    cos_t = 1.0 - rng.random(n) * (1.0 - cos_max)
+    sin_t = np.sqrt(np.maximum(0.0, 1.0 - cos_t * cos_t))
+    phi = rng.random(n) * 2.0 * math.pi
+    helper = np.array([1.0, 0.0, 0.0]) if abs(axis[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    u = np.cross(axis, helper)
+    u /= np.linalg.norm(u)
+    v = np.cross(axis, u)
+    return (np.outer(cos_t, axis) + np.outer(sin_t * np.cos(phi), u)
+            + np.outer(sin_t * np.sin(phi), v))
+
+
+class ParticleSystem:
+    """Particles in arrays; ``spawn`` bursts, ``update(dt)`` ages and moves them all,
+    ``draw(eye)`` writes them into the one GeomNode under ``parent`` (None: no drawing,
+    for tests and benchmarks of the update alone)."""
+
+    def __init__(self, capacity: int, parent: NodePath | None = None, *,
+                 sort_back_to_front: bool = False):
+        self.capacity = int(capacity)
+        cap = self.capacity
+        self.position = np.zeros((cap, 3), np.float32)
+        self.velocity = np.zeros((cap, 3), np.float32)
+        self.age = np.zeros(cap, np.float32)
+        self.life = np.ones(cap, np.float32)
+        self.size = np.zeros((cap, 2), np.float32)          # birth, death
+        self.colour0 = np.zeros((cap, 4), np.float32)
+        self.colour1 = np.zeros((cap, 4), np.float32)
+        self.drag = np.zeros(cap, np.float32)
+        self.lift = np.zeros(cap, np.float32)
+        self.glow = np.zeros(cap, np.float32)
+        self._arrays = (self.position, self.velocity, self.age, self.life, self.size,
+                        self.colour0, self.colour1, self.drag, self.lift, self.glow)
+        self._rows = np.zeros((cap, _FLOATS_PER_ROW), np.float32)
+        self.count = 0
+        self.spawned_total = 0
+        self.dropped_total = 0
+        """Particles that died early to make room (the capacity was full)."""
+        self.sort_back_to_front = sort_back_to_front
+        self.path: NodePath | None = None
+        if parent is not None:
+            self._build_node(parent)
+
+    # ----- state ----------------------------------------------------------------------
+
+    def spawn(self, positions, velocities, life_s, size_m, colour_start, colour_end,
+              drag_per_s: float = 0.0, lift_m_s2: float = 0.0, additive: bool = False) -> int:
+        """Add particles (rows of ``positions`` and ``velocities``); ``life_s`` per particle
+        or one for all; sizes are (birth, death); colours RGBA. Returns how many were added."""
+        positions = np.asarray(positions, np.float32).reshape(-1, 3)
+        n = len(positions)
+        if n == 0:
+            return 0
+        if n > self.capacity:  # keep the newest
+            positions = positions[-self.capacity:]
+            velocities = np.asarray(velocities, np.float32).reshape(-1, 3)[-self.capacity:]
+            life_s = np.broadcast_to(np.asarray(life_s, np.float32), (n,))[-self.capacity:]
+            self.dropped_total += n - self.capacity
+            n = self.capacity
+        overflow = self.count + n - self.capacity
+        if overflow > 0:  # the oldest make room
+            keep = self.count - overflow
+            for array in self._arrays:
+                array[:keep] = array[overflow:self.count]
+            self.count = keep
+            self.dropped_total += overflow
+        start, end = self.count, self.count + n
+        self.position[start:end] = positions
+        self.velocity[start:end] = np.asarray(velocities, np.float32).reshape(-1, 3)
+        self.age[start:end] = 0.0
+        self.life[start:end] = np.maximum(np.asarray(life_s, np.float32), 1e-3)
+        self.size[start:end] = np.asarray(size_m, np.float32)
+        self.colour0[start:end] = np.asarray(colour_start, np.float32)
+        self.colour1[start:end] = np.asarray(colour_end, np.float32)
+        self.drag[start:end] = drag_per_s
+        self.lift[start:end] = lift_m_s2
+        self.glow[start:end] = 1.0 if additive else 0.0
+        self.count = end
+        self.spawned_total += n
+        return n
+
+    def emit(self, rng: np.random.Generator, spec: EmitterSpec, count: int, point,
+             direction=(0.0, 0.0, 1.0), base_velocity=(0.0, 0.0, 0.0)) -> int:
+        """A burst of ``count`` particles of the kind ``spec`` describes at ``point``,
+        leaving round ``direction`` (plus ``base_velocity``, e.g. the gun's own motion)."""
+        if count <= 0:
+            return 0
+        directions = cone_directions(rng, direction, spec.spread_deg, count)
+        speeds = rng.uniform(spec.speed_ms[0], spec.speed_ms[1], count)[:, None]
+        offsets = (rng.normal(0.0, 1.0, (count, 3)) * (spec.jitter_m / 2.0)
+                   if spec.jitter_m > 0.0 else 0.0)
+        life = rng.uniform(spec.life_s[0], spec.life_s[1], count)
+        return self.spawn(np.asarray(point, np.float64) + offsets,
+                          directions * speeds + np.asarray(base_velocity, np.float64),
+                          life, spec.size_m, spec.colour_start, spec.colour_end,
+                          spec.drag_per_s, spec.lift_m_s2, spec.additive)
+
+    def update(self, dt_s: float) -> None:
+        """Age, move and retire every particle in one vectorised pass."""
+        n = self.count
+        if n == 0 or dt_s <= 0.0:
+            return
+        age = self.age[:n]
+        age += dt_s
+        alive = age < self.life[:n]
+        if not alive.all():
+            keep = int(alive.sum())
+            for array in self._arrays:
+                array[:keep] = array[:n][alive]
+            n = self.count = keep
+            if n == 0:
+                return
+        velocity = self.velocity[:n]
+        velocity *= np.exp(-self.drag[:n] * dt_s)[:, None]
+        velocity[:, 2] += self.lift[:n] * dt_s
+        self.position[:n] += velocity * dt_s
+
+    def clear(self) -> None:
+        self.count = 0
+
+    def vertex_rows(self, eye_ws=None) -> np.ndarray:
+        """The live particles as vertex rows (N, 9): position, colour now, diameter now, glow;
+        far ones first when sorting is on and ``eye_ws`` is given."""
+        n = self.count
+        rows = self._rows[:n]
+        if n == 0:
+            return rows
+        t = (self.age[:n] / self.life[:n])[:, None]
+        rows[:, 0:3] = self.position[:n]
+        rows[:, 3:7] = self.colour0[:n] + (self.colour1[:n] - self.colour0[:n]) * t
+        rows[:, 7] = self.size[:n, 0] + (self.size[:n, 1] - self.size[:n, 0]) * t[:, 0]
+        rows[:, 8] = self.glow[:n]
+        if self.sort_back_to_front and eye_ws is not None and n > 1:
+            offset = self.position[:n] - np.asarray(eye_ws, np.float32)
+            order = np.argsort(-np.einsum("ij,ij->i", offset, offset), kind="stable")
+            rows[:] = rows[order]
+        return rows
+
+    # ----- drawing --------------------------------------------------------------------
+
+    def _build_node(self, parent: NodePath) -> None:
+        self._format = _vertex_format()
+        self._data = GeomVertexData("particles", self._format, Geom.UH_stream)
+        triangles = GeomTriangles(Geom.UH_stream)
+        triangles.setIndexType(Geom.NT_uint32)
+        geom = Geom(self._data)
+        geom.addPrimitive(triangles)
+        quad = np.array([0, 1, 2, 0, 2, 3], np.uint32)
+        self._indices = (quad[None, :] + 4 * np.arange(self.capacity, dtype=np.uint32)[:, None]
+                         ).ravel()
+        self._vertex_rows = np.zeros((self.capacity * 4, _FLOATS_PER_ROW + 2), np.float32)
+        self._vertex_rows[:, _FLOATS_PER_ROW:] = np.tile(_CORNERS, (self.capacity, 1))
+        self.node = GeomNode("particles")
+        self.node.addGeom(geom)
+        self.node.setBounds(OmniBoundingVolume())  # no bounds pass over thousands of points
+        self.node.setFinal(True)
+        self.path = parent.attachNewNode(self.node)
+        self.path.setShader(Shader.make(Shader.SL_GLSL, _VERTEX, _FRAGMENT))
+        self.path.setShaderInput("clip_per_m", Vec2(1.0, 1.0))
+        self.set_haze((0.0, 0.0, 0.0), 0.0)
+        self.path.setTwoSided(True)
+        self.path.setAttrib(ColorBlendAttrib.make(ColorBlendAttrib.MAdd, ColorBlendAttrib.OOne,
+                                                  ColorBlendAttrib.OOneMinusIncomingAlpha))
+        self.path.setDepthWrite(False)
+        self.path.setDepthTest(True)
+        self.path.setBin("fixed", 20)  # after the opaque scene, the sky and the tracers
+        self.path.setLightOff()
+        self.drawn = 0
+
+    def set_projection(self, vertical_fov_deg: float, aspect_ratio: float) -> None:
+        """Sprite sizes in metres need the lens: the clip-space size of 1 m at w = 1."""
+        if self.path is not None:
+            scale = 1.0 / math.tan(math.radians(vertical_fov_deg) / 2.0)
+            self.path.setShaderInput("clip_per_m", Vec2(scale / aspect_ratio, scale))
+
+    def set_haze(self, colour, density_per_m: float) -> None:
+        """Smoke fades into the scene's haze as the terrain does."""
+        if self.path is not None:
+            self.path.setShaderInput("haze_colour", Vec3(*colour))
+            self.path.setShaderInput("haze_density", float(density_per_m))
+
+    def draw(self, eye_ws=None) -> None:
+        """Write the live particles into the GeomNode (one memoryview copy)."""
+        if self.path is None:
+            return
+        rows = self.vertex_rows(eye_ws)
+        n = len(rows)
+        geom = self.node.modifyGeom(0)
+        data = geom.modifyVertexData()
+        data.uncleanSetNumRows(n * 4)
+        if n:  # each row to its quad's four corners, then from our memory into Panda's
+            quads = self._vertex_rows[:n * 4]
+            quads.reshape(n, 4, -1)[:, :, :_FLOATS_PER_ROW] = rows[:, None, :]
+            memoryview(data.modifyArray(0)).cast("B")[:] = memoryview(quads).cast("B")
+        if n != self.drawn:  # the triangles of n quads are always the same numbers
+            indices = geom.modifyPrimitive(0).modifyVertices(n * 6)
+            indices.uncleanSetNumRows(n * 6)
+            if n:
+                memoryview(indices).cast("B")[:] = memoryview(self._indices[:n * 6]).cast("B")
+        self.drawn = n
+
+    def destroy(self) -> None:
+        if self.path is not None:
+            self.path.removeNode()
+            self.path = None
+
+
+# ----- benchmark: ours against Panda3D's ParticleEffect ------------------------------
+
+POINT_PX = 3.0
+"""Both systems draw their particles this many pixels across (fill rate is the same)."""
+
+
+def _fill(system: ParticleSystem, count: int, rng: np.random.Generator, size_m: float) -> None:
+    """``count`` long-lived particles in a cloud 30 m in front of the camera."""
+    positions = rng.normal(0.0, 4.0, (count, 3)) + np.array([0.0, 30.0, 0.0])
+    velocities = rng.normal(0.0, 1.0, (count, 3))
+    system.spawn(positions, velocities, rng.uniform(1e5, 2e5, count), (size_m, size_m),
+                 (1.0, 0.7, 0.3, 0.8), (0.6, 0.6, 0.6, 0.0), 0.5, 0.5, False)
+
+
+def _median_ms(work, frames: int) -> float:
+    """The median time of ``frames`` calls of ``work`` (robust to a busy machine)."""
+    times = []
+    for _ in range(frames):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times)) * 1000.0
+
+
+def _draw_ms(base, frames: int) -> float:
+    base.graphicsEngine.renderFrame()
+    return _median_ms(base.graphicsEngine.renderFrame, frames)
+
+
+def benchmark(count: int = 5000, frames: int = 60) -> dict:
+    """Per-frame cost (ms) of ``count`` particles: ours vs ``ParticleEffect`` with a
+    ``PointParticleRenderer``, both drawn ``POINT_PX`` pixels across. ``update_ms``: the CPU side of a frame (ours: update +
+    vertex write; theirs: the particle and physics managers' step). ``draw_ms``: a
+    rendered frame with ``gl-finish`` (offscreen, 1280x720) less an empty frame's cost.
+    Medians over ``frames`` frames.
+    Opens an offscreen ShowBase when none is running (use a fresh process)."""
+    import builtins
+
+    from panda3d.core import loadPrcFileData
+    rng = np.random.default_rng(7)
+    if getattr(builtins, "base", None) is None:
+        loadPrcFileData("particles-benchmark", "window-type offscreen\nwin-size 1280 720\n"
+                        "audio-library-name null\ngl-finish true\nsync-video false")
+        from direct.showbase.ShowBase import ShowBase
+        ShowBase()
+    base = builtins.base
+    base.setBackgroundColor(0.2, 0.3, 0.5, 1.0)
+    base.camLens.setMinFov(40.0)
+    dt = 1.0 / 60.0
+    empty_ms = _draw_ms(base, frames)
+
+    # Ours: a full frame's CPU work (update + writing the vertices), then drawing.
+    ours = ParticleSystem(count, base.render)
+    ours.set_projection(40.0, base.win.getXSize() / base.win.getYSize())
+    pixels_per_m_at_1m = (base.win.getYSize() / 2.0) / math.tan(math.radians(20.0))
+    _fill(ours, count, rng, POINT_PX * 30.0 / pixels_per_m_at_1m)
+
+    def our_frame():
+        ours.update(dt)
+        ours.draw()
+    ours_update_ms = _median_ms(our_frame, frames)
+    ours_draw_ms = _draw_ms(base, frames) - empty_ms
+    ours_alive = ours.count
+    # The same particles at the sizes smoke has in the game (0.5 m: ~16 px at 30 m).
+    ours.size[:ours.count] = 0.5
+    ours.draw()
+    ours_smoke_draw_ms = _draw_ms(base, frames) - empty_ms
+    ours.destroy()
+
+    result = {"count": count, "frames": frames, "empty_frame_ms": round(empty_ms, 3),
+              "ours": {"update_ms": round(ours_update_ms, 3), "draw_ms": round(ours_draw_ms, 3),
+                       "alive": int(ours_alive), "draw_ms_at_16px": round(ours_smoke_draw_ms, 3)}}
+    result["panda_particle_effect"] = _panda_effect(base, count, frames, dt, empty_ms,
+                                                    "PointParticleRenderer")
+    result["panda_sprite_effect"] = _panda_effect(base, count, frames, dt, empty_ms,
+                                                  "SpriteParticleRenderer")
+    costs = {name: result[name]["update_ms"] + result[name]["draw_ms"]
+             for name in ("ours", "panda_particle_effect")}
+    result["faster"] = min(costs, key=costs.get)
+    return result
+
+
+def _soft_texture(size: int = 32):
+    """A round, soft white sprite for Panda's SpriteParticleRenderer."""
+    from panda3d.core import PNMImage, Texture
+    image = PNMImage(size, size, 4)
+    axis = (np.arange(size) + 0.5) / size * 2.0 - 1.0
+    r2 = axis[None, :] ** 2 + axis[:, None] ** 2
+    alpha = np.clip(1.0 - r2, 0.0, 1.0) ** 2
+    image.fill(1.0, 1.0, 1.0)
+    for y in range(size):
+        for x in range(size):
+            image.setAlpha(x, y, float(alpha[y, x]))
+    texture = Texture("soft")
+    texture.load(image)
+    return texture
+
+
+def _panda_effect(base, count: int, frames: int, dt: float, empty_ms: float,
+                  renderer: str) -> dict:
+    """Panda3D's ParticleEffect: a sphere emitter, a pool of ``count`` all born at once."""
+    from direct.particles.ForceGroup import ForceGroup
+    from direct.particles.ParticleEffect import ParticleEffect
+    from direct.particles.Particles import Particles
+    from panda3d.core import Point3, Vec3, Vec4
+    from panda3d.physics import BaseParticleEmitter, BaseParticleRenderer, LinearVectorForce
+    base.enableParticles()
+    effect = ParticleEffect()
+    particles = Particles("bench")
+    particles.setFactory("PointParticleFactory")
+    particles.setRenderer(renderer)
+    particles.setEmitter("SphereVolumeEmitter")
+    particles.setPoolSize(count)
+    particles.setBirthRate(0.001)
+    particles.setLitterSize(count)
+    particles.setLitterSpread(0)
+    particles.factory.setLifespanBase(1e5)
+    particles.renderer.setAlphaMode(BaseParticleRenderer.PRALPHAOUT)
+    if renderer == "PointParticleRenderer":  # square points of a fixed pixel size
+        particles.renderer.setPointSize(POINT_PX)
+        particles.renderer.setStartColor(Vec4(1.0, 0.7, 0.3, 0.8))
+        particles.renderer.setEndColor(Vec4(0.6, 0.6, 0.6, 0.0))
+    else:  # soft round sprites sized in metres: the look ours has
+        texture = _soft_texture()
+        particles.renderer.setTexture(texture, texture.getXSize())
+        particles.renderer.setXScaleFlag(0)
+        particles.renderer.setYScaleFlag(0)
+        pixels_per_m_at_1m = (base.win.getYSize() / 2.0) / math.tan(math.radians(20.0))
+        size_m = POINT_PX * 30.0 / pixels_per_m_at_1m
+        particles.renderer.setInitialXScale(size_m / texture.getXSize())
+        particles.renderer.setInitialYScale(size_m / texture.getXSize())
+        particles.renderer.setColor(Vec4(1.0, 0.7, 0.3, 0.8))
+    particles.emitter.setEmissionType(BaseParticleEmitter.ETRADIATE)
+    particles.emitter.setAmplitude(1.0)
+    particles.emitter.setRadius(4.0)
+    effect.addParticles(particles)
+    forces = ForceGroup("lift")  # the same lift ours has
+    forces.addForce(LinearVectorForce(Vec3(0.0, 0.0, 0.5)))
+    effect.addForceGroup(forces)
+    effect.setPos(Point3(0.0, 30.0, 0.0))
+    effect.start(parent=base.render, renderParent=base.render)
+    for _ in range(3):  # let the litter be born
+        base.particleMgr.doParticles(dt)
+        base.physicsMgr.doPhysics(dt)
+
+    def their_frame():
+        base.physicsMgr.doPhysics(dt)
+        base.particleMgr.doParticles(dt)
+    update_ms = _median_ms(their_frame, frames)
+    draw_ms = _draw_ms(base, frames) - empty_ms
+    alive = particles.getLivingParticles()
+    effect.cleanup()
+    base.disableParticles()
+    return {"update_ms": round(update_ms, 3), "draw_ms": round(draw_ms, 3), "alive": int(alive)}
+
+
+if __name__ == "__main__":  # python -m game.view.particles [count] [frames]
+    import json
+    import sys
+    arguments = [int(a) for a in sys.argv[1:3]]
+    print(json.dumps(benchmark(*arguments), indent=2))

@@ -1,0 +1,164 @@
+"""The desert scene: sky dome, tiled sand, rocks, a low warm sun with shadows, and haze.
+
+Everything is drawn by our own shaders (:mod:`game.view.shaders`). The scene's root
+carries the shared inputs (sun, sky, fog, shadow map), so every lit node under it
+(terrain, rocks, vehicles) is lit the same way.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from panda3d.core import CullFaceAttrib, DepthTestAttrib, NodePath, Vec2, Vec3, Vec4
+
+from game.config import SandSpec, SceneSpec, ShadowSpec, TerrainViewSpec
+from game.view.meshes import flat_mesh, loft_triangles, make_mesh
+from game.view.shaders import lit_shader, sky_shader
+from game.view.shadows import MAIN_CAMERA_MASK, SHADOW_CASTER_MASK, SunShadow
+from game.view.terrain_view import TerrainView
+from game.view.textures import sand_detail_texture
+from physics.model.terrain import Terrain
+
+
+def towards_sun(heading_deg: float, elevation_deg: float) -> np.ndarray:
+    """Unit vector toward the sun, from the compass heading it shines from."""
+    heading, elevation = math.radians(heading_deg), math.radians(elevation_deg)
+    return np.array([math.sin(heading) * math.cos(elevation),
+                     math.cos(heading) * math.cos(elevation), math.sin(elevation)])
+
+
+def sun_direction(heading_deg: float, elevation_deg: float) -> Vec3:
+    """Direction the sunlight travels, from the compass heading it comes from."""
+    return Vec3(*(-towards_sun(heading_deg, elevation_deg)))
+
+
+def rocks_mesh(rocks, spec: SceneSpec):
+    """All rocks in one faceted mesh, in world space, each a slightly different colour."""
+    points, triangles, colours = [], [], []
+    base = 0
+    for number, rock in enumerate(rocks):
+        heading = math.radians(rock.heading_deg)
+        # Panda's heading turns counter-clockwise; the collider is set with H = -heading.
+        c, s = math.cos(-heading), math.sin(-heading)
+        rotation = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+        world = rock.points_bs @ rotation.T + rock.position_ws
+        points.append(world)
+        # Turn each triangle outward about the rock's own centre.
+        tris = np.asarray(rock.triangles)
+        a, b, cc = world[tris[:, 0]], world[tris[:, 1]], world[tris[:, 2]]
+        inward = np.einsum("ij,ij->i", np.cross(b - a, cc - a),
+                           (a + b + cc) / 3 - rock.position_ws) < 0
+        tris = tris.copy()
+        tris[inward] = tris[inward][:, [0, 2, 1]]
+        triangles.append(tris + base)
+        shade = 1.0 + spec.rock_colour_variation * math.sin(number * 12.9898 + 0.5)
+        colours.append(np.tile(np.clip(np.asarray(spec.rock_colour) * shade, 0, 1),
+                               (len(tris), 1)))
+        base += len(world)
+    if not points:
+        return None
+    return flat_mesh("rocks", np.concatenate(points), np.concatenate(triangles),
+                     np.concatenate(colours))
+
+
+def sky_dome_mesh(radius_m: float, rings: int, sides: int):
+    """A sphere of ``radius_m`` (normals unused by the sky shader) with inward faces."""
+    elevations = np.linspace(-math.pi / 2, math.pi / 2, rings)
+    points = []
+    for elevation in elevations:
+        angle = np.arange(sides) * 2 * math.pi / sides
+        points.append(np.stack([np.cos(angle) * math.cos(elevation),
+                                np.sin(angle) * math.cos(elevation),
+                                np.full(sides, math.sin(elevation))], axis=1) * radius_m)
+    positions = np.concatenate(points)
+    triangles = loft_triangles(rings, sides, caps=False)
+    return make_mesh("sky-dome", positions, -positions / radius_m,
+                     np.ones((len(positions), 4)), triangles)
+
+
+class DesertScene:
+    """Builds the scene under ``render``; ``update(camera_ws, focus_ws)`` each frame;
+    ``destroy()`` takes it all down."""
+
+    def __init__(self, base, render: NodePath, camera: NodePath, terrain: Terrain, rocks,
+                 spec: SceneSpec, sand: SandSpec, shadows: ShadowSpec,
+                 terrain_view: TerrainViewSpec):
+        self._render = render
+        self.spec = spec
+        self.root = render.attachNewNode("desert-scene")
+        sun = towards_sun(spec.sun_heading_deg, spec.sun_elevation_deg)
+        if base.cam is not None:
+            base.cam.node().setCameraMask(MAIN_CAMERA_MASK)
+        self.shadow = SunShadow(base, render, sun, shadows)
+
+        # Shared inputs for every lit node under render.
+        inputs = {
+            "sun_direction": Vec3(*sun), "sun_colour": Vec3(*spec.sun_colour),
+            "sky_zenith_colour": Vec3(*spec.sky_colour),
+            "horizon_colour": Vec3(*spec.fog_colour),
+            "sky_shape": Vec4(spec.sky_gradient_exponent, spec.sun_glow_strength,
+                              spec.sun_glow_exponent,
+                              math.cos(math.radians(spec.sun_disc_radius_deg))),
+            "sky_light_colour": Vec3(*spec.ambient_colour),
+            "ground_light_colour": Vec3(*spec.ground_light_colour),
+            "fog_density": spec.fog_density_per_m,
+            "specular_strength": 0.0,
+            **self.shadow.shader_inputs(),
+        }
+        for name, value in inputs.items():
+            render.setShaderInput(name, value)
+        self._input_names = list(inputs)
+        render.setShader(lit_shader())
+
+        self.sky = camera.attachNewNode(sky_dome_mesh(spec.sky_dome_radius_m, 12, 24))
+        self.sky.setCompass()
+        self.sky.setShader(sky_shader())
+        # Drawn after the opaque scene, on the far plane: it shades only uncovered pixels.
+        self.sky.setBin("fixed", 0)
+        self.sky.setDepthWrite(False)
+        self.sky.setAttrib(DepthTestAttrib.make(DepthTestAttrib.MLessEqual))
+        self.sky.setAttrib(CullFaceAttrib.make(CullFaceAttrib.MCullNone))
+        self.sky.hide(SHADOW_CASTER_MASK)
+        self._view_skies: list[NodePath] = []
+
+        self.terrain = TerrainView(self.root, terrain, terrain_view, spec.sand_light_colour,
+                                   spec.sand_dark_colour, sand.blend_mask_tile_m)
+        self.terrain.root.hide(SHADOW_CASTER_MASK)
+        self.terrain.root.setShader(lit_shader("SAND"))
+        self.sand_texture = sand_detail_texture(sand.texture_size_px, sand.ripples_per_tile,
+                                                sand.ripple_slope, sand.grain_slope, 0)
+        self.terrain.root.setShaderInput("sand_detail", self.sand_texture)
+        self.terrain.root.setShaderInput("sand_scales", Vec4(
+            1.0 / sand.fine_tile_m, 1.0 / sand.coarse_tile_m,
+            math.exp(-(spec.fog_density_per_m * sand.fine_detail_distance_m) ** 2),
+            sand.normal_strength))
+        self.terrain.root.setShaderInput("sand_variation", Vec2(sand.fine_variation,
+                                                                sand.coarse_variation))
+        mesh = rocks_mesh(rocks, spec)
+        self.rocks = self.root.attachNewNode(mesh) if mesh is not None else None
+
+    def add_view(self, camera: NodePath, camera_mask) -> None:
+        """Another camera (split screen; it draws ``camera_mask``) gets its own sky dome
+        round it: each camera sees only its own."""
+        sky = self.sky.copyTo(camera)
+        sky.hide(MAIN_CAMERA_MASK)
+        self.sky.hide(camera_mask)
+        self._view_skies.append(sky)
+
+    def update(self, focus_ws: np.ndarray) -> None:
+        """Once a frame: the shadowed square follows ``focus_ws`` (the player)."""
+        self.shadow.follow(focus_ws)
+
+    def destroy(self) -> None:
+        self._render.clearShader()
+        for name in self._input_names:
+            self._render.clearShaderInput(name)
+        self.terrain.destroy()
+        if self.rocks is not None:
+            self.rocks.removeNode()
+        self.sky.removeNode()
+        for sky in self._view_skies:
+            sky.removeNode()
+        self.shadow.destroy()
+        self.root.removeNode()

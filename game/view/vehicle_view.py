@@ -1,0 +1,124 @@
+"""A vehicle drawn at its pose blended between the last two physics steps.
+
+:class:`VehicleView` picks the rig by ``vehicle.kind`` (a tank: :class:`TankRig`; a car:
+:class:`CarRig`) and gives the app one interface to both. A destroyed vehicle
+(``vehicle.destroyed``) is drawn as a burnt wreck: every colour of its rig is
+multiplied by the scene's ``wreck_shade``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from panda3d.core import Geom, InternalName, NodePath
+
+from game.view.car_rig import CarRig
+from game.config import GameSpec
+from game.view.tank_rig import TankRig
+
+
+def _row_floats(data) -> int | None:
+    """Floats per row if ``data`` has our layout (one float32 array: position, normal,
+    colour at floats 6..9, maybe UVs), else None."""
+    vertex_format = data.getFormat()
+    if vertex_format.getNumArrays() != 1:
+        return None
+    array = vertex_format.getArray(0)
+    colour = array.getColumn(InternalName.getColor())
+    if (colour is None or colour.getStart() != 24 or colour.getNumComponents() != 4
+            or colour.getNumericType() != Geom.NT_float32 or array.getStride() % 4):
+        return None
+    return array.getStride() // 4
+
+
+def make_rig(parent: NodePath, vehicle, game: GameSpec, step_s: float = 1.0 / 60.0):
+    """The rig that draws ``vehicle``, by its kind."""
+    kind = getattr(vehicle, "kind", "tank")
+    if kind == "car":
+        return CarRig(parent, vehicle, game.car_rig, step_s)
+    if kind == "tank":
+        return TankRig(parent, vehicle, game.tank_rig, game.scene.vehicle_colour,
+                       game.scene.track_colour)
+    raise ValueError(f"no rig draws a vehicle of kind {kind!r}")
+
+
+class ColourShade:
+    """Multiplies the vertex colours of every mesh under a node, and puts them back."""
+
+    def __init__(self, root: NodePath):
+        self.root = root
+        self._original: dict = {}  # GeomVertexData -> its rows as they were built
+
+    def apply(self, shade) -> None:
+        factor = np.asarray(shade, dtype=np.float32)
+        for path in self.root.findAllMatches("**/+GeomNode"):
+            node = path.node()
+            for g in range(node.getNumGeoms()):
+                data = node.modifyGeom(g).modifyVertexData()
+                width = _row_floats(data)
+                if width is None or data in self._original:
+                    continue
+                view = memoryview(data.modifyArray(0)).cast("B")
+                rows = np.frombuffer(view, dtype=np.float32).reshape(-1, width).copy()
+                self._original[data] = rows.copy()
+                rows[:, 6:9] *= factor
+                view[:] = rows.tobytes()
+
+    def restore(self) -> None:
+        for data, rows in self._original.items():
+            memoryview(data.modifyArray(0)).cast("B")[:] = rows.tobytes()
+        self._original.clear()
+
+
+class VehicleView:
+    """The rig that follows one simulation vehicle; exposes the drawn pose."""
+
+    def __init__(self, parent: NodePath, vehicle, game: GameSpec, step_s: float = 1.0 / 60.0):
+        self.vehicle = vehicle
+        self.rig = make_rig(parent, vehicle, game, step_s)
+        self.root = self.rig.root
+        self.length_m = self.rig.shape.length_m
+        """The hull's length: the chase camera's distances scale with it."""
+        self.has_gun = isinstance(self.rig, TankRig)
+        self._wreck_shade = game.scene.wreck_shade
+        self._shade = ColourShade(self.root)
+        self.wrecked = False
+
+    @property
+    def position(self) -> np.ndarray:
+        return self.rig.position
+
+    @property
+    def rotation(self) -> np.ndarray:
+        return self.rig.rotation
+
+    def update(self, alpha: float, frame_s: float = 0.0) -> None:
+        self.rig.update(alpha, frame_s)
+        destroyed = bool(getattr(self.vehicle, "destroyed", False))
+        if destroyed != self.wrecked:
+            self._set_wrecked(destroyed)
+
+    def _set_wrecked(self, wrecked: bool) -> None:
+        self.wrecked = wrecked
+        if isinstance(self.rig, TankRig):  # the belts are rewritten each frame from this
+            self.rig.set_belt_shade(self._wreck_shade if wrecked else (1.0, 1.0, 1.0))
+        if wrecked:
+            self._shade.apply(self._wreck_shade)
+        else:
+            self._shade.restore()
+
+    def show_gun(self, visible: bool, camera_mask=None) -> None:
+        """Hide the gun from the gun sight, whose eye sits beside the barrel: from the
+        cameras drawing ``camera_mask`` only (None: from every camera)."""
+        if self.has_gun:
+            change = self.rig.gun.show if visible else self.rig.gun.hide
+            if camera_mask is None:
+                change()
+            else:
+                change(camera_mask)
+
+    def gun_pose_ws(self, offset_m=(0.0, 0.0, 0.0)):
+        """The gun sight's eye and axes (a car: the driver's eye)."""
+        return self.rig.gun_pose_ws(offset_m)
+
+    def destroy(self) -> None:
+        self.rig.destroy()

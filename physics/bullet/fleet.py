@@ -1,0 +1,418 @@
+"""The Bullet adapter of the vehicle model: gathers poses, casts rays, applies impulses.
+
+A :class:`VehicleFleet` holds every vehicle of one kind (one spec) and steps
+them together: once per fixed step the gearbox turns controls into track
+commands; before every Bullet substep the model pushes every anchor.
+
+Rays (:mod:`physics.bullet.ground`): against the terrain's height array for every anchor,
+and through Bullet for the anchors of vehicles near something else that could be
+ground (a crate, a rock, another vehicle); the fleet decides which those are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from panda3d.bullet import BulletRigidBodyNode
+from panda3d.core import Datagram, LMatrix4f, LVecBase3f, LVecBase4f, Point3, Vec3
+
+from physics.model import compiled
+from physics.model.anchor_kernel import TerrainSubstep
+from physics.model.gearbox import Gearbox, GearboxSpec
+from physics.bullet.ground import BulletGround, MixedGround, TerrainGround
+from physics.model.hull_clearance import HullClearance
+from physics.model.pose import BodyState
+from physics.model.terrain import ABOVE_TERRAIN_MASK, Terrain
+from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
+from physics.bullet.world import ALL_BODIES, PhysicsWorld
+
+_FLOAT32 = np.dtype("<f4")
+"""How Datagram.add_float32 (``write_datagram_fixed`` of Panda's float vectors) stores a number."""
+
+_ALL_PAIRS_UP_TO = 24
+"""Up to this many vehicles, measuring every pair beats sorting and sweeping (measured: the
+two cost the same at about 30)."""
+
+_NEAR_TEST_SLACK_M = 2.0
+"""Room added to the vehicles' reach when testing who is near what, so the test holds for
+as long as everyone stays within half of it (a few steps at full speed). More room: fewer
+tests, but more vehicles cast Bullet rays they do not need. Cost only, not behaviour."""
+
+
+def _bounding_sphere(body: BulletRigidBodyNode) -> tuple[np.ndarray, float]:
+    """World centre and radius of a sphere around the body's shapes."""
+    bounds = body.getShapeBounds()
+    return (np.array(body.getTransform().getMat().xformPoint(bounds.getCenter())),
+            bounds.getRadius())
+
+
+_apply_central_impulse = BulletRigidBodyNode.applyCentralImpulse
+_apply_torque_impulse = BulletRigidBodyNode.applyTorqueImpulse
+_write_matrix = LMatrix4f.writeDatagramFixed
+_write_vector = LVecBase3f.writeDatagramFixed
+_write_quaternion = LVecBase4f.writeDatagramFixed
+
+
+def _read_floats(columns) -> np.ndarray:
+    """Panda values as float64s, in one pass: ``columns`` are (write, values) pairs, each
+    value written with ``write(value, datagram)`` in order.
+
+    Every value goes into one Datagram as raw float32s (``write_datagram_fixed`` is one
+    C++ call each) and comes back with one ``np.frombuffer``: about ten times faster than
+    ``np.array`` on a list of Panda matrices, which converts them number by number, and
+    exactly the same values. One loop per kind of value, the write method looked up
+    once: 15 % less again than writing each body's values together.
+    """
+    datagram = Datagram()
+    for write, values in columns:
+        for value in values:
+            write(value, datagram)
+    return np.frombuffer(datagram.getMessage(), dtype=_FLOAT32).astype(np.float64)
+
+
+def _body_states(bodies: list[BulletRigidBodyNode]) -> BodyStates:
+    """The bodies' states as the anchor model reads them (Panda's matrices are row-vector:
+    their rows are the axes)."""
+    values = _read_floats(((_write_matrix, [body.getTransform().getMat() for body in bodies]),
+                           (_write_vector, [body.getLinearVelocity() for body in bodies]),
+                           (_write_vector, [body.getAngularVelocity() for body in bodies])))
+    count = len(bodies)
+    matrices = values[:16 * count].reshape(count, 4, 4)
+    velocities = values[16 * count:].reshape(2, count, 3)
+    return BodyStates(matrices[:, 3, :3], matrices[:, :3, :3], velocities[0], velocities[1])
+
+
+class FleetPoses(NamedTuple):
+    """The states of a fleet's bodies, rows by vehicle index."""
+
+    rows: np.ndarray
+    """(V, 13): position, orientation quaternion (w, x, y, z), velocity, angular velocity."""
+    axes_ws: np.ndarray
+    """(V, 3, 3), read-only: each body's right, forward and up axes (rows)."""
+    finite: np.ndarray
+    """(V,): every number of that body's state is finite."""
+
+    def state(self, index: int) -> BodyState:
+        row = self.rows[index]
+        return BodyState(row[0:3], row[3:7], row[7:10], row[10:13], self.axes_ws[index])
+
+
+def _fleet_poses(bodies: list[BulletRigidBodyNode]) -> FleetPoses:
+    """:class:`BodyState` numbers of every body in one pass: exactly what
+    ``BodyState.of`` reads, body by body."""
+    transforms = [body.getTransform() for body in bodies]
+    values = _read_floats(((_write_matrix, [transform.getMat() for transform in transforms]),
+                           (_write_quaternion, [transform.getQuat() for transform in transforms]),
+                           (_write_vector, [body.getLinearVelocity() for body in bodies]),
+                           (_write_vector, [body.getAngularVelocity() for body in bodies])))
+    count = len(bodies)
+    matrices = values[:16 * count].reshape(count, 4, 4)
+    rows = np.empty((count, 13))
+    rows[:, 0:3] = matrices[:, 3, :3]
+    rows[:, 3:7] = values[16 * count:20 * count].reshape(count, 4)
+    rows[:, 7:13] = values[20 * count:].reshape(2, count, 3).transpose(1, 0, 2).reshape(count, 6)
+    axes = matrices[:, :3, :3]
+    axes.setflags(write=False)
+    # The quaternion is worked out from the matrix: finite rows mean finite axes.
+    return FleetPoses(rows, axes, np.isfinite(rows).all(axis=1))
+
+
+def _near_each_other(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
+    """Per point (V, 3): is another point closer than ``limit_m``?
+
+    A few points: every pair's distance. More: sort and sweep along x; only pairs
+    closer than the limit in x can be closer in space, so the distances are taken for
+    those pairs alone (not all V x V of them).
+    """
+    count = len(centres_ws)
+    if count <= _ALL_PAIRS_UP_TO:
+        offset = centres_ws[:, None] - centres_ws[None]
+        squared = np.einsum("abi,abi->ab", offset, offset)
+        np.fill_diagonal(squared, np.inf)
+        return (squared < limit_m * limit_m).any(axis=1)
+    near = np.zeros(count, dtype=bool)
+    order = np.argsort(centres_ws[:, 0])
+    xs = centres_ws[order, 0]
+    # Partners of sorted point i: i + 1 .. ends[i] - 1.
+    partners = np.searchsorted(xs, xs + limit_m, side="left") - np.arange(1, count + 1)
+    total = int(partners.sum())
+    if total == 0:
+        return near
+    first = np.repeat(np.arange(count), partners)
+    run_start = np.repeat(np.cumsum(partners) - partners, partners)
+    second = first + 1 + np.arange(total) - run_start
+    a, b = order[first], order[second]
+    offset = centres_ws[a] - centres_ws[b]
+    offset *= offset
+    close = np.sqrt(offset[:, 0] + offset[:, 1] + offset[:, 2]) < limit_m
+    near[a[close]] = True
+    near[b[close]] = True
+    return near
+
+
+def _forward_speeds(states: BodyStates) -> np.ndarray:
+    """Each body's velocity along its forward axis (the matrix's second row)."""
+    return np.einsum("vi,vi->v", states.velocity_ws, states.axes_ws[:, 1])
+
+
+@dataclass
+class _NearTest:
+    """Which vehicles were near each other or a static obstacle, with ``room_m`` to spare."""
+
+    positions_ws: np.ndarray
+    room_m: float
+    near: np.ndarray
+
+
+@dataclass
+class _StepPlan:
+    """What a fleet read of its bodies at the start of fixed step ``step``."""
+
+    step: int
+    states: BodyStates | None
+    """For the step's first substep (taken by it): nothing has moved since."""
+    near: np.ndarray
+    """Per vehicle: may meet something besides the terrain during the step."""
+
+
+class VehicleFleet:
+    """All vehicles of one spec, driven by the anchor model inside one Bullet world.
+
+    ``spec`` is a vehicle kind's spec (:class:`physics.model.tracks.TankSpec`,
+    :class:`physics.model.wheels.CarSpec`): it has ``hull``, ``suspension``, ``grip``,
+    ``tracked`` and ``make_drive(constants)``, the object that turns controls into
+    per-anchor commands.
+    """
+
+    def __init__(self, world: PhysicsWorld, terrain: Terrain, spec,
+                 gearbox_spec: GearboxSpec, *, always_bullet_rays: bool = False):
+        self.world = world
+        self.spec = spec
+        self.constants = derive_constants(spec.suspension, spec.grip, spec.hull.mass_kg,
+                                          world.spec.gravity_m_s2, tracked=spec.tracked)
+        self.drive = spec.make_drive(self.constants)
+        self.model = spec.make_model(self.constants)
+        self.gearbox = Gearbox(gearbox_spec, 0)
+        self.bodies: list[BulletRigidBodyNode] = []
+        self.obstacles: list[BulletRigidBodyNode] = []
+        """Moving bodies anchors may stand on; static ones are kept as bounding spheres."""
+        self._static_centres = np.zeros((0, 3))
+        self._static_radii = np.zeros(0)
+        self.always_bullet_rays = always_bullet_rays
+        self._terrain_ground = TerrainGround(terrain)
+        self._compiled = (TerrainSubstep(self.constants, spec.grip, terrain)
+                          if compiled.AVAILABLE and spec.tracked
+                          and self.constants.wheel_radius_m == 0.0 else None)
+        """The compiled substep, for tracked vehicles whose rays all meet the terrain."""
+        self.use_compiled = True
+        """Take the compiled substep where it fits (off: always the numpy model, which
+        gives the same numbers; tests compare the two)."""
+        self._bullet_ground = BulletGround(world, terrain)
+        half = np.asarray(spec.hull.half_extents_m)
+        self.reach_m = float(np.linalg.norm(half) + spec.hull.centre_of_mass_drop_m
+                             + self.constants.rest_length_m)
+        """Radius around the centre of mass that holds the hull and every ray."""
+        self.throttle = np.zeros(0)
+        self.steer = np.zeros(0)
+        self.brake = np.zeros(0)
+        self.handbrake = np.zeros(0, dtype=bool)
+        self.faulted = np.zeros(0, dtype=bool)
+        """Per vehicle: its anchor maths went non-finite since the last ``recover``."""
+        self.command = AnchorCommand.idle(0, len(self.constants.position_bs))
+        self.rpm = np.zeros(0)
+        self._near_test: _NearTest | None = None
+        self._hull_clearance = HullClearance(terrain, spec.hull)
+        self.meets_terrain = np.zeros(0, dtype=bool)
+        """Per vehicle: its hull is in Bullet's pair with the terrain (left out while the
+        hull is clear of the ground)."""
+        self._plan: _StepPlan | None = None
+        """What ``update_drive`` read for the step about to be taken."""
+        world.add_substep_hook(self._substep)
+
+    def __len__(self) -> int:
+        return len(self.bodies)
+
+    def add(self, body: BulletRigidBodyNode, automatic: bool = False) -> int:
+        """Drive ``body`` (already in the world) with this fleet; return its index."""
+        self.bodies.append(body)
+        index = self.gearbox.add_vehicle(automatic)
+        self.model.resize(len(self.bodies))
+        for name in ("throttle", "steer", "brake"):
+            setattr(self, name, np.append(getattr(self, name), 0.0))
+        self.handbrake = np.append(self.handbrake, False)
+        self.faulted = np.append(self.faulted, False)
+        self.meets_terrain = np.append(self.meets_terrain, True)
+        self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
+        self.rpm = np.append(self.rpm, self.gearbox.spec.idle_rpm)
+        return index
+
+    def add_obstacle(self, body: BulletRigidBodyNode) -> None:
+        """Something besides the terrain that anchors may stand on (a crate, a rock).
+
+        A static body's bounds are taken once; a moving one's every step.
+        """
+        if body.getMass() > 0.0:
+            self.obstacles.append(body)
+            return
+        centre, radius = _bounding_sphere(body)
+        self._near_test = None
+        self._static_centres = np.vstack([self._static_centres, centre])
+        self._static_radii = np.append(self._static_radii, radius)
+
+    def set_controls(self, index: int, throttle: float, steer: float, brake: float,
+                     handbrake: bool) -> None:
+        self.throttle[index] = throttle
+        self.steer[index] = steer
+        self.brake[index] = brake
+        self.handbrake[index] = handbrake
+
+    def forward_speeds_ms(self) -> np.ndarray:
+        """Each vehicle's velocity along its hull's forward axis (+ forward)."""
+        return _forward_speeds(_body_states(self.bodies))
+
+    def poses(self) -> "FleetPoses":
+        """Every body's state now, read in one pass (for the end of a step)."""
+        return _fleet_poses(self.bodies)
+
+    def request_gear(self, index: int, gear: str) -> list[dict]:
+        return self.gearbox.request(index, gear, float(self.forward_speeds_ms()[index]))
+
+    def update_drive(self, step_s: float) -> list[dict]:
+        """Once per fixed step: the gearbox and the controls become track commands.
+
+        The bodies are read here once for the whole step: the forward speeds the gearbox
+        needs, which vehicles come near something other than the terrain during the step,
+        and the states the step's first substep starts from (nothing moves a body between
+        this call and the world step that follows it: set a body down before it, not after).
+        """
+        if not self.bodies:
+            return []
+        states = _body_states(self.bodies)
+        speeds = _forward_speeds(states)
+        self._plan = _StepPlan(self.world.step_count, states,
+                               self._near_something(states, step_s))
+        self._pair_hulls_with_terrain(states, step_s)
+        drive, events = self.gearbox.step(step_s, speeds, self.throttle)
+        self.rpm = drive.rpm
+        self.command = self.drive.command(drive, self.gearbox.shifting, self.steer, self.brake,
+                                          self.handbrake, step_s, speeds)
+        return events
+
+    def _near_something(self, states: BodyStates, within_s: float) -> np.ndarray:
+        """Per vehicle: could any ray meet something other than the terrain in the next
+        ``within_s`` seconds? Each body may close in at its present speed.
+
+        The test against the other vehicles and the static obstacles is made with room to
+        spare (:data:`_NEAR_TEST_SLACK_M`) and kept while no vehicle has strayed, by the end
+        of this stretch, more than half that room from where it was made; moving obstacles
+        are looked at every time.
+        """
+        if self.always_bullet_rays:
+            return np.ones(len(self.bodies), dtype=bool)
+        centres = states.position_ws
+        speeds = np.sqrt(np.einsum("vi,vi->v", states.velocity_ws, states.velocity_ws))
+        own_travel_m = float(speeds.max()) * within_s
+        test = self._near_test
+        if test is not None and len(test.positions_ws) == len(centres):
+            strayed = centres - test.positions_ws
+            drift_m = float(np.sqrt(np.einsum("vi,vi->v", strayed, strayed).max()))
+            if drift_m + own_travel_m > test.room_m / 2.0:
+                test = None
+        else:
+            test = None
+        if test is None:
+            room_m = max(_NEAR_TEST_SLACK_M, 2.0 * own_travel_m)
+            near = _near_each_other(centres, 2.0 * self.reach_m + room_m)
+            if len(self._static_radii):
+                gap = np.linalg.norm(centres[:, None] - self._static_centres[None], axis=-1)
+                limit = self.reach_m + room_m / 2.0 + self._static_radii[None]
+                near |= (gap < limit).any(axis=1)
+            test = self._near_test = _NearTest(centres, room_m, near)
+        near = test.near
+        if self.obstacles:
+            near = near.copy()
+        for obstacle in self.obstacles:
+            centre, radius = _bounding_sphere(obstacle)
+            travel_m = own_travel_m + obstacle.getLinearVelocity().length() * within_s
+            near |= np.linalg.norm(centres - centre, axis=1) < self.reach_m + radius + travel_m
+        return near
+
+    def _pair_hulls_with_terrain(self, states: BodyStates, step_s: float) -> None:
+        """Leave the hulls clear of the ground through the step out of Bullet's pair with
+        the terrain, and put the others back."""
+        self._meet_terrain(~self._hull_clearance.clear(states, step_s))
+
+    def _meet_terrain(self, wanted: np.ndarray) -> None:
+        """Put the hulls marked in ``wanted`` in Bullet's pair with the terrain, the
+        others out of it."""
+        for index in np.flatnonzero(wanted != self.meets_terrain).tolist():
+            self.world.set_collide_mask(self.bodies[index], ALL_BODIES if wanted[index]
+                                        else ABOVE_TERRAIN_MASK)
+        self.meets_terrain = wanted
+
+    def _substep(self, substep_s: float) -> None:
+        if not self.bodies:
+            return
+        plan = self._plan
+        if plan is not None and plan.step == self.world.step_count:
+            states, plan.states = plan.states or _body_states(self.bodies), None
+            near = plan.near
+        else:  # stepped without update_drive: read and look round every substep
+            states = _body_states(self.bodies)
+            near = self._near_something(states, substep_s)
+            self._meet_terrain(np.ones(len(self.bodies), dtype=bool))  # nobody tests them
+        anchors = len(self.constants.position_bs)
+        if np.count_nonzero(near):
+            ground = MixedGround(self._terrain_ground, self._bullet_ground,
+                                 np.repeat(near, anchors), self.bodies, anchors)
+        else:
+            ground = self._terrain_ground
+        if ground is self._terrain_ground and self._compiled is not None and self.use_compiled:
+            last_distance, warm = self._terrain_ground.carried_distances(len(states.position_ws)
+                                                                         * anchors)
+            linear_ws, angular_ws, results = self._compiled.run(
+                states, self.command, self.model.grip_stretch, last_distance, warm, substep_s)
+            self.model.take_results(results, self.command)
+        else:
+            impulses = self.model.step(states, ground, self.command, substep_s)
+            linear_ws, angular_ws = impulses.linear_ws, impulses.angular_ws
+        extra_ws = self.drive.body_impulses(states, substep_s)
+        if extra_ws is not None:
+            linear_ws = linear_ws + extra_ws
+        # A vehicle whose maths went non-finite gets no push (Panda would refuse it); the
+        # simulation's guard sets it back on the ground after the step.
+        finite = np.isfinite(linear_ws.sum(axis=1) + angular_ws.sum(axis=1))
+        if np.count_nonzero(finite) < len(finite):
+            broken = ~finite
+            self.faulted |= broken
+            linear_ws, angular_ws = linear_ws.copy(), angular_ws.copy()
+            linear_ws[broken] = 0.0
+            angular_ws[broken] = 0.0
+        # Vec3s made by map over the columns, methods looked up once: a fifth less than a
+        # loop of body.applyCentralImpulse(Vec3(*row)).
+        for body, impulse in zip(self.bodies, map(Vec3, *linear_ws.T.tolist())):
+            _apply_central_impulse(body, impulse)
+        for body, impulse in zip(self.bodies, map(Vec3, *angular_ws.T.tolist())):
+            _apply_torque_impulse(body, impulse)
+        if ground is not self._terrain_ground and ground.pushed_bodies:
+            flat_impulses = impulses.anchor_ws.reshape(-1, 3)
+            flat_points = self.model.report.contact_point_ws.reshape(-1, 3)
+            for ray, ground_body in ground.pushed_bodies.items():
+                push = -flat_impulses[ray]
+                if np.isfinite(push).all():
+                    offset = flat_points[ray] - np.array(ground_body.getTransform().getPos())
+                    ground_body.applyImpulse(Vec3(*push), Point3(*offset))
+
+    def recover(self, index: int) -> None:
+        """A vehicle was set down afresh: clear its fault and its anchors' state."""
+        self.faulted[index] = False
+        self.model.relax(index)
+
+    def destroy(self) -> None:
+        self.world.remove_substep_hook(self._substep)
+        self.bodies.clear()
+        self.obstacles.clear()
+        self._static_centres = np.zeros((0, 3))
+        self._static_radii = np.zeros(0)

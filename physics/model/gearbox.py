@@ -1,0 +1,332 @@
+"""The H-pattern gearbox: gear selection, shifting and the drive command, for many vehicles at once.
+
+No Bullet, no Panda3D. One :class:`Gearbox` holds the state of ``count`` vehicles
+as arrays and steps them all in one call (a loop compiled with numba where it is
+installed); the vehicle model then drives each vehicle toward
+``DriveCommand.target_speed_ms`` with at most ``force_fraction`` of its maximum drive
+force.
+
+Gears are indexed R, N, 1, 2, ... (``Gearbox.names``). While a shift is under way
+no gear is engaged (``gear_index`` is N, ``target_index`` the selected gear) and
+there is no drive for ``shift_time_s``; shifting into N is instant.
+
+Engagement rules (requests that break them are refused with an event, never an
+exception): R only below ``reverse_engage_below_kmh`` in either direction
+(reason ``"moving"``); a forward gear not while rolling backwards at or above that
+speed (``"moving"``: this covers leaving R while reversing), nor one whose top
+speed is below the current speed (``"over_rev"``); an unknown name is refused
+with ``"unknown"``. Requesting the selected gear again is a no-op. There are no separate "grind" events: a refusal with
+reason ``"moving"`` is the grind, for audio to play.
+
+Throttle is one axis in -1..1. The pedal is its positive part, except in automatic
+mode in R, where the axis is a direction and the pedal is its negative part.
+Events are dicts: ``shift_start`` / ``shift`` (``vehicle``, ``from``, ``to``; the
+start also says ``automatic``) and ``shift_refused`` (``vehicle``, ``gear``, ``reason``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from physics.model.compiled import compiled
+from physics.model.spec import KMH_PER_MS, Spec, SpecError, tuning
+
+REVERSE = "R"
+NEUTRAL = "N"
+FORWARD_NAMES = ("1", "2", "3", "4", "5")
+_TIME_EPSILON_S = 1e-9  # float slack so n steps of dt_s finish an n * dt_s shift
+
+
+@dataclass(frozen=True)
+class GearSpec(Spec):
+    """One gear: how fast it tops out and how hard it pulls."""
+
+    name: str = tuning("gear name: 'R' or a forward gear '1'..'5'", choices=(REVERSE,) + FORWARD_NAMES)
+    top_speed_kmh: float = tuning("speed magnitude this gear tops out at (km/h)", minimum=0.1, maximum=1000.0)
+    pull: float = tuning("fraction of the vehicle's maximum drive force this gear gives", minimum=0.0, maximum=1.0)
+
+
+@dataclass(frozen=True)
+class GearboxSpec(Spec):
+    """A vehicle kind's gearbox: its gears, engine speeds, shift and automatic tuning."""
+
+    gears: tuple[GearSpec, ...] = tuning("one 'R' and forward gears '1'..'N' in order", length=(2, 6))
+    idle_rpm: float = tuning("engine speed at rest or in neutral off the throttle (rpm)", minimum=100.0, maximum=20000.0)
+    redline_rpm: float = tuning("engine speed at a gear's top speed (rpm)", minimum=100.0, maximum=20000.0)
+    shift_time_s: float = tuning("duration of a shift, with no drive meanwhile (s)", minimum=0.0, maximum=5.0)
+    reverse_engage_below_kmh: float = tuning("R, or a forward gear while reversing, only below this speed (km/h)",
+                                             minimum=0.1, maximum=50.0)
+    engine_brake: float = tuning("fraction of the gear's pull slowing the vehicle off the throttle", minimum=0.0, maximum=1.0)
+    automatic_upshift_fraction: float = tuning("automatic: shift up above this fraction of the gear's top speed",
+                                               minimum=0.1, maximum=1.0)
+    automatic_downshift_fraction: float = tuning("automatic: shift down below this fraction of the gear's top speed",
+                                                 minimum=0.0, maximum=1.0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        names = [gear.name for gear in self.gears]
+        if names.count(REVERSE) != 1:
+            raise SpecError("gears", names, "exactly one gear named 'R'")
+        forward = [(index, gear) for index, gear in enumerate(self.gears) if gear.name != REVERSE]
+        for number, (index, gear) in enumerate(forward):
+            if gear.name != FORWARD_NAMES[number]:
+                raise SpecError(f"gears[{index}].name", gear.name,
+                                f"'{FORWARD_NAMES[number]}' (forward gears listed in order 1, 2, ...)")
+            if number == 0:
+                continue
+            previous = forward[number - 1][1]
+            if gear.top_speed_kmh <= previous.top_speed_kmh:
+                raise SpecError(f"gears[{index}].top_speed_kmh", gear.top_speed_kmh,
+                                f"above gear {previous.name}'s {previous.top_speed_kmh} km/h")
+            if gear.pull > previous.pull:
+                raise SpecError(f"gears[{index}].pull", gear.pull, f"at most gear {previous.name}'s pull {previous.pull}")
+        if self.redline_rpm <= self.idle_rpm:
+            raise SpecError("redline_rpm", self.redline_rpm, f"above idle_rpm ({self.idle_rpm})")
+        up, down = self.automatic_upshift_fraction, self.automatic_downshift_fraction
+        if down >= up:
+            raise SpecError("automatic_downshift_fraction", down, f"below automatic_upshift_fraction ({up})")
+        for (_, low), (_, high) in zip(forward, forward[1:]):
+            if down * high.top_speed_kmh >= up * low.top_speed_kmh:  # would shift straight back: hunting
+                raise SpecError("automatic_downshift_fraction", down,
+                                f"below {up * low.top_speed_kmh / high.top_speed_kmh:.3f} so that gear "
+                                f"{high.name} does not shift back down right after the upshift from {low.name}")
+
+
+class DriveCommand(NamedTuple):
+    """What the engine asks of each vehicle this step (arrays, one entry per vehicle)."""
+
+    target_speed_ms: np.ndarray  # signed forward speed to drive toward (m/s)
+    force_fraction: np.ndarray   # 0..1 of the vehicle's maximum drive force available
+    rpm: np.ndarray              # engine speed, idle..redline (rpm)
+
+
+def gate_layout(forward_count: int) -> dict[str, tuple[float, float]]:
+    """Lever position (column, row) of each gear in the H gate; N is (0, 0).
+
+    Forward gears fill the columns pairwise top (+1) then bottom (-1): 1-2, 3-4,
+    5-R for five gears; R takes the slot after the last forward gear. Columns are
+    centred on N, so they may be half-integers for an even column count.
+    """
+    slots = list(FORWARD_NAMES[:forward_count]) + [REVERSE]
+    columns = (len(slots) + 1) // 2
+    centre = (columns - 1) / 2
+    layout = {name: (slot // 2 - centre, 1.0 if slot % 2 == 0 else -1.0) for slot, name in enumerate(slots)}
+    layout[NEUTRAL] = (0.0, 0.0)
+    return layout
+
+
+def _per_vehicle(values, count: int) -> np.ndarray:
+    """``values`` as ``count`` floats: an array of that many as it is, a scalar repeated."""
+    if isinstance(values, np.ndarray) and values.shape == (count,) and values.dtype == float:
+        return values
+    return np.broadcast_to(np.asarray(values, dtype=float), (count,))
+
+
+class Gearbox:
+    """The gearboxes of ``count`` vehicles of one kind, stepped together.
+
+    State (numpy arrays over vehicles): ``gear_index`` (engaged gear; N during a
+    shift), ``target_index`` (the selected gear), ``from_index`` (gear a running
+    shift started from), ``shift_left_s``, ``automatic`` and ``rpm``.
+    """
+
+    def __init__(self, spec: GearboxSpec, count: int, automatic: bool | np.ndarray = False):
+        self.spec = spec
+        self.count = count
+        gears = {gear.name: gear for gear in spec.gears}
+        forward = [name for name in FORWARD_NAMES if name in gears]
+        self.names: tuple[str, ...] = (REVERSE, NEUTRAL, *forward)
+        self.reverse, self.neutral, self.first, self.top = 0, 1, 2, len(self.names) - 1
+        self.gate = gate_layout(len(forward))
+        table = [gears.get(name) for name in self.names]
+        self._top_ms = np.array([g.top_speed_kmh / KMH_PER_MS if g else 0.0 for g in table])
+        self._pull = np.array([g.pull if g else 0.0 for g in table])
+        self._direction = np.array([-1.0, 0.0] + [1.0] * len(forward))
+        self._reverse_engage_ms = spec.reverse_engage_below_kmh / KMH_PER_MS
+        gear_numbers = np.arange(len(self.names))
+        forward_gear = gear_numbers >= self.first
+        self._stepping_table = np.column_stack([
+            self._top_ms * self._direction,
+            self._pull,
+            spec.redline_rpm / np.where(self._top_ms > 0.0, self._top_ms, 1.0),
+            np.where(forward_gear & (gear_numbers < self.top),
+                     spec.automatic_upshift_fraction * self._top_ms, np.inf),
+            np.where(forward_gear & (gear_numbers > self.first),
+                     spec.automatic_downshift_fraction * self._top_ms, -np.inf)])
+        """Per gear, what a step reads of it in one look-up: signed top speed (m/s), pull,
+        engine rpm per m/s, and the speeds automatic mode shifts up above and down below
+        (never, where there is no gear to shift to)."""
+        self._settings = np.array([self._reverse_engage_ms, spec.shift_time_s,
+                                   spec.engine_brake, spec.idle_rpm, spec.redline_rpm])
+        self.gear_index = np.full(count, self.neutral, dtype=np.int64)
+        self.target_index = self.gear_index.copy()
+        self.from_index = self.gear_index.copy()
+        self.shift_left_s = np.zeros(count)
+        self.automatic = np.broadcast_to(np.asarray(automatic, dtype=bool), (count,)).copy()
+        self.rpm = np.full(count, spec.idle_rpm)
+
+    def add_vehicle(self, automatic: bool = False) -> int:
+        """Grow the set by one vehicle (in N, at idle); return its index."""
+        self.gear_index = np.append(self.gear_index, self.neutral)
+        self.target_index = np.append(self.target_index, self.neutral)
+        self.from_index = np.append(self.from_index, self.neutral)
+        self.shift_left_s = np.append(self.shift_left_s, 0.0)
+        self.automatic = np.append(self.automatic, bool(automatic))
+        self.rpm = np.append(self.rpm, self.spec.idle_rpm)
+        self.count += 1
+        return self.count - 1
+
+    # ----- queries -------------------------------------------------------------
+    def gear_name(self, vehicle: int) -> str:
+        """The engaged gear of one vehicle ("N" while a shift is under way)."""
+        return self.names[self.gear_index[vehicle]]
+
+    def gear_names(self) -> list[str]:
+        """The engaged gear of every vehicle, in vehicle order."""
+        return [self.names[index] for index in self.gear_index]
+
+    def selected_name(self, vehicle: int) -> str:
+        """The gear one vehicle has selected (the shift's destination while shifting)."""
+        return self.names[self.target_index[vehicle]]
+
+    @property
+    def shifting(self) -> np.ndarray:
+        """Per vehicle: a shift is under way."""
+        return self.target_index != self.gear_index
+
+    # ----- selection -----------------------------------------------------------
+    def _refusal(self, index: int, speed_ms: float) -> str | None:
+        """Why gear ``index`` cannot be engaged at forward speed ``speed_ms``, or None."""
+        if index == self.reverse and abs(speed_ms) >= self._reverse_engage_ms:
+            return "moving"
+        if self._direction[index] > 0:
+            if speed_ms <= -self._reverse_engage_ms:
+                return "moving"
+            if speed_ms > self._top_ms[index]:
+                return "over_rev"
+        return None
+
+    def request(self, vehicle: int, gear: str, forward_speed_ms: float) -> list[dict]:
+        """Select ``gear`` ("R", "N", "1"...) on one vehicle moving at ``forward_speed_ms``."""
+        vehicle = int(vehicle)
+        if gear not in self.names:
+            return [{"type": "shift_refused", "vehicle": vehicle, "gear": gear, "reason": "unknown"}]
+        index = self.names.index(gear)
+        if index == self.target_index[vehicle]:
+            return []
+        reason = self._refusal(index, float(forward_speed_ms))
+        if reason is not None:
+            return [{"type": "shift_refused", "vehicle": vehicle, "gear": gear, "reason": reason}]
+        origin = self.from_index[vehicle] if self.shifting[vehicle] else self.gear_index[vehicle]
+        self.from_index[vehicle] = origin
+        self.target_index[vehicle] = index
+        event = {"vehicle": vehicle, "from": self.names[origin], "to": gear}
+        if index == self.neutral:  # disengaging is instant
+            self.gear_index[vehicle] = index
+            self.shift_left_s[vehicle] = 0.0
+            return [{"type": "shift", **event}]
+        self.gear_index[vehicle] = self.neutral
+        self.shift_left_s[vehicle] = self.spec.shift_time_s
+        return [{"type": "shift_start", **event, "automatic": False}]
+
+    def shift_up(self, vehicle: int, forward_speed_ms: float) -> list[dict]:
+        """Sequential shift one step up the order R, N, 1, 2, ...; a no-op in top gear."""
+        index = self.target_index[vehicle] + 1
+        return self.request(vehicle, self.names[index], forward_speed_ms) if index <= self.top else []
+
+    def shift_down(self, vehicle: int, forward_speed_ms: float) -> list[dict]:
+        """Sequential shift one step down the order ..., 2, 1, N, R; a no-op in R."""
+        index = self.target_index[vehicle] - 1
+        return self.request(vehicle, self.names[index], forward_speed_ms) if index >= self.reverse else []
+
+    def set_automatic(self, vehicle: int, on: bool) -> None:
+        """Turn automatic shifting on or off for one vehicle."""
+        self.automatic[vehicle] = on
+
+    # ----- stepping ------------------------------------------------------------
+    def step(self, dt_s: float, forward_speed_ms: np.ndarray, throttle: np.ndarray) -> tuple[DriveCommand, list[dict]]:
+        """Advance every vehicle by ``dt_s``; return this step's drive command and events.
+
+        ``forward_speed_ms`` (signed, + forward) and ``throttle`` (-1..1) have one
+        entry per vehicle (scalars broadcast). The command holds for the whole step,
+        from the state at its start; shifts that finish during it report at its end.
+        """
+        count = self.count
+        target_speed_ms, force_fraction = np.empty(count), np.empty(count)
+        started, finished = np.zeros(count, dtype=np.bool_), np.zeros(count, dtype=np.bool_)
+        _step_gearboxes(
+            dt_s, np.ascontiguousarray(_per_vehicle(forward_speed_ms, count)),
+            np.ascontiguousarray(_per_vehicle(throttle, count)), self.automatic,
+            self.gear_index, self.target_index, self.from_index, self.shift_left_s, self.rpm,
+            self._stepping_table, self._settings, self.reverse, self.neutral, self.first,
+            target_speed_ms, force_fraction, started, finished)
+        events = []
+        if np.count_nonzero(started):
+            events += [{"type": "shift_start", "vehicle": int(i),
+                        "from": self.names[self.from_index[i]],
+                        "to": self.names[self.target_index[i]], "automatic": True}
+                       for i in np.flatnonzero(started)]
+        if np.count_nonzero(finished):
+            events += [{"type": "shift", "vehicle": int(i), "from": self.names[self.from_index[i]],
+                        "to": self.names[self.target_index[i]]} for i in np.flatnonzero(finished)]
+        return DriveCommand(target_speed_ms, force_fraction, self.rpm.copy()), events
+
+
+def _step_gearboxes(dt_s, speed_ms, throttle, automatic, gear_index, target_index, from_index,
+                    shift_left_s, rpm, gears, settings, reverse, neutral, first,
+                    target_speed_ms, force_fraction, started, finished):
+    """One step of every gearbox, in place (compiled where numba is installed; a plain loop
+    otherwise). ``gears`` is the stepping table; ``settings``: reverse engage speed,
+    shift time, engine brake, idle and redline rpm."""
+    reverse_engage_ms, shift_time_s, engine_brake = settings[0], settings[1], settings[2]
+    idle_rpm, redline_rpm = settings[3], settings[4]
+    lag = np.exp(-dt_s / shift_time_s) if shift_time_s > 0.0 else 0.0
+    for vehicle in range(speed_ms.shape[0]):
+        speed, gear = speed_ms[vehicle], gear_index[vehicle]
+        stick = min(max(throttle[vehicle], -1.0), 1.0)
+        # Automatic mode: shift up or down at the gear's thresholds (not while shifting);
+        # at a standstill the stick picks the direction.
+        if automatic[vehicle] and target_index[vehicle] == gear:
+            wanted = gear
+            if speed > gears[gear, 3]:
+                wanted += 1
+            if speed < gears[gear, 4]:
+                wanted -= 1
+            if abs(speed) < reverse_engage_ms:
+                if stick > 0.0 and gear < first:
+                    wanted = first
+                if stick < 0.0 and gear != reverse:
+                    wanted = reverse
+            if wanted != gear:
+                from_index[vehicle] = gear
+                target_index[vehicle] = wanted
+                gear = gear_index[vehicle] = neutral
+                shift_left_s[vehicle] = shift_time_s
+                started[vehicle] = True
+        engaged = 1.0 if target_index[vehicle] == gear else 0.0
+        # The pedal: the throttle, reversed for an automatic in R (the stick pulled back).
+        pedal = max(-stick if automatic[vehicle] and target_index[vehicle] == reverse
+                    else stick, 0.0)
+        target_speed_ms[vehicle] = pedal * gears[gear, 0] * engaged
+        force_fraction[vehicle] = gears[gear, 1] * (pedal if pedal > 0.0 else engine_brake) \
+            * engaged
+        # Engine speed: locked to the wheels in gear, free-revving (lagging by about one
+        # shift time) in N and during shifts.
+        revving_to_rpm = idle_rpm + pedal * (redline_rpm - idle_rpm)
+        if engaged and gear != neutral:
+            engine_rpm = abs(speed) * gears[gear, 2]
+        else:
+            engine_rpm = revving_to_rpm + (rpm[vehicle] - revving_to_rpm) * lag
+        rpm[vehicle] = min(max(engine_rpm, idle_rpm), redline_rpm)
+        if not engaged:
+            shift_left_s[vehicle] -= dt_s
+            if shift_left_s[vehicle] <= _TIME_EPSILON_S:
+                gear_index[vehicle] = target_index[vehicle]
+                shift_left_s[vehicle] = 0.0
+                finished[vehicle] = True
+
+
+_step_gearboxes = compiled(_step_gearboxes) or _step_gearboxes

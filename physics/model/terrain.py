@@ -1,0 +1,427 @@
+"""Terrain: one numpy height array that is both the Bullet collider and the drawn mesh.
+
+Sample ``heights[j, i]`` sits at world ``x = (i - (nx - 1) / 2) * spacing_m``,
+``y = (j - (ny - 1) / 2) * spacing_m``: the grid is centred on the origin, as
+Bullet centres its heightfield shape. Heights are quantised once to the 16 bits
+the collider is built from, so the array, the collider and the mesh agree to
+float precision, and :meth:`Terrain.height_at` splits each cell along the same
+diagonal as Bullet (from sample (i+1, j) to (i, j+1)).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from panda3d.bullet import (BulletHeightfieldShape, BulletPlaneShape, BulletRigidBodyNode,
+                            ZUp)
+from panda3d.core import BitMask32, PNMImage, Texture, TransformState, Point3, Vec3
+
+from physics.model.compiled import compiled
+from physics.model.spec import Spec, SpecError, tuning
+
+TERRAIN_NAME = "terrain"
+"""The collider's node name: how a ray knows it met the terrain."""
+TERRAIN_MASK = BitMask32.bit(1)
+"""The heightfield's collide bit: everything still meets it (every other body has all bits
+on), but a ray cast with :data:`ABOVE_TERRAIN_MASK` passes through it. Long rays over a
+heightfield cost Bullet a triangle test per cell under the ray's bounds; the terrain is our
+own array, so those rays are better answered from it."""
+ABOVE_TERRAIN_MASK = ~TERRAIN_MASK
+
+HEIGHT_LEVELS = 65535
+"""The collider is built from a 16-bit image: heights take this many steps over their range."""
+
+
+@dataclass(frozen=True)
+class DesertSpec(Spec):
+    """The procedural desert: long dune ridges across the wind, plus undulation and ripples."""
+
+    size_m: float = tuning("side of the square map", minimum=128.0, maximum=4096.0)
+    spacing_m: float = tuning("distance between height samples", minimum=0.5, maximum=8.0)
+    dune_height_m: float = tuning("crest height of a typical dune above its trough",
+                                  minimum=0.0, maximum=40.0)
+    dune_wavelength_m: float = tuning("distance between dune crests along the wind",
+                                      minimum=10.0, maximum=1000.0)
+    lee_fraction: float = tuning("share of each dune's length taken by its steep downwind face",
+                                 minimum=0.1, maximum=0.5)
+    ridge_wander_m: float = tuning("how far the ridges wander sideways from straight lines",
+                                   minimum=0.0, maximum=500.0)
+    ridge_wander_scale_m: float = tuning("length over which a ridge wanders", minimum=10.0,
+                                         maximum=2000.0)
+    crest_variation: float = tuning("how much crest height changes along a ridge (0 none, 1 "
+                                    "ridges break up)", minimum=0.0, maximum=1.0)
+    crest_variation_scale_m: float = tuning("length over which a crest rises and falls",
+                                            minimum=10.0, maximum=2000.0)
+    undulation_height_m: float = tuning("amplitude of the rolling ground under the dunes",
+                                        minimum=0.0, maximum=40.0)
+    undulation_scale_m: float = tuning("feature size of the largest undulation",
+                                       minimum=10.0, maximum=2000.0)
+    undulation_octaves: int = tuning("octaves of noise in the undulation, each half the size "
+                                     "and height of the last", minimum=1, maximum=8)
+    ripple_height_m: float = tuning("height of the wind ripples", minimum=0.0, maximum=2.0)
+    ripple_wavelength_m: float = tuning("distance between ripples", minimum=1.0, maximum=100.0)
+    hardpan_below_fraction: float = tuning("ground lower than this share of the map's relief "
+                                           "is packed hardpan; the rest soft sand",
+                                           minimum=0.0, maximum=1.0)
+
+
+SURFACE_NAMES = ("sand", "hardpan", "rock")
+
+
+@dataclass(frozen=True)
+class SurfaceSpec(Spec):
+    """What the ground is like: how well it holds, how much it drags, how rough it is."""
+
+    name: str = tuning("which surface", choices=SURFACE_NAMES)
+    grip_scale: float = tuning("multiplies a tyre's or track's grip", minimum=0.05, maximum=2.0)
+    rolling_resistance: float = tuning("added force against rolling, as a share of load",
+                                       minimum=0.0, maximum=0.5)
+    ripple_height_m: float = tuning("height of small bumps too many to be geometry",
+                                    minimum=0.0, maximum=0.5)
+    ripple_wavelength_m: float = tuning("distance between those bumps", minimum=0.2,
+                                        maximum=50.0)
+
+
+@dataclass(frozen=True)
+class TestMapSpec(Spec):
+    """The flat and sloped maps used by scenario tests."""
+
+    size_m: float = tuning("side of the square map", minimum=32.0, maximum=4096.0)
+    spacing_m: float = tuning("distance between height samples", minimum=0.5, maximum=8.0)
+    surface: str = tuning("the one surface they are made of", choices=SURFACE_NAMES)
+
+
+@dataclass(frozen=True)
+class TerrainSpec(Spec):
+    desert: DesertSpec = tuning("the procedural desert map")
+    test_maps: TestMapSpec = tuning("the flat and slope:DEG maps")
+    surfaces: tuple[SurfaceSpec, ...] = tuning("each surface once", length=(3, 3))
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if sorted(surface.name for surface in self.surfaces) != sorted(SURFACE_NAMES):
+            raise SpecError("surfaces", [surface.name for surface in self.surfaces],
+                            "each of " + ", ".join(SURFACE_NAMES) + " once")
+
+
+@dataclass(frozen=True)
+class MapChoice:
+    """A parsed ``--map`` value."""
+
+    kind: str
+    slope_deg: float = 0.0
+
+    MAX_SLOPE_DEG = 60.0
+
+    @property
+    def text(self) -> str:
+        """The ``--map`` value that gives this choice."""
+        return f"slope:{self.slope_deg:g}" if self.kind == "slope" else self.kind
+
+    @classmethod
+    def parse(cls, text: str) -> "MapChoice":
+        """Parse ``desert``, ``flat``, ``slope:DEG`` or ``range``; ValueError says what was
+        expected. The range is flat ground (steel plates stand on it)."""
+        expected = f"desert, flat, slope:DEG with DEG in [0, {cls.MAX_SLOPE_DEG:g}] or range"
+        if text in ("desert", "flat", "range"):
+            return cls(text)
+        kind, _, degrees = text.partition(":")
+        if kind == "slope":
+            try:
+                slope_deg = float(degrees)
+            except ValueError:
+                raise ValueError(expected) from None
+            if math.isfinite(slope_deg) and 0.0 <= slope_deg <= cls.MAX_SLOPE_DEG:
+                return cls("slope", slope_deg)
+        raise ValueError(expected)
+
+
+def plane_under(planes, lookup, x_m, y_m):
+    """Height, and unit normal (x, y, z), of the collider's triangle under one point: what
+    :meth:`Terrain.planes_at` gives, for compiled loops (``planes`` is
+    :attr:`Terrain.plane_table`, ``lookup`` :attr:`Terrain.plane_lookup`)."""
+    cell_u = np.minimum(np.maximum((x_m + lookup[0]) / lookup[2], 0.0), lookup[3])
+    cell_v = np.minimum(np.maximum((y_m + lookup[1]) / lookup[2], 0.0), lookup[4])
+    i, j = min(int(cell_u), int(lookup[3]) - 1), min(int(cell_v), int(lookup[4]) - 1)
+    fu, fv = cell_u - i, cell_v - j
+    row = 2 * i + 2 * int(lookup[3]) * j + (1 if fu + fv > 1.0 else 0)
+    height = planes[row, 0] + fu * planes[row, 1] + fv * planes[row, 2]
+    return height, planes[row, 3], planes[row, 4], planes[row, 5]
+
+
+plane_under = compiled(plane_under) or plane_under
+
+
+def _clip(values: np.ndarray, low, high) -> np.ndarray:
+    """np.clip's numbers without its Python wrapper (a look-up is a handful of calls, so
+    the wrapper's cost shows)."""
+    return np.minimum(np.maximum(values, low), high)
+
+
+class Terrain:
+    """A height grid centred on the origin, with exact height and normal look-ups."""
+
+    def __init__(self, heights_m: np.ndarray, spacing_m: float,
+                 surfaces: tuple[SurfaceSpec, ...], surface_index: np.ndarray | None = None):
+        heights_m = np.asarray(heights_m, dtype=np.float64)
+        if heights_m.ndim != 2 or min(heights_m.shape) < 2:
+            raise ValueError("heights_m must be a 2-D grid of at least 2 x 2 samples")
+        self.spacing_m = float(spacing_m)
+        self.min_height_m = float(heights_m.min())
+        # A flat map still needs a non-zero range for the 16-bit encoding.
+        self.height_range_m = max(float(heights_m.max()) - self.min_height_m, 1.0)
+        self.levels = np.rint((heights_m - self.min_height_m) / self.height_range_m
+                              * HEIGHT_LEVELS).astype(np.uint16)
+        self.heights_m = self.min_height_m + self.levels * (self.height_range_m / HEIGHT_LEVELS)
+        self.rows, self.columns = self.heights_m.shape
+        self.half_extent_x_m = (self.columns - 1) / 2 * self.spacing_m
+        self.half_extent_y_m = (self.rows - 1) / 2 * self.spacing_m
+        self.surfaces = tuple(surfaces)
+        self._surface_index = (np.zeros(heights_m.shape, dtype=np.uint8)
+                               if surface_index is None
+                               else np.array(surface_index, dtype=np.uint8))
+        self._surface_table = np.array([[surface.grip_scale, surface.rolling_resistance,
+                                         surface.ripple_height_m, surface.ripple_wavelength_m]
+                                        for surface in self.surfaces])
+        # Look-ups work on (N, 2) arrays of (x, y) and read tables made once here, so a
+        # ray's worth of them is a few numpy calls; the heights never change after this.
+        self._half_extents_m = np.array([self.half_extent_x_m, self.half_extent_y_m])
+        self._last_sample = np.array([self.columns - 1, self.rows - 1])
+        self._last_cell = self._last_sample - 1
+        self._planes = self._triangle_planes()
+        self._plane_lookup = np.array([self.half_extent_x_m, self.half_extent_y_m,
+                                       self.spacing_m, self.columns - 1.0, self.rows - 1.0])
+        self._plane_strides = np.array([2, 2 * (self.columns - 1)])
+        """Row of ``_planes`` per cell step in i and j (each cell has two triangles)."""
+        table = self._surface_table
+        self._ripple_table = np.stack([table[:, 2] * 0.5, 2.0 * math.pi / table[:, 3]], axis=-1)
+        """Per surface: half the ripple height and the ripple's wave number."""
+        self._sample_ground = self._ground_by_sample()
+
+    @property
+    def surface_index(self) -> np.ndarray:
+        """Per sample: which of ``surfaces`` the ground there is (read-only: change it with
+        :meth:`paint_surface`)."""
+        view = self._surface_index.view()
+        view.setflags(write=False)
+        return view
+
+    def _ground_by_sample(self) -> np.ndarray:
+        """Per sample, flat: half the ripple height, the ripple's wave number, the grip
+        scale and the added rolling resistance of its surface (one look-up for a ray)."""
+        per_surface = np.column_stack([self._ripple_table, self._surface_table[:, :2]])
+        return per_surface.take(self._surface_index.reshape(-1), axis=0)
+
+    @property
+    def plane_lookup(self) -> np.ndarray:
+        """What :func:`plane_under` needs besides the table: the map's half extents in x
+        and y, the sample spacing, and the last sample's column and row."""
+        return self._plane_lookup
+
+    @property
+    def plane_table(self) -> np.ndarray:
+        """Per triangle (see :meth:`_triangle_planes`): ``(a, b, c, nx, ny, nz)``."""
+        return self._planes
+
+    @property
+    def ground_table(self) -> np.ndarray:
+        """Per sample, flat: half the ripple height, the ripple's wave number, the grip
+        scale and the added rolling resistance (see :meth:`_ground_by_sample`)."""
+        return self._sample_ground
+
+    def ground_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Ripple height, grip scale and added rolling resistance at N points, rows (2, N)
+        of x and y, from the nearest sample's surface, in one look-up."""
+        i, j = _clip(np.rint((xy_m + self._half_extents_m[:, None]) / self.spacing_m), 0,
+                     self._last_sample[:, None]).astype(np.int64)
+        half_height, wave, grip, rolling = self._sample_ground.take(j * self.columns + i,
+                                                                    axis=0).T
+        wave_x, wave_y = np.sin(wave * xy_m)
+        return half_height * (1.0 + wave_x * wave_y), grip, rolling
+
+    @property
+    def max_height_m(self) -> float:
+        return self.min_height_m + self.height_range_m
+
+    def sample_positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """World x and y of every sample, each shaped like ``heights_m``."""
+        xs = (np.arange(self.columns) - (self.columns - 1) / 2) * self.spacing_m
+        ys = (np.arange(self.rows) - (self.rows - 1) / 2) * self.spacing_m
+        return np.meshgrid(xs, ys)
+
+    def contains(self, x_m, y_m) -> np.ndarray:
+        return (np.abs(x_m) <= self.half_extent_x_m) & (np.abs(y_m) <= self.half_extent_y_m)
+
+    def _triangle_planes(self) -> np.ndarray:
+        """Per cell and triangle, row ``(cell_j * (columns - 1) + cell_i) * 2 + upper``: the
+        plane's height as ``a + fu * b + fv * c`` at fractions (fu, fv) of the cell, and its
+        unit normal: ``(a, b, c, nx, ny, nz)``.
+
+        A point lies in the lower triangle when fu + fv <= 1, which spans corners (i, j),
+        (i+1, j) and (i, j+1); else in the upper one, spanning (i+1, j+1), (i, j+1) and
+        (i+1, j): Bullet's split of the cell.
+        """
+        h = self.heights_m
+        h00, h10, h01, h11 = h[:-1, :-1], h[:-1, 1:], h[1:, :-1], h[1:, 1:]
+        planes = np.empty(h00.shape + (2, 6))
+        for upper, (base, along_u, along_v) in enumerate((
+                (h00, h10 - h00, h01 - h00),
+                (h01 + h10 - h11, h11 - h01, h11 - h10))):
+            slope_x, slope_y = along_u / self.spacing_m, along_v / self.spacing_m
+            normal = np.stack([-slope_x, -slope_y, np.ones_like(slope_x)], axis=-1)
+            planes[:, :, upper, 0] = base
+            planes[:, :, upper, 1] = along_u
+            planes[:, :, upper, 2] = along_v
+            planes[:, :, upper, 3:] = normal / np.linalg.norm(normal, axis=-1, keepdims=True)
+        return planes.reshape(-1, 6)
+
+    def planes_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Height (N,) and unit normal (3, N) of the collider's triangle under each of N
+        points, given as rows (2, N) of x and y; points off the map read its edge. The
+        fast form of :meth:`surface_at`, for the vehicle model's rays."""
+        uv = _clip((xy_m + self._half_extents_m[:, None]) / self.spacing_m, 0.0,
+                   self._last_sample[:, None])
+        cell = np.minimum(uv.astype(np.int64), self._last_cell[:, None])
+        fraction = uv - cell
+        upper = fraction[0] + fraction[1] > 1.0
+        row = self._planes.take(self._plane_strides @ cell + upper, axis=0)
+        return row[:, 0] + fraction[0] * row[:, 1] + fraction[1] * row[:, 2], row[:, 3:].T
+
+    def height_at(self, x_m, y_m) -> np.ndarray:
+        """Ground height under (x, y), exactly as the collider has it (clamped to the map)."""
+        return self.surface_at(x_m, y_m)[0]
+
+    def normal_at(self, x_m, y_m) -> np.ndarray:
+        """Unit normal of the collider's triangle under (x, y); shape (..., 3)."""
+        return self.surface_at(x_m, y_m)[1]
+
+    def surface_at(self, x_m, y_m) -> tuple[np.ndarray, np.ndarray]:
+        """Height and unit normal under (x, y) in one look-up."""
+        x_m, y_m = np.broadcast_arrays(np.asarray(x_m, dtype=np.float64),
+                                       np.asarray(y_m, dtype=np.float64))
+        height, normal = self.planes_at(np.stack([x_m.ravel(), y_m.ravel()]))
+        return height.reshape(x_m.shape), normal.T.reshape(x_m.shape + (3,))
+
+    def surface_named(self, name: str) -> int:
+        return next(i for i, surface in enumerate(self.surfaces) if surface.name == name)
+
+    def surface_grip(self, index) -> tuple[np.ndarray, np.ndarray]:
+        """Grip scale and added rolling resistance of the surfaces numbered ``index``."""
+        row = self._surface_table[index]
+        return row[..., 0], row[..., 1]
+
+    def contains_rows(self, xy_m: np.ndarray) -> np.ndarray:
+        """:meth:`contains` for N points, rows (2, N) of x and y."""
+        inside_x, inside_y = np.abs(xy_m) <= self._half_extents_m[:, None]
+        return inside_x & inside_y
+
+    def paint_surface(self, x_m: float, y_m: float, radius_m: float, name: str) -> None:
+        """Make the ground within ``radius_m`` of (x, y) the named surface."""
+        x_grid, y_grid = self.sample_positions()
+        inside = (x_grid - x_m) ** 2 + (y_grid - y_m) ** 2 <= radius_m ** 2
+        self._surface_index[inside] = self.surface_named(name)
+        self._sample_ground = self._ground_by_sample()
+
+    def make_collider(self) -> BulletRigidBodyNode:
+        """A static Bullet heightfield body that matches ``heights_m``."""
+        texture = Texture("terrain-heights")
+        texture.setup2dTexture(self.columns, self.rows, Texture.T_unsigned_short,
+                               Texture.F_luminance)
+        texture.setRamImage(self.levels.tobytes())
+        image = PNMImage()
+        texture.store(image)
+        shape = BulletHeightfieldShape(image, self.height_range_m, ZUp)
+        body = BulletRigidBodyNode(TERRAIN_NAME)
+        body.addShape(shape)
+        body.setIntoCollideMask(TERRAIN_MASK)
+        body.setTransform(TransformState.makePosHprScale(
+            Point3(0.0, 0.0, self.min_height_m + self.height_range_m / 2),
+            Vec3(0.0, 0.0, 0.0), Vec3(self.spacing_m, self.spacing_m, 1.0)))
+        return body
+
+    def make_walls(self) -> BulletRigidBodyNode:
+        """Four static planes at the map's edges, facing in, so nothing leaves the map."""
+        body = BulletRigidBodyNode("map-edge")
+        for normal, distance in ((Vec3(1, 0, 0), -self.half_extent_x_m),
+                                 (Vec3(-1, 0, 0), -self.half_extent_x_m),
+                                 (Vec3(0, 1, 0), -self.half_extent_y_m),
+                                 (Vec3(0, -1, 0), -self.half_extent_y_m)):
+            body.addShape(BulletPlaneShape(normal, distance))
+        return body
+
+
+def _grid_samples(size_m: float, spacing_m: float) -> int:
+    return int(round(size_m / spacing_m)) + 1
+
+
+def value_noise(x_m: np.ndarray, y_m: np.ndarray, scale_m: float,
+                rng: np.random.Generator) -> np.ndarray:
+    """Smooth noise in [-1, 1] with features about ``scale_m`` across (quintic-faded lattice)."""
+    u = (x_m - x_m.min()) / scale_m
+    v = (y_m - y_m.min()) / scale_m
+    lattice = rng.uniform(-1.0, 1.0, size=(int(v.max()) + 2, int(u.max()) + 2))
+    i, j = np.floor(u).astype(np.int64), np.floor(v).astype(np.int64)
+    fu, fv = u - i, v - j
+    fu = fu * fu * fu * (fu * (fu * 6 - 15) + 10)
+    fv = fv * fv * fv * (fv * (fv * 6 - 15) + 10)
+    bottom = lattice[j, i] * (1 - fu) + lattice[j, i + 1] * fu
+    top = lattice[j + 1, i] * (1 - fu) + lattice[j + 1, i + 1] * fu
+    return bottom * (1 - fv) + top * fv
+
+
+def fractal_noise(x_m, y_m, scale_m: float, octaves: int, rng) -> np.ndarray:
+    """Octaves of value noise, each half the size and half the amplitude; about [-1, 1]."""
+    total = np.zeros_like(x_m)
+    amplitude, norm = 1.0, 0.0
+    for octave in range(octaves):
+        total += amplitude * value_noise(x_m, y_m, scale_m / 2 ** octave, rng)
+        norm += amplitude
+        amplitude *= 0.5
+    return total / norm
+
+
+def desert_heights(spec: DesertSpec, seed: int) -> np.ndarray:
+    """Dune ridges across a seeded wind, on rolling ground, with ripples; heights[j, i]."""
+    rng = np.random.default_rng(seed)
+    samples = _grid_samples(spec.size_m, spec.spacing_m)
+    xs = (np.arange(samples) - (samples - 1) / 2) * spec.spacing_m
+    x_m, y_m = np.meshgrid(xs, xs)
+    wind_rad = rng.uniform(0.0, 2.0 * math.pi)
+    along_m = x_m * math.cos(wind_rad) + y_m * math.sin(wind_rad)
+    across_m = -x_m * math.sin(wind_rad) + y_m * math.cos(wind_rad)
+
+    wander_m = spec.ridge_wander_m * fractal_noise(x_m, y_m, spec.ridge_wander_scale_m, 2, rng)
+    phase = (along_m + wander_m) / spec.dune_wavelength_m
+    position = phase - np.floor(phase)  # 0..1 through one dune, windward face first
+    windward = 1.0 - spec.lee_fraction
+    rise = np.where(position < windward, position / windward,
+                    (1.0 - position) / spec.lee_fraction)
+    profile = rise * rise * (3.0 - 2.0 * rise)  # rounded crests and troughs
+    crest_scale = 1.0 - spec.crest_variation * 0.5 * (
+        1.0 + value_noise(along_m, across_m, spec.crest_variation_scale_m, rng))
+    dunes = spec.dune_height_m * profile * crest_scale
+
+    undulation = spec.undulation_height_m * fractal_noise(
+        x_m, y_m, spec.undulation_scale_m, spec.undulation_octaves, rng)
+    ripple_phase = 2.0 * math.pi * (along_m + wander_m) / spec.ripple_wavelength_m
+    ripples = spec.ripple_height_m * 0.5 * np.sin(ripple_phase)
+    return dunes + undulation + ripples
+
+
+def build_terrain(choice: MapChoice, spec: TerrainSpec, seed: int) -> Terrain:
+    """The terrain for a ``--map`` choice."""
+    names = [surface.name for surface in spec.surfaces]
+    if choice.kind == "desert":
+        heights = desert_heights(spec.desert, seed)
+        relief = (heights - heights.min()) / max(np.ptp(heights), np.finfo(float).eps)
+        index = np.where(relief < spec.desert.hardpan_below_fraction, names.index("hardpan"),
+                         names.index("sand"))
+        return Terrain(heights, spec.desert.spacing_m, spec.surfaces, index)
+    samples = _grid_samples(spec.test_maps.size_m, spec.test_maps.spacing_m)
+    ys = (np.arange(samples) - (samples - 1) / 2) * spec.test_maps.spacing_m
+    rise_per_m = math.tan(math.radians(choice.slope_deg))  # flat: 0; uphill toward +Y
+    heights = np.repeat((ys * rise_per_m)[:, None], samples, axis=1)
+    index = np.full(heights.shape, names.index(spec.test_maps.surface))
+    return Terrain(heights, spec.test_maps.spacing_m, spec.surfaces, index)

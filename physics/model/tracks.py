@@ -1,0 +1,128 @@
+"""Tracks: a tank's controls and gearbox become per-anchor commands.
+
+Each track has one belt speed, the mean speed from the gearbox plus or minus
+the steer's differential (right steer runs the left track faster), and one
+force limit shared among its anchors by a front/rear bias. Steering is nothing
+but the two belts running at different speeds, so with the throttle at zero
+and the stick over, the tank pivots on the spot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from physics.model.compiled import compiled
+from physics.model.gearbox import DriveCommand
+from physics.model.ballistics import ArmourSpec, GunSpec
+from physics.model.hull import HullSpec
+from physics.model.spec import KMH_PER_MS, Spec, tuning
+from physics.model.anchors import (AnchorCommand, AnchorConstants, AnchorModel,
+                                   GripSpec, SuspensionSpec)
+
+
+_SIDES = np.array([1.0, -1.0])
+"""Left and right track: + steer (right) speeds the left one up and slows the right one."""
+
+
+@dataclass(frozen=True)
+class TrackSpec(Spec):
+    """Drive and brakes of the two tracks."""
+
+    drive_force_n: float = tuning("most tractive force of both tracks together in a gear "
+                                  "with full pull", minimum=0.0, maximum=5e6)
+    brake_force_n: float = tuning("most braking force of both tracks together", minimum=0.0,
+                                  maximum=5e6)
+    pivot_track_speed_kmh: float = tuning("each track's speed difference from the mean at "
+                                          "full steer", minimum=0.0, maximum=50.0)
+    steering_pull: float = tuning("share of the drive force steering may call on, on top of "
+                                  "the throttle's", minimum=0.0, maximum=1.0)
+    drive_bias_front: float = tuning("drive share tilted toward the front (+) or rear (-) "
+                                     "anchors", minimum=-1.0, maximum=1.0)
+
+
+class TrackDrive:
+    """Turns controls and the gearbox's command into track belt speeds and force limits."""
+
+    def __init__(self, spec: TrackSpec, constants: AnchorConstants):
+        self.spec = spec
+        positions = constants.position_bs
+        self.left = positions[:, 0] < 0.0
+        half_length = max(np.abs(positions[:, 1]).max(), np.finfo(float).eps)
+        weight = 1.0 + spec.drive_bias_front * positions[:, 1] / half_length
+        self.share = np.where(self.left, weight / weight[self.left].sum(),
+                              weight / weight[~self.left].sum())
+        """Each anchor's share of its track's force; sums to 1 per track."""
+        self._pivot_ms = spec.pivot_track_speed_kmh / KMH_PER_MS
+        self._side = np.where(self.left, _SIDES[0], _SIDES[1])
+        """Per anchor: how its track's belt follows the steer (+ left, - right)."""
+        self._idle = AnchorCommand.idle(0, len(positions))
+        """Steer angles (none: tracks turn by their speeds) and grip scales (whole), kept
+        and handed out read-only for as long as the number of vehicles stays the same."""
+
+    def command(self, drive: DriveCommand, shifting: np.ndarray, steer: np.ndarray,
+                brake: np.ndarray, handbrake: np.ndarray, step_s: float,
+                forward_speed_ms: np.ndarray) -> AnchorCommand:
+        spec = self.spec
+        vehicles = len(steer)
+        belt_ms = np.empty((vehicles, len(self.share)))
+        force_n = np.empty((vehicles, len(self.share)))
+        _track_commands(drive.target_speed_ms, drive.force_fraction, shifting, steer, brake,
+                        handbrake, self._side, self.share, self._pivot_ms, spec.steering_pull,
+                        spec.drive_force_n / 2.0, spec.brake_force_n / 2.0, belt_ms, force_n)
+        return AnchorCommand(belt_ms, force_n, *self._constant(vehicles))
+
+    def _constant(self, vehicles: int) -> tuple[np.ndarray, np.ndarray]:
+        if self._idle.steer_rad.shape[0] != vehicles:
+            self._idle = AnchorCommand.idle(vehicles, len(self.share))
+            for values in (self._idle.steer_rad, self._idle.grip_scale):
+                values.setflags(write=False)
+        return self._idle.steer_rad, self._idle.grip_scale
+
+    def body_impulses(self, states, substep_s: float) -> np.ndarray | None:
+        """Forces on the whole body besides the anchors': none for a tank."""
+        return None
+
+
+def _track_commands(target_speed_ms, force_fraction, shifting, steer, brake, handbrake, side,
+                    share, pivot_ms, steering_pull, track_force_n, track_brake_n, belt_ms,
+                    force_n):
+    """Each anchor's belt speed and force limit (V, A), in place (compiled where numba is
+    installed). Right steer (+) runs the left track faster than the right one; no steer
+    while shifting; held tracks stop, with the brake's force if it is the greater."""
+    for vehicle in range(steer.shape[0]):
+        stick = 0.0 if shifting[vehicle] else steer[vehicle]
+        drive_n = min(force_fraction[vehicle] + abs(stick) * steering_pull, 1.0) * track_force_n
+        braking = max(brake[vehicle], 1.0 if handbrake[vehicle] else 0.0)
+        if braking > 0.0:
+            drive_n = max(drive_n, braking * track_brake_n)
+        for anchor in range(share.shape[0]):
+            belt_ms[vehicle, anchor] = (0.0 if braking > 0.0 else
+                                        target_speed_ms[vehicle]
+                                        + (stick * pivot_ms) * side[anchor])
+            force_n[vehicle, anchor] = drive_n * share[anchor]
+
+
+_track_commands = compiled(_track_commands) or _track_commands
+
+
+@dataclass(frozen=True)
+class TankSpec(Spec):
+    """Everything physical about one kind of tracked vehicle (config/tank.toml)."""
+
+    gearbox: str = tuning("name of its gearbox (a table in config/gearboxes.toml)")
+    hull: HullSpec = tuning("the rigid body")
+    suspension: SuspensionSpec = tuning("anchors, springs and dampers")
+    grip: GripSpec = tuning("how the tracks hold the ground")
+    tracks: TrackSpec = tuning("drive and brakes")
+    gun: GunSpec = tuning("turret, gun and shells")
+    armour: ArmourSpec = tuning("health")
+
+    tracked = True
+
+    def make_drive(self, constants: AnchorConstants) -> TrackDrive:
+        return TrackDrive(self.tracks, constants)
+
+    def make_model(self, constants: AnchorConstants) -> AnchorModel:
+        return AnchorModel(constants, self.grip)

@@ -1,0 +1,149 @@
+"""Wheels: a car's controls and gearbox become per-wheel commands on the same anchor core.
+
+The front wheels steer by Ackermann (the inner wheel turns more, so both roll
+round the same centre); the lock falls with speed so the car stays drivable
+fast; the steering eases toward the stick at a limited rate. The engine drives
+the front or rear axle through the gearbox, the brakes hold all four wheels,
+the handbrake locks the rear ones and lowers their grip so the tail steps out.
+Air drag pulls against the body's motion.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from physics.model.gearbox import DriveCommand
+from physics.model.hull import HullSpec
+from physics.model.spec import KMH_PER_MS, Spec, SpecError, tuning
+from physics.model.tyres import SlipTyreModel, SlipTyreSpec
+from physics.model.anchors import (AnchorCommand, AnchorConstants, AnchorModel,
+                                   GripSpec, SuspensionSpec)
+
+AXLES = ("front", "rear", "all")
+
+
+@dataclass(frozen=True)
+class WheelSpec(Spec):
+    """Steering, drive, brakes and drag."""
+
+    driven_axle: str = tuning("which wheels the engine drives", choices=AXLES)
+    drive_force_n: float = tuning("most force of the driven wheels together, in a gear with "
+                                  "full pull", minimum=0.0, maximum=1e6)
+    brake_force_n: float = tuning("most braking force of all four wheels together",
+                                  minimum=0.0, maximum=1e6)
+    brake_front_share: float = tuning("share of the braking force on the front axle (weight "
+                                      "moves forward under braking)", minimum=0.0,
+                                      maximum=1.0)
+    handbrake_force_n: float = tuning("most force of the handbrake on the rear wheels",
+                                      minimum=0.0, maximum=1e6)
+    handbrake_grip: float = tuning("share of their grip the rear wheels keep under the "
+                                   "handbrake", minimum=0.05, maximum=1.0)
+    full_lock_deg: float = tuning("the steered wheels' most angle, at a standstill",
+                                  minimum=1.0, maximum=60.0)
+    lock_halving_speed_kmh: float = tuning("speed at which the most angle has halved",
+                                           minimum=1.0, maximum=500.0)
+    steer_rate_deg_s: float = tuning("how fast the wheels turn toward the stick",
+                                     minimum=1.0, maximum=2000.0)
+    drag_area_m2: float = tuning("drag coefficient times frontal area", minimum=0.0,
+                                 maximum=20.0)
+    air_density_kg_m3: float = tuning("density of the air", minimum=0.0, maximum=2.0)
+
+
+class WheelDrive:
+    """Per-wheel surface speed, force limit, steer angle and grip, from the controls."""
+
+    def __init__(self, spec: WheelSpec, constants: AnchorConstants):
+        self.spec = spec
+        positions = constants.position_bs
+        self.front = positions[:, 1] > 0.0
+        self.wheelbase_m = positions[self.front, 1].mean() - positions[~self.front, 1].mean()
+        self.lateral_m = positions[:, 0]
+        driven = {"front": self.front, "rear": ~self.front,
+                  "all": np.ones(len(positions), dtype=bool)}[spec.driven_axle]
+        self.drive_share = driven / driven.sum()
+        self.brake_share = np.where(self.front, spec.brake_front_share / self.front.sum(),
+                                    (1.0 - spec.brake_front_share) / (~self.front).sum())
+        self.steer_rad = np.zeros(0)
+        """The steered axle's (bicycle) angle per vehicle, easing toward the stick."""
+        self._full_lock_rad = math.radians(spec.full_lock_deg)
+        self._rate_rad_s = math.radians(spec.steer_rate_deg_s)
+        self._halving_ms = spec.lock_halving_speed_kmh / KMH_PER_MS
+
+    def lock_rad(self, speed_ms: np.ndarray) -> np.ndarray:
+        """Most steer angle at each speed: full at a standstill, half at the halving speed."""
+        return self._full_lock_rad / (1.0 + np.abs(speed_ms) / self._halving_ms)
+
+    def ackermann(self, steer_rad: np.ndarray) -> np.ndarray:
+        """Each wheel's angle (V, A) so all roll round one centre on the rear axle's line."""
+        tangent = np.tan(steer_rad)[:, None]
+        angles = np.arctan2(self.wheelbase_m * tangent,
+                            self.wheelbase_m - self.lateral_m[None, :] * tangent)
+        return np.where(self.front[None, :], angles, 0.0)
+
+    def command(self, drive: DriveCommand, shifting: np.ndarray, steer: np.ndarray,
+                brake: np.ndarray, handbrake: np.ndarray, step_s: float,
+                forward_speed_ms: np.ndarray) -> AnchorCommand:
+        spec = self.spec
+        if len(self.steer_rad) != len(steer):
+            self.steer_rad = np.resize(self.steer_rad, len(steer))
+        wanted = steer * self.lock_rad(forward_speed_ms)
+        step = self._rate_rad_s * step_s
+        self.steer_rad = self.steer_rad + np.clip(wanted - self.steer_rad, -step, step)
+
+        vehicles, wheels = len(steer), len(self.front)
+        speed = np.repeat(drive.target_speed_ms[:, None], wheels, axis=1)
+        limit = (drive.force_fraction * spec.drive_force_n)[:, None] * self.drive_share[None, :]
+        grip = np.ones((vehicles, wheels))
+        braking = brake > 0.0
+        speed[braking] = 0.0
+        limit[braking] = (brake[braking] * spec.brake_force_n)[:, None] * self.brake_share
+        rear_held = handbrake[:, None] & ~self.front[None, :]
+        speed[rear_held] = 0.0
+        limit[rear_held] = np.maximum(limit[rear_held], spec.handbrake_force_n / (~self.front).sum())
+        grip[rear_held] = spec.handbrake_grip
+        return AnchorCommand(speed, limit, self.ackermann(self.steer_rad), grip)
+
+    def body_impulses(self, states, substep_s: float) -> np.ndarray:
+        """Air drag: half rho CdA |v| v against the motion."""
+        velocity = states.velocity_ws
+        speed = np.linalg.norm(velocity, axis=1, keepdims=True)
+        drag = 0.5 * self.spec.air_density_kg_m3 * self.spec.drag_area_m2 * speed * velocity
+        return -drag * substep_s
+
+
+@dataclass(frozen=True)
+class CarSpec(Spec):
+    """Everything physical about one kind of car (config/car.toml)."""
+
+    gearbox: str = tuning("name of its gearbox (a table in config/gearboxes.toml)")
+    tyres: str = tuning("grip: the anchors' friction circle along each wheel's heading; slip: "
+                        "spinning wheels with a tyre curve", choices=("grip", "slip"))
+    hull: HullSpec = tuning("the chassis")
+    suspension: SuspensionSpec = tuning("wheel mounts, springs and dampers")
+    grip: GripSpec = tuning("how the tyres hold the ground (both tyre kinds; slip tyres use "
+                            "it at walking pace)")
+    wheels: WheelSpec = tuning("steering, drive, brakes, drag")
+    slip_tyres: SlipTyreSpec = tuning("the slip tyres' curve and wheel inertia")
+
+    tracked = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.suspension.wheel_radius_m <= 0.0:
+            raise SpecError("suspension.wheel_radius_m", self.suspension.wheel_radius_m,
+                            "a wheel radius above 0 for a car")
+        ahead = [anchor.y_m > 0.0 for anchor in self.suspension.anchors]
+        if all(ahead) or not any(ahead):
+            raise SpecError("suspension.anchors", self.suspension.anchors,
+                            "wheels ahead of (y > 0) and behind the centre of mass")
+
+    def make_drive(self, constants: AnchorConstants) -> WheelDrive:
+        return WheelDrive(self.wheels, constants)
+
+    def make_model(self, constants: AnchorConstants) -> AnchorModel:
+        if self.tyres == "slip":
+            return SlipTyreModel(constants, self.grip, self.slip_tyres)
+        return AnchorModel(constants, self.grip)
