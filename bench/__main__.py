@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: skipped, {NOT_AVAILABLE[name]}")
             continue
         if name == "particles":  # opens an offscreen window: last, in this process
-            from game.view.particles import benchmark
+            from bench.particles import benchmark
             report = benchmark(options.count, options.frames)
             document["results"][name] = report
             if not args.json:

@@ -38,8 +38,8 @@ from panda3d.core import Point3, TransformState, Vec3
 
 from game.config import GameConfig
 from game.sim.simulation import ground_aligned_rotation
-from physics.model.hull import make_hull_body
-from physics.model.spec import KMH_PER_MS
+from physics.bullet.bodies import make_hull_body, map_walls, terrain_collider
+from physics.model.spec import KMH_PER_MPS
 from physics.model.terrain import MapChoice, Terrain, build_terrain
 from physics.bullet.fleet import VehicleFleet
 from physics.model.anchors import derive_constants
@@ -104,8 +104,8 @@ class _Start:
 
 def _world(config: GameConfig, terrain: Terrain) -> PhysicsWorld:
     world = PhysicsWorld(config.game.simulation)
-    world.add_body(terrain.make_collider())
-    world.add_body(terrain.make_walls())
+    world.add_body(terrain_collider(terrain))
+    world.add_body(map_walls(terrain))
     return world
 
 
@@ -154,10 +154,10 @@ class BulletVehicleTanks:
         mass = spec.hull.mass_kg
         constants = derive_constants(spec.suspension, spec.grip, mass,
                                      config.game.simulation.gravity_m_s2, tracked=spec.tracked)
-        top_ms = next(gear.top_speed_kmh for gear in config.tank_gearbox.gears
-                      if gear.name == GEAR) / KMH_PER_MS
+        top_mps = next(gear.top_speed_kmh for gear in config.tank_gearbox.gears
+                      if gear.name == GEAR) / KMH_PER_MPS
         # Bullet damps velocity by (1 - d)^dt: a decay rate of a / v_top makes v_top terminal.
-        damping = 1.0 - math.exp(-_BULLET_ACCELERATION_M_S2 / top_ms)
+        damping = 1.0 - math.exp(-_BULLET_ACCELERATION_M_S2 / top_mps)
         engine_n = mass * _BULLET_ACCELERATION_M_S2 / len(constants.position_bs)
         self.bodies, self.vehicles = [], []
         for number, (x, y, heading, steer) in enumerate(points):

@@ -15,8 +15,9 @@ from game.config import CONFIG_DIR, load_config
 from game.sim.controls import ScriptedInputs
 from game.errors import CommandLineError, UserError, whole_number
 from game.sim.local_players import MAX_PLAYERS, add_second_player
-from game.sim.replay import (ReplayHeader, ReplayRecorder, autosave_path, config_digest,
-                         game_version, load_replay)
+from game.settings import autosave_path
+from game.sim.replay import (ReplayHeader, ReplayRecorder, config_digest, game_version,
+                             load_replay)
 from game.sim.telemetry import TelemetryWriter
 from physics.model.terrain import MapChoice
 

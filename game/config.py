@@ -28,7 +28,7 @@ from physics.model.rocks import RockSpec
 from physics.model.terrain import TerrainSpec
 from physics.model.wheels import CarSpec
 from physics.model.tracks import TankSpec
-from physics.bullet.world import SimulationSpec
+from physics.model.stepping import SimulationSpec
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "config"
 
@@ -367,7 +367,7 @@ class EmitterSpec(Spec):
     count: int = tuning("particles per burst at the high quality setting (a stream: per "
                         "second, or per second per m/s)", minimum=0, maximum=5000)
     life_s: tuple[float, ...] = _pair("each particle lives a random time in", 0.01, 60.0)
-    speed_ms: tuple[float, ...] = _pair("launch speed", 0.0, 500.0)
+    speed_mps: tuple[float, ...] = _pair("launch speed", 0.0, 500.0)
     spread_deg: float = tuning("half-angle of the cone the particles leave in, round the "
                                "emitter's direction (180: every way)", minimum=0.0,
                                maximum=180.0)
@@ -386,7 +386,7 @@ class EmitterSpec(Spec):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        for name in ("life_s", "speed_ms"):
+        for name in ("life_s", "speed_mps"):
             low, high = getattr(self, name)
             if low > high:
                 raise SpecError(name, getattr(self, name), "[least, most]")
@@ -406,9 +406,9 @@ class EffectsSpec(Spec):
                                               minimum=0.0, maximum=1.0, length=(3, 3))
     sort_back_to_front: bool = tuning("draw far particles first (correct smoke over smoke; "
                                       "costs a sort a frame)")
-    dust_min_speed_ms: float = tuning("tracks and wheels raise no dust slower than this",
+    dust_min_speed_mps: float = tuning("tracks and wheels raise no dust slower than this",
                                       minimum=0.0, maximum=50.0)
-    dust_max_speed_ms: float = tuning("dust grows with speed up to this speed", minimum=0.1,
+    dust_max_speed_mps: float = tuning("dust grows with speed up to this speed", minimum=0.1,
                                       maximum=200.0)
     wreck_smoke_s: float = tuning("a wreck smokes this long after it is destroyed (it keeps "
                                   "smoking until the round restarts if longer)",
@@ -424,7 +424,7 @@ class EffectsSpec(Spec):
     smoke_column: EmitterSpec = tuning("a tank destroyed: the column of smoke rising")
     wreck_smoke: EmitterSpec = tuning("a wreck's smoke (count: particles per second)")
     track_dust: EmitterSpec = tuning("dust behind each track or wheel on the ground (count: "
-                                     "particles per second at dust_max_speed_ms)")
+                                     "particles per second at dust_max_speed_mps)")
     slide_dust: EmitterSpec = tuning("extra dust where a track or wheel slides (count: "
                                      "particles per second)")
 

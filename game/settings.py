@@ -25,6 +25,7 @@ import sys
 import tempfile
 import tomllib
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from game.config import UserSettingsSpec
@@ -69,6 +70,12 @@ def user_folder(kind: str, environ=None, platform: str | None = None,
 def settings_path(environ=None, platform: str | None = None, home: Path | None = None) -> Path:
     """Where this user's settings file lives."""
     return user_folder("config", environ, platform, home) / FILE_NAME
+
+
+def autosave_path(now: datetime | None = None) -> Path:
+    """Where a windowed game's replay goes on quit: the user's data folder."""
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    return user_folder("data") / "replays" / f"game-{stamp}.replay"
 
 
 @dataclass

@@ -13,7 +13,7 @@ import pytest
 from bench.soak import random_battle
 from physics.model.anchor_kernel import TerrainSubstep
 from physics.model.compiled import AVAILABLE
-from physics.bullet.ground import TerrainGround
+from physics.model.ground import TerrainGround
 from physics.model.pose import rotation_matrix
 from physics.model.terrain import MapChoice, build_terrain
 from physics.model.anchors import AnchorCommand, BodyStates, derive_constants

@@ -83,7 +83,7 @@ class FakePlayer:
 
 def _vehicle(name, position, rpm=800.0):
     return SimpleNamespace(name=name, rpm=rpm, spec=SimpleNamespace(tracked=True),
-                           track_speeds_ms=lambda: (0.0, 0.0),
+                           track_speeds_mps=lambda: (0.0, 0.0),
                            current=SimpleNamespace(position_ws=np.array(position, float)))
 
 
@@ -143,7 +143,7 @@ def test_tyres_roar_with_speed_and_squeal_when_sliding(config):
 
 def test_a_tank_clatters_and_a_car_roars_from_the_players_vehicle(config):
     tank = _vehicle("player", (0.0, 0.0, 0.0))
-    tank.track_speeds_ms = lambda: (4.0, 6.0)
+    tank.track_speeds_mps = lambda: (4.0, 6.0)
     simulation = SimpleNamespace(vehicles=[tank], player=tank, plates=())
     fake = FakePlayer()
     audio = GameAudio(simulation, fake, config.game.audio)
@@ -154,7 +154,7 @@ def test_a_tank_clatters_and_a_car_roars_from_the_players_vehicle(config):
     car = SimpleNamespace(
         name="player-car", rpm=2000.0, spec=SimpleNamespace(tracked=False),
         anchors=lambda: SimpleNamespace(sliding=sliding, on_ground=np.ones(4, bool)),
-        current=SimpleNamespace(position_ws=np.zeros(3), forward_speed_ms=lambda: 15.0))
+        current=SimpleNamespace(position_ws=np.zeros(3), forward_speed_mps=lambda: 15.0))
     simulation.player = car
     audio.update(throttle=1.0)
     rate, volume, squeal = tyre_noise(config.game.audio, 15.0, 0.5)

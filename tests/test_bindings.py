@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from game.input.bindings import ROWS, bindings_table, key_words, main, pad_words
+from game.input.bindings import ROWS, bindings_table, key_words, pad_words
+from tools.bindings_table import main
 from game.input.gamepad import DRIVING_AXES
 
 
@@ -32,7 +33,7 @@ def readme_table(repo_root) -> str:
 
 def test_the_readme_table_is_the_one_made_from_the_config(readme_table, config):
     assert readme_table == bindings_table(config.controls), (
-        "README.md's Default bindings table is stale: paste `python -m game.input.bindings`")
+        "README.md's Default bindings table is stale: paste `python -m tools.bindings_table`")
 
 
 def test_every_action_in_controls_toml_is_in_the_readme_table(readme_table, config):

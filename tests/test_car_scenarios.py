@@ -44,7 +44,7 @@ def run(simulation: Simulation, seconds: float, controls) -> list[BodyState]:
 
 def cruise_at(speed_kmh: float):
     """Full throttle up to a speed, then a throttle that holds it (the gear's governor)."""
-    return lambda state: Controls(throttle=1.0 if state.forward_speed_ms() * KMH < speed_kmh
+    return lambda state: Controls(throttle=1.0 if state.forward_speed_mps() * KMH < speed_kmh
                                   else 0.0)
 
 
@@ -70,7 +70,7 @@ def test_top_speed_per_gear(config, tyres, gear):
     simulation = car_simulation(config, tyres, gear)
     top_kmh = next(g.top_speed_kmh for g in config.car_gearbox.gears if g.name == gear)
     states = run(simulation, 20.0, lambda s: Controls(throttle=1.0))
-    speeds = np.array([s.forward_speed_ms() * KMH for s in states[-60:]])
+    speeds = np.array([s.forward_speed_mps() * KMH for s in states[-60:]])
     assert speeds.mean() == pytest.approx(top_kmh, rel=0.05)
     simulation.destroy()
 
@@ -79,7 +79,7 @@ def test_top_speed_per_gear(config, tyres, gear):
 def test_full_lock_at_40_kmh_does_not_roll_the_car(config, tyres):
     simulation = car_simulation(config, tyres, "2")
     run(simulation, 8.0, cruise_at(40.0))
-    assert simulation.player.current.forward_speed_ms() * KMH == pytest.approx(40.0, abs=3.0)
+    assert simulation.player.current.forward_speed_mps() * KMH == pytest.approx(40.0, abs=3.0)
     start = simulation.player.current
     states = run(simulation, 5.0, lambda s: Controls(throttle=0.5, steer=1.0))
     assert max(abs(s.heading_pitch_roll_deg()[2]) for s in states) < 20.0
@@ -106,8 +106,8 @@ def test_steering_eases_in_and_the_inner_wheel_turns_more(config):
 def test_the_lock_falls_with_speed(config):
     simulation = car_simulation(config)
     halving_kmh = config.car.wheels.lock_halving_speed_kmh
-    speeds_ms = np.array([0.0, halving_kmh, 2 * halving_kmh]) / KMH
-    locks = np.degrees(simulation.cars.drive.lock_rad(speeds_ms))
+    speeds_mps = np.array([0.0, halving_kmh, 2 * halving_kmh]) / KMH
+    locks = np.degrees(simulation.cars.drive.lock_rad(speeds_mps))
     assert locks[0] == pytest.approx(config.car.wheels.full_lock_deg)
     assert locks[1] == pytest.approx(config.car.wheels.full_lock_deg / 2)
     assert locks[2] < locks[1]
@@ -118,7 +118,7 @@ def test_the_lock_falls_with_speed(config):
 def test_handbrake_turn_at_50_kmh_swings_the_heading_past_90_degrees(config, tyres):
     simulation = car_simulation(config, tyres, "2")
     run(simulation, 10.0, cruise_at(50.0))
-    assert simulation.player.current.forward_speed_ms() * KMH == pytest.approx(50.0, abs=3.0)
+    assert simulation.player.current.forward_speed_mps() * KMH == pytest.approx(50.0, abs=3.0)
     start = simulation.player.current
     states = run(simulation, 3.0, lambda s: Controls(steer=1.0, handbrake=True))
     assert abs(heading_change_deg(start, states)) > 90.0
@@ -130,10 +130,10 @@ def test_braking_from_60_kmh_on_hardpan_stops_within_the_grip_distance(config, t
     simulation = car_simulation(config, tyres, "2")
     run(simulation, 12.0, cruise_at(60.0))
     state = simulation.player.current
-    speed = state.forward_speed_ms()
+    speed = state.forward_speed_mps()
     assert speed * KMH == pytest.approx(60.0, abs=3.0)
     states = run(simulation, 8.0, lambda s: Controls(brake=1.0))
-    stopped = next(i for i, s in enumerate(states) if abs(s.forward_speed_ms()) < 0.05)
+    stopped = next(i for i, s in enumerate(states) if abs(s.forward_speed_mps()) < 0.05)
     distance = np.linalg.norm(states[stopped].position_ws[:2] - state.position_ws[:2])
     # v^2 / 2a: no shorter than with every tyre at its peak grip (and the brakes' force),
     # no longer than with every tyre sliding.
@@ -170,7 +170,7 @@ def test_slip_tyres_hard_braked_wheel_locks_while_the_car_slides(config):
     simulation.cars.drive.spec = strong
     run(simulation, 0.3, lambda s: Controls(brake=1.0))
     wheels = simulation.player.anchor_reports()
-    assert simulation.player.current.forward_speed_ms() * KMH > 30.0  # still sliding along
+    assert simulation.player.current.forward_speed_mps() * KMH > 30.0  # still sliding along
     assert all(abs(wheel["spin_rad_s"]) < 1.0 for wheel in wheels)  # locked
     assert all(wheel["slip_ratio"] < -0.9 for wheel in wheels)
     simulation.destroy()
@@ -193,10 +193,10 @@ def fastest_steady_circle_kmh(config, surface: str) -> float:
     best = 0.0
     for target in range(10, 80, 2):
         states = run(simulation, 1.5, lambda s: Controls(
-            throttle=1.0 if s.forward_speed_ms() * KMH < target else 0.0, steer=0.6))
+            throttle=1.0 if s.forward_speed_mps() * KMH < target else 0.0, steer=0.6))
         if any(w["sliding"] for w in simulation.player.anchor_reports()):
             break
-        best = max(best, states[-1].forward_speed_ms() * KMH)
+        best = max(best, states[-1].forward_speed_mps() * KMH)
     simulation.destroy()
     return best
 
@@ -251,7 +251,7 @@ def test_top_speed_in_the_high_gears_shifting_up_through_the_box(config, tyres):
         states = run(simulation, 0.5, lambda s: Controls(throttle=1.0, gear=gear))
         for _ in range(40):
             states = run(simulation, 1.0, lambda s: Controls(throttle=1.0, gear=gear))
-            speeds = [s.forward_speed_ms() * KMH for s in states]
+            speeds = [s.forward_speed_mps() * KMH for s in states]
             if np.ptp(speeds) < 0.01 * tops[gear]:
                 break
         reached[gear] = float(np.mean(speeds))

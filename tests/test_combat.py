@@ -36,7 +36,7 @@ def lay_gun_on(simulation, vehicle, point) -> None:
         muzzle, _ = gun_axes(vehicle.current, gun, vehicle.aim)
         offset = np.asarray(point) - muzzle
         elevation = ballistic_elevation(float(np.linalg.norm(offset[:2])), float(offset[2]),
-                                        gun.muzzle_velocity_ms, gravity)
+                                        gun.muzzle_velocity_mps, gravity)
         heading = math.atan2(offset[0], offset[1])
         wanted = np.array([math.sin(heading) * math.cos(elevation),
                            math.cos(heading) * math.cos(elevation), math.sin(elevation)])
@@ -68,7 +68,7 @@ def test_every_shell_at_the_100_m_plate_hits_it_and_none_passes_through(config):
     assert all(hit["target"] == "plate-100m" for hit in hits)
     plate_face_y = -512 + config.game.range.spawn_from_edge_m + 100 - 0.05
     assert all(hit["point"][1] <= plate_face_y + 1e-3 for hit in hits)  # all on the near face
-    assert all(hit["speed_ms"] > 0.9 * config.tank.gun.muzzle_velocity_ms for hit in hits)
+    assert all(hit["speed_ms"] > 0.9 * config.tank.gun.muzzle_velocity_mps for hit in hits)
 
 
 @pytest.mark.parametrize("plate_index", [1, 2])

@@ -17,7 +17,7 @@ import pytest
 from game.config import GameConfig, load_config
 from game.errors import UserError
 from physics.model.spec import Spec, SpecError, build_spec, tuning
-from physics.bullet.world import SimulationSpec
+from physics.model.stepping import SimulationSpec
 
 # ----- helpers ------------------------------------------------------------------------
 

@@ -16,7 +16,8 @@ from game.sim.simulation import Simulation
 from game.sim.telemetry import telemetry_record
 from physics.model.stepping import FixedStepClock
 from physics.model.terrain import MapChoice
-from physics.bullet.world import PhysicsWorld, SimulationSpec
+from physics.bullet.world import PhysicsWorld
+from physics.model.stepping import SimulationSpec
 
 # ----- FixedStepClock ------------------------------------------------------------------------
 

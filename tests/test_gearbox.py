@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from physics.model.gearbox import KMH_PER_MS, DriveCommand, Gearbox, GearboxSpec, gate_layout
+from physics.model.gearbox import KMH_PER_MPS, DriveCommand, Gearbox, GearboxSpec, gate_layout
 from physics.model.spec import SpecError, build_spec
 
 CONFIG = Path(__file__).resolve().parents[1] / "config" / "gearboxes.toml"
@@ -30,8 +30,8 @@ def gear(spec: GearboxSpec, name: str):
     return next(g for g in spec.gears if g.name == name)
 
 
-def top_ms(spec: GearboxSpec, name: str) -> float:
-    return gear(spec, name).top_speed_kmh / KMH_PER_MS
+def top_mps(spec: GearboxSpec, name: str) -> float:
+    return gear(spec, name).top_speed_kmh / KMH_PER_MPS
 
 
 def steps_per_shift(spec: GearboxSpec) -> int:
@@ -49,8 +49,8 @@ def engaged(spec: GearboxSpec, name: str, count: int = 1, automatic: bool = Fals
     return box
 
 
-def step1(box: Gearbox, speed_ms: float, throttle: float) -> tuple[DriveCommand, list[dict]]:
-    return box.step(DT_S, np.array([speed_ms]), np.array([throttle]))
+def step1(box: Gearbox, speed_mps: float, throttle: float) -> tuple[DriveCommand, list[dict]]:
+    return box.step(DT_S, np.array([speed_mps]), np.array([throttle]))
 
 
 # ----- specs -------------------------------------------------------------------
@@ -134,16 +134,16 @@ def test_gate_layout_is_an_h_with_neutral_in_the_centre(spec):
 
 def test_shift_takes_shift_time_without_drive_then_gives_new_pull(spec):
     box = engaged(spec, "2")
-    speed_ms = 0.5 * top_ms(spec, "2")
-    events = box.request(0, "3", speed_ms)
+    speed_mps = 0.5 * top_mps(spec, "2")
+    events = box.request(0, "3", speed_mps)
     assert events == [{"type": "shift_start", "vehicle": 0, "from": "2", "to": "3", "automatic": False}]
     for _ in range(steps_per_shift(spec)):
-        command, events = step1(box, speed_ms, 1.0)
+        command, events = step1(box, speed_mps, 1.0)
         assert command.force_fraction[0] == 0.0
-        assert command.target_speed_ms[0] == 0.0
+        assert command.target_speed_mps[0] == 0.0
     assert events == [{"type": "shift", "vehicle": 0, "from": "2", "to": "3"}]
     assert box.gear_name(0) == "3"
-    command, events = step1(box, speed_ms, 1.0)
+    command, events = step1(box, speed_mps, 1.0)
     assert events == []
     assert command.force_fraction[0] == pytest.approx(gear(spec, "3").pull)
 
@@ -162,28 +162,28 @@ def test_unknown_gear_refused(spec):
 
 def test_reverse_refused_while_moving_accepted_near_standstill(spec):
     box = engaged(spec, "2")
-    fast_ms = 2.0 * spec.reverse_engage_below_kmh / KMH_PER_MS
-    assert box.request(0, "R", fast_ms) == [{"type": "shift_refused", "vehicle": 0, "gear": "R", "reason": "moving"}]
-    assert box.request(0, "R", -fast_ms)[0]["reason"] == "moving"
+    fast_mps = 2.0 * spec.reverse_engage_below_kmh / KMH_PER_MPS
+    assert box.request(0, "R", fast_mps) == [{"type": "shift_refused", "vehicle": 0, "gear": "R", "reason": "moving"}]
+    assert box.request(0, "R", -fast_mps)[0]["reason"] == "moving"
     assert box.gear_name(0) == "2"
-    events = box.request(0, "R", 0.1 * spec.reverse_engage_below_kmh / KMH_PER_MS)
+    events = box.request(0, "R", 0.1 * spec.reverse_engage_below_kmh / KMH_PER_MPS)
     assert events[0]["type"] == "shift_start" and events[0]["to"] == "R"
 
 
 def test_forward_gear_refused_while_reversing(spec):
     box = engaged(spec, "R")
-    reversing_ms = -0.9 * top_ms(spec, "R")
-    assert box.request(0, "1", reversing_ms)[0]["reason"] == "moving"
-    assert box.request(0, "N", reversing_ms)[0]["type"] == "shift"  # neutral always, instantly
+    reversing_mps = -0.9 * top_mps(spec, "R")
+    assert box.request(0, "1", reversing_mps)[0]["reason"] == "moving"
+    assert box.request(0, "N", reversing_mps)[0]["type"] == "shift"  # neutral always, instantly
     assert box.gear_name(0) == "N"
 
 
 def test_over_rev_downshift_refused(spec):
     box = engaged(spec, "4")
-    speed_ms = 0.6 * top_ms(spec, "4")
-    assert top_ms(spec, "2") < speed_ms < top_ms(spec, "3")
-    assert box.request(0, "2", speed_ms) == [{"type": "shift_refused", "vehicle": 0, "gear": "2", "reason": "over_rev"}]
-    assert box.shift_down(0, speed_ms)[0]["to"] == "3"  # 3 tops out above this speed
+    speed_mps = 0.6 * top_mps(spec, "4")
+    assert top_mps(spec, "2") < speed_mps < top_mps(spec, "3")
+    assert box.request(0, "2", speed_mps) == [{"type": "shift_refused", "vehicle": 0, "gear": "2", "reason": "over_rev"}]
+    assert box.shift_down(0, speed_mps)[0]["to"] == "3"  # 3 tops out above this speed
 
 
 def test_sequential_shifting_walks_the_gear_order(spec):
@@ -206,7 +206,7 @@ def test_neutral_gives_no_force(spec):
     box = Gearbox(spec, 1)
     command, _ = step1(box, 0.0, 1.0)
     assert command.force_fraction[0] == 0.0
-    assert command.target_speed_ms[0] == 0.0
+    assert command.target_speed_mps[0] == 0.0
 
 
 @pytest.mark.parametrize("name", ["1", "3", "5"])
@@ -214,24 +214,24 @@ def test_neutral_gives_no_force(spec):
 def test_forward_target_speed_and_force(spec, name, throttle):
     box = engaged(spec, name)
     command, _ = step1(box, 0.0, throttle)
-    assert command.target_speed_ms[0] == pytest.approx(throttle * top_ms(spec, name))
+    assert command.target_speed_mps[0] == pytest.approx(throttle * top_mps(spec, name))
     assert command.force_fraction[0] == pytest.approx(throttle * gear(spec, name).pull)
 
 
 def test_reverse_target_speed_is_negative_for_positive_throttle(spec):
     box = engaged(spec, "R")
     command, _ = step1(box, 0.0, 0.5)
-    assert command.target_speed_ms[0] == pytest.approx(-0.5 * top_ms(spec, "R"))
+    assert command.target_speed_mps[0] == pytest.approx(-0.5 * top_mps(spec, "R"))
     assert command.force_fraction[0] == pytest.approx(0.5 * gear(spec, "R").pull)
 
 
 def test_off_throttle_engine_brakes_toward_zero(spec):
     box = engaged(spec, "3")
-    command, _ = step1(box, 0.5 * top_ms(spec, "3"), 0.0)
-    assert command.target_speed_ms[0] == 0.0
+    command, _ = step1(box, 0.5 * top_mps(spec, "3"), 0.0)
+    assert command.target_speed_mps[0] == 0.0
     assert command.force_fraction[0] == pytest.approx(spec.engine_brake * gear(spec, "3").pull)
-    command, _ = step1(box, 0.5 * top_ms(spec, "3"), -1.0)  # negative throttle in a forward gear counts as 0
-    assert command.target_speed_ms[0] == 0.0
+    command, _ = step1(box, 0.5 * top_mps(spec, "3"), -1.0)  # negative throttle in a forward gear counts as 0
+    assert command.target_speed_mps[0] == 0.0
     assert command.force_fraction[0] == pytest.approx(spec.engine_brake * gear(spec, "3").pull)
 
 
@@ -239,9 +239,9 @@ def test_rpm_idle_at_rest_and_redline_at_top_speed(spec):
     box = engaged(spec, "2")
     command, _ = step1(box, 0.0, 1.0)
     assert command.rpm[0] == pytest.approx(spec.idle_rpm)
-    command, _ = step1(box, top_ms(spec, "2"), 1.0)
+    command, _ = step1(box, top_mps(spec, "2"), 1.0)
     assert command.rpm[0] == pytest.approx(spec.redline_rpm)
-    command, _ = step1(box, 2.0 * top_ms(spec, "2"), 1.0)
+    command, _ = step1(box, 2.0 * top_mps(spec, "2"), 1.0)
     assert command.rpm[0] == pytest.approx(spec.redline_rpm)  # clipped
 
 
@@ -259,16 +259,16 @@ def test_rpm_free_revs_in_neutral(spec):
 
 def test_automatic_upshifts_past_threshold_and_downshifts_when_slowing(spec):
     box = engaged(spec, "1", automatic=True)
-    threshold_ms = spec.automatic_upshift_fraction * top_ms(spec, "1")
-    _, events = step1(box, 0.95 * threshold_ms, 1.0)
+    threshold_mps = spec.automatic_upshift_fraction * top_mps(spec, "1")
+    _, events = step1(box, 0.95 * threshold_mps, 1.0)
     assert events == []
-    _, events = step1(box, 1.05 * threshold_ms, 1.0)
+    _, events = step1(box, 1.05 * threshold_mps, 1.0)
     assert events == [{"type": "shift_start", "vehicle": 0, "from": "1", "to": "2", "automatic": True}]
     for _ in range(steps_per_shift(spec) - 1):  # the step that started the shift was its first
-        _, events = step1(box, 1.05 * threshold_ms, 1.0)
+        _, events = step1(box, 1.05 * threshold_mps, 1.0)
     assert events[-1]["type"] == "shift" and box.gear_name(0) == "2"
-    slow_ms = 0.9 * spec.automatic_downshift_fraction * top_ms(spec, "2")
-    _, events = step1(box, slow_ms, 0.0)
+    slow_mps = 0.9 * spec.automatic_downshift_fraction * top_mps(spec, "2")
+    _, events = step1(box, slow_mps, 0.0)
     assert events == [{"type": "shift_start", "vehicle": 0, "from": "2", "to": "1", "automatic": True}]
 
 
@@ -280,23 +280,23 @@ def test_automatic_selects_reverse_on_negative_throttle_at_standstill(spec):
         command, _ = step1(box, 0.0, -1.0)
     assert box.gear_name(0) == "R"
     command, _ = step1(box, 0.0, -1.0)  # in automatic, the stick's back direction drives backward
-    assert command.target_speed_ms[0] == pytest.approx(-top_ms(spec, "R"))
+    assert command.target_speed_mps[0] == pytest.approx(-top_mps(spec, "R"))
     _, events = step1(box, 0.0, 1.0)
     assert events[0]["to"] == "1"
 
 
 def test_automatic_does_not_select_reverse_while_moving(spec):
     box = engaged(spec, "1", automatic=True)
-    _, events = step1(box, 2.0 * spec.reverse_engage_below_kmh / KMH_PER_MS, -1.0)
+    _, events = step1(box, 2.0 * spec.reverse_engage_below_kmh / KMH_PER_MPS, -1.0)
     assert events == [] and box.gear_name(0) == "1"
 
 
 def test_set_automatic(spec):
     box = engaged(spec, "1")
-    fast_ms = top_ms(spec, "1")
-    assert step1(box, fast_ms, 1.0)[1] == []
+    fast_mps = top_mps(spec, "1")
+    assert step1(box, fast_mps, 1.0)[1] == []
     box.set_automatic(0, True)
-    assert step1(box, fast_ms, 1.0)[1][0]["to"] == "2"
+    assert step1(box, fast_mps, 1.0)[1][0]["to"] == "2"
 
 
 # ----- many vehicles -----------------------------------------------------------

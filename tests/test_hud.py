@@ -55,7 +55,7 @@ def test_hud_values_follow_the_simulation(game, config):
     for _ in range(180):
         step(simulation, Controls(throttle=1.0))
     _show(simulation, battle, hud)
-    speed_kmh = player.current.forward_speed_ms() * 3.6
+    speed_kmh = player.current.forward_speed_mps() * 3.6
     assert speed_kmh > 5.0
     assert _text(hud.speed_text).split()[0] == f"{speed_kmh:.0f}"
     assert hud.state.rpm == player.rpm and f"{player.rpm:.0f} rpm" in _text(hud.rpm_label)

@@ -10,10 +10,11 @@ from panda3d.core import LQuaternionf, Point3, TransformState, Vec3
 
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
-from physics.model.hull import make_hull_body
+from physics.bullet.bodies import TERRAIN_NAME, make_hull_body
+from physics.bullet.poses import body_state
 from physics.model.hull_clearance import HullClearance
 from physics.model.pose import BodyState
-from physics.model.terrain import TERRAIN_NAME, MapChoice
+from physics.model.terrain import MapChoice
 from physics.model.anchors import BodyStates
 
 STEP_S = 1.0 / 60.0
@@ -76,7 +77,7 @@ def test_whenever_it_says_clear_bullet_finds_no_contact(config):
         height_m = float(terrain.height_at(x, y)) + rng.uniform(-0.5, 2.5)
         hull.setTransform(TransformState.makePosQuatScale(Point3(x, y, height_m), rotation,
                                                           Vec3(1, 1, 1)))
-        clear = bool(test.clear(states_of(BodyState.of(hull)), STEP_S)[0])
+        clear = bool(test.clear(states_of(body_state(hull)), STEP_S)[0])
         touching = world.bullet.contactTestPair(hull, ground).getNumContacts() > 0
         verdicts.append((clear, touching))
         assert not (clear and touching), f"called clear but touching at {x:.1f}, {y:.1f}"

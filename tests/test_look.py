@@ -16,7 +16,7 @@ from game.view.camera import ChaseCamera
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation, ground_aligned_rotation
 from game.view.tank_rig import TankRig
-from physics.model.pose import BodyState
+from physics.bullet.poses import body_state
 from physics.model.terrain import MapChoice, build_terrain
 
 CONTACT_TOLERANCE_M = 0.01
@@ -157,7 +157,7 @@ def put_vehicle(simulation, vehicle, xy, heading_deg):
         Point3(*position), ground_aligned_rotation(normal, heading_deg), Vec3(1, 1, 1)))
     vehicle.body.setLinearVelocity(Vec3(0, 0, 0))
     vehicle.body.setAngularVelocity(Vec3(0, 0, 0))
-    vehicle.current = vehicle.previous = BodyState.of(vehicle.body)
+    vehicle.current = vehicle.previous = body_state(vehicle.body)
 
 
 def test_the_chase_camera_stays_above_the_steepest_dunes(config, desert):

@@ -166,7 +166,7 @@ def test_moving_vehicles_raise_dust_and_standing_ones_do_not(battle, config):
     assert effects.counts["track_dust"] == 0
     for _ in range(150):
         simulation.step(Controls(throttle=1.0))
-    assert simulation.player.current.forward_speed_ms() > config.game.effects.dust_min_speed_ms
+    assert simulation.player.current.forward_speed_mps() > config.game.effects.dust_min_speed_mps
     for _ in range(60):
         effects.update(1.0 / 60.0)
     assert effects.counts["track_dust"] > 0

@@ -17,7 +17,8 @@ from game.sim.telemetry import telemetry_record
 from physics.model.stepping import FixedStepClock
 from physics.model.pose import BodyState
 from physics.model.terrain import MapChoice
-from physics.bullet.ground import BulletGround, TerrainGround
+from physics.bullet.ground import BulletGround
+from physics.model.ground import TerrainGround
 
 KMH = 3.6
 
@@ -76,7 +77,7 @@ def test_top_speed_in_each_gear(config, gear):
     simulation = Simulation(with_spawn(config, start_gear=gear), MapChoice.parse("flat"), seed=1)
     top_kmh = next(g.top_speed_kmh for g in config.tank_gearbox.gears if g.name == gear)
     states = run(simulation, 14.0, lambda t: Controls(throttle=1.0))
-    speeds = np.array([state.forward_speed_ms() * KMH for state in states[-60:]])
+    speeds = np.array([state.forward_speed_mps() * KMH for state in states[-60:]])
     expected = -top_kmh if gear == "R" else top_kmh
     assert speeds.mean() == pytest.approx(expected, rel=0.05)
     assert np.ptp(speeds) < 0.05 * top_kmh  # steady: the engine limits, it does not surge
@@ -121,7 +122,7 @@ def test_climbs_a_25_degree_slope_in_first_gear(config):
     states = run(simulation, 15.0, lambda t: Controls(throttle=1.0, gear="1"))
     climbed = states[-1].position_ws[2] - states[0].position_ws[2]
     assert climbed > 8.0  # 15 s at 8 km/h up 25 degrees is 14 m, less the start and shift
-    assert states[-1].forward_speed_ms() * KMH == pytest.approx(8.0, rel=0.05)
+    assert states[-1].forward_speed_mps() * KMH == pytest.approx(8.0, rel=0.05)
     simulation.destroy()
 
 
@@ -298,7 +299,7 @@ def test_the_automatic_gearbox_shifts_up_by_itself(config):
     simulation = Simulation(with_spawn(config, start_gear="A"), MapChoice.parse("flat"), seed=1)
     states = run(simulation, 20.0, lambda t: Controls(throttle=1.0))
     assert simulation.player.gear in ("4", "5")
-    assert states[-1].forward_speed_ms() * KMH > 30.0
+    assert states[-1].forward_speed_mps() * KMH > 30.0
     events = simulation.step(Controls(throttle=1.0, gear="2"))  # a gear key: manual again
     assert not simulation.tanks.gearbox.automatic[simulation.player.index]
     assert any(event["type"] == "shift_refused" for event in events)  # 2nd would over-rev
@@ -315,12 +316,13 @@ def test_six_road_wheel_stations_settle_at_ride_height_and_drive(config):
     assert state.position_ws[2] == pytest.approx(rest_lift(config), abs=0.02)
     assert len(simulation.player.anchor_reports()) == 6
     states = run(simulation, 6.0, lambda t: Controls(throttle=1.0))
-    assert states[-1].forward_speed_ms() * KMH == pytest.approx(8.0, rel=0.05)
+    assert states[-1].forward_speed_mps() * KMH == pytest.approx(8.0, rel=0.05)
     simulation.destroy()
 
 
 def test_an_anchor_over_a_rock_stands_on_the_rock(config):
-    from physics.model.rocks import RockSpec, make_rock_body, scatter_rocks
+    from physics.bullet.bodies import make_rock_body
+    from physics.model.rocks import RockSpec, scatter_rocks
     simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
     spec = RockSpec(count=1, min_radius_m=0.8, max_radius_m=0.8, flattening=0.3, lumpiness=0.0,
                     buried_fraction=0.5, spawn_clearance_m=0.0, edge_clearance_m=0.0,

@@ -16,6 +16,7 @@ from panda3d.bullet import BulletWorld
 from panda3d.core import Point3
 
 from game.view.meshes import grid_triangles, terrain_mesh
+from physics.bullet.bodies import map_walls, terrain_collider
 from physics.model.terrain import HEIGHT_LEVELS, MapChoice, Terrain, build_terrain, plane_under
 
 RAYS = 200
@@ -31,8 +32,8 @@ class Collider:
     def __init__(self, terrain: Terrain):
         self.terrain = terrain
         self.world = BulletWorld()
-        self.ground = terrain.make_collider()
-        self.walls = terrain.make_walls()
+        self.ground = terrain_collider(terrain)
+        self.walls = map_walls(terrain)
         self.world.attachRigidBody(self.ground)
         self.world.attachRigidBody(self.walls)
 

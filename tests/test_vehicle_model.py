@@ -194,7 +194,7 @@ def test_many_vehicles_in_one_pass_match_each_alone(tank, constants):
         one = BodyStates(states.position_ws[v:v + 1], states.axes_ws[v:v + 1],
                          states.velocity_ws[v:v + 1], states.angular_velocity_ws[v:v + 1])
         result = alone.step(one, FlatGround(), AnchorCommand(
-            command.surface_speed_ms[v:v + 1], command.force_limit_n[v:v + 1],
+            command.surface_speed_mps[v:v + 1], command.force_limit_n[v:v + 1],
             command.steer_rad[v:v + 1], command.grip_scale[v:v + 1]), STEP)
         np.testing.assert_allclose(result.linear_ws[0], batch.linear_ws[v], rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(result.angular_ws[0], batch.angular_ws[v], rtol=1e-9, atol=1e-9)

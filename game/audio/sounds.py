@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from physics.model.spec import KMH_PER_MS, Spec, tuning
+from physics.model.spec import KMH_PER_MPS, Spec, tuning
 
 SOUNDS_DIR = Path(__file__).resolve().parent.parent / "assets" / "sounds"
 SOUND_NAMES = ("engine_loop", "gun_fire", "impact_metal", "impact_sand", "explosion",
@@ -90,19 +90,19 @@ def engine_note(spec: AudioSpec, rpm: float, throttle: float) -> tuple[float, fl
     return rate, volume
 
 
-def track_clatter(spec: AudioSpec, track_speed_ms: float) -> tuple[float, float]:
+def track_clatter(spec: AudioSpec, track_speed_mps: float) -> tuple[float, float]:
     """Play rate and volume of the track clatter at a track speed (either sign)."""
-    speed_ms = abs(float(track_speed_ms))
+    speed_mps = abs(float(track_speed_mps))
     slowest, fastest = spec.clatter_play_rates
-    rate = min(max(speed_ms / spec.track_link_pitch_m / CLATTER_LINKS_HZ, slowest), fastest)
-    return rate, spec.clatter_volume * min(speed_ms * KMH_PER_MS / spec.clatter_full_kmh, 1.0)
+    rate = min(max(speed_mps / spec.track_link_pitch_m / CLATTER_LINKS_HZ, slowest), fastest)
+    return rate, spec.clatter_volume * min(speed_mps * KMH_PER_MPS / spec.clatter_full_kmh, 1.0)
 
 
-def tyre_noise(spec: AudioSpec, speed_ms: float, sliding_share: float
+def tyre_noise(spec: AudioSpec, speed_mps: float, sliding_share: float
                ) -> tuple[float, float, float]:
     """Play rate and volume of the tyres' roar, and the squeal's volume, at a speed with a
     share (0..1) of the wheels sliding on the ground."""
-    speed_kmh = abs(float(speed_ms)) * KMH_PER_MS
+    speed_kmh = abs(float(speed_mps)) * KMH_PER_MPS
     share = min(speed_kmh / spec.tyre_full_kmh, 1.0)
     standstill, full = spec.tyre_roll_play_rates
     squeal = spec.skid_volume * min(max(float(sliding_share), 0.0), 1.0) * min(
@@ -154,13 +154,13 @@ class GameAudio:
         self.player.loop("engine_loop", *engine_note(spec, vehicle.rpm, throttle), position)
         clatter, roll, skid = (1.0, 0.0), (1.0, 0.0), 0.0
         if vehicle.spec.tracked:
-            left, right = vehicle.track_speeds_ms()
+            left, right = vehicle.track_speeds_mps()
             clatter = track_clatter(spec, (abs(left) + abs(right)) / 2.0)
         else:
             anchors = vehicle.anchors()
             sliding = (0.0 if anchors is None
                        else float((anchors.sliding & anchors.on_ground).mean()))
-            rate, volume, skid = tyre_noise(spec, vehicle.current.forward_speed_ms(), sliding)
+            rate, volume, skid = tyre_noise(spec, vehicle.current.forward_speed_mps(), sliding)
             roll = (rate, volume)
         self.player.loop("track_clatter", *clatter, position)
         self.player.loop("tyre_roll", *roll, position)

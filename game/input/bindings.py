@@ -2,7 +2,7 @@
 from config/controls.toml: the README's "Default bindings" table is this table, and a test
 keeps the two the same.
 
-    python -m game.input.bindings [--config DIR]     print the table
+    python -m tools.bindings_table [--config DIR]     print the table
 
 Every cell names the keys or pad controls in words and, in backticks, the action's key in
 config/controls.toml, so the table also says what to edit to rebind it.
@@ -10,12 +10,7 @@ config/controls.toml, so the table also says what to edit to rebind it.
 
 from __future__ import annotations
 
-import argparse
-import sys
-from pathlib import Path
-
-from game.config import CONFIG_DIR, ControlsSpec, load_config
-from game.errors import UserError
+from game.config import ControlsSpec
 
 ROWS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("throttle: drive in the selected gear", ("throttle",), ("throttle_axis",)),
@@ -136,20 +131,3 @@ def help_rows(controls: ControlsSpec) -> list[tuple[str, str, str]]:
                 doc, _cell(controls.keyboard, keyboard, key_words, name_actions=False),
                 _cell(controls.gamepad, gamepad, pad_words, name_actions=False)))
             for doc, keyboard, gamepad in ROWS]
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m game.input.bindings",
-                                     description="Print the default bindings table.")
-    parser.add_argument("--config", type=Path, default=CONFIG_DIR, metavar="DIR")
-    args = parser.parse_args(argv)
-    try:
-        print(bindings_table(load_config(args.config).controls), end="")
-    except UserError as error:
-        print(f"tank-battle: {error}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -87,12 +87,12 @@ def _signed_angle(forward, wanted) -> float:
                       forward[0] * wanted[0] + forward[1] * wanted[1])
 
 
-def ballistic_elevation(distance_m: float, rise_m: float, speed_ms: float,
+def ballistic_elevation(distance_m: float, rise_m: float, speed_mps: float,
                         gravity_m_s2: float) -> float | None:
     """The low-arc elevation that carries a shell ``distance_m`` across and ``rise_m`` up."""
     if distance_m <= 0.0:
         return math.copysign(math.pi / 2, rise_m)
-    v2 = speed_ms * speed_ms
+    v2 = speed_mps * speed_mps
     discriminant = v2 * v2 - gravity_m_s2 * (gravity_m_s2 * distance_m ** 2 + 2 * rise_m * v2)
     if discriminant < 0.0:
         return None  # out of range
@@ -201,10 +201,10 @@ class Bot:
         aim_point = target.current.position_ws
         distance = _length(aim_point - muzzle)
         if level.leads_target:
-            aim_point = aim_point + target.current.velocity_ws * distance / gun.muzzle_velocity_ms
+            aim_point = aim_point + target.current.velocity_ws * distance / gun.muzzle_velocity_mps
         offset_x, offset_y, offset_z = (aim_point - muzzle).tolist()
         flat = math.hypot(offset_x, offset_y)
-        elevation_ws = ballistic_elevation(flat, offset_z, gun.muzzle_velocity_ms, gravity)
+        elevation_ws = ballistic_elevation(flat, offset_z, gun.muzzle_velocity_mps, gravity)
         if elevation_ws is None:
             self._wanted_ws = None
             return False
@@ -217,13 +217,13 @@ class Bot:
         if me.aim.reload_left_s > 0.0:
             return False
         reach_m = _length(target.spec.hull.half_extents_m) + level.fire_margin_m
-        shell_ms = me.current.velocity_ws + barrel * gun.muzzle_velocity_ms
+        shell_mps = me.current.velocity_ws + barrel * gun.muzzle_velocity_mps
         # The arc is followed only for a shot that could land near the target: one whose
         # line is within a few of the target's sizes of the aiming line there.
-        if _angle_between(shell_ms, _direction(heading_ws, elevation_ws)) * distance \
+        if _angle_between(shell_mps, _direction(heading_ws, elevation_ws)) * distance \
                 >= _FIRE_CHECK_REACHES * reach_m:
             return False
-        flight_s = distance / gun.muzzle_velocity_ms
+        flight_s = distance / gun.muzzle_velocity_mps
         impact = simulation.predicted_impact(me, LOOK_AHEAD_FLIGHTS * flight_s
                                              + simulation.step_s)
         return impact is not None and _length(impact - target.current.position_ws) < reach_m

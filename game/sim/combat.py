@@ -18,7 +18,8 @@ import numpy as np
 from panda3d.bullet import BulletBoxShape, BulletRigidBodyNode, BulletSphereShape
 from panda3d.core import Point3, TransformState, Vec3
 
-from physics.model.ballistics import GunSpec, Hit
+from physics.bullet.shells import Hit
+from physics.model.ballistics import GunSpec
 from physics.model.spec import Spec, SpecError, tuning
 from physics.bullet.world import PhysicsWorld
 

@@ -15,23 +15,15 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime
 from importlib import metadata
 from pathlib import Path
 
 from game.sim.controls import CONTROL_NAMES, Controls, check_control
 from game.errors import UserError
-from game.settings import user_folder
 
 REPLAY_FORMAT = "tank-battle-replay"
 REPLAY_VERSION = 1
 PLAIN_FILE_MODE = 0o644
-
-
-def autosave_path(now: datetime | None = None) -> Path:
-    """Where a windowed game's replay goes on quit: the user's data folder."""
-    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
-    return user_folder("data") / "replays" / f"game-{stamp}.replay"
 
 
 def game_version() -> str:

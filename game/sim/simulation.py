@@ -19,10 +19,12 @@ from game.config import GameConfig
 from game.sim.combat import (Plate, angle_factor, build_plates, distance_to_box, hit_event,
                          splash_damage, splash_victims)
 from game.sim.controls import AUTOMATIC, Controls
-from physics.model.hull import make_hull_body
-from physics.model.ballistics import GunState, ShellSystem, aim_gun, gun_axes, predicted_impact
+from physics.bullet.bodies import make_hull_body, make_rock_body, map_walls, terrain_collider
+from physics.bullet.poses import body_state
+from physics.bullet.shells import ShellSystem, predicted_impact
+from physics.model.ballistics import GunState, aim_gun, gun_axes
 from physics.model.pose import BodyState
-from physics.model.rocks import make_rock_body, scatter_rocks
+from physics.model.rocks import scatter_rocks
 from physics.model.terrain import MapChoice, build_terrain
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.world import PhysicsWorld
@@ -55,7 +57,7 @@ class Vehicle:
         self.index = index
         self.path = path
         self.spec = fleet.spec
-        self.current = BodyState.of(self.body)
+        self.current = body_state(self.body)
         self.previous = self.current
         self.kind = "tank"
         self.lever: str | None = None
@@ -108,7 +110,7 @@ class Vehicle:
                           report.compression_m[i], report.load_n[i], report.sliding[i],
                           self.fleet.constants.rest_length_m)
 
-    def track_speeds_ms(self) -> tuple[float, float]:
+    def track_speeds_mps(self) -> tuple[float, float]:
         """Ground speed along the hull under the left and right tracks (+ forward)."""
         state = self.current
         right, forward, _ = state.axes_ws()
@@ -154,7 +156,7 @@ class Vehicle:
     def record_state(self, state: BodyState | None = None) -> None:
         """Keep the state at the end of a step (read from the body unless given)."""
         self.previous = self.current
-        self.current = BodyState.of(self.body) if state is None else state
+        self.current = body_state(self.body) if state is None else state
 
 
 def ground_aligned_rotation(normal_ws: np.ndarray, heading_deg: float) -> LQuaternionf:
@@ -182,8 +184,8 @@ class Simulation:
         self.seed = seed
         self.world = PhysicsWorld(config.game.simulation)
         self.terrain = build_terrain(map_choice, config.game.terrain, seed)
-        self.world.add_body(self.terrain.make_collider(), owner=self.terrain)
-        self.world.add_body(self.terrain.make_walls(), owner=self.terrain)
+        self.world.add_body(terrain_collider(self.terrain), owner=self.terrain)
+        self.world.add_body(map_walls(self.terrain), owner=self.terrain)
         self.fleets = {
             "tank": VehicleFleet(self.world, self.terrain, config.tank, config.tank_gearbox),
             "car": VehicleFleet(self.world, self.terrain, config.car, config.car_gearbox),
@@ -468,7 +470,7 @@ class Simulation:
             return None
         gun = vehicle.spec.gun
         muzzle, barrel = gun_axes(vehicle.current, gun, vehicle.aim)
-        velocity = vehicle.current.velocity_ws + barrel * gun.muzzle_velocity_ms
+        velocity = vehicle.current.velocity_ws + barrel * gun.muzzle_velocity_mps
         return predicted_impact(self.world, self.terrain, muzzle, velocity,
                                 self.config.game.simulation.gravity_m_s2, vehicle.body,
                                 max_time_s or gun.shell_lifetime_s, gun.shell_radius_m)

@@ -8,7 +8,7 @@ from typing import IO
 
 from game.errors import UserError
 from game.sim.simulation import Simulation
-from physics.model.spec import KMH_PER_MS
+from physics.model.spec import KMH_PER_MPS
 
 DECIMALS = 6
 """Values are rounded to a micrometre / micro-unit: ample for analysis, compact on disk."""
@@ -27,7 +27,7 @@ def telemetry_record(simulation: Simulation, events: list[dict]) -> dict:
         "t": round(simulation.time_s, DECIMALS),
         "pos": _rounded(state.position_ws),
         "vel": _rounded(state.velocity_ws),
-        "speed_kmh": round(state.forward_speed_ms() * KMH_PER_MS, DECIMALS),
+        "speed_kmh": round(state.forward_speed_mps() * KMH_PER_MPS, DECIMALS),
         "heading_deg": round(heading, DECIMALS),
         "pitch_deg": round(pitch, DECIMALS),
         "roll_deg": round(roll, DECIMALS),

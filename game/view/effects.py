@@ -138,8 +138,8 @@ class Effects:
             if anchors is None:
                 continue
             speed = float(np.linalg.norm(vehicle.current.velocity_ws))
-            share = np.clip((speed - spec.dust_min_speed_ms)
-                            / max(spec.dust_max_speed_ms - spec.dust_min_speed_ms, 1e-6),
+            share = np.clip((speed - spec.dust_min_speed_mps)
+                            / max(spec.dust_max_speed_mps - spec.dust_min_speed_mps, 1e-6),
                             0.0, 1.0)
             velocity = vehicle.current.velocity_ws
             for a in np.flatnonzero(anchors.on_ground):

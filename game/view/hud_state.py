@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from physics.model.spec import KMH_PER_MS
+from physics.model.spec import KMH_PER_MPS
 
 
 @dataclass
@@ -76,7 +76,7 @@ def read_hud_state(simulation, battle=None, vehicle=None) -> HudState:
         contacts.append((x, y, kind))
     armed = player.aim is not None
     return HudState(
-        speed_kmh=state.forward_speed_ms() * KMH_PER_MS,
+        speed_kmh=state.forward_speed_mps() * KMH_PER_MPS,
         gear=player.gear, selected=gearbox.selected_name(index),
         shift_from=gearbox.names[int(gearbox.from_index[index])] if shifting else player.gear,
         shift_progress=min(max(progress, 0.0), 1.0),

@@ -361,7 +361,7 @@ class TankRig:
         self.turret.setH(-math.degrees(vehicle.turret_heading_rad))
         self.gun.setP(math.degrees(vehicle.gun_elevation_rad))
 
-        speeds = np.array(vehicle.track_speeds_ms(), dtype=np.float64)
+        speeds = np.array(vehicle.track_speeds_mps(), dtype=np.float64)
         self._travelled += speeds * frame_s
         spec = self.spec
         lift = spec.track_thickness_m + spec.road_wheel_radius_m

@@ -12,24 +12,21 @@ ground (a crate, a rock, another vehicle); the fleet decides which those are.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
-from panda3d.core import Datagram, LMatrix4f, LVecBase3f, LVecBase4f, Point3, Vec3
+from panda3d.core import Point3, Vec3
 
 from physics.model import compiled
 from physics.model.anchor_kernel import TerrainSubstep
 from physics.model.gearbox import Gearbox, GearboxSpec
 from physics.bullet.ground import BulletGround, MixedGround, TerrainGround
 from physics.model.hull_clearance import HullClearance
-from physics.model.pose import BodyState
-from physics.model.terrain import ABOVE_TERRAIN_MASK, Terrain
+from physics.bullet.poses import FleetPoses, body_states, fleet_poses
+from physics.bullet.bodies import ABOVE_TERRAIN_MASK
+from physics.model.terrain import Terrain
 from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
 from physics.bullet.world import ALL_BODIES, PhysicsWorld
-
-_FLOAT32 = np.dtype("<f4")
-"""How Datagram.add_float32 (``write_datagram_fixed`` of Panda's float vectors) stores a number."""
 
 _ALL_PAIRS_UP_TO = 24
 """Up to this many vehicles, measuring every pair beats sorting and sweeping (measured: the
@@ -48,75 +45,6 @@ def _bounding_sphere(body: BulletRigidBodyNode) -> tuple[np.ndarray, float]:
             bounds.getRadius())
 
 
-_apply_central_impulse = BulletRigidBodyNode.applyCentralImpulse
-_apply_torque_impulse = BulletRigidBodyNode.applyTorqueImpulse
-_write_matrix = LMatrix4f.writeDatagramFixed
-_write_vector = LVecBase3f.writeDatagramFixed
-_write_quaternion = LVecBase4f.writeDatagramFixed
-
-
-def _read_floats(columns) -> np.ndarray:
-    """Panda values as float64s, in one pass: ``columns`` are (write, values) pairs, each
-    value written with ``write(value, datagram)`` in order.
-
-    Every value goes into one Datagram as raw float32s (``write_datagram_fixed`` is one
-    C++ call each) and comes back with one ``np.frombuffer``: about ten times faster than
-    ``np.array`` on a list of Panda matrices, which converts them number by number, and
-    exactly the same values. One loop per kind of value, the write method looked up
-    once: 15 % less again than writing each body's values together.
-    """
-    datagram = Datagram()
-    for write, values in columns:
-        for value in values:
-            write(value, datagram)
-    return np.frombuffer(datagram.getMessage(), dtype=_FLOAT32).astype(np.float64)
-
-
-def _body_states(bodies: list[BulletRigidBodyNode]) -> BodyStates:
-    """The bodies' states as the anchor model reads them (Panda's matrices are row-vector:
-    their rows are the axes)."""
-    values = _read_floats(((_write_matrix, [body.getTransform().getMat() for body in bodies]),
-                           (_write_vector, [body.getLinearVelocity() for body in bodies]),
-                           (_write_vector, [body.getAngularVelocity() for body in bodies])))
-    count = len(bodies)
-    matrices = values[:16 * count].reshape(count, 4, 4)
-    velocities = values[16 * count:].reshape(2, count, 3)
-    return BodyStates(matrices[:, 3, :3], matrices[:, :3, :3], velocities[0], velocities[1])
-
-
-class FleetPoses(NamedTuple):
-    """The states of a fleet's bodies, rows by vehicle index."""
-
-    rows: np.ndarray
-    """(V, 13): position, orientation quaternion (w, x, y, z), velocity, angular velocity."""
-    axes_ws: np.ndarray
-    """(V, 3, 3), read-only: each body's right, forward and up axes (rows)."""
-    finite: np.ndarray
-    """(V,): every number of that body's state is finite."""
-
-    def state(self, index: int) -> BodyState:
-        row = self.rows[index]
-        return BodyState(row[0:3], row[3:7], row[7:10], row[10:13], self.axes_ws[index])
-
-
-def _fleet_poses(bodies: list[BulletRigidBodyNode]) -> FleetPoses:
-    """:class:`BodyState` numbers of every body in one pass: exactly what
-    ``BodyState.of`` reads, body by body."""
-    transforms = [body.getTransform() for body in bodies]
-    values = _read_floats(((_write_matrix, [transform.getMat() for transform in transforms]),
-                           (_write_quaternion, [transform.getQuat() for transform in transforms]),
-                           (_write_vector, [body.getLinearVelocity() for body in bodies]),
-                           (_write_vector, [body.getAngularVelocity() for body in bodies])))
-    count = len(bodies)
-    matrices = values[:16 * count].reshape(count, 4, 4)
-    rows = np.empty((count, 13))
-    rows[:, 0:3] = matrices[:, 3, :3]
-    rows[:, 3:7] = values[16 * count:20 * count].reshape(count, 4)
-    rows[:, 7:13] = values[20 * count:].reshape(2, count, 3).transpose(1, 0, 2).reshape(count, 6)
-    axes = matrices[:, :3, :3]
-    axes.setflags(write=False)
-    # The quaternion is worked out from the matrix: finite rows mean finite axes.
-    return FleetPoses(rows, axes, np.isfinite(rows).all(axis=1))
 
 
 def _near_each_other(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
@@ -150,6 +78,10 @@ def _near_each_other(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
     near[a[close]] = True
     near[b[close]] = True
     return near
+
+
+_apply_central_impulse = BulletRigidBodyNode.applyCentralImpulse
+_apply_torque_impulse = BulletRigidBodyNode.applyTorqueImpulse
 
 
 def _forward_speeds(states: BodyStates) -> np.ndarray:
@@ -268,16 +200,16 @@ class VehicleFleet:
         self.brake[index] = brake
         self.handbrake[index] = handbrake
 
-    def forward_speeds_ms(self) -> np.ndarray:
+    def forward_speeds_mps(self) -> np.ndarray:
         """Each vehicle's velocity along its hull's forward axis (+ forward)."""
-        return _forward_speeds(_body_states(self.bodies))
+        return _forward_speeds(body_states(self.bodies))
 
-    def poses(self) -> "FleetPoses":
+    def poses(self) -> FleetPoses:
         """Every body's state now, read in one pass (for the end of a step)."""
-        return _fleet_poses(self.bodies)
+        return fleet_poses(self.bodies)
 
     def request_gear(self, index: int, gear: str) -> list[dict]:
-        return self.gearbox.request(index, gear, float(self.forward_speeds_ms()[index]))
+        return self.gearbox.request(index, gear, float(self.forward_speeds_mps()[index]))
 
     def update_drive(self, step_s: float) -> list[dict]:
         """Once per fixed step: the gearbox and the controls become track commands.
@@ -289,7 +221,7 @@ class VehicleFleet:
         """
         if not self.bodies:
             return []
-        states = _body_states(self.bodies)
+        states = body_states(self.bodies)
         speeds = _forward_speeds(states)
         self._plan = _StepPlan(self.world.step_count, states,
                                self._near_something(states, step_s))
@@ -357,10 +289,10 @@ class VehicleFleet:
             return
         plan = self._plan
         if plan is not None and plan.step == self.world.step_count:
-            states, plan.states = plan.states or _body_states(self.bodies), None
+            states, plan.states = plan.states or body_states(self.bodies), None
             near = plan.near
         else:  # stepped without update_drive: read and look round every substep
-            states = _body_states(self.bodies)
+            states = body_states(self.bodies)
             near = self._near_something(states, substep_s)
             self._meet_terrain(np.ones(len(self.bodies), dtype=bool))  # nobody tests them
         anchors = len(self.constants.position_bs)

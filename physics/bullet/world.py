@@ -17,24 +17,9 @@ import numpy as np
 from panda3d.bullet import BulletRigidBodyNode, BulletWorld
 from panda3d.core import BitMask32, NodePath, Point3, TransformState, Vec3
 
-from physics.model.spec import Spec, tuning
+from physics.model.stepping import SimulationSpec
 
 SubstepHook = Callable[[float], None]
-
-
-@dataclass(frozen=True)
-class SimulationSpec(Spec):
-    step_hz: float = tuning("fixed physics steps per simulated second", minimum=30.0,
-                            maximum=1000.0)
-    substeps: int = tuning("Bullet steps (and vehicle force updates) per fixed step",
-                           minimum=1, maximum=16)
-    max_steps_per_frame: int = tuning("most fixed steps one rendered frame may run; beyond it "
-                                      "time slows instead of catching up", minimum=1, maximum=30)
-    gravity_m_s2: float = tuning("downward acceleration of gravity", minimum=0.0, maximum=100.0)
-
-    @property
-    def step_s(self) -> float:
-        return 1.0 / self.step_hz
 
 
 @dataclass(frozen=True)

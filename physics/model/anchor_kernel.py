@@ -1,5 +1,5 @@
 """The anchor model's substep over terrain alone, compiled: one loop over the anchors that
-does what :meth:`physics.bullet.ground.TerrainGround.cast` and
+does what :meth:`physics.model.ground.TerrainGround.cast` and
 :meth:`physics.model.anchors.AnchorModel.step` do, in the same order of operations, so
 the numbers are the same to the last bit (tested). numpy's cost is per call, and a
 substep of eight tanks is a hundred-odd calls on 32 numbers each: compiled, the substep
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from physics.model.compiled import compiled
-from physics.bullet.ground import PARALLEL_COSINE
+from physics.model.ground import PARALLEL_COSINE
 from physics.model.terrain import Terrain, plane_under
 from physics.model.anchors import (ACROSS, ALONG, COMPRESSION, DOWN, HIT, LOAD, NORMAL, ORIGIN,
                                    POINT, RESULT_ROWS, SLIDING, AnchorConstants, GripSpec)
@@ -115,13 +115,13 @@ def _terrain_substep(position, axes, velocity, spin, surface_speed, force_limit,
                                + anchors[anchor, _BUMP_DAMPING] * closing, 0.0)
                     if beyond > 0.0 else 0.0)
             load = np.maximum(spring + bump, 0.0) if hit else 0.0
-            along_ms = (gvx * ex + gvy * ey) + gvz * ez
-            across_ms = (gvx * sx + gvy * sy) + gvz * sz
+            along_mps = (gvx * ex + gvy * ey) + gvz * ez
+            across_mps = (gvx * sx + gvy * sy) + gvz * sz
             # Grip: the stick spring inside the friction circle, sliding past it.
             grip_damping = anchors[anchor, _GRIP_DAMPING]
             limit = force_limit[vehicle, anchor]
-            slip_along = along_ms - surface_speed[vehicle, anchor]
-            slip_across = across_ms
+            slip_along = along_mps - surface_speed[vehicle, anchor]
+            slip_across = across_mps
             stretch_along = deflection[0, n] + slip_along * substep_s
             stretch_across = deflection[1, n] + slip_across * substep_s
             wanted_along = -(anchors[anchor, _GRIP_STIFFNESS] * stretch_along
@@ -139,7 +139,7 @@ def _terrain_substep(position, axes, velocity, spin, surface_speed, force_limit,
             deflection[0, n] = (along + grip_damping * slip_along) * keep
             deflection[1, n] = (across + grip_damping * slip_across) * keep
             resistance = (rolling + surface_rolling) * load
-            along = along + np.minimum(np.maximum(-along_ms * anchors[anchor, _MASS] / substep_s,
+            along = along + np.minimum(np.maximum(-along_mps * anchors[anchor, _MASS] / substep_s,
                                                   -resistance), resistance)
             # Impulses at the contact (support) and at the patch (grip), and their torques.
             support = load * substep_s
@@ -169,7 +169,7 @@ def _terrain_substep(position, axes, velocity, spin, surface_speed, force_limit,
             results[NORMAL, n], results[NORMAL + 1, n], results[NORMAL + 2, n] = nx, ny, nz
             results[ORIGIN, n], results[ORIGIN + 1, n], results[ORIGIN + 2, n] = ox, oy, oz
             results[DOWN, n], results[DOWN + 1, n], results[DOWN + 2, n] = dx, dy, dz
-            results[ALONG, n], results[ACROSS, n] = along_ms, across_ms
+            results[ALONG, n], results[ACROSS, n] = along_mps, across_mps
 
 _terrain_substep = compiled(_terrain_substep)
 
@@ -205,7 +205,7 @@ class TerrainSubstep:
         results = np.empty((RESULT_ROWS, vehicles * len(self._anchors)))
         terrain = self._terrain
         _terrain_substep(states.position_ws, states.axes_ws, states.velocity_ws,
-                         states.angular_velocity_ws, command.surface_speed_ms,
+                         states.angular_velocity_ws, command.surface_speed_mps,
                          command.force_limit_n, command.steer_rad, command.grip_scale,
                          self._anchors, self._model, deflection, last_distance, warm,
                          substep_s, terrain.plane_table, terrain.plane_lookup,

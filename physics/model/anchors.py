@@ -44,7 +44,7 @@ TAU = 2.0 * math.pi
 _TINY = np.finfo(float).tiny
 """Keeps a division by a length that may be zero finite."""
 
-SLIP_REFERENCE_SPEED_MS = 0.5
+SLIP_REFERENCE_SPEED_MPS = 0.5
 """Slip ratio and angle divide by the ground speed; below walking pace they would blow up,
 so the division uses at least this speed (a convention of the reports, not tuning)."""
 
@@ -241,7 +241,7 @@ class GroundQuery(Protocol):
 class AnchorCommand:
     """What the drive asks of every anchor this step, arrays (V, A)."""
 
-    surface_speed_ms: np.ndarray  # track belt / wheel rim speed to pull toward, + forward
+    surface_speed_mps: np.ndarray  # track belt / wheel rim speed to pull toward, + forward
     force_limit_n: np.ndarray     # most force the engine or brake gives there, >= 0
     steer_rad: np.ndarray         # heading from the hull's forward, + to the right
     grip_scale: np.ndarray        # share of the grip available (a handbrake lowers it)
@@ -346,14 +346,14 @@ class _PerAnchor:
 class FlatCommand(NamedTuple):
     """An :class:`AnchorCommand`'s arrays flat over the N anchors (views, not copies)."""
 
-    surface_speed_ms: np.ndarray
+    surface_speed_mps: np.ndarray
     force_limit_n: np.ndarray
     steer_rad: np.ndarray
     grip_scale: np.ndarray
 
     @classmethod
     def of(cls, command: AnchorCommand) -> "FlatCommand":
-        return cls(command.surface_speed_ms.reshape(-1), command.force_limit_n.reshape(-1),
+        return cls(command.surface_speed_mps.reshape(-1), command.force_limit_n.reshape(-1),
                    command.steer_rad.reshape(-1), command.grip_scale.reshape(-1))
 
 
@@ -499,7 +499,7 @@ class AnchorModel:
             sums += per_anchor[..., anchor]
         return AnchorImpulses(per_anchor[0].transpose(1, 2, 0), sums[0].T, sums[1].T)
 
-    def _spin(self, hit, sliding, ground_along_ms, command: FlatCommand, substep_s) -> None:
+    def _spin(self, hit, sliding, ground_along_mps, command: FlatCommand, substep_s) -> None:
         """Grip tyres' wheels roll with the ground; sliding, or in the air, they turn at the
         speed the drive asks (spinning up under power, locked under the brake)."""
         radius = self.constants.wheel_radius_m
@@ -508,23 +508,23 @@ class AnchorModel:
         shape = self.spin_speed_rad_s.shape
         spin = self.spin_speed_rad_s.reshape(-1)
         driven = command.force_limit_n > 0.0
-        rim_ms = np.where(hit & ~sliding, ground_along_ms,
-                          np.where(driven, command.surface_speed_ms, spin * radius))
-        rim_ms = np.where(hit & sliding & ~driven, ground_along_ms, rim_ms)
-        self.spin_speed_rad_s = (rim_ms / radius).reshape(shape)
+        rim_mps = np.where(hit & ~sliding, ground_along_mps,
+                          np.where(driven, command.surface_speed_mps, spin * radius))
+        rim_mps = np.where(hit & sliding & ~driven, ground_along_mps, rim_mps)
+        self.spin_speed_rad_s = (rim_mps / radius).reshape(shape)
         self.spin_angle_rad = (self.spin_angle_rad + self.spin_speed_rad_s * substep_s) % TAU
 
     def _suspension(self, hit, distance_m, normal, velocity):
         """Spring + damper along the normal, plus the bump stop; never pulls."""
         c, k = self.constants, self._per_anchor
         compression = np.where(hit, c.ray_length_m - distance_m, 0.0)
-        closing_ms = -_dot(velocity, normal)  # + while the anchor approaches the ground
-        spring = k.stiffness_n_m * compression + k.damping_n_s_m * closing_ms
+        closing_mps = -_dot(velocity, normal)  # + while the anchor approaches the ground
+        spring = k.stiffness_n_m * compression + k.damping_n_s_m * closing_mps
         beyond = compression - c.travel_m
         # Multiplying by a mask rather than np.where: every number here is finite (a missed
         # ray's compression is zero), and a product costs a third of a where.
         bump = (beyond > 0.0) * np.maximum(k.bump_stiffness_n_m * beyond
-                                           + k.bump_damping_n_s_m * closing_ms, 0.0)
+                                           + k.bump_damping_n_s_m * closing_mps, 0.0)
         load = hit * np.maximum(spring + bump, 0.0)
         return load, compression
 
@@ -540,14 +540,14 @@ class AnchorModel:
         forward /= np.maximum(np.sqrt(_dot(forward, forward)), _TINY)
         return forward, _cross(forward, normal)
 
-    def _grip(self, hit, load, along_ms, across_ms, command: FlatCommand, substep_s):
-        """Drive and grip together inside the friction circle; ``along_ms`` and
-        ``across_ms`` are the ground's speed under the anchor along and across its heading."""
+    def _grip(self, hit, load, along_mps, across_mps, command: FlatCommand, substep_s):
+        """Drive and grip together inside the friction circle; ``along_mps`` and
+        ``across_mps`` are the ground's speed under the anchor along and across its heading."""
         k, spec = self._per_anchor, self.grip
         drive_limit = command.force_limit_n
         slip = np.empty((2, len(load)))  # along and across, as rows
-        np.subtract(along_ms, command.surface_speed_ms, out=slip[0])
-        slip[1] = across_ms
+        np.subtract(along_mps, command.surface_speed_mps, out=slip[0])
+        slip[1] = across_mps
         deflection = self._deflection
         deflection += slip * substep_s
         wanted = k.grip_stiffness_n_m * deflection
@@ -573,7 +573,7 @@ class AnchorModel:
         self._deflection = kept
         # Rolling resistance: against the ground speed along the track, never reversing it.
         resistance = (spec.rolling_resistance + self.surface_rolling) * load
-        along = along + np.minimum(np.maximum(-along_ms * k.mass_share_kg / substep_s,
+        along = along + np.minimum(np.maximum(-along_mps * k.mass_share_kg / substep_s,
                                               -resistance), resistance)
         return along, across, sliding
 
@@ -618,16 +618,16 @@ class _ReportParts(NamedTuple):
     steer_rad: np.ndarray
     spin_speed_rad_s: np.ndarray
     spin_angle_rad: np.ndarray
-    ground_along_ms: np.ndarray
-    ground_across_ms: np.ndarray
+    ground_along_mps: np.ndarray
+    ground_across_mps: np.ndarray
     wheel_radius_m: float
 
     def report(self) -> AnchorReport:
         shape, hit, vehicles = self.shape, self.hit, self.shape[0]
-        reference_ms = np.maximum(np.abs(self.ground_along_ms), SLIP_REFERENCE_SPEED_MS)
+        reference_mps = np.maximum(np.abs(self.ground_along_mps), SLIP_REFERENCE_SPEED_MPS)
         if self.wheel_radius_m > 0.0:
             slip_ratio = np.where(hit, (self.spin_speed_rad_s.reshape(-1) * self.wheel_radius_m
-                                        - self.ground_along_ms) / reference_ms, 0.0)
+                                        - self.ground_along_mps) / reference_mps, 0.0)
         else:
             slip_ratio = np.zeros(hit.shape)
         return AnchorReport(
@@ -636,4 +636,4 @@ class _ReportParts(NamedTuple):
             _vectors(self.normal, vehicles), _vectors(self.origins, vehicles),
             _vectors(self.down, vehicles), self.steer_rad.copy(), self.spin_speed_rad_s.copy(),
             self.spin_angle_rad.copy(), slip_ratio.reshape(shape),
-            np.where(hit, np.arctan2(self.ground_across_ms, reference_ms), 0.0).reshape(shape))
+            np.where(hit, np.arctan2(self.ground_across_mps, reference_mps), 0.0).reshape(shape))

@@ -3,7 +3,7 @@
 No Bullet, no Panda3D. One :class:`Gearbox` holds the state of ``count`` vehicles
 as arrays and steps them all in one call (a loop compiled with numba where it is
 installed); the vehicle model then drives each vehicle toward
-``DriveCommand.target_speed_ms`` with at most ``force_fraction`` of its maximum drive
+``DriveCommand.target_speed_mps`` with at most ``force_fraction`` of its maximum drive
 force.
 
 Gears are indexed R, N, 1, 2, ... (``Gearbox.names``). While a shift is under way
@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from physics.model.compiled import compiled
-from physics.model.spec import KMH_PER_MS, Spec, SpecError, tuning
+from physics.model.spec import KMH_PER_MPS, Spec, SpecError, tuning
 
 REVERSE = "R"
 NEUTRAL = "N"
@@ -98,7 +98,7 @@ class GearboxSpec(Spec):
 class DriveCommand(NamedTuple):
     """What the engine asks of each vehicle this step (arrays, one entry per vehicle)."""
 
-    target_speed_ms: np.ndarray  # signed forward speed to drive toward (m/s)
+    target_speed_mps: np.ndarray  # signed forward speed to drive toward (m/s)
     force_fraction: np.ndarray   # 0..1 of the vehicle's maximum drive force available
     rpm: np.ndarray              # engine speed, idle..redline (rpm)
 
@@ -142,24 +142,24 @@ class Gearbox:
         self.reverse, self.neutral, self.first, self.top = 0, 1, 2, len(self.names) - 1
         self.gate = gate_layout(len(forward))
         table = [gears.get(name) for name in self.names]
-        self._top_ms = np.array([g.top_speed_kmh / KMH_PER_MS if g else 0.0 for g in table])
+        self._top_mps = np.array([g.top_speed_kmh / KMH_PER_MPS if g else 0.0 for g in table])
         self._pull = np.array([g.pull if g else 0.0 for g in table])
         self._direction = np.array([-1.0, 0.0] + [1.0] * len(forward))
-        self._reverse_engage_ms = spec.reverse_engage_below_kmh / KMH_PER_MS
+        self._reverse_engage_mps = spec.reverse_engage_below_kmh / KMH_PER_MPS
         gear_numbers = np.arange(len(self.names))
         forward_gear = gear_numbers >= self.first
         self._stepping_table = np.column_stack([
-            self._top_ms * self._direction,
+            self._top_mps * self._direction,
             self._pull,
-            spec.redline_rpm / np.where(self._top_ms > 0.0, self._top_ms, 1.0),
+            spec.redline_rpm / np.where(self._top_mps > 0.0, self._top_mps, 1.0),
             np.where(forward_gear & (gear_numbers < self.top),
-                     spec.automatic_upshift_fraction * self._top_ms, np.inf),
+                     spec.automatic_upshift_fraction * self._top_mps, np.inf),
             np.where(forward_gear & (gear_numbers > self.first),
-                     spec.automatic_downshift_fraction * self._top_ms, -np.inf)])
+                     spec.automatic_downshift_fraction * self._top_mps, -np.inf)])
         """Per gear, what a step reads of it in one look-up: signed top speed (m/s), pull,
         engine rpm per m/s, and the speeds automatic mode shifts up above and down below
         (never, where there is no gear to shift to)."""
-        self._settings = np.array([self._reverse_engage_ms, spec.shift_time_s,
+        self._settings = np.array([self._reverse_engage_mps, spec.shift_time_s,
                                    spec.engine_brake, spec.idle_rpm, spec.redline_rpm])
         self.gear_index = np.full(count, self.neutral, dtype=np.int64)
         self.target_index = self.gear_index.copy()
@@ -198,26 +198,26 @@ class Gearbox:
         return self.target_index != self.gear_index
 
     # ----- selection -----------------------------------------------------------
-    def _refusal(self, index: int, speed_ms: float) -> str | None:
-        """Why gear ``index`` cannot be engaged at forward speed ``speed_ms``, or None."""
-        if index == self.reverse and abs(speed_ms) >= self._reverse_engage_ms:
+    def _refusal(self, index: int, speed_mps: float) -> str | None:
+        """Why gear ``index`` cannot be engaged at forward speed ``speed_mps``, or None."""
+        if index == self.reverse and abs(speed_mps) >= self._reverse_engage_mps:
             return "moving"
         if self._direction[index] > 0:
-            if speed_ms <= -self._reverse_engage_ms:
+            if speed_mps <= -self._reverse_engage_mps:
                 return "moving"
-            if speed_ms > self._top_ms[index]:
+            if speed_mps > self._top_mps[index]:
                 return "over_rev"
         return None
 
-    def request(self, vehicle: int, gear: str, forward_speed_ms: float) -> list[dict]:
-        """Select ``gear`` ("R", "N", "1"...) on one vehicle moving at ``forward_speed_ms``."""
+    def request(self, vehicle: int, gear: str, forward_speed_mps: float) -> list[dict]:
+        """Select ``gear`` ("R", "N", "1"...) on one vehicle moving at ``forward_speed_mps``."""
         vehicle = int(vehicle)
         if gear not in self.names:
             return [{"type": "shift_refused", "vehicle": vehicle, "gear": gear, "reason": "unknown"}]
         index = self.names.index(gear)
         if index == self.target_index[vehicle]:
             return []
-        reason = self._refusal(index, float(forward_speed_ms))
+        reason = self._refusal(index, float(forward_speed_mps))
         if reason is not None:
             return [{"type": "shift_refused", "vehicle": vehicle, "gear": gear, "reason": reason}]
         origin = self.from_index[vehicle] if self.shifting[vehicle] else self.gear_index[vehicle]
@@ -232,37 +232,37 @@ class Gearbox:
         self.shift_left_s[vehicle] = self.spec.shift_time_s
         return [{"type": "shift_start", **event, "automatic": False}]
 
-    def shift_up(self, vehicle: int, forward_speed_ms: float) -> list[dict]:
+    def shift_up(self, vehicle: int, forward_speed_mps: float) -> list[dict]:
         """Sequential shift one step up the order R, N, 1, 2, ...; a no-op in top gear."""
         index = self.target_index[vehicle] + 1
-        return self.request(vehicle, self.names[index], forward_speed_ms) if index <= self.top else []
+        return self.request(vehicle, self.names[index], forward_speed_mps) if index <= self.top else []
 
-    def shift_down(self, vehicle: int, forward_speed_ms: float) -> list[dict]:
+    def shift_down(self, vehicle: int, forward_speed_mps: float) -> list[dict]:
         """Sequential shift one step down the order ..., 2, 1, N, R; a no-op in R."""
         index = self.target_index[vehicle] - 1
-        return self.request(vehicle, self.names[index], forward_speed_ms) if index >= self.reverse else []
+        return self.request(vehicle, self.names[index], forward_speed_mps) if index >= self.reverse else []
 
     def set_automatic(self, vehicle: int, on: bool) -> None:
         """Turn automatic shifting on or off for one vehicle."""
         self.automatic[vehicle] = on
 
     # ----- stepping ------------------------------------------------------------
-    def step(self, dt_s: float, forward_speed_ms: np.ndarray, throttle: np.ndarray) -> tuple[DriveCommand, list[dict]]:
+    def step(self, dt_s: float, forward_speed_mps: np.ndarray, throttle: np.ndarray) -> tuple[DriveCommand, list[dict]]:
         """Advance every vehicle by ``dt_s``; return this step's drive command and events.
 
-        ``forward_speed_ms`` (signed, + forward) and ``throttle`` (-1..1) have one
+        ``forward_speed_mps`` (signed, + forward) and ``throttle`` (-1..1) have one
         entry per vehicle (scalars broadcast). The command holds for the whole step,
         from the state at its start; shifts that finish during it report at its end.
         """
         count = self.count
-        target_speed_ms, force_fraction = np.empty(count), np.empty(count)
+        target_speed_mps, force_fraction = np.empty(count), np.empty(count)
         started, finished = np.zeros(count, dtype=np.bool_), np.zeros(count, dtype=np.bool_)
         _step_gearboxes(
-            dt_s, np.ascontiguousarray(_per_vehicle(forward_speed_ms, count)),
+            dt_s, np.ascontiguousarray(_per_vehicle(forward_speed_mps, count)),
             np.ascontiguousarray(_per_vehicle(throttle, count)), self.automatic,
             self.gear_index, self.target_index, self.from_index, self.shift_left_s, self.rpm,
             self._stepping_table, self._settings, self.reverse, self.neutral, self.first,
-            target_speed_ms, force_fraction, started, finished)
+            target_speed_mps, force_fraction, started, finished)
         events = []
         if np.count_nonzero(started):
             events += [{"type": "shift_start", "vehicle": int(i),
@@ -272,20 +272,20 @@ class Gearbox:
         if np.count_nonzero(finished):
             events += [{"type": "shift", "vehicle": int(i), "from": self.names[self.from_index[i]],
                         "to": self.names[self.target_index[i]]} for i in np.flatnonzero(finished)]
-        return DriveCommand(target_speed_ms, force_fraction, self.rpm.copy()), events
+        return DriveCommand(target_speed_mps, force_fraction, self.rpm.copy()), events
 
 
-def _step_gearboxes(dt_s, speed_ms, throttle, automatic, gear_index, target_index, from_index,
+def _step_gearboxes(dt_s, speed_mps, throttle, automatic, gear_index, target_index, from_index,
                     shift_left_s, rpm, gears, settings, reverse, neutral, first,
-                    target_speed_ms, force_fraction, started, finished):
+                    target_speed_mps, force_fraction, started, finished):
     """One step of every gearbox, in place (compiled where numba is installed; a plain loop
     otherwise). ``gears`` is the stepping table; ``settings``: reverse engage speed,
     shift time, engine brake, idle and redline rpm."""
-    reverse_engage_ms, shift_time_s, engine_brake = settings[0], settings[1], settings[2]
+    reverse_engage_mps, shift_time_s, engine_brake = settings[0], settings[1], settings[2]
     idle_rpm, redline_rpm = settings[3], settings[4]
     lag = np.exp(-dt_s / shift_time_s) if shift_time_s > 0.0 else 0.0
-    for vehicle in range(speed_ms.shape[0]):
-        speed, gear = speed_ms[vehicle], gear_index[vehicle]
+    for vehicle in range(speed_mps.shape[0]):
+        speed, gear = speed_mps[vehicle], gear_index[vehicle]
         stick = min(max(throttle[vehicle], -1.0), 1.0)
         # Automatic mode: shift up or down at the gear's thresholds (not while shifting);
         # at a standstill the stick picks the direction.
@@ -295,7 +295,7 @@ def _step_gearboxes(dt_s, speed_ms, throttle, automatic, gear_index, target_inde
                 wanted += 1
             if speed < gears[gear, 4]:
                 wanted -= 1
-            if abs(speed) < reverse_engage_ms:
+            if abs(speed) < reverse_engage_mps:
                 if stick > 0.0 and gear < first:
                     wanted = first
                 if stick < 0.0 and gear != reverse:
@@ -310,7 +310,7 @@ def _step_gearboxes(dt_s, speed_ms, throttle, automatic, gear_index, target_inde
         # The pedal: the throttle, reversed for an automatic in R (the stick pulled back).
         pedal = max(-stick if automatic[vehicle] and target_index[vehicle] == reverse
                     else stick, 0.0)
-        target_speed_ms[vehicle] = pedal * gears[gear, 0] * engaged
+        target_speed_mps[vehicle] = pedal * gears[gear, 0] * engaged
         force_fraction[vehicle] = gears[gear, 1] * (pedal if pedal > 0.0 else engine_brake) \
             * engaged
         # Engine speed: locked to the wheels in gear, free-revving (lagging by about one

@@ -1,11 +1,9 @@
-"""A vehicle's hull: one dynamic Bullet box whose origin is the centre of mass."""
+"""A vehicle's hull: one rigid box whose origin is the centre of mass (its Bullet body is
+:func:`physics.bullet.bodies.make_hull_body`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from panda3d.bullet import BulletBoxShape, BulletRigidBodyNode
-from panda3d.core import Point3, TransformState, Vec3
 
 from physics.model.spec import Spec, SpecError, tuning
 
@@ -29,15 +27,3 @@ class HullSpec(Spec):
         if self.centre_of_mass_drop_m >= self.half_extents_m[2]:
             raise SpecError("centre_of_mass_drop_m", self.centre_of_mass_drop_m,
                             f"less than the half height {self.half_extents_m[2]}")
-
-
-def make_hull_body(spec: HullSpec, name: str) -> BulletRigidBodyNode:
-    """A dynamic box body; its shape sits above the origin so the mass centre is low."""
-    body = BulletRigidBodyNode(name)
-    shape = BulletBoxShape(Vec3(*spec.half_extents_m))
-    body.addShape(shape, TransformState.makePos(Point3(0.0, 0.0, spec.centre_of_mass_drop_m)))
-    body.setMass(spec.mass_kg)
-    body.setFriction(spec.friction)
-    body.setAngularDamping(spec.angular_damping)
-    body.setDeactivationEnabled(False)
-    return body

@@ -6,7 +6,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from panda3d.bullet import BulletRigidBodyNode
 
 
 @dataclass(frozen=True)
@@ -21,23 +20,12 @@ class BodyState:
     """Read-only rows: the body's right, forward and up axes, as Bullet's matrix holds
     them (the quaternion is Panda's conversion of that matrix)."""
 
-    @classmethod
-    def of(cls, body: BulletRigidBodyNode) -> "BodyState":
-        transform = body.getTransform()
-        quat = transform.getQuat()
-        axes = np.array(transform.getMat().getUpper3())
-        axes.setflags(write=False)
-        return cls(np.array(transform.getPos()),
-                   np.array([quat.getR(), quat.getI(), quat.getJ(), quat.getK()]),
-                   np.array(body.getLinearVelocity()), np.array(body.getAngularVelocity()),
-                   axes)
-
     def axes_ws(self) -> np.ndarray:
         """Rows: the body's right (+X), forward (+Y) and up (+Z) axes in world space
         (read-only: many readers share it)."""
         return self.rotation_rows_ws
 
-    def forward_speed_ms(self) -> float:
+    def forward_speed_mps(self) -> float:
         return float(self.velocity_ws @ self.axes_ws()[1])
 
     def heading_pitch_roll_deg(self) -> tuple[float, float, float]:

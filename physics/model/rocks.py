@@ -12,8 +12,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from panda3d.bullet import BulletConvexHullShape, BulletRigidBodyNode
-from panda3d.core import LQuaternionf, Point3, TransformState, Vec3
 
 from physics.model.spec import Spec, SpecError, tuning
 from physics.model.terrain import Terrain
@@ -108,17 +106,3 @@ def scatter_rocks(terrain: Terrain, spec: RockSpec, seed: int,
         rocks.append(Rock(np.array([xy[0], xy[1], ground - sink]),
                           float(rng.uniform(0.0, 360.0)), points, triangles, radius))
     return rocks
-
-
-def make_rock_body(rock: Rock, name: str) -> BulletRigidBodyNode:
-    """A static convex-hull collider of the rock's vertices."""
-    shape = BulletConvexHullShape()
-    for point in rock.points_bs:
-        shape.addPoint(Point3(*point))
-    body = BulletRigidBodyNode(name)
-    body.addShape(shape)
-    rotation = LQuaternionf()
-    rotation.setHpr(Vec3(-rock.heading_deg, 0.0, 0.0))
-    body.setTransform(TransformState.makePosQuatScale(Point3(*rock.position_ws), rotation,
-                                                      Vec3(1.0, 1.0, 1.0)))
-    return body

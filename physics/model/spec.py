@@ -18,7 +18,7 @@ import math
 import typing
 from typing import Any
 
-KMH_PER_MS = 3.6
+KMH_PER_MPS = 3.6
 """km/h in one m/s: a unit conversion, for people-facing numbers (config, HUD)."""
 
 

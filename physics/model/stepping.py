@@ -1,4 +1,5 @@
-"""The fixed-step accumulator: rendered frames of any length in, whole physics steps out.
+"""Fixed steps: their tuning, and the accumulator that turns rendered frames of any length
+into whole physics steps.
 
 Physics always advances in steps of exactly ``step_s``. Each rendered frame adds
 its duration to an accumulator; whole steps are taken out of it, at most
@@ -11,6 +12,24 @@ steps with.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+
+from physics.model.spec import Spec, tuning
+
+
+@dataclass(frozen=True)
+class SimulationSpec(Spec):
+    step_hz: float = tuning("fixed physics steps per simulated second", minimum=30.0,
+                            maximum=1000.0)
+    substeps: int = tuning("Bullet steps (and vehicle force updates) per fixed step",
+                           minimum=1, maximum=16)
+    max_steps_per_frame: int = tuning("most fixed steps one rendered frame may run; beyond it "
+                                      "time slows instead of catching up", minimum=1, maximum=30)
+    gravity_m_s2: float = tuning("downward acceleration of gravity", minimum=0.0, maximum=100.0)
+
+    @property
+    def step_s(self) -> float:
+        return 1.0 / self.step_hz
 
 
 class FixedStepClock:

@@ -14,21 +14,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from panda3d.bullet import (BulletHeightfieldShape, BulletPlaneShape, BulletRigidBodyNode,
-                            ZUp)
-from panda3d.core import BitMask32, PNMImage, Texture, TransformState, Point3, Vec3
 
 from physics.model.compiled import compiled
 from physics.model.spec import Spec, SpecError, tuning
-
-TERRAIN_NAME = "terrain"
-"""The collider's node name: how a ray knows it met the terrain."""
-TERRAIN_MASK = BitMask32.bit(1)
-"""The heightfield's collide bit: everything still meets it (every other body has all bits
-on), but a ray cast with :data:`ABOVE_TERRAIN_MASK` passes through it. Long rays over a
-heightfield cost Bullet a triangle test per cell under the ray's bounds; the terrain is our
-own array, so those rays are better answered from it."""
-ABOVE_TERRAIN_MASK = ~TERRAIN_MASK
 
 HEIGHT_LEVELS = 65535
 """The collider is built from a 16-bit image: heights take this many steps over their range."""
@@ -324,32 +312,6 @@ class Terrain:
         self._surface_index[inside] = self.surface_named(name)
         self._sample_ground = self._ground_by_sample()
 
-    def make_collider(self) -> BulletRigidBodyNode:
-        """A static Bullet heightfield body that matches ``heights_m``."""
-        texture = Texture("terrain-heights")
-        texture.setup2dTexture(self.columns, self.rows, Texture.T_unsigned_short,
-                               Texture.F_luminance)
-        texture.setRamImage(self.levels.tobytes())
-        image = PNMImage()
-        texture.store(image)
-        shape = BulletHeightfieldShape(image, self.height_range_m, ZUp)
-        body = BulletRigidBodyNode(TERRAIN_NAME)
-        body.addShape(shape)
-        body.setIntoCollideMask(TERRAIN_MASK)
-        body.setTransform(TransformState.makePosHprScale(
-            Point3(0.0, 0.0, self.min_height_m + self.height_range_m / 2),
-            Vec3(0.0, 0.0, 0.0), Vec3(self.spacing_m, self.spacing_m, 1.0)))
-        return body
-
-    def make_walls(self) -> BulletRigidBodyNode:
-        """Four static planes at the map's edges, facing in, so nothing leaves the map."""
-        body = BulletRigidBodyNode("map-edge")
-        for normal, distance in ((Vec3(1, 0, 0), -self.half_extent_x_m),
-                                 (Vec3(-1, 0, 0), -self.half_extent_x_m),
-                                 (Vec3(0, 1, 0), -self.half_extent_y_m),
-                                 (Vec3(0, -1, 0), -self.half_extent_y_m)):
-            body.addShape(BulletPlaneShape(normal, distance))
-        return body
 
 
 def _grid_samples(size_m: float, spacing_m: float) -> int:

