@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 from bench.soak import random_battle
+from game.sim.events import Destroyed, Hit, RoundEnd, Shot
 
 DEFAULT_BOTS = 7
 DEFAULT_SECONDS = 120.0
@@ -18,22 +19,23 @@ DEFAULT_SEED = 1
 
 def run(config, bots: int = DEFAULT_BOTS, seconds: float = DEFAULT_SECONDS,
         seed: int = DEFAULT_SEED) -> dict:
-    simulation, driver = random_battle(config, bots, seed)
-    steps = max(round(seconds / simulation.step_s), 2)
-    counts = {"shot": 0, "hit": 0, "destroyed": 0, "round_end": 0}
+    loop = random_battle(config, bots, seed)
+    step_s = loop.simulation.step_s
+    steps = max(round(seconds / step_s), 2)
+    counts = dict.fromkeys((Shot, Hit, Destroyed, RoundEnd), 0)
     started = 0.0
     for step in range(steps):
         if step == 1:
             started = time.perf_counter()
-        for event in simulation.step(driver.controls(step)):
-            if event["type"] in counts:
-                counts[event["type"]] += 1
+        for event in loop.step():
+            if type(event) in counts:
+                counts[type(event)] += 1
     wall_s = time.perf_counter() - started
-    timed_s = (steps - 1) * simulation.step_s
-    simulation.destroy()
+    timed_s = (steps - 1) * step_s
+    loop.session.destroy()
     return {"parameters": {"tanks": bots + 1, "simulated_s": seconds, "seed": seed},
             "wall_s": round(wall_s, 3), "realtime_factor": round(timed_s / wall_s, 2),
-            "ms_per_step": round(wall_s / (steps - 1) * 1000.0, 3), "events": counts}
+            "ms_per_step": round(wall_s / (steps - 1) * 1000.0, 3), "events": {kind.TYPE: count for kind, count in counts.items()}}
 
 def table(report: dict) -> str:
     parameters = report["parameters"]

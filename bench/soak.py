@@ -19,10 +19,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from game.sim.battle import Battle
 from game.config import load_config
 from game.sim.controls import GEAR_NAMES, Controls
+from game.sim.events import Recovered, RoundEnd
+from game.sim.session import GameOptions, GameSession
 from game.sim.simulation import Simulation
+from game.sim.step_loop import StepLoop
 from physics.model.terrain import MapChoice
 
 SECONDS_PER_MINUTE = 60.0
@@ -79,8 +81,9 @@ class RandomDriver:
         self.hold_steps = round(INPUT_HOLD_S / step_s)
         self._controls = Controls()
 
-    def controls(self, step: int) -> Controls:
-        if step % self.hold_steps == 0:
+    def controls(self, simulation: Simulation) -> Controls:
+        """The controls for the step about to be taken (a step loop's player)."""
+        if simulation.world.step_count % self.hold_steps == 0:
             rng = self.rng
             self._controls = Controls(
                 throttle=float(rng.uniform(-1, 1)), steer=float(rng.uniform(-1, 1)),
@@ -91,16 +94,15 @@ class RandomDriver:
         return self._controls
 
 
-def random_battle(config, bots: int, seed: int, map_name: str = "desert"
-                  ) -> tuple[Simulation, RandomDriver]:
+def random_battle(config, bots: int, seed: int, map_name: str = "desert") -> StepLoop:
     """A battle against ``bots`` with the player driven at random (soak and benchmark)."""
-    simulation = Simulation(config, MapChoice.parse(map_name), seed)
-    Battle(simulation, config.game.battle, bots)
-    return simulation, RandomDriver(seed, simulation.step_s)
+    session = GameSession(config.session, GameOptions(MapChoice.parse(map_name), seed,
+                                                       bots=bots))
+    return StepLoop(session, RandomDriver(seed, session.simulation.step_s).controls)
 
 
 def _check_step(simulation: Simulation, counters: SoakCounters, flying_before: dict) -> None:
-    limit = simulation.config.game.spawn.below_ground_limit_m
+    limit = simulation.specs.spawn.below_ground_limit_m
     for vehicle in simulation.vehicles:
         state = vehicle.current
         values = np.concatenate([state.position_ws, state.orientation_ws, state.velocity_ws,
@@ -130,7 +132,8 @@ def _check_step(simulation: Simulation, counters: SoakCounters, flying_before: d
 
 def soak(minutes: float, bots: int, seed: int, map_name: str = "desert",
          report=print) -> tuple[SoakCounters, list[dict]]:
-    simulation, driver = random_battle(load_config(), bots, seed, map_name)
+    loop = random_battle(load_config(), bots, seed, map_name)
+    simulation = loop.simulation
     counters = SoakCounters()
     samples = []
     steps_per_minute = round(SECONDS_PER_MINUTE / simulation.step_s)
@@ -140,9 +143,9 @@ def soak(minutes: float, bots: int, seed: int, map_name: str = "desert",
              "nodes": simulation.world.root.countNumDescendants()}
     for step in range(round(minutes * steps_per_minute)):
         flying_before = {id(shell): shell.position_ws for shell in simulation.shells}
-        events = simulation.step(driver.controls(step))
-        counters.recovered += sum(event["type"] == "recovered" for event in events)
-        counters.rounds += sum(event["type"] == "round_end" for event in events)
+        events = loop.step()
+        counters.recovered += sum(isinstance(event, Recovered) for event in events)
+        counters.rounds += sum(isinstance(event, RoundEnd) for event in events)
         _check_step(simulation, counters, flying_before)
         if (step + 1) % steps_per_minute == 0:
             sample = {"minute": (step + 1) // steps_per_minute,
@@ -155,7 +158,7 @@ def soak(minutes: float, bots: int, seed: int, map_name: str = "desert",
                       "memory_mb": round(resident_memory_mb(), 1)}
             samples.append(sample)
             report(json.dumps(sample))
-    simulation.destroy()
+    loop.session.destroy()
     samples.insert(0, first)
     return counters, samples
 

@@ -37,7 +37,7 @@ from panda3d.bullet import BulletVehicle, ZUp
 from panda3d.core import Point3, TransformState, Vec3
 
 from game.config import GameConfig
-from game.sim.simulation import ground_aligned_rotation
+from physics.bullet.poses import ground_aligned_rotation
 from physics.bullet.bodies import make_hull_body, map_walls, terrain_collider
 from physics.model.spec import KMH_PER_MPS
 from physics.model.terrain import MapChoice, Terrain, build_terrain

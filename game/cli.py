@@ -14,7 +14,9 @@ from pathlib import Path
 from game.config import CONFIG_DIR, load_config
 from game.sim.controls import ScriptedInputs
 from game.errors import CommandLineError, UserError, whole_number
-from game.sim.local_players import MAX_PLAYERS, add_second_player
+from game.sim.local_players import MAX_PLAYERS
+from game.sim.session import GameOptions, GameSession
+from game.sim.step_loop import StepLoop, idle
 from game.settings import autosave_path
 from game.sim.replay import (ReplayHeader, ReplayRecorder, config_digest, game_version,
                              load_replay)
@@ -113,42 +115,59 @@ def run(argv: list[str] | None = None) -> int:
     _check_arguments(args)
     config = load_config(args.config)
     digest = config_digest(args.config)
+    step_hz = config.game.simulation.step_hz
     if args.replay:
-        replay = load_replay(args.replay, digest, config.game.simulation.step_hz)
+        replay = load_replay(args.replay, digest, step_hz)
         header = replay.header
         args.seed, args.vehicle, args.bots = header.seed, header.vehicle, header.bots
         args.map = MapChoice.parse(header.map)
         if args.seconds is None:
-            args.seconds = header.steps / config.game.simulation.step_hz
+            args.seconds = header.steps / step_hz
         inputs = replay
     else:
         inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
-    args.recorder = ReplayRecorder(ReplayHeader(
-        game_version(), digest, args.seed, args.map.text, args.vehicle, args.bots, 0))
+    options = GameOptions(args.map, args.seed, args.vehicle, args.bots, args.players)
+    header = ReplayHeader(game_version(), digest, args.seed, args.map.text, args.vehicle,
+                          args.bots, 0)
     telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
     try:
         if args.headless:
-            _run_headless(args, config, inputs, telemetry)
+            _run_headless(args, config, options, header, inputs, telemetry)
             return 0
-        from game.app import run_windowed
-        seconds = args.seconds
-        if seconds is None and args.offscreen:
-            seconds = DEFAULT_OFFSCREEN_SECONDS
-        interactive = not args.offscreen and inputs is None and seconds is None
-        # A replay holds player 1's controls only: a two-player game keeps none.
-        one_player = args.players == 1
-        return run_windowed(config, args.map, args.seed, args.vehicle, args.bots, inputs=inputs,
-                            telemetry=telemetry,
-                            offscreen=args.offscreen, seconds=seconds,
-                            screenshot=args.screenshot, debug_rays=args.debug_rays,
-                            players=args.players,
-                            new_recorder=(lambda: ReplayRecorder(args.recorder.header))
-                            if one_player else None,
-                            on_quit=_replay_saver(args.record, interactive) if one_player
-                            else None)
+        return _run_windowed(args, config, options, header, inputs, telemetry)
     finally:
         if telemetry is not None:
             telemetry.close()
+
+
+def _run_headless(args, config, options: GameOptions, header: ReplayHeader, inputs,
+                  telemetry) -> None:
+    """No window: the session stepped as fast as it goes (player 2, with no pad without a
+    window, stands still)."""
+    session = GameSession(config.session, options, ReplayRecorder(header))
+    player = (lambda simulation: inputs.controls_at(simulation.time_s)) if inputs else idle
+    try:
+        StepLoop(session, player, telemetry=telemetry).run_for(
+            args.seconds or DEFAULT_HEADLESS_SECONDS)
+    finally:
+        session.destroy()
+    if args.record:
+        session.recorder.save(args.record)
+
+
+def _run_windowed(args, config, options: GameOptions, header: ReplayHeader, inputs,
+                  telemetry) -> int:
+    from game.app import WindowedRun, run_windowed  # Panda's window: only when one opens
+    seconds = args.seconds
+    if seconds is None and args.offscreen:
+        seconds = DEFAULT_OFFSCREEN_SECONDS
+    run = WindowedRun(options, offscreen=args.offscreen, inputs=inputs, telemetry=telemetry,
+                      seconds=seconds, debug_rays=args.debug_rays,
+                      # A replay holds player 1's controls only: a two-player game keeps none.
+                      new_recorder=(lambda: ReplayRecorder(header)) if args.players == 1
+                      else None)
+    return run_windowed(config, run, screenshot=args.screenshot,
+                        on_quit=_replay_saver(args.record, not run.scripted))
 
 
 def _replay_saver(record: Path | None, interactive: bool):
@@ -164,23 +183,6 @@ def _replay_saver(record: Path | None, interactive: bool):
             except UserError as error:  # the game is over; losing its replay is not fatal
                 print(f"tank-battle: replay not saved: {error}", file=sys.stderr)
     return save
-
-
-def _run_headless(args, config, inputs, telemetry) -> None:
-    from game.sim.battle import Battle
-    from game.sim.step_loop import run_headless
-    from game.sim.simulation import Simulation
-    simulation = Simulation(config, args.map, args.seed, player_vehicle=args.vehicle)
-    battle = Battle(simulation, config.game.battle, args.bots)
-    if args.players > 1:  # no pad without a window: player 2 stands still
-        add_second_player(simulation, battle, config.game.local_players)
-    simulation.recorder = args.recorder
-    try:
-        run_headless(simulation, args.seconds or DEFAULT_HEADLESS_SECONDS, inputs, telemetry)
-    finally:
-        simulation.destroy()
-    if args.record:
-        args.recorder.save(args.record)
 
 
 def main(argv: list[str] | None = None) -> int:

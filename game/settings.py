@@ -28,8 +28,23 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from game.config import UserSettingsSpec
-from physics.model.spec import SpecError, build_spec
+from physics.model.spec import build_spec, Spec, SpecError, tuning
+
+
+QUALITY_LEVELS = ("low", "medium", "high")
+
+
+@dataclass(frozen=True)
+class UserSettingsSpec(Spec):
+    """A player's own settings (saved per user; these are the defaults and their bounds)."""
+
+    volume: float = tuning("sound volume, 0..1", minimum=0.0, maximum=1.0)
+    field_of_view_deg: float = tuning("the chase view's vertical field of view",
+                                      minimum=20.0, maximum=120.0)
+    invert_x: bool = tuning("mouse left/right reversed (look round and gun-sight aim)")
+    invert_y: bool = tuning("mouse up/down reversed (look round and gun-sight aim)")
+    quality: str = tuning("graphics quality (particle counts)", choices=QUALITY_LEVELS)
+
 
 APP_FOLDER = "tank-battle"
 FILE_NAME = "settings.toml"

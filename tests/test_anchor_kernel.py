@@ -27,7 +27,8 @@ REPORT_FIELDS = [field.name for field in dataclasses.fields(
 
 def battle_run(config, compiled: bool, steps: int):
     """Vehicle states and the player's anchor report after ``steps`` steps of a battle."""
-    simulation, driver = random_battle(config, 3, seed=2)
+    loop = random_battle(config, 3, seed=2)
+    simulation = loop.simulation
     fleet = simulation.player.fleet
     fleet.use_compiled = compiled
     runs = []
@@ -38,8 +39,7 @@ def battle_run(config, compiled: bool, steps: int):
             runs.append(1)
             return original(*arguments)
         fleet._compiled.run = counted
-    for step in range(steps):
-        simulation.step(driver.controls(step))
+    loop.run(steps)
     states = [np.concatenate([vehicle.current.position_ws, vehicle.current.orientation_ws,
                               vehicle.current.velocity_ws, vehicle.current.angular_velocity_ws])
               for vehicle in simulation.vehicles]
@@ -112,9 +112,9 @@ def test_without_numba_the_game_runs_on_the_plain_loops_and_numpy(repo_root):
               "from bench.soak import random_battle\n"
               "from physics.model import compiled\n"
               "assert not compiled.AVAILABLE\n"
-              "simulation, driver = random_battle(load_config(), 3, 2)\n"
-              "events = [event for step in range(120)\n"
-              "          for event in simulation.step(driver.controls(step))]\n"
+              "loop = random_battle(load_config(), 3, 2)\n"
+              "simulation = loop.simulation\n"
+              "loop.run(120)\n"
               "assert all(vehicle.current.position_ws[2] > -100.0 for vehicle in simulation.vehicles)\n"
               "print('ran', len(simulation.vehicles), 'vehicles')\n")
     done = subprocess.run([sys.executable, "-c", script], cwd=repo_root, capture_output=True,

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from assets.make_sounds import LENGTHS_S, RATE_HZ, SOUNDS_DIR, make_all
+from game.sim.events import Damage, Destroyed, Hit, ShiftRefused, Shot
 from game.audio.sounds import (CLATTER_LINKS_HZ, LOOPS, SOUND_NAMES, GameAudio, engine_note,
                         sound_for_event, track_clatter, tyre_noise)
 
@@ -52,19 +53,22 @@ def test_the_clatter_clicks_once_a_link():
     assert np.all(strike > 2.0 * after)
 
 
+def hit(target: str, point) -> Hit:
+    return Hit("player", target, tuple(point), (0.0, 0.0, 1.0), 1200.0)
+
+
 def test_events_pick_their_sounds():
     metal = {"enemy-1", "plate-2"}.__contains__
-    assert sound_for_event({"type": "shot", "vehicle": "player"}) == "gun_fire"
-    assert sound_for_event({"type": "hit", "target": "enemy-1"}, metal) == "impact_metal"
-    assert sound_for_event({"type": "hit", "target": "ground"}, metal) == "impact_sand"
-    assert sound_for_event({"type": "destroyed", "vehicle": "enemy-1"}) == "explosion"
-    assert sound_for_event({"type": "shift_refused", "vehicle": "player", "reason": "moving"},
+    assert sound_for_event(Shot("player")) == "gun_fire"
+    assert sound_for_event(hit("enemy-1", (0, 0, 0)), metal) == "impact_metal"
+    assert sound_for_event(hit("ground", (0, 0, 0)), metal) == "impact_sand"
+    assert sound_for_event(Destroyed("enemy-1", "player")) == "explosion"
+    assert sound_for_event(ShiftRefused("player", "R", "moving"),
                            player_name="player") == "gear_grind"
-    assert sound_for_event({"type": "shift_refused", "vehicle": "bot", "reason": "moving"},
+    assert sound_for_event(ShiftRefused("bot", "R", "moving"), player_name="player") is None
+    assert sound_for_event(ShiftRefused("player", "2", "over_rev"),
                            player_name="player") is None
-    assert sound_for_event({"type": "shift_refused", "vehicle": "player",
-                            "reason": "over_rev"}, player_name="player") is None
-    assert sound_for_event({"type": "damage"}) is None
+    assert sound_for_event(Damage("player", "bot", 10.0, 90.0)) is None
 
 
 class FakePlayer:
@@ -93,11 +97,9 @@ def test_game_audio_places_event_sounds_and_follows_rpm(config):
     simulation = SimpleNamespace(vehicles=[player, enemy], player=player, plates=())
     fake = FakePlayer()
     audio = GameAudio(simulation, fake, config.game.audio)
-    audio.on_events([{"type": "shot", "vehicle": "enemy"},
-                     {"type": "hit", "target": "enemy", "point": [49.0, 0.0, 1.0]},
-                     {"type": "hit", "target": "terrain", "point": [10.0, 0.0, 0.0]},
-                     {"type": "destroyed", "vehicle": "enemy"},
-                     {"type": "shift_refused", "vehicle": "player", "reason": "moving"}])
+    audio.on_events([Shot("enemy"), hit("enemy", (49.0, 0.0, 1.0)),
+                     hit("terrain", (10.0, 0.0, 0.0)), Destroyed("enemy", "player"),
+                     ShiftRefused("player", "R", "moving")])
     assert fake.played == [("gun_fire", (50.0, 0.0, 0.0)),
                            ("impact_metal", (49.0, 0.0, 1.0)),
                            ("impact_sand", (10.0, 0.0, 0.0)),

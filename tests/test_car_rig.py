@@ -28,7 +28,7 @@ CONTACT_TOLERANCE_M = 0.01
 def drive(config):
     """A car driven over the dunes, turning, then braked to a stop; the rig updated each
     step. Yields what each step showed."""
-    simulation = Simulation(config, MapChoice.parse("desert"), seed=1, player_vehicle="car")
+    simulation = Simulation(config.world, MapChoice.parse("desert"), seed=1, player_vehicle="car")
     vehicle = simulation.player
     render = NodePath("render")
     rig = CarRig(render, vehicle, config.game.car_rig, simulation.step_s)
@@ -62,7 +62,7 @@ def drive(config):
 def test_the_car_gets_a_car_rig_and_the_tank_a_tank_rig(config, drive):
     simulation, car, *_ = drive
     render = NodePath("render")
-    view = VehicleView(render, car, config.game)
+    view = VehicleView(render, car, config.vehicle_looks)
     view.update(1.0)
     assert isinstance(view.rig, CarRig) and not view.has_gun
     assert view.length_m == pytest.approx(2.0 * car.spec.hull.half_extents_m[1])
@@ -71,7 +71,7 @@ def test_the_car_gets_a_car_rig_and_the_tank_a_tank_rig(config, drive):
     np.testing.assert_allclose(axes.T @ np.array(car.current.axes_ws()).T, np.eye(3), atol=1e-4)
     view.destroy()
     tank = simulation.spawn("tank", "a-tank", 80.0, 0.0, 0.0)
-    view = VehicleView(render, tank, config.game)
+    view = VehicleView(render, tank, config.vehicle_looks)
     assert isinstance(view.rig, TankRig) and view.has_gun
     view.destroy()
 
@@ -126,7 +126,7 @@ def test_the_wheels_roll_with_the_reported_spin(drive):
 
 
 def test_between_steps_the_wheels_blend_like_the_body(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), seed=1, player_vehicle="car")
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1, player_vehicle="car")
     vehicle = simulation.player
     render = NodePath("render")
     rig = CarRig(render, vehicle, config.game.car_rig, simulation.step_s)

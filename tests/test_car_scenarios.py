@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from game.config import load_config
+from game.sim.events import Reset, SwapVehicle
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
 from physics.model.pose import BodyState
@@ -31,7 +32,7 @@ def car_simulation(config, tyres="grip", gear="1", surface="hardpan", map_name="
         game.spawn, start_gear=gear, **spawn))
     changed = dataclasses.replace(config, game=game,
                                   car=dataclasses.replace(config.car, tyres=tyres))
-    return Simulation(changed, MapChoice.parse(map_name), seed=1, player_vehicle="car")
+    return Simulation(changed.world, MapChoice.parse(map_name), seed=1, player_vehicle="car")
 
 
 def run(simulation: Simulation, seconds: float, controls) -> list[BodyState]:
@@ -219,18 +220,18 @@ def test_reset_puts_the_car_back_on_its_wheels(config):
     run(simulation, 1.0, lambda s: Controls())
     assert simulation.player.current.axes_ws()[2][2] < 0.0
     events = simulation.step(Controls(reset=True))
-    assert any(event["type"] == "reset" for event in events)
+    assert any(isinstance(event, Reset) for event in events)
     state = run(simulation, 2.0, lambda s: Controls())[-1]
     assert state.axes_ws()[2][2] > 0.99
     simulation.destroy()
 
 
 def test_swap_hops_between_the_tank_and_the_car(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     assert simulation.player.kind == "tank"
     events = simulation.step(Controls(swap_vehicle=True))
     assert simulation.player.kind == "car"
-    assert any(event["type"] == "swap_vehicle" for event in events)
+    assert any(isinstance(event, SwapVehicle) for event in events)
     simulation.step(Controls(swap_vehicle=True))  # held: no second swap
     assert simulation.player.kind == "car"
     simulation.step(Controls())

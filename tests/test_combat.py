@@ -10,8 +10,10 @@ import pytest
 
 from game.sim.ai import ballistic_elevation
 from game.sim.battle import Battle
-from game.sim.combat import splash_damage, splash_victims
+from game.sim.combat import splash_damage, vehicle_distance
+from physics.bullet.shells import splash_owners
 from game.config import load_config
+from game.sim.events import Destroyed, Hit, Recovered, RoundEnd, RoundStart, Shot
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
 from physics.model.ballistics import gun_axes
@@ -31,7 +33,7 @@ def quick_reload(config, reload_s=0.1):
 def lay_gun_on(simulation, vehicle, point) -> None:
     """Point the turret and gun so a shell fired now arcs onto ``point`` (the gunner's job)."""
     gun = vehicle.spec.gun
-    gravity = simulation.config.game.simulation.gravity_m_s2
+    gravity = simulation.gravity_m_s2
     for _ in range(3):  # the muzzle moves as the gun turns: settle in a few passes
         muzzle, _ = gun_axes(vehicle.current, gun, vehicle.aim)
         offset = np.asarray(point) - muzzle
@@ -46,7 +48,7 @@ def lay_gun_on(simulation, vehicle, point) -> None:
 
 
 def fire_at_plate(config, plate_index: int, shots: int) -> tuple[int, list[dict]]:
-    simulation = Simulation(quick_reload(config), MapChoice.parse("range"), seed=1)
+    simulation = Simulation(quick_reload(config).world, MapChoice.parse("range"), seed=1)
     for _ in range(60):
         simulation.step(Controls(brake=1.0))
     plate = simulation.plates[plate_index]
@@ -55,8 +57,8 @@ def fire_at_plate(config, plate_index: int, shots: int) -> tuple[int, list[dict]
         lay_gun_on(simulation, simulation.player, plate.position_ws)
         fire = fired < shots
         events = simulation.step(Controls(brake=1.0, fire=fire))
-        fired += sum(event["type"] == "shot" for event in events)
-        hits += [event for event in events if event["type"] == "hit"]
+        fired += sum(isinstance(event, Shot) for event in events)
+        hits += [event for event in events if isinstance(event, Hit)]
     simulation.destroy()
     return fired, hits
 
@@ -65,21 +67,21 @@ def test_every_shell_at_the_100_m_plate_hits_it_and_none_passes_through(config):
     fired, hits = fire_at_plate(config, 0, 100)
     assert fired == 100
     assert len(hits) == 100
-    assert all(hit["target"] == "plate-100m" for hit in hits)
+    assert all(hit.target == "plate-100m" for hit in hits)
     plate_face_y = -512 + config.game.range.spawn_from_edge_m + 100 - 0.05
-    assert all(hit["point"][1] <= plate_face_y + 1e-3 for hit in hits)  # all on the near face
-    assert all(hit["speed_ms"] > 0.9 * config.tank.gun.muzzle_velocity_mps for hit in hits)
+    assert all(hit.point[1] <= plate_face_y + 1e-3 for hit in hits)  # all on the near face
+    assert all(hit.speed_mps > 0.9 * config.tank.gun.muzzle_velocity_mps for hit in hits)
 
 
 @pytest.mark.parametrize("plate_index", [1, 2])
 def test_the_far_plates_are_hit_too(config, plate_index):
     fired, hits = fire_at_plate(config, plate_index, 20)
     name = f"plate-{config.game.range.plate_distances_m[plate_index]:g}m"
-    assert sum(hit["target"] == name for hit in hits) >= 19
+    assert sum(hit.target == name for hit in hits) >= 19
 
 
 def test_ten_thousand_shells_leave_the_handle_map_as_it_was(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     baseline = len(simulation.world.handles)
     player = simulation.player
     gun = player.spec.gun
@@ -89,8 +91,8 @@ def test_ten_thousand_shells_leave_the_handle_map_as_it_was(config):
         for _ in range(25):
             player.aim.turret_heading_rad = rng.uniform(-math.pi, math.pi)
             player.aim.elevation_rad = math.radians(gun.min_elevation_deg)
-            simulation.shell_system.fire(player, player.body, player.current, gun, player.aim,
-                                         simulation.time_s, rng)
+            simulation.combat.shell_system.fire(player, player.body, player.current, gun,
+                                                player.aim, simulation.time_s, rng)
             fired += 1
         simulation.step(Controls(brake=1.0))
     while simulation.shells:
@@ -101,16 +103,16 @@ def test_ten_thousand_shells_leave_the_handle_map_as_it_was(config):
 
 
 def test_splash_falls_with_distance(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     blast = np.array([30.0, 0.0, 0.0])  # on the sand, clear of the player
     near = simulation.spawn("tank", "near", 30.0, 3.6, 0.0)      # rear face 0.2 m ahead of it
     middle = simulation.spawn("tank", "middle", 30.0, -5.9, 0.0)  # front face 2.5 m behind it
     for _ in range(30):
         simulation.step(Controls(brake=1.0))
     gun = config.tank.gun
-    reached = splash_victims(simulation.world, blast, gun.splash_radius_m)
+    reached = splash_owners(simulation.world, blast, gun.splash_radius_m)
     assert near in reached and middle in reached and simulation.player not in reached
-    near_m, middle_m = near.distance_to(blast), middle.distance_to(blast)
+    near_m, middle_m = vehicle_distance(near, blast), vehicle_distance(middle, blast)
     floor_m = config.tank.suspension.ride_height_m  # the hull floor rides this high
     assert near_m == pytest.approx(math.hypot(0.2, floor_m), abs=0.05)
     assert middle_m == pytest.approx(math.hypot(2.5, floor_m), abs=0.05)
@@ -120,17 +122,17 @@ def test_splash_falls_with_distance(config):
 
 
 def test_a_destroyed_tank_ignores_its_controls_and_stays_as_a_wreck(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     shooter = simulation.spawn("tank", "shooter", 30.0, 0.0, 270.0)
     for _ in range(60):
         simulation.step(Controls())
     events = simulation.damage(simulation.player, 1e6, shooter)
-    assert {"type": "destroyed", "vehicle": "player", "by": "shooter"} in events
+    assert Destroyed("player", "shooter") in events
     start = simulation.player.current.position_ws
     shots = 0
     for _ in range(180):
         events = simulation.step(Controls(throttle=1.0, steer=1.0, fire=True, turret=1.0))
-        shots += sum(event["type"] == "shot" for event in events)
+        shots += sum(isinstance(event, Shot) for event in events)
     assert shots == 0
     assert np.linalg.norm(simulation.player.current.position_ws - start) < 0.05
     assert simulation.player.turret_heading_rad == 0.0
@@ -153,8 +155,8 @@ def test_direct_hits_damage_and_glancing_ones_ricochet(config):
 
 
 def run_battle(config, bots: int, seconds: float, map_name="desert", player=lambda t: Controls()):
-    simulation = Simulation(config, MapChoice.parse(map_name), seed=1)
-    battle = Battle(simulation, config.game.battle, bots)
+    simulation = Simulation(config.world, MapChoice.parse(map_name), seed=1)
+    battle = Battle(simulation, config.game.battle, config.game.ai, bots)
     log = []
     for _ in range(round(seconds / simulation.step_s)):
         for event in simulation.step(player(simulation.time_s)):
@@ -164,11 +166,11 @@ def run_battle(config, bots: int, seconds: float, map_name="desert", player=lamb
 
 def test_one_bot_destroys_a_stationary_tank(config):
     simulation, battle, log = run_battle(config, 1, 120.0)
-    ends = [(t, e) for t, e in log if e["type"] == "round_end"]
+    ends = [(t, e) for t, e in log if isinstance(e, RoundEnd)]
     assert ends, "the bot never destroyed the stationary player in 120 s"
     time_s, first = ends[0]
-    assert first["winner"] == "bots"
-    assert any(e["type"] == "destroyed" and e["vehicle"] == "player" for _, e in log)
+    assert first.winner == "bots"
+    assert any(isinstance(e, Destroyed) and e.vehicle == "player" for _, e in log)
     simulation.destroy()
 
 
@@ -177,8 +179,8 @@ def test_four_bots_fight_five_minutes_and_every_round_ends(config):
         return Controls(throttle=1.0, steer=math.sin(time_s / 4.0), gear="A", fire=True,
                         turret=math.sin(time_s / 3.0))
     simulation, battle, log = run_battle(config, 4, 300.0, player=weave)
-    starts = [t for t, e in log if e["type"] == "round_start"]
-    ends = [t for t, e in log if e["type"] == "round_end"]
+    starts = [t for t, e in log if isinstance(e, RoundStart)]
+    ends = [t for t, e in log if isinstance(e, RoundEnd)]
     assert len(ends) >= 2
     assert len(ends) >= len(starts)  # every round that began also ended (or is the last)
     assert battle.round == len(starts) + 1
@@ -188,12 +190,12 @@ def test_four_bots_fight_five_minutes_and_every_round_ends(config):
 
 def test_a_body_that_fell_through_the_ground_is_put_back_on_top(config):
     from panda3d.core import Point3, TransformState
-    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     for _ in range(30):
         simulation.step(Controls())
     simulation.player.body.setTransform(TransformState.makePos(Point3(3.0, 4.0, -6.0)))
     events = simulation.step(Controls())
-    assert {"type": "recovered", "vehicle": "player", "reason": "below the ground"} in events
+    assert Recovered("player", "below the ground") in events
     for _ in range(60):
         simulation.step(Controls())
     assert simulation.player.current.position_ws[2] > 0.5
@@ -201,7 +203,7 @@ def test_a_body_that_fell_through_the_ground_is_put_back_on_top(config):
 
 
 def test_a_forced_nan_is_recovered_and_the_world_goes_on(config):
-    simulation = Simulation(config, MapChoice.parse("desert"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("desert"), seed=1)
     other = simulation.spawn("tank", "other", 40.0, 40.0, 0.0)
     for _ in range(60):
         simulation.step(Controls(throttle=1.0))
@@ -209,10 +211,10 @@ def test_a_forced_nan_is_recovered_and_the_world_goes_on(config):
     model = simulation.tanks.model
     model._deflection[:, :model.anchors] = math.nan  # the player's grip springs blow up
     events = simulation.step(Controls(throttle=1.0))
-    assert {"type": "recovered", "vehicle": "player", "reason": "non-finite state"} in events
+    assert Recovered("player", "non-finite state") in events
     for _ in range(120):
         events = simulation.step(Controls(throttle=1.0))
-        assert not any(event["type"] == "recovered" for event in events)
+        assert not any(isinstance(event, Recovered) for event in events)
     for vehicle in (simulation.player, other):
         state = vehicle.current
         assert np.all(np.isfinite(state.position_ws)) and np.all(np.isfinite(state.velocity_ws))
@@ -223,14 +225,14 @@ def test_a_forced_nan_is_recovered_and_the_world_goes_on(config):
 
 
 def test_guns_start_loading_when_a_tank_appears_and_after_a_round(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     reload_s = config.tank.gun.reload_s
     assert simulation.player.aim.reload_left_s == reload_s
     shots = []
     for _ in range(round(reload_s * 60) - 2):
-        shots += [e for e in simulation.step(Controls(fire=True)) if e["type"] == "shot"]
+        shots += [e for e in simulation.step(Controls(fire=True)) if isinstance(e, Shot)]
     assert shots == []  # no shot before the gun has loaded
     for _ in range(4):
-        shots += [e for e in simulation.step(Controls(fire=True)) if e["type"] == "shot"]
+        shots += [e for e in simulation.step(Controls(fire=True)) if isinstance(e, Shot)]
     assert len(shots) == 1
     simulation.destroy()

@@ -9,13 +9,14 @@ from panda3d.core import Filename, PNMImage
 
 from game.sim.controls import Controls
 from game.view.debug_overlay import DebugOverlay, anchor_text, overlay_lines
-from game.sim.simulation import AnchorView, Simulation
+from game.sim.simulation import Simulation
+from game.sim.vehicles import AnchorView
 from physics.model.terrain import MapChoice
 
 
 @pytest.fixture
 def simulation(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), 1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), 1)
     simulation.spawn("car", "car", 8.0, 0.0, 0.0)
     simulation.spawn("tank", "other", -10.0, 0.0, 90.0)
     for _ in range(30):

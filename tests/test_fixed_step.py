@@ -110,7 +110,7 @@ STEPS = 180  # 3 s
 
 def run_steps(config, step_counts):
     """Telemetry lines of a desert run whose steps come in the given per-frame batches."""
-    simulation = Simulation(config, MapChoice.parse("desert"), seed=3)
+    simulation = Simulation(config.world, MapChoice.parse("desert"), seed=3)
     inputs = ScriptedInputs(ScriptedInputs.parse(DRIVE, "drive.json"))
     lines = []
     try:
@@ -294,7 +294,7 @@ def test_ray_closest_excludes_a_node_and_maps_hits_to_owners(make_world):
 
 
 def test_simulate_until_returns_the_simulated_time_or_fails(config, simulate_until):
-    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     try:
         step_s = simulation.step_s
         taken = simulate_until(simulation, lambda sim: sim.world.step_count >= 30, 2.0)

@@ -5,7 +5,8 @@ from dataclasses import replace
 
 import pytest
 
-from game.config import GamepadSpec, load_config
+from game.config import load_config
+from game.input.gamepad import GamepadSpec
 from game.sim.controls import AUTOMATIC, Controls
 from game.errors import UserError
 from game.input.gamepad import AXES, CAMERA_PRESSES, GamepadMapper, shape

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from physics.model.gearbox import KMH_PER_MPS, DriveCommand, Gearbox, GearboxSpec, gate_layout
+from physics.model.gearbox import (KMH_PER_MPS, DriveCommand, Gearbox, GearboxSpec, GearboxStep,
+                                   GearRequest, gate_layout)
 from physics.model.spec import SpecError, build_spec
 
 CONFIG = Path(__file__).resolve().parents[1] / "config" / "gearboxes.toml"
@@ -49,8 +50,17 @@ def engaged(spec: GearboxSpec, name: str, count: int = 1, automatic: bool = Fals
     return box
 
 
-def step1(box: Gearbox, speed_mps: float, throttle: float) -> tuple[DriveCommand, list[dict]]:
-    return box.step(DT_S, np.array([speed_mps]), np.array([throttle]))
+def shifts_of(box: Gearbox, result: GearboxStep, vehicle: int = 0) -> list[tuple[str, str, str]]:
+    """The shifts one vehicle started ("start", automatic) and finished ("shift") in a step,
+    each (what, from, to)."""
+    return ([("start", *box.shift_names(vehicle))] if result.started[vehicle] else []) + \
+        ([("shift", *box.shift_names(vehicle))] if result.finished[vehicle] else [])
+
+
+def step1(box: Gearbox, speed_mps: float, throttle: float
+          ) -> tuple[DriveCommand, list[tuple[str, str, str]]]:
+    result = box.step(DT_S, np.array([speed_mps]), np.array([throttle]))
+    return result.command, shifts_of(box, result)
 
 
 # ----- specs -------------------------------------------------------------------
@@ -135,13 +145,12 @@ def test_gate_layout_is_an_h_with_neutral_in_the_centre(spec):
 def test_shift_takes_shift_time_without_drive_then_gives_new_pull(spec):
     box = engaged(spec, "2")
     speed_mps = 0.5 * top_mps(spec, "2")
-    events = box.request(0, "3", speed_mps)
-    assert events == [{"type": "shift_start", "vehicle": 0, "from": "2", "to": "3", "automatic": False}]
+    assert box.request(0, "3", speed_mps) == GearRequest("started", "2", "3")
     for _ in range(steps_per_shift(spec)):
         command, events = step1(box, speed_mps, 1.0)
         assert command.force_fraction[0] == 0.0
         assert command.target_speed_mps[0] == 0.0
-    assert events == [{"type": "shift", "vehicle": 0, "from": "2", "to": "3"}]
+    assert events == [("shift", "2", "3")]
     assert box.gear_name(0) == "3"
     command, events = step1(box, speed_mps, 1.0)
     assert events == []
@@ -150,31 +159,31 @@ def test_shift_takes_shift_time_without_drive_then_gives_new_pull(spec):
 
 def test_requesting_the_current_gear_is_a_no_op(spec):
     box = engaged(spec, "1")
-    assert box.request(0, "1", 0.0) == []
+    assert box.request(0, "1", 0.0).outcome == "unchanged"
     assert not box.shifting[0]
 
 
 def test_unknown_gear_refused(spec):
     box = engaged(spec, "1")
-    assert box.request(0, "7", 0.0) == [{"type": "shift_refused", "vehicle": 0, "gear": "7", "reason": "unknown"}]
+    assert box.request(0, "7", 0.0) == GearRequest("refused", "1", "7", "unknown")
     assert box.gear_name(0) == "1"
 
 
 def test_reverse_refused_while_moving_accepted_near_standstill(spec):
     box = engaged(spec, "2")
     fast_mps = 2.0 * spec.reverse_engage_below_kmh / KMH_PER_MPS
-    assert box.request(0, "R", fast_mps) == [{"type": "shift_refused", "vehicle": 0, "gear": "R", "reason": "moving"}]
-    assert box.request(0, "R", -fast_mps)[0]["reason"] == "moving"
+    assert box.request(0, "R", fast_mps) == GearRequest("refused", "2", "R", "moving")
+    assert box.request(0, "R", -fast_mps).reason == "moving"
     assert box.gear_name(0) == "2"
-    events = box.request(0, "R", 0.1 * spec.reverse_engage_below_kmh / KMH_PER_MPS)
-    assert events[0]["type"] == "shift_start" and events[0]["to"] == "R"
+    request = box.request(0, "R", 0.1 * spec.reverse_engage_below_kmh / KMH_PER_MPS)
+    assert request.outcome == "started" and request.to_gear == "R"
 
 
 def test_forward_gear_refused_while_reversing(spec):
     box = engaged(spec, "R")
     reversing_mps = -0.9 * top_mps(spec, "R")
-    assert box.request(0, "1", reversing_mps)[0]["reason"] == "moving"
-    assert box.request(0, "N", reversing_mps)[0]["type"] == "shift"  # neutral always, instantly
+    assert box.request(0, "1", reversing_mps).reason == "moving"
+    assert box.request(0, "N", reversing_mps).outcome == "shifted"  # neutral always, instantly
     assert box.gear_name(0) == "N"
 
 
@@ -182,21 +191,21 @@ def test_over_rev_downshift_refused(spec):
     box = engaged(spec, "4")
     speed_mps = 0.6 * top_mps(spec, "4")
     assert top_mps(spec, "2") < speed_mps < top_mps(spec, "3")
-    assert box.request(0, "2", speed_mps) == [{"type": "shift_refused", "vehicle": 0, "gear": "2", "reason": "over_rev"}]
-    assert box.shift_down(0, speed_mps)[0]["to"] == "3"  # 3 tops out above this speed
+    assert box.request(0, "2", speed_mps) == GearRequest("refused", "4", "2", "over_rev")
+    assert box.shift_down(0, speed_mps).to_gear == "3"  # 3 tops out above this speed
 
 
 def test_sequential_shifting_walks_the_gear_order(spec):
     box = Gearbox(spec, 1)
-    assert box.shift_down(0, 0.0)[0]["to"] == "R"
+    assert box.shift_down(0, 0.0).to_gear == "R"
     assert box.selected_name(0) == "R" and box.gear_name(0) == "N"  # nothing engaged mid-shift
     for _ in range(steps_per_shift(spec)):
         step1(box, 0.0, 0.0)
     assert box.gear_name(0) == "R"
-    assert box.shift_down(0, 0.0) == []  # nothing below R
-    assert box.shift_up(0, 0.0) == [{"type": "shift", "vehicle": 0, "from": "R", "to": "N"}]  # instant
-    assert box.shift_up(0, 0.0)[0]["to"] == "1"
-    assert box.shift_up(0, 0.0)[0]["to"] == "2"  # from the selected gear, even mid-shift
+    assert box.shift_down(0, 0.0).outcome == "unchanged"  # nothing below R
+    assert box.shift_up(0, 0.0) == GearRequest("shifted", "R", "N")  # instant
+    assert box.shift_up(0, 0.0).to_gear == "1"
+    assert box.shift_up(0, 0.0).to_gear == "2"  # from the selected gear, even mid-shift
     assert box.selected_name(0) == "2"
 
 
@@ -263,26 +272,26 @@ def test_automatic_upshifts_past_threshold_and_downshifts_when_slowing(spec):
     _, events = step1(box, 0.95 * threshold_mps, 1.0)
     assert events == []
     _, events = step1(box, 1.05 * threshold_mps, 1.0)
-    assert events == [{"type": "shift_start", "vehicle": 0, "from": "1", "to": "2", "automatic": True}]
+    assert events == [("start", "1", "2")]
     for _ in range(steps_per_shift(spec) - 1):  # the step that started the shift was its first
         _, events = step1(box, 1.05 * threshold_mps, 1.0)
-    assert events[-1]["type"] == "shift" and box.gear_name(0) == "2"
+    assert events[-1][0] == "shift" and box.gear_name(0) == "2"
     slow_mps = 0.9 * spec.automatic_downshift_fraction * top_mps(spec, "2")
     _, events = step1(box, slow_mps, 0.0)
-    assert events == [{"type": "shift_start", "vehicle": 0, "from": "2", "to": "1", "automatic": True}]
+    assert events == [("start", "2", "1")]
 
 
 def test_automatic_selects_reverse_on_negative_throttle_at_standstill(spec):
     box = engaged(spec, "1", automatic=True)
     _, events = step1(box, 0.0, -1.0)
-    assert events[0]["to"] == "R"
+    assert events[0][2] == "R"
     for _ in range(steps_per_shift(spec)):
         command, _ = step1(box, 0.0, -1.0)
     assert box.gear_name(0) == "R"
     command, _ = step1(box, 0.0, -1.0)  # in automatic, the stick's back direction drives backward
     assert command.target_speed_mps[0] == pytest.approx(-top_mps(spec, "R"))
     _, events = step1(box, 0.0, 1.0)
-    assert events[0]["to"] == "1"
+    assert events[0][2] == "1"
 
 
 def test_automatic_does_not_select_reverse_while_moving(spec):
@@ -296,7 +305,7 @@ def test_set_automatic(spec):
     fast_mps = top_mps(spec, "1")
     assert step1(box, fast_mps, 1.0)[1] == []
     box.set_automatic(0, True)
-    assert step1(box, fast_mps, 1.0)[1][0]["to"] == "2"
+    assert step1(box, fast_mps, 1.0)[1][0][2] == "2"
 
 
 # ----- many vehicles -----------------------------------------------------------
@@ -321,14 +330,15 @@ def test_hundred_vehicles_in_one_call_match_each_alone(spec):
         throttle = rng.uniform(-1.0, 1.0, count)
         if step == 40:  # mid-run manual requests on some vehicles
             for vehicle in range(0, count, 9):
-                assert many.shift_up(vehicle, speeds[vehicle]) == [
-                    dict(e, vehicle=vehicle) for e in alone[vehicle].shift_up(0, speeds[vehicle])]
-        command, events = many.step(DT_S, speeds, throttle)
+                assert (many.shift_up(vehicle, speeds[vehicle])
+                        == alone[vehicle].shift_up(0, speeds[vehicle]))
+        result = many.step(DT_S, speeds, throttle)
         for vehicle, box in enumerate(alone):
-            single, single_events = box.step(DT_S, speeds[vehicle:vehicle + 1], throttle[vehicle:vehicle + 1])
+            single = box.step(DT_S, speeds[vehicle:vehicle + 1], throttle[vehicle:vehicle + 1])
             for field in DriveCommand._fields:
-                assert getattr(command, field)[vehicle] == getattr(single, field)[0], (step, vehicle, field)
-            assert [e for e in events if e["vehicle"] == vehicle] == [dict(e, vehicle=vehicle) for e in single_events]
+                assert (getattr(result.command, field)[vehicle]
+                        == getattr(single.command, field)[0]), (step, vehicle, field)
+            assert shifts_of(many, result, vehicle) == shifts_of(box, single)
             assert many.gear_name(vehicle) == box.gear_name(0)
     assert len(set(many.gear_names())) > 2  # really in different gears
 

@@ -7,6 +7,7 @@ import pytest
 from panda3d.core import NodePath
 
 from game.sim.battle import Battle
+from game.sim.events import Destroyed, RoundEnd, ShiftRefused, Shot
 from game.sim.controls import Controls
 from game.view.hud import Hud
 from game.view.hud_state import lever_path_point, read_hud_state
@@ -17,8 +18,8 @@ from physics.model.terrain import MapChoice
 
 @pytest.fixture
 def game(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), 3)
-    battle = Battle(simulation, config.game.battle, 2)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), 3)
+    battle = Battle(simulation, config.game.battle, config.game.ai, 2)
     for _ in range(60):  # settled on its springs, the start gear engaged
         step(simulation, Controls())
     root = NodePath("aspect2d")
@@ -112,16 +113,13 @@ def test_reload_ring_and_messages(game, config):
     events = []
     for _ in range(3):
         events += step(simulation, Controls(fire=True))
-    assert any(e["type"] == "shot" and e["vehicle"] == player.name for e in events)
+    assert any(isinstance(e, Shot) and e.vehicle == player.name for e in events)
     _show(simulation, battle, hud)
     assert 0.0 <= hud.state.loaded_share < 0.1
-    hud.on_events([{"type": "shift_refused", "vehicle": player.name, "gear": "R",
-                    "reason": "moving"},
-                   {"type": "shift_refused", "vehicle": "bot-1", "gear": "R",
-                    "reason": "moving"},
-                   {"type": "destroyed", "vehicle": "bot-1", "by": player.name},
-                   {"type": "round_end", "round": 1, "winner": "player",
-                    "score": {"player": 1, "bots": 0}}], player.name)
+    hud.on_events([ShiftRefused(player.name, "R", "moving"),
+                   ShiftRefused("bot-1", "R", "moving"),
+                   Destroyed("bot-1", player.name),
+                   RoundEnd(1, "player", {"player": 1, "bots": 0})], player.name)
     text = _text(hud.message_text)
     assert "Shift to R refused" in text and "bot-1 destroyed by you" in text
     assert "You win round 1" in text and "bot-1" not in text.splitlines()[0]

@@ -37,7 +37,7 @@ def moved(state: BodyState, lift_m=0.0, velocity_ws=None, axes_ws=None) -> BodyS
 
 @pytest.fixture
 def flat(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     yield simulation
     simulation.destroy()
 
@@ -61,7 +61,7 @@ def test_a_hull_on_its_springs_is_clear_and_one_at_the_ground_is_not(config, fla
 
 def test_whenever_it_says_clear_bullet_finds_no_contact(config):
     """Random poses over the dunes, from buried to well clear, tilted up to rolled over."""
-    simulation = Simulation(config, MapChoice.parse("desert"), seed=3)
+    simulation = Simulation(config.world, MapChoice.parse("desert"), seed=3)
     world, terrain = simulation.world, simulation.terrain
     ground = next(body for body in world.bullet.getRigidBodies()
                   if body.getName() == TERRAIN_NAME)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from game.sim.battle import Battle
+from game.sim.events import Reset, RoundEnd, RoundStart
 from game.sim.controls import Controls
 from game.errors import UserError
 from game.config import load_config
@@ -23,8 +24,8 @@ SETTLE_STEPS = 60
 
 @pytest.fixture
 def two_players(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), 3)
-    battle = Battle(simulation, config.game.battle, 0)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), 3)
+    battle = Battle(simulation, config.game.battle, config.game.ai, 0)
     second = add_second_player(simulation, battle, config.game.local_players)
     for _ in range(SETTLE_STEPS):
         simulation.step(Controls())
@@ -77,17 +78,17 @@ def test_player_two_resets_once_per_press(two_players):
 
     def resets(controls: Controls) -> list[dict]:
         events = simulation.step(Controls(), {SECOND_PLAYER: controls})
-        return [event for event in events if event["type"] == "reset"]
+        return [event for event in events if isinstance(event, Reset)]
 
-    assert resets(Controls(reset=True)) == [{"type": "reset", "vehicle": SECOND_PLAYER}]
+    assert resets(Controls(reset=True)) == [Reset(SECOND_PLAYER)]
     assert resets(Controls(reset=True)) == []  # still held
     assert resets(Controls()) == []
-    assert resets(Controls(reset=True)) == [{"type": "reset", "vehicle": SECOND_PLAYER}]
+    assert resets(Controls(reset=True)) == [Reset(SECOND_PLAYER)]
 
 
 def test_a_new_round_puts_player_two_back_at_its_start_whole(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), 3)
-    battle = Battle(simulation, config.game.battle, 1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), 3)
+    battle = Battle(simulation, config.game.battle, config.game.ai, 1)
     second = add_second_player(simulation, battle, config.game.local_players)
     idle = {"bot-1": Controls(handbrake=True)}
     start = np.array(battle.spawns[SECOND_PLAYER][:2])
@@ -101,7 +102,7 @@ def test_a_new_round_puts_player_two_back_at_its_start_whole(config):
     started = False
     for _ in range(round((config.game.battle.restart_delay_s + 1.0) / simulation.step_s)):
         events = simulation.step(Controls(), idle)
-        started = started or any(event["type"] == "round_start" for event in events)
+        started = started or any(isinstance(event, RoundStart) for event in events)
     assert started
     assert not second.destroyed and second.health == second.spec.armour.health
     assert np.linalg.norm(_flat(second.current.position_ws) - start) < 0.5
@@ -166,23 +167,23 @@ def test_a_bad_local_players_value_is_one_line_naming_it(config_copy, edit_file,
 
 
 def test_the_round_goes_on_while_player_two_fights(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), 3)
-    battle = Battle(simulation, config.game.battle, 1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), 3)
+    battle = Battle(simulation, config.game.battle, config.game.ai, 1)
     second = add_second_player(simulation, battle, config.game.local_players)
     bot = simulation.vehicle_named("bot-1")
     idle = {"bot-1": Controls(handbrake=True)}
     simulation.damage(simulation.player, simulation.player.health, bot)
     events = simulation.step(Controls(), idle)
-    assert not any(event["type"] == "round_end" for event in events)
+    assert not any(isinstance(event, RoundEnd) for event in events)
     simulation.damage(second, second.health, bot)
     events = simulation.step(Controls(), idle)
-    assert [event["winner"] for event in events if event["type"] == "round_end"] == ["bots"]
+    assert [event.winner for event in events if isinstance(event, RoundEnd)] == ["bots"]
     simulation.destroy()
 
 
 def test_bots_fight_thetarget_of_still_in_the_fight(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), 3)
-    battle = Battle(simulation, config.game.battle, 1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), 3)
+    battle = Battle(simulation, config.game.battle, config.game.ai, 1)
     second = add_second_player(simulation, battle, config.game.local_players)
     bot = simulation.vehicle_named("bot-1")
     bot_xy = _flat(bot.current.position_ws)

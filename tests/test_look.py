@@ -14,7 +14,8 @@ from panda3d.core import NodePath, Point3, TransformState, Vec3
 
 from game.view.camera import ChaseCamera
 from game.sim.controls import Controls
-from game.sim.simulation import Simulation, ground_aligned_rotation
+from game.sim.simulation import Simulation
+from physics.bullet.poses import ground_aligned_rotation
 from game.view.tank_rig import TankRig
 from physics.bullet.poses import body_state
 from physics.model.terrain import MapChoice, build_terrain
@@ -25,7 +26,7 @@ CAMERA_CLEARANCE_M = 0.5
 
 @pytest.fixture
 def desert(config):
-    simulation = Simulation(config, MapChoice.parse("desert"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("desert"), seed=1)
     yield simulation
     simulation.destroy()
 
@@ -292,7 +293,7 @@ def test_plates_are_steel_boxes_on_posts_in_the_ground(config):
 def test_the_simulation_s_shells_are_drawn(config):
     """Against the real simulation, once combat is there: a shot leaves a tracer."""
     from game.view.combat_view import CombatView
-    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     try:
         if not hasattr(simulation, "shells"):
             pytest.skip("the simulation has no shells yet")
@@ -319,7 +320,7 @@ def test_a_destroyed_vehicle_is_drawn_as_a_burnt_wreck(config, desert):
     from game.view.vehicle_view import VehicleView
     vehicle = desert.player
     render = NodePath("render")
-    view = VehicleView(render, vehicle, config.game)
+    view = VehicleView(render, vehicle, config.vehicle_looks)
     view.update(1.0)
     paint = hull_colours(view.rig)
     vehicle.destroyed = True

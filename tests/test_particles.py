@@ -13,6 +13,7 @@ from panda3d.core import GeomVertexReader, NodePath
 
 from game.sim.battle import Battle
 from game.sim.controls import Controls
+from game.sim.events import Destroyed, Hit, Shot
 from game.view.effects import Effects
 from game.view.particles import ParticleSystem, cone_directions
 from game.sim.simulation import Simulation
@@ -110,8 +111,8 @@ def test_cone_directions_stay_inside_their_cone():
 
 @pytest.fixture
 def battle(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), 2)
-    battle = Battle(simulation, config.game.battle, 1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), 2)
+    battle = Battle(simulation, config.game.battle, config.game.ai, 1)
     for _ in range(10):
         simulation.step(Controls())
     yield simulation, battle
@@ -123,24 +124,22 @@ def test_events_spawn_the_right_effects(battle, config):
     effects = Effects(simulation, config.game.effects, seed=1)
     player = simulation.player
     bot = next(v for v in simulation.vehicles if v is not player)
-    effects.on_events([{"type": "shot", "vehicle": player.name}])
+    effects.on_events([Shot(player.name)])
     assert effects.counts["muzzle_flash"] == 1 and effects.counts["muzzle_smoke"] == 1
     spawned = effects.particles.count
     assert spawned == (config.game.effects.muzzle_flash.count
                        + config.game.effects.muzzle_smoke.count)
     # Metal (a tank) gives sparks; the ground gives sand.
-    effects.on_events([{"type": "hit", "shooter": player.name, "target": bot.name,
-                        "point": list(bot.current.position_ws), "normal": [0, -1, 0],
-                        "speed_ms": 1200.0}])
+    effects.on_events([Hit(player.name, bot.name, tuple(bot.current.position_ws), (0, -1, 0),
+                           1200.0)])
     assert effects.counts["sparks"] == 1 and effects.counts["sand_burst"] == 0
-    effects.on_events([{"type": "hit", "shooter": player.name, "target": "terrain",
-                        "point": [0, 50, 0], "normal": [0, 0, 1], "speed_ms": 1200.0}])
+    effects.on_events([Hit(player.name, "terrain", (0, 50, 0), (0, 0, 1), 1200.0)])
     assert effects.counts["sand_burst"] == 1 and effects.counts["sand_clods"] == 1
     assert effects.counts["impact_flash"] == 2
     # The simulation's own events for a tank destroyed: explosion, debris, smoke; then
     # the wreck keeps smoking.
     events = simulation.damage(bot, 1e9, player)
-    assert any(event["type"] == "destroyed" for event in events)
+    assert any(isinstance(event, Destroyed) for event in events)
     effects.on_events(events)
     for name in ("explosion", "debris", "smoke_column"):
         assert effects.counts[name] == 1, name
@@ -153,7 +152,7 @@ def test_events_spawn_the_right_effects(battle, config):
 def test_quality_scales_the_bursts(battle, config):
     simulation, _ = battle
     effects = Effects(simulation, config.game.effects, seed=1, quality="low")
-    effects.on_events([{"type": "shot", "vehicle": simulation.player.name}])
+    effects.on_events([Shot(simulation.player.name)])
     full = config.game.effects.muzzle_flash.count + config.game.effects.muzzle_smoke.count
     assert 0 < effects.particles.count < full
 

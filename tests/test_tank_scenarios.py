@@ -11,6 +11,7 @@ from panda3d.bullet import BulletBoxShape, BulletRigidBodyNode
 from panda3d.core import Point3, TransformState, Vec3
 
 from game.config import load_config
+from game.sim.events import ShiftRefused
 from game.sim.controls import Controls, ScriptedInputs
 from game.sim.simulation import Simulation
 from game.sim.telemetry import telemetry_record
@@ -49,7 +50,7 @@ def rest_lift(config) -> float:
 
 
 def test_settles_at_ride_height_with_the_weight_on_the_springs(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     state = run(simulation, 3.0)[-1]
     assert state.position_ws[2] == pytest.approx(rest_lift(config), abs=0.02)
     loads = [anchor["load"] for anchor in simulation.player.anchor_reports()]
@@ -59,7 +60,7 @@ def test_settles_at_ride_height_with_the_weight_on_the_springs(config):
 
 
 def test_a_one_metre_drop_settles_within_two_seconds_with_at_most_one_rebound(config):
-    simulation = Simulation(with_spawn(config, drop_height_m=1.0), MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(with_spawn(config, drop_height_m=1.0).world, MapChoice.parse("flat"), seed=1)
     heights = np.array([state.position_ws[2] for state in run(simulation, 4.0)])
     offset = heights - rest_lift(config)
     times = np.arange(1, len(heights) + 1) * simulation.step_s
@@ -74,7 +75,7 @@ def test_a_one_metre_drop_settles_within_two_seconds_with_at_most_one_rebound(co
 
 @pytest.mark.parametrize("gear", ["R", "1", "2", "3", "4", "5"])
 def test_top_speed_in_each_gear(config, gear):
-    simulation = Simulation(with_spawn(config, start_gear=gear), MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(with_spawn(config, start_gear=gear).world, MapChoice.parse("flat"), seed=1)
     top_kmh = next(g.top_speed_kmh for g in config.tank_gearbox.gears if g.name == gear)
     states = run(simulation, 14.0, lambda t: Controls(throttle=1.0))
     speeds = np.array([state.forward_speed_mps() * KMH for state in states[-60:]])
@@ -85,7 +86,7 @@ def test_top_speed_in_each_gear(config, gear):
 
 
 def test_pivots_on_the_spot(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     run(simulation, 1.0)
     start = simulation.player.current
     states = run(simulation, 5.0, lambda t: Controls(steer=1.0))
@@ -101,7 +102,7 @@ def test_pivots_on_the_spot(config):
 @pytest.mark.parametrize("hold", [Controls(brake=1.0), Controls(handbrake=True)],
                          ids=["brake", "handbrake"])
 def test_parked_on_a_20_degree_slope_it_does_not_creep(config, hold):
-    simulation = Simulation(config, MapChoice.parse("slope:20"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("slope:20"), seed=1)
     run(simulation, 2.0, lambda t: hold)
     start = simulation.player.current.position_ws
     end = run(simulation, 10.0, lambda t: hold)[-1].position_ws
@@ -111,14 +112,14 @@ def test_parked_on_a_20_degree_slope_it_does_not_creep(config, hold):
 
 
 def test_in_neutral_without_brakes_it_rolls_down_the_slope(config):
-    simulation = Simulation(with_spawn(config, start_gear="N"), MapChoice.parse("slope:20"), seed=1)
+    simulation = Simulation(with_spawn(config, start_gear="N").world, MapChoice.parse("slope:20"), seed=1)
     states = run(simulation, 5.0)
     assert states[-1].position_ws[1] < states[0].position_ws[1] - 5.0
     simulation.destroy()
 
 
 def test_climbs_a_25_degree_slope_in_first_gear(config):
-    simulation = Simulation(config, MapChoice.parse("slope:25"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("slope:25"), seed=1)
     states = run(simulation, 15.0, lambda t: Controls(throttle=1.0, gear="1"))
     climbed = states[-1].position_ws[2] - states[0].position_ws[2]
     assert climbed > 8.0  # 15 s at 8 km/h up 25 degrees is 14 m, less the start and shift
@@ -127,7 +128,7 @@ def test_climbs_a_25_degree_slope_in_first_gear(config):
 
 
 def test_squats_under_power(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     run(simulation, 1.0)
     states = run(simulation, 0.5, lambda t: Controls(throttle=1.0))
     assert max(s.heading_pitch_roll_deg()[1] for s in states) > 0.05  # nose up, tail down
@@ -135,16 +136,16 @@ def test_squats_under_power(config):
 
 
 def test_reverse_is_refused_while_moving_and_the_refusal_is_an_event(config):
-    simulation = Simulation(with_spawn(config, start_gear="3"), MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(with_spawn(config, start_gear="3").world, MapChoice.parse("flat"), seed=1)
     run(simulation, 4.0, lambda t: Controls(throttle=1.0))
     events = simulation.step(Controls(throttle=1.0, gear="R"))
-    assert {"type": "shift_refused", "vehicle": "player", "gear": "R", "reason": "moving"} in events
+    assert ShiftRefused("player", "R", "moving") in events
     assert simulation.player.gear == "3"
     simulation.destroy()
 
 
 def test_anchors_standing_on_a_crate_press_it_into_the_ground(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     crate = BulletRigidBodyNode("crate")
     crate.addShape(BulletBoxShape(Vec3(0.6, 0.6, 0.05)))  # a 10 cm steel pallet under one corner
     crate.setMass(1000.0)
@@ -195,7 +196,7 @@ def _assert_same_as_bullet(simulation, ours, origins, directions) -> np.ndarray:
 
 
 def test_terrain_rays_match_bullet_rays_on_the_dunes(config):
-    simulation = Simulation(config, MapChoice.parse("desert"), seed=4)
+    simulation = Simulation(config.world, MapChoice.parse("desert"), seed=4)
     origins, directions = _rays_over_the_dunes(simulation.terrain, np.random.default_rng(0))
     ours = TerrainGround(simulation.terrain).cast(origins, directions, 1.0, 0.3)
     bullets = _assert_same_as_bullet(simulation, ours, origins, directions)
@@ -215,7 +216,7 @@ def test_terrain_rays_match_bullet_rays_on_the_dunes(config):
 def test_terrain_rays_cast_again_from_where_they_met_the_ground_still_match_bullet(config):
     # Every substep the same rays are cast again a little further on: the second cast
     # starts from where each met the ground the first time and refines once.
-    simulation = Simulation(config, MapChoice.parse("desert"), seed=4)
+    simulation = Simulation(config.world, MapChoice.parse("desert"), seed=4)
     rng = np.random.default_rng(1)
     origins, directions = _rays_over_the_dunes(simulation.terrain, rng)
     ground = TerrainGround(simulation.terrain)
@@ -228,7 +229,7 @@ def test_terrain_rays_cast_again_from_where_they_met_the_ground_still_match_bull
 
 
 def test_faces_steeper_than_the_limit_are_not_ground(config):
-    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     ramp = BulletRigidBodyNode("steep-ramp")
     ramp.addShape(BulletBoxShape(Vec3(1.0, 1.0, 0.05)))
     # Its top face leans 75 degrees from up: more than the 70 allowed, so a wall.
@@ -253,7 +254,7 @@ def test_the_same_run_at_any_rendered_frame_rate(config, tmp_path):
                            ' {"t": 1.5, "steer": 0.7}, {"t": 3.0, "throttle": 0.0, "brake": 1.0}]}')
 
     def telemetry(frame_times):
-        simulation = Simulation(config, MapChoice.parse("desert"), seed=2)
+        simulation = Simulation(config.world, MapChoice.parse("desert"), seed=2)
         inputs = ScriptedInputs.load(inputs_file)
         clock = FixedStepClock(simulation.step_s, config.game.simulation.max_steps_per_frame)
         records = []
@@ -274,7 +275,7 @@ def test_the_same_run_at_any_rendered_frame_rate(config, tmp_path):
 
 
 def test_ten_minutes_of_random_driving_on_the_dunes_stays_finite_and_above_ground(config):
-    simulation = Simulation(config, MapChoice.parse("desert"), seed=7)
+    simulation = Simulation(config.world, MapChoice.parse("desert"), seed=7)
     rng = np.random.default_rng(11)
     gears = ["R", "N", "1", "2", "3", "4", "5"]
     controls = Controls()
@@ -296,13 +297,13 @@ def test_ten_minutes_of_random_driving_on_the_dunes_stays_finite_and_above_groun
 
 
 def test_the_automatic_gearbox_shifts_up_by_itself(config):
-    simulation = Simulation(with_spawn(config, start_gear="A"), MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(with_spawn(config, start_gear="A").world, MapChoice.parse("flat"), seed=1)
     states = run(simulation, 20.0, lambda t: Controls(throttle=1.0))
     assert simulation.player.gear in ("4", "5")
     assert states[-1].forward_speed_mps() * KMH > 30.0
     events = simulation.step(Controls(throttle=1.0, gear="2"))  # a gear key: manual again
     assert not simulation.tanks.gearbox.automatic[simulation.player.index]
-    assert any(event["type"] == "shift_refused" for event in events)  # 2nd would over-rev
+    assert any(isinstance(event, ShiftRefused) for event in events)  # 2nd would over-rev
     simulation.destroy()
 
 
@@ -311,7 +312,7 @@ def test_six_road_wheel_stations_settle_at_ride_height_and_drive(config):
     stations = tuple(AnchorSpec(x_m=x, y_m=y, z_m=-0.3) for y in (2.6, 0.0, -2.6) for x in (-1.45, 1.45))
     suspension = dataclasses.replace(config.tank.suspension, anchors=stations)
     six = dataclasses.replace(config, tank=dataclasses.replace(config.tank, suspension=suspension))
-    simulation = Simulation(six, MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(six.world, MapChoice.parse("flat"), seed=1)
     state = run(simulation, 3.0)[-1]
     assert state.position_ws[2] == pytest.approx(rest_lift(config), abs=0.02)
     assert len(simulation.player.anchor_reports()) == 6
@@ -323,7 +324,7 @@ def test_six_road_wheel_stations_settle_at_ride_height_and_drive(config):
 def test_an_anchor_over_a_rock_stands_on_the_rock(config):
     from physics.bullet.bodies import make_rock_body
     from physics.model.rocks import RockSpec, scatter_rocks
-    simulation = Simulation(config, MapChoice.parse("flat"), seed=1)
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     spec = RockSpec(count=1, min_radius_m=0.8, max_radius_m=0.8, flattening=0.3, lumpiness=0.0,
                     buried_fraction=0.5, spawn_clearance_m=0.0, edge_clearance_m=0.0,
                     rock_ground_scale=1.5)
@@ -341,15 +342,15 @@ def test_an_anchor_over_a_rock_stands_on_the_rock(config):
 
 
 def test_rocks_are_scattered_on_the_desert_only_and_clear_of_the_spawn(config):
-    desert = Simulation(config, MapChoice.parse("desert"), seed=1)
+    desert = Simulation(config.world, MapChoice.parse("desert"), seed=1)
     assert len(desert.rocks) == config.game.rocks.count
     spawn = desert.player.current.position_ws[:2]
     nearest = min(np.linalg.norm(rock.position_ws[:2] - spawn) for rock in desert.rocks)
     assert nearest >= config.game.rocks.spawn_clearance_m
-    again = Simulation(config, MapChoice.parse("desert"), seed=1)
+    again = Simulation(config.world, MapChoice.parse("desert"), seed=1)
     np.testing.assert_array_equal(desert.rocks[5].points_bs, again.rocks[5].points_bs)
     desert.destroy()
     again.destroy()
-    flat = Simulation(config, MapChoice.parse("flat"), seed=1)
+    flat = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     assert flat.rocks == []
     flat.destroy()

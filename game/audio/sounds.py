@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from game.sim.events import Destroyed, Event, Hit, ShiftRefused, Shot
 from physics.model.spec import KMH_PER_MPS, Spec, tuning
 
 SOUNDS_DIR = Path(__file__).resolve().parent.parent / "assets" / "sounds"
@@ -64,20 +65,19 @@ class AudioSpec(Spec):
                                 minimum=0.0, maximum=1.0)
 
 
-def sound_for_event(event: dict, is_metal=lambda name: False,
+def sound_for_event(event: Event, is_metal=lambda name: False,
                     player_name: str | None = None) -> str | None:
     """Which sound an event makes, or None. A hit on a vehicle or steel plate rings metal,
     on anything else thuds into sand; a shift refused while moving (``reason`` "moving")
     grinds the gears, for the player's vehicle only."""
-    kind = event.get("type")
-    if kind == "shot":
+    if isinstance(event, Shot):
         return "gun_fire"
-    if kind == "hit":
-        return "impact_metal" if is_metal(event.get("target")) else "impact_sand"
-    if kind == "destroyed":
+    if isinstance(event, Hit):
+        return "impact_metal" if is_metal(event.target) else "impact_sand"
+    if isinstance(event, Destroyed):
         return "explosion"
-    if (kind == "shift_refused" and event.get("reason") == "moving"
-            and (player_name is None or event.get("vehicle") == player_name)):
+    if (isinstance(event, ShiftRefused) and event.reason == "moving"
+            and (player_name is None or event.vehicle == player_name)):
         return "gear_grind"
     return None
 
@@ -131,15 +131,18 @@ class GameAudio:
         return (any(v.name == name for v in sim.vehicles)
                 or any(p.name == name for p in getattr(sim, "plates", ())))
 
-    def _position(self, event: dict):
-        if "point" in event:
-            return tuple(event["point"])
+    def _position(self, event: Event):
+        """Where an event's sound comes from: a hit's point, or its vehicle (None: an
+        interface sound, or nobody's)."""
+        if isinstance(event, Hit):
+            return tuple(event.point)
+        name = getattr(event, "vehicle", None)
         for vehicle in self.simulation.vehicles:
-            if vehicle.name == event.get("vehicle"):
+            if vehicle.name == name:
                 return tuple(float(v) for v in vehicle.current.position_ws)
         return None
 
-    def on_events(self, events: list[dict]) -> None:
+    def on_events(self, events: list[Event]) -> None:
         player_name = self.simulation.player.name
         for event in events:
             name = sound_for_event(event, self._is_metal, player_name)
@@ -165,9 +168,6 @@ class GameAudio:
         self.player.loop("track_clatter", *clatter, position)
         self.player.loop("tyre_roll", *roll, position)
         self.player.loop("tyre_skid", 1.0, skid, position)
-
-    def destroy(self) -> None:
-        self.player.destroy()
 
 
 class PandaSoundPlayer:

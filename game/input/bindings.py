@@ -1,5 +1,6 @@
 """The default bindings as one Markdown table (action | keyboard / mouse | gamepad), made
 from config/controls.toml: the README's "Default bindings" table is this table, and a test
+
 keeps the two the same.
 
     python -m tools.bindings_table [--config DIR]     print the table
@@ -10,7 +11,21 @@ config/controls.toml, so the table also says what to edit to rebind it.
 
 from __future__ import annotations
 
-from game.config import ControlsSpec
+from dataclasses import dataclass
+
+from game.input.gamepad import GamepadSpec
+from game.input.keyboard import KeyboardSpec, MouseSpec
+from physics.model.spec import Spec, tuning
+
+
+@dataclass(frozen=True)
+class ControlsSpec(Spec):
+    """Every binding of config/controls.toml."""
+
+    keyboard: KeyboardSpec = tuning("keyboard bindings")
+    mouse: MouseSpec = tuning("the mouse in the gun sight")
+    gamepad: GamepadSpec = tuning("gamepad bindings, dead zones and response curves")
+
 
 ROWS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("throttle: drive in the selected gear", ("throttle",), ("throttle_axis",)),

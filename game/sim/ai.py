@@ -196,7 +196,7 @@ class Bot:
         level = self.spec.level
         self._looked = True
         gun = me.spec.gun
-        gravity = simulation.config.game.simulation.gravity_m_s2
+        gravity = simulation.gravity_m_s2
         muzzle, barrel = gun_axes(me.current, gun, me.aim)
         aim_point = target.current.position_ws
         distance = _length(aim_point - muzzle)

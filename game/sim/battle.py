@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from game.sim.ai import Bot
+from game.sim.ai import AISpec, Bot
 from game.sim.controls import Controls
+from game.sim.events import Event, RoundEnd, RoundStart
+from game.sim.simulation import Simulation
 from physics.model.spec import Spec, tuning
-
-if TYPE_CHECKING:  # the simulation's module loads the config, which declares BattleSpec
-    from game.sim.simulation import Simulation
 
 BOT_STREAM = 0xB075
 """Seeds the bots' random stream apart from the world's others."""
@@ -37,16 +35,16 @@ class BattleSpec(Spec):
 class Battle:
     """The simulation plus bots, sides, rounds and score."""
 
-    def __init__(self, simulation: "Simulation", spec: BattleSpec, bots: int):
+    def __init__(self, simulation: Simulation, spec: BattleSpec, ai: AISpec, bots: int):
         self.simulation = simulation
         self.spec = spec
         self.round = 1
         self.score = {"player": 0, "bots": 0}
         self._restart_at_s: float | None = None
-        config = simulation.config
+        edge_clearance_m = simulation.specs.rocks.edge_clearance_m
         centre = simulation.player.current.position_ws
         limit = min(simulation.terrain.half_extent_x_m, simulation.terrain.half_extent_y_m)
-        distance = min(spec.bot_distance_m, limit - config.game.rocks.edge_clearance_m)
+        distance = min(spec.bot_distance_m, limit - edge_clearance_m)
         self.bots: dict[str, Bot] = {}
         self.spawns: dict[str, tuple[float, float, float]] = {}
         self._other_players: list[str] = []
@@ -57,16 +55,14 @@ class Battle:
             angle = 2.0 * math.pi * (number + 0.5) / bots
             x = centre[0] + distance * math.sin(angle)
             y = centre[1] + distance * math.cos(angle)
-            x = float(np.clip(x, -limit + config.game.rocks.edge_clearance_m,
-                              limit - config.game.rocks.edge_clearance_m))
-            y = float(np.clip(y, -limit + config.game.rocks.edge_clearance_m,
-                              limit - config.game.rocks.edge_clearance_m))
+            x = float(np.clip(x, -limit + edge_clearance_m, limit - edge_clearance_m))
+            y = float(np.clip(y, -limit + edge_clearance_m, limit - edge_clearance_m))
             facing = math.degrees(math.atan2(centre[0] - x, centre[1] - y))
             name = f"bot-{number + 1}"
             simulation.spawn("tank", name, x, y, facing)
             self.spawns[name] = (x, y, facing)
-            self.bots[name] = Bot(config.game.ai, np.random.default_rng([simulation.seed, BOT_STREAM,
-                                                                         number]), phase=number)
+            self.bots[name] = Bot(ai, np.random.default_rng([simulation.seed, BOT_STREAM, number]),
+                                  phase=number)
             simulation.add_driver(name, self._drive(name))
         if self.bots:
             simulation.add_rules(self._rules)
@@ -104,7 +100,7 @@ class Battle:
         return min(alive, key=lambda vehicle: float(np.sum((vehicle.current.position_ws
                                                              - here) ** 2)))
 
-    def _rules(self, simulation, events: list[dict]) -> list[dict]:
+    def _rules(self, simulation: Simulation, events: list[Event]) -> list[Event]:
         """After a step: end the round when a side is out; restart after the pause."""
         if self._restart_at_s is None:
             player_down = all(v.destroyed for v in self._side("player"))
@@ -114,19 +110,18 @@ class Battle:
             winner = "bots" if player_down else "player"
             self.score[winner] += 1
             self._restart_at_s = simulation.time_s + self.spec.restart_delay_s
-            return [{"type": "round_end", "round": self.round, "winner": winner,
-                     "score": dict(self.score)}]
+            return [RoundEnd(self.round, winner, dict(self.score))]
         if simulation.time_s < self._restart_at_s:
             return []
         self._restart_at_s = None
         self.round += 1
         self._restart()
-        return [{"type": "round_start", "round": self.round, "score": dict(self.score)}]
+        return [RoundStart(self.round, dict(self.score))]
 
     def _restart(self) -> None:
         """Every tank back at its spawn, whole, its gun loading afresh; shells in flight gone."""
         simulation = self.simulation
-        simulation.shell_system.destroy()
+        simulation.combat.clear()
         for vehicle in simulation.vehicles:
             if vehicle.name not in self.spawns:
                 continue

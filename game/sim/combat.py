@@ -1,12 +1,12 @@
 """Combat rules: firing, what a hit does, splash, wrecks, and the firing range's plates.
 
 The physics of a shot (the shell's flight, its first contact) is
-:mod:`physics.model.ballistics`; here a hit becomes damage. A direct hit on a tank does the
-gun's impact damage, scaled by how squarely it met the armour (past the
-ricochet angle it glances off); every hit also blasts a sphere whose bodies are
-found with a Bullet overlap query, each taking splash damage that falls with
-its distance from the blast. A tank at zero health is destroyed: it ignores its
-controls and stays where it is as a wreck.
+:mod:`physics.bullet.shells`; here a hit becomes damage. A direct hit on a tank does
+the gun's impact damage, scaled by how squarely it met the armour (past the ricochet
+angle it glances off); every hit also blasts a sphere whose bodies are found with a
+Bullet overlap query, each taking splash damage that falls with its distance from the
+blast. A tank at zero health is destroyed: it ignores its controls and stays where it
+is as a wreck.
 """
 
 from __future__ import annotations
@@ -15,13 +15,19 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from panda3d.bullet import BulletBoxShape, BulletRigidBodyNode, BulletSphereShape
-from panda3d.core import Point3, TransformState, Vec3
 
-from physics.bullet.shells import Hit
-from physics.model.ballistics import GunSpec
-from physics.model.spec import Spec, SpecError, tuning
+from game.sim.controls import Controls
+from game.sim.events import Damage, Destroyed, Event, Hit, Shot
+from game.sim.vehicles import Vehicle
+from physics.bullet.bodies import make_plate_body
+from physics.bullet.shells import Shell, ShellHit, ShellSystem, predicted_impact, splash_owners
 from physics.bullet.world import PhysicsWorld
+from physics.model.ballistics import GunSpec, aim_gun, gun_axes
+from physics.model.spec import Spec, SpecError, tuning
+from physics.model.terrain import Terrain
+
+SHOT_STREAM = 0x5407
+"""Seeds the random stream of shot dispersion apart from the terrain's and the rocks'."""
 
 
 @dataclass(frozen=True)
@@ -65,10 +71,7 @@ def build_plates(world: PhysicsWorld, spec: RangeSpec, spawn_xy, ground_m: float
         centre = np.array([spawn_xy[0] + offset, spawn_xy[1] + distance,
                            ground_m + spec.plate_clearance_m + half[2]])
         plate = Plate(f"plate-{distance:g}m", centre, half)
-        body = BulletRigidBodyNode(plate.name)
-        body.addShape(BulletBoxShape(Vec3(*half)))
-        body.setTransform(TransformState.makePos(Point3(*centre)))
-        world.add_body(body, owner=plate)
+        world.add_body(make_plate_body(plate.name, centre, half), owner=plate)
         plates.append(plate)
     return plates
 
@@ -91,23 +94,6 @@ def angle_factor(normal_ws: np.ndarray, velocity_ws: np.ndarray, ricochet_angle_
     return square if square >= math.cos(math.radians(ricochet_angle_deg)) else 0.0
 
 
-def splash_victims(world: PhysicsWorld, centre_ws: np.ndarray, radius_m: float) -> list:
-    """The owners of every body a blast of ``radius_m`` reaches (a Bullet overlap query with
-    a sphere). Only which bodies overlap is read: Panda's manifold points from a contact
-    test are not reliable to read back, so distances are measured by the caller."""
-    probe = BulletRigidBodyNode("blast")
-    probe.addShape(BulletSphereShape(radius_m))
-    probe.setTransform(TransformState.makePos(Point3(*centre_ws)))
-    result = world.bullet.contactTest(probe)
-    owners = []
-    for contact in result.getContacts():
-        other = contact.getNode1() if contact.getNode0() == probe else contact.getNode0()
-        owner = world.handles.owner_of(other)
-        if owner is not None and owner not in owners:
-            owners.append(owner)
-    return owners
-
-
 def distance_to_box(point_ws: np.ndarray, centre_ws: np.ndarray, axes_ws: np.ndarray,
                     half_extents_m) -> float:
     """Distance from a point to an oriented box (0 inside). ``axes_ws`` rows: box axes."""
@@ -121,8 +107,105 @@ def splash_damage(gun: GunSpec, distance_m: float) -> float:
     return gun.splash_damage * max(0.0, 1.0 - distance_m / gun.splash_radius_m)
 
 
-def hit_event(hit: Hit, shooter_name: str) -> dict:
-    return {"type": "hit", "shooter": shooter_name, "target": target_name(hit.target),
-            "point": [round(float(v), 3) for v in hit.position_ws],
-            "normal": [round(float(v), 4) for v in hit.normal_ws],
-            "speed_ms": round(float(np.linalg.norm(hit.velocity_ws)), 2)}
+def hit_event(hit: ShellHit, shooter_name: str) -> Hit:
+    return Hit(shooter_name, target_name(hit.target),
+               tuple(round(float(v), 3) for v in hit.position_ws),
+               tuple(round(float(v), 4) for v in hit.normal_ws),
+               round(float(np.linalg.norm(hit.velocity_ws)), 2))
+
+
+class Combat:
+    """The guns of every vehicle and the shells they fire, inside one physics world: shots,
+    shells flown and retired, hits turned into damage and wrecks."""
+
+    def __init__(self, world: PhysicsWorld, terrain: Terrain, seed: int, gravity_m_s2: float):
+        self.world = world
+        self.terrain = terrain
+        self.gravity_m_s2 = gravity_m_s2
+        self.shell_system = ShellSystem(world)
+        self.rng = np.random.default_rng([seed, SHOT_STREAM])
+
+    @property
+    def shells(self) -> list[Shell]:
+        """Shells in flight (each with ``position_ws`` and ``velocity_ws``)."""
+        return self.shell_system.shells
+
+    def aim_and_fire(self, vehicle: Vehicle, controls: Controls, time_s: float,
+                     step_s: float) -> list[Event]:
+        """Turn an armed vehicle's turret and gun by its controls; fire if asked and loaded."""
+        gun = vehicle.spec.gun
+        aim_gun(vehicle.aim, gun, controls.turret, controls.elevation, step_s)
+        if not (controls.fire and vehicle.aim.reload_left_s == 0.0):
+            return []
+        self.shell_system.fire(vehicle, vehicle.body, vehicle.current, gun, vehicle.aim,
+                               time_s, self.rng)
+        return [Shot(vehicle.name)]
+
+    def resolve(self, vehicles: list[Vehicle], time_s: float) -> list[Event]:
+        """Shells that struck something this step: hit events, damage, wrecks."""
+        lifetime = max((v.spec.gun.shell_lifetime_s for v in vehicles if v.aim), default=0.0)
+        hits, _ = self.shell_system.update(time_s, lifetime)
+        events: list[Event] = []
+        for hit in hits:
+            shooter = hit.shell.owner
+            events.append(hit_event(hit, shooter.name))
+            for victim, amount in self._damage_of(hit).items():
+                events += self.damage(victim, amount, shooter)
+        return events
+
+    def _damage_of(self, hit: ShellHit) -> dict[Vehicle, float]:
+        """What a hit does to each vehicle: impact damage to the one struck (by how squarely),
+        splash to every one the blast reaches (by its distance)."""
+        gun = hit.shell.owner.spec.gun
+        damage: dict[Vehicle, float] = {}
+        if isinstance(hit.target, Vehicle) and hit.target.health is not None:
+            ricochet = hit.target.spec.armour.ricochet_angle_deg
+            damage[hit.target] = gun.impact_damage * angle_factor(
+                hit.normal_ws, hit.velocity_ws, ricochet)
+        for victim in splash_owners(self.world, hit.position_ws, gun.splash_radius_m):
+            if isinstance(victim, Vehicle) and victim.health is not None:
+                distance = vehicle_distance(victim, hit.position_ws)
+                damage[victim] = damage.get(victim, 0.0) + splash_damage(gun, distance)
+        return damage
+
+    @staticmethod
+    def damage(victim: Vehicle, amount: float, shooter: Vehicle) -> list[Event]:
+        """Take ``amount`` off a tank's health; at zero it is destroyed and becomes a wreck."""
+        if victim.destroyed or amount <= 0.0:
+            return []
+        victim.health = max(0.0, victim.health - float(amount))
+        events: list[Event] = [Damage(victim.name, shooter.name, round(float(amount), 3),
+                                      round(victim.health, 3))]
+        if victim.health == 0.0:
+            victim.destroyed = True
+            events.append(Destroyed(victim.name, shooter.name))
+        return events
+
+    def predicted_impact(self, vehicle: Vehicle, max_time_s: float | None = None
+                         ) -> np.ndarray | None:
+        """Where a shell the vehicle fired now would land (for the crosshair and the bots'
+        fire check), looking at most ``max_time_s`` of flight ahead (default: the shell's
+        whole life)."""
+        if vehicle.aim is None:
+            return None
+        gun = vehicle.spec.gun
+        muzzle, barrel = gun_axes(vehicle.current, gun, vehicle.aim)
+        velocity = vehicle.current.velocity_ws + barrel * gun.muzzle_velocity_mps
+        return predicted_impact(self.world, self.terrain, muzzle, velocity, self.gravity_m_s2,
+                                vehicle.body, max_time_s or gun.shell_lifetime_s,
+                                gun.shell_radius_m)
+
+    def clear(self) -> None:
+        """Every shell in flight gone (a round restarts)."""
+        self.shell_system.destroy()
+
+    def destroy(self) -> None:
+        self.shell_system.destroy()
+
+
+def vehicle_distance(vehicle: Vehicle, point_ws) -> float:
+    """From a point to the nearest face of a vehicle's hull box (0 inside)."""
+    state, hull = vehicle.current, vehicle.spec.hull
+    axes = state.axes_ws()
+    centre = state.position_ws + axes[2] * hull.centre_of_mass_drop_m
+    return distance_to_box(point_ws, centre, axes, hull.half_extents_m)

@@ -116,3 +116,19 @@ class ScriptedInputs:
             self._controls = replace(self._controls, **self._events[self._next][1])
             self._next += 1
         return self._controls
+
+
+class ButtonEdges:
+    """Which buttons went down this step: true on the step one is pressed (its edge), not
+    while it stays down."""
+
+    def __init__(self):
+        self._held: set[str] = set()
+
+    def pressed(self, name: str, held: bool) -> bool:
+        was_held = name in self._held
+        if held:
+            self._held.add(name)
+        else:
+            self._held.discard(name)
+        return held and not was_held

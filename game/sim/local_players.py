@@ -57,7 +57,7 @@ def add_second_player(simulation, battle, spec: LocalPlayersSpec):
     flat_right = np.array([right[0], right[1]])
     flat_right /= max(float(np.linalg.norm(flat_right)), 1e-9)
     terrain = simulation.terrain
-    margin = simulation.config.game.rocks.edge_clearance_m
+    margin = simulation.specs.rocks.edge_clearance_m
     x, y = np.asarray(state.position_ws[:2]) + flat_right * spec.second_offset_m
     x = float(np.clip(x, -terrain.half_extent_x_m + margin, terrain.half_extent_x_m - margin))
     y = float(np.clip(y, -terrain.half_extent_y_m + margin, terrain.half_extent_y_m - margin))

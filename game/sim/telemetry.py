@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import IO
 
 from game.errors import UserError
+from game.sim.events import Event
 from game.sim.simulation import Simulation
 from physics.model.spec import KMH_PER_MPS
 
@@ -18,7 +19,7 @@ def _rounded(values) -> list[float]:
     return [round(float(value), DECIMALS) for value in values]
 
 
-def telemetry_record(simulation: Simulation, events: list[dict]) -> dict:
+def telemetry_record(simulation: Simulation, events: list[Event]) -> dict:
     """The contract's fields for the player's vehicle after the step just taken."""
     player = simulation.player
     state = player.current
@@ -36,7 +37,7 @@ def telemetry_record(simulation: Simulation, events: list[dict]) -> dict:
         "health": None if player.health is None else round(player.health, DECIMALS),
         "anchors": [{key: round(value, DECIMALS) if isinstance(value, float) else value
                      for key, value in anchor.items()} for anchor in player.anchor_reports()],
-        "events": events,
+        "events": [event.to_json() for event in events],
     }
 
 

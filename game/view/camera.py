@@ -19,14 +19,77 @@ so it runs headless in tests.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import math
 from typing import Callable
 
 import numpy as np
 from panda3d.core import NodePath, Point3, Vec3
 
-from game.config import CameraSpec
 from physics.model.terrain import Terrain
+from physics.model.spec import rgb, Spec, SpecError, tuning
+
+
+@dataclass(frozen=True)
+class CameraSpec(Spec):
+    distance_lengths: float = tuning("how far behind the vehicle the chase camera sits, in "
+                                     "vehicle lengths", minimum=0.2, maximum=20.0)
+    height_lengths: float = tuning("how far above the vehicle it sits, in vehicle lengths",
+                                   minimum=0.0, maximum=10.0)
+    look_ahead_lengths: float = tuning("it aims at a point this far ahead of the vehicle, in "
+                                       "vehicle lengths (so the ground in front shows)",
+                                       minimum=0.0, maximum=20.0)
+    aim_height_lengths: float = tuning("height of that aim point above the vehicle's centre, "
+                                       "in vehicle lengths", minimum=-2.0, maximum=5.0)
+    field_of_view_deg: float = tuning("vertical field of view of the chase view",
+                                      minimum=20.0, maximum=120.0)
+    gunsight_field_of_view_deg: float = tuning("vertical field of view through the gun sight",
+                                               minimum=2.0, maximum=90.0)
+    gunsight_offset_m: tuple[float, ...] = tuning(
+        "the sight's eye from the gun's trunnion: right, forward, up (m)", minimum=-5.0,
+        maximum=5.0, length=(3, 3))
+    reticle_colour: tuple[float, ...] = rgb("gun-sight reticle, 0..1")
+    reticle_size: float = tuning("reticle's half size, in shares of the window's half height",
+                                 minimum=0.01, maximum=1.0)
+    reticle_thickness_px: float = tuning("reticle's line width", minimum=0.5, maximum=10.0)
+    follow_frequency_hz: float = tuning("natural frequency of the critically damped spring the "
+                                        "camera's pivot follows the vehicle with", minimum=0.1,
+                                        maximum=20.0)
+    heading_frequency_hz: float = tuning("natural frequency of the critically damped spring "
+                                         "that swings the camera behind the vehicle's heading",
+                                         minimum=0.1, maximum=20.0)
+    max_frame_s: float = tuning("longest frame the springs take in one go: after a hitch the "
+                                "camera glides on instead of snapping", minimum=0.01,
+                                maximum=1.0)
+    orbit_deg_per_screen: float = tuning("orbit angle for a mouse move across the whole "
+                                         "window", minimum=10.0, maximum=2000.0)
+    orbit_pitch_limits_deg: tuple[float, ...] = tuning(
+        "lowest and highest orbit pitch from the chase view (deg)", minimum=-80.0,
+        maximum=80.0, length=(2, 2))
+    orbit_return_frequency_hz: float = tuning("natural frequency of the spring that brings "
+                                              "an orbit back behind the vehicle once the mouse "
+                                              "button is released", minimum=0.1, maximum=20.0)
+    zoom_step: float = tuning("distance factor of one mouse-wheel click", minimum=1.01,
+                              maximum=3.0)
+    zoom_limits: tuple[float, ...] = tuning("nearest and farthest zoom, as factors of the "
+                                            "chase distance", minimum=0.1, maximum=10.0,
+                                            length=(2, 2))
+    terrain_clearance_m: float = tuning("the camera never goes lower than this above the "
+                                        "ground", minimum=0.5, maximum=10.0)
+    obstacle_margin_m: float = tuning("the camera stays this far in front of a rock or "
+                                      "anything else between it and the vehicle",
+                                      minimum=0.0, maximum=5.0)
+    near_clip_m: float = tuning("the near clipping distance", minimum=0.01, maximum=10.0)
+    far_clip_m: float = tuning("the far clipping distance", minimum=100.0, maximum=20000.0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("orbit_pitch_limits_deg", "zoom_limits"):
+            low, high = getattr(self, name)
+            if low > high:
+                raise SpecError(name, getattr(self, name), "[lowest, highest]")
+
 
 CHASE, GUNSIGHT = "chase", "gunsight"
 

@@ -18,15 +18,58 @@ forward, +X right, +Z up), in proportion to the hull box of the physics spec:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import math
 
 import numpy as np
 from panda3d.core import GeomNode, LQuaternionf, NodePath, Point3
 
-from game.config import CarRigSpec
 from game.view.meshes import box_mesh, cylinder_mesh, loft_mesh, prism_x
 from game.view.step_latch import StepLatch
 from physics.model.pose import blend_poses, rotation_matrix
+from physics.model.spec import rgb, Spec, tuning
+
+
+@dataclass(frozen=True)
+class CarRigSpec(Spec):
+    """The drawn car, a desert buggy: a tub in proportion to its hull box, a roll cage,
+    fenders, and knobbly wheels on the anchors."""
+
+    tub_width_share: float = tuning("the tub's width as a share of the hull box's (the wheels "
+                                    "stand outside it)", minimum=0.2, maximum=1.0)
+    nose_height_share: float = tuning("height of the nose tip as a share of the hull's height",
+                                      minimum=0.0, maximum=1.0)
+    deck_height_share: float = tuning("height of the tub's sides as a share of the hull's",
+                                      minimum=0.2, maximum=1.0)
+    hood_length_share: float = tuning("share of the length taken by the sloped hood",
+                                      minimum=0.05, maximum=0.6)
+    cage_height_m: float = tuning("roll cage's roof above the tub's sides", minimum=0.1,
+                                  maximum=3.0)
+    cage_tube_radius_m: float = tuning("roll cage tubes' radius", minimum=0.005, maximum=0.2)
+    wheel_width_m: float = tuning("tyre width", minimum=0.05, maximum=1.0)
+    wheel_sides: int = tuning("facets round a tyre", minimum=6, maximum=64)
+    tread_blocks: int = tuning("tread blocks round a tyre (they show it turning)", minimum=4,
+                               maximum=64)
+    tread_depth_m: float = tuning("how far the tread blocks stand out", minimum=0.0,
+                                  maximum=0.2)
+    spokes: int = tuning("spokes on each rim", minimum=2, maximum=12)
+    rim_radius_share: float = tuning("rim radius as a share of the wheel's", minimum=0.2,
+                                     maximum=0.9)
+    fender_gap_m: float = tuning("fenders arch this far above the tyre at ride height",
+                                 minimum=0.0, maximum=1.0)
+    driver_eye_m: tuple[float, ...] = tuning("the driver's eye (the V view for a car), body "
+                                             "frame: right, forward, up", minimum=-10.0,
+                                             maximum=10.0, length=(3, 3))
+    body_colour: tuple[float, ...] = rgb("paint, 0..1")
+    cage_colour: tuple[float, ...] = rgb("roll cage and bumpers, 0..1")
+    seat_colour: tuple[float, ...] = rgb("seats, 0..1")
+    tyre_colour: tuple[float, ...] = rgb("tyres, 0..1")
+    rim_colour: tuple[float, ...] = rgb("rims, 0..1")
+    spoke_colour: tuple[float, ...] = rgb("spokes and hub caps, 0..1")
+    light_colour: tuple[float, ...] = rgb("headlamps, 0..1")
+    specular: float = tuning("sheen of the paint in the sun", minimum=0.0, maximum=2.0)
+
 
 TAU = 2.0 * math.pi
 

@@ -15,14 +15,32 @@ blended (the tail fades out) after the opaque scene.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import math
 
 import numpy as np
 from panda3d.core import Geom, GeomNode, GeomVertexData, NodePath, TransparencyAttrib
 
-from game.config import CombatViewSpec
 from game.view.meshes import COLOUR_VERTEX_FORMAT, box_mesh, triangle_primitive
 from game.view.shaders import unlit_colour_shader
+from physics.model.spec import rgb, Spec, tuning
+
+
+@dataclass(frozen=True)
+class CombatViewSpec(Spec):
+    """How shells in flight and the firing range's plates are drawn."""
+
+    tracer_length_m: float = tuning("a tracer's streak, at most (it never reaches back past "
+                                    "the muzzle)", minimum=0.1, maximum=200.0)
+    tracer_width_m: float = tuning("a tracer's width", minimum=0.01, maximum=5.0)
+    tracer_head_colour: tuple[float, ...] = rgb("a tracer's bright head, 0..1")
+    tracer_tail_colour: tuple[float, ...] = rgb("its fading tail, 0..1")
+    plate_colour: tuple[float, ...] = rgb("steel plates, 0..1")
+    post_colour: tuple[float, ...] = rgb("the plates' posts, 0..1")
+    post_width_m: float = tuning("side of a post's square section", minimum=0.02,
+                                 maximum=2.0)
+
 
 _QUAD = np.array([[0, 1, 2], [0, 2, 3]], dtype=np.uint32)
 

@@ -27,8 +27,9 @@ import re
 from direct.gui.DirectGui import DGG, DirectButton, DirectLabel
 from panda3d.core import MouseButton, PGButton, TextNode
 
+from game.view.menu_spec import MenuSpec
+from game.input.bindings import ControlsSpec
 from game.input.bindings import ROWS, help_rows, keys_in_words, pad_in_words
-from game.config import ControlsSpec, MenuSpec
 from game.input.pad_rebinding import AXIS_CHOICES, CANCEL_BUTTON
 from game.input.pad_rebinding import action_words as pad_action_words
 from game.input.rebinding import CANCEL_KEY, UserBindings, action_words

@@ -18,12 +18,34 @@ frame (no node per ray); :func:`overlay_lines` is the pure part tests call.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from panda3d.core import Geom, GeomLines, GeomNode, GeomVertexData, NodePath, OmniBoundingVolume, TextNode
 
-from game.config import DebugOverlaySpec
 from game.view.meshes import COLOUR_VERTEX_FORMAT
 from game.view.shaders import unlit_colour_shader
+from physics.model.spec import rgba, Spec, tuning
+
+
+@dataclass(frozen=True)
+class DebugOverlaySpec(Spec):
+    """F3: every anchor's ray, contact normal, spring force and sliding, from the reports."""
+
+    line_px: float = tuning("line width", minimum=0.5, maximum=10.0)
+    relaxed_colour: tuple[float, ...] = rgba("a ray with its spring unloaded")
+    compressed_colour: tuple[float, ...] = rgba("a ray with its spring fully compressed")
+    airborne_colour: tuple[float, ...] = rgba("a ray that found no ground")
+    normal_colour: tuple[float, ...] = rgba("the contact normal")
+    normal_length_m: float = tuning("the drawn normal's length", minimum=0.05, maximum=10.0)
+    force_colour: tuple[float, ...] = rgba("the spring-force bar")
+    force_m_per_kn: float = tuning("the spring-force bar's length per kN", minimum=0.0001,
+                                   maximum=1.0)
+    sliding_colour: tuple[float, ...] = rgba("the cross marking a sliding anchor")
+    sliding_size_m: float = tuning("that cross's half size", minimum=0.05, maximum=5.0)
+    text_scale: float = tuning("height of the text block", minimum=0.01, maximum=0.2)
+    text_colour: tuple[float, ...] = rgba("the text block")
+
 
 def anchor_rays(view) -> tuple[np.ndarray, np.ndarray]:
     """Start and end points (A, 3) of each anchor's ray as the controller saw it: to the

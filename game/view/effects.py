@@ -19,13 +19,53 @@ effect (tests read it).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from collections import Counter
 
 import numpy as np
 
-from game.config import EffectsSpec, EmitterSpec, QUALITY_LEVELS
+from game.settings import QUALITY_LEVELS
+from game.sim.events import Destroyed, Event, Hit, RoundStart, Shot
+from game.view.particles import EmitterSpec
 from game.view.particles import ParticleSystem
 from physics.model.ballistics import gun_axes
+from physics.model.spec import Spec, tuning
+
+
+@dataclass(frozen=True)
+class EffectsSpec(Spec):
+    """Particles spawned from the simulation's events, and dust under moving vehicles."""
+
+    capacity: int = tuning("most particles alive at once (the oldest make room for new ones)",
+                           minimum=16, maximum=200000)
+    quality_scale: tuple[float, ...] = tuning("share of each emitter's count drawn at the "
+                                              "low, medium and high graphics quality",
+                                              minimum=0.0, maximum=1.0, length=(3, 3))
+    sort_back_to_front: bool = tuning("draw far particles first (correct smoke over smoke; "
+                                      "costs a sort a frame)")
+    dust_min_speed_mps: float = tuning("tracks and wheels raise no dust slower than this",
+                                      minimum=0.0, maximum=50.0)
+    dust_max_speed_mps: float = tuning("dust grows with speed up to this speed", minimum=0.1,
+                                      maximum=200.0)
+    wreck_smoke_s: float = tuning("a wreck smokes this long after it is destroyed (it keeps "
+                                  "smoking until the round restarts if longer)",
+                                  minimum=0.0, maximum=3600.0)
+    muzzle_flash: EmitterSpec = tuning("the burst of flame out of the muzzle")
+    muzzle_smoke: EmitterSpec = tuning("the smoke of a shot, along the barrel")
+    sparks: EmitterSpec = tuning("a hit on metal (a tank or a plate): sparks off the face")
+    impact_flash: EmitterSpec = tuning("the flash of any hit")
+    sand_burst: EmitterSpec = tuning("a hit on the ground: sand thrown up along the normal")
+    sand_clods: EmitterSpec = tuning("heavier clods of a ground hit, falling back")
+    explosion: EmitterSpec = tuning("a tank destroyed: the fireball")
+    debris: EmitterSpec = tuning("a tank destroyed: dark fragments thrown out, falling")
+    smoke_column: EmitterSpec = tuning("a tank destroyed: the column of smoke rising")
+    wreck_smoke: EmitterSpec = tuning("a wreck's smoke (count: particles per second)")
+    track_dust: EmitterSpec = tuning("dust behind each track or wheel on the ground (count: "
+                                     "particles per second at dust_max_speed_mps)")
+    slide_dust: EmitterSpec = tuning("extra dust where a track or wheel slides (count: "
+                                     "particles per second)")
+
 
 EFFECTS_STREAM = 0xEFF3
 """Seeds the effects' random stream apart from everything the simulation draws."""
@@ -74,21 +114,20 @@ class Effects:
 
     # ----- events -----------------------------------------------------------------------
 
-    def on_events(self, events: list[dict]) -> None:
+    def on_events(self, events: list[Event]) -> None:
         """Once per fixed step, with the events that step returned."""
+        handlers = {Shot: self._shot, Hit: self._hit, Destroyed: self._destroyed,
+                    RoundStart: self._round_start}
         for event in events:
-            kind = event.get("type")
-            if kind == "shot":
-                self._shot(event)
-            elif kind == "hit":
-                self._hit(event)
-            elif kind == "destroyed":
-                self._destroyed(event)
-            elif kind == "round_start":
-                self._wrecks.clear()
+            handler = handlers.get(type(event))
+            if handler is not None:
+                handler(event)
 
-    def _shot(self, event: dict) -> None:
-        vehicle = self._vehicle(event.get("vehicle"))
+    def _round_start(self, event: RoundStart) -> None:
+        self._wrecks.clear()
+
+    def _shot(self, event: Shot) -> None:
+        vehicle = self._vehicle(event.vehicle)
         if vehicle is None or vehicle.aim is None:
             return
         muzzle, barrel = gun_axes(vehicle.current, vehicle.spec.gun, vehicle.aim)
@@ -96,20 +135,20 @@ class Effects:
         self._burst("muzzle_flash", muzzle, barrel, moving)
         self._burst("muzzle_smoke", muzzle, barrel, moving)
 
-    def _hit(self, event: dict) -> None:
-        point = np.asarray(event["point"], dtype=np.float64)
-        normal = np.asarray(event.get("normal", (0.0, 0.0, 1.0)), dtype=np.float64)
+    def _hit(self, event: Hit) -> None:
+        point = np.asarray(event.point, dtype=np.float64)
+        normal = np.asarray(event.normal, dtype=np.float64)
         if not np.all(np.isfinite(normal)) or np.linalg.norm(normal) < 1e-6:
             normal = np.array([0.0, 0.0, 1.0])
         self._burst("impact_flash", point + normal * 0.2, normal)
-        if self._is_metal(str(event.get("target", ""))):
+        if self._is_metal(event.target):
             self._burst("sparks", point + normal * 0.05, normal)
         else:
             self._burst("sand_burst", point, normal)
             self._burst("sand_clods", point, normal)
 
-    def _destroyed(self, event: dict) -> None:
-        vehicle = self._vehicle(event.get("vehicle"))
+    def _destroyed(self, event: Destroyed) -> None:
+        vehicle = self._vehicle(event.vehicle)
         if vehicle is None:
             return
         centre = vehicle.current.position_ws

@@ -17,6 +17,8 @@ so a HUD built under a bare NodePath (no window) shows the same values in tests.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import math
 
 import numpy as np
@@ -24,8 +26,58 @@ from panda3d.core import (CardMaker, ColorBlendAttrib, Geom, GeomLines, GeomNode
                           GeomVertexData, GeomVertexFormat, GeomVertexWriter, LineSegs,
                           NodePath, TextNode, TransparencyAttrib)
 
-from game.config import HudSpec
+from game.sim.events import Destroyed, Event, RoundEnd, RoundStart, ShiftRefused
 from game.view.hud_state import HudState, lever_path_point
+from physics.model.spec import rgba, Spec, tuning
+
+
+@dataclass(frozen=True)
+class HudSpec(Spec):
+    """The heads-up display: sizes in shares of the window's half height (aspect2d)."""
+
+    text_scale: float = tuning("height of normal text", minimum=0.01, maximum=0.3)
+    margin: float = tuning("distance of every panel from the window's edges", minimum=0.0,
+                           maximum=0.5)
+    text_colour: tuple[float, ...] = rgba("text")
+    shadow_colour: tuple[float, ...] = rgba("text's drop shadow")
+    panel_colour: tuple[float, ...] = rgba("panels' backing")
+    gate_size: float = tuning("the gear gate's height", minimum=0.05, maximum=1.0)
+    gate_colour: tuple[float, ...] = rgba("the gate's slots")
+    lever_colour: tuple[float, ...] = rgba("the lever's knob")
+    shifting_colour: tuple[float, ...] = rgba("the knob while a shift is under way")
+    lever_speed_per_s: float = tuning("the drawn knob follows the lever at this many gate "
+                                      "units per second", minimum=0.5, maximum=100.0)
+    bar_size: tuple[float, ...] = tuning("rpm and health bars: width, height", minimum=0.005,
+                                         maximum=2.0, length=(2, 2))
+    rpm_colour: tuple[float, ...] = rgba("the rpm bar")
+    redline_colour: tuple[float, ...] = rgba("the rpm bar's red zone")
+    redline_share: float = tuning("the red zone starts at this share of the redline",
+                                  minimum=0.5, maximum=1.0)
+    health_colour: tuple[float, ...] = rgba("the health bar when healthy")
+    low_health_colour: tuple[float, ...] = rgba("the health bar at zero")
+    reload_radius: float = tuning("the reload ring's radius", minimum=0.01, maximum=0.5)
+    reload_width: float = tuning("the reload ring's width", minimum=0.002, maximum=0.2)
+    reload_segments: int = tuning("segments round the reload ring", minimum=8, maximum=256)
+    reload_colour: tuple[float, ...] = rgba("the reload ring while reloading")
+    ready_colour: tuple[float, ...] = rgba("the reload ring when loaded")
+    crosshair_size: float = tuning("the crosshair's half size", minimum=0.005, maximum=0.5)
+    crosshair_colour: tuple[float, ...] = rgba("the crosshair")
+    crosshair_every_frames: int = tuning("the predicted impact point is worked out once in "
+                                         "this many frames", minimum=1, maximum=60)
+    crosshair_max_flight_s: float = tuning("it follows the shell's arc at most this long",
+                                           minimum=0.1, maximum=60.0)
+    minimap_size: float = tuning("the minimap's side", minimum=0.1, maximum=1.5)
+    minimap_range_m: float = tuning("the minimap shows this far round the player",
+                                    minimum=10.0, maximum=10000.0)
+    minimap_colour: tuple[float, ...] = rgba("the minimap's backing")
+    minimap_dot_px: float = tuning("a vehicle's dot on the minimap", minimum=1.0,
+                                   maximum=32.0)
+    player_colour: tuple[float, ...] = rgba("the player on the minimap")
+    enemy_colour: tuple[float, ...] = rgba("enemies on the minimap")
+    wreck_colour: tuple[float, ...] = rgba("wrecks on the minimap")
+    message_s: float = tuning("a message stays this long", minimum=0.5, maximum=30.0)
+    message_lines: int = tuning("most messages shown at once", minimum=1, maximum=10)
+
 
 def keep_alpha(path: NodePath) -> None:
     """Blend colours by alpha but leave the frame's alpha as it is (an opaque frame stays
@@ -190,27 +242,12 @@ class Hud:
     def _show_messages(self) -> None:
         self.message_text.node().setText("\n".join(text for text, _ in self.messages))
 
-    def on_events(self, events: list[dict], player_name: str) -> None:
+    def on_events(self, events: list[Event], player_name: str) -> None:
         """Short messages for what the player should know happened."""
         for event in events:
-            kind = event.get("type")
-            if kind == "round_end":
-                score = event.get("score", {})
-                winner = "You win" if event.get("winner") == "player" else "The bots win"
-                self.message(f"{winner} round {event.get('round')}  "
-                             f"({score.get('player', 0)} : {score.get('bots', 0)})")
-            elif kind == "round_start":
-                self.message(f"Round {event.get('round')}")
-            elif kind == "destroyed":
-                if event.get("vehicle") == player_name:
-                    self.message(f"You were destroyed by {event.get('by')}")
-                else:
-                    self.message(f"{event.get('vehicle')} destroyed by "
-                                 f"{'you' if event.get('by') == player_name else event.get('by')}")
-            elif kind == "shift_refused" and event.get("vehicle") == player_name:
-                reason = {"moving": "still moving", "over_rev": "it would over-rev"}.get(
-                    event.get("reason"), event.get("reason"))
-                self.message(f"Shift to {event.get('gear')} refused: {reason}")
+            text = _message_for(event, player_name)
+            if text is not None:
+                self.message(text)
 
     # ----- per frame --------------------------------------------------------------------
 
@@ -387,3 +424,24 @@ class Hud:
         for path in [self.root, *self._corner_roots]:
             path.removeNode()
         self._corner_roots.clear()
+
+
+REFUSAL_WORDS = {"moving": "still moving", "over_rev": "it would over-rev"}
+
+
+def _message_for(event: Event, player_name: str) -> str | None:
+    """The HUD's line for an event the player should know of (None: not one of those)."""
+    if isinstance(event, RoundEnd):
+        winner = "You win" if event.winner == "player" else "The bots win"
+        return (f"{winner} round {event.round}  "
+                f"({event.score.get('player', 0)} : {event.score.get('bots', 0)})")
+    if isinstance(event, RoundStart):
+        return f"Round {event.round}"
+    if isinstance(event, Destroyed):
+        if event.vehicle == player_name:
+            return f"You were destroyed by {event.by}"
+        return f"{event.vehicle} destroyed by {'you' if event.by == player_name else event.by}"
+    if isinstance(event, ShiftRefused) and event.vehicle == player_name:
+        return (f"Shift to {event.gear} refused: "
+                f"{REFUSAL_WORDS.get(event.reason, event.reason)}")
+    return None

@@ -17,10 +17,12 @@ from direct.gui.DirectGui import (DGG, DirectButton, DirectCheckButton, DirectFr
                                   DirectLabel, DirectOptionMenu, DirectSlider)
 from panda3d.core import TextNode
 
+from game.settings import QUALITY_LEVELS
+from game.input.bindings import ControlsSpec
 from game.audio.sounds import UI_CLICK, SoundPlayer
-from game.config import QUALITY_LEVELS, ControlsSpec, MenuSpec
 from game.view.controls_page import ControlsPage
 from game.view.hud import keep_alpha
+from game.view.menu_spec import MenuSpec
 from game.input.rebinding import UserBindings
 
 

@@ -24,14 +24,49 @@ frame's update, and the draw cost with ``gl-finish`` in an offscreen window.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import math
 
 import numpy as np
 from panda3d.core import (ColorBlendAttrib, Geom, GeomNode, GeomTriangles, GeomVertexArrayFormat,
                           GeomVertexData, GeomVertexFormat, InternalName, NodePath,
                           OmniBoundingVolume, Shader, Vec2, Vec3)
+from physics.model.spec import least_most, rgba, Spec, SpecError, tuning
 
-from game.config import EmitterSpec
+
+
+@dataclass(frozen=True)
+class EmitterSpec(Spec):
+    """One kind of particle burst or stream: how many, how they fly, grow and fade."""
+
+    count: int = tuning("particles per burst at the high quality setting (a stream: per "
+                        "second, or per second per m/s)", minimum=0, maximum=5000)
+    life_s: tuple[float, ...] = least_most("each particle lives a random time in", 0.01, 60.0)
+    speed_mps: tuple[float, ...] = least_most("launch speed", 0.0, 500.0)
+    spread_deg: float = tuning("half-angle of the cone the particles leave in, round the "
+                               "emitter's direction (180: every way)", minimum=0.0,
+                               maximum=180.0)
+    jitter_m: float = tuning("particles start up to this far from the emitter's point",
+                             minimum=0.0, maximum=20.0)
+    size_m: tuple[float, ...] = tuning("sprite diameter at birth and at death",
+                                       minimum=0.001, maximum=100.0, length=(2, 2))
+    colour_start: tuple[float, ...] = rgba("colour at birth, 0..", maximum=8.0)
+    colour_end: tuple[float, ...] = rgba("colour at death (alpha 0: fades out), 0..",
+                                          maximum=8.0)
+    drag_per_s: float = tuning("air drag: speed falls as exp(-drag x t)", minimum=0.0,
+                               maximum=100.0)
+    lift_m_s2: float = tuning("vertical acceleration (+: rises like hot smoke, -9.81: falls "
+                              "like debris)", minimum=-50.0, maximum=50.0)
+    additive: bool = tuning("glows (added to what is behind) instead of covering it")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("life_s", "speed_mps"):
+            low, high = getattr(self, name)
+            if low > high:
+                raise SpecError(name, getattr(self, name), "[least, most]")
+
 
 _VERTEX = """#version 330
 uniform mat4 p3d_ModelViewProjectionMatrix;

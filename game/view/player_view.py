@@ -19,9 +19,9 @@ import numpy as np
 from panda3d.core import (BitMask32, Camera, CardMaker, DisplayRegion, NodePath,
                           OrthographicLens, PerspectiveLens, Point2, Point3, TextNode)
 
-from game.view.camera import GUNSIGHT, ChaseCamera
-from game.config import GameSpec
-from game.view.hud import Hud, keep_alpha
+from game.sim.events import Event
+from game.view.camera import GUNSIGHT, CameraSpec, ChaseCamera
+from game.view.hud import Hud, HudSpec, keep_alpha
 from game.view.hud_state import read_hud_state
 from game.view.reticle import Reticle
 
@@ -156,15 +156,15 @@ class PlayerView:
     drawn through ``screen``. ``ray_cast(start, end, exclude)`` is the world's closest hit
     (None: nothing), for keeping the camera in front of obstacles."""
 
-    def __init__(self, screen: Screen, game: GameSpec, terrain,
+    def __init__(self, screen: Screen, camera_spec: CameraSpec, hud_spec: HudSpec, terrain,
                  follow: Callable[[], object], ray_cast: Callable, window,
                  notice_scale: float, notice_colour):
         self.screen = screen
-        self.game = game
+        self.camera_spec = camera_spec
+        self.hud_spec = hud_spec
         self.follow = follow
         self.window = window
         self.region = tuple(screen.display_region.getDimensions())
-        camera_spec = game.camera
         screen.lens.setNearFar(camera_spec.near_clip_m, camera_spec.far_clip_m)
 
         def camera_ray(start, end):
@@ -176,13 +176,13 @@ class PlayerView:
         overlay = screen.overlay
         self.reticle = Reticle(overlay.aspect2d, camera_spec.reticle_colour,
                                camera_spec.reticle_size, camera_spec.reticle_thickness_px)
-        self.hud = Hud(overlay.corners, game.hud)
+        self.hud = Hud(overlay.corners, hud_spec)
         notice = TextNode("player-notice")
         notice.setFont(TextNode.getDefaultFont())
         notice.setAlign(TextNode.ACenter)
         notice.setTextColor(*notice_colour)
         notice.setShadow(0.06, 0.06)
-        notice.setShadowColor(*game.hud.shadow_colour)
+        notice.setShadowColor(*hud_spec.shadow_colour)
         self.notice = overlay.aspect2d.attachNewNode(notice)
         self.notice.setScale(notice_scale)
         self.notice.setPos(0.0, 0.0, notice_scale * NOTICE_LINES_ABOVE_CENTRE)
@@ -219,7 +219,7 @@ class PlayerView:
             node.setWordwrap(wrap)
             node.setText(text or "")
 
-    def on_events(self, events: list[dict]) -> None:
+    def on_events(self, events: list[Event]) -> None:
         vehicle = self.follow()
         if vehicle is not None:
             self.hud.on_events(events, vehicle.name)
@@ -239,7 +239,7 @@ class PlayerView:
         vehicle = self.follow()
         if vehicle is None or vehicle_view is None:
             return
-        camera_spec = self.game.camera
+        camera_spec = self.camera_spec
         self.screen.overlay.fit()
         # The view's own shape (ShowBase sets its lens to the whole window's on a resize).
         aspect = region_aspect(self.screen.display_region)
@@ -266,13 +266,13 @@ class PlayerView:
         return np.array(self.screen.camera.getPos(self.screen.camera.getTop()))
 
     def _draw_hud(self, frame_s: float, vehicle, simulation, battle) -> None:
-        spec = self.game.hud
+        spec = self.hud_spec
         if vehicle.aim is not None and self._frames % spec.crosshair_every_frames == 0:
             impact = simulation.predicted_impact(vehicle, spec.crosshair_max_flight_s)
             if impact is None:  # nothing within reach: where the barrel points, far off
                 from physics.model.ballistics import gun_axes
                 muzzle, barrel = gun_axes(vehicle.current, vehicle.spec.gun, vehicle.aim)
-                impact = muzzle + barrel * self.game.camera.far_clip_m * 0.5
+                impact = muzzle + barrel * self.camera_spec.far_clip_m * 0.5
             self._impact_ws = np.asarray(impact, dtype=float)
         self._frames += 1
         self.hud.set_crosshair(self.project(self._impact_ws))

@@ -7,18 +7,88 @@ carries the shared inputs (sun, sky, fog, shadow map), so every lit node under i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import math
 
 import numpy as np
 from panda3d.core import CullFaceAttrib, DepthTestAttrib, NodePath, Vec2, Vec3, Vec4
 
-from game.config import SandSpec, SceneSpec, ShadowSpec, TerrainViewSpec
+from game.view.terrain_view import TerrainViewSpec
+from game.view.shadows import ShadowSpec
 from game.view.meshes import flat_mesh, loft_triangles, make_mesh
 from game.view.shaders import lit_shader, sky_shader
 from game.view.shadows import MAIN_CAMERA_MASK, SHADOW_CASTER_MASK, SunShadow
 from game.view.terrain_view import TerrainView
 from game.view.textures import sand_detail_texture
 from physics.model.terrain import Terrain
+from physics.model.spec import rgb, Spec, tuning
+
+
+@dataclass(frozen=True)
+class SceneSpec(Spec):
+    sky_colour: tuple[float, ...] = rgb("sky colour at the zenith, 0..1")
+    fog_colour: tuple[float, ...] = rgb("sky colour at the horizon, which distant ground "
+                                            "fades into, 0..1")
+    fog_density_per_m: float = tuning("haze: visibility falls as exp(-(density x distance)^2)",
+                                      minimum=0.0, maximum=0.1)
+    sky_gradient_exponent: float = tuning("how quickly the sky turns from the horizon colour "
+                                          "to the zenith colour (< 1: quickly)", minimum=0.05,
+                                          maximum=5.0)
+    sun_glow_strength: float = tuning("brightness of the glow round the sun, in the sky and "
+                                      "the haze", minimum=0.0, maximum=2.0)
+    sun_glow_exponent: float = tuning("tightness of that glow", minimum=1.0, maximum=1000.0)
+    sun_disc_radius_deg: float = tuning("angular radius of the sun's disc", minimum=0.0,
+                                        maximum=10.0)
+    sky_dome_radius_m: float = tuning("radius of the sky dome round the camera (inside the "
+                                      "far clip)", minimum=10.0, maximum=10000.0)
+    sun_heading_deg: float = tuning("compass direction the sunlight comes from",
+                                    minimum=-360.0, maximum=360.0)
+    sun_elevation_deg: float = tuning("sun's height above the horizon", minimum=1.0,
+                                      maximum=90.0)
+    sun_colour: tuple[float, ...] = rgb("sunlight colour and strength", maximum=4.0)
+    ambient_colour: tuple[float, ...] = rgb("sky light on up-facing surfaces", maximum=4.0)
+    ground_light_colour: tuple[float, ...] = rgb("light bounced off the sand onto "
+                                                     "down-facing surfaces", maximum=4.0)
+    sand_light_colour: tuple[float, ...] = rgb("colour of crests, 0..1")
+    sand_dark_colour: tuple[float, ...] = rgb("colour of troughs, 0..1")
+    rock_colour: tuple[float, ...] = rgb("rocks, 0..1")
+    rock_colour_variation: float = tuning("rocks' brightness differs by up to this share",
+                                          minimum=0.0, maximum=1.0)
+    vehicle_colour: tuple[float, ...] = rgb("vehicle paint, 0..1")
+    track_colour: tuple[float, ...] = rgb("tracks, 0..1")
+    wreck_shade: tuple[float, ...] = rgb("a destroyed vehicle's colours are multiplied by "
+                                             "this (burnt), 0..1")
+
+
+@dataclass(frozen=True)
+class SandSpec(Spec):
+    """The sand's generated detail texture and how the shader tiles it."""
+
+    texture_size_px: int = tuning("side of the generated detail texture (a power of two)",
+                                  minimum=16, maximum=2048)
+    ripples_per_tile: float = tuning("wind ripples across one texture tile", minimum=1.0,
+                                     maximum=128.0)
+    ripple_slope: float = tuning("tilt of the ripples' flanks in the normal detail",
+                                 minimum=0.0, maximum=4.0)
+    grain_slope: float = tuning("tilt from fine grain noise in the normal detail",
+                                minimum=0.0, maximum=4.0)
+    fine_tile_m: float = tuning("ground covered by one tile at the fine scale", minimum=0.1,
+                                maximum=1000.0)
+    coarse_tile_m: float = tuning("ground covered by one tile at the coarse scale (turned, "
+                                  "so its repeats never line up with the fine ones)",
+                                  minimum=0.1, maximum=1000.0)
+    blend_mask_tile_m: float = tuning("size of the blotches of the mask that blends the two "
+                                      "scales", minimum=1.0, maximum=10000.0)
+    fine_detail_distance_m: float = tuning("the fine scale is drawn out to this distance (beyond "
+                                           "it, it is finer than a pixel)", minimum=0.0,
+                                           maximum=10000.0)
+    normal_strength: float = tuning("how strongly the detail tilts the sand's normals",
+                                    minimum=0.0, maximum=4.0)
+    fine_variation: float = tuning("brightness variation from the detail", minimum=0.0,
+                                   maximum=1.0)
+    coarse_variation: float = tuning("brightness variation from the large blotches",
+                                     minimum=0.0, maximum=1.0)
 
 
 def towards_sun(heading_deg: float, elevation_deg: float) -> np.ndarray:

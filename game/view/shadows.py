@@ -10,12 +10,30 @@ comparison (``sampler2DShadow``) through ``trans_model_to_clip_of_suncam``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from panda3d.core import (BitMask32, Camera, ColorWriteAttrib, FrameBufferProperties,
                           GraphicsOutput, GraphicsPipe, NodePath, OrthographicLens, Point3,
                           SamplerState, Texture, Vec4, WindowProperties)
 
 from game.view.shaders import depth_shader
+from physics.model.spec import Spec, tuning
+
+
+@dataclass(frozen=True)
+class ShadowSpec(Spec):
+    """Sun shadows: a depth map from an orthographic camera that follows the player."""
+
+    map_size_px: int = tuning("side of the shadow map", minimum=128, maximum=8192)
+    extent_m: float = tuning("side of the shadowed square round the player", minimum=10.0,
+                             maximum=2000.0)
+    depth_range_m: float = tuning("depth the shadow camera sees along the sunlight",
+                                  minimum=10.0, maximum=5000.0)
+    depth_bias_m: float = tuning("depth bias against shadow acne", minimum=0.0, maximum=5.0)
+    slope_bias_m: float = tuning("extra bias on surfaces turned away from the sun",
+                                 minimum=0.0, maximum=5.0)
+
 
 MAIN_CAMERA_MASK = BitMask32.bit(0)
 SHADOW_CASTER_MASK = BitMask32.bit(1)

@@ -21,17 +21,71 @@ forward, +X right, +Z up), in proportion to the hull box of the physics spec:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import math
 
 import numpy as np
 from panda3d.core import GeomNode, LQuaternionf, NodePath, Point3
 
-from game.config import TankRigSpec
 from game.view.meshes import cylinder_mesh, loft_mesh, make_mesh, prism_x, write_rows
 from game.view.shaders import lit_shader
 from game.view.step_latch import StepLatch
 from game.view.textures import track_texture
 from physics.model.pose import blend_poses, rotation_matrix
+from physics.model.spec import rgb, Spec, tuning
+
+
+@dataclass(frozen=True)
+class TankRigSpec(Spec):
+    """The drawn tank's shape, in proportion to its hull box where it can be."""
+
+    road_wheels_per_side: int = tuning("road wheels on each side, spread from the rearmost to "
+                                       "the foremost anchor", minimum=2, maximum=16)
+    road_wheel_radius_m: float = tuning("road wheel radius", minimum=0.05, maximum=2.0)
+    drive_wheel_radius_m: float = tuning("radius of the sprocket (rear) and idler (front)",
+                                         minimum=0.05, maximum=2.0)
+    drive_wheel_gap_m: float = tuning("sprocket and idler stand this far beyond the end road "
+                                      "wheels", minimum=0.0, maximum=3.0)
+    drive_wheel_raise_m: float = tuning("and this far above the road wheels' centres at "
+                                        "ride height", minimum=0.0, maximum=2.0)
+    track_thickness_m: float = tuning("track belt thickness", minimum=0.01, maximum=0.5)
+    track_link_length_m: float = tuning("length of one track link (one texture repeat)",
+                                        minimum=0.05, maximum=2.0)
+    track_arc_segments: int = tuning("segments round each end of the track belt",
+                                     minimum=2, maximum=32)
+    wheel_sides: int = tuning("facets round a wheel", minimum=6, maximum=64)
+    fender_height_share: float = tuning("underside of the fenders over the tracks, as a share "
+                                        "of the hull's height from its floor", minimum=0.1,
+                                        maximum=0.9)
+    glacis_length_share: float = tuning("share of the hull's length taken by the sloped upper "
+                                        "front plate", minimum=0.05, maximum=0.6)
+    nose_height_share: float = tuning("height of the nose (where the front plates meet) as a "
+                                      "share of the hull's height", minimum=0.05,
+                                      maximum=0.9)
+    rear_slope_share: float = tuning("share of the hull's length taken by the sloped rear "
+                                     "plate", minimum=0.0, maximum=0.4)
+    turret_width_share: float = tuning("turret width as a share of the hull's", minimum=0.2,
+                                       maximum=1.0)
+    turret_length_share: float = tuning("turret length as a share of the hull's",
+                                        minimum=0.1, maximum=1.0)
+    turret_height_m: float = tuning("turret height above the deck", minimum=0.1, maximum=3.0)
+    turret_offset_share: float = tuning("turret ring's centre ahead (+) of the hull's middle, "
+                                        "as a share of the half length", minimum=-1.0,
+                                        maximum=1.0)
+    turret_taper: float = tuning("turret roof size as a share of its base", minimum=0.3,
+                                 maximum=1.0)
+    gun_length_m: float = tuning("barrel length from the mantlet", minimum=0.5, maximum=12.0)
+    gun_radius_m: float = tuning("barrel radius", minimum=0.02, maximum=0.5)
+    muzzle_length_m: float = tuning("muzzle brake length", minimum=0.0, maximum=2.0)
+    muzzle_radius_m: float = tuning("muzzle brake radius", minimum=0.02, maximum=1.0)
+    wheel_colour: tuple[float, ...] = rgb("road wheels, 0..1")
+    rubber_colour: tuple[float, ...] = rgb("wheel rims' rubber, 0..1")
+    metal_colour: tuple[float, ...] = rgb("bare steel (muzzle, hubs), 0..1")
+    specular: float = tuning("sheen of the paint in the sun", minimum=0.0, maximum=2.0)
+    track_texture_px: tuple[float, ...] = tuning("generated track texture: pixels across, "
+                                                 "along one link", minimum=2.0, maximum=256.0,
+                                                 length=(2, 2))
 
 
 def wheel_stations(anchor_y: np.ndarray, count: int) -> np.ndarray:

@@ -11,11 +11,36 @@ so the map's edge never shows against the sky.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from panda3d.core import LODNode, NodePath, Point3
 
 from game.view.meshes import grid_triangles, make_mesh
 from physics.model.terrain import Terrain, fractal_noise
+from physics.model.spec import Spec, tuning
+
+
+@dataclass(frozen=True)
+class TerrainViewSpec(Spec):
+    """How the terrain is drawn: tiles, detail levels and the apron round the map."""
+
+    tile_cells: int = tuning("height-sample cells along a tile's side", minimum=2,
+                             maximum=1024)
+    lod_distances_m: tuple[float, ...] = tuning(
+        "beyond each distance a tile draws every 2nd, 4th, ... sample", minimum=1.0,
+        maximum=100000.0, length=(0, 6))
+    lod_far_m: float = tuning("tiles farther than this are not drawn", minimum=10.0,
+                              maximum=100000.0)
+    skirt_depth_m: float = tuning("tile skirts hang this far down (hides cracks between "
+                                  "detail levels)", minimum=0.0, maximum=50.0)
+    apron_extent_m: float = tuning("how far the apron reaches beyond the map's edge",
+                                   minimum=0.0, maximum=20000.0)
+    apron_spacing_m: float = tuning("spacing of the apron's coarse grid", minimum=1.0,
+                                    maximum=2000.0)
+    apron_fade_m: float = tuning("beyond the edge the apron levels out over this distance",
+                                 minimum=1.0, maximum=20000.0)
+
 
 MASK_OCTAVES = 2
 """Octaves of the large-scale mask that blends the sand shader's two detail scales."""

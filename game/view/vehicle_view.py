@@ -8,12 +8,14 @@ multiplied by the scene's ``wreck_shade``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from panda3d.core import Geom, InternalName, NodePath
 
-from game.view.car_rig import CarRig
-from game.config import GameSpec
-from game.view.tank_rig import TankRig
+from game.view.car_rig import CarRig, CarRigSpec
+from game.view.scene import SceneSpec
+from game.view.tank_rig import TankRig, TankRigSpec
 
 
 def _row_floats(data) -> int | None:
@@ -30,14 +32,24 @@ def _row_floats(data) -> int | None:
     return array.getStride() // 4
 
 
-def make_rig(parent: NodePath, vehicle, game: GameSpec, step_s: float = 1.0 / 60.0):
+@dataclass(frozen=True)
+class VehicleLooks:
+    """What drawing a vehicle reads of the config: each rig's shape, and the paint."""
+
+    tank_rig: TankRigSpec
+    car_rig: CarRigSpec
+    scene: SceneSpec
+    """Its vehicle, track and wreck colours."""
+
+
+def make_rig(parent: NodePath, vehicle, looks: VehicleLooks, step_s: float = 1.0 / 60.0):
     """The rig that draws ``vehicle``, by its kind."""
     kind = getattr(vehicle, "kind", "tank")
     if kind == "car":
-        return CarRig(parent, vehicle, game.car_rig, step_s)
+        return CarRig(parent, vehicle, looks.car_rig, step_s)
     if kind == "tank":
-        return TankRig(parent, vehicle, game.tank_rig, game.scene.vehicle_colour,
-                       game.scene.track_colour)
+        return TankRig(parent, vehicle, looks.tank_rig, looks.scene.vehicle_colour,
+                       looks.scene.track_colour)
     raise ValueError(f"no rig draws a vehicle of kind {kind!r}")
 
 
@@ -72,14 +84,15 @@ class ColourShade:
 class VehicleView:
     """The rig that follows one simulation vehicle; exposes the drawn pose."""
 
-    def __init__(self, parent: NodePath, vehicle, game: GameSpec, step_s: float = 1.0 / 60.0):
+    def __init__(self, parent: NodePath, vehicle, looks: VehicleLooks,
+                 step_s: float = 1.0 / 60.0):
         self.vehicle = vehicle
-        self.rig = make_rig(parent, vehicle, game, step_s)
+        self.rig = make_rig(parent, vehicle, looks, step_s)
         self.root = self.rig.root
         self.length_m = self.rig.shape.length_m
         """The hull's length: the chase camera's distances scale with it."""
         self.has_gun = isinstance(self.rig, TankRig)
-        self._wreck_shade = game.scene.wreck_shade
+        self._wreck_shade = looks.scene.wreck_shade
         self._shade = ColourShade(self.root)
         self.wrecked = False
 

@@ -1,4 +1,4 @@
-"""The Bullet bodies of the model's objects: hulls, rocks, the terrain and the map's edges.
+"""The Bullet bodies of the model's objects: hulls, rocks, plates, the terrain and the edges.
 
 The model (:mod:`physics.model`) describes each thing in numbers; here each becomes the
 collider Bullet steps: a hull box whose origin is the centre of mass, a rock's convex hull
@@ -79,4 +79,12 @@ def map_walls(terrain: Terrain) -> BulletRigidBodyNode:
                              (Vec3(0, 1, 0), -terrain.half_extent_y_m),
                              (Vec3(0, -1, 0), -terrain.half_extent_y_m)):
         body.addShape(BulletPlaneShape(normal, distance))
+    return body
+
+
+def make_plate_body(name: str, centre_ws, half_extents_m) -> BulletRigidBodyNode:
+    """A static steel box (a firing-range plate) centred at ``centre_ws``."""
+    body = BulletRigidBodyNode(name)
+    body.addShape(BulletBoxShape(Vec3(*half_extents_m)))
+    body.setTransform(TransformState.makePos(Point3(*centre_ws)))
     return body

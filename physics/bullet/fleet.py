@@ -19,7 +19,7 @@ from panda3d.core import Point3, Vec3
 
 from physics.model import compiled
 from physics.model.anchor_kernel import TerrainSubstep
-from physics.model.gearbox import Gearbox, GearboxSpec
+from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
 from physics.bullet.ground import BulletGround, MixedGround, TerrainGround
 from physics.model.hull_clearance import HullClearance
 from physics.bullet.poses import FleetPoses, body_states, fleet_poses
@@ -208,10 +208,10 @@ class VehicleFleet:
         """Every body's state now, read in one pass (for the end of a step)."""
         return fleet_poses(self.bodies)
 
-    def request_gear(self, index: int, gear: str) -> list[dict]:
+    def request_gear(self, index: int, gear: str) -> GearRequest:
         return self.gearbox.request(index, gear, float(self.forward_speeds_mps()[index]))
 
-    def update_drive(self, step_s: float) -> list[dict]:
+    def update_drive(self, step_s: float) -> GearboxStep | None:
         """Once per fixed step: the gearbox and the controls become track commands.
 
         The bodies are read here once for the whole step: the forward speeds the gearbox
@@ -220,17 +220,17 @@ class VehicleFleet:
         this call and the world step that follows it: set a body down before it, not after).
         """
         if not self.bodies:
-            return []
+            return None
         states = body_states(self.bodies)
         speeds = _forward_speeds(states)
         self._plan = _StepPlan(self.world.step_count, states,
                                self._near_something(states, step_s))
         self._pair_hulls_with_terrain(states, step_s)
-        drive, events = self.gearbox.step(step_s, speeds, self.throttle)
-        self.rpm = drive.rpm
-        self.command = self.drive.command(drive, self.gearbox.shifting, self.steer, self.brake,
-                                          self.handbrake, step_s, speeds)
-        return events
+        gears = self.gearbox.step(step_s, speeds, self.throttle)
+        self.rpm = gears.command.rpm
+        self.command = self.drive.command(gears.command, self.gearbox.shifting, self.steer,
+                                          self.brake, self.handbrake, step_s, speeds)
+        return gears
 
     def _near_something(self, states: BodyStates, within_s: float) -> np.ndarray:
         """Per vehicle: could any ray meet something other than the terrain in the next

@@ -1,4 +1,5 @@
-"""Reading Bullet bodies into the model's states: one body, or a whole fleet in one pass."""
+"""Bodies and the model's states: reading one body or a whole fleet in one pass, and setting
+a body down at rest on the ground."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from typing import NamedTuple
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
-from panda3d.core import Datagram, LMatrix4f, LVecBase3f, LVecBase4f
+from panda3d.core import (Datagram, LMatrix3f, LMatrix4f, LQuaternionf, LVecBase3f, LVecBase4f,
+                          Point3, TransformState, Vec3)
 
 from physics.model.anchors import BodyStates
 from physics.model.pose import BodyState
@@ -94,3 +96,23 @@ def fleet_poses(bodies: list[BulletRigidBodyNode]) -> FleetPoses:
     axes.setflags(write=False)
     # The quaternion is worked out from the matrix: finite rows mean finite axes.
     return FleetPoses(rows, axes, np.isfinite(rows).all(axis=1))
+
+
+def ground_aligned_rotation(normal_ws: np.ndarray, heading_deg: float) -> LQuaternionf:
+    """Orientation facing ``heading_deg`` (compass, clockwise from +Y) with up = ``normal_ws``."""
+    heading = np.radians(heading_deg)
+    forward = np.array([np.sin(heading), np.cos(heading), 0.0])
+    forward -= forward @ normal_ws * normal_ws
+    forward /= np.linalg.norm(forward)
+    right = np.cross(forward, normal_ws)
+    rotation = LQuaternionf()
+    rotation.setFromMatrix(LMatrix3f(*right, *forward, *normal_ws))
+    return rotation
+
+
+def set_at_rest(body: BulletRigidBodyNode, position_ws, rotation: LQuaternionf) -> None:
+    """Put a body at a position and orientation, still."""
+    body.setTransform(TransformState.makePosQuatScale(Point3(*position_ws), rotation,
+                                                      Vec3(1, 1, 1)))
+    body.setLinearVelocity(Vec3(0, 0, 0))
+    body.setAngularVelocity(Vec3(0, 0, 0))

@@ -59,7 +59,7 @@ class Shell:
 
 
 @dataclass(frozen=True)
-class Hit:
+class ShellHit:
     """Where and how a shell struck."""
 
     shell: Shell
@@ -116,7 +116,7 @@ class ShellSystem:
                     touching.setdefault(shell_node, (other, np.array(position)))
         return touching
 
-    def update(self, time_s: float, lifetime_s: float) -> tuple[list[Hit], int]:
+    def update(self, time_s: float, lifetime_s: float) -> tuple[list[ShellHit], int]:
         """After a step: retire shells that struck something or flew too long.
 
         Returns the hits and how many shells expired unseen.
@@ -141,7 +141,7 @@ class ShellSystem:
         self.shells = flying
         return hits, expired
 
-    def _struck(self, shell: Shell, position, contact) -> Hit | None:
+    def _struck(self, shell: Shell, position, contact) -> ShellHit | None:
         """The shell's first contact this step, from the swept ray or Bullet's contacts."""
         owner_body = getattr(shell.owner, "body", None)
         travel = position - shell.last_position_ws
@@ -151,11 +151,11 @@ class ShellSystem:
         ray = self.world.ray_closest(shell.last_position_ws, position + reach, exclude=shell.body)
         if ray is not None and ray.node != owner_body:
             target = self.world.handles.owner_of(ray.node)
-            return Hit(shell, target, ray.position_ws, ray.normal_ws, shell.last_velocity_ws)
+            return ShellHit(shell, target, ray.position_ws, ray.normal_ws, shell.last_velocity_ws)
         if contact is not None and contact[0] != owner_body:
             other, point = contact
             normal = -travel / max(length, np.finfo(float).tiny)
-            return Hit(shell, self.world.handles.owner_of(other), point, normal,
+            return ShellHit(shell, self.world.handles.owner_of(other), point, normal,
                        shell.last_velocity_ws)
         return None
 
@@ -203,3 +203,20 @@ def _arc_meets_body(world: PhysicsWorld, muzzle_ws, velocity_ws, gravity_m_s2: f
         if hit is not None:
             return hit.position_ws
     return None
+
+
+def splash_owners(world: PhysicsWorld, centre_ws: np.ndarray, radius_m: float) -> list:
+    """The owners of every body a blast of ``radius_m`` reaches (a Bullet overlap query with
+    a sphere). Only which bodies overlap is read: Panda's manifold points from a contact
+    test are not reliable to read back, so distances are measured by the caller."""
+    probe = BulletRigidBodyNode("blast")
+    probe.addShape(BulletSphereShape(radius_m))
+    probe.setTransform(TransformState.makePos(Point3(*centre_ws)))
+    result = world.bullet.contactTest(probe)
+    owners = []
+    for contact in result.getContacts():
+        other = contact.getNode1() if contact.getNode0() == probe else contact.getNode0()
+        owner = world.handles.owner_of(other)
+        if owner is not None and owner not in owners:
+            owners.append(owner)
+    return owners

@@ -20,8 +20,9 @@ reason ``"moving"`` is the grind, for audio to play.
 
 Throttle is one axis in -1..1. The pedal is its positive part, except in automatic
 mode in R, where the axis is a direction and the pedal is its negative part.
-Events are dicts: ``shift_start`` / ``shift`` (``vehicle``, ``from``, ``to``; the
-start also says ``automatic``) and ``shift_refused`` (``vehicle``, ``gear``, ``reason``).
+What a request did is a :class:`GearRequest`; which vehicles started or finished a
+shift in a step is the :class:`GearboxStep` it returns (the game makes its events of
+them).
 """
 
 from __future__ import annotations
@@ -95,12 +96,33 @@ class GearboxSpec(Spec):
                                 f"{high.name} does not shift back down right after the upshift from {low.name}")
 
 
+class GearRequest(NamedTuple):
+    """What asking one vehicle for a gear did."""
+
+    outcome: str
+    """"started" (a shift is under way), "shifted" (engaged at once: into N), "refused"
+    or "unchanged" (that gear was selected already)."""
+    from_gear: str
+    to_gear: str
+    reason: str | None = None
+    """Why it was refused: "moving", "over_rev" or "unknown"."""
+
+
 class DriveCommand(NamedTuple):
     """What the engine asks of each vehicle this step (arrays, one entry per vehicle)."""
 
     target_speed_mps: np.ndarray  # signed forward speed to drive toward (m/s)
     force_fraction: np.ndarray   # 0..1 of the vehicle's maximum drive force available
     rpm: np.ndarray              # engine speed, idle..redline (rpm)
+
+
+class GearboxStep(NamedTuple):
+    """One step of every gearbox: the drive command, and per vehicle whether an automatic
+    shift started and whether a shift finished in it (``Gearbox.shift_names`` says which)."""
+
+    command: DriveCommand
+    started: np.ndarray
+    finished: np.ndarray
 
 
 def gate_layout(forward_count: int) -> dict[str, tuple[float, float]]:
@@ -209,46 +231,47 @@ class Gearbox:
                 return "over_rev"
         return None
 
-    def request(self, vehicle: int, gear: str, forward_speed_mps: float) -> list[dict]:
+    def request(self, vehicle: int, gear: str, forward_speed_mps: float) -> GearRequest:
         """Select ``gear`` ("R", "N", "1"...) on one vehicle moving at ``forward_speed_mps``."""
         vehicle = int(vehicle)
+        selected = self.names[self.target_index[vehicle]]
         if gear not in self.names:
-            return [{"type": "shift_refused", "vehicle": vehicle, "gear": gear, "reason": "unknown"}]
+            return GearRequest("refused", selected, gear, "unknown")
         index = self.names.index(gear)
         if index == self.target_index[vehicle]:
-            return []
+            return GearRequest("unchanged", selected, gear)
         reason = self._refusal(index, float(forward_speed_mps))
         if reason is not None:
-            return [{"type": "shift_refused", "vehicle": vehicle, "gear": gear, "reason": reason}]
+            return GearRequest("refused", selected, gear, reason)
         origin = self.from_index[vehicle] if self.shifting[vehicle] else self.gear_index[vehicle]
         self.from_index[vehicle] = origin
         self.target_index[vehicle] = index
-        event = {"vehicle": vehicle, "from": self.names[origin], "to": gear}
         if index == self.neutral:  # disengaging is instant
             self.gear_index[vehicle] = index
             self.shift_left_s[vehicle] = 0.0
-            return [{"type": "shift", **event}]
+            return GearRequest("shifted", self.names[origin], gear)
         self.gear_index[vehicle] = self.neutral
         self.shift_left_s[vehicle] = self.spec.shift_time_s
-        return [{"type": "shift_start", **event, "automatic": False}]
+        return GearRequest("started", self.names[origin], gear)
 
-    def shift_up(self, vehicle: int, forward_speed_mps: float) -> list[dict]:
-        """Sequential shift one step up the order R, N, 1, 2, ...; a no-op in top gear."""
-        index = self.target_index[vehicle] + 1
-        return self.request(vehicle, self.names[index], forward_speed_mps) if index <= self.top else []
+    def shift_up(self, vehicle: int, forward_speed_mps: float) -> GearRequest:
+        """Sequential shift one step up the order R, N, 1, 2, ...; unchanged in top gear."""
+        index = min(self.target_index[vehicle] + 1, self.top)
+        return self.request(vehicle, self.names[index], forward_speed_mps)
 
-    def shift_down(self, vehicle: int, forward_speed_mps: float) -> list[dict]:
-        """Sequential shift one step down the order ..., 2, 1, N, R; a no-op in R."""
-        index = self.target_index[vehicle] - 1
-        return self.request(vehicle, self.names[index], forward_speed_mps) if index >= self.reverse else []
+    def shift_down(self, vehicle: int, forward_speed_mps: float) -> GearRequest:
+        """Sequential shift one step down the order ..., 2, 1, N, R; unchanged in R."""
+        index = max(self.target_index[vehicle] - 1, self.reverse)
+        return self.request(vehicle, self.names[index], forward_speed_mps)
 
     def set_automatic(self, vehicle: int, on: bool) -> None:
         """Turn automatic shifting on or off for one vehicle."""
         self.automatic[vehicle] = on
 
     # ----- stepping ------------------------------------------------------------
-    def step(self, dt_s: float, forward_speed_mps: np.ndarray, throttle: np.ndarray) -> tuple[DriveCommand, list[dict]]:
-        """Advance every vehicle by ``dt_s``; return this step's drive command and events.
+    def step(self, dt_s: float, forward_speed_mps: np.ndarray, throttle: np.ndarray
+             ) -> GearboxStep:
+        """Advance every vehicle by ``dt_s``; return this step's drive command and shifts.
 
         ``forward_speed_mps`` (signed, + forward) and ``throttle`` (-1..1) have one
         entry per vehicle (scalars broadcast). The command holds for the whole step,
@@ -263,16 +286,12 @@ class Gearbox:
             self.gear_index, self.target_index, self.from_index, self.shift_left_s, self.rpm,
             self._stepping_table, self._settings, self.reverse, self.neutral, self.first,
             target_speed_mps, force_fraction, started, finished)
-        events = []
-        if np.count_nonzero(started):
-            events += [{"type": "shift_start", "vehicle": int(i),
-                        "from": self.names[self.from_index[i]],
-                        "to": self.names[self.target_index[i]], "automatic": True}
-                       for i in np.flatnonzero(started)]
-        if np.count_nonzero(finished):
-            events += [{"type": "shift", "vehicle": int(i), "from": self.names[self.from_index[i]],
-                        "to": self.names[self.target_index[i]]} for i in np.flatnonzero(finished)]
-        return DriveCommand(target_speed_mps, force_fraction, self.rpm.copy()), events
+        return GearboxStep(DriveCommand(target_speed_mps, force_fraction, self.rpm.copy()),
+                           started, finished)
+
+    def shift_names(self, vehicle: int) -> tuple[str, str]:
+        """The gears one vehicle's latest shift went from and to."""
+        return self.names[self.from_index[vehicle]], self.names[self.target_index[vehicle]]
 
 
 def _step_gearboxes(dt_s, speed_mps, throttle, automatic, gear_index, target_index, from_index,

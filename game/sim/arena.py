@@ -1,0 +1,86 @@
+"""The ground a game is fought on: the Bullet world with the terrain, the map's edges, the
+rocks and the firing range's plates, where the players start, and one fleet per kind of
+vehicle, built from the world's specs, a ``--map`` choice and a seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from game.sim.combat import Plate, RangeSpec, build_plates
+from physics.bullet.bodies import make_rock_body, map_walls, terrain_collider
+from physics.bullet.fleet import VehicleFleet
+from physics.bullet.world import PhysicsWorld
+from physics.model.gearbox import GearboxSpec
+from physics.model.rocks import RockSpec, scatter_rocks
+from physics.model.stepping import SimulationSpec
+from physics.model.terrain import MapChoice, TerrainSpec, build_terrain
+from physics.model.tracks import TankSpec
+from physics.model.wheels import CarSpec
+from game.sim.controls import GEAR_NAMES
+from physics.model.spec import Spec, tuning
+
+
+@dataclass(frozen=True)
+class SpawnSpec(Spec):
+    drop_height_m: float = tuning("vehicles start this far above their ride height",
+                                  minimum=0.0, maximum=50.0)
+    start_gear: str = tuning("the gear vehicles start in", choices=GEAR_NAMES)
+    swap_offset_m: float = tuning("a vehicle the player swaps into appears this far to the "
+                                  "right", minimum=3.0, maximum=50.0)
+    below_ground_limit_m: float = tuning("a vehicle's centre this far below the ground has "
+                                         "fallen through: it is set back on top", minimum=0.1,
+                                         maximum=50.0)
+
+
+@dataclass(frozen=True)
+class WorldSpecs:
+    """Everything a simulation is built from: the fixed step, the maps, the vehicle kinds
+    and their gearboxes (``game.config`` assembles it from config/*.toml)."""
+
+    simulation: SimulationSpec
+    terrain: TerrainSpec
+    rocks: RockSpec
+    range: RangeSpec
+    spawn: SpawnSpec
+    tank: TankSpec
+    tank_gearbox: GearboxSpec
+    car: CarSpec
+    car_gearbox: GearboxSpec
+
+
+class Arena:
+    """The world, the terrain and what stands on it, and a fleet per vehicle kind."""
+
+    def __init__(self, specs: WorldSpecs, map_choice: MapChoice, seed: int):
+        self.world = PhysicsWorld(specs.simulation)
+        self.terrain = build_terrain(map_choice, specs.terrain, seed)
+        self.world.add_body(terrain_collider(self.terrain), owner=self.terrain)
+        self.world.add_body(map_walls(self.terrain), owner=self.terrain)
+        self.fleets = {
+            "tank": VehicleFleet(self.world, self.terrain, specs.tank, specs.tank_gearbox),
+            "car": VehicleFleet(self.world, self.terrain, specs.car, specs.car_gearbox),
+        }
+        self.spawn_points = [(0.0, 0.0)]
+        """Where the player starts (x, y): the map's centre, or the range's firing line."""
+        self.plates: list[Plate] = []
+        if map_choice.kind == "range":
+            range_spec = specs.range
+            self.spawn_points = [(0.0, -self.terrain.half_extent_y_m
+                                  + range_spec.spawn_from_edge_m)]
+            self.plates = build_plates(self.world, range_spec, self.spawn_points[0],
+                                       float(self.terrain.height_at(*self.spawn_points[0])))
+        self.rocks = (scatter_rocks(self.terrain, specs.rocks, seed, self.spawn_points)
+                      if map_choice.kind == "desert" else [])
+        for number, rock in enumerate(self.rocks):
+            self.terrain.paint_surface(rock.position_ws[0], rock.position_ws[1],
+                                       rock.radius_m * specs.rocks.rock_ground_scale, "rock")
+            body = make_rock_body(rock, f"rock-{number}")
+            self.world.add_body(body, owner=rock)
+            for fleet in self.fleets.values():
+                fleet.add_obstacle(body)
+
+    def destroy(self) -> None:
+        for fleet in self.fleets.values():
+            fleet.destroy()
+        self.world.destroy()

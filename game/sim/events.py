@@ -1,0 +1,160 @@
+"""What happened in a step: one frozen dataclass per kind of event.
+
+The simulation, the battle and the gearbox's shifts make these; the views, the sound,
+the soak and the benchmarks read them by type (``isinstance`` or a table of handlers
+keyed by class), so a misspelt kind is a ``NameError`` where it is written, never a
+branch that silently does not match.
+
+Telemetry writes each event as ``{"type": TYPE, field: value, ...}`` in the order the
+fields are declared here: :meth:`Event.to_json`. A field whose JSON name is not its
+Python name (``from``, a keyword; ``speed_ms``, kept as the contract has it) says so
+with :func:`json_name`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+_JSON_NAME = "json_name"
+
+
+def json_name(name: str) -> Any:
+    """A field written to JSON under ``name`` instead of its Python name."""
+    return dataclasses.field(metadata={_JSON_NAME: name})
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened in one fixed step."""
+
+    TYPE: ClassVar[str]
+    """The ``type`` telemetry writes; unique among the event classes."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The event as telemetry writes it: its type first, then its fields in order."""
+        record: dict[str, Any] = {"type": self.TYPE}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            record[field.metadata.get(_JSON_NAME, field.name)] = (
+                dict(value) if isinstance(value, dict) else value)
+        return record
+
+
+@dataclass(frozen=True)
+class Shot(Event):
+    TYPE = "shot"
+    vehicle: str
+
+
+@dataclass(frozen=True)
+class Hit(Event):
+    """A shell struck something: where, the face's normal, and how fast it arrived."""
+
+    TYPE = "hit"
+    shooter: str
+    target: str
+    """The name of what was struck (a vehicle's or a plate's), or its kind in lower case
+    ("terrain", "rock"), or "nothing"."""
+    point: tuple[float, ...]
+    normal: tuple[float, ...]
+    speed_mps: float = json_name("speed_ms")
+
+
+@dataclass(frozen=True)
+class Damage(Event):
+    TYPE = "damage"
+    vehicle: str
+    by: str
+    amount: float
+    health: float
+
+
+@dataclass(frozen=True)
+class Destroyed(Event):
+    TYPE = "destroyed"
+    vehicle: str
+    by: str
+
+
+@dataclass(frozen=True)
+class RoundEnd(Event):
+    TYPE = "round_end"
+    round: int
+    winner: str
+    """"player" or "bots"."""
+    score: dict[str, int]
+
+
+@dataclass(frozen=True)
+class RoundStart(Event):
+    TYPE = "round_start"
+    round: int
+    score: dict[str, int]
+
+
+@dataclass(frozen=True)
+class ShiftStart(Event):
+    """A shift began: no drive until it finishes (a shift into N is instant: ``Shift``)."""
+
+    TYPE = "shift_start"
+    vehicle: str
+    from_gear: str = json_name("from")
+    to_gear: str = json_name("to")
+    automatic: bool = False
+
+
+@dataclass(frozen=True)
+class Shift(Event):
+    """A gear engaged."""
+
+    TYPE = "shift"
+    vehicle: str
+    from_gear: str = json_name("from")
+    to_gear: str = json_name("to")
+
+
+@dataclass(frozen=True)
+class ShiftRefused(Event):
+    """A gear that could not be engaged: ``reason`` "moving" (the grind), "over_rev" or
+    "unknown"."""
+
+    TYPE = "shift_refused"
+    vehicle: str
+    gear: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Reset(Event):
+    """A vehicle set back on its wheels where it stood."""
+
+    TYPE = "reset"
+    vehicle: str
+
+
+@dataclass(frozen=True)
+class SwapVehicle(Event):
+    """The player hopped from one vehicle into another."""
+
+    TYPE = "swap_vehicle"
+    from_vehicle: str = json_name("from")
+    to_vehicle: str = json_name("to")
+
+
+@dataclass(frozen=True)
+class Recovered(Event):
+    """The physics guard set a vehicle back on the ground where it last was well."""
+
+    TYPE = "recovered"
+    vehicle: str
+    reason: str
+
+
+EVENT_TYPES: dict[str, type[Event]] = {}
+"""Every event class by its ``TYPE``."""
+for _kind in Event.__subclasses__():
+    if _kind.TYPE in EVENT_TYPES:  # pragma: no cover - a slip in this module
+        raise TypeError(f"two event classes have the type {_kind.TYPE!r}")
+    EVENT_TYPES[_kind.TYPE] = _kind

@@ -1,0 +1,66 @@
+"""A game session: the one way a game is built from its specs and the player's options.
+
+The headless run, the window, the benchmarks and the soak all make their games here: a
+:class:`GameSession` is the simulation, its battle (bots, rounds, score) and any second
+local player, built from :class:`SessionSpecs` (``game.config`` assembles them from
+config/*.toml) and :class:`GameOptions` (the command line's map, seed, vehicle, bots
+and players). A restart is a new session with the same options.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from game.sim.ai import AISpec
+from game.sim.arena import WorldSpecs
+from game.sim.battle import Battle, BattleSpec
+from game.sim.local_players import LocalPlayersSpec, add_second_player
+from game.sim.replay import ReplayRecorder
+from game.sim.simulation import Simulation
+from physics.model.terrain import MapChoice
+
+
+@dataclass(frozen=True)
+class SessionSpecs:
+    """The specs a game is built from."""
+
+    world: WorldSpecs
+    battle: BattleSpec
+    ai: AISpec
+    local_players: LocalPlayersSpec
+
+
+@dataclass(frozen=True)
+class GameOptions:
+    """What the player chose for a game (the command line's match flags)."""
+
+    map: MapChoice = field(default_factory=lambda: MapChoice("desert"))
+    seed: int = 1
+    vehicle: str = "tank"
+    """The player's vehicle: "tank" or "car"."""
+    bots: int = 0
+    players: int = 1
+    """Local players: 2 adds a second vehicle beside the player's, on the player's side."""
+
+
+class GameSession:
+    """One game: the simulation, its battle and local players, and its replay recorder."""
+
+    def __init__(self, specs: SessionSpecs, options: GameOptions,
+                 recorder: ReplayRecorder | None = None):
+        self.specs = specs
+        self.options = options
+        self.simulation = Simulation(specs.world, options.map, options.seed,
+                                     player_vehicle=options.vehicle)
+        self.battle = Battle(self.simulation, specs.battle, specs.ai, options.bots)
+        if options.players > 1:
+            add_second_player(self.simulation, self.battle, specs.local_players)
+        self.recorder = recorder
+        """Keeps the player's controls of every step, when set (a replay)."""
+
+    def restarted(self, recorder: ReplayRecorder | None = None) -> "GameSession":
+        """A fresh game with the same specs and options (this one is left as it is)."""
+        return GameSession(self.specs, self.options, recorder)
+
+    def destroy(self) -> None:
+        self.simulation.destroy()

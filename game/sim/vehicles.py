@@ -1,0 +1,173 @@
+"""A vehicle in the game: its body, its slot in its fleet, its last two states, its gun.
+
+The fleet (:class:`physics.bullet.fleet.VehicleFleet`) steps every vehicle of a kind
+together; a :class:`Vehicle` is one of them as the game sees it: a name, controls in,
+and what it reads back (pose, gear, rpm, anchors, health).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from panda3d.bullet import BulletRigidBodyNode
+from panda3d.core import NodePath
+
+from game.sim.controls import AUTOMATIC, Controls
+from game.sim.events import Event, Shift, ShiftRefused, ShiftStart
+from physics.bullet.fleet import VehicleFleet
+from physics.bullet.poses import body_state
+from physics.model.ballistics import GunState
+from physics.model.gearbox import GearboxStep, GearRequest
+from physics.model.pose import BodyState
+
+
+@dataclass(frozen=True)
+class AnchorView:
+    """One vehicle's anchors after the last substep, arrays over anchors (world space).
+
+    Where an anchor is off the ground its wheel hangs at ``origin + direction * rest_length``.
+    """
+
+    origin_ws: np.ndarray
+    direction_ws: np.ndarray
+    contact_point_ws: np.ndarray
+    contact_normal_ws: np.ndarray
+    on_ground: np.ndarray
+    compression_m: np.ndarray
+    load_n: np.ndarray
+    sliding: np.ndarray
+    rest_length_m: float
+
+
+class Vehicle:
+    """A vehicle in the simulation: its body, its slot in the fleet, its last two states."""
+
+    def __init__(self, name: str, kind: str, fleet: VehicleFleet, index: int, path: NodePath):
+        self.name = name
+        self.kind = kind
+        """"tank" or "car": which fleet it drives in."""
+        self.fleet = fleet
+        self.index = index
+        self.path = path
+        self.spec = fleet.spec
+        self.current = body_state(self.body)
+        self.previous = self.current
+        self.lever: str | None = None
+        """The gear last asked for through the controls."""
+        armed = hasattr(self.spec, "gun")
+        self.aim = GunState() if armed else None
+        """Where the gun points and its reload (None: unarmed)."""
+        self.health = self.spec.armour.health if armed else None
+        self.destroyed = False
+        self.last_good = self.current
+        """The last state that was finite and above the ground (for the physics guard)."""
+
+    @property
+    def turret_heading_rad(self) -> float:
+        """Turret angle from the hull's forward, + to the right."""
+        return self.aim.turret_heading_rad if self.aim else 0.0
+
+    @property
+    def gun_elevation_rad(self) -> float:
+        """Gun angle above the turret's horizontal."""
+        return self.aim.elevation_rad if self.aim else 0.0
+
+    @property
+    def body(self) -> BulletRigidBodyNode:
+        return self.path.node()
+
+    @property
+    def gear(self) -> str:
+        return self.fleet.gearbox.gear_name(self.index)
+
+    @property
+    def rpm(self) -> float:
+        return float(self.fleet.rpm[self.index])
+
+    def anchors(self) -> AnchorView | None:
+        """This vehicle's rows of the controller's last report (world space), or None."""
+        report = self.fleet.model.report
+        if report is None:
+            return None
+        i = self.index
+        return AnchorView(report.origin_ws[i], report.direction_ws[i], report.contact_point_ws[i],
+                          report.contact_normal_ws[i], report.on_ground[i],
+                          report.compression_m[i], report.load_n[i], report.sliding[i],
+                          self.fleet.constants.rest_length_m)
+
+    def track_speeds_mps(self) -> tuple[float, float]:
+        """Ground speed along the hull under the left and right tracks (+ forward)."""
+        state = self.current
+        right, forward, _ = state.axes_ws()
+        track_x = self.fleet.constants.position_bs[:, 0]
+        speeds = []
+        for side in (track_x < 0.0, track_x > 0.0):
+            lever = right * track_x[side].mean()
+            point_velocity = state.velocity_ws + np.cross(state.angular_velocity_ws, lever)
+            speeds.append(float(point_velocity @ forward))
+        return speeds[0], speeds[1]
+
+    def anchor_reports(self) -> list[dict]:
+        """Per anchor, from the controller's last substep (no second ray is cast)."""
+        report = self.fleet.model.report
+        if report is None:
+            return []
+        i = self.index
+        anchors = [{"on_ground": bool(report.on_ground[i, a]),
+                    "compression": float(report.compression_m[i, a]),
+                    "load": float(report.load_n[i, a]),
+                    "sliding": bool(report.sliding[i, a])}
+                   for a in range(report.on_ground.shape[1])]
+        if self.fleet.constants.wheel_radius_m > 0.0:  # wheels also say how they turn
+            for a, anchor in enumerate(anchors):
+                anchor.update(steer_deg=math.degrees(report.steer_rad[i, a]),
+                              spin_rad_s=float(report.spin_speed_rad_s[i, a]),
+                              spin_angle_rad=float(report.spin_angle_rad[i, a]),
+                              slip_ratio=float(report.slip_ratio[i, a]),
+                              slip_angle_deg=math.degrees(report.slip_angle_rad[i, a]))
+        return anchors
+
+    def apply_controls(self, controls: Controls) -> list[Event]:
+        """Hand the driving controls to the fleet; a new lever position asks the gearbox."""
+        self.fleet.set_controls(self.index, controls.throttle, controls.steer, controls.brake,
+                                controls.handbrake)
+        if controls.gear is None or controls.gear == self.lever:
+            return []
+        self.lever = controls.gear
+        automatic = controls.gear == AUTOMATIC
+        self.fleet.gearbox.set_automatic(self.index, automatic)
+        if automatic:
+            return []
+        return request_events(self.name, self.fleet.request_gear(self.index, controls.gear))
+
+    def record_state(self, state: BodyState | None = None) -> None:
+        """Keep the state at the end of a step (read from the body unless given)."""
+        self.previous = self.current
+        self.current = body_state(self.body) if state is None else state
+
+
+def request_events(vehicle: str, request: GearRequest) -> list[Event]:
+    """The events of asking ``vehicle``'s gearbox for a gear."""
+    if request.outcome == "started":
+        return [ShiftStart(vehicle, request.from_gear, request.to_gear, automatic=False)]
+    if request.outcome == "shifted":
+        return [Shift(vehicle, request.from_gear, request.to_gear)]
+    if request.outcome == "refused":
+        return [ShiftRefused(vehicle, request.to_gear, request.reason)]
+    return []
+
+
+def step_events(fleet: VehicleFleet, gears: GearboxStep | None, names: list[str]
+                ) -> list[Event]:
+    """The shifts a fleet's gearboxes started (automatic) and finished in a step; the
+    vehicle at fleet index ``i`` is ``names[i]``."""
+    if gears is None:
+        return []
+    gearbox = fleet.gearbox
+    events: list[Event] = [ShiftStart(names[i], *gearbox.shift_names(i), automatic=True)
+                           for i in np.flatnonzero(gears.started).tolist()]
+    events += [Shift(names[i], *gearbox.shift_names(i))
+               for i in np.flatnonzero(gears.finished).tolist()]
+    return events

@@ -1,0 +1,93 @@
+"""Everything that draws one game session: a view per vehicle, the shells and the range's
+plates, the particles, and the suspension overlay.
+
+Made anew for every session (a restart makes a new session, and a new one of these
+that listens to its events); what outlives a session (the scene, the players' cameras
+and HUDs) belongs to the app.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from panda3d.core import NodePath
+
+from game.sim.events import Event
+from game.sim.session import GameSession
+from game.view.combat_view import CombatView, CombatViewSpec
+from game.view.debug_overlay import DebugOverlay, DebugOverlaySpec
+from game.view.effects import Effects, EffectsSpec
+from game.view.vehicle_view import VehicleLooks, VehicleView
+
+
+@dataclass(frozen=True)
+class SessionViewSpecs:
+    """What drawing a session reads of the config."""
+
+    looks: VehicleLooks
+    combat_view: CombatViewSpec
+    effects: EffectsSpec
+    debug_overlay: DebugOverlaySpec
+    fog_colour: tuple[float, ...]
+    fog_density_per_m: float
+
+
+class SessionView:
+    """Draws one session's vehicles, shells, plates, particles and anchors."""
+
+    def __init__(self, render: NodePath, overlay_2d: NodePath, session: GameSession,
+                 specs: SessionViewSpecs, quality: str, debug_rays: bool):
+        simulation = session.simulation
+        self.render = render
+        self.simulation = simulation
+        self.specs = specs
+        self.vehicle_views: dict[int, VehicleView] = {}
+        """One view per vehicle in the simulation, by id(vehicle); made as vehicles appear."""
+        self.combat_view = CombatView(render, simulation, specs.combat_view)
+        self.effects = Effects(simulation, specs.effects, render, simulation.seed, quality)
+        self.effects.particles.set_haze(specs.fog_colour, specs.fog_density_per_m)
+        self._particle_projection = None
+        self.overlay = DebugOverlay(render, overlay_2d, simulation, specs.debug_overlay,
+                                    visible=debug_rays)
+
+    def on_events(self, events: list[Event]) -> None:
+        self.effects.on_events(events)
+
+    def sync_vehicles(self, alpha: float) -> None:
+        """A view for every vehicle in the simulation (spawned mid-game too), none for
+        those gone."""
+        vehicles = {id(vehicle): vehicle for vehicle in self.simulation.vehicles}
+        for key in [key for key in self.vehicle_views if key not in vehicles]:
+            self.vehicle_views.pop(key).destroy()
+        for key, vehicle in vehicles.items():
+            if key not in self.vehicle_views:
+                view = VehicleView(self.render, vehicle, self.specs.looks, self.simulation.step_s)
+                view.update(alpha)
+                self.vehicle_views[key] = view
+
+    def view_of(self, vehicle) -> VehicleView | None:
+        return self.vehicle_views.get(id(vehicle)) if vehicle is not None else None
+
+    def update_vehicles(self, alpha: float, frame_s: float) -> None:
+        for view in self.vehicle_views.values():
+            view.update(alpha, frame_s)
+
+    def update_effects(self, alpha: float, frame_s: float, eye_ws: np.ndarray,
+                       projection: tuple[float, float], step_ms: float | None) -> None:
+        """Tracers face, and particles sort for, the eye; ``projection`` is the lens's
+        vertical field of view and aspect ratio, which size the particles."""
+        self.combat_view.update(alpha, eye_ws)
+        if projection != self._particle_projection:  # zoom, the gun sight, a resized window
+            self.effects.particles.set_projection(*projection)
+            self._particle_projection = projection
+        self.effects.update(frame_s, eye_ws)
+        self.overlay.update(step_ms)
+
+    def destroy(self) -> None:
+        for view in self.vehicle_views.values():
+            view.destroy()
+        self.vehicle_views.clear()
+        self.overlay.destroy()
+        self.effects.destroy()
+        self.combat_view.destroy()
