@@ -32,7 +32,6 @@ from direct.showbase.ShowBase import ShowBase
 from panda3d.core import ClockObject, Filename
 
 from game.audio.sounds import GameAudio, PandaSoundPlayer
-from game.config import GameConfig
 from game.errors import UserError
 from game.input.gamepad import GamepadSpec
 from game.input.keyboard import ActionKeys, KeyboardSpec, PandaKeyCapture
@@ -53,6 +52,7 @@ from game.view.scene import DesertScene
 from game.view.session_view import SessionView, SessionViewSpecs
 from game.view.shadows import MAIN_CAMERA_MASK
 from game.view.window import configure_window
+from game.window_config import WindowConfig
 
 
 @dataclass(frozen=True)
@@ -79,9 +79,9 @@ class WindowedRun:
 class TankBattleApp(ShowBase):
     """Wires the session, its views, the devices and the menu; runs the frame loop."""
 
-    def __init__(self, config: GameConfig, run: WindowedRun, *,
+    def __init__(self, config: WindowConfig, run: WindowedRun, *,
                  settings: UserSettings | None = None, bindings: UserBindings | None = None):
-        configure_window(config.game.window, run.offscreen)
+        configure_window(config.view.window, run.offscreen)
         self._systems: list = []
         """Everything with a destroy() that outlives a session, in the order made; taken
         down in reverse."""
@@ -93,24 +93,24 @@ class TankBattleApp(ShowBase):
         self.game_config = config
         self.run_options = run
         self.settings = settings
-        self.user = settings.current if settings is not None else config.game.user_settings
+        self.user = settings.current if settings is not None else config.view.user_settings
         self.paused = False
         self.step_ms: float | None = None
         """Mean wall time of the last frame's physics steps (the overlay shows it)."""
         if run.offscreen:  # frames advance exactly one step's time, as fast as they render
             self.clock.setMode(ClockObject.MNonRealTime)
             self.clock.setFrameRate(config.game.simulation.step_hz)
-        self.setBackgroundColor(*config.game.scene.fog_colour, 1.0)
+        self.setBackgroundColor(*config.view.scene.fog_colour, 1.0)
         self.disableMouse()
         self.session = GameSession(config.session, run.options, self._new_recorder())
-        game = config.game
+        view = config.view
         simulation = self.session.simulation
         self.scene = self._add(DesertScene(self, self.render, self.camera, simulation.terrain,
-                                           simulation.rocks, game.scene, game.sand,
-                                           game.shadows, game.terrain_view))
+                                           simulation.rocks, view.scene, view.sand,
+                                           view.shadows, view.terrain_view))
         self.views = self._make_views(run.options.players)
         """Each local player's camera, HUD and reticle, player 1 first."""
-        self.sounds = self._add(PandaSoundPlayer(self, game.audio))
+        self.sounds = self._add(PandaSoundPlayer(self, view.audio))
         controls = (replace(config.controls, keyboard=bindings.current,
                             gamepad=bindings.gamepad) if bindings is not None
                     else config.controls)
@@ -131,8 +131,8 @@ class TankBattleApp(ShowBase):
     def _make_views(self, players: int) -> list[PlayerView]:
         """Player 1 through ShowBase's camera; with two players, the window split in two
         and player 2 through a second camera, with a line between the halves."""
-        game = self.game_config.game
-        spec = game.local_players
+        view = self.game_config.view
+        spec = view.split_screen
         regions = player_regions(players, spec.split)
         screens = [main_screen(self, regions[0], MAIN_CAMERA_MASK)]
         follows = [lambda: self.session.simulation.player]
@@ -143,7 +143,7 @@ class TankBattleApp(ShowBase):
             follows.append(lambda: self.session.simulation.vehicle_named(SECOND_PLAYER))
             self._add(Divider(self.render2d, spec.split, spec.divider_width,
                               spec.divider_colour))
-        return [self._add(PlayerView(screen, game.camera, game.hud,
+        return [self._add(PlayerView(screen, view.camera, view.hud,
                                      self.session.simulation.terrain, follow, self._ray_cast,
                                      self.win, spec.notice_scale, spec.notice_colour))
                 for screen, follow in zip(screens, follows)]
@@ -157,7 +157,7 @@ class TankBattleApp(ShowBase):
 
         Hot plug: a pad connected mid-game drives at once; unplugging one in use pauses
         the game (the menu opens) rather than leaving a vehicle driverless."""
-        game = self.game_config.game
+        view = self.game_config.view
         scripted = self.run_options.scripted
         pads = None if scripted else PandaPads(self)
         self.player_inputs = self._add(LocalInputs(
@@ -175,7 +175,7 @@ class TankBattleApp(ShowBase):
         capture = (PandaKeyCapture(self.buttonThrowers[0].node(), DirectObject())
                    if self.buttonThrowers else None)
         self.menu = self._add(PauseMenu(
-            self.aspect2d, game.menu, self.settings or UserSettings(game.user_settings),
+            self.aspect2d, view.menu, self.settings or UserSettings(view.user_settings),
             controls, on_resume=self.resume, on_restart=self.restart_game,
             on_quit=self.finish, on_settings=self.apply_settings, sounds=self.sounds,
             bindings=bindings or UserBindings(self.game_config.controls.keyboard,
@@ -187,15 +187,15 @@ class TankBattleApp(ShowBase):
 
     def _start(self, session: GameSession, debug_rays: bool) -> None:
         """Run ``session``: its views and sounds, and the step loop that feeds them."""
-        game = self.game_config.game
+        view = self.game_config.view
         self.session = session
         self.session_view = SessionView(
             self.render, self.a2dTopLeft, session,
-            SessionViewSpecs(self.game_config.vehicle_looks, game.combat_view, game.effects,
-                             game.debug_overlay, game.scene.fog_colour,
-                             game.scene.fog_density_per_m),
+            SessionViewSpecs(self.game_config.vehicle_looks, view.combat_view, view.effects,
+                             view.debug_overlay, view.scene.fog_colour,
+                             view.scene.fog_density_per_m),
             self.user.quality, debug_rays)
-        self.audio = GameAudio(session.simulation, self.sounds, game.audio)
+        self.audio = GameAudio(session.simulation, self.sounds, view.audio)
         self.loop = StepLoop(session, self._player_controls, others=self.player_inputs.others,
                              telemetry=self.run_options.telemetry)
         self.loop.subscribe(self.session_view.on_events)
@@ -304,7 +304,7 @@ class TankBattleApp(ShowBase):
         if followed:
             self.scene.update(np.mean(followed, axis=0))
         lens = self.views[0].screen.lens
-        effects_s = min(max(float(frame_s), 0.0), self.game_config.game.camera.max_frame_s)
+        effects_s = min(max(float(frame_s), 0.0), self.game_config.view.camera.max_frame_s)
         session_view.update_effects(alpha, effects_s, self.views[0].eye,
                                     (lens.getFov()[1], lens.getAspectRatio()), self.step_ms)
 
@@ -334,14 +334,14 @@ class TankBattleApp(ShowBase):
         super().destroy()
 
 
-def run_windowed(config: GameConfig, run: WindowedRun, screenshot: Path | None = None,
+def run_windowed(config: WindowConfig, run: WindowedRun, screenshot: Path | None = None,
                  on_quit: Callable[[ReplayRecorder], None] | None = None) -> int:
     """Run the game in a window (or offscreen) until it is closed or its time is up;
     ``on_quit(recorder)`` gets the last game's replay recorder when it ends."""
     # A person's own settings only in an interactive game: scripted and offscreen runs
     # (tests, screenshots) look the same on every machine.
     interactive = not run.scripted
-    settings = UserSettings(config.game.user_settings) if interactive else None
+    settings = UserSettings(config.view.user_settings) if interactive else None
     bindings = (UserBindings(config.controls.keyboard, config.controls.gamepad)
                 if interactive else None)
     app = None

@@ -113,7 +113,11 @@ def run(argv: list[str] | None = None) -> int:
     """Run the game; raises UserError for anything the user got wrong."""
     args = build_parser().parse_args(argv)
     _check_arguments(args)
-    config = load_config(args.config)
+    if args.headless:
+        config = load_config(args.config)
+    else:  # a window reads the view's and the controls' config too
+        from game.window_config import load_window_config
+        config = load_window_config(args.config)
     digest = config_digest(args.config)
     step_hz = config.game.simulation.step_hz
     if args.replay:

@@ -1,8 +1,12 @@
 """Loading config/*.toml into validated, frozen specs, and assembling them.
 
-Every spec is declared beside the code it tunes; this module only reads the files and
-puts the specs together: :class:`GameSpec` is game.toml's tables, :class:`GameConfig`
-every file's, and :attr:`GameConfig.session` what a game is built from. Each file is read with the standard library's tomllib and handed to
+Every spec is declared beside the code it tunes; this module only reads the files
+and puts the specs together. :class:`GameConfig` is what the game itself reads
+(game.toml, tank.toml, car.toml, gearboxes.toml): everything a headless run, and a
+dedicated server, needs. A game in a window also reads view.toml and controls.toml
+(:mod:`game.window_config`).
+
+Each file is read with the standard library's tomllib and handed to
 :func:`physics.model.spec.build_spec`, which rejects unknown keys, missing keys,
 wrong types and out-of-range values. Any problem becomes a :class:`UserError`
 naming the file, the key, the value and what was expected.
@@ -12,34 +16,17 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from functools import cached_property
-
-from game.audio.sounds import AudioSpec
 from game.errors import UserError
-from game.input.bindings import ControlsSpec
-from game.settings import UserSettingsSpec
 from game.sim.ai import AISpec
 from game.sim.arena import SpawnSpec, WorldSpecs
 from game.sim.battle import BattleSpec
 from game.sim.combat import RangeSpec
 from game.sim.local_players import LocalPlayersSpec
 from game.sim.session import SessionSpecs
-from game.view.camera import CameraSpec
-from game.view.car_rig import CarRigSpec
-from game.view.combat_view import CombatViewSpec
-from game.view.debug_overlay import DebugOverlaySpec
-from game.view.effects import EffectsSpec
-from game.view.hud import HudSpec
-from game.view.menu_spec import MenuSpec
-from game.view.scene import SandSpec, SceneSpec
-from game.view.shadows import ShadowSpec
-from game.view.tank_rig import TankRigSpec
-from game.view.terrain_view import TerrainViewSpec
-from game.view.vehicle_view import VehicleLooks
-from game.view.window import WindowSpec
 from physics.model.gearbox import GearboxSpec
 from physics.model.rocks import RockSpec
 from physics.model.spec import Spec, SpecError, build_spec, tuning
@@ -82,27 +69,10 @@ def load_spec(path: Path, cls: type) -> Any:
         raise UserError(path, error.key, error.expected, error.value, has_value=True) from None
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 @dataclass(frozen=True)
 class GameSpec(Spec):
+    """config/game.toml: the game's own tables."""
+
     simulation: SimulationSpec = tuning("fixed-step physics")
     terrain: TerrainSpec = tuning("maps")
     rocks: RockSpec = tuning("rocks on the desert")
@@ -110,34 +80,18 @@ class GameSpec(Spec):
     battle: BattleSpec = tuning("rounds against the bots")
     ai: AISpec = tuning("how the bots drive and shoot")
     spawn: SpawnSpec = tuning("where vehicles start")
-    window: WindowSpec = tuning("the game window")
-    camera: CameraSpec = tuning("the chase camera and the gun sight")
-    scene: SceneSpec = tuning("sky, sun, fog and colours")
-    sand: SandSpec = tuning("the sand's detail texture")
-    shadows: ShadowSpec = tuning("sun shadows")
-    terrain_view: TerrainViewSpec = tuning("how the terrain is drawn")
-    tank_rig: TankRigSpec = tuning("the drawn tank's shape")
-    car_rig: CarRigSpec = tuning("the drawn car's shape")
-    combat_view: CombatViewSpec = tuning("how shells and plates are drawn")
-    effects: EffectsSpec = tuning("particles: shots, hits, explosions, wrecks, dust")
-    hud: HudSpec = tuning("the heads-up display")
-    debug_overlay: DebugOverlaySpec = tuning("the suspension-ray overlay (F3)")
-    menu: MenuSpec = tuning("the pause menu")
-    user_settings: UserSettingsSpec = tuning("defaults of the player's own settings")
-    audio: AudioSpec = tuning("the engine note and the sounds' falloff")
     local_players: LocalPlayersSpec = tuning("two players on one machine (--players 2)")
 
 
 @dataclass(frozen=True)
 class GameConfig:
-    """Everything the game reads from config/, loaded once at start."""
+    """Everything the game itself reads from config/, loaded once at start."""
 
     game: GameSpec
     tank: TankSpec
     tank_gearbox: GearboxSpec
     car: CarSpec
     car_gearbox: GearboxSpec
-    controls: ControlsSpec
 
     @cached_property
     def world(self) -> WorldSpecs:
@@ -145,11 +99,6 @@ class GameConfig:
         game = self.game
         return WorldSpecs(game.simulation, game.terrain, game.rocks, game.range, game.spawn,
                           self.tank, self.tank_gearbox, self.car, self.car_gearbox)
-
-    @cached_property
-    def vehicle_looks(self) -> VehicleLooks:
-        """What drawing a vehicle reads."""
-        return VehicleLooks(self.game.tank_rig, self.game.car_rig, self.game.scene)
 
     @cached_property
     def session(self) -> SessionSpecs:
@@ -173,14 +122,19 @@ def load_gearbox(path: Path, name: str, used_by: Path) -> GearboxSpec:
     return gearboxes[name]
 
 
-def load_config(config_dir: Path = CONFIG_DIR) -> GameConfig:
+def game_specs(config_dir: Path = CONFIG_DIR) -> dict[str, Any]:
+    """The game's specs from ``config_dir``: :class:`GameConfig`'s fields by name."""
     config_dir = Path(config_dir)
     tank_path = config_dir / "tank.toml"
     tank = load_spec(tank_path, TankSpec)
     car_path = config_dir / "car.toml"
     car = load_spec(car_path, CarSpec)
     gearboxes = config_dir / "gearboxes.toml"
-    return GameConfig(game=load_spec(config_dir / "game.toml", GameSpec), tank=tank,
-                      tank_gearbox=load_gearbox(gearboxes, tank.gearbox, tank_path),
-                      car=car, car_gearbox=load_gearbox(gearboxes, car.gearbox, car_path),
-                      controls=load_spec(config_dir / "controls.toml", ControlsSpec))
+    return {"game": load_spec(config_dir / "game.toml", GameSpec), "tank": tank,
+            "tank_gearbox": load_gearbox(gearboxes, tank.gearbox, tank_path),
+            "car": car, "car_gearbox": load_gearbox(gearboxes, car.gearbox, car_path)}
+
+
+def load_config(config_dir: Path = CONFIG_DIR) -> GameConfig:
+    """What the game itself reads (a headless run, a server)."""
+    return GameConfig(**game_specs(config_dir))

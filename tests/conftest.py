@@ -21,7 +21,7 @@ from typing import Callable
 
 import pytest
 
-from game.config import load_config
+from game.window_config import load_window_config
 from game.sim.controls import Controls
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -101,7 +101,7 @@ def config_copy(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def config():
     """The shipped config/, loaded once."""
-    return load_config(CONFIG_DIR)
+    return load_window_config(CONFIG_DIR)
 
 
 @pytest.fixture(scope="session")

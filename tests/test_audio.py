@@ -96,7 +96,7 @@ def test_game_audio_places_event_sounds_and_follows_rpm(config):
     enemy = _vehicle("enemy", (50.0, 0.0, 0.0))
     simulation = SimpleNamespace(vehicles=[player, enemy], player=player, plates=())
     fake = FakePlayer()
-    audio = GameAudio(simulation, fake, config.game.audio)
+    audio = GameAudio(simulation, fake, config.view.audio)
     audio.on_events([Shot("enemy"), hit("enemy", (49.0, 0.0, 1.0)),
                      hit("terrain", (10.0, 0.0, 0.0)), Destroyed("enemy", "player"),
                      ShiftRefused("player", "R", "moving")])
@@ -108,11 +108,11 @@ def test_game_audio_places_event_sounds_and_follows_rpm(config):
     audio.update(throttle=1.0)
     rate, volume, position = fake.loops["engine_loop"]
     assert rate == pytest.approx(2.0) and position == (1.0, 2.0, 3.0)
-    assert volume == pytest.approx(config.game.audio.full_throttle_volume)
+    assert volume == pytest.approx(config.view.audio.full_throttle_volume)
 
 
 def test_engine_note_rises_with_rpm_and_throttle_and_stays_in_bounds(config):
-    spec = config.game.audio
+    spec = config.view.audio
     low, quiet = engine_note(spec, 800.0, 0.0)
     high, loud = engine_note(spec, 2400.0, 1.0)
     assert high > low and loud > quiet
@@ -121,7 +121,7 @@ def test_engine_note_rises_with_rpm_and_throttle_and_stays_in_bounds(config):
 
 
 def test_track_clatter_follows_track_speed(config):
-    spec = config.game.audio
+    spec = config.view.audio
     assert track_clatter(spec, 0.0)[1] == 0.0  # standing still: silent
     slow, quiet = track_clatter(spec, 1.0)
     fast, loud = track_clatter(spec, 5.0)
@@ -134,7 +134,7 @@ def test_track_clatter_follows_track_speed(config):
 
 
 def test_tyres_roar_with_speed_and_squeal_when_sliding(config):
-    spec = config.game.audio
+    spec = config.view.audio
     still = tyre_noise(spec, 0.0, 0.0)
     assert still == (spec.tyre_roll_play_rates[0], 0.0, 0.0)
     rate, volume, squeal = tyre_noise(spec, 20.0, 0.0)
@@ -148,9 +148,9 @@ def test_a_tank_clatters_and_a_car_roars_from_the_players_vehicle(config):
     tank.track_speeds_mps = lambda: (4.0, 6.0)
     simulation = SimpleNamespace(vehicles=[tank], player=tank, plates=())
     fake = FakePlayer()
-    audio = GameAudio(simulation, fake, config.game.audio)
+    audio = GameAudio(simulation, fake, config.view.audio)
     audio.update(throttle=0.5)
-    assert fake.loops["track_clatter"][:2] == track_clatter(config.game.audio, 5.0)
+    assert fake.loops["track_clatter"][:2] == track_clatter(config.view.audio, 5.0)
     assert fake.loops["tyre_roll"][1] == 0.0 and fake.loops["tyre_skid"][1] == 0.0
     sliding = np.array([True, True, False, False])
     car = SimpleNamespace(
@@ -159,6 +159,6 @@ def test_a_tank_clatters_and_a_car_roars_from_the_players_vehicle(config):
         current=SimpleNamespace(position_ws=np.zeros(3), forward_speed_mps=lambda: 15.0))
     simulation.player = car
     audio.update(throttle=1.0)
-    rate, volume, squeal = tyre_noise(config.game.audio, 15.0, 0.5)
+    rate, volume, squeal = tyre_noise(config.view.audio, 15.0, 0.5)
     assert fake.loops["tyre_roll"][:2] == (rate, volume) and fake.loops["tyre_skid"][1] == squeal
     assert fake.loops["track_clatter"][1] == 0.0

@@ -20,7 +20,7 @@ def rig(config):
     terrain = build_terrain(MapChoice.parse("flat"), config.game.terrain, seed=1)
     render = NodePath("render")
     node = render.attachNewNode("camera")
-    return ChaseCamera(node, terrain, config.game.camera), node
+    return ChaseCamera(node, terrain, config.view.camera), node
 
 
 def frames(camera, seconds, position, rotation=np.eye(3), dt=FRAME_S):
@@ -43,7 +43,7 @@ def test_it_sits_behind_and_above_and_aims_ahead(rig, config):
     camera, node = rig
     list(frames(camera, 0.1, (0.0, 0.0, 2.0)))
     x, y, z = node.getPos()
-    spec = config.game.camera
+    spec = config.view.camera
     assert x == pytest.approx(0.0, abs=1e-6)
     assert y == pytest.approx(-spec.distance_lengths * LENGTH_M, rel=1e-3)
     assert z - 2.0 == pytest.approx(spec.height_lengths * LENGTH_M, rel=1e-3)
@@ -72,7 +72,7 @@ def test_a_hitch_glides_on_and_settles(rig, config):
     camera.update(float("nan"), np.array([0.0, 50.0, 0.0]), np.eye(3), LENGTH_M)
     assert np.all(np.isfinite(np.array(node.getPos())))
     list(frames(camera, 3.0, (0.0, 50.0, 0.0)))
-    expected_y = 50.0 - config.game.camera.distance_lengths * LENGTH_M
+    expected_y = 50.0 - config.view.camera.distance_lengths * LENGTH_M
     assert node.getY() == pytest.approx(expected_y, abs=0.05)
 
 
@@ -92,11 +92,11 @@ def test_orbit_follows_the_mouse_and_returns_when_released(rig, config):
     camera, node = rig
     list(frames(camera, 0.1, (0.0, 0.0, 0.0)))
     camera.hold_orbit(True)
-    camera.orbit(90.0 / config.game.camera.orbit_deg_per_screen, 0.0)
+    camera.orbit(90.0 / config.view.camera.orbit_deg_per_screen, 0.0)
     list(frames(camera, 0.5, (0.0, 0.0, 0.0)))
     assert math.degrees(camera.orbit_yaw) == pytest.approx(90.0)
     x, y, _ = node.getPos()
-    assert x < -0.9 * config.game.camera.distance_lengths * LENGTH_M, "not swung to the side"
+    assert x < -0.9 * config.view.camera.distance_lengths * LENGTH_M, "not swung to the side"
     camera.hold_orbit(False)
     yaws = [math.degrees(c.orbit_yaw) for c in frames(camera, 5.0, (0.0, 0.0, 0.0))]
     assert np.all(np.diff(yaws) <= 1e-9) and min(yaws) >= -1e-6, "overshot on the way back"
@@ -106,7 +106,7 @@ def test_orbit_follows_the_mouse_and_returns_when_released(rig, config):
 
 def test_orbit_pitch_and_zoom_are_limited(rig, config):
     camera, _ = rig
-    spec = config.game.camera
+    spec = config.view.camera
     camera.hold_orbit(True)
     camera.orbit(0.0, -10.0)
     assert math.degrees(camera.orbit_pitch) == pytest.approx(spec.orbit_pitch_limits_deg[1])
@@ -130,12 +130,12 @@ def test_never_below_the_ground_and_pulled_in_front_of_obstacles(config):
         t = (start[1] - wall_y) / (start[1] - end[1])
         return start + (end - start) * t
 
-    camera = ChaseCamera(node, terrain, config.game.camera, ray)
+    camera = ChaseCamera(node, terrain, config.view.camera, ray)
     camera.hold_orbit(True)
     camera.orbit(0.0, 10.0)  # as low as it goes
     for _ in frames(camera, 1.0, (0.0, 0.0, 0.0)):
-        assert node.getZ() >= config.game.camera.terrain_clearance_m - 1e-9
-        assert node.getY() >= wall_y + config.game.camera.obstacle_margin_m * 0.5
+        assert node.getZ() >= config.view.camera.terrain_clearance_m - 1e-9
+        assert node.getY() >= wall_y + config.view.camera.obstacle_margin_m * 0.5
 
 
 def test_the_view_key_toggles_the_gun_sight(rig, config):
@@ -143,7 +143,7 @@ def test_the_view_key_toggles_the_gun_sight(rig, config):
     assert camera.mode == CHASE
     camera.toggle_view()
     assert camera.mode == GUNSIGHT
-    assert camera.field_of_view_deg == config.game.camera.gunsight_field_of_view_deg
+    assert camera.field_of_view_deg == config.view.camera.gunsight_field_of_view_deg
     eye = np.array([1.0, 2.0, 3.0])
     axes = np.eye(3)
     camera.update(FRAME_S, np.zeros(3), np.eye(3), LENGTH_M, (eye, axes))
@@ -151,4 +151,4 @@ def test_the_view_key_toggles_the_gun_sight(rig, config):
     np.testing.assert_allclose(np.array(node.getQuat().getForward()), [0.0, 1.0, 0.0],
                                atol=1e-6)
     camera.toggle_view()
-    assert camera.field_of_view_deg == config.game.camera.field_of_view_deg
+    assert camera.field_of_view_deg == config.view.camera.field_of_view_deg

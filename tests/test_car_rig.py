@@ -31,7 +31,7 @@ def drive(config):
     simulation = Simulation(config.world, MapChoice.parse("desert"), seed=1, player_vehicle="car")
     vehicle = simulation.player
     render = NodePath("render")
-    rig = CarRig(render, vehicle, config.game.car_rig, simulation.step_s)
+    rig = CarRig(render, vehicle, config.view.car_rig, simulation.step_s)
     anchors_bs = vehicle.fleet.constants.position_bs
     frames = []
     for step in range(150):
@@ -129,7 +129,7 @@ def test_between_steps_the_wheels_blend_like_the_body(config):
     simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1, player_vehicle="car")
     vehicle = simulation.player
     render = NodePath("render")
-    rig = CarRig(render, vehicle, config.game.car_rig, simulation.step_s)
+    rig = CarRig(render, vehicle, config.view.car_rig, simulation.step_s)
     for _ in range(90):
         simulation.step(Controls(throttle=1.0, steer=0.5, gear="1"))
         rig.update(1.0)
@@ -164,7 +164,7 @@ def test_swapping_mid_game_draws_the_new_car_and_the_camera_follows_it(run_cli, 
     width, height = image.getXSize(), image.getYSize()
     pixels = np.array([[image.getXel(x, y) for x in range(0, width, 4)]
                        for y in range(0, height, 4)])
-    paint = np.array(config.game.car_rig.body_colour)
+    paint = np.array(config.view.car_rig.body_colour)
     # Lit orange: red well above blue, hue near the paint's.
     orange = (pixels[..., 0] > pixels[..., 2] + 0.3) & (pixels[..., 1] < pixels[..., 0] * 0.75)
     rows, columns = np.nonzero(orange)

@@ -16,6 +16,7 @@ import pytest
 
 from game.config import GameConfig, load_config
 from game.errors import UserError
+from game.window_config import ViewSpec, WindowConfig, load_window_config
 from physics.model.spec import Spec, SpecError, build_spec, tuning
 from physics.model.stepping import SimulationSpec
 
@@ -66,11 +67,19 @@ def add_line_to_table(path: Path, table: str, line: str) -> None:
 def load_error(config_dir: Path) -> str:
     """The message of the UserError loading ``config_dir`` raises (fails if none)."""
     with pytest.raises(UserError) as caught:
-        load_config(config_dir)
+        load_window_config(config_dir)
     message = str(caught.value)
     assert "\n" not in message and "\r" not in message, message
     assert "Traceback" not in message
     return message
+
+
+VIEW_TABLES = {field.name for field in dataclasses.fields(ViewSpec)}
+
+
+def file_of(table: str) -> str:
+    """The config file a table of game.toml's or view.toml's is in."""
+    return "view.toml" if table.split(".")[0] in VIEW_TABLES else "game.toml"
 
 
 def assert_names(message: str, path: Path, key: str | None, *expected: str) -> None:
@@ -96,16 +105,27 @@ SUBSTEP_BOUNDS = _bounds(SimulationSpec, "substeps")
 
 
 def test_the_shipped_config_loads(config):
-    assert isinstance(config, GameConfig)
+    assert isinstance(config, WindowConfig) and isinstance(config, GameConfig)
     simulation = config.game.simulation
     assert simulation.step_hz > 0 and simulation.substeps >= 1
-    assert len(config.game.scene.sky_colour) == 3
+    assert len(config.view.scene.sky_colour) == 3
     with pytest.raises(dataclasses.FrozenInstanceError):
         simulation.step_hz = 1.0  # type: ignore[misc]
 
 
 def test_a_copy_loads_the_same(config_copy, config):
-    assert load_config(config_copy) == config
+    assert load_window_config(config_copy) == config
+
+
+def test_the_game_alone_reads_no_view_or_controls(config_copy, config):
+    """A headless run (a server) reads the game's files only: a broken view.toml or
+    controls.toml stops a window, not the game."""
+    set_key(config_copy / "view.toml", "window", "title", "1")
+    (config_copy / "controls.toml").unlink()
+    game = load_config(config_copy)
+    assert game == GameConfig(config.game, config.tank, config.tank_gearbox, config.car,
+                              config.car_gearbox)
+    assert_names(load_error(config_copy), config_copy / "view.toml", "window.title")
 
 
 # ----- bad values, through load_config ----------------------------------------------------
@@ -156,7 +176,7 @@ BAD_VALUES = [
 @pytest.mark.parametrize("table, key, raw, dotted, phrases", BAD_VALUES)
 def test_a_bad_value_names_file_key_and_what_was_expected(config_copy, table, key, raw,
                                                           dotted, phrases):
-    path = config_copy / "game.toml"
+    path = config_copy / file_of(table)
     set_key(path, table, key, raw)
     message = load_error(config_copy)
     assert_names(message, path, dotted, *phrases)
@@ -247,7 +267,8 @@ def test_an_empty_file(config_copy, content):
     assert_names(load_error(config_copy), path, None, "empty")
 
 
-@pytest.mark.parametrize("name", ["game.toml", "tank.toml", "gearboxes.toml"])
+@pytest.mark.parametrize("name", ["game.toml", "tank.toml", "gearboxes.toml", "view.toml",
+                                  "controls.toml"])
 def test_a_missing_file(config_copy, name):
     path = config_copy / name
     path.unlink()
@@ -310,6 +331,15 @@ def test_the_cli_reports_a_garbage_file_in_one_line_and_exits_2(config_copy, run
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and str(path) in lines[0], result.stderr
+
+
+def test_a_window_reports_a_bad_view_file_before_it_opens(config_copy, run_cli):
+    path = config_copy / "view.toml"
+    set_key(path, "hud", "text_scale", "-1.0")
+    result = run_cli("--offscreen", "--seconds", "0.1", "--config", config_copy)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and "hud.text_scale" in lines[0], lines
 
 
 # ----- physics.model.spec on its own ---------------------------------------------------------------

@@ -42,8 +42,8 @@ def user_bindings(config, **options) -> UserBindings:
 def page(home, config):
     """(the menu, its Controls page, the fake key source, the bindings handed to the game)."""
     capture, applied = FakeCapture(), []
-    menu = PauseMenu(NodePath("aspect2d"), config.game.menu,
-                     UserSettings(config.game.user_settings), config.controls,
+    menu = PauseMenu(NodePath("aspect2d"), config.view.menu,
+                     UserSettings(config.view.user_settings), config.controls,
                      on_resume=lambda: None, on_restart=lambda: None, on_quit=lambda: None,
                      on_settings=lambda settings: None,
                      bindings=user_bindings(config), key_capture=capture,
@@ -174,8 +174,8 @@ def test_the_running_games_keyboard_uses_the_new_key(page, config):
 def test_a_bad_bindings_file_is_reported_on_the_page(home, config):
     home.mkdir(parents=True)
     (home / "bindings.toml").write_text("[keyboard]\nfire = [1]\n", encoding="utf-8")
-    menu = PauseMenu(NodePath("aspect2d"), config.game.menu,
-                     UserSettings(config.game.user_settings), config.controls,
+    menu = PauseMenu(NodePath("aspect2d"), config.view.menu,
+                     UserSettings(config.view.user_settings), config.controls,
                      on_resume=lambda: None, on_restart=lambda: None, on_quit=lambda: None,
                      on_settings=lambda settings: None,
                      bindings=user_bindings(config, warn=lambda line: None),
@@ -186,8 +186,8 @@ def test_a_bad_bindings_file_is_reported_on_the_page(home, config):
 
 
 def test_without_a_key_source_the_page_only_shows_the_keys(home, config):
-    menu = PauseMenu(NodePath("aspect2d"), config.game.menu,
-                     UserSettings(config.game.user_settings), config.controls,
+    menu = PauseMenu(NodePath("aspect2d"), config.view.menu,
+                     UserSettings(config.view.user_settings), config.controls,
                      on_resume=lambda: None, on_restart=lambda: None, on_quit=lambda: None,
                      on_settings=lambda settings: None)
     controls = menu.controls_page

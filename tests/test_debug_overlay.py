@@ -26,7 +26,7 @@ def simulation(config):
 
 
 def test_the_overlay_builds_one_ray_per_anchor_per_vehicle_from_the_reports(simulation, config):
-    overlay = DebugOverlay(None, None, simulation, config.game.debug_overlay, visible=True)
+    overlay = DebugOverlay(None, None, simulation, config.view.debug_overlay, visible=True)
     overlay.update(step_ms=1.0)
     views = [vehicle.anchors() for vehicle in simulation.vehicles]
     anchors = sum(len(view.on_ground) for view in views)
@@ -42,7 +42,7 @@ def test_the_overlay_builds_one_ray_per_anchor_per_vehicle_from_the_reports(simu
 
 
 def test_hidden_overlay_does_no_work(simulation, config):
-    overlay = DebugOverlay(None, None, simulation, config.game.debug_overlay, visible=False)
+    overlay = DebugOverlay(None, None, simulation, config.view.debug_overlay, visible=False)
     overlay.update()
     assert overlay.ray_count == 0
     overlay.toggle()
@@ -51,7 +51,7 @@ def test_hidden_overlay_does_no_work(simulation, config):
 
 
 def test_airborne_anchors_draw_full_length_and_sliding_ones_a_cross(config):
-    spec = config.game.debug_overlay
+    spec = config.view.debug_overlay
     view = AnchorView(origin_ws=np.array([[0.0, 0.0, 1.0], [2.0, 0.0, 1.0]]),
                       direction_ws=np.array([[0.0, 0.0, -1.0]] * 2),
                       contact_point_ws=np.array([[0.0, 0.0, 0.7], [0.0, 0.0, 0.0]]),
@@ -82,7 +82,7 @@ def _magenta_pixels(path, colour) -> int:
 
 
 def test_an_offscreen_screenshot_with_debug_rays_shows_the_ray_lines(run_cli, tmp_path, config):
-    spec = config.game.debug_overlay
+    spec = config.view.debug_overlay
     with_rays, without = tmp_path / "rays.png", tmp_path / "plain.png"
     for png, flags in ((with_rays, ["--debug-rays"]), (without, [])):
         result = run_cli("--offscreen", "--seconds", "0.5", "--map", "flat", "--screenshot",

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from game.config import load_config
+from game.window_config import load_window_config
 from game.input.gamepad import GamepadSpec
 from game.sim.controls import AUTOMATIC, Controls
 from game.errors import UserError
@@ -17,7 +17,7 @@ from physics.model.spec import SpecError
 
 @pytest.fixture(scope="module")
 def spec() -> GamepadSpec:
-    return load_config().controls.gamepad
+    return load_window_config().controls.gamepad
 
 
 def test_dead_zone_gives_nothing_and_full_deflection_gives_full(spec):
@@ -175,7 +175,7 @@ def test_an_unknown_axis_in_the_file_is_one_line_naming_the_key(config_copy, edi
     path = config_copy / "controls.toml"
     edit_file(path, 'steer_axis = "left_x"', 'steer_axis = "wheel"')
     with pytest.raises(UserError) as caught:
-        load_config(config_copy)
+        load_window_config(config_copy)
     message = str(caught.value)
     assert "gamepad.steer_axis" in message and "left_x" in message and "\n" not in message
 
@@ -296,7 +296,7 @@ def test_start_button_asks_for_the_pause_menu_once_per_press(spec):
 class FakeKeyboard:
     def __init__(self):
         from game.input.keyboard import KeyboardMapper
-        self.mapper = KeyboardMapper(load_config().controls.keyboard)
+        self.mapper = KeyboardMapper(load_window_config().controls.keyboard)
         self.held = set()
 
     def controls(self, aim=None, current_gear=None):

@@ -25,7 +25,7 @@ def game(config):
     root = NodePath("aspect2d")
     corners = {"center": root, "bottom_left": root.attachNewNode("bl"),
                "top_right": root.attachNewNode("tr"), "top_center": root.attachNewNode("tc")}
-    hud = Hud(corners, config.game.hud)
+    hud = Hud(corners, config.view.hud)
     yield simulation, battle, hud
     hud.destroy()
     simulation.destroy()
@@ -62,7 +62,7 @@ def test_hud_values_follow_the_simulation(game, config):
     assert hud.state.rpm == player.rpm and f"{player.rpm:.0f} rpm" in _text(hud.rpm_label)
     assert hud.rpm_bar.getSx() == pytest.approx(
         min(player.rpm / player.fleet.gearbox.spec.redline_rpm, 1.0)
-        * config.game.hud.bar_size[0], rel=1e-3)
+        * config.view.hud.bar_size[0], rel=1e-3)
     # Health: a hit shows at once.
     full_width = hud.health_bar.getSx()
     bot = next(v for v in simulation.vehicles if v is not player)
@@ -123,6 +123,6 @@ def test_reload_ring_and_messages(game, config):
     text = _text(hud.message_text)
     assert "Shift to R refused" in text and "bot-1 destroyed by you" in text
     assert "You win round 1" in text and "bot-1" not in text.splitlines()[0]
-    for _ in range(int(config.game.hud.message_s * 60) + 2):
+    for _ in range(int(config.view.hud.message_s * 60) + 2):
         hud.update(hud.state, 1.0 / 60.0)
     assert _text(hud.message_text) == ""

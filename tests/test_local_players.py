@@ -12,7 +12,7 @@ from game.sim.battle import Battle
 from game.sim.events import Reset, RoundEnd, RoundStart
 from game.sim.controls import Controls
 from game.errors import UserError
-from game.config import load_config
+from game.window_config import load_window_config
 from game.view.hud_state import read_hud_state
 from game.sim.local_players import SECOND_PLAYER, add_second_player
 from game.view.player_view import FULL_WINDOW, SPLIT_REGIONS, player_regions, region_point
@@ -154,15 +154,16 @@ def test_a_window_point_in_a_views_own_coordinates():
     assert region_point(FULL_WINDOW, 0.3, -0.2) == pytest.approx((0.3, -0.2))
 
 
-@pytest.mark.parametrize("old, new, key", [
-    ('split = "side_by_side"', 'split = "diagonal"', "local_players.split"),
-    ("second_offset_m = 10.0", "second_offset_m = 500.0", "local_players.second_offset_m"),
+@pytest.mark.parametrize("file_name, old, new, key", [
+    ("view.toml", 'split = "side_by_side"', 'split = "diagonal"', "split_screen.split"),
+    ("game.toml", "second_offset_m = 10.0", "second_offset_m = 500.0",
+     "local_players.second_offset_m"),
 ])
-def test_a_bad_local_players_value_is_one_line_naming_it(config_copy, edit_file, old, new,
-                                                         key):
-    edit_file(config_copy / "game.toml", old, new)
+def test_a_bad_local_players_value_is_one_line_naming_it(config_copy, edit_file, file_name,
+                                                         old, new, key):
+    edit_file(config_copy / file_name, old, new)
     with pytest.raises(UserError) as caught:
-        load_config(config_copy)
+        load_window_config(config_copy)
     assert key in str(caught.value) and "\n" not in str(caught.value)
 
 

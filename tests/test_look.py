@@ -33,8 +33,8 @@ def desert(config):
 
 def make_rig(config, vehicle) -> tuple[NodePath, TankRig]:
     render = NodePath("render")
-    rig = TankRig(render, vehicle, config.game.tank_rig, config.game.scene.vehicle_colour,
-                  config.game.scene.track_colour)
+    rig = TankRig(render, vehicle, config.view.tank_rig, config.view.scene.vehicle_colour,
+                  config.view.scene.track_colour)
     return render, rig
 
 
@@ -175,7 +175,7 @@ def test_the_chase_camera_stays_above_the_steepest_dunes(config, desert):
         hit = desert.world.ray_closest(start, end, exclude=vehicle.body)
         return None if hit is None else hit.position_ws
 
-    camera = ChaseCamera(camera_node, terrain, config.game.camera, ray)
+    camera = ChaseCamera(camera_node, terrain, config.view.camera, ray)
     length = 2.0 * vehicle.spec.hull.half_extents_m[1]
     lowest = math.inf
     passed_steep = False
@@ -233,8 +233,8 @@ def test_tracers_are_streaks_in_one_node_rebuilt_each_frame(config):
     from game.view.combat_view import CombatView
     battle = FakeBattle()
     render = NodePath("render")
-    view = CombatView(render, battle, config.game.combat_view)
-    spec = config.game.combat_view
+    view = CombatView(render, battle, config.view.combat_view)
+    spec = config.view.combat_view
     children = view.root.getNumChildren()
     eye = np.array([0.0, -50.0, 10.0])
     view.update(1.0, eye)
@@ -274,7 +274,7 @@ def test_plates_are_steel_boxes_on_posts_in_the_ground(config):
     battle.plates = [FakePlate((0.0, 100.0, ground + 2.0), (2.0, 0.05, 1.5)),
                      FakePlate((30.0, 300.0, ground + 2.0), (2.0, 0.05, 1.5), heading_deg=30.0)]
     render = NodePath("render")
-    view = CombatView(render, battle, config.game.combat_view)
+    view = CombatView(render, battle, config.view.combat_view)
     view.update(1.0, np.zeros(3))
     view.update(1.0, np.zeros(3))
     assert len(view.plates) == 2
@@ -298,7 +298,7 @@ def test_the_simulation_s_shells_are_drawn(config):
         if not hasattr(simulation, "shells"):
             pytest.skip("the simulation has no shells yet")
         render = NodePath("render")
-        view = CombatView(render, simulation, config.game.combat_view)
+        view = CombatView(render, simulation, config.view.combat_view)
         simulation.player.aim.reload_left_s = 0.0  # loaded
         for _ in range(3):
             simulation.step(Controls(fire=True))
@@ -327,10 +327,10 @@ def test_a_destroyed_vehicle_is_drawn_as_a_burnt_wreck(config, desert):
     view.update(1.0)
     assert view.wrecked
     np.testing.assert_allclose(hull_colours(view.rig),
-                               paint * np.array(config.game.scene.wreck_shade), atol=1e-5)
+                               paint * np.array(config.view.scene.wreck_shade), atol=1e-5)
     view.update(1.0)  # stays burnt, not burnt twice
     np.testing.assert_allclose(hull_colours(view.rig),
-                               paint * np.array(config.game.scene.wreck_shade), atol=1e-5)
+                               paint * np.array(config.view.scene.wreck_shade), atol=1e-5)
     vehicle.destroyed = False
     view.update(1.0)
     np.testing.assert_allclose(hull_colours(view.rig), paint, atol=1e-6)

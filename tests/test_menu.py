@@ -31,8 +31,8 @@ class FakeSounds:
 def menu(config, tmp_path, monkeypatch):
     monkeypatch.setenv(OVERRIDE_ENV, str(tmp_path))
     calls, sounds = [], FakeSounds()
-    pause_menu = PauseMenu(NodePath("aspect2d"), config.game.menu,
-                           UserSettings(config.game.user_settings), config.controls,
+    pause_menu = PauseMenu(NodePath("aspect2d"), config.view.menu,
+                           UserSettings(config.view.user_settings), config.controls,
                            on_resume=lambda: calls.append("resume"),
                            on_restart=lambda: calls.append("restart"),
                            on_quit=lambda: calls.append("quit"),
@@ -80,8 +80,8 @@ def test_check_boxes_and_the_quality_choice_click_and_apply(menu):
 def test_without_a_sound_player_the_menu_still_works(config, tmp_path, monkeypatch):
     monkeypatch.setenv(OVERRIDE_ENV, str(tmp_path))
     calls = []
-    silent = PauseMenu(NodePath("aspect2d"), config.game.menu,
-                       UserSettings(config.game.user_settings), config.controls,
+    silent = PauseMenu(NodePath("aspect2d"), config.view.menu,
+                       UserSettings(config.view.user_settings), config.controls,
                        on_resume=lambda: calls.append("resume"), on_restart=lambda: None,
                        on_quit=lambda: None, on_settings=lambda settings: None)
     _press(silent.buttons["main/Resume"])

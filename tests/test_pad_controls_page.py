@@ -21,8 +21,8 @@ from tests.test_player_input import FakePads
 def pad_page(home, config):
     """(the menu, its Controls page, the fake keys, the fake pads, what the game got)."""
     keys, pads, applied = FakeCapture(), FakePads("pad1"), []
-    menu = PauseMenu(NodePath("aspect2d"), config.game.menu,
-                     UserSettings(config.game.user_settings), config.controls,
+    menu = PauseMenu(NodePath("aspect2d"), config.view.menu,
+                     UserSettings(config.view.user_settings), config.controls,
                      on_resume=lambda: None, on_restart=lambda: None, on_quit=lambda: None,
                      on_settings=lambda settings: None, bindings=user_bindings(config),
                      key_capture=keys, pad_capture=PadButtonCapture(pads),
@@ -118,8 +118,8 @@ def test_a_pad_unplugged_while_waiting_ends_the_wait(pad_page):
 
 
 def test_a_menu_without_pads_says_to_connect_one(home, config):
-    menu = PauseMenu(NodePath("aspect2d"), config.game.menu,
-                     UserSettings(config.game.user_settings), config.controls,
+    menu = PauseMenu(NodePath("aspect2d"), config.view.menu,
+                     UserSettings(config.view.user_settings), config.controls,
                      on_resume=lambda: None, on_restart=lambda: None, on_quit=lambda: None,
                      on_settings=lambda settings: None, bindings=user_bindings(config),
                      key_capture=FakeCapture())

@@ -215,7 +215,7 @@ def test_the_running_games_pads_use_the_new_binding(config, pads):
     source = FakePads()
     inputs = LocalInputs(FakeEvents(), config.controls, [FakeView(), FakeView()],
                          pad_source=source, mouse=lambda: None,
-                         user=lambda: config.game.user_settings, on_unplug=lambda: None)
+                         user=lambda: config.view.user_settings, on_unplug=lambda: None)
     source.plug("pad1")  # player 2's
     source.plug("pad2")  # player 1's
     rebound = assign_pad_button(next_axis(pads, "throttle_axis").gamepad, "fire",

@@ -121,14 +121,14 @@ def battle(config):
 
 def test_events_spawn_the_right_effects(battle, config):
     simulation, _ = battle
-    effects = Effects(simulation, config.game.effects, seed=1)
+    effects = Effects(simulation, config.view.effects, seed=1)
     player = simulation.player
     bot = next(v for v in simulation.vehicles if v is not player)
     effects.on_events([Shot(player.name)])
     assert effects.counts["muzzle_flash"] == 1 and effects.counts["muzzle_smoke"] == 1
     spawned = effects.particles.count
-    assert spawned == (config.game.effects.muzzle_flash.count
-                       + config.game.effects.muzzle_smoke.count)
+    assert spawned == (config.view.effects.muzzle_flash.count
+                       + config.view.effects.muzzle_smoke.count)
     # Metal (a tank) gives sparks; the ground gives sand.
     effects.on_events([Hit(player.name, bot.name, tuple(bot.current.position_ws), (0, -1, 0),
                            1200.0)])
@@ -145,27 +145,27 @@ def test_events_spawn_the_right_effects(battle, config):
         assert effects.counts[name] == 1, name
     assert effects.smoking_wrecks == [bot.name]
     effects.update(1.0, streams=True)
-    assert effects.counts["wreck_smoke"] >= config.game.effects.wreck_smoke.count * 0.9
-    assert effects.particles.count <= config.game.effects.capacity
+    assert effects.counts["wreck_smoke"] >= config.view.effects.wreck_smoke.count * 0.9
+    assert effects.particles.count <= config.view.effects.capacity
 
 
 def test_quality_scales_the_bursts(battle, config):
     simulation, _ = battle
-    effects = Effects(simulation, config.game.effects, seed=1, quality="low")
+    effects = Effects(simulation, config.view.effects, seed=1, quality="low")
     effects.on_events([Shot(simulation.player.name)])
-    full = config.game.effects.muzzle_flash.count + config.game.effects.muzzle_smoke.count
+    full = config.view.effects.muzzle_flash.count + config.view.effects.muzzle_smoke.count
     assert 0 < effects.particles.count < full
 
 
 def test_moving_vehicles_raise_dust_and_standing_ones_do_not(battle, config):
     simulation, _ = battle
-    effects = Effects(simulation, config.game.effects, seed=1)
+    effects = Effects(simulation, config.view.effects, seed=1)
     for _ in range(30):
         effects.update(1.0 / 60.0)
     assert effects.counts["track_dust"] == 0
     for _ in range(150):
         simulation.step(Controls(throttle=1.0))
-    assert simulation.player.current.forward_speed_mps() > config.game.effects.dust_min_speed_mps
+    assert simulation.player.current.forward_speed_mps() > config.view.effects.dust_min_speed_mps
     for _ in range(60):
         effects.update(1.0 / 60.0)
     assert effects.counts["track_dust"] > 0

@@ -105,7 +105,7 @@ def rig(config):
     events, source = FakeEvents(), FakePads()
     views, paused = [FakeView(), FakeView()], []
     inputs = LocalInputs(events, config.controls, views, pad_source=source,
-                         mouse=lambda: None, user=lambda: config.game.user_settings,
+                         mouse=lambda: None, user=lambda: config.view.user_settings,
                          on_unplug=lambda: paused.append(True))
     yield inputs, events, source, views, paused
     inputs.destroy()
@@ -164,7 +164,7 @@ def test_start_on_player_twos_pad_pauses(rig, config):
 def test_scripted_runs_read_no_pad(config):
     views = [FakeView(), FakeView()]
     inputs = LocalInputs(FakeEvents(), config.controls, views, pad_source=None,
-                         mouse=lambda: None, user=lambda: config.game.user_settings,
+                         mouse=lambda: None, user=lambda: config.view.user_settings,
                          on_unplug=lambda: None)
     inputs.update(1.0 / 60.0)
     assert inputs.others(_simulation()) == {} and not inputs.pause_pressed()
@@ -175,6 +175,6 @@ def test_pads_switched_off_in_the_config_are_never_read(config):
     controls = replace(config.controls, gamepad=replace(config.controls.gamepad, enabled=False))
     source = FakePads("pad1")
     inputs = LocalInputs(FakeEvents(), controls, [FakeView()], pad_source=source,
-                         mouse=lambda: None, user=lambda: config.game.user_settings,
+                         mouse=lambda: None, user=lambda: config.view.user_settings,
                          on_unplug=lambda: None)
     assert inputs.pads == [None] and source.router is None

@@ -47,7 +47,7 @@ def test_offscreen_run_exits_0_and_writes_the_png(render, config):
     assert "Traceback" not in result.stderr
     image = PNMImage()
     assert image.read(Filename.fromOsSpecific(str(png)))
-    window = config.game.window
+    window = config.view.window
     assert (image.getXSize(), image.getYSize()) == (window.width_px, window.height_px)
 
 
@@ -65,7 +65,7 @@ def test_the_picture_is_opaque_and_not_blank(pixels):
 
 
 def test_a_sky_gradient_at_the_top(pixels, config):
-    scene = config.game.scene
+    scene = config.view.scene
     top = pixels[: len(pixels) // 10, :, :3].reshape(-1, 3)
     zenith, horizon = np.array(scene.sky_colour), np.array(scene.fog_colour)
     # Every sky pixel lies between the horizon and zenith colours (plus the sun's glow).
@@ -100,7 +100,7 @@ def test_lit_sand_at_the_bottom(pixels, config):
     ordered = (red > green) & (green > blue)
     assert ordered.mean() > 0.95, "the bottom is not sand-coloured (red > green > blue)"
     hue, saturation = _hue_saturation(bottom)
-    scene = config.game.scene
+    scene = config.view.scene
     sand_hues = [_hue_saturation(np.array([colour]))[0][0]
                  for colour in (scene.sand_light_colour, scene.sand_dark_colour)]
     low, high = min(sand_hues) - 15.0, max(sand_hues) + 15.0
@@ -113,7 +113,7 @@ def test_lit_sand_at_the_bottom(pixels, config):
 
 def _olive(pixels, config) -> np.ndarray:
     rgb = pixels[..., :3]
-    paint = np.array(config.game.scene.vehicle_colour)
+    paint = np.array(config.view.scene.vehicle_colour)
     chroma = rgb / np.maximum(rgb.sum(axis=-1, keepdims=True), 1e-6)
     return (np.abs(chroma - paint / paint.sum()).max(axis=-1) < 0.04) & (rgb.max(axis=-1) < 0.75)
 
@@ -132,7 +132,7 @@ def test_the_vehicle_is_near_the_centre(pixels, config):
 def test_the_vehicle_casts_a_shadow_away_from_the_sun(pixels, config):
     """The sun shines from the south-west (behind and left of a camera looking north):
     beside the tank on its right the sand is in shadow, on its left it is not."""
-    scene = config.game.scene
+    scene = config.view.scene
     sun_from = np.radians(scene.sun_heading_deg)
     assert np.sin(sun_from) < 0.0, "the test expects sunlight from the west (camera looks +Y)"
     olive = _olive(pixels, config)

@@ -16,7 +16,7 @@ from game.settings import (OVERRIDE_ENV, UserSettings, load_settings, save_setti
 
 @pytest.fixture
 def defaults(config):
-    return config.game.user_settings
+    return config.view.user_settings
 
 
 def test_the_settings_file_lives_in_the_platforms_config_folder(tmp_path):

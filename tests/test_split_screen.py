@@ -1,6 +1,6 @@
 """Two players on one machine, through `main.py --players 2 --offscreen --screenshot`.
 
-The picture must show two views side by side (config/game.toml ``[local_players]``):
+The picture must show two views side by side (config/view.toml ``[split_screen]``):
 a divider line down the middle, each half with a HUD of its own hanging from that half's
 corners (the right half's is the left half's moved by exactly half the window), each
 half with its own crosshair and reload ring in its middle, different scenes in the two
@@ -21,7 +21,7 @@ COLOUR_TOLERANCE = 0.05
 
 @pytest.fixture(scope="module")
 def picture(run_cli, tmp_path_factory, config):
-    assert config.game.local_players.split == "side_by_side", "the checks expect left | right"
+    assert config.view.split_screen.split == "side_by_side", "the checks expect left | right"
     png = tmp_path_factory.mktemp("split") / "two.png"
     result = run_cli("--offscreen", "--players", "2", "--bots", "2", "--seconds", SECONDS,
                      "--seed", "1", "--screenshot", png)
@@ -47,12 +47,12 @@ def _halves(mask: np.ndarray):
 
 
 def test_the_picture_has_the_windows_size(picture, config):
-    window = config.game.window
+    window = config.view.window
     assert picture.shape[:2] == (window.height_px, window.width_px)
 
 
 def test_a_divider_runs_down_the_middle(picture, config):
-    spec = config.game.local_players
+    spec = config.view.split_screen
     middle = picture.shape[1] // 2
     half_width_px = spec.divider_width * picture.shape[1] / 2.0
     assert half_width_px >= 1.0, "the divider is too thin to check"
@@ -67,7 +67,7 @@ def test_a_divider_runs_down_the_middle(picture, config):
 def test_each_half_has_its_own_hud_in_its_own_corner(picture, config):
     """The health bar (a colour found nowhere else) in each half's bottom-left corner; the
     right half's is the left half's moved by half the window."""
-    hud = config.game.hud
+    hud = config.view.hud
     (left_rows, left_columns), (right_rows, right_columns) = _halves(
         _near(picture, hud.health_colour, 0.1))
     height, width = picture.shape[:2]
@@ -80,7 +80,7 @@ def test_each_half_has_its_own_hud_in_its_own_corner(picture, config):
 
 
 def test_each_half_has_its_crosshair_and_reload_ring_in_its_middle(picture, config):
-    hud = config.game.hud
+    hud = config.view.hud
     (left_rows, left_columns), (right_rows, right_columns) = _halves(
         _near(picture, hud.reload_colour, 0.08))
     width = picture.shape[1]
@@ -102,7 +102,7 @@ def test_the_two_halves_show_different_scenes(picture):
 
 
 def test_player_two_without_a_pad_is_asked_to_connect_one(picture, config):
-    spec = config.game.local_players
+    spec = config.view.split_screen
     height = picture.shape[0]
     notice = _near(picture, spec.notice_colour, 0.04)
     notice[height * 3 // 5:] = False  # below: the HUD panels (the gear knob is yellow too)

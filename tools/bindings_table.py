@@ -9,9 +9,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from game.config import CONFIG_DIR, load_config
+from game.config import CONFIG_DIR
 from game.errors import UserError
 from game.input.bindings import bindings_table
+from game.window_config import load_window_config
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", type=Path, default=CONFIG_DIR, metavar="DIR")
     args = parser.parse_args(argv)
     try:
-        print(bindings_table(load_config(args.config).controls), end="")
+        print(bindings_table(load_window_config(args.config).controls), end="")
     except UserError as error:
         print(f"tank-battle: {error}", file=sys.stderr)
         return 2

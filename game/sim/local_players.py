@@ -21,31 +21,18 @@ from physics.model.spec import Spec, tuning
 MAX_PLAYERS = 2
 SECOND_PLAYER = "player-2"
 """The name of player 2's vehicle in the simulation."""
-SPLITS = ("side_by_side", "stacked")
 IDLE = Controls(handbrake=True)
 """Player 2 without a pad: standing still."""
 
 
 @dataclass(frozen=True)
 class LocalPlayersSpec(Spec):
-    """Two players on one machine: how they share the window and where player 2 starts."""
+    """Two players on one machine: where player 2 starts (how they share the window is
+    :class:`game.view.player_view.SplitScreenSpec`)."""
 
-    split: str = tuning("how two players share the window: side_by_side (left and right "
-                        "halves: on a wide window each keeps the HUD's proportions) or "
-                        "stacked (top and bottom halves)", choices=SPLITS)
     second_offset_m: float = tuning("player 2's vehicle starts this far to the right of "
                                     "player 1's (rocks keep clear of the start)",
                                     minimum=4.0, maximum=25.0)
-    divider_width: float = tuning("the line between the two views, as a share of the "
-                                  "window's width (side by side) or height (stacked)",
-                                  minimum=0.0, maximum=0.05)
-    divider_colour: tuple[float, ...] = tuning("that line's colour, RGBA", minimum=0.0,
-                                               maximum=1.0, length=(4, 4))
-    notice_scale: float = tuning("height of the \"connect a gamepad\" notice in player 2's "
-                                 "view, in shares of the view's half height", minimum=0.02,
-                                 maximum=0.3)
-    notice_colour: tuple[float, ...] = tuning("that notice's colour, RGBA", minimum=0.0,
-                                              maximum=1.0, length=(4, 4))
 
 
 def add_second_player(simulation, battle, spec: LocalPlayersSpec):

@@ -3,7 +3,7 @@ that moves it, and a 2-D layer over the same share with that player's HUD, gun-s
 reticle and notices.
 
 With one player the share is the whole window and the camera is ShowBase's own; with two
-(``--players 2``) the window is split in halves (config/game.toml ``[local_players]``:
+(``--players 2``) the window is split in halves (config/view.toml ``[split_screen]``:
 side by side or stacked) and player 2 gets a second camera. Each view's 2-D layer is its
 own scene (:class:`RegionOverlay`) drawn into that view's display region only, so a HUD
 hangs from its own view's corners; the pause menu stays on ShowBase's aspect2d, over both.
@@ -24,6 +24,27 @@ from game.view.camera import GUNSIGHT, CameraSpec, ChaseCamera
 from game.view.hud import Hud, HudSpec, keep_alpha
 from game.view.hud_state import read_hud_state
 from game.view.reticle import Reticle
+from physics.model.spec import Spec, rgba, tuning
+
+SPLITS = ("side_by_side", "stacked")
+
+
+@dataclass(frozen=True)
+class SplitScreenSpec(Spec):
+    """Two players on one machine: how they share the window."""
+
+    split: str = tuning("how two players share the window: side_by_side (left and right "
+                        "halves: on a wide window each keeps the HUD's proportions) or "
+                        "stacked (top and bottom halves)", choices=SPLITS)
+    divider_width: float = tuning("the line between the two views, as a share of the "
+                                  "window's width (side by side) or height (stacked)",
+                                  minimum=0.0, maximum=0.05)
+    divider_colour: tuple[float, ...] = rgba("that line's colour")
+    notice_scale: float = tuning("height of the \"connect a gamepad\" notice in player 2's "
+                                 "view, in shares of the view's half height", minimum=0.02,
+                                 maximum=0.3)
+    notice_colour: tuple[float, ...] = rgba("that notice's colour")
+
 
 FULL_WINDOW = (0.0, 1.0, 0.0, 1.0)
 """A display region's (left, right, bottom, top), shares of the window."""
@@ -31,7 +52,7 @@ SPLIT_REGIONS = {
     "side_by_side": ((0.0, 0.5, 0.0, 1.0), (0.5, 1.0, 0.0, 1.0)),
     "stacked": ((0.0, 1.0, 0.5, 1.0), (0.0, 1.0, 0.0, 0.5)),
 }
-"""Player 1's and player 2's halves of the window, by ``local_players.split``."""
+"""Player 1's and player 2's halves of the window, by ``split_screen.split``."""
 OVERLAY_SORT = 5
 """Each view's 2-D layer draws after the 3-D views (sort 0) and before ShowBase's
 window-wide 2-D layer (sort 10: the pause menu, the divider between the views)."""
