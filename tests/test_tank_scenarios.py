@@ -18,8 +18,9 @@ from game.sim.telemetry import telemetry_record
 from physics.model.stepping import FixedStepClock
 from physics.model.pose import BodyState
 from physics.model.terrain import MapChoice
-from physics.bullet.ground import BulletGround
-from physics.model.ground import TerrainGround
+from physics.bullet.ground import BulletRays
+from physics.model.anchor_model import AnchorModel
+from physics.model.anchors import AnchorCommand, AnchorReport, BodyStates, GroundHits
 
 KMH = 3.6
 
@@ -173,43 +174,78 @@ def test_anchors_standing_on_a_crate_press_it_into_the_ground(config):
     simulation.destroy()
 
 
-RAYS = 200
+HULLS = 50
+"""Hulls over the dunes in the ray tests: 200 anchor rays."""
 
 
-def _rays_over_the_dunes(terrain, rng) -> tuple[np.ndarray, np.ndarray]:
-    """Ray starts 5 to 50 cm above the ground anywhere on the dunes, pointing down but
-    tilted as a hull on a slope tilts them."""
-    origins = np.column_stack([rng.uniform(-200, 200, (RAYS, 2)), np.zeros(RAYS)])
-    origins[:, 2] = terrain.height_at(origins[:, 0], origins[:, 1]) + rng.uniform(0.05, 0.5, RAYS)
-    directions = np.column_stack([rng.normal(0, 0.25, (RAYS, 2)), -np.ones(RAYS)])
-    return origins, directions / np.linalg.norm(directions, axis=1, keepdims=True)
+def _hulls_over_the_dunes(terrain, rng, tanks) -> BodyStates:
+    """Tanks anywhere on the dunes, lying along the ground under them and tilted a little
+    more, their anchors 5 to 50 cm above the ground (about: the dunes curve under a hull)."""
+    xy = rng.uniform(-200, 200, (HULLS, 2))
+    ground_m, normals = terrain.surface_at(xy[:, 0], xy[:, 1])
+    anchor_drop_m = -float(np.mean(tanks.constants.position_bs[:, 2]))
+    heights = ground_m + anchor_drop_m + rng.uniform(0.05, 0.5, HULLS)
+    axes = []
+    for normal, tilt in zip(normals, rng.normal(0.0, 0.03, (HULLS, 2))):
+        up = normal + np.array([tilt[0], tilt[1], 0.0])
+        up /= np.linalg.norm(up)
+        right = np.cross([0.0, 1.0, 0.0], up)
+        right /= np.linalg.norm(right)
+        axes.append([right, np.cross(up, right), up])
+    return BodyStates(np.column_stack([xy, heights]), np.array(axes), np.zeros((HULLS, 3)),
+                      np.zeros((HULLS, 3)))
 
 
-def _assert_same_as_bullet(simulation, ours, origins, directions) -> np.ndarray:
-    """Hits and distances of our terrain rays equal Bullet's; returns which rays hit."""
-    bullets, _ = BulletGround(simulation.world, simulation.terrain).cast(
-        origins, directions, 1.0, 0.3, [None] * RAYS)
-    np.testing.assert_array_equal(ours.hit, bullets.hit)
-    assert ours.hit.sum() > 150
-    np.testing.assert_allclose(ours.distance_m[ours.hit], bullets.distance_m[ours.hit], atol=2e-3)
-    return bullets
+def _anchor_casts(simulation, states: BodyStates, model: AnchorModel) -> AnchorReport:
+    """Where the anchor kernel's rays met the terrain, for hulls at ``states``."""
+    model.step(states, AnchorCommand.idle(HULLS, model.anchors), simulation.world.substep_s,
+               simulation.terrain)
+    return model.report
+
+
+def _assert_same_as_bullet(simulation, report: AnchorReport, model: AnchorModel
+                           ) -> tuple[GroundHits, np.ndarray]:
+    """Hits and distances of the kernel's terrain rays equal Bullet's; returns Bullet's,
+    and which rays were compared."""
+    origins, directions = report.origin_ws.reshape(-1, 3), report.direction_ws.reshape(-1, 3)
+    rays = len(origins)
+    # Bullet's rays reach further: a ray meets the collider, then the ripples above it
+    # are taken off, so one just out of reach of the collider may still meet the ripples.
+    reach_m = model.constants.ray_length_m
+    bullets = BulletRays(simulation.world, simulation.terrain, [None] * rays, 1).cast(
+        origins, directions, reach_m + 0.5, model.constants.min_ground_up, np.arange(rays))
+    bullets.hit &= bullets.distance_m <= reach_m
+    # A ray that starts under the ground (the dunes curve under a hull) meets it behind
+    # its start, where Bullet's ray cannot: only rays starting above it are compared.
+    above = origins[:, 2] > simulation.terrain.height_at(origins[:, 0], origins[:, 1]) + 0.01
+    assert above.sum() > 180
+    hit = report.on_ground.reshape(-1)
+    np.testing.assert_array_equal(hit[above], bullets.hit[above])
+    assert hit[above].sum() > 150
+    ours_m = np.einsum("ni,ni->n", report.contact_point_ws.reshape(-1, 3) - origins, directions)
+    both = hit & above
+    np.testing.assert_allclose(ours_m[both], bullets.distance_m[both], atol=2e-3)
+    return bullets, above
 
 
 def test_terrain_rays_match_bullet_rays_on_the_dunes(config):
     simulation = Simulation(config.world, MapChoice.parse("desert"), seed=4)
-    origins, directions = _rays_over_the_dunes(simulation.terrain, np.random.default_rng(0))
-    ours = TerrainGround(simulation.terrain).cast(origins, directions, 1.0, 0.3)
-    bullets = _assert_same_as_bullet(simulation, ours, origins, directions)
-    both = ours.hit
+    model = simulation.tanks.spec.make_model(simulation.tanks.constants)
+    model.resize(HULLS)
+    states = _hulls_over_the_dunes(simulation.terrain, np.random.default_rng(0), simulation.tanks)
+    report = _anchor_casts(simulation, states, model)
+    bullets, above = _assert_same_as_bullet(simulation, report, model)
+    both = report.on_ground.reshape(-1) & above
     # Normals agree inside triangles; on an edge either neighbour's normal is right.
     terrain = simulation.terrain
-    cell_x = (ours.point_ws[:, 0] + terrain.half_extent_x_m) / terrain.spacing_m % 1.0
-    cell_y = (ours.point_ws[:, 1] + terrain.half_extent_y_m) / terrain.spacing_m % 1.0
+    points = report.contact_point_ws.reshape(-1, 3)
+    cell_x = (points[:, 0] + terrain.half_extent_x_m) / terrain.spacing_m % 1.0
+    cell_y = (points[:, 1] + terrain.half_extent_y_m) / terrain.spacing_m % 1.0
     margin = 1e-3
     inside = ((np.minimum(cell_x, 1 - cell_x) > margin) & (np.minimum(cell_y, 1 - cell_y) > margin)
               & (np.abs(cell_x + cell_y - 1.0) > margin))
-    np.testing.assert_allclose(ours.normal_ws[both & inside], bullets.normal_ws[both & inside],
-                               atol=2e-3)
+    np.testing.assert_allclose(report.contact_normal_ws.reshape(-1, 3)[both & inside],
+                               bullets.normal_ws[both & inside], atol=2e-3)
     simulation.destroy()
 
 
@@ -217,14 +253,18 @@ def test_terrain_rays_cast_again_from_where_they_met_the_ground_still_match_bull
     # Every substep the same rays are cast again a little further on: the second cast
     # starts from where each met the ground the first time and refines once.
     simulation = Simulation(config.world, MapChoice.parse("desert"), seed=4)
+    model = simulation.tanks.spec.make_model(simulation.tanks.constants)
+    model.resize(HULLS)
     rng = np.random.default_rng(1)
-    origins, directions = _rays_over_the_dunes(simulation.terrain, rng)
-    ground = TerrainGround(simulation.terrain)
-    ground.cast(origins, directions, 1.0, 0.3)
-    moved = origins.copy()  # a substep's travel at speed, the starts kept above the ground
-    moved[:, :2] += rng.normal(0.0, 0.1, (RAYS, 2))
-    moved[:, 2] = np.maximum(moved[:, 2], simulation.terrain.height_at(moved[:, 0], moved[:, 1]) + 0.02)
-    _assert_same_as_bullet(simulation, ground.cast(moved, directions, 1.0, 0.3), moved, directions)
+    states = _hulls_over_the_dunes(simulation.terrain, rng, simulation.tanks)
+    _anchor_casts(simulation, states, model)
+    moved = states.position_ws.copy()  # a substep's travel at speed
+    moved[:, :2] += rng.normal(0.0, 0.1, (HULLS, 2))
+    moved[:, 2] += simulation.terrain.height_at(moved[:, 0], moved[:, 1]) - \
+        simulation.terrain.height_at(states.position_ws[:, 0], states.position_ws[:, 1])
+    report = _anchor_casts(simulation, BodyStates(moved, states.axes_ws, states.velocity_ws,
+                                                  states.angular_velocity_ws), model)
+    _assert_same_as_bullet(simulation, report, model)
     simulation.destroy()
 
 
@@ -235,15 +275,15 @@ def test_faces_steeper_than_the_limit_are_not_ground(config):
     # Its top face leans 75 degrees from up: more than the 70 allowed, so a wall.
     ramp.setTransform(TransformState.makePosHpr(Point3(20.0, 0.0, 1.0), Vec3(0.0, 0.0, 75.0)))
     simulation.world.add_body(ramp)
-    ground = BulletGround(simulation.world, simulation.terrain)
+    ground = BulletRays(simulation.world, simulation.terrain, [None], 1)
     down = np.array([[0.0, 0.0, -1.0]])
     limit = math.cos(math.radians(config.tank.suspension.max_ground_angle_deg))
-    hits, _ = ground.cast(np.array([[20.1, 0.0, 2.0]]), down, 3.0, limit, [None])
+    hits = ground.cast(np.array([[20.1, 0.0, 2.0]]), down, 3.0, limit, np.array([0]))
     assert hits.hit[0]
     assert hits.point_ws[0, 2] == pytest.approx(0.0, abs=1e-3)  # it found the sand below
     np.testing.assert_allclose(hits.normal_ws[0], [0.0, 0.0, 1.0], atol=1e-4)
-    gentle, _ = ground.cast(np.array([[20.1, 0.0, 2.0]]), down, 3.0, math.cos(math.radians(80)),
-                            [None])
+    gentle = ground.cast(np.array([[20.1, 0.0, 2.0]]), down, 3.0, math.cos(math.radians(80)),
+                         np.array([0]))
     assert gentle.point_ws[0, 2] > 0.5  # with an 80 degree limit the ramp is ground
     simulation.destroy()
 

@@ -9,8 +9,9 @@ import pytest
 
 from game.config import load_config
 from physics.model.spec import SpecError, build_spec
-from physics.model.anchors import (AnchorCommand, AnchorModel, BodyStates, GroundHits,
-                                   SuspensionSpec, derive_constants, static_mass_shares)
+from physics.model.anchor_model import AnchorModel
+from physics.model.anchors import (AnchorCommand, BodyStates, GroundHits, SuspensionSpec,
+                                   derive_constants, static_mass_shares)
 
 GRAVITY = 9.81
 STEP = 1.0 / 120.0
@@ -23,7 +24,7 @@ class FlatGround:
         self.height_m = height_m
         self.velocity_ws = np.asarray(velocity_ws, dtype=float)
 
-    def cast(self, origins_ws, directions_ws, length_m, min_ground_up):
+    def cast(self, origins_ws, directions_ws, length_m, min_ground_up, rays):
         down = -directions_ws[:, 2]
         distance = (origins_ws[:, 2] - self.height_m) / np.maximum(down, 1e-9)
         hit = (distance <= length_m) & (down >= min_ground_up)
@@ -97,7 +98,8 @@ def test_patch_centres_split_each_track_between_its_anchors(constants):
 def test_at_ride_height_the_springs_carry_the_weight_exactly(tank, constants):
     model = AnchorModel(constants, tank.grip)
     model.resize(1)
-    impulses = model.step(level_states(rest_height(constants, tank)), FlatGround(), idle(), STEP)
+    impulses = model.step(level_states(rest_height(constants, tank)), idle(), STEP,
+                          query=FlatGround())
     assert impulses.linear_ws[0, 2] == pytest.approx(tank.hull.mass_kg * GRAVITY * STEP, rel=1e-9)
     np.testing.assert_allclose(impulses.linear_ws[0, :2], 0.0, atol=1e-6)
     np.testing.assert_allclose(impulses.angular_ws[0], 0.0, atol=1e-6)
@@ -109,11 +111,12 @@ def test_a_spring_never_pulls_the_hull_down(tank, constants):
     model.resize(1)
     # Just inside the ray's reach but rising fast: the damper would pull; the load stays >= 0.
     height = rest_height(constants, tank) + constants.rest_length_m - tank.suspension.ride_height_m - 0.01
-    impulses = model.step(level_states(height, velocity=(0, 0, 3.0)), FlatGround(), idle(), STEP)
+    impulses = model.step(level_states(height, velocity=(0, 0, 3.0)), idle(), STEP,
+                          query=FlatGround())
     assert np.all(model.report.load_n >= 0.0)
     assert impulses.linear_ws[0, 2] >= 0.0
     # Out of reach: no contact, no force.
-    impulses = model.step(level_states(height + 0.5), FlatGround(), idle(), STEP)
+    impulses = model.step(level_states(height + 0.5), idle(), STEP, query=FlatGround())
     assert not model.report.on_ground.any()
     np.testing.assert_allclose(impulses.linear_ws, 0.0)
 
@@ -122,8 +125,8 @@ def test_damping_uses_each_anchors_own_velocity(tank, constants):
     model = AnchorModel(constants, tank.grip)
     model.resize(1)
     # Pure pitch, nose going up: the front anchors rise, the rear ones sink.
-    model.step(level_states(rest_height(constants, tank), angular=(0.5, 0.0, 0.0)), FlatGround(),
-               idle(), STEP)
+    model.step(level_states(rest_height(constants, tank), angular=(0.5, 0.0, 0.0)), idle(),
+               STEP, query=FlatGround())
     load = model.report.load_n[0]
     front = constants.position_bs[:, 1] > 0
     weight = tank.hull.mass_kg * GRAVITY / 4
@@ -136,9 +139,9 @@ def test_bump_stop_stiffens_past_full_travel(tank, constants):
     base = rest_height(constants, tank) - tank.suspension.ride_height_m
     within = base + constants.rest_length_m - constants.travel_m + 0.01
     beyond = base + constants.rest_length_m - constants.travel_m - 0.01
-    model.step(level_states(within), FlatGround(), idle(), STEP)
+    model.step(level_states(within), idle(), STEP, query=FlatGround())
     load_within = model.report.load_n[0, 0]
-    model.step(level_states(beyond), FlatGround(), idle(), STEP)
+    model.step(level_states(beyond), idle(), STEP, query=FlatGround())
     spring_only = constants.stiffness_n_m[0] * (constants.travel_m + 0.01)
     assert model.report.load_n[0, 0] > spring_only + 0.5 * constants.bump_stiffness_n_m[0] * 0.01
     assert load_within < spring_only
@@ -148,12 +151,14 @@ def test_sideways_grip_holds_then_slides_past_the_friction_circle(tank, constant
     model = AnchorModel(constants, tank.grip)
     model.resize(1)
     height = rest_height(constants, tank)
-    impulses = model.step(level_states(height, velocity=(0.01, 0, 0)), FlatGround(), idle(), STEP)
+    impulses = model.step(level_states(height, velocity=(0.01, 0, 0)), idle(), STEP,
+                          query=FlatGround())
     assert impulses.linear_ws[0, 0] < 0.0 and not model.report.sliding.any()
 
     model.resize(0)
     model.resize(1)
-    impulses = model.step(level_states(height, velocity=(5.0, 0, 0)), FlatGround(), idle(), STEP)
+    impulses = model.step(level_states(height, velocity=(5.0, 0, 0)), idle(), STEP,
+                          query=FlatGround())
     assert model.report.sliding.all()
     sideways = -impulses.anchor_ws[0, :, 0] / STEP
     np.testing.assert_allclose(sideways, tank.grip.sliding_grip * model.report.load_n[0], rtol=1e-6)
@@ -164,7 +169,8 @@ def test_drive_pulls_toward_the_belt_speed_within_the_engine_limit(tank, constan
     model.resize(1)
     limit = 20000.0
     command = tracks([[2.0, 2.0]], [[limit, limit]])
-    impulses = model.step(level_states(rest_height(constants, tank)), FlatGround(), command, STEP)
+    impulses = model.step(level_states(rest_height(constants, tank)), command, STEP,
+                          query=FlatGround())
     along = impulses.anchor_ws[0, :, 1] / STEP
     assert np.all(along > 0.0)
     assert along.sum() == pytest.approx(2 * limit, rel=1e-6)  # both tracks at their limit
@@ -174,7 +180,7 @@ def test_ground_moving_under_the_tank_drags_it_along(tank, constants):
     model = AnchorModel(constants, tank.grip)
     model.resize(1)
     ground = FlatGround(velocity_ws=(0.0, 0.05, 0.0))
-    impulses = model.step(level_states(rest_height(constants, tank)), ground, idle(), STEP)
+    impulses = model.step(level_states(rest_height(constants, tank)), idle(), STEP, query=ground)
     assert impulses.linear_ws[0, 1] > 0.0
 
 
@@ -187,15 +193,15 @@ def test_many_vehicles_in_one_pass_match_each_alone(tank, constants):
     command = tracks(rng.uniform(-3, 3, (count, 2)), rng.uniform(0, 9e4, (count, 2)))
     together = AnchorModel(constants, tank.grip)
     together.resize(count)
-    batch = together.step(states, FlatGround(), command, STEP)
+    batch = together.step(states, command, STEP, query=FlatGround())
     for v in range(count):
         alone = AnchorModel(constants, tank.grip)
         alone.resize(1)
         one = BodyStates(states.position_ws[v:v + 1], states.axes_ws[v:v + 1],
                          states.velocity_ws[v:v + 1], states.angular_velocity_ws[v:v + 1])
-        result = alone.step(one, FlatGround(), AnchorCommand(
+        result = alone.step(one, AnchorCommand(
             command.surface_speed_mps[v:v + 1], command.force_limit_n[v:v + 1],
-            command.steer_rad[v:v + 1], command.grip_scale[v:v + 1]), STEP)
+            command.steer_rad[v:v + 1], command.grip_scale[v:v + 1]), STEP, query=FlatGround())
         np.testing.assert_allclose(result.linear_ws[0], batch.linear_ws[v], rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(result.angular_ws[0], batch.angular_ws[v], rtol=1e-9, atol=1e-9)
 

@@ -4,9 +4,10 @@ A :class:`VehicleFleet` holds every vehicle of one kind (one spec) and steps
 them together: once per fixed step the gearbox turns controls into track
 commands; before every Bullet substep the model pushes every anchor.
 
-Rays (:mod:`physics.bullet.ground`): against the terrain's height array for every anchor,
-and through Bullet for the anchors of vehicles near something else that could be
-ground (a crate, a rock, another vehicle); the fleet decides which those are.
+Rays: the anchor kernel casts every anchor's against the terrain's height array; the
+anchors of vehicles near something else that could be ground (a crate, a rock, another
+vehicle) are cast through Bullet as well, before the substep
+(:class:`physics.bullet.ground.BulletRays`); the fleet decides which those are.
 """
 
 from __future__ import annotations
@@ -17,10 +18,8 @@ import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import Point3, Vec3
 
-from physics.model import compiled
-from physics.model.anchor_kernel import TerrainSubstep
 from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
-from physics.bullet.ground import BulletGround, MixedGround, TerrainGround
+from physics.bullet.ground import BulletRays
 from physics.model.hull_clearance import HullClearance
 from physics.bullet.poses import FleetPoses, body_states, fleet_poses
 from physics.bullet.bodies import ABOVE_TERRAIN_MASK
@@ -133,15 +132,9 @@ class VehicleFleet:
         self._static_centres = np.zeros((0, 3))
         self._static_radii = np.zeros(0)
         self.always_bullet_rays = always_bullet_rays
-        self._terrain_ground = TerrainGround(terrain)
-        self._compiled = (TerrainSubstep(self.constants, spec.grip, terrain)
-                          if compiled.AVAILABLE and spec.tracked
-                          and self.constants.wheel_radius_m == 0.0 else None)
-        """The compiled substep, for tracked vehicles whose rays all meet the terrain."""
-        self.use_compiled = True
-        """Take the compiled substep where it fits (off: always the numpy model, which
-        gives the same numbers; tests compare the two)."""
-        self._bullet_ground = BulletGround(world, terrain)
+        self.terrain = terrain
+        self._bullet_rays = BulletRays(world, terrain, self.bodies,
+                                       len(self.constants.position_bs))
         half = np.asarray(spec.hull.half_extents_m)
         self.reach_m = float(np.linalg.norm(half) + spec.hull.centre_of_mass_drop_m
                              + self.constants.rest_length_m)
@@ -295,26 +288,29 @@ class VehicleFleet:
             states = body_states(self.bodies)
             near = self._near_something(states, substep_s)
             self._meet_terrain(np.ones(len(self.bodies), dtype=bool))  # nobody tests them
-        anchors = len(self.constants.position_bs)
-        if np.count_nonzero(near):
-            ground = MixedGround(self._terrain_ground, self._bullet_ground,
-                                 np.repeat(near, anchors), self.bodies, anchors)
-        else:
-            ground = self._terrain_ground
-        if ground is self._terrain_ground and self._compiled is not None and self.use_compiled:
-            last_distance, warm = self._terrain_ground.carried_distances(len(states.position_ws)
-                                                                         * anchors)
-            linear_ws, angular_ws, results = self._compiled.run(
-                states, self.command, self.model.grip_stretch, last_distance, warm, substep_s)
-            self.model.take_results(results, self.command)
-        else:
-            impulses = self.model.step(states, ground, self.command, substep_s)
-            linear_ws, angular_ws = impulses.linear_ws, impulses.angular_ws
-        extra_ws = self.drive.body_impulses(states, substep_s)
+        exact = (np.repeat(near, len(self.constants.position_bs)) if np.count_nonzero(near)
+                 else None)
+        impulses = self.model.step(states, self.command, substep_s, self.terrain,
+                                   self._bullet_rays, exact)
+        linear_ws, angular_ws = self._guarded(impulses.linear_ws, impulses.angular_ws,
+                                              self.drive.body_impulses(states, substep_s))
+        # Vec3s made by map over the columns, methods looked up once: a fifth less than a
+        # loop of body.applyCentralImpulse(Vec3(*row)).
+        for body, impulse in zip(self.bodies, map(Vec3, *linear_ws.T.tolist())):
+            _apply_central_impulse(body, impulse)
+        for body, impulse in zip(self.bodies, map(Vec3, *angular_ws.T.tolist())):
+            _apply_torque_impulse(body, impulse)
+        if exact is not None and self._bullet_rays.pushed_bodies:
+            self._push_back(impulses.anchor_ws.reshape(-1, 3),
+                            self.model.report.contact_point_ws.reshape(-1, 3))
+
+    def _guarded(self, linear_ws: np.ndarray, angular_ws: np.ndarray,
+                 extra_ws: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """The bodies' impulses, with the drive's own (a car's drag) added; a vehicle whose
+        maths went non-finite gets none (Panda would refuse it) and is marked faulted: the
+        simulation's guard sets it back on the ground after the step."""
         if extra_ws is not None:
             linear_ws = linear_ws + extra_ws
-        # A vehicle whose maths went non-finite gets no push (Panda would refuse it); the
-        # simulation's guard sets it back on the ground after the step.
         finite = np.isfinite(linear_ws.sum(axis=1) + angular_ws.sum(axis=1))
         if np.count_nonzero(finite) < len(finite):
             broken = ~finite
@@ -322,20 +318,16 @@ class VehicleFleet:
             linear_ws, angular_ws = linear_ws.copy(), angular_ws.copy()
             linear_ws[broken] = 0.0
             angular_ws[broken] = 0.0
-        # Vec3s made by map over the columns, methods looked up once: a fifth less than a
-        # loop of body.applyCentralImpulse(Vec3(*row)).
-        for body, impulse in zip(self.bodies, map(Vec3, *linear_ws.T.tolist())):
-            _apply_central_impulse(body, impulse)
-        for body, impulse in zip(self.bodies, map(Vec3, *angular_ws.T.tolist())):
-            _apply_torque_impulse(body, impulse)
-        if ground is not self._terrain_ground and ground.pushed_bodies:
-            flat_impulses = impulses.anchor_ws.reshape(-1, 3)
-            flat_points = self.model.report.contact_point_ws.reshape(-1, 3)
-            for ray, ground_body in ground.pushed_bodies.items():
-                push = -flat_impulses[ray]
-                if np.isfinite(push).all():
-                    offset = flat_points[ray] - np.array(ground_body.getTransform().getPos())
-                    ground_body.applyImpulse(Vec3(*push), Point3(*offset))
+        return linear_ws, angular_ws
+
+    def _push_back(self, impulses_ws: np.ndarray, points_ws: np.ndarray) -> None:
+        """The moving bodies anchors stand on take each anchor's impulse back, at its
+        contact point."""
+        for anchor, ground_body in self._bullet_rays.pushed_bodies.items():
+            push = -impulses_ws[anchor]
+            if np.isfinite(push).all():
+                offset = points_ws[anchor] - np.array(ground_body.getTransform().getPos())
+                ground_body.applyImpulse(Vec3(*push), Point3(*offset))
 
     def recover(self, index: int) -> None:
         """A vehicle was set down afresh: clear its fault and its anchors' state."""

@@ -1,213 +1,434 @@
-"""The anchor model's substep over terrain alone, compiled: one loop over the anchors that
-does what :meth:`physics.model.ground.TerrainGround.cast` and
-:meth:`physics.model.anchors.AnchorModel.step` do, in the same order of operations, so
-the numbers are the same to the last bit (tested). numpy's cost is per call, and a
-substep of eight tanks is a hundred-odd calls on 32 numbers each: compiled, the substep
-takes a twentieth of the time.
+"""The anchor kernel: one substep of every anchor of V vehicles, one loop over the anchors.
 
-It covers what the battle needs every substep: tracked vehicles (no wheels to spin)
-whose rays all meet the terrain's height array. Anything else (wheels, rays through
-Bullet near rocks, crates and other vehicles) takes the numpy path, which stays the
-reference. Without numba (a platform it does not support) everything takes that path.
+Written as Rapier writes its raycast-vehicle controller: per anchor, the stages below in
+this order, each a small function of plain numbers:
+
+1. **ray** (:func:`_ray`): from the anchor, fixed to the hull, down the hull's -Z;
+2. **cast** (:func:`_cast_terrain`): where the ray meets the terrain's height array
+   (ray-plane refinements against the triangle under a guess, then the surface's
+   ripples), unless the caller cast it beforehand (through Bullet, where a rock, a crate
+   or another vehicle may be under it: the ``exact`` hits);
+3. **ground frame** (:func:`_ground_frame`): the anchor's heading, the hull's forward
+   turned by its steer, along the contact plane, and the heading's right;
+4. **suspension** (:func:`_suspension`): a spring and damper along the contact normal, on
+   the anchor's own velocity relative to the ground, plus the bump stop past full
+   travel; it pushes, never pulls;
+5. **grip** (:func:`_grip`): drive and grip together inside the friction circle, held by
+   a stiff stick spring, sliding past it; then rolling resistance;
+6. **wheel**: a grip tyre's wheel rolls with the ground, or turns at the speed the drive
+   asks while it slides or is in the air (:func:`_roll`); a slip tyre's wheel spins with
+   its own inertia and pulls by the tyre curve (:func:`_slip_tyre`); tracks have none;
+7. **impulses**: the support at the contact point and the grip at the centre of the
+   stretch of track the anchor carries, their torques about the centre of mass, and
+   their sums per vehicle.
+
+The arrays :func:`anchor_substep` reads and writes (N = V * A anchors, vehicle by vehicle):
+
+- bodies: ``position``, ``velocity``, ``spin`` (V, 3) and ``axes`` (V, 3, 3: rows right,
+  forward, up);
+- the command (V, A): ``surface_speed_mps``, ``force_limit_n``, ``steer_rad``,
+  ``grip_share``;
+- constants: ``anchors`` (A, ANCHOR_COLUMNS) and ``model`` (MODEL_ENTRIES,);
+- the ground: the terrain's plane table, look-up and per-sample surface table
+  (:class:`physics.model.terrain.Terrain`), cast against when ``on_terrain``; per anchor,
+  ``exact`` (1: take its column of ``exact_hits`` (EXACT_ROWS, N), cast beforehand);
+- carried between substeps and brought up to date: ``deflection`` (2, N: the grip
+  springs' stretch), ``last_distance`` (N: the terrain casts', ``warm`` once they are
+  these rays'), ``wheel_spin_rad_s`` and ``wheel_angle_rad`` (N);
+- written: ``linear`` and ``angular`` (V, 3: the impulses summed per vehicle),
+  ``impulse`` (3, N: each anchor's at its contact) and ``results`` (RESULT_ROWS, N).
+
+numba compiles every function here through the one guard (:mod:`physics.model.compiled`);
+without numba the same functions run as plain Python, slower. Vectors are three
+numbers (``x, y, z``); sums are bracketed as written, so the compiled loop gives the same
+numbers on every run.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
 from physics.model.compiled import compiled
-from physics.model.ground import PARALLEL_COSINE
-from physics.model.terrain import Terrain, plane_under
-from physics.model.anchors import (ACROSS, ALONG, COMPRESSION, DOWN, HIT, LOAD, NORMAL, ORIGIN,
-                                   POINT, RESULT_ROWS, SLIDING, AnchorConstants, GripSpec)
+from physics.model.scalars import clamp, cross, dot, larger, smaller
+from physics.model.terrain import plane_under
 
-_TINY = np.finfo(float).tiny
+TAU = 2.0 * math.pi
+PARALLEL_COSINE = 1e-6
+"""Below this, a ray runs along (or away from) the terrain's face: no meeting point."""
+SLIP_REFERENCE_SPEED_MPS = 0.5
+"""Slip ratio and angle divide by the ground speed; below walking pace they would blow up,
+so the division uses at least this speed (a convention of the reports and the tyre
+curve, not tuning)."""
+SPIN_DERIVATIVE_STEP_RAD_S = 1e-3
+"""The spin change a slip tyre's force is measured over, to integrate the spin implicitly."""
+TINY = 2.2250738585072014e-308
+"""The smallest normal float: keeps a division by a length that may be zero finite."""
 
-# Columns of the per-anchor constants table.
-(_X, _Y, _Z, _MASS, _STIFFNESS, _DAMPING, _BUMP_STIFFNESS, _BUMP_DAMPING, _GRIP_STIFFNESS,
- _GRIP_DAMPING, _PATCH, _NEGATIVE_COMPLIANCE, _CONSTANT_COLUMNS) = range(13)
+# Columns of the per-anchor constants table (A, ANCHOR_COLUMNS).
+(X, Y, Z, MASS, STIFFNESS, DAMPING, BUMP_STIFFNESS, BUMP_DAMPING, GRIP_STIFFNESS,
+ GRIP_DAMPING, PATCH, NEGATIVE_COMPLIANCE, STATIC_LOAD, ANCHOR_COLUMNS) = range(14)
+
+# Entries of the vehicle kind's constants (MODEL_ENTRIES,).
+(RAY_LENGTH, TRAVEL, MIN_GROUND_UP, GRIP, SLIDING_GRIP, ROLLING, WHEEL_RADIUS, TYRE,
+ WHEEL_INERTIA, PEAK_SLIP_RATIO, PEAK_ANGLE_TAN, SLIDING_SHARE, LOAD_SENSITIVITY,
+ GRIP_MODEL_BELOW_MPS, MODEL_ENTRIES) = range(15)
+NO_WHEELS, GRIP_TYRES, SLIP_TYRES = 0.0, 1.0, 2.0
+"""The ``TYRE`` entry: tracks, wheels with the friction-circle grip, wheels with slip tyres."""
+
+# Rows of the hits cast beforehand, (EXACT_ROWS, N): flags as 0 or 1, vectors as three rows.
+(EXACT_HIT, EXACT_DISTANCE, EXACT_POINT, EXACT_NORMAL, EXACT_GROUND_VELOCITY,
+ EXACT_GRIP, EXACT_ROLLING, EXACT_ROWS) = (0, 1, 2, 5, 8, 11, 12, 13)
+
+# Rows of the per-anchor results, (RESULT_ROWS, N): flags as 0 or 1, vectors as three rows.
+(HIT, COMPRESSION, LOAD, SLIDING, POINT, NORMAL, ORIGIN, DOWN, ALONG, ACROSS, SPIN,
+ SPIN_ANGLE, RESULT_ROWS) = (0, 1, 2, 3, 4, 7, 10, 13, 16, 17, 18, 19, 20)
 
 
-def _terrain_substep(position, axes, velocity, spin, surface_speed, force_limit, steer,
-                     grip_share, anchors, model, deflection, last_distance, warm, substep_s,
-                     planes, plane_lookup, ground_by_sample, linear, angular, results):
-    """One substep of every anchor of V vehicles over the terrain, in place.
+# ----- the stages ---------------------------------------------------------------------------
 
-    ``position``, ``velocity``, ``spin`` (V, 3) and ``axes`` (V, 3, 3: rows right,
-    forward, up) are the bodies; ``surface_speed``, ``force_limit``, ``steer`` and
-    ``grip_share`` (V, A) the command; ``anchors`` (A, _CONSTANT_COLUMNS) and ``model``
-    (ray length, travel, least ground up, grip, sliding grip, rolling resistance) the
-    constants. ``deflection`` (2, N) and ``last_distance`` (N,) carry over between
-    substeps; ``linear`` and ``angular`` (V, 3) and ``results`` (RESULT_ROWS, N) are
-    written.
-    """
-    vehicles, count = position.shape[0], anchors.shape[0]
-    ray_length, travel, min_ground_up = model[0], model[1], model[2]
-    grip, sliding_grip, rolling = model[3], model[4], model[5]
-    half_x, half_y, spacing = plane_lookup[0], plane_lookup[1], plane_lookup[2]
-    last_u, last_v = plane_lookup[3], plane_lookup[4]
-    columns = int(last_u) + 1
-    refinements = 1 if warm else 2
-    for vehicle in range(vehicles):
+def _ray(px, py, pz, rx, ry, rz, fx, fy, fz, ux, uy, uz, ax, ay, az):
+    """The anchor's ray: its origin on the hull, and its direction, the hull's down."""
+    return (px + ((ax * rx + ay * fx) + az * ux), py + ((ax * ry + ay * fy) + az * uy),
+            pz + ((ax * rz + ay * fz) + az * uz), -ux, -uy, -uz)
+
+
+def _cast_terrain(ox, oy, oz, dx, dy, dz, start_m, refinements, planes, lookup, ground,
+                  ray_length, min_ground_up):
+    """Where the ray meets the terrain: each refinement lands exactly on the plane of the
+    triangle under the last guess (from ``start_m`` along the ray); the surface's ripples
+    stand a little above that face. Returns whether it is ground within reach, the
+    collider's distance (carried to the next substep), the distance to the ripples, the
+    point, the normal, and the surface's grip scale and added rolling resistance."""
+    distance = start_m
+    nx = ny = nz = facing = 0.0
+    for _ in range(refinements):
+        gx, gy, gz = ox + distance * dx, oy + distance * dy, oz + distance * dz
+        height, nx, ny, nz = plane_under(planes, lookup, gx, gy)
+        facing = dot(nx, ny, nz, dx, dy, dz)  # < 0: the ray meets the face
+        distance = distance + nz * (height - gz) / smaller(facing, -PARALLEL_COSINE)
+    collider_m = distance
+    half_x, half_y, spacing = lookup[0], lookup[1], lookup[2]
+    qx, qy = ox + distance * dx, oy + distance * dy
+    sample = (min(max(round((qy + half_y) / spacing), 0), int(lookup[4])) * (int(lookup[3]) + 1)
+              + min(max(round((qx + half_x) / spacing), 0), int(lookup[3])))
+    wave = ground[sample, 1]
+    ripple = ground[sample, 0] * (1.0 + math.sin(wave * qx) * math.sin(wave * qy))
+    distance = distance - ripple / larger(-facing, PARALLEL_COSINE)
+    qx, qy, qz = ox + distance * dx, oy + distance * dy, oz + distance * dz
+    hit = (distance <= ray_length and -facing >= min_ground_up
+           and abs(qx) <= half_x and abs(qy) <= half_y)
+    return (hit, collider_m, distance, qx, qy, qz, nx, ny, nz, ground[sample, 2],
+            ground[sample, 3])
+
+
+def _ground_frame(fx, fy, fz, rx, ry, rz, nx, ny, nz, steer_rad):
+    """The heading (the hull's forward turned by the steer) projected onto the contact
+    plane, and the heading's right: ``(ex, ey, ez, sx, sy, sz)``."""
+    if steer_rad != 0.0:
+        cosine, sine = math.cos(steer_rad), math.sin(steer_rad)
+        hx, hy, hz = cosine * fx + sine * rx, cosine * fy + sine * ry, cosine * fz + sine * rz
+    else:  # tracks never steer: no trigonometry
+        hx, hy, hz = fx, fy, fz
+    along_normal = dot(hx, hy, hz, nx, ny, nz)
+    ex, ey, ez = hx - along_normal * nx, hy - along_normal * ny, hz - along_normal * nz
+    length = larger(math.sqrt((ex * ex + ey * ey) + ez * ez), TINY)
+    ex, ey, ez = ex / length, ey / length, ez / length
+    sx, sy, sz = cross(ex, ey, ez, nx, ny, nz)
+    return ex, ey, ez, sx, sy, sz
+
+
+def _suspension(hit, distance, closing_mps, anchor, model):
+    """Load and compression: the spring and damper along the normal, the bump stop past
+    full travel; never pulls. ``closing_mps`` is + while the anchor nears the ground."""
+    compression = model[RAY_LENGTH] - distance if hit else 0.0
+    spring = anchor[STIFFNESS] * compression + anchor[DAMPING] * closing_mps
+    beyond = compression - model[TRAVEL]
+    bump = (larger(anchor[BUMP_STIFFNESS] * beyond + anchor[BUMP_DAMPING] * closing_mps, 0.0)
+            if beyond > 0.0 else 0.0)
+    return (larger(spring + bump, 0.0) if hit else 0.0), compression
+
+
+def _grip(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, grip_share,
+          surface_rolling, deflection, n, anchor, model, substep_s):
+    """Drive and grip inside the friction circle: the stick spring's force, the drive
+    capped by the engine (or brake), scaled down to the sliding grip past the circle.
+    The spring keeps only the stretch matching the force it passed on (off the ground
+    it relaxes). ``grip_share`` is the surface's grip times the command's share of it
+    (a handbrake lowers it). Returns the forces along (rolling resistance added) and
+    across the heading, and whether the anchor slides."""
+    grip_damping = anchor[GRIP_DAMPING]
+    slip_along = along_mps - surface_speed_mps
+    slip_across = across_mps
+    stretch_along = deflection[0, n] + slip_along * substep_s
+    stretch_across = deflection[1, n] + slip_across * substep_s
+    wanted_along = -(anchor[GRIP_STIFFNESS] * stretch_along + grip_damping * slip_along)
+    wanted_across = -(anchor[GRIP_STIFFNESS] * stretch_across + grip_damping * slip_across)
+    along = clamp(wanted_along, -limit_n, limit_n)
+    capacity = grip_share * load
+    sliding = math.hypot(along, wanted_across) > model[GRIP] * capacity
+    scale = (model[SLIDING_GRIP] * capacity / math.hypot(wanted_along, wanted_across)
+             if sliding else 1.0)
+    along = clamp(wanted_along * scale, -limit_n, limit_n)
+    across = wanted_across * scale
+    keep = anchor[NEGATIVE_COMPLIANCE] if hit else 0.0
+    deflection[0, n] = (along + grip_damping * slip_along) * keep
+    deflection[1, n] = (across + grip_damping * slip_across) * keep
+    resistance = (model[ROLLING] + surface_rolling) * load
+    rolling = clamp(-along_mps * anchor[MASS] / substep_s, -resistance, resistance)
+    return along + rolling, across, sliding
+
+
+def _roll(hit, sliding, along_mps, surface_speed_mps, limit_n, spin_rad_s, radius):
+    """A grip tyre's wheel rolls with the ground while it grips (or slides undriven); it
+    turns at the speed the drive asks while it slides under power or is in the air
+    (spinning up, locked under the brake); undriven in the air it keeps turning."""
+    driven = limit_n > 0.0
+    if hit and (not sliding or not driven):
+        rim_mps = along_mps
+    elif driven:
+        rim_mps = surface_speed_mps
+    else:
+        rim_mps = spin_rad_s * radius
+    return rim_mps / radius
+
+
+def _tyre_forces(spin_rad_s, along_mps, across_mps, load, peak_grip, model):
+    """A slip tyre's pull along and across for a wheel spin, and whether past the peak:
+    the curve of the combined slip rises to the peak grip at 1 and falls toward its
+    sliding share beyond."""
+    reference = larger(abs(along_mps), SLIP_REFERENCE_SPEED_MPS)
+    ratio = (spin_rad_s * model[WHEEL_RADIUS] - along_mps) / reference / model[PEAK_SLIP_RATIO]
+    angle = across_mps / reference / model[PEAK_ANGLE_TAN]
+    combined = math.hypot(ratio, angle)
+    past = combined - 1.0
+    if combined <= 1.0:
+        share = combined * (2.0 - combined)
+    else:
+        share = model[SLIDING_SHARE] + (1.0 - model[SLIDING_SHARE]) * math.exp(-(past * past))
+    scale = peak_grip * share * load / combined if combined > 0.0 else 0.0
+    return scale * ratio, -scale * angle, combined > 1.0
+
+
+def _slip_tyre(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, grip_share,
+               surface_rolling, spin_rad_s, grip_along, grip_across, grip_sliding, anchor,
+               model, substep_s):
+    """A slip tyre: the engine or brake turns the wheel toward the asked speed against the
+    tyre's pull (the spin integrated implicitly, the pull linearised in the spin); at
+    walking pace the stick-slip grip takes over (the wheel rolls with the ground).
+    Returns the forces along and across, the sliding flag and the new spin."""
+    radius, inertia = model[WHEEL_RADIUS], model[WHEEL_INERTIA]
+    relative_load = larger(load, TINY) / anchor[STATIC_LOAD]
+    peak = model[GRIP] * grip_share * relative_load ** -model[LOAD_SENSITIVITY]
+    contact_load = load if hit else 0.0
+    force = _tyre_forces(spin_rad_s, along_mps, across_mps, contact_load, peak, model)[0]
+    wanted = ((surface_speed_mps - spin_rad_s * radius) * inertia
+              / (radius ** 2 * substep_s) + force)
+    drive = clamp(wanted, -limit_n, limit_n)
+    nudged = _tyre_forces(spin_rad_s + SPIN_DERIVATIVE_STEP_RAD_S, along_mps, across_mps,
+                          contact_load, peak, model)[0]
+    stiffness = (nudged - force) / SPIN_DERIVATIVE_STEP_RAD_S
+    spin = spin_rad_s + radius * (drive - force) / (inertia / substep_s + radius * stiffness)
+    along, across, past_peak = _tyre_forces(spin, along_mps, across_mps, contact_load, peak,
+                                            model)
+    resistance = (model[ROLLING] + surface_rolling) * contact_load
+    along = along + clamp(-along_mps * anchor[MASS] / substep_s, -resistance, resistance)
+    weight = clamp(abs(along_mps) / model[GRIP_MODEL_BELOW_MPS], 0.0, 1.0) if hit else 1.0
+    grip_weight = 1.0 - weight
+    spin = weight * spin + grip_weight * along_mps / radius
+    return (weight * along + grip_weight * grip_along,
+            weight * across + grip_weight * grip_across,
+            past_peak if weight >= 0.5 else grip_sliding, spin)
+
+
+_ray = compiled(_ray) or _ray
+_cast_terrain = compiled(_cast_terrain) or _cast_terrain
+_ground_frame = compiled(_ground_frame) or _ground_frame
+_suspension = compiled(_suspension) or _suspension
+_grip = compiled(_grip) or _grip
+_roll = compiled(_roll) or _roll
+_tyre_forces = compiled(_tyre_forces) or _tyre_forces
+_slip_tyre = compiled(_slip_tyre) or _slip_tyre
+
+
+# ----- the substep ----------------------------------------------------------------------
+
+def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limit_n,
+                   steer_rad, grip_share, anchors, model, terrain_planes, terrain_lookup,
+                   terrain_ground, on_terrain, exact, exact_hits, deflection, last_distance,
+                   warm, wheel_spin_rad_s, wheel_angle_rad, substep_s, linear, angular,
+                   impulse, results):
+    """One substep of every anchor of V vehicles of one kind, in place (the arrays are
+    the module docstring's)."""
+    count = anchors.shape[0]
+    for vehicle in range(position.shape[0]):
         px, py, pz = position[vehicle, 0], position[vehicle, 1], position[vehicle, 2]
         rx, ry, rz = axes[vehicle, 0, 0], axes[vehicle, 0, 1], axes[vehicle, 0, 2]
         fx, fy, fz = axes[vehicle, 1, 0], axes[vehicle, 1, 1], axes[vehicle, 1, 2]
         ux, uy, uz = axes[vehicle, 2, 0], axes[vehicle, 2, 1], axes[vehicle, 2, 2]
-        vx0, vy0, vz0 = velocity[vehicle, 0], velocity[vehicle, 1], velocity[vehicle, 2]
-        wx, wy, wz = spin[vehicle, 0], spin[vehicle, 1], spin[vehicle, 2]
         for anchor in range(count):
             n = vehicle * count + anchor
-            ax, ay, az = anchors[anchor, _X], anchors[anchor, _Y], anchors[anchor, _Z]
-            # The ray: from the anchor down the hull's -Z.
-            ox = px + ((ax * rx + ay * fx) + az * ux)
-            oy = py + ((ax * ry + ay * fy) + az * uy)
-            oz = pz + ((ax * rz + ay * fz) + az * uz)
-            dx, dy, dz = -ux, -uy, -uz
-            # TerrainGround.cast: ray-plane refinements against the triangle under a guess.
-            distance = np.minimum(np.maximum(last_distance[n], 0.0), ray_length) if warm else 0.0
-            nx = ny = nz = facing = 0.0
-            for _ in range(refinements):
-                gx, gy, gz = ox + distance * dx, oy + distance * dy, oz + distance * dz
-                height, nx, ny, nz = plane_under(planes, plane_lookup, gx, gy)
-                facing = (nx * dx + ny * dy) + nz * dz
-                distance = distance + nz * (height - gz) / np.minimum(facing, -PARALLEL_COSINE)
-            last_distance[n] = distance
-            qx, qy = ox + distance * dx, oy + distance * dy
-            sample = (int(np.minimum(np.maximum(np.rint((qy + half_y) / spacing), 0.0), last_v))
-                      * columns
-                      + int(np.minimum(np.maximum(np.rint((qx + half_x) / spacing), 0.0), last_u)))
-            wave = ground_by_sample[sample, 1]
-            ripple = ground_by_sample[sample, 0] * (1.0 + np.sin(wave * qx) * np.sin(wave * qy))
-            surface_grip, surface_rolling = ground_by_sample[sample, 2], ground_by_sample[sample, 3]
-            distance = distance - ripple / np.maximum(-facing, PARALLEL_COSINE)
-            qx, qy, qz = ox + distance * dx, oy + distance * dy, oz + distance * dz
-            hit = (distance <= ray_length and -facing >= min_ground_up
-                   and abs(qx) <= half_x and abs(qy) <= half_y)
-            # The ground frame: the heading (turned by the steer) along the contact plane.
-            steer_rad = steer[vehicle, anchor]
-            if steer_rad != 0.0:
-                cosine, sine = np.cos(steer_rad), np.sin(steer_rad)
-                hx, hy, hz = cosine * fx + sine * rx, cosine * fy + sine * ry, cosine * fz + sine * rz
-            else:
-                hx, hy, hz = fx, fy, fz
-            along_normal = (hx * nx + hy * ny) + hz * nz
-            ex, ey, ez = hx - along_normal * nx, hy - along_normal * ny, hz - along_normal * nz
-            length = np.maximum(np.sqrt((ex * ex + ey * ey) + ez * ez), _TINY)
-            ex, ey, ez = ex / length, ey / length, ez / length
-            sx, sy, sz = ey * nz - ez * ny, ez * nx - ex * nz, ex * ny - ey * nx
-            # Levers from the centre of mass: to the contact, and to the track's patch.
+            constants = anchors[anchor]
+            # 1. The ray; 2. the ground under it.
+            ox, oy, oz, dx, dy, dz = _ray(px, py, pz, rx, ry, rz, fx, fy, fz, ux, uy, uz,
+                                          constants[X], constants[Y], constants[Z])
+            (hit, distance, qx, qy, qz, nx, ny, nz, gx, gy, gz, surface_grip,
+             surface_rolling) = _ground_under(ox, oy, oz, dx, dy, dz, n, model, terrain_planes,
+                                              terrain_lookup, terrain_ground, on_terrain,
+                                              last_distance, warm, exact, exact_hits)
+            # 3. The ground frame; where the contact and the patch are, how they move.
+            ex, ey, ez, sx, sy, sz = _ground_frame(fx, fy, fz, rx, ry, rz, nx, ny, nz,
+                                                   steer_rad[vehicle, anchor])
             lx, ly, lz = qx - px, qy - py, qz - pz
-            patch = anchors[anchor, _PATCH]
+            patch = constants[PATCH]
             glx, gly, glz = lx + patch * ex, ly + patch * ey, lz + patch * ez
-            plx, ply, plz = glx - lx, gly - ly, glz - lz
-            cvx = (vx0 + (wy * lz - wz * ly)) - 0.0
-            cvy = (vy0 + (wz * lx - wx * lz)) - 0.0
-            cvz = (vz0 + (wx * ly - wy * lx)) - 0.0
-            gvx = cvx + (wy * plz - wz * ply)
-            gvy = cvy + (wz * plx - wx * plz)
-            gvz = cvz + (wx * ply - wy * plx)
-            # Suspension: spring and damper along the normal, the bump stop; never pulls.
-            compression = ray_length - distance if hit else 0.0
-            closing = -((cvx * nx + cvy * ny) + cvz * nz)
-            spring = anchors[anchor, _STIFFNESS] * compression + anchors[anchor, _DAMPING] * closing
-            beyond = compression - travel
-            bump = (np.maximum(anchors[anchor, _BUMP_STIFFNESS] * beyond
-                               + anchors[anchor, _BUMP_DAMPING] * closing, 0.0)
-                    if beyond > 0.0 else 0.0)
-            load = np.maximum(spring + bump, 0.0) if hit else 0.0
-            along_mps = (gvx * ex + gvy * ey) + gvz * ez
-            across_mps = (gvx * sx + gvy * sy) + gvz * sz
-            # Grip: the stick spring inside the friction circle, sliding past it.
-            grip_damping = anchors[anchor, _GRIP_DAMPING]
-            limit = force_limit[vehicle, anchor]
-            slip_along = along_mps - surface_speed[vehicle, anchor]
-            slip_across = across_mps
-            stretch_along = deflection[0, n] + slip_along * substep_s
-            stretch_across = deflection[1, n] + slip_across * substep_s
-            wanted_along = -(anchors[anchor, _GRIP_STIFFNESS] * stretch_along
-                             + grip_damping * slip_along)
-            wanted_across = -(anchors[anchor, _GRIP_STIFFNESS] * stretch_across
-                              + grip_damping * slip_across)
-            along = np.minimum(np.maximum(wanted_along, -limit), limit)
-            capacity = (surface_grip * grip_share[vehicle, anchor]) * load
-            sliding = np.hypot(along, wanted_across) > grip * capacity
-            scale = (sliding_grip * capacity / np.hypot(wanted_along, wanted_across)
-                     if sliding else 1.0)
-            along = np.minimum(np.maximum(wanted_along * scale, -limit), limit)
-            across = wanted_across * scale
-            keep = anchors[anchor, _NEGATIVE_COMPLIANCE] if hit else 0.0
-            deflection[0, n] = (along + grip_damping * slip_along) * keep
-            deflection[1, n] = (across + grip_damping * slip_across) * keep
-            resistance = (rolling + surface_rolling) * load
-            along = along + np.minimum(np.maximum(-along_mps * anchors[anchor, _MASS] / substep_s,
-                                                  -resistance), resistance)
-            # Impulses at the contact (support) and at the patch (grip), and their torques.
-            support = load * substep_s
-            f0x, f0y, f0z = support * nx, support * ny, support * nz
-            along_impulse, across_impulse = along * substep_s, across * substep_s
-            f1x = along_impulse * ex + across_impulse * sx
-            f1y = along_impulse * ey + across_impulse * sy
-            f1z = along_impulse * ez + across_impulse * sz
-            tx = (ly * f0z - lz * f0y) + (gly * f1z - glz * f1y)
-            ty = (lz * f0x - lx * f0z) + (glz * f1x - glx * f1z)
-            tz = (lx * f0y - ly * f0x) + (glx * f1y - gly * f1x)
-            if anchor == 0:
-                linear[vehicle, 0], linear[vehicle, 1], linear[vehicle, 2] = (
-                    f0x + f1x, f0y + f1y, f0z + f1z)
-                angular[vehicle, 0], angular[vehicle, 1], angular[vehicle, 2] = tx, ty, tz
-            else:
-                linear[vehicle, 0] += f0x + f1x
-                linear[vehicle, 1] += f0y + f1y
-                linear[vehicle, 2] += f0z + f1z
-                angular[vehicle, 0] += tx
-                angular[vehicle, 1] += ty
-                angular[vehicle, 2] += tz
-            results[HIT, n] = 1.0 if hit else 0.0
-            results[COMPRESSION, n], results[LOAD, n] = compression, load
-            results[SLIDING, n] = 1.0 if sliding else 0.0
-            results[POINT, n], results[POINT + 1, n], results[POINT + 2, n] = qx, qy, qz
-            results[NORMAL, n], results[NORMAL + 1, n], results[NORMAL + 2, n] = nx, ny, nz
-            results[ORIGIN, n], results[ORIGIN + 1, n], results[ORIGIN + 2, n] = ox, oy, oz
-            results[DOWN, n], results[DOWN + 1, n], results[DOWN + 2, n] = dx, dy, dz
-            results[ALONG, n], results[ACROSS, n] = along_mps, across_mps
-
-_terrain_substep = compiled(_terrain_substep)
+            cvx, cvy, cvz, pvx, pvy, pvz = _contact_velocities(
+                velocity[vehicle, 0], velocity[vehicle, 1], velocity[vehicle, 2],
+                spin[vehicle, 0], spin[vehicle, 1], spin[vehicle, 2], lx, ly, lz, glx, gly,
+                glz, gx, gy, gz)
+            # 4. Suspension; 5. grip, with the drive.
+            load, compression = _suspension(hit, distance, -dot(cvx, cvy, cvz, nx, ny, nz),
+                                            constants, model)
+            along_mps = dot(pvx, pvy, pvz, ex, ey, ez)
+            across_mps = dot(pvx, pvy, pvz, sx, sy, sz)
+            share = surface_grip * grip_share[vehicle, anchor]
+            wheel_mps = surface_speed_mps[vehicle, anchor]
+            limit_n = force_limit_n[vehicle, anchor]
+            along, across, sliding = _grip(hit, load, along_mps, across_mps, wheel_mps, limit_n,
+                                           share, surface_rolling, deflection, n, constants,
+                                           model, substep_s)
+            # 6. The wheel.
+            if model[TYRE] != NO_WHEELS:
+                along, across, sliding = _wheel(
+                    n, hit, load, along_mps, across_mps, wheel_mps, limit_n, share,
+                    surface_rolling, along, across, sliding, wheel_spin_rad_s, wheel_angle_rad,
+                    constants, model, substep_s)
+            # 7. Impulses.
+            _impulses(linear, angular, impulse, vehicle, anchor == 0, n, load * substep_s,
+                      along * substep_s, across * substep_s, nx, ny, nz, ex, ey, ez, sx, sy,
+                      sz, lx, ly, lz, glx, gly, glz)
+            _report(results, n, hit, compression, load, sliding, qx, qy, qz, nx, ny, nz,
+                    ox, oy, oz, dx, dy, dz, along_mps, across_mps, wheel_spin_rad_s[n],
+                    wheel_angle_rad[n])
 
 
-class TerrainSubstep:
-    """The compiled substep for one kind of tracked vehicle over one terrain: its
-    constants as the kernel reads them."""
+def _wheel(n, hit, load, along_mps, across_mps, wheel_mps, limit_n, grip_share,
+           surface_rolling, along, across, sliding, wheel_spin_rad_s, wheel_angle_rad, anchor,
+           model, substep_s):
+    """Wheel ``n``'s spin and angle, brought up to date; a slip tyre's forces and sliding
+    replace the friction circle's (``along``, ``across``, ``sliding``), which it returns."""
+    if model[TYRE] == SLIP_TYRES:
+        along, across, sliding, wheel_spin_rad_s[n] = _slip_tyre(
+            hit, load, along_mps, across_mps, wheel_mps, limit_n, grip_share, surface_rolling,
+            wheel_spin_rad_s[n], along, across, sliding, anchor, model, substep_s)
+    else:
+        wheel_spin_rad_s[n] = _roll(hit, sliding, along_mps, wheel_mps, limit_n,
+                                    wheel_spin_rad_s[n], model[WHEEL_RADIUS])
+    wheel_angle_rad[n] = (wheel_angle_rad[n] + wheel_spin_rad_s[n] * substep_s) % TAU
+    return along, across, sliding
 
-    def __init__(self, constants: AnchorConstants, grip: GripSpec, terrain: Terrain):
-        c = constants
-        table = np.empty((len(c.position_bs), _CONSTANT_COLUMNS))
-        table[:, _X:_Z + 1] = c.position_bs
-        for column, values in ((_MASS, c.mass_share_kg), (_STIFFNESS, c.stiffness_n_m),
-                               (_DAMPING, c.damping_n_s_m),
-                               (_BUMP_STIFFNESS, c.bump_stiffness_n_m),
-                               (_BUMP_DAMPING, c.bump_damping_n_s_m),
-                               (_GRIP_STIFFNESS, c.grip_stiffness_n_m),
-                               (_GRIP_DAMPING, c.grip_damping_n_s_m),
-                               (_PATCH, c.patch_offset_m),
-                               (_NEGATIVE_COMPLIANCE, -1.0 / c.grip_stiffness_n_m)):
-            table[:, column] = values
-        self._anchors = table
-        self._model = np.array([c.ray_length_m, c.travel_m, c.min_ground_up, grip.grip,
-                                grip.sliding_grip, grip.rolling_resistance])
-        self._terrain = terrain
 
-    def run(self, states, command, deflection: np.ndarray, last_distance: np.ndarray,
-            warm: bool, substep_s: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Linear and angular impulses (V, 3) and the anchors' results (RESULT_ROWS, N);
-        ``deflection`` and ``last_distance`` are brought up to date in place."""
-        vehicles = len(states.position_ws)
-        linear, angular = np.empty((vehicles, 3)), np.empty((vehicles, 3))
-        results = np.empty((RESULT_ROWS, vehicles * len(self._anchors)))
-        terrain = self._terrain
-        _terrain_substep(states.position_ws, states.axes_ws, states.velocity_ws,
-                         states.angular_velocity_ws, command.surface_speed_mps,
-                         command.force_limit_n, command.steer_rad, command.grip_scale,
-                         self._anchors, self._model, deflection, last_distance, warm,
-                         substep_s, terrain.plane_table, terrain.plane_lookup,
-                         terrain.ground_table, linear, angular, results)
-        return linear, angular, results
+def _ground_under(ox, oy, oz, dx, dy, dz, n, model, planes, lookup, ground, on_terrain,
+                  last_distance, warm, exact, exact_hits):
+    """Anchor ``n``'s ground: whether it is ground within reach, the distance, the point,
+    the normal, the ground's velocity there, and its surface's grip scale and added
+    rolling resistance. Cast against the terrain (carrying the collider's distance to
+    the next substep), then taken from the hits cast beforehand where there are some."""
+    hit, distance = False, 0.0
+    qx = qy = qz = nx = ny = nz = gx = gy = gz = surface_rolling = 0.0
+    surface_grip = 1.0
+    ray_length = model[RAY_LENGTH]
+    if on_terrain:
+        start_m = clamp(last_distance[n], 0.0, ray_length) if warm else 0.0
+        (hit, last_distance[n], distance, qx, qy, qz, nx, ny, nz, surface_grip,
+         surface_rolling) = _cast_terrain(ox, oy, oz, dx, dy, dz, start_m, 1 if warm else 2,
+                                          planes, lookup, ground, ray_length,
+                                          model[MIN_GROUND_UP])
+    if exact[n]:
+        hit = exact_hits[EXACT_HIT, n] > 0.5
+        distance = exact_hits[EXACT_DISTANCE, n]
+        qx, qy, qz = (exact_hits[EXACT_POINT, n], exact_hits[EXACT_POINT + 1, n],
+                      exact_hits[EXACT_POINT + 2, n])
+        nx, ny, nz = (exact_hits[EXACT_NORMAL, n], exact_hits[EXACT_NORMAL + 1, n],
+                      exact_hits[EXACT_NORMAL + 2, n])
+        gx, gy, gz = (exact_hits[EXACT_GROUND_VELOCITY, n],
+                      exact_hits[EXACT_GROUND_VELOCITY + 1, n],
+                      exact_hits[EXACT_GROUND_VELOCITY + 2, n])
+        surface_grip = exact_hits[EXACT_GRIP, n]
+        surface_rolling = exact_hits[EXACT_ROLLING, n]
+    return (hit, distance, qx, qy, qz, nx, ny, nz, gx, gy, gz, surface_grip,
+            surface_rolling)
+
+
+def _contact_velocities(vx, vy, vz, wx, wy, wz, lx, ly, lz, glx, gly, glz, gx, gy, gz):
+    """The velocity relative to the ground of the contact point (lever ``l`` from the
+    centre of mass) and of the track's patch (lever ``gl``): the body's ``v + w x r``
+    less the ground's velocity ``g``."""
+    tx, ty, tz = cross(wx, wy, wz, lx, ly, lz)
+    cvx, cvy, cvz = (vx + tx) - gx, (vy + ty) - gy, (vz + tz) - gz
+    tx, ty, tz = cross(wx, wy, wz, glx - lx, gly - ly, glz - lz)
+    return cvx, cvy, cvz, cvx + tx, cvy + ty, cvz + tz
+
+
+def _impulses(linear, angular, impulse, vehicle, first, n, support, along, across, nx, ny,
+              nz, ex, ey, ez, sx, sy, sz, lx, ly, lz, glx, gly, glz):
+    """The anchor's impulses: ``support`` along the normal at the contact, the grip
+    (``along`` the heading, ``across`` it) at the patch; their torques about the centre
+    of mass; added to the vehicle's sums (which the ``first`` anchor starts)."""
+    f0x, f0y, f0z = support * nx, support * ny, support * nz
+    f1x, f1y, f1z = along * ex + across * sx, along * ey + across * sy, along * ez + across * sz
+    t0x, t0y, t0z = cross(lx, ly, lz, f0x, f0y, f0z)
+    t1x, t1y, t1z = cross(glx, gly, glz, f1x, f1y, f1z)
+    impulse[0, n], impulse[1, n], impulse[2, n] = f0x + f1x, f0y + f1y, f0z + f1z
+    if first:
+        linear[vehicle, 0], linear[vehicle, 1], linear[vehicle, 2] = (
+            impulse[0, n], impulse[1, n], impulse[2, n])
+        angular[vehicle, 0], angular[vehicle, 1], angular[vehicle, 2] = (
+            t0x + t1x, t0y + t1y, t0z + t1z)
+    else:
+        linear[vehicle, 0] += impulse[0, n]
+        linear[vehicle, 1] += impulse[1, n]
+        linear[vehicle, 2] += impulse[2, n]
+        angular[vehicle, 0] += t0x + t1x
+        angular[vehicle, 1] += t0y + t1y
+        angular[vehicle, 2] += t0z + t1z
+
+
+def _report(results, n, hit, compression, load, sliding, qx, qy, qz, nx, ny, nz, ox, oy, oz,
+            dx, dy, dz, along_mps, across_mps, spin_rad_s, spin_angle_rad):
+    """One anchor's column of the results."""
+    results[HIT, n] = 1.0 if hit else 0.0
+    results[COMPRESSION, n], results[LOAD, n] = compression, load
+    results[SLIDING, n] = 1.0 if sliding else 0.0
+    results[POINT, n], results[POINT + 1, n], results[POINT + 2, n] = qx, qy, qz
+    results[NORMAL, n], results[NORMAL + 1, n], results[NORMAL + 2, n] = nx, ny, nz
+    results[ORIGIN, n], results[ORIGIN + 1, n], results[ORIGIN + 2, n] = ox, oy, oz
+    results[DOWN, n], results[DOWN + 1, n], results[DOWN + 2, n] = dx, dy, dz
+    results[ALONG, n], results[ACROSS, n] = along_mps, across_mps
+    results[SPIN, n], results[SPIN_ANGLE, n] = spin_rad_s, spin_angle_rad
+
+
+_wheel = compiled(_wheel) or _wheel
+_ground_under = compiled(_ground_under) or _ground_under
+_contact_velocities = compiled(_contact_velocities) or _contact_velocities
+_impulses = compiled(_impulses) or _impulses
+_report = compiled(_report) or _report
+anchor_substep = compiled(anchor_substep) or anchor_substep
+
+
+def anchor_rays(position, axes, anchors, origins, directions):
+    """Every anchor's ray (the same numbers :func:`_ray` gives inside the substep), into
+    ``origins`` and ``directions`` (3, N): for rays cast before the substep."""
+    vehicles, count = position.shape[0], anchors.shape[0]
+    for vehicle in range(vehicles):
+        for anchor in range(count):
+            n = vehicle * count + anchor
+            (origins[0, n], origins[1, n], origins[2, n], directions[0, n], directions[1, n],
+             directions[2, n]) = _ray(
+                position[vehicle, 0], position[vehicle, 1], position[vehicle, 2],
+                axes[vehicle, 0, 0], axes[vehicle, 0, 1], axes[vehicle, 0, 2],
+                axes[vehicle, 1, 0], axes[vehicle, 1, 1], axes[vehicle, 1, 2],
+                axes[vehicle, 2, 0], axes[vehicle, 2, 1], axes[vehicle, 2, 2],
+                anchors[anchor, X], anchors[anchor, Y], anchors[anchor, Z])
+
+
+anchor_rays = compiled(anchor_rays) or anchor_rays

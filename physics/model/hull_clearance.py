@@ -43,6 +43,39 @@ this much of its right axis: a hull standing on its nose still has a direction (
 direction gives a rectangle that holds the outline, so the nudge costs nothing)."""
 
 
+def _outline(axes, hull, half_extents, grow_m):
+    """The hull's outline from above: a rectangle along its heading, grown by ``grow_m``.
+    Returns the heading and its right (x, y), the rectangle's half extents along and
+    across, and the half extents in x and y of the window of samples round it."""
+    level_x = axes[hull, 1, 0] + _LEVEL_NUDGE * axes[hull, 0, 0]
+    level_y = axes[hull, 1, 1] + _LEVEL_NUDGE * axes[hull, 0, 1]
+    level = np.hypot(level_x, level_y)
+    heading_x, heading_y = level_x / level, level_y / level
+    across_x, across_y = heading_y, -heading_x
+    extent_along, extent_across = grow_m, grow_m
+    for axis in range(3):
+        extent_along += half_extents[axis] * abs(axes[hull, axis, 0] * heading_x
+                                                  + axes[hull, axis, 1] * heading_y)
+        extent_across += half_extents[axis] * abs(axes[hull, axis, 0] * across_x
+                                                   + axes[hull, axis, 1] * across_y)
+    window_x = extent_along * abs(heading_x) + extent_across * abs(across_x)
+    window_y = extent_along * abs(heading_y) + extent_across * abs(across_y)
+    return heading_x, heading_y, across_x, across_y, extent_along, extent_across, window_x, \
+        window_y
+
+
+def _closing_m(velocity, spin, hull, normal_x, normal_y, normal_z, lever_m, stretch_s):
+    """How far the face's plane may come toward the samples: the hull's speed along the
+    normal, and its tilting (spin about the normal turns the plane within itself)."""
+    spin_x, spin_y, spin_z = spin[hull, 0], spin[hull, 1], spin[hull, 2]
+    spin_along = spin_x * normal_x + spin_y * normal_y + spin_z * normal_z
+    tilting_rad_s = np.sqrt(max(spin_x * spin_x + spin_y * spin_y + spin_z * spin_z
+                                - spin_along * spin_along, 0.0))
+    speed_along = abs(velocity[hull, 0] * normal_x + velocity[hull, 1] * normal_y
+                      + velocity[hull, 2] * normal_z)
+    return (speed_along + tilting_rad_s * lever_m) * stretch_s
+
+
 def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, box_reach_m,
                  within_s, heights, spacing_m, map_half_x_m, map_half_y_m, clear):
     """Per hull, into ``clear``: the test above, a loop over the height samples round it."""
@@ -59,23 +92,12 @@ def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, bo
         face_x = centre_x + half_extents[2] * normal_x
         face_y = centre_y + half_extents[2] * normal_y
         face_z = centre_z + half_extents[2] * normal_z
-        # The outline from above: a rectangle along the heading, grown by the sideways
-        # travel and a cell's diagonal (a triangle under the box has its corners within).
-        level_x = axes[hull, 1, 0] + _LEVEL_NUDGE * axes[hull, 0, 0]
-        level_y = axes[hull, 1, 1] + _LEVEL_NUDGE * axes[hull, 0, 1]
-        level = np.hypot(level_x, level_y)
-        heading_x, heading_y = level_x / level, level_y / level
-        across_x, across_y = heading_y, -heading_x
+        # The outline grows by the sideways travel and a cell's diagonal (a triangle under
+        # the box has its corners within).
         grow_m = (np.hypot(velocity[hull, 0], velocity[hull, 1]) * stretch_s
                   + spacing_m * math.sqrt(2.0))
-        extent_along, extent_across = grow_m, grow_m
-        for axis in range(3):
-            extent_along += half_extents[axis] * abs(axes[hull, axis, 0] * heading_x
-                                                      + axes[hull, axis, 1] * heading_y)
-            extent_across += half_extents[axis] * abs(axes[hull, axis, 0] * across_x
-                                                       + axes[hull, axis, 1] * across_y)
-        window_x = extent_along * abs(heading_x) + extent_across * abs(across_x)
-        window_y = extent_along * abs(heading_y) + extent_across * abs(across_y)
+        (heading_x, heading_y, across_x, across_y, extent_along, extent_across, window_x,
+         window_y) = _outline(axes, hull, half_extents, grow_m)
         if not (np.isfinite(centre_x) and np.isfinite(centre_y) and np.isfinite(window_x)
                 and np.isfinite(window_y)):
             clear[hull] = False
@@ -97,19 +119,13 @@ def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, bo
                     outside_m = (normal_z * (heights[row, column] - face_z)
                                  + normal_x * (x - face_x) + normal_y * (y - face_y))
                     nearest_m = min(nearest_m, outside_m)
-        # How far the plane may come toward the samples: the hull's speed along the
-        # normal, and its tilting (spin about the normal turns the plane within itself).
-        spin_x, spin_y, spin_z = spin[hull, 0], spin[hull, 1], spin[hull, 2]
-        spin_along = spin_x * normal_x + spin_y * normal_y + spin_z * normal_z
-        tilting_rad_s = np.sqrt(max(spin_x * spin_x + spin_y * spin_y + spin_z * spin_z
-                                    - spin_along * spin_along, 0.0))
-        speed_along = abs(velocity[hull, 0] * normal_x + velocity[hull, 1] * normal_y
-                          + velocity[hull, 2] * normal_z)
         lever_m = np.hypot(extent_along, extent_across) + box_reach_m
-        closing_m = (speed_along + tilting_rad_s * lever_m) * stretch_s
-        clear[hull] = nearest_m > closing_m + CONTACT_SLACK_M
+        clear[hull] = nearest_m > _closing_m(velocity, spin, hull, normal_x, normal_y,
+                                             normal_z, lever_m, stretch_s) + CONTACT_SLACK_M
 
 
+_outline = compiled(_outline)
+_closing_m = compiled(_closing_m)
 _clear_hulls = compiled(_clear_hulls)
 
 

@@ -18,8 +18,8 @@ from physics.model.gearbox import DriveCommand
 from physics.model.ballistics import ArmourSpec, GunSpec
 from physics.model.hull import HullSpec
 from physics.model.spec import KMH_PER_MPS, Spec, tuning
-from physics.model.anchors import (AnchorCommand, AnchorConstants, AnchorModel,
-                                   GripSpec, SuspensionSpec)
+from physics.model.anchor_model import AnchorModel
+from physics.model.anchors import AnchorCommand, AnchorConstants, GripSpec, SuspensionSpec
 
 
 _SIDES = np.array([1.0, -1.0])

@@ -18,9 +18,9 @@ import numpy as np
 from physics.model.gearbox import DriveCommand
 from physics.model.hull import HullSpec
 from physics.model.spec import KMH_PER_MPS, Spec, SpecError, tuning
-from physics.model.tyres import SlipTyreModel, SlipTyreSpec
-from physics.model.anchors import (AnchorCommand, AnchorConstants, AnchorModel,
-                                   GripSpec, SuspensionSpec)
+from physics.model.tyres import SlipTyreSpec
+from physics.model.anchor_model import AnchorModel
+from physics.model.anchors import AnchorCommand, AnchorConstants, GripSpec, SuspensionSpec
 
 AXLES = ("front", "rear", "all")
 
@@ -144,6 +144,5 @@ class CarSpec(Spec):
         return WheelDrive(self.wheels, constants)
 
     def make_model(self, constants: AnchorConstants) -> AnchorModel:
-        if self.tyres == "slip":
-            return SlipTyreModel(constants, self.grip, self.slip_tyres)
-        return AnchorModel(constants, self.grip)
+        return AnchorModel(constants, self.grip,
+                           self.slip_tyres if self.tyres == "slip" else None)

@@ -1,0 +1,225 @@
+"""The anchor model of one kind of vehicle: its state between substeps, and each substep
+handed to the anchor kernel (:mod:`physics.model.anchor_kernel`).
+
+It reaches the world only through what it is given for a substep, as Bullet's vehicle
+reaches it through its raycaster: the terrain's height array, which the kernel casts
+every ray against, and a :class:`~physics.model.anchors.GroundQuery` that casts the rays
+marked ``exact`` beforehand (through Bullet where a rock, a crate or another vehicle may
+be under them; any ground at all in tests).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from physics.model import anchor_kernel as kernel
+from physics.model.anchors import (AnchorCommand, AnchorConstants, AnchorImpulses,
+                                   AnchorReport, BodyStates, GripSpec, GroundQuery)
+from physics.model.spec import KMH_PER_MPS
+from physics.model.terrain import Terrain
+from physics.model.tyres import SlipTyreSpec
+
+
+def anchor_table(constants: AnchorConstants) -> np.ndarray:
+    """Per anchor, the constants the kernel reads: (A, ANCHOR_COLUMNS)."""
+    c = constants
+    table = np.empty((len(c.position_bs), kernel.ANCHOR_COLUMNS))
+    table[:, kernel.X:kernel.Z + 1] = c.position_bs
+    for column, values in ((kernel.MASS, c.mass_share_kg), (kernel.STIFFNESS, c.stiffness_n_m),
+                           (kernel.DAMPING, c.damping_n_s_m),
+                           (kernel.BUMP_STIFFNESS, c.bump_stiffness_n_m),
+                           (kernel.BUMP_DAMPING, c.bump_damping_n_s_m),
+                           (kernel.GRIP_STIFFNESS, c.grip_stiffness_n_m),
+                           (kernel.GRIP_DAMPING, c.grip_damping_n_s_m),
+                           (kernel.PATCH, c.patch_offset_m),
+                           (kernel.NEGATIVE_COMPLIANCE, -1.0 / c.grip_stiffness_n_m),
+                           (kernel.STATIC_LOAD, c.static_load_n)):
+        table[:, column] = values
+    return table
+
+
+def model_entries(constants: AnchorConstants, grip: GripSpec,
+                  slip: SlipTyreSpec | None) -> np.ndarray:
+    """The vehicle kind's constants the kernel reads: (MODEL_ENTRIES,)."""
+    entries = np.zeros(kernel.MODEL_ENTRIES)
+    entries[kernel.RAY_LENGTH] = constants.ray_length_m
+    entries[kernel.TRAVEL] = constants.travel_m
+    entries[kernel.MIN_GROUND_UP] = constants.min_ground_up
+    entries[kernel.GRIP] = grip.grip
+    entries[kernel.SLIDING_GRIP] = grip.sliding_grip
+    entries[kernel.ROLLING] = grip.rolling_resistance
+    entries[kernel.WHEEL_RADIUS] = constants.wheel_radius_m
+    if constants.wheel_radius_m <= 0.0:
+        entries[kernel.TYRE] = kernel.NO_WHEELS
+    elif slip is None:
+        entries[kernel.TYRE] = kernel.GRIP_TYRES
+    else:
+        entries[kernel.TYRE] = kernel.SLIP_TYRES
+        entries[kernel.WHEEL_INERTIA] = slip.wheel_inertia_kg_m2
+        entries[kernel.PEAK_SLIP_RATIO] = slip.peak_slip_ratio
+        entries[kernel.PEAK_ANGLE_TAN] = math.tan(math.radians(slip.peak_slip_angle_deg))
+        entries[kernel.SLIDING_SHARE] = slip.sliding_share
+        entries[kernel.LOAD_SENSITIVITY] = slip.load_sensitivity
+        entries[kernel.GRIP_MODEL_BELOW_MPS] = slip.grip_model_below_kmh / KMH_PER_MPS
+    return entries
+
+
+_NO_TERRAIN = (np.zeros((1, 6)), np.zeros(5), np.zeros((1, 4)))
+"""The terrain's tables when there is none (every ray is cast beforehand)."""
+_NO_HITS = np.zeros((kernel.EXACT_ROWS, 0))
+"""The hits cast beforehand when there are none."""
+
+
+class _Substep(NamedTuple):
+    """One substep's results, from which its :class:`AnchorReport` is made when read."""
+
+    results: np.ndarray
+    steer_rad: np.ndarray
+    wheel_radius_m: float
+
+    def report(self) -> AnchorReport:
+        rows = self.results
+        vehicles, anchors = self.steer_rad.shape
+        shape = (vehicles, anchors)
+        hit = rows[kernel.HIT] > 0.5
+        along, spin = rows[kernel.ALONG], rows[kernel.SPIN]
+        reference = np.maximum(np.abs(along), kernel.SLIP_REFERENCE_SPEED_MPS)
+        slip_ratio = (np.where(hit, (spin * self.wheel_radius_m - along) / reference, 0.0)
+                      if self.wheel_radius_m > 0.0 else np.zeros(hit.shape))
+
+        def vectors(first: int) -> np.ndarray:
+            return rows[first:first + 3].T.reshape(vehicles, anchors, 3)
+
+        return AnchorReport(
+            hit.reshape(shape), rows[kernel.COMPRESSION].reshape(shape),
+            rows[kernel.LOAD].reshape(shape), ((rows[kernel.SLIDING] > 0.5) & hit).reshape(shape),
+            vectors(kernel.POINT), vectors(kernel.NORMAL), vectors(kernel.ORIGIN),
+            vectors(kernel.DOWN), self.steer_rad.copy(), spin.reshape(shape),
+            rows[kernel.SPIN_ANGLE].reshape(shape), slip_ratio.reshape(shape),
+            np.where(hit, np.arctan2(rows[kernel.ACROSS], reference), 0.0).reshape(shape))
+
+
+def _resized(array: np.ndarray, count: int) -> np.ndarray:
+    """``array`` with ``count`` rows: kept rows first, new rows zero."""
+    grown = np.zeros((count,) + array.shape[1:])
+    kept = min(count, len(array))
+    grown[:kept] = array[:kept]
+    return grown
+
+
+class AnchorModel:
+    """Steps the anchors of V vehicles of one kind; holds what carries over between
+    substeps: the grip springs' stretch, the terrain casts' distances, the wheels' spin."""
+
+    def __init__(self, constants: AnchorConstants, grip: GripSpec,
+                 slip: SlipTyreSpec | None = None):
+        self.constants = constants
+        self.grip = grip
+        self.anchors = len(constants.position_bs)
+        self._table = anchor_table(constants)
+        self._entries = model_entries(constants, grip, slip)
+        self._deflection = np.zeros((2, 0))
+        """The grip springs' stretch along and across each anchor's heading, rows (2, N)."""
+        self._last_distance = np.zeros(0)
+        self._warm = False
+        """Whether ``_last_distance`` holds the terrain casts of these same rays."""
+        self.spin_speed_rad_s = np.zeros((0, self.anchors))
+        self.spin_angle_rad = np.zeros((0, self.anchors))
+        self._no_exact = np.zeros(0, dtype=np.bool_)
+        self._last: _Substep | None = None
+        self._report: AnchorReport | None = None
+
+    @property
+    def report(self) -> AnchorReport | None:
+        """What every anchor did in the last substep (None before the first); made when
+        first read, at most once a substep."""
+        if self._report is None and self._last is not None:
+            self._report = self._last.report()
+        return self._report
+
+    @property
+    def deflection_m(self) -> np.ndarray:
+        """The grip springs' stretch (V, A, 2): along and across each anchor's heading."""
+        return self._deflection.T.reshape(-1, self.anchors, 2)
+
+    def resize(self, count: int) -> None:
+        """Keep the state of the first ``count`` vehicles; new ones start relaxed and still."""
+        self._deflection = np.ascontiguousarray(_resized(self.deflection_m, count)
+                                                .reshape(-1, 2).T)
+        self.spin_speed_rad_s = _resized(self.spin_speed_rad_s, count)
+        self.spin_angle_rad = _resized(self.spin_angle_rad, count)
+        self._last_distance = np.zeros(count * self.anchors)
+        self._warm = False
+        self._no_exact = np.zeros(count * self.anchors, dtype=np.bool_)
+
+    def relax(self, vehicle: int) -> None:
+        """Forget one vehicle's grip stretch and wheel spin (it was set down afresh)."""
+        self._deflection[:, vehicle * self.anchors:(vehicle + 1) * self.anchors] = 0.0
+        self.spin_speed_rad_s[vehicle] = 0.0
+
+    def rays(self, states: BodyStates) -> tuple[np.ndarray, np.ndarray]:
+        """Anchor origins and ray directions (V, A, 3): down the hull's -Z."""
+        count = len(states.position_ws) * self.anchors
+        origins, directions = np.empty((3, count)), np.empty((3, count))
+        kernel.anchor_rays(states.position_ws, states.axes_ws, self._table, origins,
+                           directions)
+        return (origins.T.reshape(-1, self.anchors, 3),
+                directions.T.reshape(-1, self.anchors, 3))
+
+    def step(self, states: BodyStates, command: AnchorCommand, substep_s: float,
+             terrain: Terrain | None = None, query: GroundQuery | None = None,
+             exact: np.ndarray | None = None) -> AnchorImpulses:
+        """One substep for every anchor of every vehicle.
+
+        Each ray is cast against ``terrain``'s height array; the rays marked in ``exact``
+        (N,), every ray when there is no terrain, are cast beforehand by ``query``.
+        """
+        vehicles = len(states.position_ws)
+        count = vehicles * self.anchors
+        exact, exact_hits = self._cast_exact(states, terrain, query, exact, count)
+        planes, lookup, ground = ((terrain.plane_table, terrain.plane_lookup,
+                                   terrain.ground_table) if terrain is not None
+                                  else _NO_TERRAIN)
+        linear, angular = np.empty((vehicles, 3)), np.empty((vehicles, 3))
+        impulse, results = np.empty((3, count)), np.empty((kernel.RESULT_ROWS, count))
+        kernel.anchor_substep(
+            states.position_ws, states.axes_ws, states.velocity_ws,
+            states.angular_velocity_ws, command.surface_speed_mps, command.force_limit_n,
+            command.steer_rad, command.grip_scale, self._table, self._entries, planes, lookup,
+            ground, terrain is not None, exact, exact_hits, self._deflection,
+            self._last_distance, self._warm, self.spin_speed_rad_s.reshape(-1),
+            self.spin_angle_rad.reshape(-1), substep_s, linear, angular, impulse, results)
+        self._warm = self._warm or terrain is not None
+        self._last = _Substep(results, command.steer_rad, self.constants.wheel_radius_m)
+        self._report = None
+        return AnchorImpulses(impulse.T.reshape(vehicles, self.anchors, 3), linear, angular)
+
+    def _cast_exact(self, states, terrain, query, exact, count
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """The per-ray flags and the rows of the hits ``query`` cast (all rays without
+        terrain)."""
+        if terrain is None:
+            exact = np.ones(count, dtype=np.bool_)
+        if exact is None or query is None or not np.count_nonzero(exact):
+            if len(self._no_exact) != count:
+                self._no_exact = np.zeros(count, dtype=np.bool_)
+            return self._no_exact, _NO_HITS
+        rays = np.flatnonzero(exact)
+        origins, directions = self.rays(states)
+        hits = query.cast(origins.reshape(-1, 3)[rays], directions.reshape(-1, 3)[rays],
+                          self.constants.ray_length_m, self.constants.min_ground_up, rays)
+        rows = np.zeros((kernel.EXACT_ROWS, count))
+        rows[kernel.EXACT_HIT, rays] = hits.hit
+        rows[kernel.EXACT_DISTANCE, rays] = hits.distance_m
+        rows[kernel.EXACT_POINT:kernel.EXACT_POINT + 3, rays] = np.asarray(hits.point_ws).T
+        rows[kernel.EXACT_NORMAL:kernel.EXACT_NORMAL + 3, rays] = np.asarray(hits.normal_ws).T
+        rows[kernel.EXACT_GROUND_VELOCITY:kernel.EXACT_GROUND_VELOCITY + 3, rays] = \
+            np.asarray(hits.ground_velocity_ws).T
+        rows[kernel.EXACT_GRIP, rays] = hits.grip_scale
+        rows[kernel.EXACT_ROLLING, rays] = hits.rolling_resistance
+        flags = np.zeros(count, dtype=np.bool_)
+        flags[rays] = True
+        return flags, rows

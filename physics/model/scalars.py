@@ -1,0 +1,38 @@
+"""Small helpers on plain numbers for the compiled loops: numpy's maximum and minimum as
+numba compiles them (NaN wins, and of two equal numbers the first), a clamp, and the
+dot and cross products of vectors given as three numbers. Compiled through the one guard
+(:mod:`physics.model.compiled`); plain Python without numba.
+"""
+
+from __future__ import annotations
+
+from physics.model.compiled import compiled
+
+
+def larger(a, b):
+    """The larger of two numbers; NaN if either is (as numpy's maximum)."""
+    return a if (a >= b or a != a) else b
+
+
+def smaller(a, b):
+    """The smaller of two numbers; NaN if either is (as numpy's minimum)."""
+    return a if (a <= b or a != a) else b
+
+
+def clamp(value, low, high):
+    return smaller(larger(value, low), high)
+
+
+def dot(ax, ay, az, bx, by, bz):
+    return (ax * bx + ay * by) + az * bz
+
+
+def cross(ax, ay, az, bx, by, bz):
+    return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
+
+
+larger = compiled(larger) or larger
+smaller = compiled(smaller) or smaller
+clamp = compiled(clamp) or clamp
+dot = compiled(dot) or dot
+cross = compiled(cross) or cross
