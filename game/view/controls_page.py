@@ -27,12 +27,11 @@ import re
 from direct.gui.DirectGui import DGG, DirectButton, DirectLabel
 from panda3d.core import MouseButton, PGButton, TextNode
 
-from game.view.menu_spec import MenuSpec
-from game.input.bindings import ControlsSpec
-from game.input.bindings import ROWS, help_rows, keys_in_words, pad_in_words
+from game.input.bindings import ROWS, ControlsSpec, help_rows, keys_in_words, pad_in_words
 from game.input.pad_rebinding import AXIS_CHOICES, CANCEL_BUTTON
 from game.input.pad_rebinding import action_words as pad_action_words
 from game.input.rebinding import CANCEL_KEY, UserBindings, action_words
+from game.view.menu_spec import MenuSpec
 
 WAITING_TEXT = "press a key..."
 PAD_WAITING_TEXT = "press a pad button..."
@@ -85,22 +84,35 @@ class ControlsPage:
         self.waiting: tuple[str, str] | None = None
         """(KEYBOARD or PAD, the action) waiting for its new key or pad button (None:
         none)."""
-        s = spec
-        DirectLabel(parent=frame, text="Controls", text_scale=s.text_scale * 1.2,
-                    text_fg=s.text_colour, frameColor=(0, 0, 0, 0), pos=(0, 0, TITLE_Z))
-        text = dict(text_scale=s.controls_text_scale, frameColor=(0, 0, 0, 0),
-                    text_align=TextNode.ALeft)
-        action_x, self._keys_x, self._pad_x = s.controls_columns_x
-        for x, heading, colour in zip(s.controls_columns_x, HEADINGS,
-                                      (s.text_colour, s.key_colour, s.key_colour)):
-            DirectLabel(parent=frame, text=heading, text_fg=colour, pos=(x, 0, HEADING_Z),
-                        **text)
         self.key_buttons: dict[str, DirectButton] = {}
         """Each keyboard action's button, by action name: tests press them."""
         self.pad_buttons: dict[str, DirectButton] = {}
         """Each pad action's button (its buttons, or its axis), by action name."""
         self._rows: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
         self._texts: list[str] = []
+        text = dict(text_scale=spec.controls_text_scale, frameColor=(0, 0, 0, 0),
+                    text_align=TextNode.ALeft)
+        self._build_headings(frame, text)
+        self._build_rows(frame, controls, clicked, text)
+        self._cell_height = self._measure_height(CELL_HEIGHT_TEXT)
+        self._build_notes(frame, button)
+        self.refresh()
+
+    def _build_headings(self, frame, text: dict) -> None:
+        """The page's title and its columns' headings."""
+        s = self.spec
+        DirectLabel(parent=frame, text="Controls", text_scale=s.text_scale * 1.2,
+                    text_fg=s.text_colour, frameColor=(0, 0, 0, 0), pos=(0, 0, TITLE_Z))
+        for x, heading, colour in zip(s.controls_columns_x, HEADINGS,
+                                      (s.text_colour, s.key_colour, s.key_colour)):
+            DirectLabel(parent=frame, text=heading, text_fg=colour, pos=(x, 0, HEADING_Z),
+                        **text)
+
+    def _build_rows(self, frame, controls: ControlsSpec, clicked, text: dict) -> None:
+        """One row per line of the bindings table: the action's words, then a button for
+        each of its keyboard and pad actions (plain text where it has none)."""
+        s = self.spec
+        action_x, self._keys_x, self._pad_x = s.controls_columns_x
         for index, ((doc, keys_text, pad_text), (_, key_actions, pad_actions)) in enumerate(
                 zip(help_rows(controls), ROWS)):
             z = HEADING_Z - (index + 1) * s.controls_row_spacing
@@ -121,7 +133,10 @@ class ControlsPage:
                         extraArgs=[action], state=DGG.NORMAL if self.editable else DGG.DISABLED)
             self._rows.append((key_actions, pad_actions))
             self._texts.append(short(doc))
-        self._cell_height = self._measure_height(CELL_HEIGHT_TEXT)
+
+    def _build_notes(self, frame, button) -> None:
+        """Under the table: how to rebind (or where to), a status line, and Defaults."""
+        s = self.spec
         below = HEADING_Z - (len(ROWS) + 1.5) * s.controls_row_spacing
         note = dict(text_scale=s.note_text_scale, text_fg=s.text_colour,
                     frameColor=(0, 0, 0, 0))
@@ -130,11 +145,10 @@ class ControlsPage:
         self.status = DirectLabel(parent=frame, text="",
                                   pos=(0, 0, below - s.controls_row_spacing), **note)
         """One line: what the last change did, or why the player's file was not used."""
-        if bindings is not None and bindings.warning:
-            self.status["text"] = bindings.warning
+        if self.bindings is not None and self.bindings.warning:
+            self.status["text"] = self.bindings.warning
         if self.editable:
             button("Defaults", self.restore_defaults)
-        self.refresh()
 
     # ----- drawing -----------------------------------------------------------------------
 

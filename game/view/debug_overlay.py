@@ -21,11 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from panda3d.core import Geom, GeomLines, GeomNode, GeomVertexData, NodePath, OmniBoundingVolume, TextNode
+from panda3d.core import (Geom, GeomLines, GeomNode, GeomVertexData, NodePath, OmniBoundingVolume,
+                          TextNode)
 
 from game.view.meshes import COLOUR_VERTEX_FORMAT
+from game.view.overlay import keep_alpha
 from game.view.shaders import unlit_colour_shader
-from physics.model.spec import rgba, Spec, tuning
+from physics.model.spec import Spec, rgba, tuning
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,6 @@ class DebugOverlay:
             text.setShadowColor(0, 0, 0, 0.8)
             text.setFont(TextNode.getDefaultFont())
             self.text = overlay_2d.attachNewNode(text)
-            from game.view.hud import keep_alpha
             keep_alpha(self.text)
             self.text.setScale(spec.text_scale)
             self.text.setPos(0.05, 0, -0.6)

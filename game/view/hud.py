@@ -17,18 +17,18 @@ so a HUD built under a bare NodePath (no window) shows the same values in tests.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-import math
-
 import numpy as np
-from panda3d.core import (CardMaker, ColorBlendAttrib, Geom, GeomLines, GeomNode, GeomPoints, GeomTriangles,
-                          GeomVertexData, GeomVertexFormat, GeomVertexWriter, LineSegs,
-                          NodePath, TextNode, TransparencyAttrib)
+from panda3d.core import (Geom, GeomLines, GeomNode, GeomPoints, GeomTriangles, GeomVertexData,
+                          GeomVertexFormat, GeomVertexWriter, LineSegs, NodePath, TextNode,
+                          TransparencyAttrib)
 
-from game.sim.events import Destroyed, Event, RoundEnd, RoundStart, ShiftRefused
-from game.view.hud_state import HudState, lever_path_point
-from physics.model.spec import rgba, Spec, tuning
+from game.sim.events import Event
+from game.view.hud_state import HudState, lever_path_point, message_for
+from game.view.overlay import card, keep_alpha, ring_triangles
+from physics.model.spec import Spec, rgba, tuning
 
 
 @dataclass(frozen=True)
@@ -79,26 +79,8 @@ class HudSpec(Spec):
     message_lines: int = tuning("most messages shown at once", minimum=1, maximum=10)
 
 
-def keep_alpha(path: NodePath) -> None:
-    """Blend colours by alpha but leave the frame's alpha as it is (an opaque frame stays
-    opaque: screenshots and a window behind the game are not see-through)."""
-    path.setAttrib(ColorBlendAttrib.make(
-        ColorBlendAttrib.MAdd, ColorBlendAttrib.OIncomingAlpha,
-        ColorBlendAttrib.OOneMinusIncomingAlpha, ColorBlendAttrib.MAdd,
-        ColorBlendAttrib.OZero, ColorBlendAttrib.OOne))
-
-
-def _card(parent: NodePath, name: str, left: float, right: float, bottom: float, top: float,
-          colour) -> NodePath:
-    maker = CardMaker(name)
-    maker.setFrame(left, right, bottom, top)
-    path = parent.attachNewNode(maker.generate())
-    path.setColor(*colour)
-    path.setTransparency(TransparencyAttrib.MAlpha)
-    return path
-
-
 def _text(parent: NodePath, spec: HudSpec, scale: float, align=TextNode.ALeft) -> NodePath:
+    """An empty line of text in the HUD's colour, with its drop shadow."""
     node = TextNode("hud-text")
     node.setFont(TextNode.getDefaultFont())
     node.setTextColor(*spec.text_colour)
@@ -108,18 +90,6 @@ def _text(parent: NodePath, spec: HudSpec, scale: float, align=TextNode.ALeft) -
     path = parent.attachNewNode(node)
     path.setScale(scale)
     return path
-
-
-def ring_triangles(segments: int, share: float, inner: float, outer: float) -> np.ndarray:
-    """Corner points (n, 3, 2) of a ring's arc from 12 o'clock, clockwise, over ``share``."""
-    n = max(1, int(math.ceil(segments * min(max(share, 0.0), 1.0))))
-    angles = np.linspace(0.0, 2.0 * math.pi * min(max(share, 0.0), 1.0), n + 1)
-    x, y = np.sin(angles), np.cos(angles)
-    inner_pts = np.stack([x * inner, y * inner], axis=1)
-    outer_pts = np.stack([x * outer, y * outer], axis=1)
-    first = np.stack([inner_pts[:-1], outer_pts[:-1], outer_pts[1:]], axis=1)
-    second = np.stack([inner_pts[:-1], outer_pts[1:], inner_pts[1:]], axis=1)
-    return np.concatenate([first, second])
 
 
 class Hud:
@@ -132,57 +102,86 @@ class Hud:
         center = corners["center"]
         self.root = center.attachNewNode("hud")
         self._corner_roots = []
+        self._build_dashboard(self._corner(corners, "bottom_left"))
+        self._build_crosshair(center)
+        self._build_minimap(self._corner(corners, "top_right"))
+        self._build_messages(self._corner(corners, "top_center"))
+        self.state: HudState | None = None
 
-        def corner(name: str) -> NodePath:
-            parent = corners.get(name) or center
-            path = parent.attachNewNode("hud-" + name)
-            keep_alpha(path)
-            self._corner_roots.append(path)
-            return path
+    def _corner(self, corners: dict, name: str) -> NodePath:
+        """A node on the window's corner ``name`` (the centre where there is none)."""
+        parent = corners.get(name) or corners["center"]
+        path = parent.attachNewNode("hud-" + name)
+        keep_alpha(path)
+        self._corner_roots.append(path)
+        return path
 
-        s = spec
+    # ----- bottom left: health, rpm, speed, gear gate -------------------------------------
+
+    def _build_dashboard(self, panel: NodePath) -> None:
+        """A backing panel and, from the bottom up: health, rpm, then the speed and gear
+        beside the H gate."""
+        s = self.spec
         m = s.margin
-        # ----- bottom left: speed, gear gate, rpm, health ------------------------------
-        panel = corner("bottom_left")
         width = s.bar_size[0] + 2 * m
         height = s.gate_size * 1.6 + s.text_scale * 2.2 + s.bar_size[1] * 4 + 3 * m
-        _card(panel, "hud-panel", m * 0.5, m * 0.5 + width, m * 0.5, m * 0.5 + height,
-              s.panel_colour)
-        x0 = m
+        card(panel, "hud-panel", m * 0.5, m * 0.5 + width, m * 0.5, m * 0.5 + height,
+             s.panel_colour)
         y = m + s.bar_size[1] * 0.2
+        self._build_health_bar(panel, m, y)
+        y += s.bar_size[1] * 2.6 + s.text_scale * 0.4
+        self._build_rpm_bar(panel, m, y)
+        y += s.bar_size[1] * 2.6 + s.text_scale * 0.3
+        self._build_gear_gate(panel, m, y)
+
+    def _build_health_bar(self, panel: NodePath, x0: float, y: float) -> None:
+        """The health bar over its dark backing, its label above it."""
+        s = self.spec
         self.health_label = _text(panel, s, s.text_scale * 0.6)
         self.health_label.setPos(x0, 0, y + s.bar_size[1] * 1.4)
-        self.health_back = _card(panel, "health-back", x0, x0 + s.bar_size[0], y,
-                                 y + s.bar_size[1], (0.0, 0.0, 0.0, 0.5))
-        self.health_bar = _card(panel, "health", 0.0, 1.0, 0.0, 1.0, s.health_colour)
+        self.health_back = card(panel, "health-back", x0, x0 + s.bar_size[0], y,
+                                y + s.bar_size[1], (0.0, 0.0, 0.0, 0.5))
+        self.health_bar = card(panel, "health", 0.0, 1.0, 0.0, 1.0, s.health_colour)
         self.health_bar.setPos(x0, 0, y)
         self.health_bar.setScale(s.bar_size[0], 1.0, s.bar_size[1])
-        y += s.bar_size[1] * 2.6 + s.text_scale * 0.4
+
+    def _build_rpm_bar(self, panel: NodePath, x0: float, y: float) -> None:
+        """The rpm bar, its full width the redline, over a red zone at its end."""
+        s = self.spec
         self.rpm_label = _text(panel, s, s.text_scale * 0.6)
         self.rpm_label.setPos(x0, 0, y + s.bar_size[1] * 1.4)
-        _card(panel, "rpm-back", x0, x0 + s.bar_size[0], y, y + s.bar_size[1],
-              (0.0, 0.0, 0.0, 0.5))
+        card(panel, "rpm-back", x0, x0 + s.bar_size[0], y, y + s.bar_size[1],
+             (0.0, 0.0, 0.0, 0.5))
         red = s.redline_share
-        _card(panel, "redline", x0 + s.bar_size[0] * red, x0 + s.bar_size[0], y,
-              y + s.bar_size[1], s.redline_colour).setAlphaScale(0.45)
-        self.rpm_bar = _card(panel, "rpm", 0.0, 1.0, 0.0, 1.0, s.rpm_colour)
+        card(panel, "redline", x0 + s.bar_size[0] * red, x0 + s.bar_size[0], y,
+             y + s.bar_size[1], s.redline_colour).setAlphaScale(0.45)
+        self.rpm_bar = card(panel, "rpm", 0.0, 1.0, 0.0, 1.0, s.rpm_colour)
         self.rpm_bar.setPos(x0, 0, y)
         self.rpm_bar.setScale(s.bar_size[0], 1.0, s.bar_size[1])
-        y += s.bar_size[1] * 2.6 + s.text_scale * 0.3
-        # Gate: columns and rows in gate units; the gate's height is gate_size.
+
+    def _build_gear_gate(self, panel: NodePath, x0: float, y: float) -> None:
+        """The speed and gear texts, and the H gate's knob (its slots are drawn once the
+        gearbox's layout is known, :meth:`_build_gate`)."""
+        s = self.spec
         self.gate_root = panel.attachNewNode("gate")
         self.gate_unit = s.gate_size / 2.6
+        """The gate's columns and rows are in these units; the gate is gate_size high."""
         self.gate_root.setPos(x0 + s.bar_size[0] - self.gate_unit * 1.4, 0,
                               y + s.gate_size * 0.55)
         self._gate_built_for = None
-        self.knob = _card(self.gate_root, "knob", -0.22, 0.22, -0.22, 0.22, s.lever_colour)
+        self.knob = card(self.gate_root, "knob", -0.22, 0.22, -0.22, 0.22, s.lever_colour)
         self.knob.setScale(self.gate_unit)
         self.knob_pos = None
         self.speed_text = _text(panel, s, s.text_scale * 1.4)
         self.speed_text.setPos(x0, 0, y + s.gate_size * 0.6)
         self.gear_text = _text(panel, s, s.text_scale * 0.8)
         self.gear_text.setPos(x0, 0, y + s.gate_size * 0.15)
-        # ----- centre: crosshair and reload ring -----------------------------------------
+
+    # ----- centre, top right, top centre ------------------------------------------------
+
+    def _build_crosshair(self, center: NodePath) -> None:
+        """The crosshair and, round it, the reload ring (drawn by :meth:`_draw_ring`)."""
+        s = self.spec
         self.crosshair = center.attachNewNode("crosshair")
         keep_alpha(self.crosshair)
         self._corner_roots.append(self.crosshair)
@@ -200,11 +199,15 @@ class Hud:
         self.reload_ring.setTransparency(TransparencyAttrib.MAlpha)
         self._reload_share_drawn = None
         self.crosshair_xy: tuple | None = None
-        # ----- top right: minimap -------------------------------------------------------
-        self.minimap = corner("top_right")
+
+    def _build_minimap(self, corner: NodePath) -> None:
+        """The minimap's backing, frame and north mark (its dots: :meth:`_draw_minimap`)."""
+        s = self.spec
+        m = s.margin
+        self.minimap = corner
         size = s.minimap_size
         self.minimap_centre = (-m - size / 2, -m - size / 2)
-        _card(self.minimap, "minimap", -m - size, -m, -m - size, -m, s.minimap_colour)
+        card(self.minimap, "minimap", -m - size, -m, -m - size, -m, s.minimap_colour)
         frame = LineSegs("minimap-frame")
         frame.setColor(*s.text_colour[:3], 0.6)
         for (ax, ay), (bx, by) in (((-m - size, -m), (-m, -m)), ((-m, -m), (-m, -m - size)),
@@ -222,15 +225,16 @@ class Hud:
         self.dots.setTransparency(TransparencyAttrib.MAlpha)
         self.minimap_dots: list[tuple[float, float, str]] = []
         """Last drawn dots: (x, y) in the minimap's frame and their kind."""
-        # ----- top centre: round, score, messages ----------------------------------------
-        top = corner("top_center")
+
+    def _build_messages(self, top: NodePath) -> None:
+        """Round and score, and the messages below them."""
+        s = self.spec
         self.score_text = _text(top, s, s.text_scale, TextNode.ACenter)
-        self.score_text.setPos(0, 0, -m - s.text_scale)
+        self.score_text.setPos(0, 0, -s.margin - s.text_scale)
         self.message_text = _text(top, s, s.text_scale * 0.9, TextNode.ACenter)
-        self.message_text.setPos(0, 0, -m - s.text_scale * 2.6)
+        self.message_text.setPos(0, 0, -s.margin - s.text_scale * 2.6)
         self.messages: list[list] = []
         """[text, seconds left] of the messages shown, oldest first."""
-        self.state: HudState | None = None
 
     # ----- messages ---------------------------------------------------------------------
 
@@ -245,7 +249,7 @@ class Hud:
     def on_events(self, events: list[Event], player_name: str) -> None:
         """Short messages for what the player should know happened."""
         for event in events:
-            text = _message_for(event, player_name)
+            text = message_for(event, player_name)
             if text is not None:
                 self.message(text)
 
@@ -355,13 +359,29 @@ class Hud:
         self.crosshair.setPos(x, 0.0, y)
 
     def update(self, state: HudState, frame_s: float) -> None:
-        s = self.spec
         self.state = state
+        self._update_gear(state, frame_s)
+        self._update_bars(state)
+        self._draw_ring(state.loaded_share)
+        if state.reload_s is None:
+            self.crosshair.hide()
+        else:
+            self.crosshair.show()
+        self._draw_minimap(state)
+        if state.score is not None:
+            self.score_text.node().setText(f"Round {state.round}    you {state.score['player']}"
+                                           f" : {state.score['bots']} bots")
+        else:
+            self.score_text.node().setText("")
+        self._fade_messages(frame_s)
+
+    def _update_gear(self, state: HudState, frame_s: float) -> None:
+        """Speed and gear texts; the knob slides toward the lever's place in the gate."""
+        s = self.spec
         self.speed_text.node().setText(f"{abs(state.speed_kmh):3.0f} km/h"
                                        + (" R" if state.speed_kmh < -0.5 else ""))
         gear = state.selected if not state.shifting else f"{state.shift_from}>{state.selected}"
         self.gear_text.node().setText(("AUTO " if state.automatic else "") + "gear " + gear)
-        # Gate and knob.
         if state.gate and state.gate != self._gate_built_for:
             self._build_gate(state.gate)
         target = (lever_path_point(state.gate, state.shift_from, state.selected,
@@ -377,44 +397,38 @@ class Hud:
                              else self.knob_pos + offset / distance * step)
         self.knob.setPos(self.knob_pos[0] * self.gate_unit, 0, self.knob_pos[1] * self.gate_unit)
         self.knob.setColor(*(s.shifting_colour if state.shifting else s.lever_colour))
-        # Rpm: the bar's full width is the redline.
+
+    def _update_bars(self, state: HudState) -> None:
+        """The rpm bar (its full width is the redline) and the health bar."""
+        s = self.spec
         share = min(max(state.rpm / max(state.redline_rpm, 1.0), 0.0), 1.0)
         self.rpm_bar.setSx(max(share, 1e-3) * s.bar_size[0])
         self.rpm_bar.setColor(*(s.redline_colour if share >= s.redline_share else s.rpm_colour))
         self.rpm_label.node().setText(f"{state.rpm:4.0f} rpm")
-        # Health.
         if state.health is None or not state.max_health:
             self.health_bar.hide()
             self.health_back.hide()
             self.health_label.node().setText("")
-        else:
-            self.health_bar.show()
-            self.health_back.show()
-            health = min(max(state.health / state.max_health, 0.0), 1.0)
-            self.health_bar.setSx(max(health, 1e-3) * s.bar_size[0])
-            low, high = np.asarray(s.low_health_colour), np.asarray(s.health_colour)
-            self.health_bar.setColor(*(low + (high - low) * health))
-            self.health_label.node().setText(
-                "DESTROYED" if state.destroyed else f"health {state.health:.0f}")
-        self._draw_ring(state.loaded_share)
-        if state.reload_s is None:
-            self.crosshair.hide()
-        else:
-            self.crosshair.show()
-        self._draw_minimap(state)
-        if state.score is not None:
-            self.score_text.node().setText(f"Round {state.round}    you {state.score['player']}"
-                                           f" : {state.score['bots']} bots")
-        else:
-            self.score_text.node().setText("")
-        # Messages fade out in order.
-        if self.messages:
-            for entry in self.messages:
-                entry[1] -= frame_s
-            before = len(self.messages)
-            self.messages = [entry for entry in self.messages if entry[1] > 0.0]
-            if len(self.messages) != before:
-                self._show_messages()
+            return
+        self.health_bar.show()
+        self.health_back.show()
+        health = min(max(state.health / state.max_health, 0.0), 1.0)
+        self.health_bar.setSx(max(health, 1e-3) * s.bar_size[0])
+        low, high = np.asarray(s.low_health_colour), np.asarray(s.health_colour)
+        self.health_bar.setColor(*(low + (high - low) * health))
+        self.health_label.node().setText(
+            "DESTROYED" if state.destroyed else f"health {state.health:.0f}")
+
+    def _fade_messages(self, frame_s: float) -> None:
+        """Messages fade out in order, each ``message_s`` after it came."""
+        if not self.messages:
+            return
+        for entry in self.messages:
+            entry[1] -= frame_s
+        before = len(self.messages)
+        self.messages = [entry for entry in self.messages if entry[1] > 0.0]
+        if len(self.messages) != before:
+            self._show_messages()
 
     def show(self, visible: bool) -> None:
         for path in [self.root, *self._corner_roots]:
@@ -424,24 +438,3 @@ class Hud:
         for path in [self.root, *self._corner_roots]:
             path.removeNode()
         self._corner_roots.clear()
-
-
-REFUSAL_WORDS = {"moving": "still moving", "over_rev": "it would over-rev"}
-
-
-def _message_for(event: Event, player_name: str) -> str | None:
-    """The HUD's line for an event the player should know of (None: not one of those)."""
-    if isinstance(event, RoundEnd):
-        winner = "You win" if event.winner == "player" else "The bots win"
-        return (f"{winner} round {event.round}  "
-                f"({event.score.get('player', 0)} : {event.score.get('bots', 0)})")
-    if isinstance(event, RoundStart):
-        return f"Round {event.round}"
-    if isinstance(event, Destroyed):
-        if event.vehicle == player_name:
-            return f"You were destroyed by {event.by}"
-        return f"{event.vehicle} destroyed by {'you' if event.by == player_name else event.by}"
-    if isinstance(event, ShiftRefused) and event.vehicle == player_name:
-        return (f"Shift to {event.gear} refused: "
-                f"{REFUSAL_WORDS.get(event.reason, event.reason)}")
-    return None

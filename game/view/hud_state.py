@@ -1,11 +1,13 @@
 """What the HUD shows, read from the simulation: a plain :class:`HudState` (no drawing), so
-the values can be checked without a window; :mod:`game.view.hud` draws it."""
+the values can be checked without a window, and :func:`message_for` an event;
+:mod:`game.view.hud` draws them."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
 
+from game.sim.events import Destroyed, Event, RoundEnd, RoundStart, ShiftRefused
 from physics.model.spec import KMH_PER_MPS
 
 
@@ -109,3 +111,24 @@ def lever_path_point(gate: dict, start: str, end: str, progress: float) -> tuple
             return (p[0] + (q[0] - p[0]) * share, p[1] + (q[1] - p[1]) * share)
         travel -= length
     return b
+
+
+REFUSAL_WORDS = {"moving": "still moving", "over_rev": "it would over-rev"}
+
+
+def message_for(event: Event, player_name: str) -> str | None:
+    """The HUD's line for an event the player should know of (None: not one of those)."""
+    if isinstance(event, RoundEnd):
+        winner = "You win" if event.winner == "player" else "The bots win"
+        return (f"{winner} round {event.round}  "
+                f"({event.score.get('player', 0)} : {event.score.get('bots', 0)})")
+    if isinstance(event, RoundStart):
+        return f"Round {event.round}"
+    if isinstance(event, Destroyed):
+        if event.vehicle == player_name:
+            return f"You were destroyed by {event.by}"
+        return f"{event.vehicle} destroyed by {'you' if event.by == player_name else event.by}"
+    if isinstance(event, ShiftRefused) and event.vehicle == player_name:
+        return (f"Shift to {event.gear} refused: "
+                f"{REFUSAL_WORDS.get(event.reason, event.reason)}")
+    return None

@@ -17,13 +17,13 @@ from direct.gui.DirectGui import (DGG, DirectButton, DirectCheckButton, DirectFr
                                   DirectLabel, DirectOptionMenu, DirectSlider)
 from panda3d.core import TextNode
 
-from game.settings import QUALITY_LEVELS
-from game.input.bindings import ControlsSpec
 from game.audio.sounds import UI_CLICK, SoundPlayer
-from game.view.controls_page import ControlsPage
-from game.view.hud import keep_alpha
-from game.view.menu_spec import MenuSpec
+from game.input.bindings import ControlsSpec
 from game.input.rebinding import UserBindings
+from game.settings import QUALITY_LEVELS
+from game.view.controls_page import ControlsPage
+from game.view.menu_spec import MenuSpec
+from game.view.overlay import keep_alpha
 
 
 class PauseMenu:
@@ -40,30 +40,57 @@ class PauseMenu:
         self.sounds = sounds
         self.on_resume, self.on_restart, self.on_quit = on_resume, on_restart, on_quit
         self.on_settings = on_settings
-        s = spec
-        self.veil = DirectFrame(parent=parent, frameColor=s.dim_colour,
+        self.veil = DirectFrame(parent=parent, frameColor=spec.dim_colour,
                                 frameSize=(-4, 4, -2, 2), state=DGG.NORMAL)  # eats clicks
         keep_alpha(self.veil)
         self.pages: dict[str, DirectFrame] = {}
-        button = dict(text_scale=s.text_scale, text_fg=s.text_colour,
-                      frameColor=s.button_colour, relief=DGG.FLAT, pad=(0.3, 0.12),
+        self.buttons: dict[str, DirectButton] = {}
+        """Every button by page and label ("main/Resume"): tests press them."""
+        button = dict(text_scale=spec.text_scale, text_fg=spec.text_colour,
+                      frameColor=spec.button_colour, relief=DGG.FLAT, pad=(0.3, 0.12),
                       frameSize=(-0.45, 0.45, -0.055, 0.085))
-        # ----- main page ---------------------------------------------------------------
+        small = {**button, "frameSize": (-0.25, 0.25, -0.055, 0.085)}
+        self._build_main_page(button)
+        self._build_settings_page(small)
+        self._build_controls_page(controls, bindings, key_capture, pad_capture, on_bindings,
+                                  small)
+        self._update_labels()
+        self.is_open = False
+        self.close()
+
+    def _build_main_page(self, button: dict) -> None:
+        """Resume, restart, settings, controls and quit, one under another."""
+        s = self.spec
         main = self._page("main", 0.9, 0.75)
         DirectLabel(parent=main, text="Paused", text_scale=s.text_scale * 1.4,
                     text_fg=s.text_colour, frameColor=(0, 0, 0, 0), pos=(0, 0, 0.55))
-        self.buttons: dict[str, DirectButton] = {}
-        """Every button by page and label ("main/Resume"): tests press them."""
         for row, (label, command) in enumerate((
                 ("Resume", self._resume), ("Restart", self._restart),
                 ("Settings", lambda: self.show_page("settings")),
                 ("Controls", lambda: self.show_page("controls")), ("Quit", self.on_quit))):
             self._button(main, "main", label, command, (0, 0, 0.3 - row * 0.2), button)
-        # ----- settings page ------------------------------------------------------------
+
+    def _build_settings_page(self, small: dict) -> None:
+        """The player's settings, a status line (saved, or why not) and Save and Back."""
+        s = self.spec
         page = self._page("settings", 1.1, 0.85)
         DirectLabel(parent=page, text="Settings", text_scale=s.text_scale * 1.2,
                     text_fg=s.text_colour, frameColor=(0, 0, 0, 0), pos=(0, 0, 0.68))
-        current = settings.current
+        self._build_settings_widgets(page)
+        self.status = DirectLabel(parent=page, text="", text_scale=s.text_scale * 0.55,
+                                  text_fg=s.text_colour, frameColor=(0, 0, 0, 0),
+                                  pos=(0, 0, -0.48), text_wordwrap=34)
+        self._button(page, "settings", "Save", self.save, (-0.3, 0, -0.68), small)
+        self._button(page, "settings", "Back", lambda: self.show_page("main"), (0.3, 0, -0.68),
+                     small)
+        if self.settings.warning:
+            self.status["text"] = self.settings.warning
+
+    def _build_settings_widgets(self, page) -> None:
+        """Volume and field of view sliders, the mouse's inversions, graphics quality; each
+        change applies at once (:meth:`_changed`)."""
+        s = self.spec
+        current = self.settings.current
         label = dict(text_scale=s.text_scale * 0.8, text_fg=s.text_colour,
                      frameColor=(0, 0, 0, 0), text_align=TextNode.ALeft)
         DirectLabel(parent=page, text="Volume", pos=(-0.95, 0, 0.45), **label)
@@ -77,44 +104,33 @@ class PauseMenu:
                                 pageSize=5.0, scale=0.45, pos=(0.4, 0, 0.29),
                                 command=self._changed)
         self.fov_label = DirectLabel(parent=page, text="", pos=(0.92, 0, 0.27), **label)
+        check = dict(scale=s.text_scale * 0.8, text_fg=s.text_colour, text_align=TextNode.ALeft,
+                     frameColor=(0, 0, 0, 0), boxPlacement="left",
+                     command=self._clicked(self._changed))
         self.invert_x = DirectCheckButton(parent=page, text="Invert mouse left/right",
                                           indicatorValue=int(current.invert_x),
-                                          scale=s.text_scale * 0.8, pos=(-0.6, 0, 0.08),
-                                          text_fg=s.text_colour, text_align=TextNode.ALeft,
-                                          frameColor=(0, 0, 0, 0), boxPlacement="left",
-                                          command=self._clicked(self._changed))
+                                          pos=(-0.6, 0, 0.08), **check)
         self.invert_y = DirectCheckButton(parent=page, text="Invert mouse up/down",
                                           indicatorValue=int(current.invert_y),
-                                          scale=s.text_scale * 0.8, pos=(-0.6, 0, -0.08),
-                                          text_fg=s.text_colour, text_align=TextNode.ALeft,
-                                          frameColor=(0, 0, 0, 0), boxPlacement="left",
-                                          command=self._clicked(self._changed))
+                                          pos=(-0.6, 0, -0.08), **check)
         DirectLabel(parent=page, text="Graphics quality", pos=(-0.95, 0, -0.27), **label)
         self.quality = DirectOptionMenu(parent=page, items=list(QUALITY_LEVELS),
                                         initialitem=QUALITY_LEVELS.index(current.quality),
                                         scale=s.text_scale * 0.9, pos=(0.1, 0, -0.27),
                                         command=self._clicked(self._changed))
-        self.status = DirectLabel(parent=page, text="", text_scale=s.text_scale * 0.55,
-                                  text_fg=s.text_colour, frameColor=(0, 0, 0, 0),
-                                  pos=(0, 0, -0.48), text_wordwrap=34)
-        small = {**button, "frameSize": (-0.25, 0.25, -0.055, 0.085)}
-        self._button(page, "settings", "Save", self.save, (-0.3, 0, -0.68), small)
-        self._button(page, "settings", "Back", lambda: self.show_page("main"), (0.3, 0, -0.68),
-                     small)
-        if settings.warning:
-            self.status["text"] = settings.warning
-        # ----- controls, rebinding the keyboard and the pad -------------------------------
+
+    def _build_controls_page(self, controls: ControlsSpec, bindings, key_capture, pad_capture,
+                             on_bindings, small: dict) -> None:
+        """Every binding, rebinding the keyboard and the pad (:mod:`game.view.controls_page`),
+        and Back."""
         help_page = self._page("controls", 1.25, 0.92)
         self.controls_page = ControlsPage(
-            help_page, spec, controls, bindings, key_capture, self.veil,
+            help_page, self.spec, controls, bindings, key_capture, self.veil,
             clicked=self._clicked, on_bindings=on_bindings, pad_capture=pad_capture,
             button=lambda label, command: self._button(help_page, "controls", label, command,
                                                        (-0.3, 0, -0.82), small))
         self._button(help_page, "controls", "Back", lambda: self.show_page("main"),
                      (0.3 if self.controls_page.editable else 0, 0, -0.82), small)
-        self._update_labels()
-        self.is_open = False
-        self.close()
 
     def _clicked(self, command):
         """``command`` with a click first (it takes whatever the widget passes)."""

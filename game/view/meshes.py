@@ -1,16 +1,18 @@
 """Geometry built in code from numpy arrays: the terrain mesh and simple solids.
 
-Solids are convex pieces (prisms, lofts between rings, cylinders); each is returned
-as a ``GeomNode`` with per-vertex normals and colours, built from one numpy array
-written straight into the vertex buffer. Front faces wind counter-clockwise seen
-from outside.
+Solids are convex pieces (prisms, lofts between rings, cylinders, tubes); each is
+returned as a ``GeomNode`` with per-vertex normals and colours, built from one numpy
+array written straight into the vertex buffer. Front faces wind counter-clockwise seen
+from outside. :func:`merged_node` joins many pieces into one node.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from panda3d.core import (Geom, GeomNode, GeomTriangles, GeomVertexArrayFormat, GeomVertexData,
-                          GeomVertexFormat)
+                          GeomVertexFormat, NodePath)
 
 from physics.model.terrain import Terrain
 
@@ -205,72 +207,126 @@ def circle(radius: float, sides: int, phase: float = 0.0) -> np.ndarray:
     return radius * np.stack([np.cos(angle), np.sin(angle)], axis=1)
 
 
+def _ring(axis: int, station: float, radius: float, unit: np.ndarray) -> np.ndarray:
+    """Points (sides x 3) round body ``axis`` at ``station`` along it, ``radius`` out;
+    ``unit``: the unit circle's points (sides x 2)."""
+    u, v = (axis + 1) % 3, (axis + 2) % 3
+    points = np.zeros((len(unit), 3))
+    points[:, axis] = station
+    points[:, u], points[:, v] = unit[:, 0] * radius, unit[:, 1] * radius
+    return points
+
+
+def _smooth_band(rings: list, unit: np.ndarray, axis: int, along: float):
+    """A band between two rings, shaded round: one normal per ring point, ``along`` the
+    axis by the band's slope. Returns its points, normals and triangles."""
+    sides = len(unit)
+    u, v = (axis + 1) % 3, (axis + 2) % 3
+    n = np.zeros((sides, 3))
+    n[:, u], n[:, v] = unit[:, 0], unit[:, 1]
+    n[:, axis] = along
+    n /= np.linalg.norm(n, axis=1, keepdims=True)
+    faces = [(k, (k + 1) % sides, sides + (k + 1) % sides) for k in range(sides)]
+    faces += [(k, sides + (k + 1) % sides, sides + k) for k in range(sides)]
+    return np.concatenate(rings), np.concatenate([n, n]), faces
+
+
+def _faceted_band(rings: list, unit: np.ndarray, axis: int, along: float):
+    """A band between two rings, one flat quad (its own four points) per side."""
+    sides = len(unit)
+    u, v = (axis + 1) % 3, (axis + 2) % 3
+    points, point_normals, faces = [], [], []
+    for k in range(sides):
+        k2 = (k + 1) % sides
+        quad = np.array([rings[0][k], rings[0][k2], rings[1][k2], rings[1][k]])
+        mid = np.zeros(3)
+        mid[u] = (unit[k, 0] + unit[k2, 0]) / 2
+        mid[v] = (unit[k, 1] + unit[k2, 1]) / 2
+        mid[axis] = along * np.linalg.norm(mid)
+        mid /= np.linalg.norm(mid)
+        base = 4 * k
+        points.append(quad)
+        point_normals.append(np.tile(mid, (4, 1)))
+        faces += [(base, base + 1, base + 2), (base, base + 2, base + 3)]
+    return np.concatenate(points), np.concatenate(point_normals), faces
+
+
+def _end_cap(axis: int, stations: np.ndarray, end: int, sign: float, radius: float,
+             unit: np.ndarray):
+    """A flat fan over the ring at ``stations[end]``, facing out of the solid (``sign``:
+    -1 at the first station, +1 at the last). Returns its points, normals and triangles."""
+    direction = sign * np.sign(stations[-1] - stations[0])
+    points = _ring(axis, stations[end], radius, unit)
+    normals = np.zeros((len(unit), 3))
+    normals[:, axis] = direction
+    faces = np.array([(0, k, k + 1) for k in range(1, len(unit) - 1)])
+    inside = np.zeros(3)
+    inside[axis] = stations[end] - direction
+    return points, normals, _outward(faces, points, inside)
+
+
 def cylinder_mesh(name: str, axis: int, stations, radii, sides: int, colours,
                   smooth: bool = True) -> GeomNode:
     """A solid of revolution about body ``axis`` (0 x, 1 y, 2 z): ``radii[i]`` at
     ``stations[i]`` along the axis, each band coloured ``colours[i]`` (one per band),
     capped at both ends. ``smooth`` shades the bands round, else faceted."""
     stations = np.asarray(stations, dtype=np.float64)
-    u, v = (axis + 1) % 3, (axis + 2) % 3
     unit = circle(1.0, sides)
-    positions, normals, vertex_colours, triangles = [], [], [], []
-
-    def add(points, point_normals, colour, faces):
-        base = sum(len(p) for p in positions)
-        positions.append(points)
-        normals.append(point_normals)
-        vertex_colours.append(_rgba(colour, len(points)))
-        triangles.append(np.asarray(faces) + base)
-
+    band_shape = _smooth_band if smooth else _faceted_band
+    parts = []  # (points, normals, colour, triangles) of each band and cap
     for band in range(len(stations) - 1):
-        ring = []
-        for s in (band, band + 1):
-            p = np.zeros((sides, 3))
-            p[:, axis] = stations[s]
-            p[:, u], p[:, v] = unit[:, 0] * radii[s], unit[:, 1] * radii[s]
-            ring.append(p)
-        slope = (radii[band] - radii[band + 1]) / max(abs(stations[band + 1] - stations[band]),
-                                                      1e-9)
-        if smooth:
-            n = np.zeros((sides, 3))
-            n[:, u], n[:, v] = unit[:, 0], unit[:, 1]
-            n[:, axis] = slope * np.sign(stations[band + 1] - stations[band])
-            n /= np.linalg.norm(n, axis=1, keepdims=True)
-            points = np.concatenate(ring)
-            point_normals = np.concatenate([n, n])
-            faces = [(k, (k + 1) % sides, sides + (k + 1) % sides) for k in range(sides)]
-            faces += [(k, sides + (k + 1) % sides, sides + k) for k in range(sides)]
-        else:
-            points, point_normals, faces = [], [], []
-            for k in range(sides):
-                k2 = (k + 1) % sides
-                quad = np.array([ring[0][k], ring[0][k2], ring[1][k2], ring[1][k]])
-                mid = np.zeros(3)
-                mid[u] = (unit[k, 0] + unit[k2, 0]) / 2
-                mid[v] = (unit[k, 1] + unit[k2, 1]) / 2
-                mid[axis] = slope * np.sign(stations[band + 1] - stations[band]) * np.linalg.norm(mid)
-                mid /= np.linalg.norm(mid)
-                base = 4 * k
-                points.append(quad)
-                point_normals.append(np.tile(mid, (4, 1)))
-                faces += [(base, base + 1, base + 2), (base, base + 2, base + 3)]
-            points, point_normals = np.concatenate(points), np.concatenate(point_normals)
+        rings = [_ring(axis, stations[s], radii[s], unit) for s in (band, band + 1)]
+        run = stations[band + 1] - stations[band]
+        slope = (radii[band] - radii[band + 1]) / max(abs(run), 1e-9)
+        points, point_normals, faces = band_shape(rings, unit, axis, slope * np.sign(run))
         centre = np.zeros(3)
         centre[axis] = (stations[band] + stations[band + 1]) / 2
-        add(points, point_normals, colours[band],
-            _outward(np.array(faces), points, centre))
-    for s, sign in ((0, -1.0), (len(stations) - 1, 1.0)):
-        if radii[s] <= 0.0:
-            continue
-        direction = sign * np.sign(stations[-1] - stations[0])
-        p = np.zeros((sides, 3))
-        p[:, axis] = stations[s]
-        p[:, u], p[:, v] = unit[:, 0] * radii[s], unit[:, 1] * radii[s]
-        n = np.zeros((sides, 3))
-        n[:, axis] = direction
-        faces = np.array([(0, k, k + 1) for k in range(1, sides - 1)])
-        inside = np.zeros(3)
-        inside[axis] = stations[s] - direction
-        add(p, n, colours[0 if s == 0 else -1], _outward(faces, p, inside))
-    return make_mesh(name, np.concatenate(positions), np.concatenate(normals),
-                     np.concatenate(vertex_colours), np.concatenate(triangles))
+        parts.append((points, point_normals, colours[band],
+                      _outward(np.array(faces), points, centre)))
+    for end, sign in ((0, -1.0), (len(stations) - 1, 1.0)):
+        if radii[end] > 0.0:
+            points, normals, faces = _end_cap(axis, stations, end, sign, radii[end], unit)
+            parts.append((points, normals, colours[0 if end == 0 else -1], faces))
+    offsets = np.cumsum([0] + [len(part[0]) for part in parts])
+    return make_mesh(name, np.concatenate([part[0] for part in parts]),
+                     np.concatenate([part[1] for part in parts]),
+                     np.concatenate([_rgba(part[2], len(part[0])) for part in parts]),
+                     np.concatenate([np.asarray(part[3]) + offset
+                                     for part, offset in zip(parts, offsets)]))
+
+
+NEARLY_VERTICAL_COSINE = 0.9
+"""A tube whose axis is at least this near to +-Z builds its ring round X instead: the
+cross product with a helper nearly along the axis would be too short to trust."""
+
+
+def tube_mesh(name: str, start, end, radius: float, colour, sides: int) -> GeomNode:
+    """A straight faceted tube from ``start`` to ``end``."""
+    start, end = np.asarray(start, dtype=np.float64), np.asarray(end, dtype=np.float64)
+    axis = end - start
+    axis /= np.linalg.norm(axis)
+    helper = (np.array([0.0, 0.0, 1.0]) if abs(axis[2]) < NEARLY_VERTICAL_COSINE
+              else np.array([1.0, 0.0, 0.0]))
+    u = np.cross(axis, helper)
+    u /= np.linalg.norm(u)
+    v = np.cross(axis, u)
+    angle = np.arange(sides) * math.tau / sides
+    ring = radius * (np.cos(angle)[:, None] * u + np.sin(angle)[:, None] * v)
+    return loft_mesh(name, [start + ring, end + ring], colour)
+
+
+def merged_node(name: str, nodes: list) -> GeomNode:
+    """One GeomNode holding every piece (each a GeomNode, or a NodePath already placed),
+    flattened: one node to cull and draw instead of many."""
+    holder = NodePath(name)
+    for node in nodes:
+        if isinstance(node, NodePath):
+            node.reparentTo(holder)
+        else:
+            holder.attachNewNode(node)
+    holder.flattenStrong()
+    merged = GeomNode(name)
+    for path in holder.findAllMatches("**/+GeomNode"):
+        merged.addGeomsFrom(path.node())
+    holder.removeNode()
+    return merged

@@ -10,8 +10,8 @@ Drawing: all live particles are ONE Geom of quads (four vertex rows a particle:
 centre, colour, size, glow and a corner) written from numpy through a memoryview
 each frame; a small ``#version 330`` shader pushes each corner out in clip space,
 so every quad faces the camera and is sized in metres, and shades it as a round,
-soft sprite. (Point sprites were the first choice, but Panda3D 1.10 does not let
-a GLSL shader set ``gl_PointSize`` here: points stayed one pixel.) Colours are premultiplied, blended with
+soft sprite. (Not point sprites: Panda3D 1.10 does not let a GLSL shader set
+``gl_PointSize`` here, so points stay one pixel.) Colours are premultiplied, blended with
 ``ONE, ONE_MINUS_SRC_ALPHA``: a smoke particle (``additive`` 0) covers what is
 behind it, a flame or spark (``additive`` 1) adds light to it, both in the same
 draw. Depth test on, depth write off, drawn after the opaque scene (and the

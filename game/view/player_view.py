@@ -21,8 +21,9 @@ from panda3d.core import (BitMask32, Camera, CardMaker, DisplayRegion, NodePath,
 
 from game.sim.events import Event
 from game.view.camera import GUNSIGHT, CameraSpec, ChaseCamera
-from game.view.hud import Hud, HudSpec, keep_alpha
+from game.view.hud import Hud, HudSpec
 from game.view.hud_state import read_hud_state
+from game.view.overlay import keep_alpha
 from game.view.reticle import Reticle
 from physics.model.spec import Spec, rgba, tuning
 
