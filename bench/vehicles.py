@@ -37,13 +37,13 @@ from panda3d.bullet import BulletVehicle, ZUp
 from panda3d.core import Point3, TransformState, Vec3
 
 from game.config import GameConfig
-from physics.bullet.poses import ground_aligned_rotation
 from physics.bullet.bodies import make_hull_body, map_walls, terrain_collider
+from physics.bullet.fleet import VehicleFleet
+from physics.bullet.poses import ground_aligned_rotation
+from physics.bullet.world import PhysicsWorld
+from physics.model.anchors import derive_constants
 from physics.model.spec import KMH_PER_MPS
 from physics.model.terrain import MapChoice, Terrain, build_terrain
-from physics.bullet.fleet import VehicleFleet
-from physics.model.anchors import derive_constants
-from physics.bullet.world import PhysicsWorld
 
 DEFAULT_COUNTS = (1, 10, 100)
 DEFAULT_STEPS = 300

@@ -12,14 +12,13 @@ import sys
 from pathlib import Path
 
 from game.config import CONFIG_DIR, load_config
-from game.sim.controls import ScriptedInputs
 from game.errors import CommandLineError, UserError, whole_number
+from game.settings import autosave_path
+from game.sim.controls import ScriptedInputs
 from game.sim.local_players import MAX_PLAYERS
+from game.sim.replay import ReplayHeader, ReplayRecorder, config_digest, game_version, load_replay
 from game.sim.session import GameOptions, GameSession
 from game.sim.step_loop import StepLoop, idle
-from game.settings import autosave_path
-from game.sim.replay import (ReplayHeader, ReplayRecorder, config_digest, game_version,
-                             load_replay)
 from game.sim.telemetry import TelemetryWriter
 from physics.model.terrain import MapChoice
 

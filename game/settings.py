@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from physics.model.spec import build_spec, Spec, SpecError, tuning
-
+from physics.model.spec import Spec, SpecError, build_spec, tuning
 
 QUALITY_LEVELS = ("low", "medium", "high")
 

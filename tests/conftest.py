@@ -21,8 +21,8 @@ from typing import Callable
 
 import pytest
 
-from game.window_config import load_window_config
 from game.sim.controls import Controls
+from game.window_config import load_window_config
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MAIN = REPO_ROOT / "main.py"

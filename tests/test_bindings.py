@@ -9,8 +9,8 @@ import re
 import pytest
 
 from game.input.bindings import ROWS, bindings_table, key_words, pad_words
-from tools.bindings_table import main
 from game.input.gamepad import DRIVING_AXES
+from tools.bindings_table import main
 
 
 def _actions(spec) -> set[str]:

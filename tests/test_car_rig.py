@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from panda3d.core import NodePath, Point3
 
-from game.view.car_rig import CarRig
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
+from game.view.car_rig import CarRig
 from game.view.tank_rig import TankRig
 from game.view.vehicle_view import VehicleView
 from physics.model.terrain import MapChoice

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from game.config import load_config
-from game.sim.events import Reset, SwapVehicle
 from game.sim.controls import Controls
+from game.sim.events import Reset, SwapVehicle
 from game.sim.simulation import Simulation
 from physics.model.pose import BodyState
 from physics.model.terrain import MapChoice

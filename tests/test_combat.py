@@ -8,14 +8,14 @@ import math
 import numpy as np
 import pytest
 
+from game.config import load_config
 from game.sim.ai import ballistic_elevation
 from game.sim.battle import Battle
 from game.sim.combat import splash_damage, vehicle_distance
-from physics.bullet.shells import splash_owners
-from game.config import load_config
-from game.sim.events import Destroyed, Hit, Recovered, RoundEnd, RoundStart, Shot
 from game.sim.controls import Controls
+from game.sim.events import Destroyed, Hit, Recovered, RoundEnd, RoundStart, Shot
 from game.sim.simulation import Simulation
+from physics.bullet.shells import splash_owners
 from physics.model.ballistics import gun_axes
 from physics.model.terrain import MapChoice
 

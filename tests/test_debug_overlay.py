@@ -8,9 +8,9 @@ import pytest
 from panda3d.core import Filename, PNMImage
 
 from game.sim.controls import Controls
-from game.view.debug_overlay import DebugOverlay, anchor_text, overlay_lines
 from game.sim.simulation import Simulation
 from game.sim.vehicles import AnchorView
+from game.view.debug_overlay import DebugOverlay, anchor_text, overlay_lines
 from physics.model.terrain import MapChoice
 
 

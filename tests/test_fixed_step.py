@@ -14,10 +14,9 @@ from panda3d.core import Point3, TransformState, Vec3
 from game.sim.controls import ScriptedInputs
 from game.sim.simulation import Simulation
 from game.sim.telemetry import telemetry_record
-from physics.model.stepping import FixedStepClock
-from physics.model.terrain import MapChoice
 from physics.bullet.world import PhysicsWorld
-from physics.model.stepping import SimulationSpec
+from physics.model.stepping import FixedStepClock, SimulationSpec
+from physics.model.terrain import MapChoice
 
 # ----- FixedStepClock ------------------------------------------------------------------------
 

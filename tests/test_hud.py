@@ -7,11 +7,11 @@ import pytest
 from panda3d.core import NodePath
 
 from game.sim.battle import Battle
-from game.sim.events import Destroyed, RoundEnd, ShiftRefused, Shot
 from game.sim.controls import Controls
+from game.sim.events import Destroyed, RoundEnd, ShiftRefused, Shot
+from game.sim.simulation import Simulation
 from game.view.hud import Hud
 from game.view.hud_state import lever_path_point, read_hud_state
-from game.sim.simulation import Simulation
 from physics.model.gearbox import gate_layout
 from physics.model.terrain import MapChoice
 

@@ -12,10 +12,10 @@ from game.sim.controls import Controls
 from game.sim.simulation import Simulation
 from physics.bullet.bodies import TERRAIN_NAME, make_hull_body
 from physics.bullet.poses import body_state
+from physics.model.anchors import BodyStates
 from physics.model.hull_clearance import HullClearance
 from physics.model.pose import BodyState
 from physics.model.terrain import MapChoice
-from physics.model.anchors import BodyStates
 
 STEP_S = 1.0 / 60.0
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from game.sim.controls import GEAR_NAMES, Controls, ScriptedInputs
 from game.errors import UserError
+from game.sim.controls import GEAR_NAMES, Controls, ScriptedInputs
 
 SOURCE = Path("script.json")
 

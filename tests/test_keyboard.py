@@ -9,8 +9,8 @@ from dataclasses import fields
 
 import pytest
 
-from game.sim.controls import AUTOMATIC, Controls
 from game.input.keyboard import CAMERA_ACTIONS, KeyboardMapper, KeyboardSpec, MouseSpec, mouse_aim
+from game.sim.controls import AUTOMATIC, Controls
 from physics.model.spec import SpecError, build_spec
 
 

@@ -12,12 +12,11 @@ import numpy as np
 import pytest
 from panda3d.core import NodePath, Point3, TransformState, Vec3
 
-from game.view.camera import ChaseCamera
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
-from physics.bullet.poses import ground_aligned_rotation
+from game.view.camera import ChaseCamera
 from game.view.tank_rig import TankRig
-from physics.bullet.poses import body_state
+from physics.bullet.poses import body_state, ground_aligned_rotation
 from physics.model.terrain import MapChoice, build_terrain
 
 CONTACT_TOLERANCE_M = 0.01

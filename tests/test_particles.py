@@ -14,9 +14,9 @@ from panda3d.core import GeomVertexReader, NodePath
 from game.sim.battle import Battle
 from game.sim.controls import Controls
 from game.sim.events import Destroyed, Hit, Shot
+from game.sim.simulation import Simulation
 from game.view.effects import Effects
 from game.view.particles import ParticleSystem, cone_directions
-from game.sim.simulation import Simulation
 from physics.model.terrain import MapChoice
 
 

@@ -105,8 +105,8 @@ def test_replay_and_inputs_together_are_refused(recorded, run_cli):
 
 def test_a_game_played_by_hand_saves_its_replay_in_the_data_folder(tmp_path, monkeypatch, capsys):
     from game.cli import _replay_saver
-    from game.sim.replay import ReplayHeader, ReplayRecorder
     from game.sim.controls import Controls
+    from game.sim.replay import ReplayHeader, ReplayRecorder
     monkeypatch.setenv("TANK_BATTLE_DATA_HOME", str(tmp_path / "data"))
     recorder = ReplayRecorder(ReplayHeader("0.1.0", "digest", 1, "desert", "tank", 0, 0))
     recorder.record(0, Controls(throttle=1.0))

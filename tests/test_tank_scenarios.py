@@ -11,16 +11,16 @@ from panda3d.bullet import BulletBoxShape, BulletRigidBodyNode
 from panda3d.core import Point3, TransformState, Vec3
 
 from game.config import load_config
-from game.sim.events import ShiftRefused
 from game.sim.controls import Controls, ScriptedInputs
+from game.sim.events import ShiftRefused
 from game.sim.simulation import Simulation
 from game.sim.telemetry import telemetry_record
-from physics.model.stepping import FixedStepClock
-from physics.model.pose import BodyState
-from physics.model.terrain import MapChoice
 from physics.bullet.ground import BulletRays
 from physics.model.anchor_model import AnchorModel
 from physics.model.anchors import AnchorCommand, AnchorReport, BodyStates, GroundHits
+from physics.model.pose import BodyState
+from physics.model.stepping import FixedStepClock
+from physics.model.terrain import MapChoice
 
 KMH = 3.6
 

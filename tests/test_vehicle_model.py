@@ -8,10 +8,16 @@ import numpy as np
 import pytest
 
 from game.config import load_config
-from physics.model.spec import SpecError, build_spec
 from physics.model.anchor_model import AnchorModel
-from physics.model.anchors import (AnchorCommand, BodyStates, GroundHits, SuspensionSpec,
-                                   derive_constants, static_mass_shares)
+from physics.model.anchors import (
+    AnchorCommand,
+    BodyStates,
+    GroundHits,
+    SuspensionSpec,
+    derive_constants,
+    static_mass_shares,
+)
+from physics.model.spec import SpecError, build_spec
 
 GRAVITY = 9.81
 STEP = 1.0 / 120.0

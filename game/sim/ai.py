@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from game.sim.controls import AUTOMATIC, Controls
-from physics.model.compiled import compiled
 from physics.model.ballistics import gun_axes
+from physics.model.compiled import compiled
 from physics.model.spec import Spec, SpecError, tuning
 
 DIFFICULTIES = ("easy", "normal", "hard")

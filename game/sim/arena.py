@@ -8,17 +8,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from game.sim.combat import Plate, RangeSpec, build_plates
+from game.sim.controls import GEAR_NAMES
 from physics.bullet.bodies import make_rock_body, map_walls, terrain_collider
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.world import PhysicsWorld
 from physics.model.gearbox import GearboxSpec
 from physics.model.rocks import RockSpec, scatter_rocks
+from physics.model.spec import Spec, tuning
 from physics.model.stepping import SimulationSpec
 from physics.model.terrain import MapChoice, TerrainSpec, build_terrain
 from physics.model.tracks import TankSpec
 from physics.model.wheels import CarSpec
-from game.sim.controls import GEAR_NAMES
-from physics.model.spec import Spec, tuning
 
 
 @dataclass(frozen=True)

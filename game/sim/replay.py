@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from game.sim.controls import CONTROL_NAMES, Controls, check_control
 from game.errors import UserError
+from game.sim.controls import CONTROL_NAMES, Controls, check_control
 
 REPLAY_FORMAT = "tank-battle-replay"
 REPLAY_VERSION = 1

@@ -18,14 +18,14 @@ import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import Point3, Vec3
 
-from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
-from physics.bullet.ground import BulletRays
-from physics.model.hull_clearance import HullClearance
-from physics.bullet.poses import FleetPoses, body_states, fleet_poses
 from physics.bullet.bodies import ABOVE_TERRAIN_MASK
-from physics.model.terrain import Terrain
-from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
+from physics.bullet.ground import BulletRays
+from physics.bullet.poses import FleetPoses, body_states, fleet_poses
 from physics.bullet.world import ALL_BODIES, PhysicsWorld
+from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
+from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
+from physics.model.hull_clearance import HullClearance
+from physics.model.terrain import Terrain
 
 _ALL_PAIRS_UP_TO = 24
 """Up to this many vehicles, measuring every pair beats sorting and sweeping (measured: the

@@ -42,6 +42,7 @@ import numpy as np
 
 from physics.model.spec import Spec, SpecError, tuning
 
+
 @dataclass(frozen=True)
 class AnchorSpec(Spec):
     """A suspension anchor in the body frame (origin at the centre of mass)."""

@@ -23,10 +23,10 @@ import math
 
 import numpy as np
 
+from physics.model.anchors import BodyStates
 from physics.model.compiled import compiled
 from physics.model.hull import HullSpec
 from physics.model.terrain import Terrain
-from physics.model.anchors import BodyStates
 
 CONTACT_SLACK_M = 0.1
 """Clearance kept beyond the plane's movement: more than Bullet's own contact distances

@@ -13,14 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from physics.model.compiled import compiled
-from physics.model.gearbox import DriveCommand
-from physics.model.ballistics import ArmourSpec, GunSpec
-from physics.model.hull import HullSpec
-from physics.model.spec import KMH_PER_MPS, Spec, tuning
 from physics.model.anchor_model import AnchorModel
 from physics.model.anchors import AnchorCommand, AnchorConstants, GripSpec, SuspensionSpec
-
+from physics.model.ballistics import ArmourSpec, GunSpec
+from physics.model.compiled import compiled
+from physics.model.gearbox import DriveCommand
+from physics.model.hull import HullSpec
+from physics.model.spec import KMH_PER_MPS, Spec, tuning
 
 _SIDES = np.array([1.0, -1.0])
 """Left and right track: + steer (right) speeds the left one up and slows the right one."""
