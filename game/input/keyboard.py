@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields, replace
-
 from typing import Callable
 
-from game.sim.controls import AUTOMATIC, Controls
 from game.input.gamepad import shifted_lever
+from game.sim.controls import AUTOMATIC, Controls
 from physics.model.spec import Spec, SpecError, tuning
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Callable, Protocol
 
-from game.sim.controls import Controls
 from game.input.gamepad import AXES, GamepadMapper, GamepadSpec, active
+from game.sim.controls import Controls
 
 
 class PadSource(Protocol):

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-from game.sim.controls import Controls
 from game.input.keyboard import KeyboardInput, mouse_aim
-from game.sim.local_players import SECOND_PLAYER
 from game.input.pad_input import CombinedInput, GamepadInput, PadSeats
+from game.sim.controls import Controls
+from game.sim.local_players import SECOND_PLAYER
 from game.view.player_view import NO_PAD_NOTICE, PlayerView
 
 

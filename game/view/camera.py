@@ -19,16 +19,15 @@ so it runs headless in tests.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import math
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 from panda3d.core import NodePath, Point3, Vec3
 
+from physics.model.spec import Spec, SpecError, rgb, tuning
 from physics.model.terrain import Terrain
-from physics.model.spec import rgb, Spec, SpecError, tuning
 
 
 @dataclass(frozen=True)

@@ -15,16 +15,15 @@ blended (the tail fades out) after the opaque scene.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from panda3d.core import Geom, GeomNode, GeomVertexData, NodePath, TransparencyAttrib
 
 from game.view.meshes import COLOUR_VERTEX_FORMAT, box_mesh, triangle_primitive
 from game.view.shaders import unlit_colour_shader
-from physics.model.spec import rgb, Spec, tuning
+from physics.model.spec import Spec, rgb, tuning
 
 
 @dataclass(frozen=True)

@@ -19,16 +19,14 @@ effect (tests read it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 
 from game.settings import QUALITY_LEVELS
 from game.sim.events import Destroyed, Event, Hit, RoundStart, Shot
-from game.view.particles import EmitterSpec
-from game.view.particles import ParticleSystem
+from game.view.particles import EmitterSpec, ParticleSystem
 from physics.model.ballistics import gun_axes
 from physics.model.spec import Spec, tuning
 

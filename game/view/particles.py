@@ -24,16 +24,27 @@ frame's update, and the draw cost with ``gl-finish`` in an offscreen window.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-import math
-
 import numpy as np
-from panda3d.core import (ColorBlendAttrib, Geom, GeomNode, GeomTriangles, GeomVertexArrayFormat,
-                          GeomVertexData, GeomVertexFormat, InternalName, NodePath,
-                          OmniBoundingVolume, Shader, Vec2, Vec3)
-from physics.model.spec import least_most, rgba, Spec, SpecError, tuning
+from panda3d.core import (
+    ColorBlendAttrib,
+    Geom,
+    GeomNode,
+    GeomTriangles,
+    GeomVertexArrayFormat,
+    GeomVertexData,
+    GeomVertexFormat,
+    InternalName,
+    NodePath,
+    OmniBoundingVolume,
+    Shader,
+    Vec2,
+    Vec3,
+)
 
+from physics.model.spec import Spec, SpecError, least_most, rgba, tuning
 
 
 @dataclass(frozen=True)

@@ -7,22 +7,19 @@ carries the shared inputs (sun, sky, fog, shadow map), so every lit node under i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from panda3d.core import CullFaceAttrib, DepthTestAttrib, NodePath, Vec2, Vec3, Vec4
 
-from game.view.terrain_view import TerrainViewSpec
-from game.view.shadows import ShadowSpec
 from game.view.meshes import flat_mesh, loft_triangles, make_mesh
 from game.view.shaders import lit_shader, sky_shader
-from game.view.shadows import MAIN_CAMERA_MASK, SHADOW_CASTER_MASK, SunShadow
-from game.view.terrain_view import TerrainView
+from game.view.shadows import MAIN_CAMERA_MASK, SHADOW_CASTER_MASK, ShadowSpec, SunShadow
+from game.view.terrain_view import TerrainView, TerrainViewSpec
 from game.view.textures import sand_detail_texture
+from physics.model.spec import Spec, rgb, tuning
 from physics.model.terrain import Terrain
-from physics.model.spec import rgb, Spec, tuning
 
 
 @dataclass(frozen=True)

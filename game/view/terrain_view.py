@@ -17,8 +17,8 @@ import numpy as np
 from panda3d.core import LODNode, NodePath, Point3
 
 from game.view.meshes import grid_triangles, make_mesh
-from physics.model.terrain import Terrain, fractal_noise
 from physics.model.spec import Spec, tuning
+from physics.model.terrain import Terrain, fractal_noise
 
 
 @dataclass(frozen=True)

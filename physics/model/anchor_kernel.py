@@ -137,19 +137,19 @@ def _ground_frame(fx, fy, fz, rx, ry, rz, nx, ny, nz, steer_rad):
     return ex, ey, ez, sx, sy, sz
 
 
-def _suspension(hit, distance, closing_mps, anchor, model):
+def _suspension(hit, distance, closing_mps, anchor, ray_length, travel):
     """Load and compression: the spring and damper along the normal, the bump stop past
     full travel; never pulls. ``closing_mps`` is + while the anchor nears the ground."""
-    compression = model[RAY_LENGTH] - distance if hit else 0.0
+    compression = ray_length - distance if hit else 0.0
     spring = anchor[STIFFNESS] * compression + anchor[DAMPING] * closing_mps
-    beyond = compression - model[TRAVEL]
+    beyond = compression - travel
     bump = (larger(anchor[BUMP_STIFFNESS] * beyond + anchor[BUMP_DAMPING] * closing_mps, 0.0)
             if beyond > 0.0 else 0.0)
     return (larger(spring + bump, 0.0) if hit else 0.0), compression
 
 
 def _grip(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, grip_share,
-          surface_rolling, deflection, n, anchor, model, substep_s):
+          surface_rolling, deflection, n, anchor, grip, sliding_grip, rolling, substep_s):
     """Drive and grip inside the friction circle: the stick spring's force, the drive
     capped by the engine (or brake), scaled down to the sliding grip past the circle.
     The spring keeps only the stretch matching the force it passed on (off the ground
@@ -165,17 +165,17 @@ def _grip(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, grip_sha
     wanted_across = -(anchor[GRIP_STIFFNESS] * stretch_across + grip_damping * slip_across)
     along = clamp(wanted_along, -limit_n, limit_n)
     capacity = grip_share * load
-    sliding = math.hypot(along, wanted_across) > model[GRIP] * capacity
-    scale = (model[SLIDING_GRIP] * capacity / math.hypot(wanted_along, wanted_across)
+    sliding = math.hypot(along, wanted_across) > grip * capacity
+    scale = (sliding_grip * capacity / math.hypot(wanted_along, wanted_across)
              if sliding else 1.0)
     along = clamp(wanted_along * scale, -limit_n, limit_n)
     across = wanted_across * scale
     keep = anchor[NEGATIVE_COMPLIANCE] if hit else 0.0
     deflection[0, n] = (along + grip_damping * slip_along) * keep
     deflection[1, n] = (across + grip_damping * slip_across) * keep
-    resistance = (model[ROLLING] + surface_rolling) * load
-    rolling = clamp(-along_mps * anchor[MASS] / substep_s, -resistance, resistance)
-    return along + rolling, across, sliding
+    resistance = (rolling + surface_rolling) * load
+    return along + clamp(-along_mps * anchor[MASS] / substep_s, -resistance, resistance), \
+        across, sliding
 
 
 def _roll(hit, sliding, along_mps, surface_speed_mps, limit_n, spin_rad_s, radius):
@@ -240,14 +240,14 @@ def _slip_tyre(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, gri
             past_peak if weight >= 0.5 else grip_sliding, spin)
 
 
-_ray = compiled(_ray) or _ray
-_cast_terrain = compiled(_cast_terrain) or _cast_terrain
-_ground_frame = compiled(_ground_frame) or _ground_frame
-_suspension = compiled(_suspension) or _suspension
-_grip = compiled(_grip) or _grip
-_roll = compiled(_roll) or _roll
-_tyre_forces = compiled(_tyre_forces) or _tyre_forces
-_slip_tyre = compiled(_slip_tyre) or _slip_tyre
+_ray = compiled(_ray, inline=True) or _ray
+_cast_terrain = compiled(_cast_terrain, inline=True) or _cast_terrain
+_ground_frame = compiled(_ground_frame, inline=True) or _ground_frame
+_suspension = compiled(_suspension, inline=True) or _suspension
+_grip = compiled(_grip, inline=True) or _grip
+_roll = compiled(_roll, inline=True) or _roll
+_tyre_forces = compiled(_tyre_forces, inline=True) or _tyre_forces
+_slip_tyre = compiled(_slip_tyre, inline=True) or _slip_tyre
 
 
 # ----- the substep ----------------------------------------------------------------------
@@ -260,11 +260,17 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
     """One substep of every anchor of V vehicles of one kind, in place (the arrays are
     the module docstring's)."""
     count = anchors.shape[0]
+    sums = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    ray_length, travel, min_ground_up = model[RAY_LENGTH], model[TRAVEL], model[MIN_GROUND_UP]
+    grip, sliding_grip, rolling = model[GRIP], model[SLIDING_GRIP], model[ROLLING]
+    wheels = model[TYRE] != NO_WHEELS
     for vehicle in range(position.shape[0]):
         px, py, pz = position[vehicle, 0], position[vehicle, 1], position[vehicle, 2]
         rx, ry, rz = axes[vehicle, 0, 0], axes[vehicle, 0, 1], axes[vehicle, 0, 2]
         fx, fy, fz = axes[vehicle, 1, 0], axes[vehicle, 1, 1], axes[vehicle, 1, 2]
         ux, uy, uz = axes[vehicle, 2, 0], axes[vehicle, 2, 1], axes[vehicle, 2, 2]
+        vx, vy, vz = velocity[vehicle, 0], velocity[vehicle, 1], velocity[vehicle, 2]
+        wx, wy, wz = spin[vehicle, 0], spin[vehicle, 1], spin[vehicle, 2]
         for anchor in range(count):
             n = vehicle * count + anchor
             constants = anchors[anchor]
@@ -272,43 +278,40 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
             ox, oy, oz, dx, dy, dz = _ray(px, py, pz, rx, ry, rz, fx, fy, fz, ux, uy, uz,
                                           constants[X], constants[Y], constants[Z])
             (hit, distance, qx, qy, qz, nx, ny, nz, gx, gy, gz, surface_grip,
-             surface_rolling) = _ground_under(ox, oy, oz, dx, dy, dz, n, model, terrain_planes,
-                                              terrain_lookup, terrain_ground, on_terrain,
-                                              last_distance, warm, exact, exact_hits)
+             surface_rolling) = _ground_under(ox, oy, oz, dx, dy, dz, n, ray_length,
+                                              min_ground_up, terrain_planes, terrain_lookup,
+                                              terrain_ground, on_terrain, last_distance, warm,
+                                              exact, exact_hits)
             # 3. The ground frame; where the contact and the patch are, how they move.
             ex, ey, ez, sx, sy, sz = _ground_frame(fx, fy, fz, rx, ry, rz, nx, ny, nz,
                                                    steer_rad[vehicle, anchor])
-            lx, ly, lz = qx - px, qy - py, qz - pz
-            patch = constants[PATCH]
-            glx, gly, glz = lx + patch * ex, ly + patch * ey, lz + patch * ez
-            cvx, cvy, cvz, pvx, pvy, pvz = _contact_velocities(
-                velocity[vehicle, 0], velocity[vehicle, 1], velocity[vehicle, 2],
-                spin[vehicle, 0], spin[vehicle, 1], spin[vehicle, 2], lx, ly, lz, glx, gly,
-                glz, gx, gy, gz)
+            (lx, ly, lz, glx, gly, glz, cvx, cvy, cvz, pvx, pvy,
+             pvz) = _contact_velocities(px, py, pz, qx, qy, qz, constants[PATCH], ex, ey, ez,
+                                        vx, vy, vz, wx, wy, wz, gx, gy, gz)
             # 4. Suspension; 5. grip, with the drive.
             load, compression = _suspension(hit, distance, -dot(cvx, cvy, cvz, nx, ny, nz),
-                                            constants, model)
-            along_mps = dot(pvx, pvy, pvz, ex, ey, ez)
-            across_mps = dot(pvx, pvy, pvz, sx, sy, sz)
+                                            constants, ray_length, travel)
+            along_mps, across_mps = dot(pvx, pvy, pvz, ex, ey, ez), dot(pvx, pvy, pvz, sx, sy, sz)
             share = surface_grip * grip_share[vehicle, anchor]
-            wheel_mps = surface_speed_mps[vehicle, anchor]
-            limit_n = force_limit_n[vehicle, anchor]
+            wheel_mps, limit_n = surface_speed_mps[vehicle, anchor], force_limit_n[vehicle, anchor]
             along, across, sliding = _grip(hit, load, along_mps, across_mps, wheel_mps, limit_n,
                                            share, surface_rolling, deflection, n, constants,
-                                           model, substep_s)
+                                           grip, sliding_grip, rolling, substep_s)
             # 6. The wheel.
-            if model[TYRE] != NO_WHEELS:
+            if wheels:
                 along, across, sliding = _wheel(
                     n, hit, load, along_mps, across_mps, wheel_mps, limit_n, share,
                     surface_rolling, along, across, sliding, wheel_spin_rad_s, wheel_angle_rad,
                     constants, model, substep_s)
-            # 7. Impulses.
-            _impulses(linear, angular, impulse, vehicle, anchor == 0, n, load * substep_s,
-                      along * substep_s, across * substep_s, nx, ny, nz, ex, ey, ez, sx, sy,
-                      sz, lx, ly, lz, glx, gly, glz)
+            # 7. Impulses, summed over the vehicle's anchors.
+            sums = _summed(sums, anchor == 0, _impulses(
+                impulse, n, load * substep_s, along * substep_s, across * substep_s, nx, ny,
+                nz, ex, ey, ez, sx, sy, sz, lx, ly, lz, glx, gly, glz))
             _report(results, n, hit, compression, load, sliding, qx, qy, qz, nx, ny, nz,
                     ox, oy, oz, dx, dy, dz, along_mps, across_mps, wheel_spin_rad_s[n],
                     wheel_angle_rad[n])
+        linear[vehicle, 0], linear[vehicle, 1], linear[vehicle, 2] = sums[:3]
+        angular[vehicle, 0], angular[vehicle, 1], angular[vehicle, 2] = sums[3:]
 
 
 def _wheel(n, hit, load, along_mps, across_mps, wheel_mps, limit_n, grip_share,
@@ -327,70 +330,71 @@ def _wheel(n, hit, load, along_mps, across_mps, wheel_mps, limit_n, grip_share,
     return along, across, sliding
 
 
-def _ground_under(ox, oy, oz, dx, dy, dz, n, model, planes, lookup, ground, on_terrain,
-                  last_distance, warm, exact, exact_hits):
+def _ground_under(ox, oy, oz, dx, dy, dz, n, ray_length, min_ground_up, planes, lookup,
+                  ground, on_terrain, last_distance, warm, exact, exact_hits):
     """Anchor ``n``'s ground: whether it is ground within reach, the distance, the point,
     the normal, the ground's velocity there, and its surface's grip scale and added
     rolling resistance. Cast against the terrain (carrying the collider's distance to
     the next substep), then taken from the hits cast beforehand where there are some."""
     hit, distance = False, 0.0
-    qx = qy = qz = nx = ny = nz = gx = gy = gz = surface_rolling = 0.0
+    qx = qy = qz = nx = ny = nz = surface_rolling = 0.0
     surface_grip = 1.0
-    ray_length = model[RAY_LENGTH]
     if on_terrain:
         start_m = clamp(last_distance[n], 0.0, ray_length) if warm else 0.0
-        (hit, last_distance[n], distance, qx, qy, qz, nx, ny, nz, surface_grip,
+        (hit, collider_m, distance, qx, qy, qz, nx, ny, nz, surface_grip,
          surface_rolling) = _cast_terrain(ox, oy, oz, dx, dy, dz, start_m, 1 if warm else 2,
-                                          planes, lookup, ground, ray_length,
-                                          model[MIN_GROUND_UP])
+                                          planes, lookup, ground, ray_length, min_ground_up)
+        last_distance[n] = collider_m
     if exact[n]:
-        hit = exact_hits[EXACT_HIT, n] > 0.5
-        distance = exact_hits[EXACT_DISTANCE, n]
-        qx, qy, qz = (exact_hits[EXACT_POINT, n], exact_hits[EXACT_POINT + 1, n],
-                      exact_hits[EXACT_POINT + 2, n])
-        nx, ny, nz = (exact_hits[EXACT_NORMAL, n], exact_hits[EXACT_NORMAL + 1, n],
-                      exact_hits[EXACT_NORMAL + 2, n])
-        gx, gy, gz = (exact_hits[EXACT_GROUND_VELOCITY, n],
-                      exact_hits[EXACT_GROUND_VELOCITY + 1, n],
-                      exact_hits[EXACT_GROUND_VELOCITY + 2, n])
-        surface_grip = exact_hits[EXACT_GRIP, n]
-        surface_rolling = exact_hits[EXACT_ROLLING, n]
-    return (hit, distance, qx, qy, qz, nx, ny, nz, gx, gy, gz, surface_grip,
-            surface_rolling)
+        return _exact_hit(exact_hits, n)
+    return hit, distance, qx, qy, qz, nx, ny, nz, 0.0, 0.0, 0.0, surface_grip, surface_rolling
 
 
-def _contact_velocities(vx, vy, vz, wx, wy, wz, lx, ly, lz, glx, gly, glz, gx, gy, gz):
-    """The velocity relative to the ground of the contact point (lever ``l`` from the
-    centre of mass) and of the track's patch (lever ``gl``): the body's ``v + w x r``
-    less the ground's velocity ``g``."""
+def _exact_hit(hits, n):
+    """Column ``n`` of the hits cast beforehand: whether it is ground within reach, the
+    distance, the point, the normal, the ground's velocity there, and its surface's grip
+    scale and added rolling resistance."""
+    return (hits[EXACT_HIT, n] > 0.5, hits[EXACT_DISTANCE, n], hits[EXACT_POINT, n],
+            hits[EXACT_POINT + 1, n], hits[EXACT_POINT + 2, n], hits[EXACT_NORMAL, n],
+            hits[EXACT_NORMAL + 1, n], hits[EXACT_NORMAL + 2, n],
+            hits[EXACT_GROUND_VELOCITY, n], hits[EXACT_GROUND_VELOCITY + 1, n],
+            hits[EXACT_GROUND_VELOCITY + 2, n], hits[EXACT_GRIP, n], hits[EXACT_ROLLING, n])
+
+
+def _contact_velocities(px, py, pz, qx, qy, qz, patch, ex, ey, ez, vx, vy, vz, wx, wy, wz,
+                        gx, gy, gz):
+    """The levers from the centre of mass ``p`` to the contact ``q`` and to the centre of
+    the track's patch (``patch`` along the heading ``e``), and those two points' velocities
+    relative to the ground: the body's ``v + w x r`` less the ground's velocity ``g``."""
+    lx, ly, lz = qx - px, qy - py, qz - pz
+    glx, gly, glz = lx + patch * ex, ly + patch * ey, lz + patch * ez
     tx, ty, tz = cross(wx, wy, wz, lx, ly, lz)
     cvx, cvy, cvz = (vx + tx) - gx, (vy + ty) - gy, (vz + tz) - gz
     tx, ty, tz = cross(wx, wy, wz, glx - lx, gly - ly, glz - lz)
-    return cvx, cvy, cvz, cvx + tx, cvy + ty, cvz + tz
+    return lx, ly, lz, glx, gly, glz, cvx, cvy, cvz, cvx + tx, cvy + ty, cvz + tz
 
 
-def _impulses(linear, angular, impulse, vehicle, first, n, support, along, across, nx, ny,
-              nz, ex, ey, ez, sx, sy, sz, lx, ly, lz, glx, gly, glz):
+def _impulses(impulse, n, support, along, across, nx, ny, nz, ex, ey, ez, sx, sy, sz, lx, ly,
+              lz, glx, gly, glz):
     """The anchor's impulses: ``support`` along the normal at the contact, the grip
-    (``along`` the heading, ``across`` it) at the patch; their torques about the centre
-    of mass; added to the vehicle's sums (which the ``first`` anchor starts)."""
+    (``along`` the heading, ``across`` it) at the patch. Writes their sum into column
+    ``n`` of ``impulse`` and returns it, and their torque about the centre of mass."""
     f0x, f0y, f0z = support * nx, support * ny, support * nz
     f1x, f1y, f1z = along * ex + across * sx, along * ey + across * sy, along * ez + across * sz
     t0x, t0y, t0z = cross(lx, ly, lz, f0x, f0y, f0z)
     t1x, t1y, t1z = cross(glx, gly, glz, f1x, f1y, f1z)
-    impulse[0, n], impulse[1, n], impulse[2, n] = f0x + f1x, f0y + f1y, f0z + f1z
+    ix, iy, iz = f0x + f1x, f0y + f1y, f0z + f1z
+    impulse[0, n], impulse[1, n], impulse[2, n] = ix, iy, iz
+    return ix, iy, iz, t0x + t1x, t0y + t1y, t0z + t1z
+
+
+def _summed(sums, first, impulses):
+    """A vehicle's running sums of its anchors' impulses and torques (the ``first``
+    anchor's start them)."""
     if first:
-        linear[vehicle, 0], linear[vehicle, 1], linear[vehicle, 2] = (
-            impulse[0, n], impulse[1, n], impulse[2, n])
-        angular[vehicle, 0], angular[vehicle, 1], angular[vehicle, 2] = (
-            t0x + t1x, t0y + t1y, t0z + t1z)
-    else:
-        linear[vehicle, 0] += impulse[0, n]
-        linear[vehicle, 1] += impulse[1, n]
-        linear[vehicle, 2] += impulse[2, n]
-        angular[vehicle, 0] += t0x + t1x
-        angular[vehicle, 1] += t0y + t1y
-        angular[vehicle, 2] += t0z + t1z
+        return impulses
+    return (sums[0] + impulses[0], sums[1] + impulses[1], sums[2] + impulses[2],
+            sums[3] + impulses[3], sums[4] + impulses[4], sums[5] + impulses[5])
 
 
 def _report(results, n, hit, compression, load, sliding, qx, qy, qz, nx, ny, nz, ox, oy, oz,
@@ -407,11 +411,13 @@ def _report(results, n, hit, compression, load, sliding, qx, qy, qz, nx, ny, nz,
     results[SPIN, n], results[SPIN_ANGLE, n] = spin_rad_s, spin_angle_rad
 
 
-_wheel = compiled(_wheel) or _wheel
-_ground_under = compiled(_ground_under) or _ground_under
-_contact_velocities = compiled(_contact_velocities) or _contact_velocities
-_impulses = compiled(_impulses) or _impulses
-_report = compiled(_report) or _report
+_wheel = compiled(_wheel, inline=True) or _wheel
+_exact_hit = compiled(_exact_hit, inline=True) or _exact_hit
+_ground_under = compiled(_ground_under, inline=True) or _ground_under
+_contact_velocities = compiled(_contact_velocities, inline=True) or _contact_velocities
+_impulses = compiled(_impulses, inline=True) or _impulses
+_summed = compiled(_summed, inline=True) or _summed
+_report = compiled(_report, inline=True) or _report
 anchor_substep = compiled(anchor_substep) or anchor_substep
 
 
