@@ -62,14 +62,16 @@ def _read_floats(columns) -> np.ndarray:
 
 def body_states(bodies: list[BulletRigidBodyNode]) -> BodyStates:
     """The bodies' states as the anchor model reads them (Panda's matrices are row-vector:
-    their rows are the axes)."""
+    their rows are the axes). Every array is contiguous, however many bodies there are,
+    so a compiled loop that reads them is compiled once, not once per layout."""
     values = _read_floats(((_write_matrix, [body.getTransform().getMat() for body in bodies]),
                            (_write_vector, [body.getLinearVelocity() for body in bodies]),
                            (_write_vector, [body.getAngularVelocity() for body in bodies])))
     count = len(bodies)
     matrices = values[:16 * count].reshape(count, 4, 4)
     velocities = values[16 * count:].reshape(2, count, 3)
-    return BodyStates(matrices[:, 3, :3], matrices[:, :3, :3], velocities[0], velocities[1])
+    return BodyStates(np.ascontiguousarray(matrices[:, 3, :3]),
+                      np.ascontiguousarray(matrices[:, :3, :3]), velocities[0], velocities[1])
 
 
 class FleetPoses(NamedTuple):

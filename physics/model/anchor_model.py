@@ -109,6 +109,17 @@ class _Substep(NamedTuple):
             np.where(hit, np.arctan2(rows[kernel.ACROSS], reference), 0.0).reshape(shape))
 
 
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """``array``, or a read-only view of it: a track's steer and grip arrays are shared
+    read-only, a wheel's are made each step; handed over alike, the kernel is compiled
+    once for both."""
+    if not array.flags.writeable:
+        return array
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
 def _resized(array: np.ndarray, count: int) -> np.ndarray:
     """``array`` with ``count`` rows: kept rows first, new rows zero."""
     grown = np.zeros((count,) + array.shape[1:])
@@ -195,7 +206,8 @@ class AnchorModel:
         kernel.anchor_substep(
             states.position_ws, states.axes_ws, states.velocity_ws,
             states.angular_velocity_ws, command.surface_speed_mps, command.force_limit_n,
-            command.steer_rad, command.grip_scale, self._table, self._entries, planes, lookup,
+            _read_only(command.steer_rad), _read_only(command.grip_scale), self._table,
+            self._entries, planes, lookup,
             ground, terrain is not None, exact, exact_hits, self._deflection,
             self._last_distance, self._warm, self.spin_speed_rad_s.reshape(-1),
             self.spin_angle_rad.reshape(-1), substep_s, linear, angular, impulse, results)

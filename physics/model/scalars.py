@@ -31,8 +31,8 @@ def cross(ax, ay, az, bx, by, bz):
     return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
 
 
-larger = compiled(larger, inline=True) or larger
-smaller = compiled(smaller, inline=True) or smaller
-clamp = compiled(clamp, inline=True) or clamp
-dot = compiled(dot, inline=True) or dot
-cross = compiled(cross, inline=True) or cross
+larger = compiled(larger) or larger
+smaller = compiled(smaller) or smaller
+clamp = compiled(clamp) or clamp
+dot = compiled(dot) or dot
+cross = compiled(cross) or cross
