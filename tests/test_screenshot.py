@@ -2,7 +2,7 @@
 
 The picture must show a sky gradient at the top, lit sand at the bottom, the vehicle
 near the centre and its shadow on the sand on the side away from the sun. Colours are
-judged against config/game.toml's scene colours, with tolerances for lighting and fog.
+judged against config/view.toml's scene colours, with tolerances for lighting and fog.
 """
 
 from __future__ import annotations
