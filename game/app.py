@@ -46,14 +46,8 @@ from game.sim.session import GameOptions, GameSession
 from game.sim.simulation import Simulation
 from game.sim.step_loop import StepLoop
 from game.sim.telemetry import TelemetryWriter
-from game.view.player_view import (
-    SECOND_VIEW_MASK,
-    Divider,
-    PlayerView,
-    extra_screen,
-    main_screen,
-    player_regions,
-)
+from game.view.player_view import (SECOND_VIEW_MASK, Divider, PlayerView, extra_screen, main_screen,
+                                   player_regions)
 from game.view.scene import DesertScene
 from game.view.session_view import SessionView, SessionViewSpecs
 from game.view.shadows import MAIN_CAMERA_MASK

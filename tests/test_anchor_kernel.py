@@ -19,13 +19,8 @@ import numpy as np
 import pytest
 
 from physics.model.anchor_model import AnchorModel
-from physics.model.anchors import (
-    AnchorCommand,
-    AnchorReport,
-    BodyStates,
-    GroundHits,
-    derive_constants,
-)
+from physics.model.anchors import (AnchorCommand, AnchorReport, BodyStates, GroundHits,
+                                   derive_constants)
 from physics.model.pose import rotation_matrix
 from physics.model.terrain import MapChoice, build_terrain
 from tests import anchor_reference as reference

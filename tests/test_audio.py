@@ -7,16 +7,8 @@ import numpy as np
 import pytest
 
 from assets.make_sounds import LENGTHS_S, RATE_HZ, SOUNDS_DIR, make_all
-from game.audio.sounds import (
-    CLATTER_LINKS_HZ,
-    LOOPS,
-    SOUND_NAMES,
-    GameAudio,
-    engine_note,
-    sound_for_event,
-    track_clatter,
-    tyre_noise,
-)
+from game.audio.sounds import (CLATTER_LINKS_HZ, LOOPS, SOUND_NAMES, GameAudio, engine_note,
+                               sound_for_event, track_clatter, tyre_noise)
 from game.sim.events import Damage, Destroyed, Hit, ShiftRefused, Shot
 
 

@@ -9,15 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from physics.model.gearbox import (
-    KMH_PER_MPS,
-    DriveCommand,
-    Gearbox,
-    GearboxSpec,
-    GearboxStep,
-    GearRequest,
-    gate_layout,
-)
+from physics.model.gearbox import (KMH_PER_MPS, DriveCommand, Gearbox, GearboxSpec, GearboxStep,
+                                   GearRequest, gate_layout)
 from physics.model.spec import SpecError, build_spec
 
 CONFIG = Path(__file__).resolve().parents[1] / "config" / "gearboxes.toml"

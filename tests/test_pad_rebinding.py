@@ -15,14 +15,8 @@ import pytest
 
 from game.input.gamepad import AXES, DRIVING_AXES, GamepadMapper
 from game.input.pad_input import GamepadInput, PadButtonCapture
-from game.input.pad_rebinding import (
-    AXIS_CHOICES,
-    CANCEL_BUTTON,
-    assign_pad_button,
-    binding_actions,
-    button_actions,
-    next_axis,
-)
+from game.input.pad_rebinding import (AXIS_CHOICES, CANCEL_BUTTON, assign_pad_button,
+                                      binding_actions, button_actions, next_axis)
 from game.input.player_input import LocalInputs
 from game.input.rebinding import UserBindings, load_bindings
 from game.sim.local_players import SECOND_PLAYER

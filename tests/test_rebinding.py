@@ -13,13 +13,8 @@ import pytest
 
 from game.input.keyboard import ActionKeys, KeyboardInput, KeyboardMapper, PandaKeyCapture
 from game.input.pad_input import CombinedInput
-from game.input.rebinding import (
-    UserBindings,
-    assign_key,
-    bindings_path,
-    bindings_text,
-    load_bindings,
-)
+from game.input.rebinding import (UserBindings, assign_key, bindings_path, bindings_text,
+                                  load_bindings)
 from game.settings import OVERRIDE_ENV, settings_path
 
 

@@ -9,14 +9,8 @@ import pytest
 
 from game.config import load_config
 from physics.model.anchor_model import AnchorModel
-from physics.model.anchors import (
-    AnchorCommand,
-    BodyStates,
-    GroundHits,
-    SuspensionSpec,
-    derive_constants,
-    static_mass_shares,
-)
+from physics.model.anchors import (AnchorCommand, BodyStates, GroundHits, SuspensionSpec,
+                                   derive_constants, static_mass_shares)
 from physics.model.spec import SpecError, build_spec
 
 GRAVITY = 9.81

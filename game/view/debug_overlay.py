@@ -21,15 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from panda3d.core import (
-    Geom,
-    GeomLines,
-    GeomNode,
-    GeomVertexData,
-    NodePath,
-    OmniBoundingVolume,
-    TextNode,
-)
+from panda3d.core import (Geom, GeomLines, GeomNode, GeomVertexData, NodePath, OmniBoundingVolume,
+                          TextNode)
 
 from game.view.meshes import COLOUR_VERTEX_FORMAT
 from game.view.overlay import keep_alpha

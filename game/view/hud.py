@@ -21,20 +21,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from panda3d.core import (
-    Geom,
-    GeomLines,
-    GeomNode,
-    GeomPoints,
-    GeomTriangles,
-    GeomVertexData,
-    GeomVertexFormat,
-    GeomVertexWriter,
-    LineSegs,
-    NodePath,
-    TextNode,
-    TransparencyAttrib,
-)
+from panda3d.core import (Geom, GeomLines, GeomNode, GeomPoints, GeomTriangles, GeomVertexData,
+                          GeomVertexFormat, GeomVertexWriter, LineSegs, NodePath, TextNode,
+                          TransparencyAttrib)
 
 from game.sim.events import Event
 from game.view.hud_state import HudState, lever_path_point, message_for

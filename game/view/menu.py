@@ -13,15 +13,8 @@ choice clicks (the synthesised ``ui_click``) through the game's sound player, ``
 
 from __future__ import annotations
 
-from direct.gui.DirectGui import (
-    DGG,
-    DirectButton,
-    DirectCheckButton,
-    DirectFrame,
-    DirectLabel,
-    DirectOptionMenu,
-    DirectSlider,
-)
+from direct.gui.DirectGui import (DGG, DirectButton, DirectCheckButton, DirectFrame, DirectLabel,
+                                  DirectOptionMenu, DirectSlider)
 from panda3d.core import TextNode
 
 from game.audio.sounds import UI_CLICK, SoundPlayer

@@ -11,15 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from panda3d.core import (
-    Geom,
-    GeomNode,
-    GeomTriangles,
-    GeomVertexArrayFormat,
-    GeomVertexData,
-    GeomVertexFormat,
-    NodePath,
-)
+from panda3d.core import (Geom, GeomNode, GeomTriangles, GeomVertexArrayFormat, GeomVertexData,
+                          GeomVertexFormat, NodePath)
 
 from physics.model.terrain import Terrain
 

@@ -17,9 +17,10 @@ behind it, a flame or spark (``additive`` 1) adds light to it, both in the same
 draw. Depth test on, depth write off, drawn after the opaque scene (and the
 sky); optionally sorted back to front so smoke layers correctly.
 
-:func:`benchmark` compares this system with Panda3D's own ``ParticleEffect`` with
-a ``PointParticleRenderer`` on the same number of particles: the CPU cost of one
-frame's update, and the draw cost with ``gl-finish`` in an offscreen window.
+:func:`bench.particles.benchmark` compares this system with Panda3D's own
+``ParticleEffect`` with a ``PointParticleRenderer`` on the same number of particles:
+the CPU cost of one frame's update, and the draw cost with ``gl-finish`` in an
+offscreen window.
 """
 
 from __future__ import annotations
@@ -28,21 +29,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from panda3d.core import (
-    ColorBlendAttrib,
-    Geom,
-    GeomNode,
-    GeomTriangles,
-    GeomVertexArrayFormat,
-    GeomVertexData,
-    GeomVertexFormat,
-    InternalName,
-    NodePath,
-    OmniBoundingVolume,
-    Shader,
-    Vec2,
-    Vec3,
-)
+from panda3d.core import (ColorBlendAttrib, Geom, GeomNode, GeomTriangles, GeomVertexArrayFormat,
+                          GeomVertexData, GeomVertexFormat, InternalName, NodePath,
+                          OmniBoundingVolume, Shader, Vec2, Vec3)
 
 from physics.model.spec import Spec, SpecError, least_most, rgba, tuning
 

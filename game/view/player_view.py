@@ -16,18 +16,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from panda3d.core import (
-    BitMask32,
-    Camera,
-    CardMaker,
-    DisplayRegion,
-    NodePath,
-    OrthographicLens,
-    PerspectiveLens,
-    Point2,
-    Point3,
-    TextNode,
-)
+from panda3d.core import (BitMask32, Camera, CardMaker, DisplayRegion, NodePath, OrthographicLens,
+                          PerspectiveLens, Point2, Point3, TextNode)
 
 from game.sim.events import Event
 from game.view.camera import GUNSIGHT, CameraSpec, ChaseCamera

@@ -13,21 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from panda3d.core import (
-    BitMask32,
-    Camera,
-    ColorWriteAttrib,
-    FrameBufferProperties,
-    GraphicsOutput,
-    GraphicsPipe,
-    NodePath,
-    OrthographicLens,
-    Point3,
-    SamplerState,
-    Texture,
-    Vec4,
-    WindowProperties,
-)
+from panda3d.core import (BitMask32, Camera, ColorWriteAttrib, FrameBufferProperties,
+                          GraphicsOutput, GraphicsPipe, NodePath, OrthographicLens, Point3,
+                          SamplerState, Texture, Vec4, WindowProperties)
 
 from game.view.shaders import depth_shader
 from physics.model.spec import Spec, tuning

@@ -8,14 +8,8 @@ levels the height look-ups read, and four planes that keep everything on the map
 
 from __future__ import annotations
 
-from panda3d.bullet import (
-    BulletBoxShape,
-    BulletConvexHullShape,
-    BulletHeightfieldShape,
-    BulletPlaneShape,
-    BulletRigidBodyNode,
-    ZUp,
-)
+from panda3d.bullet import (BulletBoxShape, BulletConvexHullShape, BulletHeightfieldShape,
+                            BulletPlaneShape, BulletRigidBodyNode, ZUp)
 from panda3d.core import BitMask32, LQuaternionf, PNMImage, Point3, Texture, TransformState, Vec3
 
 from physics.model.hull import HullSpec

@@ -7,17 +7,8 @@ from typing import NamedTuple
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
-from panda3d.core import (
-    Datagram,
-    LMatrix3f,
-    LMatrix4f,
-    LQuaternionf,
-    LVecBase3f,
-    LVecBase4f,
-    Point3,
-    TransformState,
-    Vec3,
-)
+from panda3d.core import (Datagram, LMatrix3f, LMatrix4f, LQuaternionf, LVecBase3f, LVecBase4f,
+                          Point3, TransformState, Vec3)
 
 from physics.model.anchors import BodyStates
 from physics.model.pose import BodyState

@@ -16,15 +16,8 @@ from typing import NamedTuple
 import numpy as np
 
 from physics.model import anchor_kernel as kernel
-from physics.model.anchors import (
-    AnchorCommand,
-    AnchorConstants,
-    AnchorImpulses,
-    AnchorReport,
-    BodyStates,
-    GripSpec,
-    GroundQuery,
-)
+from physics.model.anchors import (AnchorCommand, AnchorConstants, AnchorImpulses, AnchorReport,
+                                   BodyStates, GripSpec, GroundQuery)
 from physics.model.spec import KMH_PER_MPS
 from physics.model.terrain import Terrain
 from physics.model.tyres import SlipTyreSpec
