@@ -152,9 +152,14 @@ class Recovered(Event):
     reason: str
 
 
-EVENT_TYPES: dict[str, type[Event]] = {}
+def _by_type() -> dict[str, type[Event]]:
+    kinds: dict[str, type[Event]] = {}
+    for kind in Event.__subclasses__():
+        if kind.TYPE in kinds:  # a slip in this module: fails at import
+            raise TypeError(f"two event classes have the type {kind.TYPE!r}")
+        kinds[kind.TYPE] = kind
+    return kinds
+
+
+EVENT_TYPES = _by_type()
 """Every event class by its ``TYPE``."""
-for _kind in Event.__subclasses__():
-    if _kind.TYPE in EVENT_TYPES:  # pragma: no cover - a slip in this module
-        raise TypeError(f"two event classes have the type {_kind.TYPE!r}")
-    EVENT_TYPES[_kind.TYPE] = _kind

@@ -1,0 +1,66 @@
+"""Typed events: each kind once, written to telemetry with the contract's field names in
+order, and read back by type."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from game.sim import events
+from game.sim.events import (EVENT_TYPES, Damage, Destroyed, Event, Hit, Recovered, Reset,
+                             RoundEnd, RoundStart, Shift, ShiftRefused, ShiftStart, Shot,
+                             SwapVehicle)
+
+# What telemetry has always written for each kind (README: Telemetry).
+CONTRACT = [
+    (Shot("bot-1"), {"type": "shot", "vehicle": "bot-1"}),
+    (Hit("player", "bot-1", (1.0, 2.0, 3.0), (0.0, -1.0, 0.0), 1187.2),
+     {"type": "hit", "shooter": "player", "target": "bot-1", "point": [1.0, 2.0, 3.0],
+      "normal": [0.0, -1.0, 0.0], "speed_ms": 1187.2}),
+    (Damage("bot-1", "player", 40.0, 60.0),
+     {"type": "damage", "vehicle": "bot-1", "by": "player", "amount": 40.0, "health": 60.0}),
+    (Destroyed("bot-1", "player"), {"type": "destroyed", "vehicle": "bot-1", "by": "player"}),
+    (RoundEnd(1, "player", {"player": 1, "bots": 0}),
+     {"type": "round_end", "round": 1, "winner": "player", "score": {"player": 1, "bots": 0}}),
+    (RoundStart(2, {"player": 1, "bots": 0}),
+     {"type": "round_start", "round": 2, "score": {"player": 1, "bots": 0}}),
+    (ShiftStart("player", "1", "2", automatic=True),
+     {"type": "shift_start", "vehicle": "player", "from": "1", "to": "2", "automatic": True}),
+    (Shift("player", "1", "2"), {"type": "shift", "vehicle": "player", "from": "1", "to": "2"}),
+    (ShiftRefused("player", "R", "moving"),
+     {"type": "shift_refused", "vehicle": "player", "gear": "R", "reason": "moving"}),
+    (Reset("player"), {"type": "reset", "vehicle": "player"}),
+    (SwapVehicle("player", "player-car"),
+     {"type": "swap_vehicle", "from": "player", "to": "player-car"}),
+    (Recovered("player", "below the ground"),
+     {"type": "recovered", "vehicle": "player", "reason": "below the ground"}),
+]
+
+
+@pytest.mark.parametrize("event, written", CONTRACT, ids=[w["type"] for _, w in CONTRACT])
+def test_each_kind_is_written_with_the_contracts_fields_in_order(event, written):
+    record = event.to_json()
+    assert json.dumps(record) == json.dumps(written)  # the same names in the same order
+
+
+def test_every_kind_is_covered_and_named_once():
+    kinds = {cls for cls in vars(events).values()
+             if isinstance(cls, type) and issubclass(cls, Event) and cls is not Event}
+    assert sorted(cls.TYPE for cls in kinds) == sorted(EVENT_TYPES)
+    assert set(EVENT_TYPES.values()) == kinds
+    assert {type(event) for event, _ in CONTRACT} == kinds
+
+
+def test_events_are_frozen_and_compare_by_value():
+    assert Shot("a") == Shot("a") and Shot("a") != Shot("b") and Shot("a") != Reset("a")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Shot("a").vehicle = "b"  # type: ignore[misc]
+
+
+def test_a_score_written_is_a_copy():
+    score = {"player": 0, "bots": 1}
+    record = RoundEnd(1, "bots", score).to_json()
+    record["score"]["player"] = 9
+    assert score == {"player": 0, "bots": 1}
