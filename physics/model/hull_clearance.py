@@ -124,8 +124,8 @@ def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, bo
                                              normal_z, lever_m, stretch_s) + CONTACT_SLACK_M
 
 
-_outline = compiled(_outline)
-_closing_m = compiled(_closing_m)
+_outline = compiled(_outline, inline=True)
+_closing_m = compiled(_closing_m, inline=True)
 _clear_hulls = compiled(_clear_hulls)
 
 
