@@ -67,10 +67,6 @@ class Simulation:
         return self.arena.plates
 
     @property
-    def spawn_points(self) -> list[tuple[float, float]]:
-        return self.arena.spawn_points
-
-    @property
     def tanks(self) -> VehicleFleet:
         return self.fleets["tank"]
 

@@ -128,7 +128,6 @@ class AnchorModel:
     def __init__(self, constants: AnchorConstants, grip: GripSpec,
                  slip: SlipTyreSpec | None = None):
         self.constants = constants
-        self.grip = grip
         self.anchors = len(constants.position_bs)
         self._table = anchor_table(constants)
         self._entries = model_entries(constants, grip, slip)
@@ -216,8 +215,6 @@ class AnchorModel:
         if terrain is None:
             exact = np.ones(count, dtype=np.bool_)
         if exact is None or query is None or not np.count_nonzero(exact):
-            if len(self._no_exact) != count:
-                self._no_exact = np.zeros(count, dtype=np.bool_)
             return self._no_exact, _NO_HITS
         rays = np.flatnonzero(exact)
         origins, directions = self.rays(states)
@@ -232,6 +229,4 @@ class AnchorModel:
             np.asarray(hits.ground_velocity_ws).T
         rows[kernel.EXACT_GRIP, rays] = hits.grip_scale
         rows[kernel.EXACT_ROLLING, rays] = hits.rolling_resistance
-        flags = np.zeros(count, dtype=np.bool_)
-        flags[rays] = True
-        return flags, rows
+        return np.ascontiguousarray(exact, dtype=np.bool_), rows
