@@ -4,6 +4,8 @@ Benchmarks:
   vehicles    our four-anchor tanks against Bullet's BulletVehicle (ms per fixed step)
   battle      an 8-tank headless battle: simulated seconds per wall second
   particles   our numpy particle system against Panda's ParticleEffect (ms per frame)
+  net         a dedicated server and headless clients on loopback through a simulated
+              link: bandwidth, prediction and interpolation error, server step time
 With no benchmark named, all of them run at their default sizes.
 
 ``--json`` prints one JSON document instead of the table::
@@ -22,7 +24,7 @@ import argparse
 import json
 import sys
 
-from bench import battle, vehicles
+from bench import battle, net, vehicles
 from bench.machine import machine_info
 from game.errors import whole_number
 
@@ -83,6 +85,18 @@ def _parser() -> argparse.ArgumentParser:
     sparks.add_argument("--frames", type=_POSITIVE, default=DEFAULT_PARTICLE_FRAMES,
                         help=f"frames measured; the median counts (default "
                              f"{DEFAULT_PARTICLE_FRAMES})")
+    online = commands.add_parser("net", parents=[common],
+                                 help="a server and headless clients: bandwidth, prediction")
+    online.add_argument("--clients", type=_POSITIVE, default=net.DEFAULT_CLIENTS,
+                        help=f"headless clients driving at random (default "
+                             f"{net.DEFAULT_CLIENTS})")
+    online.add_argument("--bots", type=_AT_LEAST_ZERO, default=net.DEFAULT_BOTS,
+                        help=f"bots on the server (default {net.DEFAULT_BOTS})")
+    online.add_argument("--seconds", type=_POSITIVE, default=int(net.DEFAULT_SECONDS),
+                        help=f"seconds each client plays (default {net.DEFAULT_SECONDS:g})")
+    online.add_argument("--net-sim", default=net.DEFAULT_NET_SIM,
+                        metavar="LATENCY_MS,JITTER_MS,LOSS_PCT",
+                        help=f"each client's simulated link (default {net.DEFAULT_NET_SIM})")
     for name, reason in NOT_AVAILABLE.items():
         commands.add_parser(name, parents=[common], help=reason)
     return parser
@@ -122,6 +136,13 @@ def main(argv: list[str] | None = None) -> int:
             document["results"][name] = report
             if not args.json:
                 print(f"particles: {json.dumps(report)}")
+            continue
+        if name == "net":
+            report = net.run(config, clients=options.clients, bots=options.bots,
+                             seconds=options.seconds, net_sim=options.net_sim)
+            document["results"][name] = report
+            if not args.json:
+                print(net.table(report))
             continue
         if name == "battle":
             report = battle.run(config, bots=options.bots, seconds=options.seconds,

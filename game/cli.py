@@ -26,6 +26,8 @@ EXIT_USAGE = 2
 DEFAULT_HEADLESS_SECONDS = 10.0
 DEFAULT_OFFSCREEN_SECONDS = 3.0
 MAX_BOTS = 32
+DEFAULT_PORT = 27960
+MAX_NET_PLAYERS = 64
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -88,7 +90,41 @@ def build_parser() -> argparse.ArgumentParser:
                         help="play a recorded game back, step for step")
     parser.add_argument("--config", type=Path, default=CONFIG_DIR, metavar="DIR",
                         help="folder of the TOML config files (default: the game's config/)")
+    online = parser.add_argument_group("online play")
+    online.add_argument("--serve", action="store_true",
+                        help="run a dedicated server: no window, the game in real time; "
+                             'prints "serving on HOST:PORT" first')
+    online.add_argument("--host", default="0.0.0.0",
+                        help="the address a server listens on (default 0.0.0.0: all)")
+    online.add_argument("--port", type=whole_number(0, 65535, "port"), default=DEFAULT_PORT,
+                        help=f"the port a server listens on (default {DEFAULT_PORT}; 0: any "
+                             "free one, printed)")
+    online.add_argument("--max-players", type=whole_number(1, MAX_NET_PLAYERS, "players"),
+                        default=8, help="players a server lets in (default 8)")
+    online.add_argument("--connect", type=_server_address, metavar="HOST:PORT",
+                        help="join a server (with --headless: a scripted client)")
+    online.add_argument("--name", default="", help="your name in an online game (default "
+                                                   "player-N)")
+    online.add_argument("--net-sim", type=_link_simulation, metavar="LATENCY_MS,JITTER_MS,LOSS_PCT",
+                        help="a client's simulated link: every packet each way waits LATENCY "
+                             "+- JITTER ms, LOSS %% of the unreliable ones are lost")
     return parser
+
+
+def _server_address(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected HOST:PORT, like 127.0.0.1:"
+                                         f"{DEFAULT_PORT}")
+    return host, int(port)
+
+
+def _link_simulation(text: str):
+    from game.sim.net.link import LinkSimulation
+    try:
+        return LinkSimulation.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected {error}") from None
 
 
 def _check_arguments(args: argparse.Namespace) -> None:
@@ -99,6 +135,29 @@ def _check_arguments(args: argparse.Namespace) -> None:
                                "drop --record and --replay")
     if args.headless and (args.offscreen or args.screenshot):
         raise CommandLineError("--headless draws nothing: drop --offscreen and --screenshot")
+    _check_online_arguments(args)
+
+
+def _check_online_arguments(args: argparse.Namespace) -> None:
+    if args.serve and args.connect:
+        raise CommandLineError("--serve runs a server, --connect joins one: choose one")
+    if args.serve:
+        local = [flag for flag, given in (("--connect", args.connect), ("--inputs", args.inputs),
+                                          ("--offscreen", args.offscreen),
+                                          ("--screenshot", args.screenshot),
+                                          ("--record", args.record), ("--replay", args.replay),
+                                          ("--players", args.players > 1),
+                                          ("--net-sim", args.net_sim)) if given]
+        if local:
+            raise CommandLineError(f"--serve runs no local player: drop {', '.join(local)}")
+    elif args.connect:
+        local = [flag for flag, given in (("--bots", args.bots), ("--record", args.record),
+                                          ("--replay", args.replay),
+                                          ("--players", args.players > 1)) if given]
+        if local:
+            raise CommandLineError(f"--connect plays the server's game: drop {', '.join(local)}")
+    elif args.net_sim or args.name:
+        raise CommandLineError("--net-sim and --name are for a client: add --connect HOST:PORT")
     if args.screenshot is not None:
         if args.screenshot.suffix.lower() != ".png":
             raise CommandLineError(f"--screenshot {args.screenshot}: expected a file name "
@@ -112,6 +171,9 @@ def run(argv: list[str] | None = None) -> int:
     """Run the game; raises UserError for anything the user got wrong."""
     args = build_parser().parse_args(argv)
     _check_arguments(args)
+    if args.serve or args.connect:
+        from game.online import run_online  # ENet: only for online play
+        return run_online(args)
     if args.headless:
         config = load_config(args.config)
     else:  # a window reads the view's and the controls' config too

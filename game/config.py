@@ -26,6 +26,7 @@ from game.sim.arena import SpawnSpec, WorldSpecs
 from game.sim.battle import BattleSpec
 from game.sim.combat import RangeSpec
 from game.sim.local_players import LocalPlayersSpec
+from game.sim.net.spec import NetSpec
 from game.sim.session import SessionSpecs
 from physics.model.gearbox import GearboxSpec
 from physics.model.rocks import RockSpec
@@ -81,6 +82,7 @@ class GameSpec(Spec):
     ai: AISpec = tuning("how the bots drive and shoot")
     spawn: SpawnSpec = tuning("where vehicles start")
     local_players: LocalPlayersSpec = tuning("two players on one machine (--players 2)")
+    net: NetSpec = tuning("online play (--serve, --connect)")
 
 
 @dataclass(frozen=True)

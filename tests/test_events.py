@@ -9,9 +9,9 @@ import json
 import pytest
 
 from game.sim import events
-from game.sim.events import (EVENT_TYPES, Damage, Destroyed, Event, Hit, Recovered, Reset,
-                             RoundEnd, RoundStart, Shift, ShiftRefused, ShiftStart, Shot,
-                             SwapVehicle)
+from game.sim.events import (EVENT_TYPES, Damage, Destroyed, Event, Hit, Joined, Left,
+                             Recovered, Reset, RoundEnd, RoundStart, Shift, ShiftRefused,
+                             ShiftStart, Shot, SwapVehicle)
 
 # What telemetry has always written for each kind (README: Telemetry).
 CONTRACT = [
@@ -36,6 +36,8 @@ CONTRACT = [
      {"type": "swap_vehicle", "from": "player", "to": "player-car"}),
     (Recovered("player", "below the ground"),
      {"type": "recovered", "vehicle": "player", "reason": "below the ground"}),
+    (Joined("alpha"), {"type": "joined", "vehicle": "alpha"}),
+    (Left("alpha", "timeout"), {"type": "left", "vehicle": "alpha", "reason": "timeout"}),
 ]
 
 

@@ -35,22 +35,30 @@ class BattleSpec(Spec):
 class Battle:
     """The simulation plus bots, sides, rounds and score."""
 
-    def __init__(self, simulation: Simulation, spec: BattleSpec, ai: AISpec, bots: int):
+    def __init__(self, simulation: Simulation, spec: BattleSpec, ai: AISpec, bots: int,
+                 free_for_all: bool = False):
         self.simulation = simulation
         self.spec = spec
         self.round = 1
-        self.score = {"player": 0, "bots": 0}
+        self.free_for_all = free_for_all and bots == 0
+        """No bots, every player for themselves (an online game): a round ends when one
+        player is left, and the score is kept by player."""
+        self.score: dict[str, int] = {} if self.free_for_all else {"player": 0, "bots": 0}
         self._restart_at_s: float | None = None
         edge_clearance_m = simulation.specs.rocks.edge_clearance_m
-        centre = simulation.player.current.position_ws
         limit = min(simulation.terrain.half_extent_x_m, simulation.terrain.half_extent_y_m)
         distance = min(spec.bot_distance_m, limit - edge_clearance_m)
         self.bots: dict[str, Bot] = {}
         self.spawns: dict[str, tuple[float, float, float]] = {}
         self._other_players: list[str] = []
-        """Vehicles of other people on the player's side (local player 2)."""
-        heading = simulation.player.current.heading_pitch_roll_deg()[0]
-        self.spawns[simulation.player.name] = (centre[0], centre[1], heading)
+        """Vehicles of other people on the player's side (local player 2, network players)."""
+        player = simulation.player
+        if player is not None:
+            centre = player.current.position_ws
+            self.spawns[player.name] = (centre[0], centre[1],
+                                        player.current.heading_pitch_roll_deg()[0])
+        else:  # a dedicated server: the bots ring the first spawn point
+            centre = simulation.arena.spawn_points[0]
         for number in range(bots):
             angle = 2.0 * math.pi * (number + 0.5) / bots
             x = centre[0] + distance * math.sin(angle)
@@ -64,20 +72,49 @@ class Battle:
             self.bots[name] = Bot(ai, np.random.default_rng([simulation.seed, BOT_STREAM, number]),
                                   phase=number)
             simulation.add_driver(name, self._drive(name))
-        if self.bots:
+        if self.bots or self.free_for_all:
             simulation.add_rules(self._rules)
 
     def add_player(self, name: str, spawn: tuple[float, float, float]) -> None:
-        """Another person's vehicle (local player 2) on the player's side, starting each
-        round at ``spawn`` (x, y, heading)."""
+        """Another person's vehicle (local player 2, a network player) on the player's side
+        (or their own, free for all), starting each round at ``spawn`` (x, y, heading)."""
         self.spawns[name] = spawn
         self._other_players.append(name)
+        if self.free_for_all:
+            self.score.setdefault(name, 0)
+
+    def remove_player(self, name: str) -> None:
+        """A network player left: their vehicle no longer starts rounds or scores."""
+        self.spawns.pop(name, None)
+        if name in self._other_players:
+            self._other_players.remove(name)
+        if self.free_for_all:
+            self.score.pop(name, None)
 
     def _side(self, side: str) -> list:
+        player = self.simulation.player
         names = (self.bots if side == "bots"
-                 else (self.simulation.player.name, *self._other_players))
+                 else ((player.name,) if player is not None else ()) + tuple(self._other_players))
         vehicles = (self.simulation.vehicle_named(name) for name in names)
         return [vehicle for vehicle in vehicles if vehicle is not None]
+
+    def _round_winner(self) -> str | None:
+        """Who won the round now over: "player" or "bots" (or, free for all, the last
+        player standing, "nobody" when none is); None while it goes on."""
+        if self.free_for_all:
+            players = self._side("player")
+            alive = [vehicle.name for vehicle in players if not vehicle.destroyed]
+            if len(players) < 2 or len(alive) > 1:
+                return None
+            return alive[0] if alive else "nobody"
+        players = self._side("player")
+        if not players:  # a server waiting for its first player
+            return None
+        player_down = all(v.destroyed for v in players)
+        bots_down = all(v.destroyed for v in self._side("bots"))
+        if not (player_down or bots_down):
+            return None
+        return "bots" if player_down else "player"
 
     def _drive(self, name: str):
         """The controls function of one bot, for the simulation to call each step: it
@@ -95,7 +132,7 @@ class Battle:
         players = self._side("player")
         alive = [vehicle for vehicle in players if not vehicle.destroyed]
         if len(alive) <= 1:
-            return alive[0] if alive else self.simulation.player
+            return alive[0] if alive else (players[0] if players else None)
         here = me.current.position_ws
         return min(alive, key=lambda vehicle: float(np.sum((vehicle.current.position_ws
                                                              - here) ** 2)))
@@ -103,12 +140,11 @@ class Battle:
     def _rules(self, simulation: Simulation, events: list[Event]) -> list[Event]:
         """After a step: end the round when a side is out; restart after the pause."""
         if self._restart_at_s is None:
-            player_down = all(v.destroyed for v in self._side("player"))
-            bots_down = all(v.destroyed for v in self._side("bots"))
-            if not (player_down or bots_down):
+            winner = self._round_winner()
+            if winner is None:
                 return []
-            winner = "bots" if player_down else "player"
-            self.score[winner] += 1
+            if winner in self.score:
+                self.score[winner] += 1
             self._restart_at_s = simulation.time_s + self.spec.restart_delay_s
             return [RoundEnd(self.round, winner, dict(self.score))]
         if simulation.time_s < self._restart_at_s:

@@ -83,7 +83,7 @@ class RoundEnd(Event):
     TYPE = "round_end"
     round: int
     winner: str
-    """"player" or "bots"."""
+    """"player" or "bots"; free for all (online), the last player's name or "nobody"."""
     score: dict[str, int]
 
 
@@ -148,6 +148,23 @@ class Recovered(Event):
     """The physics guard set a vehicle back on the ground where it last was well."""
 
     TYPE = "recovered"
+    vehicle: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Joined(Event):
+    """A network player joined (their vehicle is in the game)."""
+
+    TYPE = "joined"
+    vehicle: str
+
+
+@dataclass(frozen=True)
+class Left(Event):
+    """A network player left: "quit", "timeout", "malformed" or "server" (it stopped)."""
+
+    TYPE = "left"
     vehicle: str
     reason: str
 

@@ -36,11 +36,15 @@ class GameOptions:
 
     map: MapChoice = field(default_factory=lambda: MapChoice("desert"))
     seed: int = 1
-    vehicle: str = "tank"
-    """The player's vehicle: "tank" or "car"."""
+    vehicle: str | None = "tank"
+    """The player's vehicle: "tank" or "car" (None: no player, a dedicated server)."""
     bots: int = 0
     players: int = 1
     """Local players: 2 adds a second vehicle beside the player's, on the player's side."""
+    player_name: str = "player"
+    """The player's vehicle's name (a network client's is its ``--name``)."""
+    free_for_all: bool = False
+    """With no bots, every player for themselves: rounds to the last one standing (online)."""
 
 
 class GameSession:
@@ -51,8 +55,10 @@ class GameSession:
         self.specs = specs
         self.options = options
         self.simulation = Simulation(specs.world, options.map, options.seed,
-                                     player_vehicle=options.vehicle)
-        self.battle = Battle(self.simulation, specs.battle, specs.ai, options.bots)
+                                     player_vehicle=options.vehicle,
+                                     player_name=options.player_name)
+        self.battle = Battle(self.simulation, specs.battle, specs.ai, options.bots,
+                             free_for_all=options.free_for_all)
         if options.players > 1:
             add_second_player(self.simulation, self.battle, specs.local_players)
         self.recorder = recorder

@@ -30,6 +30,8 @@ from physics.model.terrain import MapChoice
 
 Driver = Callable[["Simulation"], Controls]
 """Gives one vehicle its controls each step (a bot, a local player without a pad)."""
+IDLE = Controls()
+
 Rules = Callable[["Simulation", list[Event]], list[Event]]
 """After each step, may add events (a battle's rounds)."""
 
@@ -38,7 +40,7 @@ class Simulation:
     """Everything physical in one game, stepped in fixed steps."""
 
     def __init__(self, specs: WorldSpecs, map_choice: MapChoice, seed: int,
-                 player_vehicle: str = "tank"):
+                 player_vehicle: str | None = "tank", player_name: str = "player"):
         self.specs = specs
         self.seed = seed
         self.arena = Arena(specs, map_choice, seed)
@@ -53,8 +55,13 @@ class Simulation:
         self._buttons = ButtonEdges()
         self._drivers: dict[str, Driver] = {}
         self._rules: list[Rules] = []
-        x_m, y_m = self.arena.spawn_points[0]
-        self.player = self.spawn(player_vehicle, "player", x_m=x_m, y_m=y_m, heading_deg=0.0)
+        self.player: Vehicle | None = None
+        """The vehicle the step's ``player_controls`` drive (None on a dedicated server:
+        every vehicle there has a driver)."""
+        if player_vehicle is not None:
+            x_m, y_m = self.arena.spawn_points[0]
+            self.player = self.spawn(player_vehicle, player_name, x_m=x_m, y_m=y_m,
+                                     heading_deg=0.0)
 
     # ----- what the world holds ----------------------------------------------------------
 
@@ -137,6 +144,24 @@ class Simulation:
             vehicle.aim.reload_left_s = vehicle.spec.gun.reload_s
         return vehicle
 
+    def remove(self, vehicle: Vehicle) -> None:
+        """Take a vehicle out of the game: its body, its slot in its fleet, its driver (a
+        network player left). Shells it fired fly on."""
+        fleet = vehicle.fleet
+        fleet.remove(vehicle.index)
+        for other in self.vehicles:
+            if other.fleet is fleet and other.index > vehicle.index:
+                other.index -= 1
+        for other in self.fleets.values():
+            other.remove_obstacle(vehicle.body)
+        self.world.remove_body(vehicle.path)
+        self.vehicles.remove(vehicle)
+        del self._by_name[vehicle.name]
+        self._drivers.pop(vehicle.name, None)
+        self._positions_xy = None
+        if vehicle is self.player:
+            self.player = None
+
     def place(self, vehicle: Vehicle, x_m: float, y_m: float, heading_deg: float) -> None:
         """Set a vehicle upright on the ground at (x, y), still, facing ``heading_deg``."""
         fleet = vehicle.fleet
@@ -186,16 +211,17 @@ class Simulation:
 
     # ----- the step ---------------------------------------------------------------------
 
-    def step(self, player_controls: Controls, others: dict[str, Controls] | None = None
-             ) -> list[Event]:
+    def step(self, player_controls: Controls | None = None,
+             others: dict[str, Controls] | None = None) -> list[Event]:
         """Advance one fixed step with the player's controls and any other drivers' (by
-        vehicle name: bots, a second local player, whose ``reset`` also works); return what
-        happened in it."""
+        vehicle name: bots, a second local player or network players, whose ``reset`` also
+        works); return what happened in it."""
         others = others or {}
-        events = self._buttons_pressed(player_controls, others)
+        events = self._buttons_pressed(player_controls or IDLE, others)
         drivers = {name: driver(self) for name, driver in self._drivers.items()}
         drivers.update(others)
-        drivers[self.player.name] = player_controls
+        if self.player is not None:
+            drivers[self.player.name] = player_controls or IDLE
         for vehicle in self.vehicles:
             if vehicle.name in drivers:
                 events += self._drive(vehicle, drivers[vehicle.name])
@@ -214,12 +240,13 @@ class Simulation:
         """The player's swap and reset, and another person's reset (local player 2), on the
         step each button goes down."""
         events: list[Event] = []
-        if self._buttons.pressed("swap_vehicle", player_controls.swap_vehicle):
-            previous = self.player
-            self._swap_player()
-            events.append(SwapVehicle(previous.name, self.player.name))
-        if self._buttons.pressed("reset", player_controls.reset):
-            events.append(self.reset_vehicle(self.player))
+        if self.player is not None:
+            if self._buttons.pressed("swap_vehicle", player_controls.swap_vehicle):
+                previous = self.player
+                self._swap_player()
+                events.append(SwapVehicle(previous.name, self.player.name))
+            if self._buttons.pressed("reset", player_controls.reset):
+                events.append(self.reset_vehicle(self.player))
         for vehicle in self.vehicles:
             if vehicle.name in others and self._buttons.pressed(
                     "reset:" + vehicle.name, others[vehicle.name].reset):

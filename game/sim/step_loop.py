@@ -20,7 +20,7 @@ from typing import Callable
 from game.sim.controls import Controls
 from game.sim.events import Event
 from game.sim.session import GameSession
-from game.sim.simulation import Simulation
+from game.sim.simulation import IDLE, Simulation
 from game.sim.telemetry import TelemetryWriter, telemetry_record
 from physics.model.stepping import FixedStepClock
 
@@ -30,7 +30,6 @@ OtherControls = Callable[[Simulation], dict[str, Controls]]
 """Other people's controls by vehicle name (local player 2)."""
 Listener = Callable[[list[Event]], None]
 
-IDLE = Controls()
 
 
 def idle(_simulation: Simulation) -> Controls:

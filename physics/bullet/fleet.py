@@ -173,6 +173,40 @@ class VehicleFleet:
         self.rpm = np.append(self.rpm, self.gearbox.spec.idle_rpm)
         return index
 
+    def remove(self, index: int) -> None:
+        """Stop driving the body at ``index`` (the caller takes it out of the world); the
+        vehicles after it move down one index."""
+        self.bodies.pop(index)
+        self.gearbox.remove_vehicle(index)
+        self.model.remove(index)
+        self.drive.remove(index)
+        for name in ("throttle", "steer", "brake", "handbrake", "faulted", "meets_terrain",
+                     "rpm"):
+            setattr(self, name, np.delete(getattr(self, name), index))
+        self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
+        self._near_test = None
+        self._plan = None
+
+    def vehicle_state(self, index: int) -> tuple:
+        """What the fleet carries over between steps for one vehicle (its gearbox, anchors
+        and drive), to set it back with :meth:`set_vehicle_state` (a network client
+        rewinding its prediction)."""
+        return (self.gearbox.vehicle_state(index), self.model.vehicle_state(index),
+                self.drive.vehicle_state(index), float(self.rpm[index]))
+
+    def set_vehicle_state(self, index: int, state: tuple) -> None:
+        gearbox, model, drive, rpm = state
+        self.gearbox.set_vehicle_state(index, gearbox)
+        self.model.set_vehicle_state(index, model)
+        self.drive.set_vehicle_state(index, drive)
+        self.rpm[index] = rpm
+        self._near_test = None
+
+    def remove_obstacle(self, body: BulletRigidBodyNode) -> None:
+        """A moving body anchors could stand on is gone."""
+        if body in self.obstacles:
+            self.obstacles.remove(body)
+
     def add_obstacle(self, body: BulletRigidBodyNode) -> None:
         """Something besides the terrain that anchors may stand on (a crate, a rock).
 

@@ -118,3 +118,13 @@ def set_at_rest(body: BulletRigidBodyNode, position_ws, rotation: LQuaternionf) 
                                                       Vec3(1, 1, 1)))
     body.setLinearVelocity(Vec3(0, 0, 0))
     body.setAngularVelocity(Vec3(0, 0, 0))
+
+
+def set_state(body: BulletRigidBodyNode, position_ws, orientation_ws, velocity_ws,
+              angular_velocity_ws) -> None:
+    """Put a body at a position and orientation (w, x, y, z), moving as given."""
+    w, x, y, z = (float(value) for value in orientation_ws)
+    body.setTransform(TransformState.makePosQuatScale(Point3(*position_ws),
+                                                      LQuaternionf(w, x, y, z), Vec3(1, 1, 1)))
+    body.setLinearVelocity(Vec3(*velocity_ws))
+    body.setAngularVelocity(Vec3(*angular_velocity_ws))

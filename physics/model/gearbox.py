@@ -201,6 +201,22 @@ class Gearbox:
         self.count += 1
         return self.count - 1
 
+    _STATE = ("gear_index", "target_index", "from_index", "shift_left_s", "automatic", "rpm")
+
+    def vehicle_state(self, vehicle: int) -> tuple:
+        """One vehicle's gearbox as it stands (to set it back with :meth:`set_vehicle_state`)."""
+        return tuple(getattr(self, name)[vehicle].item() for name in self._STATE)
+
+    def set_vehicle_state(self, vehicle: int, state: tuple) -> None:
+        for name, value in zip(self._STATE, state):
+            getattr(self, name)[vehicle] = value
+
+    def remove_vehicle(self, vehicle: int) -> None:
+        """Shrink the set by one: the vehicles after ``vehicle`` move down one index."""
+        for name in self._STATE:
+            setattr(self, name, np.delete(getattr(self, name), vehicle))
+        self.count -= 1
+
     # ----- queries -------------------------------------------------------------
     def gear_name(self, vehicle: int) -> str:
         """The engaged gear of one vehicle ("N" while a shift is under way)."""

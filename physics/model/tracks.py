@@ -60,6 +60,15 @@ class TrackDrive:
         """Steer angles (none: tracks turn by their speeds) and grip scales (whole), kept
         and handed out read-only for as long as the number of vehicles stays the same."""
 
+    def vehicle_state(self, vehicle: int) -> None:
+        """Tracks keep nothing per vehicle between steps."""
+
+    def set_vehicle_state(self, vehicle: int, state: None) -> None:
+        """Tracks keep nothing per vehicle between steps."""
+
+    def remove(self, vehicle: int) -> None:
+        """Tracks keep nothing per vehicle between steps."""
+
     def command(self, drive: DriveCommand, shifting: np.ndarray, steer: np.ndarray,
                 brake: np.ndarray, handbrake: np.ndarray, step_s: float,
                 forward_speed_mps: np.ndarray) -> AnchorCommand:

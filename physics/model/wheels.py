@@ -72,6 +72,19 @@ class WheelDrive:
         self._rate_rad_s = math.radians(spec.steer_rate_deg_s)
         self._halving_mps = spec.lock_halving_speed_kmh / KMH_PER_MPS
 
+    def vehicle_state(self, vehicle: int) -> float:
+        """One vehicle's steer angle (to set back with :meth:`set_vehicle_state`)."""
+        return float(self.steer_rad[vehicle]) if vehicle < len(self.steer_rad) else 0.0
+
+    def set_vehicle_state(self, vehicle: int, state: float) -> None:
+        if vehicle < len(self.steer_rad):
+            self.steer_rad[vehicle] = state
+
+    def remove(self, vehicle: int) -> None:
+        """Forget one vehicle's steer angle; the vehicles after it move down one index."""
+        if vehicle < len(self.steer_rad):
+            self.steer_rad = np.delete(self.steer_rad, vehicle)
+
     def lock_rad(self, speed_mps: np.ndarray) -> np.ndarray:
         """Most steer angle at each speed: full at a standstill, half at the halving speed."""
         return self._full_lock_rad / (1.0 + np.abs(speed_mps) / self._halving_mps)

@@ -1,0 +1,115 @@
+"""Online play from the command line: ``--serve`` (a dedicated server) and ``--connect``.
+
+The server and a headless client run here; a client with a window runs in
+:mod:`game.app` with a :class:`~game.sim.net.client.NetClient` in place of a local game.
+Refusals and unreachable servers are one line on stderr and exit status 2; a game the
+server ends normally is one line on stdout and exit 0.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+from game.config import load_config
+from game.errors import CommandLineError, UserError
+from game.sim.controls import Controls, ScriptedInputs
+from game.sim.net.client import ConnectionRefused, JoinRequest, NetClient, ServerGone, join
+from game.sim.net.link import INSTALL_HINT, Endpoint, enet_available
+from game.sim.net.server import GameServer, ServerIdentity
+from game.sim.net.runs import run_client
+from game.sim.replay import config_digest, game_version
+from game.sim.session import GameOptions
+from game.sim.telemetry import TelemetryWriter
+
+EXIT_REFUSED = 2
+DEFAULT_CLIENT_SECONDS = 10.0
+"""A headless client plays this long without --seconds."""
+SPARE_PEERS = 4
+"""ENet slots beyond --max-players: room to tell one more that the server is full."""
+
+
+def identity(config_dir) -> ServerIdentity:
+    return ServerIdentity(game_version(), bytes.fromhex(config_digest(config_dir)))
+
+
+def run_online(args) -> int:
+    flag = "--serve" if args.serve else "--connect"
+    if not enet_available():
+        raise CommandLineError(f"{flag} needs {INSTALL_HINT}")
+    if args.serve:
+        return serve(args)
+    if not args.headless:
+        from game.app_online import run_windowed_client  # Panda's window: only when one opens
+        return run_windowed_client(args)
+    return run_headless_client(args)
+
+
+def serve(args) -> int:
+    config = load_config(args.config)
+    try:
+        endpoint = Endpoint.listen(args.host, args.port, args.max_players + SPARE_PEERS)
+    except OSError as error:
+        raise UserError("--port", None, f"a free port to serve on ({error})") from None
+    options = GameOptions(args.map, args.seed, None, args.bots)
+    telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
+    server = GameServer(config.session, config.game.net, options, identity(args.config),
+                        endpoint, args.max_players, telemetry)
+    stopping = []
+    for signal_number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signal_number, lambda *_: stopping.append(True))
+    print(f"serving on {args.host}:{endpoint.port}", flush=True)
+    try:
+        server.run(args.seconds, should_stop=lambda: bool(stopping))
+    finally:
+        server.destroy()
+        if telemetry is not None:
+            telemetry.close()
+    return 0
+
+
+def connect(args, config) -> NetClient:
+    """Join the server ``--connect`` names; raises :class:`ConnectionRefused`."""
+    address, port = args.connect
+    endpoint = Endpoint.client(args.net_sim, seed=args.seed)
+    request = JoinRequest(address, port, args.name, args.vehicle, game_version(),
+                          bytes.fromhex(config_digest(args.config)))
+    joined = join(endpoint, request, config.game.net.connect_timeout_s)
+    return NetClient(config.session, config.game.net, endpoint, joined, args.vehicle)
+
+
+def run_headless_client(args) -> int:
+    config = load_config(args.config)
+    inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
+    telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
+    try:
+        client = connect(args, config)
+    except ConnectionRefused as error:
+        print(f"tank-battle: {error}", file=sys.stderr)
+        return EXIT_REFUSED
+    idle = Controls()
+    try:
+        run_client(client, inputs.controls_at if inputs else lambda _t: idle,
+                   args.seconds or DEFAULT_CLIENT_SECONDS, config.game.net.connect_timeout_s,
+                   telemetry)
+    except ServerGone as gone:
+        return game_over(gone)
+    except ConnectionRefused as error:
+        print(f"tank-battle: {error}", file=sys.stderr)
+        return EXIT_REFUSED
+    finally:
+        if telemetry is not None:
+            telemetry.close()
+        if client.gone is None:
+            client.leave()
+        client.destroy()
+    return 0
+
+
+def game_over(gone: ServerGone) -> int:
+    """One line on how the game ended; the exit status."""
+    if gone.normal:
+        print(f"tank-battle: the server ended the game: {gone}", flush=True)
+        return 0
+    print(f"tank-battle: {gone}", file=sys.stderr)
+    return EXIT_REFUSED

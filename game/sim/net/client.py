@@ -1,0 +1,364 @@
+"""A network client: joins a server, predicts its own vehicle, draws the others.
+
+:func:`join` connects and says hello; the server answers with a welcome (the map, the
+seed, the vehicle it gave us) or a one-line refusal. A :class:`NetClient` then builds the
+same world locally (a :class:`~game.sim.session.GameSession` with our vehicle as its
+player) and takes a step every 1/60 s:
+
+1. what arrived: snapshots (our vehicle reconciled, :mod:`game.sim.net.prediction`; the
+   others' kept for interpolation, :mod:`game.sim.net.remote`), events, the roster;
+2. our controls for the step, quantised as the server will read them, kept and sent with
+   the last few before them (a lost packet costs nothing);
+3. our vehicle predicted one step (no shell is fired here: shots come from the server);
+4. every other vehicle posed at the render tick.
+
+Our tick runs ahead of the server's by about the round trip, so our controls for a step
+reach the server just before it takes that step. Each snapshot says how early they came;
+outside ``input_margin_steps`` the client takes an extra step or skips one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from game.sim.controls import Controls
+from game.sim.events import Event
+from game.sim.net.link import Arrival, Endpoint
+from game.sim.net.prediction import OwnPrediction
+from game.sim.net.protocol import (MAX_INPUTS_PER_PACKET, NO_TICK, RELIABLE_CHANNEL, SNAPSHOT,
+                                   STATE_CHANNEL, Bye, End, Events, Hello, Inputs, ProtocolError,
+                                   Refuse, Roster, Welcome, decode_server, quantised)
+from game.sim.net.remote import RemoteVehicle
+from game.sim.net.snapshots import Snapshot, decode_snapshot, snapshot_baseline_tick, vehicle_pose
+from game.sim.net.spec import NetSpec
+from game.sim.session import GameOptions, GameSession, SessionSpecs
+from game.sim.telemetry import DECIMALS, telemetry_record
+from physics.model.terrain import MapChoice
+
+
+CATCH_UP_STEPS = 8
+"""Extra steps taken at once to get further ahead: what the vehicle can move in one
+frame without looking like a jump."""
+
+
+class ConnectionRefused(Exception):
+    """The server would not let us in (or could not be reached): one line saying why."""
+
+
+class ServerGone(Exception):
+    """The game ended: ``normal`` when the server said so, else the link was lost."""
+
+    def __init__(self, reason: str, normal: bool):
+        super().__init__(reason)
+        self.normal = normal
+
+
+@dataclass(frozen=True)
+class JoinRequest:
+    address: str
+    port: int
+    name: str
+    vehicle: str
+    version: str
+    config_digest: bytes
+
+
+@dataclass(frozen=True)
+class Joined:
+    """A server let us in: its peer key, its welcome, and what came right after it."""
+
+    peer: int
+    welcome: Welcome
+    after: tuple[Arrival, ...]
+    round_trip_s: float
+    """From the hello going out to the welcome coming in."""
+
+
+def join(endpoint: Endpoint, request: JoinRequest, timeout_s: float) -> Joined:
+    """Connect and say hello. Raises :class:`ConnectionRefused` when refused or when
+    nothing answers within ``timeout_s``."""
+    where = f"{request.address}:{request.port}"
+    peer = endpoint.connect(request.address, request.port)
+    deadline = endpoint.clock() + timeout_s
+    hello_s = 0.0
+    while endpoint.clock() < deadline:
+        arrivals = endpoint.receive(0.01)
+        for index, arrival in enumerate(arrivals):
+            if arrival.kind == "connect":
+                hello_s = endpoint.clock()
+                endpoint.send(peer, RELIABLE_CHANNEL,
+                              Hello(request.version, request.config_digest, request.name,
+                                    request.vehicle).encode())
+            elif arrival.kind == "disconnect":
+                raise ConnectionRefused(f"{where}: the server closed the connection")
+            elif arrival.channel == RELIABLE_CHANNEL:
+                try:
+                    message = decode_server(arrival.data)
+                except ProtocolError as error:
+                    raise ConnectionRefused(f"{where}: not a Tank Battle server ({error})"
+                                            ) from None
+                if isinstance(message, Refuse):
+                    raise ConnectionRefused(f"{where} refused us: {message.reason}")
+                if isinstance(message, Welcome):
+                    return Joined(peer, message, tuple(arrivals[index + 1:]),
+                                  endpoint.clock() - hello_s)
+    raise ConnectionRefused(f"{where}: no answer within {timeout_s:g} s (is a server "
+                            "running there, and the port open?)")
+
+
+class NetClient:
+    """A joined game: our predicted vehicle and everyone else's as drawn."""
+
+    def __init__(self, specs: SessionSpecs, net: NetSpec, endpoint: Endpoint, joined: Joined,
+                 vehicle: str):
+        self.net = net
+        self.endpoint = endpoint
+        self.peer = joined.peer
+        self.welcome = welcome = joined.welcome
+        self.name = welcome.name
+        self.step_hz = welcome.step_hz
+        self.step_s = 1.0 / self.step_hz
+        self.session = GameSession(specs, GameOptions(MapChoice.parse(welcome.map),
+                                                      welcome.seed, vehicle,
+                                                      player_name=welcome.name))
+        self.simulation = self.session.simulation
+        self.prediction = OwnPrediction(self.simulation, net, self.step_hz)
+        self.tick: int | None = None
+        """Our step count (in the server's numbering); None until the first snapshot."""
+        self.steps_taken = 0
+        self.remotes: dict[int, RemoteVehicle] = {}
+        self._snapshots: dict[int, Snapshot] = {}
+        self._newest_snapshot = NO_TICK
+        self._server_offset_ticks: float | None = None
+        """The server's tick (as it reaches us) less our clock in ticks."""
+        self._events: list[Event] = []
+        self._sent: list[Controls] = []
+        self._lead_adjust = 0
+        self._adjust_after_s = 0.0
+        self.ping_ms = 0.0
+        self.last_controls = Controls()
+        self.malformed = 0
+        self.join_round_trip_s = joined.round_trip_s
+        self.gone: ServerGone | None = None
+        for arrival in joined.after:
+            self._take(arrival)
+
+    # ----- what arrives -------------------------------------------------------------------
+
+    def receive(self, wait_s: float = 0.0) -> None:
+        for arrival in self.endpoint.receive(wait_s):
+            self._take(arrival)
+        if self.tick is None and self._newest_snapshot != NO_TICK:
+            self._begin(self._snapshots[self._newest_snapshot])
+
+    def _take(self, arrival: Arrival) -> None:
+        try:
+            self._arrival(arrival)
+        except ProtocolError:
+            self.malformed += 1  # a damaged or foreign message: dropped
+
+    def _arrival(self, arrival: Arrival) -> None:
+        if arrival.kind == "disconnect":
+            self.gone = self.gone or ServerGone("the server closed the connection", False)
+            return
+        if arrival.kind != "message":
+            return
+        if arrival.channel == STATE_CHANNEL and arrival.data[:1] == bytes([SNAPSHOT]):
+            self._snapshot(arrival.data)
+            return
+        message = decode_server(arrival.data)
+        if isinstance(message, Events):
+            self._events.extend(message.events)
+        elif isinstance(message, Roster):
+            self._roster(message)
+        elif isinstance(message, End):
+            self.gone = ServerGone(message.reason, True)
+        elif isinstance(message, Refuse):
+            self.gone = ServerGone(f"put out by the server: {message.reason}", False)
+
+    def _roster(self, roster: Roster) -> None:
+        keep = self.net.history_s * self.step_hz
+        present = set()
+        for entry in roster.entries:
+            if entry.vehicle_id == self.welcome.vehicle_id:
+                continue
+            present.add(entry.vehicle_id)
+            known = self.remotes.get(entry.vehicle_id)
+            if known is not None and known.name == entry.name:
+                continue
+            if known is not None:
+                known.destroy()
+            self.remotes[entry.vehicle_id] = RemoteVehicle(
+                entry.vehicle_id, entry.name, entry.kind, entry.human,
+                self.simulation.fleets[entry.kind], self.simulation.world,
+                max(4, round(keep / max(1, self.step_hz // self.net.snapshot_hz))))
+        for vehicle_id in [key for key in self.remotes if key not in present]:
+            self.remotes.pop(vehicle_id).destroy()
+
+    def _snapshot(self, data: bytes) -> None:
+        base_tick = snapshot_baseline_tick(data)
+        baseline = None
+        if base_tick != NO_TICK:
+            base = self._snapshots.get(base_tick)
+            if base is None:
+                raise ProtocolError(f"a snapshot against {base_tick}, which we do not have")
+            baseline = base.vehicles
+        snapshot = decode_snapshot(data, baseline)
+        if self._newest_snapshot != NO_TICK and snapshot.tick <= self._newest_snapshot:
+            return  # late: a newer one is in
+        if snapshot.own is None or not 0 <= snapshot.own.gear_index < len(
+                self.simulation.player.fleet.gearbox.names):
+            raise ProtocolError("a snapshot without our vehicle")
+        self._snapshots[snapshot.tick] = snapshot
+        self._newest_snapshot = snapshot.tick
+        oldest = snapshot.tick - self.net.history_s * self.step_hz
+        for old in [tick for tick in self._snapshots if tick < oldest]:
+            del self._snapshots[old]
+        self._time(snapshot)
+        for vehicle_id, wire in snapshot.vehicles.items():
+            remote = self.remotes.get(vehicle_id)
+            if remote is not None:
+                remote.add(snapshot.tick, vehicle_pose(wire))
+        self._own(snapshot)
+
+    def _time(self, snapshot: Snapshot) -> None:
+        """What a snapshot says of the clocks: the round trip, the server's tick, how early
+        our inputs come."""
+        now_s = self.endpoint.clock()
+        if snapshot.echo_ms:
+            round_trip_ms = (now_s * 1000.0 - snapshot.echo_ms) % 2 ** 32 - snapshot.held_ms
+            if 0.0 <= round_trip_ms < 10000.0:
+                self.ping_ms = (round_trip_ms if self.ping_ms == 0.0
+                                else self.ping_ms + (round_trip_ms - self.ping_ms) * 0.1)
+        offset = snapshot.tick - now_s * self.step_hz
+        if self._server_offset_ticks is None or abs(offset - self._server_offset_ticks) > 10:
+            self._server_offset_ticks = offset
+        else:  # follow slowly: jitter should not shake the others' vehicles
+            self._server_offset_ticks += (offset - self._server_offset_ticks) * 0.05
+        if self.tick is not None and snapshot.echo_ms and now_s >= self._adjust_after_s:
+            low, high = self.net.input_margin_steps
+            if not low <= snapshot.margin <= high:
+                self._lead_adjust = round((low + high) / 2.0 - snapshot.margin)
+                # the next snapshots were sent before the change could show
+                self._adjust_after_s = now_s + self.ping_ms / 1000.0 + 2.0 / self.net.snapshot_hz
+
+    def _begin(self, snapshot: Snapshot) -> None:
+        """The first snapshot (the newest of the first batch): our vehicle where the server
+        has it, our tick a round trip and a margin ahead of the server's."""
+        round_trip_s = self.ping_ms / 1000.0 or self.join_round_trip_s
+        low, high = self.net.input_margin_steps
+        self.prediction.place(snapshot.own)
+        self._start(snapshot.tick + math.ceil(round_trip_s * self.step_hz + (low + high) / 2.0))
+
+    def _start(self, tick: int) -> None:
+        self.tick = tick
+        self.prediction.start(tick)
+
+    def _own(self, snapshot: Snapshot) -> None:
+        own, player = snapshot.own, self.simulation.player
+        wire = snapshot.vehicles.get(self.welcome.vehicle_id)
+        if wire is not None:
+            pose = vehicle_pose(wire)
+            player.health, player.destroyed = pose.health, pose.destroyed
+        if self.tick is None:
+            return
+        if snapshot.tick > self.tick:  # far behind (a stall): catch up
+            low, high = self.net.input_margin_steps
+            self._lead_adjust = snapshot.tick - self.tick + round((low + high) / 2.0)
+        self.prediction.reconcile(snapshot.tick, own)
+        if player.aim is not None:
+            ahead_s = (self.tick - snapshot.tick) * self.step_s
+            player.aim.reload_left_s = max(0.0, own.reload_left_s - ahead_s)
+
+    # ----- the step ---------------------------------------------------------------------
+
+    def server_tick(self) -> float | None:
+        """The server's tick as it reaches us now (fractional), or None before the first."""
+        if self._server_offset_ticks is None:
+            return None
+        return self.endpoint.clock() * self.step_hz + self._server_offset_ticks
+
+    def steps_due(self) -> int:
+        """How many steps to take now, one a step's time: more while we must get further
+        ahead of the server (at most ``CATCH_UP_STEPS`` extra at once), none while we
+        must fall back (one step's pause at a time)."""
+        if self._lead_adjust > 0:
+            extra = min(self._lead_adjust, CATCH_UP_STEPS)
+            self._lead_adjust -= extra
+            return 1 + extra
+        if self._lead_adjust < 0:
+            self._lead_adjust += 1
+            return 0
+        return 1
+
+    def step(self, controls: Controls) -> list[Event]:
+        """One client step with the player's controls; what happened (the server's events
+        and our own vehicle's)."""
+        if self.tick is None:
+            return []
+        wire = quantised(controls)
+        self.last_controls = wire
+        self.tick += 1
+        self.steps_taken += 1
+        events = self._events + self.prediction.step(self.tick, replace(
+            wire, fire=False, swap_vehicle=False))
+        self._events = []
+        self._send_inputs(wire)
+        self._show_remotes()
+        return events
+
+    def _send_inputs(self, wire: Controls) -> None:
+        self._sent = (self._sent + [wire])[-MAX_INPUTS_PER_PACKET:]
+        if self.tick % max(1, self.step_hz // self.net.input_hz):
+            return
+        sent_ms = int(self.endpoint.clock() * 1000.0) & 0xFFFFFFFF
+        self.endpoint.send(self.peer, STATE_CHANNEL,
+                           Inputs(self._newest_snapshot, self.tick, sent_ms, round(self.ping_ms),
+                                  tuple(self._sent)).encode())
+        self.endpoint.flush()
+
+    def render_tick(self) -> float | None:
+        server_tick = self.server_tick()
+        if server_tick is None:
+            return None
+        delay = self.net.interpolation_delay_snapshots * self.step_hz / self.net.snapshot_hz
+        return server_tick - delay
+
+    def _show_remotes(self) -> None:
+        render_tick = self.render_tick()
+        if render_tick is None:
+            return
+        for remote in self.remotes.values():
+            remote.show(render_tick, self.step_s, self.net.extrapolation_most_s)
+
+    # ----- what it reports ----------------------------------------------------------------
+
+    def telemetry_record(self, events: list[Event]) -> dict:
+        """The player's row: the predicted vehicle, where it is drawn, the ping, the others."""
+        record = telemetry_record(self.simulation, events)
+        record["t"] = round(self.steps_taken * self.step_s, DECIMALS)
+        record["tick"] = self.tick
+        record["drawn_pos"] = [round(float(value), DECIMALS)
+                               for value in self.prediction.drawn_position_ws]
+        record["ping_ms"] = round(self.ping_ms, 1)
+        record["remote"] = [{"name": remote.name, "tick": round(remote.shown_tick, 3),
+                             "pos": [round(float(value), DECIMALS)
+                                     for value in remote.current.position_ws]}
+                            for remote in self.remotes.values() if remote.current is not None]
+        return record
+
+    def leave(self) -> None:
+        """Say goodbye (the server drops our vehicle at once) and close."""
+        self.endpoint.send(self.peer, RELIABLE_CHANNEL, Bye().encode())
+        self.endpoint.flush()
+        deadline = self.endpoint.clock() + 0.2
+        while self.endpoint.clock() < deadline:  # let the simulated link deliver it
+            self.endpoint.receive(0.01)
+        self.endpoint.close()
+
+    def destroy(self) -> None:
+        for remote in self.remotes.values():
+            remote.destroy()
+        self.remotes.clear()
+        self.session.destroy()

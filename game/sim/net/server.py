@@ -1,0 +1,421 @@
+"""The dedicated server: owns the battle, steps it in real time, trusts clients with nothing.
+
+A :class:`GameServer` runs one :class:`~game.sim.session.GameSession` with no local player
+(``--serve``). Each step it takes every client's controls for that step from what the
+client sent (an input that never came repeats the last), steps the game, and every
+``step_hz / snapshot_hz`` steps sends each client a snapshot delta-compressed against the
+newest one that client acknowledged. What happened (shots, hits, rounds, joins) goes to
+everyone on the reliable channel.
+
+Nothing a client sends is more than controls: a hello is checked against the game's
+version and config digest; every message is decoded by :mod:`game.sim.net.protocol`,
+which refuses anything malformed; a client that keeps sending those, or floods, or falls
+silent for ``timeout_s``, is put out, and its vehicle goes with it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from game.sim.controls import Controls
+from game.sim.events import Event, Joined, Left, Shift, ShiftRefused, ShiftStart
+from game.sim.net.link import Arrival, Endpoint
+from game.sim.net.protocol import (NO_TICK, PROTOCOL, RELIABLE_CHANNEL, STATE_CHANNEL, Bye, End,
+                                   Events, Hello, Inputs, ProtocolError, Refuse, Roster,
+                                   RosterEntry, Welcome, decode_client)
+from game.sim.net.snapshots import Snapshot, WireVehicle, encode_snapshot, own_state, wire_vehicle
+from game.sim.net.spec import NetSpec
+from game.sim.session import GameOptions, GameSession, SessionSpecs
+from game.sim.telemetry import DECIMALS, TelemetryWriter
+from game.sim.vehicles import Vehicle
+
+_MAX_VEHICLES = 255
+"""Vehicle ids are one byte."""
+_LOCAL_EVENTS = (ShiftStart, Shift, ShiftRefused)
+"""Each client makes its own vehicle's gear events; nobody needs the others'."""
+
+
+class RateMeter:
+    """Bytes over the last second, counted per step."""
+
+    def __init__(self, steps_per_second: int):
+        self._counts = np.zeros(steps_per_second, dtype=np.int64)
+        self._slot = 0
+
+    def add(self, count: int) -> None:
+        self._counts[self._slot] += count
+
+    def next_step(self) -> None:
+        self._slot = (self._slot + 1) % len(self._counts)
+        self._counts[self._slot] = 0
+
+    @property
+    def per_second(self) -> int:
+        return int(self._counts.sum())
+
+
+@dataclass
+class ClientSlot:
+    """One connected peer: before its hello, only when it connected; after, its player."""
+
+    peer: int
+    heard_s: float
+    name: str | None = None
+    vehicle: Vehicle | None = None
+    vehicle_id: int = -1
+    inputs: dict[int, Controls] = field(default_factory=dict)
+    """Controls by the step they are for, not yet taken."""
+    last_controls: Controls = field(default_factory=Controls)
+    ack_tick: int = NO_TICK
+    echo: tuple[int, float] | None = None
+    """The newest inputs' ``sent_ms`` and when they arrived (for the client's ping)."""
+    ping_ms: int = 0
+    margin: int | None = None
+    """How many steps early inputs arrived, at worst, since the last snapshot."""
+    malformed: int = 0
+    missed_inputs: int = 0
+    """Steps taken with the last controls again, this step's not being in (late, lost)."""
+    messages: float = 0.0
+    """A leaky bucket of messages: drains by ``messages_per_step_most`` a step."""
+    bytes_in: RateMeter | None = None
+    bytes_out: RateMeter | None = None
+
+
+@dataclass(frozen=True)
+class ServerIdentity:
+    """What a client must match to join: the game's version and its config files' digest."""
+
+    version: str
+    config_digest: bytes
+
+
+class GameServer:
+    """The authoritative game and its clients."""
+
+    def __init__(self, specs: SessionSpecs, net: NetSpec, options: GameOptions,
+                 identity: ServerIdentity, endpoint: Endpoint, max_players: int,
+                 telemetry: TelemetryWriter | None = None):
+        self.net = net
+        self.identity = identity
+        self.endpoint = endpoint
+        self.max_players = max_players
+        self.telemetry = telemetry
+        self.options = GameOptions(options.map, options.seed, None, options.bots,
+                                   free_for_all=True)
+        self.session = GameSession(specs, self.options)
+        self.simulation = self.session.simulation
+        self.battle = self.session.battle
+        self.step_hz = round(specs.world.simulation.step_hz)
+        self.snapshot_every = max(1, round(self.step_hz / net.snapshot_hz))
+        self.tick = 0
+        """Steps taken."""
+        self.clients: dict[int, ClientSlot] = {}
+        self._ids: dict[str, int] = {}
+        """Every vehicle's wire id, by name."""
+        self._history: OrderedDict[int, dict[int, WireVehicle]] = OrderedDict()
+        """The snapshots sent lately, by tick: the bases of the deltas."""
+        self._pending_events: list[Event] = []
+        self._roster_changed = True
+        self.step_ms = 0.0
+        """Wall time of the last step: the game and what went out."""
+        for vehicle in self.simulation.vehicles:  # the bots
+            self._ids[vehicle.name] = self._free_id()
+
+    # ----- time --------------------------------------------------------------------------
+
+    @property
+    def step_s(self) -> float:
+        return 1.0 / self.step_hz
+
+    def now_s(self) -> float:
+        return self.endpoint.clock()
+
+    def run(self, seconds: float | None = None, should_stop=lambda: False) -> None:
+        """Serve in real time, a step every 1/step_hz s, for ``seconds`` of game time (None:
+        until ``should_stop()``); then tell every client the game is over."""
+        next_step_s = self.now_s()
+        most_steps = None if seconds is None else round(seconds * self.step_hz)
+        while (most_steps is None or self.tick < most_steps) and not should_stop():
+            self.receive(max(0.0, next_step_s - self.now_s()))
+            if self.now_s() < next_step_s:
+                continue
+            self.step()
+            next_step_s += self.step_s
+            if self.now_s() - next_step_s > 0.25:  # a long stall: catch up no further
+                next_step_s = self.now_s()
+        self.stop("the game is over")
+
+    def stop(self, reason: str) -> None:
+        for slot in list(self.clients.values()):
+            self.endpoint.send(slot.peer, RELIABLE_CHANNEL, End(reason).encode())
+            self.endpoint.disconnect(slot.peer)
+        deadline = self.now_s() + 1.0  # let the goodbyes go out
+        while self.clients and self.now_s() < deadline:
+            for arrival in self.endpoint.receive(0.01):
+                if arrival.kind == "disconnect":
+                    self.clients.pop(arrival.peer, None)
+
+    # ----- the network ------------------------------------------------------------------
+
+    def receive(self, wait_s: float = 0.0) -> None:
+        for arrival in self.endpoint.receive(wait_s):
+            self._arrival(arrival)
+
+    def _arrival(self, arrival: Arrival) -> None:
+        now_s = self.now_s()
+        if arrival.kind == "connect":
+            self.clients[arrival.peer] = ClientSlot(arrival.peer, now_s)
+            return
+        slot = self.clients.get(arrival.peer)
+        if slot is None:
+            return
+        if arrival.kind == "disconnect":
+            self._drop(slot, "quit", goodbye=False)
+            return
+        slot.heard_s = now_s
+        slot.messages += 1.0
+        if slot.bytes_in is not None:
+            slot.bytes_in.add(len(arrival.data))
+        if slot.messages > self.net.messages_per_step_most * self.step_hz:
+            return  # a flood: dropped unread
+        try:
+            message = decode_client(arrival.data)
+        except ProtocolError:
+            self._malformed(slot)
+            return
+        if isinstance(message, Hello):
+            self._hello(slot, message)
+        elif isinstance(message, Inputs):
+            self._inputs(slot, message, now_s)
+        elif isinstance(message, Bye):
+            self._drop(slot, "quit", goodbye=False)
+
+    def _malformed(self, slot: ClientSlot) -> None:
+        slot.malformed += 1
+        if slot.malformed > self.net.malformed_most:
+            self._refuse(slot, "too many malformed messages", "malformed")
+
+    def _refuse(self, slot: ClientSlot, reason: str, left_reason: str = "refused") -> None:
+        self._send(slot, RELIABLE_CHANNEL, Refuse(reason).encode())
+        self._drop(slot, left_reason, goodbye=True)
+
+    def _send(self, slot: ClientSlot, channel: int, data: bytes) -> None:
+        if slot.bytes_out is not None:
+            slot.bytes_out.add(len(data))
+        self.endpoint.send(slot.peer, channel, data)
+
+    def _hello(self, slot: ClientSlot, hello: Hello) -> None:
+        if slot.vehicle is not None:
+            self._malformed(slot)  # a second hello
+            return
+        identity = self.identity
+        if hello.protocol != PROTOCOL or hello.version != identity.version:
+            self._refuse(slot, f"the server runs version {identity.version} (protocol "
+                               f"{PROTOCOL}); this client is {hello.version} (protocol "
+                               f"{hello.protocol})")
+            return
+        if hello.config_digest != identity.config_digest:
+            self._refuse(slot, "the server's config files differ from this client's")
+            return
+        players = sum(1 for other in self.clients.values() if other.vehicle is not None)
+        if players >= self.max_players:
+            self._refuse(slot, f"the server is full ({self.max_players} players)")
+            return
+        if len(self.simulation.vehicles) >= _MAX_VEHICLES:
+            self._refuse(slot, "the server holds no more vehicles")
+            return
+        self._join(slot, hello)
+
+    def _join(self, slot: ClientSlot, hello: Hello) -> None:
+        name = self._unique_name(hello.name.strip())
+        x_m, y_m, heading_deg = self._free_spot()
+        slot.vehicle = self.simulation.spawn(hello.vehicle, name, x_m, y_m, heading_deg)
+        slot.name = name
+        slot.vehicle_id = self._ids[name] = self._free_id()
+        slot.bytes_in, slot.bytes_out = RateMeter(self.step_hz), RateMeter(self.step_hz)
+        self.simulation.add_driver(name, self._driver(slot))
+        self.battle.add_player(name, (x_m, y_m, heading_deg))
+        self._send(slot, RELIABLE_CHANNEL,
+                   Welcome(slot.vehicle_id, name, self.options.map.text, self.options.seed,
+                           self.tick, self.step_hz).encode())
+        self._pending_events.append(Joined(name))
+        self._roster_changed = True
+
+    def _driver(self, slot: ClientSlot):
+        """The controls of a client's vehicle for the step about to be taken: what it sent
+        for that step, or (lost, late) the last it sent."""
+        def controls(_simulation) -> Controls:
+            step = self.tick + 1
+            if step not in slot.inputs:
+                slot.missed_inputs += 1
+            slot.last_controls = slot.inputs.pop(step, slot.last_controls)
+            for old in [tick for tick in slot.inputs if tick < step]:
+                del slot.inputs[old]
+            return slot.last_controls
+        return controls
+
+    def _unique_name(self, wanted: str) -> str:
+        taken = {vehicle.name for vehicle in self.simulation.vehicles}
+        if not wanted or wanted.startswith("bot-"):
+            number = 1
+            while f"player-{number}" in taken:
+                number += 1
+            return f"player-{number}"
+        name, suffix = wanted, 2
+        while name in taken:
+            name, suffix = f"{wanted}-{suffix}", suffix + 1
+        return name
+
+    def _free_id(self) -> int:
+        used = set(self._ids.values())
+        return next(number for number in range(_MAX_VEHICLES) if number not in used)
+
+    def _free_spot(self) -> tuple[float, float, float]:
+        """A place on the join ring as far as it allows from every vehicle and rock,
+        facing the centre."""
+        centre_x, centre_y = self.simulation.arena.spawn_points[0]
+        terrain = self.simulation.terrain
+        margin = self.simulation.specs.rocks.edge_clearance_m
+        radius = min(self.net.join_ring_m, min(terrain.half_extent_x_m,
+                                               terrain.half_extent_y_m) - margin)
+        others = [vehicle.current.position_ws[:2] for vehicle in self.simulation.vehicles]
+        others += [rock.position_ws[:2] for rock in self.simulation.rocks]
+        best, best_gap = None, -1.0
+        for number in range(24):
+            angle = 2.0 * math.pi * number / 24
+            spot = np.array([centre_x + radius * math.sin(angle),
+                             centre_y + radius * math.cos(angle)])
+            gap = min((float(np.linalg.norm(spot - other)) for other in others),
+                      default=math.inf)
+            if gap > best_gap:
+                best, best_gap = spot, gap
+        heading = math.degrees(math.atan2(centre_x - best[0], centre_y - best[1]))
+        return float(best[0]), float(best[1]), heading
+
+    def _inputs(self, slot: ClientSlot, inputs: Inputs, now_s: float) -> None:
+        if slot.vehicle is None:
+            self._malformed(slot)  # inputs before joining
+            return
+        lead_most = round(self.net.input_lead_most_s * self.step_hz)
+        if inputs.newest_tick > self.tick + lead_most:
+            self._malformed(slot)
+            return
+        if inputs.ack_tick != NO_TICK and inputs.ack_tick <= self.tick:
+            slot.ack_tick = max(inputs.ack_tick, slot.ack_tick) if slot.ack_tick != NO_TICK \
+                else inputs.ack_tick
+        count = len(inputs.controls)
+        for offset, controls in enumerate(inputs.controls):
+            step = inputs.newest_tick - (count - 1 - offset)
+            if step > self.tick:
+                slot.inputs[step] = controls
+        margin = inputs.newest_tick - (self.tick + 1)
+        slot.margin = margin if slot.margin is None else min(slot.margin, margin)
+        slot.echo = (inputs.sent_ms, now_s)
+        slot.ping_ms = inputs.ping_ms
+
+    def _drop(self, slot: ClientSlot, reason: str, goodbye: bool) -> None:
+        """A client is gone (or put out): its vehicle, id and inputs go with it."""
+        self.clients.pop(slot.peer, None)
+        if goodbye:
+            self.endpoint.disconnect(slot.peer)
+        if slot.vehicle is None:
+            return
+        self.simulation.remove(slot.vehicle)
+        self.battle.remove_player(slot.name)
+        self._ids.pop(slot.name, None)
+        slot.inputs.clear()
+        slot.vehicle = None
+        self._pending_events.append(Left(slot.name, reason))
+        self._roster_changed = True
+
+    # ----- the step ---------------------------------------------------------------------
+
+    def step(self) -> list[Event]:
+        """One fixed step of the game, then what goes out to the clients."""
+        started_s = time.perf_counter()
+        self._time_out()
+        events = self._pending_events + self.simulation.step()
+        self._pending_events = []
+        self.tick += 1
+        playing = [slot for slot in self.clients.values() if slot.vehicle is not None]
+        if self._roster_changed:
+            roster = self._roster().encode()
+            for slot in playing:
+                self._send(slot, RELIABLE_CHANNEL, roster)
+            self._roster_changed = False
+        shared = [event for event in events if not isinstance(event, _LOCAL_EVENTS)]
+        if shared:
+            message = Events(self.tick, tuple(shared)).encode()
+            for slot in playing:
+                self._send(slot, RELIABLE_CHANNEL, message)
+        if self.tick % self.snapshot_every == 0:
+            self._send_snapshots(playing)
+        self.endpoint.flush()
+        self.step_ms = (time.perf_counter() - started_s) * 1000.0
+        if self.telemetry is not None:
+            self.telemetry.write(self.telemetry_record(events))
+        for slot in self.clients.values():
+            if slot.bytes_in is not None:
+                slot.bytes_in.next_step()
+                slot.bytes_out.next_step()
+            slot.messages = max(0.0, slot.messages - self.net.messages_per_step_most)
+        return events
+
+    def _time_out(self) -> None:
+        now_s = self.now_s()
+        for slot in list(self.clients.values()):
+            if now_s - slot.heard_s > self.net.timeout_s:
+                self._drop(slot, "timeout", goodbye=True)
+
+    def _roster(self) -> Roster:
+        humans = {slot.name for slot in self.clients.values() if slot.vehicle is not None}
+        return Roster(tuple(RosterEntry(self._ids[vehicle.name], vehicle.kind, vehicle.name,
+                                        vehicle.name in humans)
+                            for vehicle in self.simulation.vehicles))
+
+    def _send_snapshots(self, playing: list[ClientSlot]) -> None:
+        wires = {self._ids[vehicle.name]: wire_vehicle(vehicle)
+                 for vehicle in self.simulation.vehicles}
+        self._history[self.tick] = wires
+        keep = round(self.net.history_s * self.step_hz)
+        while next(iter(self._history)) < self.tick - keep:
+            self._history.popitem(last=False)
+        now_s = self.now_s()
+        for slot in playing:
+            baseline = self._history.get(slot.ack_tick)
+            echo_ms, held_ms = 0, 0
+            if slot.echo is not None:
+                echo_ms, held_ms = slot.echo[0], round((now_s - slot.echo[1]) * 1000.0)
+            snapshot = Snapshot(self.tick, slot.ack_tick if baseline is not None else NO_TICK,
+                                echo_ms, held_ms, slot.margin if slot.margin is not None else 0,
+                                wires, own_state(slot.vehicle))
+            slot.margin = None
+            self._send(slot, STATE_CHANNEL, encode_snapshot(snapshot, baseline))
+
+    def telemetry_record(self, events: list[Event]) -> dict:
+        """The server's row for the step just taken."""
+        vehicles = []
+        for vehicle in self.simulation.vehicles:
+            state = vehicle.current
+            vehicles.append({
+                "name": vehicle.name,
+                "pos": [round(float(value), DECIMALS) for value in state.position_ws],
+                "vel": [round(float(value), DECIMALS) for value in state.velocity_ws],
+                "heading_deg": round(state.heading_pitch_roll_deg()[0], DECIMALS),
+                "health": None if vehicle.health is None else round(vehicle.health, DECIMALS)})
+        net = [{"name": slot.name, "out_Bps": slot.bytes_out.per_second,
+                "in_Bps": slot.bytes_in.per_second, "ping_ms": slot.ping_ms}
+               for slot in self.clients.values() if slot.vehicle is not None]
+        return {"t": round(self.tick / self.step_hz, DECIMALS), "tick": self.tick,
+                "vehicles": vehicles, "events": [event.to_json() for event in events],
+                "net": net, "step_ms": round(self.step_ms, 3)}
+
+    def destroy(self) -> None:
+        self.endpoint.close()
+        self.session.destroy()
+
