@@ -75,36 +75,61 @@ class Joined:
     """From the hello going out to the welcome coming in."""
 
 
-def join(endpoint: Endpoint, request: JoinRequest, timeout_s: float) -> Joined:
-    """Connect and say hello. Raises :class:`ConnectionRefused` when refused or when
-    nothing answers within ``timeout_s``."""
-    where = f"{request.address}:{request.port}"
-    peer = endpoint.connect(request.address, request.port)
-    deadline = endpoint.clock() + timeout_s
-    hello_s = 0.0
-    while endpoint.clock() < deadline:
-        arrivals = endpoint.receive(0.01)
+class Joining:
+    """Connecting and saying hello, a poll at a time (a window keeps drawing meanwhile).
+    :meth:`poll` raises :class:`ConnectionRefused` when refused, or when nothing answers
+    within ``timeout_s``."""
+
+    def __init__(self, endpoint: Endpoint, request: JoinRequest, timeout_s: float):
+        self.endpoint = endpoint
+        self.request = request
+        self.timeout_s = timeout_s
+        self.where = f"{request.address}:{request.port}"
+        self.peer = endpoint.connect(request.address, request.port)
+        self._deadline_s = endpoint.clock() + timeout_s
+        self._hello_s = 0.0
+
+    def poll(self, wait_s: float = 0.0) -> Joined | None:
+        """The server's welcome once it has come (None until then)."""
+        endpoint = self.endpoint
+        if endpoint.clock() > self._deadline_s:
+            raise ConnectionRefused(f"{self.where}: no answer within {self.timeout_s:g} s (is "
+                                    "a server running there, and the port open?)")
+        arrivals = endpoint.receive(wait_s)
         for index, arrival in enumerate(arrivals):
             if arrival.kind == "connect":
-                hello_s = endpoint.clock()
-                endpoint.send(peer, RELIABLE_CHANNEL,
+                self._hello_s = endpoint.clock()
+                request = self.request
+                endpoint.send(self.peer, RELIABLE_CHANNEL,
                               Hello(request.version, request.config_digest, request.name,
                                     request.vehicle).encode())
             elif arrival.kind == "disconnect":
-                raise ConnectionRefused(f"{where}: the server closed the connection")
+                raise ConnectionRefused(f"{self.where}: the server closed the connection")
             elif arrival.channel == RELIABLE_CHANNEL:
-                try:
-                    message = decode_server(arrival.data)
-                except ProtocolError as error:
-                    raise ConnectionRefused(f"{where}: not a Tank Battle server ({error})"
-                                            ) from None
-                if isinstance(message, Refuse):
-                    raise ConnectionRefused(f"{where} refused us: {message.reason}")
+                message = self._message(arrival.data)
                 if isinstance(message, Welcome):
-                    return Joined(peer, message, tuple(arrivals[index + 1:]),
-                                  endpoint.clock() - hello_s)
-    raise ConnectionRefused(f"{where}: no answer within {timeout_s:g} s (is a server "
-                            "running there, and the port open?)")
+                    return Joined(self.peer, message, tuple(arrivals[index + 1:]),
+                                  endpoint.clock() - self._hello_s)
+        return None
+
+    def _message(self, data: bytes):
+        try:
+            message = decode_server(data)
+        except ProtocolError as error:
+            raise ConnectionRefused(f"{self.where}: not a Tank Battle server ({error})"
+                                    ) from None
+        if isinstance(message, Refuse):
+            raise ConnectionRefused(f"{self.where} refused us: {message.reason}")
+        return message
+
+
+def join(endpoint: Endpoint, request: JoinRequest, timeout_s: float) -> Joined:
+    """Connect and say hello, waiting for the answer (see :class:`Joining`)."""
+    joining = Joining(endpoint, request, timeout_s)
+    while True:
+        joined = joining.poll(0.01)
+        if joined is not None:
+            return joined
 
 
 class NetClient:

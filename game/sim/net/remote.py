@@ -12,27 +12,60 @@ client's world, so the vehicle the client drives bumps into it, and it reads lik
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections import deque
+from typing import NamedTuple
 
 import numpy as np
 
 from game.sim.net.snapshots import VehiclePose
 from physics.bullet.bodies import make_puppet_body
 from physics.bullet.poses import set_state
-from physics.model.pose import BodyState, blend_poses, rotation_matrix
+from physics.model.pose import BodyState
 
 
-def _state(position: np.ndarray, orientation: np.ndarray, velocity: np.ndarray) -> BodyState:
-    axes = rotation_matrix(orientation).T.copy()  # rows: right, forward, up
+def _state(position: list[float], orientation: list[float], velocity: list[float]
+           ) -> BodyState:
+    """A drawn state from plain numbers (the rows of its axes worked out here: numpy is
+    slow on arrays this small)."""
+    w, x, y, z = orientation
+    axes = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)],
+                     [2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)],
+                     [2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)]])
     axes.setflags(write=False)
-    return BodyState(position, orientation, velocity, np.zeros(3), axes)
+    return BodyState(np.array(position), np.array(orientation), np.array(velocity), _STILL, axes)
+
+
+_STILL = np.zeros(3)
+_STILL.setflags(write=False)
 
 
 def _angle_between(start: float, end: float, alpha: float) -> float:
     """``alpha`` of the way from one angle to another, the short way round."""
     turn = (end - start + math.pi) % (2.0 * math.pi) - math.pi
     return start + turn * alpha
+
+
+def _blend(start: list[float], end: list[float], alpha: float) -> list[float]:
+    return [a + (b - a) * alpha for a, b in zip(start, end)]
+
+
+def _blend_orientation(start: list[float], end: list[float], alpha: float) -> list[float]:
+    """Normalised linear blend of two unit quaternions, the short way round."""
+    if sum(a * b for a, b in zip(start, end)) < 0.0:
+        end = [-value for value in end]
+    blended = _blend(start, end, alpha)
+    scale = 1.0 / math.sqrt(sum(value * value for value in blended))
+    return [value * scale for value in blended]
+
+
+class _Sample(NamedTuple):
+    """A snapshot's pose of one vehicle, as plain numbers."""
+
+    position: list[float]
+    orientation: list[float]
+    turret_heading_rad: float
+    gun_elevation_rad: float
 
 
 class RemoteVehicle:
@@ -49,7 +82,9 @@ class RemoteVehicle:
         self.spec = fleet.spec
         self.world = world
         self.path = world.add_body(make_puppet_body(self.spec.hull, name), owner=self)
-        self._samples: deque[tuple[int, VehiclePose]] = deque(maxlen=keep_snapshots)
+        self._keep = keep_snapshots
+        self._ticks: list[int] = []
+        self._samples: list[_Sample] = []
         self.current: BodyState | None = None
         self.previous: BodyState | None = None
         self.shown_tick: float | None = None
@@ -68,52 +103,55 @@ class RemoteVehicle:
 
     def add(self, tick: int, pose: VehiclePose) -> None:
         """A snapshot's pose of this vehicle (snapshots come in order of tick)."""
-        if self._samples and tick <= self._samples[-1][0]:
+        if self._ticks and tick <= self._ticks[-1]:
             return
-        self._samples.append((tick, pose))
+        self._ticks.append(tick)
+        self._samples.append(_Sample(pose.position_ws.tolist(), pose.orientation_ws.tolist(),
+                                     pose.turret_heading_rad, pose.gun_elevation_rad))
+        if len(self._ticks) > self._keep:
+            del self._ticks[0], self._samples[0]
         self.health, self.destroyed = pose.health, pose.destroyed
 
     def show(self, render_tick: float, step_s: float, extrapolation_most_s: float) -> None:
         """Pose it as the server had it at ``render_tick``."""
-        if not self._samples:
+        if not self._ticks:
             return
-        position, orientation, velocity, tick = self._pose_at(render_tick, step_s,
-                                                              extrapolation_most_s)
-        self.shown_tick = tick
+        position, orientation, velocity = self._pose_at(render_tick, step_s,
+                                                        extrapolation_most_s)
         state = _state(position, orientation, velocity)
         self.previous = self.current if self.current is not None else state
         self.current = state
-        set_state(self.body, position, orientation, velocity, np.zeros(3))
+        set_state(self.body, position, orientation, velocity, _STILL)
 
     def _pose_at(self, render_tick: float, step_s: float, extrapolation_most_s: float):
-        samples = self._samples
-        newest_tick, newest = samples[-1]
-        if len(samples) == 1 or render_tick <= samples[0][0]:
-            tick, pose = samples[0] if render_tick <= samples[0][0] else samples[-1]
-            self._aim(pose, pose, 0.0)
-            return pose.position_ws, pose.orientation_ws, np.zeros(3), float(tick)
-        if render_tick >= newest_tick:  # ahead of the newest: carry on, for a while
-            before_tick, before = samples[-2]
-            velocity = (newest.position_ws - before.position_ws) / ((newest_tick - before_tick)
-                                                                    * step_s)
-            ahead_s = min((render_tick - newest_tick) * step_s, extrapolation_most_s)
-            self._aim(newest, newest, 0.0)
-            return (newest.position_ws + velocity * ahead_s, newest.orientation_ws, velocity,
-                    newest_tick + ahead_s / step_s)
-        for (start_tick, start), (end_tick, end) in zip(samples, list(samples)[1:]):
-            if start_tick <= render_tick <= end_tick:
-                alpha = (render_tick - start_tick) / (end_tick - start_tick)
-                position, orientation = blend_poses(_state(start.position_ws,
-                                                           start.orientation_ws, np.zeros(3)),
-                                                    _state(end.position_ws, end.orientation_ws,
-                                                           np.zeros(3)), alpha)
-                velocity = (end.position_ws - start.position_ws) / ((end_tick - start_tick)
-                                                                    * step_s)
-                self._aim(start, end, alpha)
-                return position, orientation, velocity, float(render_tick)
-        raise AssertionError("samples out of order")  # add() keeps them in order
+        """Position, orientation and velocity at ``render_tick``: between the snapshots
+        either side, or carried on past the newest; sets the gun's aim and the shown tick."""
+        ticks, samples = self._ticks, self._samples
+        later = bisect.bisect_right(ticks, render_tick)
+        if later == 0 or len(ticks) == 1:  # before the oldest kept (or only one): hold it
+            sample = samples[0] if later == 0 else samples[-1]
+            self._aim(sample, sample, 0.0)
+            self.shown_tick = float(ticks[0] if later == 0 else ticks[-1])
+            return sample.position, sample.orientation, [0.0, 0.0, 0.0]
+        if later == len(ticks):  # past the newest: carry on at its speed, for a while
+            start, end = samples[-2], samples[-1]
+            span_s = (ticks[-1] - ticks[-2]) * step_s
+            velocity = [(b - a) / span_s for a, b in zip(start.position, end.position)]
+            ahead_s = min((render_tick - ticks[-1]) * step_s, extrapolation_most_s)
+            self._aim(end, end, 0.0)
+            self.shown_tick = ticks[-1] + ahead_s / step_s
+            return ([a + v * ahead_s for a, v in zip(end.position, velocity)], end.orientation,
+                    velocity)
+        start, end = samples[later - 1], samples[later]
+        span = ticks[later] - ticks[later - 1]
+        alpha = (render_tick - ticks[later - 1]) / span
+        velocity = [(b - a) / (span * step_s) for a, b in zip(start.position, end.position)]
+        self._aim(start, end, alpha)
+        self.shown_tick = float(render_tick)
+        return (_blend(start.position, end.position, alpha),
+                _blend_orientation(start.orientation, end.orientation, alpha), velocity)
 
-    def _aim(self, start: VehiclePose, end: VehiclePose, alpha: float) -> None:
+    def _aim(self, start: _Sample, end: _Sample, alpha: float) -> None:
         self.turret_heading_rad = _angle_between(start.turret_heading_rad,
                                                  end.turret_heading_rad, alpha)
         self.gun_elevation_rad = (start.gun_elevation_rad

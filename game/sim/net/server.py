@@ -121,6 +121,12 @@ class GameServer:
         """The snapshots sent lately, by tick: the bases of the deltas."""
         self._pending_events: list[Event] = []
         self._roster_changed = True
+        self.messages_read = 0
+        """Messages from clients that reached the decoder, since the start."""
+        self.malformed = 0
+        """Messages refused as malformed, from anyone, since the start."""
+        self.flooded = 0
+        """Messages dropped unread because their sender sent too many."""
         self.step_ms = 0.0
         """Wall time of the last step: the game and what went out."""
         for vehicle in self.simulation.vehicles:  # the bots
@@ -182,7 +188,9 @@ class GameServer:
         if slot.bytes_in is not None:
             slot.bytes_in.add(len(arrival.data))
         if slot.messages > self.net.messages_per_step_most * self.step_hz:
-            return  # a flood: dropped unread
+            self.flooded += 1  # dropped unread
+            return
+        self.messages_read += 1
         try:
             message = decode_client(arrival.data)
         except ProtocolError:
@@ -193,10 +201,11 @@ class GameServer:
         elif isinstance(message, Inputs):
             self._inputs(slot, message, now_s)
         elif isinstance(message, Bye):
-            self._drop(slot, "quit", goodbye=False)
+            self._drop(slot, "quit", goodbye=True)
 
     def _malformed(self, slot: ClientSlot) -> None:
         slot.malformed += 1
+        self.malformed += 1
         if slot.malformed > self.net.malformed_most:
             self._refuse(slot, "too many malformed messages", "malformed")
 

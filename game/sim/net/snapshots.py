@@ -1,7 +1,8 @@
 """Snapshots: every vehicle's state quantised, delta-compressed against one the client has.
 
 A vehicle on the wire (:class:`WireVehicle`) is whole numbers: its position in 2 mm
-steps, its orientation as the "smallest three" of its quaternion in 10 bits each, its
+steps, its orientation as the "smallest three" of its quaternion in 10 bits each (within
+0.2°), its
 turret and gun, its health and whether it is a wreck. A snapshot sends, per vehicle,
 only the groups (pose, gun, status) that differ from the same vehicle in the baseline,
 the newest snapshot the client has acknowledged; a pose that moved less than 65 m since
