@@ -75,7 +75,7 @@ def test_orientation_packs_into_32_bits_within_a_fifth_of_a_degree():
     rng = np.random.default_rng(5)
     for _ in range(500):
         q = random_quaternion(rng)
-        back = unpack_orientation(pack_orientation(q))
+        back = np.array(unpack_orientation(pack_orientation(q)))
         angle_deg = math.degrees(2.0 * math.acos(min(1.0, abs(float(q @ back)))))
         assert angle_deg < 0.2  # 1.7 cm at a hull corner 5 m out
         assert pack_orientation(q) < 2 ** 32

@@ -354,8 +354,11 @@ class NetClient:
         render_tick = self.render_tick()
         if render_tick is None:
             return
+        own = self.simulation.player
+        near_m = 2.0 * own.fleet.reach_m + self.net.puppet_margin_m
         for remote in self.remotes.values():
-            remote.show(render_tick, self.step_s, self.net.extrapolation_most_s)
+            remote.show(render_tick, self.step_s, self.net.extrapolation_most_s,
+                        own.current.position_ws.tolist(), near_m)
 
     # ----- what it reports ----------------------------------------------------------------
 

@@ -188,14 +188,16 @@ class Endpoint:
             self._arrived.append(Arrival("connect", key))
         elif event.type == enet.EVENT_TYPE_DISCONNECT:
             self._peers.pop(key, None)
-            self._arrived.append(Arrival("disconnect", key))
+            self._deliver(Arrival("disconnect", key), reliable=True)  # after what came before
         elif event.type == enet.EVENT_TYPE_RECEIVE:
-            arrival = Arrival("message", key, event.channelID, bytes(event.packet.data))
-            if self._incoming is None:
-                self._arrived.append(arrival)
-            else:
-                self._incoming.put(self.clock(), event.channelID == RELIABLE_CHANNEL,
-                                   lambda: self._arrived.append(arrival))
+            self._deliver(Arrival("message", key, event.channelID, bytes(event.packet.data)),
+                          reliable=event.channelID == RELIABLE_CHANNEL)
+
+    def _deliver(self, arrival: Arrival, reliable: bool) -> None:
+        if self._incoming is None:
+            self._arrived.append(arrival)
+        else:
+            self._incoming.put(self.clock(), reliable, lambda: self._arrived.append(arrival))
 
     def flush(self) -> None:
         self._host.flush()

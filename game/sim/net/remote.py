@@ -62,8 +62,8 @@ def _blend_orientation(start: list[float], end: list[float], alpha: float) -> li
 class _Sample(NamedTuple):
     """A snapshot's pose of one vehicle, as plain numbers."""
 
-    position: list[float]
-    orientation: list[float]
+    position: tuple[float, float, float]
+    orientation: tuple[float, float, float, float]
     turret_heading_rad: float
     gun_elevation_rad: float
 
@@ -85,6 +85,9 @@ class RemoteVehicle:
         self._keep = keep_snapshots
         self._ticks: list[int] = []
         self._samples: list[_Sample] = []
+        self._body_near = True
+        """Whether the body is in the physics world, following the drawn pose (only near
+        the client's own vehicle)."""
         self.current: BodyState | None = None
         self.previous: BodyState | None = None
         self.shown_tick: float | None = None
@@ -106,14 +109,17 @@ class RemoteVehicle:
         if self._ticks and tick <= self._ticks[-1]:
             return
         self._ticks.append(tick)
-        self._samples.append(_Sample(pose.position_ws.tolist(), pose.orientation_ws.tolist(),
+        self._samples.append(_Sample(pose.position_ws, pose.orientation_ws,
                                      pose.turret_heading_rad, pose.gun_elevation_rad))
         if len(self._ticks) > self._keep:
             del self._ticks[0], self._samples[0]
         self.health, self.destroyed = pose.health, pose.destroyed
 
-    def show(self, render_tick: float, step_s: float, extrapolation_most_s: float) -> None:
-        """Pose it as the server had it at ``render_tick``."""
+    def show(self, render_tick: float, step_s: float, extrapolation_most_s: float,
+             near_ws=None, near_m: float = math.inf) -> None:
+        """Pose it as the server had it at ``render_tick``. Its body is moved there only
+        within ``near_m`` of ``near_ws`` (the client's own vehicle): nothing farther can
+        touch it, and bodies in the world cost a little each step."""
         if not self._ticks:
             return
         position, orientation, velocity = self._pose_at(render_tick, step_s,
@@ -121,7 +127,12 @@ class RemoteVehicle:
         state = _state(position, orientation, velocity)
         self.previous = self.current if self.current is not None else state
         self.current = state
-        set_state(self.body, position, orientation, velocity, _STILL)
+        near = near_ws is None or math.dist(position, near_ws) < near_m
+        if near != self._body_near:
+            self.world.set_simulated(self.body, near)
+            self._body_near = near
+        if near:
+            set_state(self.body, position, orientation, velocity, _STILL)
 
     def _pose_at(self, render_tick: float, step_s: float, extrapolation_most_s: float):
         """Position, orientation and velocity at ``render_tick``: between the snapshots
@@ -168,4 +179,6 @@ class RemoteVehicle:
         return speed, speed
 
     def destroy(self) -> None:
+        if not self._body_near:
+            self.world.set_simulated(self.body, True)  # out of the world as a whole
         self.world.remove_body(self.path)

@@ -29,7 +29,9 @@ POSITION_STEP_M = 1.0 / 512.0
 _POSITION_LIMIT = (1 << 23) - 1
 """A 24-bit signed position: ±16 km in 2 mm steps."""
 _QUATERNION_BITS = 10
-_QUATERNION_SCALE = ((1 << _QUATERNION_BITS) - 1) / math.sqrt(2.0)
+_HALF_ROOT_2 = math.sqrt(0.5)
+"""The smallest three of a unit quaternion lie within ±√½."""
+_QUATERNION_SCALE = ((1 << _QUATERNION_BITS) - 1) / (2.0 * _HALF_ROOT_2)
 _TURRET_SCALE = 65536.0 / (2.0 * math.pi)
 _ELEVATION_STEP_RAD = 1e-4
 HEALTH_STEP = 0.01
@@ -73,22 +75,22 @@ def pack_orientation(quaternion: np.ndarray) -> int:
     packed = largest
     for index in range(4):
         if index != largest:
-            level = round((float(q[index]) + 1.0 / math.sqrt(2.0)) * _QUATERNION_SCALE)
+            level = round((float(q[index]) + _HALF_ROOT_2) * _QUATERNION_SCALE)
             packed = (packed << _QUATERNION_BITS) | max(0, min((1 << _QUATERNION_BITS) - 1,
                                                                level))
     return packed
 
 
-def unpack_orientation(packed: int) -> np.ndarray:
+def unpack_orientation(packed: int) -> tuple[float, float, float, float]:
+    """The unit quaternion (w, x, y, z) of :func:`pack_orientation`'s 32 bits."""
     mask = (1 << _QUATERNION_BITS) - 1
-    others = []
-    for shift in (2 * _QUATERNION_BITS, _QUATERNION_BITS, 0):
-        others.append(((packed >> shift) & mask) / _QUATERNION_SCALE - 1.0 / math.sqrt(2.0))
+    others = [((packed >> shift) & mask) / _QUATERNION_SCALE - _HALF_ROOT_2
+              for shift in (2 * _QUATERNION_BITS, _QUATERNION_BITS, 0)]
     largest = (packed >> (3 * _QUATERNION_BITS)) & 3
     rest = sum(value * value for value in others)
     components = others[:largest] + [math.sqrt(max(0.0, 1.0 - rest))] + others[largest:]
-    quaternion = np.array(components)
-    return quaternion / np.linalg.norm(quaternion)
+    scale = 1.0 / math.sqrt(sum(value * value for value in components))
+    return tuple(value * scale for value in components)
 
 
 def wire_vehicle(vehicle) -> WireVehicle:
@@ -105,10 +107,11 @@ def wire_vehicle(vehicle) -> WireVehicle:
 
 @dataclass(frozen=True)
 class VehiclePose:
-    """A wire vehicle back in SI units."""
+    """A wire vehicle back in SI units (plain numbers: a client reads one per vehicle per
+    snapshot, and numpy is slow on arrays this small)."""
 
-    position_ws: np.ndarray
-    orientation_ws: np.ndarray
+    position_ws: tuple[float, float, float]
+    orientation_ws: tuple[float, float, float, float]
     turret_heading_rad: float
     gun_elevation_rad: float
     health: float | None
@@ -119,7 +122,7 @@ def vehicle_pose(wire: WireVehicle) -> VehiclePose:
     turret = wire.turret / _TURRET_SCALE
     if turret > math.pi:
         turret -= 2.0 * math.pi
-    return VehiclePose(np.array(wire.position, dtype=float) * POSITION_STEP_M,
+    return VehiclePose(tuple(value * POSITION_STEP_M for value in wire.position),
                        unpack_orientation(wire.orientation), turret,
                        wire.elevation * _ELEVATION_STEP_RAD,
                        None if wire.health == _UNARMED else wire.health * HEALTH_STEP,

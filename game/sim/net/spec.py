@@ -35,6 +35,10 @@ class NetSpec(Spec):
     extrapolation_most_s: float = tuning("past its newest snapshot, another vehicle goes "
                                          "on moving this long, then holds", minimum=0.0,
                                          maximum=1.0)
+    puppet_margin_m: float = tuning("another vehicle's body is moved with it only this much "
+                                    "beyond touching distance of one's own (farther, it "
+                                    "cannot meet it before the next step)", minimum=1.0,
+                                    maximum=200.0)
     correction_m: float = tuning("a predicted position this far from the server's is "
                                  "rewound and replayed", minimum=0.001, maximum=1.0)
     correction_mps: float = tuning("likewise a velocity", minimum=0.001, maximum=5.0)
