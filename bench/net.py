@@ -4,7 +4,8 @@ server's step time, read from their telemetry.
 
 Every process is the game's own command line (``--serve``, ``--connect --headless``), so
 what is measured is what players run. The first ``WARMUP_S`` of each client's run (joining,
-catching the server's clock) are left out of the figures.
+catching the server's clock) are left out of the figures, and so are the steps round a
+vehicle being set down elsewhere (a round's start, a reset).
 """
 
 from __future__ import annotations
@@ -112,11 +113,35 @@ def _rms(values: list[float]) -> float | None:
     return round(math.sqrt(float(np.mean(np.square(values)))), 4) if values else None
 
 
+TELEPORTS = ("round_start", "reset", "recovered")
+"""Events that set vehicles down somewhere else: not a prediction's or an interpolation's
+error, so the steps round them are left out."""
+TELEPORT_MARGIN_S = 0.5
+
+
+def _teleports(server_rows: list[dict]) -> dict[str | None, list[int]]:
+    """The server ticks where vehicles were set down elsewhere, by vehicle name (None:
+    every vehicle, a round's start)."""
+    ticks: dict[str | None, list[int]] = {}
+    for row in server_rows:
+        for event in row["events"]:
+            if event["type"] in TELEPORTS:
+                ticks.setdefault(event.get("vehicle"), []).append(row["tick"])
+    return ticks
+
+
+def _near_teleport(teleports: dict, name: str, tick: float, margin: float) -> bool:
+    return any(abs(tick - at) <= margin for key in (None, name)
+               for at in teleports.get(key, ()))
+
+
 def analyse(folder: Path, clients: int, warmup_s: float, step_s: float) -> dict:
     """The figures of a run's telemetry files (server.jsonl, client-N.jsonl)."""
     server_rows = _rows(folder / "server.jsonl")
     positions = {row["tick"]: {v["name"]: v["pos"] for v in row["vehicles"]}
                  for row in server_rows}
+    teleports = _teleports(server_rows)
+    margin = TELEPORT_MARGIN_S / step_s
     down, up = [], []
     for row in server_rows:
         for link in row["net"]:
@@ -129,6 +154,9 @@ def analyse(folder: Path, clients: int, warmup_s: float, step_s: float) -> dict:
         for row in _rows(folder / f"client-{number}.jsonl"):
             if row["t"] < warmup_s:
                 continue
+            if _near_teleport(teleports, name, row["tick"], margin):
+                drawn = None
+                continue
             server = positions.get(row["tick"], {})
             if name in server and math.hypot(*row["vel"][:2]) > DRIVING_MPS:
                 own_errors.append(float(np.linalg.norm(np.subtract(server[name], row["pos"]))))
@@ -136,6 +164,8 @@ def analyse(folder: Path, clients: int, warmup_s: float, step_s: float) -> dict:
                 jumps.append(float(np.linalg.norm(np.subtract(row["drawn_pos"], drawn))))
             drawn = row["drawn_pos"]
             for remote in row["remote"]:
+                if _near_teleport(teleports, remote["name"], remote["tick"], margin):
+                    continue
                 shown = _server_position(positions, remote["name"], remote["tick"])
                 if shown is not None:
                     remote_errors.append(float(np.linalg.norm(shown - remote["pos"])))

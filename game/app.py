@@ -41,6 +41,7 @@ from game.input.rebinding import UserBindings
 from game.settings import UserSettings
 from game.sim.controls import Controls, ScriptedInputs
 from game.sim.local_players import SECOND_PLAYER
+from game.sim.net.shown import ClientLoop, ClientSession
 from game.sim.replay import ReplayRecorder
 from game.sim.session import GameOptions, GameSession
 from game.sim.simulation import Simulation
@@ -69,6 +70,8 @@ class WindowedRun:
     debug_rays: bool = False
     new_recorder: Callable[[], ReplayRecorder] | None = None
     """Gives each game (and each restart) a replay recorder."""
+    online: ClientSession | None = None
+    """A game on a server (``--connect``), joined already, instead of a local one."""
 
     @property
     def scripted(self) -> bool:
@@ -102,7 +105,8 @@ class TankBattleApp(ShowBase):
             self.clock.setFrameRate(config.game.simulation.step_hz)
         self.setBackgroundColor(*config.view.scene.fog_colour, 1.0)
         self.disableMouse()
-        self.session = GameSession(config.session, run.options, self._new_recorder())
+        self.session = (run.online if run.online is not None
+                        else GameSession(config.session, run.options, self._new_recorder()))
         view = config.view
         simulation = self.session.simulation
         self.scene = self._add(DesertScene(self, self.render, self.camera, simulation.terrain,
@@ -167,6 +171,7 @@ class TankBattleApp(ShowBase):
         # The app's own keys hold off while the menu waits for a key to bind (Esc cancels).
         self.action_keys = self._add(ActionKeys(
             DirectObject(), {"quit": self.finish, "debug_overlay": self._toggle_overlay,
+                             "scoreboard": self._toggle_scoreboard,
                              "pause": self.finish if scripted else self.toggle_pause},
             controls.keyboard, blocked=lambda: self.menu is not None and self.menu.capturing))
         if scripted:
@@ -196,8 +201,13 @@ class TankBattleApp(ShowBase):
                              view.scene.fog_density_per_m),
             self.user.quality, debug_rays)
         self.audio = GameAudio(session.simulation, self.sounds, view.audio)
-        self.loop = StepLoop(session, self._player_controls, others=self.player_inputs.others,
-                             telemetry=self.run_options.telemetry)
+        if isinstance(session, ClientSession):
+            self.loop = ClientLoop(session, self._player_controls,
+                                   telemetry=self.run_options.telemetry)
+        else:
+            self.loop = StepLoop(session, self._player_controls,
+                                 others=self.player_inputs.others,
+                                 telemetry=self.run_options.telemetry)
         self.loop.subscribe(self.session_view.on_events)
         self.loop.subscribe(self.audio.on_events)
         for player in self.views:
@@ -207,11 +217,17 @@ class TankBattleApp(ShowBase):
     def _player_controls(self, simulation: Simulation) -> Controls:
         inputs = self.run_options.inputs
         if inputs is not None:
-            return inputs.controls_at(simulation.time_s)
+            return inputs.controls_at(self.loop.elapsed_s)
         return self.player_inputs.player_one(simulation.player.gear)
 
     def restart_game(self) -> None:
-        """A fresh game (same map, seed, vehicle and bots): new views and sounds for it."""
+        """A fresh game (same map, seed, vehicle and bots): new views and sounds for it.
+        (Online, the server runs the rounds: nothing to restart here.)"""
+        if isinstance(self.session, ClientSession):
+            for player in self.views:
+                player.message("Online: the server starts each round")
+            self.resume()
+            return
         old = self.session
         debug_rays = self.session_view.overlay.visible
         self.session_view.destroy()
@@ -246,6 +262,10 @@ class TankBattleApp(ShowBase):
 
     def _toggle_overlay(self) -> None:
         self.session_view.overlay.toggle()
+
+    def _toggle_scoreboard(self) -> None:
+        for player in self.views:
+            player.hud.scoreboard.toggle()
 
     def apply_settings(self, settings) -> None:
         """Use the player's settings now: volume, chase field of view, mouse axes, quality."""
@@ -284,7 +304,8 @@ class TankBattleApp(ShowBase):
         self.audio.update(0.0 if self.paused else self.loop.last_controls.throttle)
         self._draw(frame_s)
         seconds = self.run_options.seconds
-        if seconds is not None and self.session.simulation.time_s >= seconds:
+        if (seconds is not None and self.loop.elapsed_s >= seconds
+                or getattr(self.loop, "gone", None) is not None):
             self.finish()
         return task.cont
 

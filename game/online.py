@@ -40,7 +40,6 @@ def run_online(args) -> int:
     if args.serve:
         return serve(args)
     if not args.headless:
-        from game.app_online import run_windowed_client  # Panda's window: only when one opens
         return run_windowed_client(args)
     return run_headless_client(args)
 
@@ -104,6 +103,31 @@ def run_headless_client(args) -> int:
             client.leave()
         client.destroy()
     return 0
+
+
+def run_windowed_client(args) -> int:
+    """A window on a server's game: joined first (a refusal is one line, exit 2)."""
+    from game.app import WindowedRun, run_windowed  # Panda's window: only when one opens
+    from game.sim.net.shown import ClientSession
+    from game.window_config import load_window_config
+    config = load_window_config(args.config)
+    inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
+    telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
+    try:
+        session = ClientSession(connect(args, config))
+    except ConnectionRefused as error:
+        print(f"tank-battle: {error}", file=sys.stderr)
+        return EXIT_REFUSED
+    client = session.client
+    try:
+        run = WindowedRun(session.options, offscreen=args.offscreen, inputs=inputs,
+                          telemetry=telemetry, seconds=args.seconds,
+                          debug_rays=args.debug_rays, online=session)
+        run_windowed(config, run, screenshot=args.screenshot)
+    finally:
+        if telemetry is not None:
+            telemetry.close()
+    return game_over(client.gone) if client.gone is not None else 0
 
 
 def game_over(gone: ServerGone) -> int:

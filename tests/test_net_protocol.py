@@ -14,8 +14,8 @@ from game.sim.controls import Controls
 from game.sim.events import Destroyed, Hit, Joined, RoundEnd, Shot
 from game.sim.net.link import LinkSimulation
 from game.sim.net.protocol import (MAX_INPUTS_PER_PACKET, NO_TICK, Bye, End, Events, Hello,
-                                   Inputs, ProtocolError, Refuse, Roster, RosterEntry, Welcome,
-                                   decode_client, decode_server, quantised)
+                                   Inputs, ProtocolError, Refuse, Roster, RosterEntry, Scoreboard,
+                                   ScoreLine, Welcome, decode_client, decode_server, quantised)
 from game.sim.net.snapshots import (POSITION_STEP_M, OwnState, Snapshot, WireVehicle,
                                     decode_snapshot, encode_snapshot, pack_orientation,
                                     unpack_orientation)
@@ -66,7 +66,8 @@ def test_server_messages_round_trip():
                 Events(99, (Shot("alpha"), Hit("alpha", "bot-1", (1.0, 2.0, 3.0),
                                                (0.0, 0.0, 1.0), 1200.0),
                             Destroyed("bot-1", "alpha"), RoundEnd(1, "alpha", {"alpha": 1}),
-                            Joined("beta")))]
+                            Joined("beta"))),
+                Scoreboard((ScoreLine(0, 3, 1, 0), ScoreLine(4, 0, 2, 87)))]
     for message in messages:
         assert decode_server(message.encode()) == message
 

@@ -54,6 +54,7 @@ ROWS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("zoom the chase camera out", ("camera_zoom_out",), ("camera_zoom_out",)),
     ("pause menu: resume, restart, settings, controls, quit", ("pause",), ("pause",)),
     ("suspension debug overlay on / off", ("debug_overlay",), ()),
+    ("scoreboard on / off (online)", ("scoreboard",), ()),
     ("quit at once", ("quit",), ()),
 )
 """(what it does, keyboard actions, gamepad actions) in the table's order."""

@@ -57,6 +57,7 @@ class KeyboardSpec(Spec):
                                     "run: leave at once)", length=(1, 8))
     debug_overlay: tuple[str, ...] = tuning("show or hide the suspension-ray overlay",
                                             length=(1, 8))
+    scoreboard: tuple[str, ...] = tuning("show or hide the scoreboard (online)", length=(1, 8))
 
     def keys(self) -> set[str]:
         return {key for field in fields(self) for key in getattr(self, field.name)}

@@ -90,6 +90,11 @@ class StepLoop:
         return steps
 
     @property
+    def elapsed_s(self) -> float:
+        """Simulated time since the game began."""
+        return self.simulation.time_s
+
+    @property
     def alpha(self) -> float:
         """How far the present lies between the last step and the next, in [0, 1)."""
         return self.clock.alpha

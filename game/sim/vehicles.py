@@ -97,6 +97,16 @@ class Vehicle:
                           report.compression_m[i], report.load_n[i], report.sliding[i],
                           self.fleet.constants.rest_length_m)
 
+    def wheel_state(self) -> np.ndarray | None:
+        """Rows (compression, steer, spin angle, spin speed) per anchor from the
+        controller's last report, or None before the first."""
+        report = self.fleet.model.report
+        if report is None:
+            return None
+        i = self.index
+        return np.array([report.compression_m[i], report.steer_rad[i], report.spin_angle_rad[i],
+                         report.spin_speed_rad_s[i]], dtype=np.float64)
+
     def track_speeds_mps(self) -> tuple[float, float]:
         """Ground speed along the hull under the left and right tracks (+ forward)."""
         state = self.current

@@ -379,13 +379,8 @@ class CarRig:
 
     def _wheel_state(self) -> np.ndarray:
         """Rows (compression, steer, spin angle, spin speed) per anchor, from the last report."""
-        count = len(self.anchors_bs)
-        report = self.vehicle.fleet.model.report
-        if report is None:
-            return np.zeros((WHEEL_STATE_ROWS, count))
-        i = self.vehicle.index
-        return np.array([report.compression_m[i], report.steer_rad[i], report.spin_angle_rad[i],
-                         report.spin_speed_rad_s[i]], dtype=np.float64)
+        rows = self.vehicle.wheel_state()
+        return rows if rows is not None else np.zeros((WHEEL_STATE_ROWS, len(self.anchors_bs)))
 
     def update(self, alpha: float, frame_s: float = 0.0) -> None:
         """Pose everything at the state ``alpha`` of the way from the previous step to the

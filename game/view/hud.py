@@ -8,7 +8,9 @@ window's half height) and its panels hang from the window's corners.
   (the app projects the point; it is worked out only every few frames);
 - top right: a minimap round the player, north up: enemies, wrecks;
 - top centre: round and score, and below it short messages (round end, destroyed,
-  a refused shift) that fade after a few seconds.
+  a refused shift) that fade after a few seconds;
+- online: the ping top left, and the scoreboard in the middle while Tab has it shown
+  (:mod:`game.view.scoreboard`).
 
 :func:`game.view.hud_state.read_hud_state` takes what the HUD shows from the simulation (and
 the battle, when there is one) into a plain :class:`HudState`; :class:`Hud` only draws it,
@@ -28,6 +30,7 @@ from panda3d.core import (Geom, GeomLines, GeomNode, GeomPoints, GeomTriangles, 
 from game.sim.events import Event
 from game.view.hud_state import HudState, lever_path_point, message_for
 from game.view.overlay import card, keep_alpha, ring_triangles
+from game.view.scoreboard import ScoreboardView
 from physics.model.spec import Spec, rgba, tuning
 
 
@@ -106,6 +109,8 @@ class Hud:
         self._build_crosshair(center)
         self._build_minimap(self._corner(corners, "top_right"))
         self._build_messages(self._corner(corners, "top_center"))
+        self.scoreboard = ScoreboardView(self._corner(corners, "top_left"), self.root, spec,
+                                         _text)
         self.state: HudState | None = None
 
     def _corner(self, corners: dict, name: str) -> NodePath:
@@ -368,11 +373,8 @@ class Hud:
         else:
             self.crosshair.show()
         self._draw_minimap(state)
-        if state.score is not None:
-            self.score_text.node().setText(f"Round {state.round}    you {state.score['player']}"
-                                           f" : {state.score['bots']} bots")
-        else:
-            self.score_text.node().setText("")
+        self.score_text.node().setText(state.score_line or "")
+        self.scoreboard.update(state.ping_ms, state.board)
         self._fade_messages(frame_s)
 
     def _update_gear(self, state: HudState, frame_s: float) -> None:
@@ -435,6 +437,7 @@ class Hud:
             (path.show if visible else path.hide)()
 
     def destroy(self) -> None:
+        self.scoreboard.destroy()
         for path in [self.root, *self._corner_roots]:
             path.removeNode()
         self._corner_roots.clear()

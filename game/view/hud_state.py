@@ -39,6 +39,21 @@ class HudState:
     """Other vehicles: (x, y, "enemy" | "wreck" | "other")."""
     round: int | None = None
     score: dict | None = None
+    ping_ms: float | None = None
+    """Online: the round trip to the server."""
+    board: list | None = None
+    """Online: the scoreboard's rows (name, kills, deaths, ping_ms)."""
+
+    @property
+    def score_line(self) -> str | None:
+        """Round and score in words (None: no rounds in this game)."""
+        if self.score is None:
+            return None
+        if set(self.score) == {"player", "bots"}:
+            return (f"Round {self.round}    you {self.score['player']} : "
+                    f"{self.score['bots']} bots")
+        ranked = sorted(self.score.items(), key=lambda item: (-item[1], item[0]))
+        return f"Round {self.round}    " + "   ".join(f"{name} {wins}" for name, wins in ranked)
 
     @property
     def shifting(self) -> bool:
@@ -77,6 +92,9 @@ def read_hud_state(simulation, battle=None, vehicle=None) -> HudState:
             kind = "other"
         contacts.append((x, y, kind))
     armed = player.aim is not None
+    # Rounds: against bots, or online (free for all: the score by name, once there is one).
+    rounds = battle is not None and bool(battle.bots or getattr(battle, "online", False)
+                                         and battle.score)
     return HudState(
         speed_kmh=state.forward_speed_mps() * KMH_PER_MPS,
         gear=player.gear, selected=gearbox.selected_name(index),
@@ -90,8 +108,9 @@ def read_hud_state(simulation, battle=None, vehicle=None) -> HudState:
         destroyed=bool(player.destroyed),
         position_xy=(float(state.position_ws[0]), float(state.position_ws[1])),
         heading_rad=math.atan2(forward[0], forward[1]), contacts=contacts,
-        round=getattr(battle, "round", None) if battle is not None and battle.bots else None,
-        score=dict(battle.score) if battle is not None and battle.bots else None)
+        round=getattr(battle, "round", None) if rounds else None,
+        score=dict(battle.score) if rounds else None,
+        ping_ms=getattr(battle, "ping_ms", None), board=getattr(battle, "board", None))
 
 
 def lever_path_point(gate: dict, start: str, end: str, progress: float) -> tuple[float, float]:

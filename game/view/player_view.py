@@ -96,7 +96,8 @@ class RegionOverlay:
     from -aspect to +aspect, y from -1 to 1) and corner anchors that follow the region's
     shape, like ShowBase's ``a2dBottomLeft`` and friends do for the whole window."""
 
-    CORNERS = {"bottom_left": (-1.0, -1.0), "top_right": (1.0, 1.0), "top_center": (0.0, 1.0)}
+    CORNERS = {"bottom_left": (-1.0, -1.0), "top_left": (-1.0, 1.0), "top_right": (1.0, 1.0),
+               "top_center": (0.0, 1.0)}
     """Each anchor's place, in shares of the half width and half height."""
 
     def __init__(self, window, region, name: str):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Callable
 
 from game.sim.controls import Controls
 from game.sim.events import Event
@@ -28,7 +29,7 @@ from game.sim.net.link import Arrival, Endpoint
 from game.sim.net.prediction import OwnPrediction
 from game.sim.net.protocol import (MAX_INPUTS_PER_PACKET, NO_TICK, RELIABLE_CHANNEL, SNAPSHOT,
                                    STATE_CHANNEL, Bye, End, Events, Hello, Inputs, ProtocolError,
-                                   Refuse, Roster, Welcome, decode_server, quantised)
+                                   Refuse, Roster, Scoreboard, Welcome, decode_server, quantised)
 from game.sim.net.remote import RemoteVehicle
 from game.sim.net.snapshots import Snapshot, decode_snapshot, snapshot_baseline_tick, vehicle_pose
 from game.sim.net.spec import NetSpec
@@ -166,6 +167,7 @@ class NetClient:
         self.malformed = 0
         self.join_round_trip_s = joined.round_trip_s
         self.gone: ServerGone | None = None
+        self.on_scoreboard: Callable[[Scoreboard], None] | None = None
         for arrival in joined.after:
             self._take(arrival)
 
@@ -197,6 +199,9 @@ class NetClient:
             self._events.extend(message.events)
         elif isinstance(message, Roster):
             self._roster(message)
+        elif isinstance(message, Scoreboard):
+            if self.on_scoreboard is not None:
+                self.on_scoreboard(message)
         elif isinstance(message, End):
             self.gone = ServerGone(message.reason, True)
         elif isinstance(message, Refuse):
@@ -217,7 +222,9 @@ class NetClient:
             self.remotes[entry.vehicle_id] = RemoteVehicle(
                 entry.vehicle_id, entry.name, entry.kind, entry.human,
                 self.simulation.fleets[entry.kind], self.simulation.world,
-                max(4, round(keep / max(1, self.step_hz // self.net.snapshot_hz))))
+                self.simulation.terrain,
+                max(4, round(keep / max(1, self.step_hz // self.net.snapshot_hz))),
+                self.net.jump_mps)
         for vehicle_id in [key for key in self.remotes if key not in present]:
             self.remotes.pop(vehicle_id).destroy()
 

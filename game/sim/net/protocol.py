@@ -42,7 +42,7 @@ NO_TICK = 0xFFFFFFFF
 VEHICLE_KINDS = ("tank", "car")
 
 HELLO, INPUTS, BYE = 1, 2, 3
-WELCOME, REFUSE, ROSTER, SNAPSHOT, EVENTS, END = 10, 11, 12, 13, 14, 15
+WELCOME, REFUSE, ROSTER, SNAPSHOT, EVENTS, END, SCOREBOARD = 10, 11, 12, 13, 14, 15, 16
 
 
 class ProtocolError(ValueError):
@@ -301,6 +301,30 @@ class Roster:
 
 
 @dataclass(frozen=True)
+class ScoreLine:
+    vehicle_id: int
+    kills: int
+    deaths: int
+    ping_ms: int
+
+
+_SCORE_LINE = struct.Struct("<BHHH")
+
+
+@dataclass(frozen=True)
+class Scoreboard:
+    """Kills, deaths and ping of every vehicle (a bot's ping is 0): sent every second."""
+
+    lines: tuple[ScoreLine, ...]
+
+    def encode(self) -> bytes:
+        return U8.pack(SCOREBOARD) + U8.pack(len(self.lines)) + b"".join(
+            _SCORE_LINE.pack(line.vehicle_id, min(line.kills, 0xFFFF),
+                             min(line.deaths, 0xFFFF), min(line.ping_ms, 0xFFFF))
+            for line in self.lines)
+
+
+@dataclass(frozen=True)
 class Events:
     """What happened in server step ``tick`` (shots, hits, rounds, joins, ...)."""
 
@@ -377,6 +401,9 @@ def decode_server(data: bytes):
         message = _decode_roster(reader)
     elif kind == EVENTS:
         message = _decode_events(reader)
+    elif kind == SCOREBOARD:
+        message = Scoreboard(tuple(ScoreLine(*reader.take(_SCORE_LINE))
+                                   for _ in range(reader.one(U8))))
     else:
         raise ProtocolError(f"unknown server message type {kind}")
     reader.finish()

@@ -19,8 +19,10 @@ from typing import NamedTuple
 import numpy as np
 
 from game.sim.net.snapshots import VehiclePose
+from game.sim.vehicles import AnchorView
 from physics.bullet.bodies import make_puppet_body
 from physics.bullet.poses import set_state
+from physics.model.ballistics import GunState
 from physics.model.pose import BodyState
 
 
@@ -72,7 +74,7 @@ class RemoteVehicle:
     """Another vehicle, drawn from snapshots."""
 
     def __init__(self, vehicle_id: int, name: str, kind: str, human: bool, fleet, world,
-                 keep_snapshots: int):
+                 terrain, keep_snapshots: int, jump_mps: float = math.inf):
         self.vehicle_id = vehicle_id
         self.name = name
         self.kind = kind
@@ -85,6 +87,13 @@ class RemoteVehicle:
         self._keep = keep_snapshots
         self._ticks: list[int] = []
         self._samples: list[_Sample] = []
+        self._terrain = terrain
+        self._anchors: tuple[BodyState, AnchorView] | None = None
+        self._spin_angle_rad = 0.0
+        self._step_s = world.step_s
+        self.jump_mps = jump_mps
+        """Between two snapshots faster than this, it was set down elsewhere (a round's
+        start): shown where it was until the later one, then there, never slid between."""
         self._body_near = True
         """Whether the body is in the physics world, following the drawn pose (only near
         the client's own vehicle)."""
@@ -92,11 +101,10 @@ class RemoteVehicle:
         self.previous: BodyState | None = None
         self.shown_tick: float | None = None
         """The (fractional) server tick the drawn pose shows."""
-        self.turret_heading_rad = 0.0
-        self.gun_elevation_rad = 0.0
+        self.aim = GunState() if hasattr(self.spec, "gun") else None
+        """Where its gun points, as drawn (None: unarmed)."""
         self.health: float | None = None
         self.destroyed = False
-        self.aim = None
         self.gear = "N"
         self.rpm = 0.0
 
@@ -157,20 +165,70 @@ class RemoteVehicle:
         span = ticks[later] - ticks[later - 1]
         alpha = (render_tick - ticks[later - 1]) / span
         velocity = [(b - a) / (span * step_s) for a, b in zip(start.position, end.position)]
+        if math.hypot(*velocity) > self.jump_mps:  # set down elsewhere: no slide across
+            self._aim(start, start, 0.0)
+            self.shown_tick = float(ticks[later - 1])
+            return start.position, start.orientation, [0.0, 0.0, 0.0]
         self._aim(start, end, alpha)
         self.shown_tick = float(render_tick)
         return (_blend(start.position, end.position, alpha),
                 _blend_orientation(start.orientation, end.orientation, alpha), velocity)
 
     def _aim(self, start: _Sample, end: _Sample, alpha: float) -> None:
-        self.turret_heading_rad = _angle_between(start.turret_heading_rad,
-                                                 end.turret_heading_rad, alpha)
-        self.gun_elevation_rad = (start.gun_elevation_rad
+        if self.aim is None:
+            return
+        self.aim.turret_heading_rad = _angle_between(start.turret_heading_rad,
+                                                     end.turret_heading_rad, alpha)
+        self.aim.elevation_rad = (start.gun_elevation_rad
                                   + (end.gun_elevation_rad - start.gun_elevation_rad) * alpha)
 
-    def anchors(self):
-        """Another vehicle's anchors are not simulated here."""
-        return None
+    @property
+    def turret_heading_rad(self) -> float:
+        return self.aim.turret_heading_rad if self.aim else 0.0
+
+    @property
+    def gun_elevation_rad(self) -> float:
+        return self.aim.elevation_rad if self.aim else 0.0
+
+    def anchors(self) -> AnchorView | None:
+        """Its anchors as drawn: each ray down from the drawn hull to the terrain under it
+        (not simulated here: only where its wheels and tracks meet the ground, and the
+        dust they raise)."""
+        if self.current is None:
+            return None
+        if self._anchors is None or self._anchors[0] is not self.current:
+            self._anchors = (self.current, self._cast_anchors(self.current))
+        return self._anchors[1]
+
+    def _cast_anchors(self, state: BodyState) -> AnchorView:
+        constants = self.fleet.constants
+        axes = state.axes_ws()
+        origins = state.position_ws + constants.position_bs @ axes
+        down = -axes[2]
+        count = len(origins)
+        ground = self._terrain.height_at(origins[:, 0], origins[:, 1])
+        reach = (origins[:, 2] - ground) / max(-float(down[2]), 1e-3)
+        rest_m = constants.rest_length_m
+        on_ground = reach < rest_m
+        along = np.minimum(reach, rest_m)
+        contacts = origins + down[None, :] * along[:, None]
+        normals = self._terrain.normal_at(contacts[:, 0], contacts[:, 1]).reshape(count, 3)
+        return AnchorView(origins, np.tile(down, (count, 1)), contacts, normals, on_ground,
+                          np.where(on_ground, rest_m - along, 0.0), np.zeros(count),
+                          np.zeros(count, dtype=bool), rest_m)
+
+    def wheel_state(self) -> np.ndarray:
+        """Rows (compression, steer, spin angle, spin speed) per anchor: the wheels roll at
+        the drawn speed, straight ahead."""
+        anchors = self.anchors()
+        count = len(self.fleet.constants.position_bs)
+        if anchors is None:
+            return np.zeros((4, count))
+        radius_m = max(float(self.fleet.constants.wheel_radius_m), 1e-3)
+        spin_rad_s = self.current.forward_speed_mps() / radius_m
+        self._spin_angle_rad = (self._spin_angle_rad + spin_rad_s * self._step_s) % math.tau
+        return np.array([anchors.compression_m, np.zeros(count),
+                         np.full(count, self._spin_angle_rad), np.full(count, spin_rad_s)])
 
     def track_speeds_mps(self) -> tuple[float, float]:
         if self.current is None:

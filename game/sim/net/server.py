@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from game.sim.controls import Controls
-from game.sim.events import Event, Joined, Left, Shift, ShiftRefused, ShiftStart
+from game.sim.events import Destroyed, Event, Joined, Left, Shift, ShiftRefused, ShiftStart
 from game.sim.net.link import Arrival, Endpoint
 from game.sim.net.protocol import (NO_TICK, PROTOCOL, RELIABLE_CHANNEL, STATE_CHANNEL, Bye, End,
                                    Events, Hello, Inputs, ProtocolError, Refuse, Roster,
-                                   RosterEntry, Welcome, decode_client)
+                                   RosterEntry, Scoreboard, ScoreLine, Welcome, decode_client)
 from game.sim.net.snapshots import Snapshot, WireVehicle, encode_snapshot, own_state, wire_vehicle
 from game.sim.net.spec import NetSpec
 from game.sim.session import GameOptions, GameSession, SessionSpecs
@@ -121,6 +121,8 @@ class GameServer:
         """The snapshots sent lately, by tick: the bases of the deltas."""
         self._pending_events: list[Event] = []
         self._roster_changed = True
+        self.kills: dict[str, int] = {}
+        self.deaths: dict[str, int] = {}
         self.messages_read = 0
         """Messages from clients that reached the decoder, since the start."""
         self.malformed = 0
@@ -338,6 +340,8 @@ class GameServer:
         self.simulation.remove(slot.vehicle)
         self.battle.remove_player(slot.name)
         self._ids.pop(slot.name, None)
+        self.kills.pop(slot.name, None)
+        self.deaths.pop(slot.name, None)
         slot.inputs.clear()
         slot.vehicle = None
         self._pending_events.append(Left(slot.name, reason))
@@ -358,6 +362,14 @@ class GameServer:
             for slot in playing:
                 self._send(slot, RELIABLE_CHANNEL, roster)
             self._roster_changed = False
+        for event in events:
+            if isinstance(event, Destroyed):
+                self.kills[event.by] = self.kills.get(event.by, 0) + 1
+                self.deaths[event.vehicle] = self.deaths.get(event.vehicle, 0) + 1
+        if self.tick % self.step_hz == 0:
+            scores = self._scoreboard().encode()
+            for slot in playing:
+                self._send(slot, RELIABLE_CHANNEL, scores)
         shared = [event for event in events if not isinstance(event, _LOCAL_EVENTS)]
         if shared:
             message = Events(self.tick, tuple(shared)).encode()
@@ -387,6 +399,14 @@ class GameServer:
         return Roster(tuple(RosterEntry(self._ids[vehicle.name], vehicle.kind, vehicle.name,
                                         vehicle.name in humans)
                             for vehicle in self.simulation.vehicles))
+
+    def _scoreboard(self) -> Scoreboard:
+        pings = {slot.name: slot.ping_ms for slot in self.clients.values()
+                 if slot.vehicle is not None}
+        return Scoreboard(tuple(
+            ScoreLine(self._ids[vehicle.name], self.kills.get(vehicle.name, 0),
+                      self.deaths.get(vehicle.name, 0), pings.get(vehicle.name, 0))
+            for vehicle in self.simulation.vehicles))
 
     def _send_snapshots(self, playing: list[ClientSlot]) -> None:
         wires = {self._ids[vehicle.name]: wire_vehicle(vehicle)

@@ -39,6 +39,9 @@ class NetSpec(Spec):
                                     "beyond touching distance of one's own (farther, it "
                                     "cannot meet it before the next step)", minimum=1.0,
                                     maximum=200.0)
+    jump_mps: float = tuning("another vehicle moving faster than this between two "
+                             "snapshots was set down elsewhere: shown there at once, not "
+                             "slid across", minimum=20.0, maximum=1000.0)
     correction_m: float = tuning("a predicted position this far from the server's is "
                                  "rewound and replayed", minimum=0.001, maximum=1.0)
     correction_mps: float = tuning("likewise a velocity", minimum=0.001, maximum=5.0)

@@ -1,0 +1,194 @@
+"""A network game as the window draws it: the client's world with everyone in it.
+
+The views read a session's ``simulation`` (its vehicles, player, terrain, shells ...) and
+``battle`` (round, score, who the bots are). For a client those are:
+
+- :class:`ShownWorld`: the client's own simulation, but whose ``vehicles`` are our vehicle
+  as drawn (:class:`ShownOwn`: the prediction with the correction still being smoothed
+  away) and every other vehicle as interpolated (:mod:`game.sim.net.remote`);
+- :class:`OnlineBattle`: the round and score from the server's events, the scoreboard
+  from its messages.
+
+:class:`ClientLoop` takes a step loop's place: each rendered frame it reads the network
+and takes the steps the client's clock asks for, handing their events to the listeners.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from game.sim.controls import Controls
+from game.sim.events import Event, RoundEnd, RoundStart
+from game.sim.net.client import NetClient, ServerGone
+from game.sim.net.protocol import Scoreboard
+from game.sim.telemetry import TelemetryWriter
+from physics.model.pose import BodyState
+
+
+class ShownOwn:
+    """Our vehicle where it is drawn: the predicted one, shifted by the correction that is
+    fading out. Anything else is the vehicle's own."""
+
+    def __init__(self, client: NetClient):
+        self._client = client
+        self.current: BodyState = self._shifted(client.simulation.player.current)
+        self.previous: BodyState = self.current
+
+    def _shifted(self, state: BodyState) -> BodyState:
+        return replace(state, position_ws=state.position_ws + self._client.prediction.offset_ws)
+
+    def update(self) -> None:
+        """After a step: the drawn pose moves on."""
+        self.previous = self.current
+        self.current = self._shifted(self._client.simulation.player.current)
+
+    def __getattr__(self, name: str):
+        return getattr(self._client.simulation.player, name)
+
+
+class ShownWorld:
+    """The client's simulation with everyone it draws in ``vehicles``."""
+
+    def __init__(self, client: NetClient):
+        self._client = client
+        self.player = ShownOwn(client)
+
+    @property
+    def vehicles(self) -> list:
+        shown = [self.player]
+        shown += [remote for remote in self._client.remotes.values()
+                  if remote.current is not None]
+        return shown
+
+    def vehicle_named(self, name: str):
+        return next((vehicle for vehicle in self.vehicles if vehicle.name == name), None)
+
+    def __getattr__(self, name: str):
+        return getattr(self._client.simulation, name)
+
+
+@dataclass
+class ScoreRow:
+    name: str
+    kills: int
+    deaths: int
+    ping_ms: int | None
+    """None for a bot."""
+
+
+class OnlineBattle:
+    """Round and score as the server tells them; who is a bot; the scoreboard."""
+
+    online = True
+
+    def __init__(self, client: NetClient):
+        self._client = client
+        self.round = 1
+        self.score: dict[str, int] = {}
+        self.board: list[ScoreRow] = []
+
+    @property
+    def bots(self) -> dict[str, None]:
+        """Whom we fight (the minimap's enemies): the bots when there are any (every
+        player is on one side against them), else everyone else (free for all)."""
+        others = list(self._client.remotes.values())
+        bots = [remote for remote in others if not remote.human]
+        return {remote.name: None for remote in (bots or others)}
+
+    @property
+    def ping_ms(self) -> float:
+        return self._client.ping_ms
+
+    def on_events(self, events: list[Event]) -> None:
+        for event in events:
+            if isinstance(event, (RoundStart, RoundEnd)):
+                self.round, self.score = event.round, dict(event.score)
+
+    def on_scoreboard(self, board: Scoreboard) -> None:
+        names = {remote.vehicle_id: (remote.name, remote.human)
+                 for remote in self._client.remotes.values()}
+        names[self._client.welcome.vehicle_id] = (self._client.name, True)
+        self.board = sorted((ScoreRow(names[line.vehicle_id][0], line.kills, line.deaths,
+                                      line.ping_ms if names[line.vehicle_id][1] else None)
+                             for line in board.lines if line.vehicle_id in names),
+                            key=lambda row: (-row.kills, row.deaths, row.name))
+
+
+class ClientSession:
+    """What the window draws of a network game, in a game session's shape."""
+
+    def __init__(self, client: NetClient):
+        self.client = client
+        self.simulation = ShownWorld(client)
+        self.battle = OnlineBattle(client)
+        self.specs = client.session.specs
+        self.options = client.session.options
+        self.recorder = None
+        client.on_scoreboard = self.battle.on_scoreboard
+
+    def destroy(self) -> None:
+        """Leave the server (unless it ended the game) and let the world go."""
+        if self.client.gone is None:
+            self.client.leave()
+        self.client.destroy()
+
+
+class ClientLoop:
+    """Steps a network client in real time from the window's frames, as :class:`StepLoop`
+    steps a local game."""
+
+    def __init__(self, session: ClientSession, player: Callable[[object], Controls],
+                 telemetry: TelemetryWriter | None = None, clock=time.monotonic):
+        self.session = session
+        self.client = session.client
+        self._player = player
+        self.telemetry = telemetry
+        self._listeners: list[Callable[[list[Event]], None]] = [session.battle.on_events]
+        self._clock = clock
+        self._next_step_s = clock()
+        self.last_controls = Controls()
+        self.alpha = 0.0
+
+    @property
+    def elapsed_s(self) -> float:
+        """Time since we joined, in steps taken."""
+        return self.client.steps_taken * self.client.step_s
+
+    @property
+    def gone(self) -> ServerGone | None:
+        return self.client.gone
+
+    def subscribe(self, listener: Callable[[list[Event]], None]) -> None:
+        self._listeners.append(listener)
+
+    def advance(self, _frame_s: float) -> int:
+        """Read the network; take the steps due by the clock. Returns how many."""
+        client = self.client
+        client.receive()
+        now_s = self._clock()
+        steps = 0
+        most = self.session.specs.world.simulation.max_steps_per_frame
+        while now_s >= self._next_step_s and steps < most:
+            self._next_step_s += client.step_s
+            for _ in range(client.steps_due() if client.tick is not None else 1):
+                self._step()
+                steps += 1
+        if now_s - self._next_step_s > client.step_s * most:
+            self._next_step_s = now_s  # a long hitch: time slows rather than racing
+        self.alpha = min(max(1.0 - (self._next_step_s - now_s) / client.step_s, 0.0), 1.0)
+        return steps
+
+    def _step(self) -> None:
+        client = self.client
+        controls = self._player(self.session.simulation)
+        events = client.step(controls)
+        if client.tick is None:
+            return
+        self.last_controls = client.last_controls
+        self.session.simulation.player.update()
+        if self.telemetry is not None:
+            self.telemetry.write(client.telemetry_record(events))
+        for listener in self._listeners:
+            listener(events)
