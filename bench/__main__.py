@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from bench import battle, net, vehicles
 from bench.machine import machine_info
@@ -97,6 +98,8 @@ def _parser() -> argparse.ArgumentParser:
     online.add_argument("--net-sim", default=net.DEFAULT_NET_SIM,
                         metavar="LATENCY_MS,JITTER_MS,LOSS_PCT",
                         help=f"each client's simulated link (default {net.DEFAULT_NET_SIM})")
+    online.add_argument("--keep", type=Path, metavar="DIR",
+                        help="leave the server's and clients' telemetry in DIR")
     for name, reason in NOT_AVAILABLE.items():
         commands.add_parser(name, parents=[common], help=reason)
     return parser
@@ -139,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if name == "net":
             report = net.run(config, clients=options.clients, bots=options.bots,
-                             seconds=options.seconds, net_sim=options.net_sim)
+                             seconds=options.seconds, net_sim=options.net_sim,
+                             keep=options.keep)
             document["results"][name] = report
             if not args.json:
                 print(net.table(report))

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -63,17 +65,24 @@ def _start_server(folder: Path, bots: int, seconds: float, seed: int):
 
 
 def run(config, clients: int = DEFAULT_CLIENTS, bots: int = DEFAULT_BOTS,
-        seconds: float = DEFAULT_SECONDS, net_sim: str = DEFAULT_NET_SIM, seed: int = 1) -> dict:
-    """Run the server and ``clients`` clients for ``seconds``; their figures."""
+        seconds: float = DEFAULT_SECONDS, net_sim: str = DEFAULT_NET_SIM, seed: int = 1,
+        keep: Path | None = None) -> dict:
+    """Run the server and ``clients`` clients for ``seconds``; their figures. ``keep``: a
+    folder to leave the telemetry files in (else they go)."""
     step_s = config.game.simulation.step_s
     with tempfile.TemporaryDirectory(prefix="tank-net-") as name:
-        folder = Path(name)
+        folder = Path(name) if keep is None else Path(keep)
+        folder.mkdir(parents=True, exist_ok=True)
         server, port = _start_server(folder, bots, seconds + 30.0, seed)
         processes = []
+        cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started_s = time.monotonic()
         try:
             for number in range(clients):
                 inputs = folder / f"inputs-{number}.json"
                 inputs.write_text(json.dumps(random_inputs(seed * 1000 + number, seconds)))
+                if processes:  # one at a time: loading the game costs a second or two
+                    _wait_for_rows(folder / f"client-{number}.jsonl", processes[-1])
                 processes.append(subprocess.Popen(
                     [sys.executable, str(MAIN), "--headless", "--connect", f"127.0.0.1:{port}",
                      "--name", f"client-{number + 1}", "--inputs", str(inputs), "--seconds",
@@ -85,11 +94,27 @@ def run(config, clients: int = DEFAULT_CLIENTS, bots: int = DEFAULT_BOTS,
         finally:
             server.terminate()
             server.wait(timeout=30)
+        wall_s = time.monotonic() - started_s
+        cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
         report = analyse(folder, clients, WARMUP_S, step_s)
+    cpu_s = (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime
+                                                         + cpu_before.ru_stime)
+    report["machine_load"] = round(cpu_s / (wall_s * (os.cpu_count() or 1)), 2)
+    """The share of the machine's processors the server and clients kept busy: near 1,
+    they waited on each other for it, and lateness shows in the figures."""
     report["parameters"] = {"clients": clients, "bots": bots, "seconds": seconds,
                             "net_sim": net_sim, "seed": seed, "warmup_s": WARMUP_S}
     report["client_failures"] = [failure for failure in failures if failure]
     return report
+
+
+def _wait_for_rows(path: Path, process) -> None:
+    """Until the client writing ``path`` has joined (its first row), or has ended."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline and process.poll() is None:
+        if path.exists() and path.stat().st_size > 0:
+            return
+        time.sleep(0.05)
 
 
 def _finish(process, deadline: float) -> str | None:
@@ -212,6 +237,8 @@ def table(report: dict) -> str:
         value = report[key]
         mark = "ok" if report["met"][key] else "MISSED"
         lines.append(f"  {key:18s} {value!s:>10s}  (at most {most:g}) {mark}")
+    lines.append(f"  machine load       {report['machine_load']:>10}  (of its "
+                 f"{os.cpu_count()} processors)")
     for failure in report["client_failures"]:
         lines.append(f"  {failure}")
     return "\n".join(lines)

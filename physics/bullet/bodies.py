@@ -38,18 +38,6 @@ def make_hull_body(spec: HullSpec, name: str) -> BulletRigidBodyNode:
     return body
 
 
-def make_puppet_body(spec: HullSpec, name: str) -> BulletRigidBodyNode:
-    """A kinematic hull: moved only by being set (another player's vehicle as a network
-    client draws it); what the client drives itself bumps against it."""
-    body = BulletRigidBodyNode(name)
-    body.addShape(BulletBoxShape(Vec3(*spec.half_extents_m)),
-                  TransformState.makePos(Point3(0.0, 0.0, spec.centre_of_mass_drop_m)))
-    body.setKinematic(True)
-    body.setFriction(spec.friction)
-    body.setDeactivationEnabled(False)
-    return body
-
-
 def make_rock_body(rock: Rock, name: str) -> BulletRigidBodyNode:
     """A static convex-hull collider of the rock's vertices."""
     shape = BulletConvexHullShape()

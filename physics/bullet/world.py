@@ -102,14 +102,6 @@ class PhysicsWorld:
         self.bullet.removeRigidBody(body)
         self.bullet.attachRigidBody(body)
 
-    def set_simulated(self, body: BulletRigidBodyNode, simulated: bool) -> None:
-        """Take a body out of Bullet's stepping (its node and handle stay) or put it back:
-        a body nothing can reach costs nothing while out."""
-        if simulated:
-            self.bullet.attachRigidBody(body)
-        else:
-            self.bullet.removeRigidBody(body)
-
     def remove_body(self, path: NodePath) -> None:
         body = path.node()
         self.handles.unregister(body)

@@ -43,6 +43,15 @@ CATCH_UP_STEPS = 8
 frame without looking like a jump."""
 
 
+OFFSET_RESET_STEPS = 10
+"""A snapshot this many steps off our estimate of the server's clock resets it."""
+OFFSET_FOLLOW_EARLY = 0.3
+OFFSET_FOLLOW_LATE = 0.02
+"""How far the estimate moves toward a snapshot that came earlier, or later, than it
+expected: a late one was held up on its way (jitter, a busy frame) and says little; the
+others' vehicles are drawn by this clock, so it must not shake."""
+
+
 class ConnectionRefused(Exception):
     """The server would not let us in (or could not be reached): one line saying why."""
 
@@ -170,13 +179,16 @@ class NetClient:
         self.on_scoreboard: Callable[[Scoreboard], None] | None = None
         for arrival in joined.after:
             self._take(arrival)
+        self._stale_snapshot = self._newest_snapshot
+        """The newest snapshot that came while the world was being built: too old to set
+        our clock by."""
 
     # ----- what arrives -------------------------------------------------------------------
 
     def receive(self, wait_s: float = 0.0) -> None:
         for arrival in self.endpoint.receive(wait_s):
             self._take(arrival)
-        if self.tick is None and self._newest_snapshot != NO_TICK:
+        if self.tick is None and self._newest_snapshot not in (NO_TICK, self._stale_snapshot):
             self._begin(self._snapshots[self._newest_snapshot])
 
     def _take(self, arrival: Arrival) -> None:
@@ -217,16 +229,13 @@ class NetClient:
             known = self.remotes.get(entry.vehicle_id)
             if known is not None and known.name == entry.name:
                 continue
-            if known is not None:
-                known.destroy()
             self.remotes[entry.vehicle_id] = RemoteVehicle(
                 entry.vehicle_id, entry.name, entry.kind, entry.human,
-                self.simulation.fleets[entry.kind], self.simulation.world,
-                self.simulation.terrain,
+                self.simulation.fleets[entry.kind], self.simulation.terrain, self.step_s,
                 max(4, round(keep / max(1, self.step_hz // self.net.snapshot_hz))),
                 self.net.jump_mps)
         for vehicle_id in [key for key in self.remotes if key not in present]:
-            self.remotes.pop(vehicle_id).destroy()
+            del self.remotes[vehicle_id]
 
     def _snapshot(self, data: bytes) -> None:
         base_tick = snapshot_baseline_tick(data)
@@ -264,10 +273,12 @@ class NetClient:
                 self.ping_ms = (round_trip_ms if self.ping_ms == 0.0
                                 else self.ping_ms + (round_trip_ms - self.ping_ms) * 0.1)
         offset = snapshot.tick - now_s * self.step_hz
-        if self._server_offset_ticks is None or abs(offset - self._server_offset_ticks) > 10:
+        known = self._server_offset_ticks
+        if known is None or abs(offset - known) > OFFSET_RESET_STEPS:
             self._server_offset_ticks = offset
-        else:  # follow slowly: jitter should not shake the others' vehicles
-            self._server_offset_ticks += (offset - self._server_offset_ticks) * 0.05
+        else:  # a snapshot that came quicker says more of the server's clock than a late one
+            follow = OFFSET_FOLLOW_EARLY if offset > known else OFFSET_FOLLOW_LATE
+            self._server_offset_ticks = known + (offset - known) * follow
         if self.tick is not None and snapshot.echo_ms and now_s >= self._adjust_after_s:
             low, high = self.net.input_margin_steps
             if not low <= snapshot.margin <= high:
@@ -361,11 +372,8 @@ class NetClient:
         render_tick = self.render_tick()
         if render_tick is None:
             return
-        own = self.simulation.player
-        near_m = 2.0 * own.fleet.reach_m + self.net.puppet_margin_m
         for remote in self.remotes.values():
-            remote.show(render_tick, self.step_s, self.net.extrapolation_most_s,
-                        own.current.position_ws.tolist(), near_m)
+            remote.show(render_tick, self.step_s, self.net.extrapolation_most_s)
 
     # ----- what it reports ----------------------------------------------------------------
 
@@ -393,7 +401,5 @@ class NetClient:
         self.endpoint.close()
 
     def destroy(self) -> None:
-        for remote in self.remotes.values():
-            remote.destroy()
         self.remotes.clear()
         self.session.destroy()

@@ -184,6 +184,7 @@ class Endpoint:
     def _take(self, event) -> None:
         key = event.peer.incomingPeerID
         if event.type == enet.EVENT_TYPE_CONNECT:
+            _never_throttle(event.peer)
             self._peers[key] = event.peer
             self._arrived.append(Arrival("connect", key))
         elif event.type == enet.EVENT_TYPE_DISCONNECT:
@@ -222,6 +223,14 @@ class Endpoint:
         if self._outgoing is not None:
             self._outgoing.clear()
             self._incoming.clear()
+
+
+def _never_throttle(peer) -> None:
+    """Send every unreliable packet. ENet's throttle drops a share of them while the round
+    trip grows (a peer busy loading, a slow frame) and takes seconds to recover; the game
+    sends little, at a fixed rate, and copes with loss itself (deltas against what the
+    client acknowledged, inputs repeated)."""
+    peer.packetThrottleDeceleration = 0  # it starts at its top: it stays there
 
 
 def _require_enet() -> None:

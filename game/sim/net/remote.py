@@ -5,8 +5,10 @@ Each :class:`RemoteVehicle` keeps the last second or so of its snapshots. Every 
 it is posed where the server had it at a render tick a little in the past (the client's
 estimate of the server's tick, less ``interpolation_delay_snapshots`` snapshot intervals),
 blended between the two snapshots either side; past the newest it carries on at its last
-velocity for at most ``extrapolation_most_s``, then holds. It is a kinematic body in the
-client's world, so the vehicle the client drives bumps into it, and it reads like a
+velocity for at most ``extrapolation_most_s``, then holds. It has no body in the client's
+world: whether vehicles bump is the server's to say, and the correction glides in (a
+kinematic stand-in, set down each step where it is drawn, lands overlapping one's own
+vehicle now and then and flings it off, far worse). It reads like a
 :class:`~game.sim.vehicles.Vehicle` to whoever draws it (pose, turret, gun, health).
 """
 
@@ -20,8 +22,6 @@ import numpy as np
 
 from game.sim.net.snapshots import VehiclePose
 from game.sim.vehicles import AnchorView
-from physics.bullet.bodies import make_puppet_body
-from physics.bullet.poses import set_state
 from physics.model.ballistics import GunState
 from physics.model.pose import BodyState
 
@@ -73,8 +73,8 @@ class _Sample(NamedTuple):
 class RemoteVehicle:
     """Another vehicle, drawn from snapshots."""
 
-    def __init__(self, vehicle_id: int, name: str, kind: str, human: bool, fleet, world,
-                 terrain, keep_snapshots: int, jump_mps: float = math.inf):
+    def __init__(self, vehicle_id: int, name: str, kind: str, human: bool, fleet, terrain,
+                 step_s: float, keep_snapshots: int, jump_mps: float = math.inf):
         self.vehicle_id = vehicle_id
         self.name = name
         self.kind = kind
@@ -82,21 +82,16 @@ class RemoteVehicle:
         self.fleet = fleet
         """The client's fleet of that kind: its spec and constants (never steps this one)."""
         self.spec = fleet.spec
-        self.world = world
-        self.path = world.add_body(make_puppet_body(self.spec.hull, name), owner=self)
         self._keep = keep_snapshots
         self._ticks: list[int] = []
         self._samples: list[_Sample] = []
         self._terrain = terrain
         self._anchors: tuple[BodyState, AnchorView] | None = None
         self._spin_angle_rad = 0.0
-        self._step_s = world.step_s
+        self._step_s = step_s
         self.jump_mps = jump_mps
         """Between two snapshots faster than this, it was set down elsewhere (a round's
         start): shown where it was until the later one, then there, never slid between."""
-        self._body_near = True
-        """Whether the body is in the physics world, following the drawn pose (only near
-        the client's own vehicle)."""
         self.current: BodyState | None = None
         self.previous: BodyState | None = None
         self.shown_tick: float | None = None
@@ -107,10 +102,6 @@ class RemoteVehicle:
         self.destroyed = False
         self.gear = "N"
         self.rpm = 0.0
-
-    @property
-    def body(self):
-        return self.path.node()
 
     def add(self, tick: int, pose: VehiclePose) -> None:
         """A snapshot's pose of this vehicle (snapshots come in order of tick)."""
@@ -123,11 +114,8 @@ class RemoteVehicle:
             del self._ticks[0], self._samples[0]
         self.health, self.destroyed = pose.health, pose.destroyed
 
-    def show(self, render_tick: float, step_s: float, extrapolation_most_s: float,
-             near_ws=None, near_m: float = math.inf) -> None:
-        """Pose it as the server had it at ``render_tick``. Its body is moved there only
-        within ``near_m`` of ``near_ws`` (the client's own vehicle): nothing farther can
-        touch it, and bodies in the world cost a little each step."""
+    def show(self, render_tick: float, step_s: float, extrapolation_most_s: float) -> None:
+        """Pose it as the server had it at ``render_tick``."""
         if not self._ticks:
             return
         position, orientation, velocity = self._pose_at(render_tick, step_s,
@@ -135,12 +123,6 @@ class RemoteVehicle:
         state = _state(position, orientation, velocity)
         self.previous = self.current if self.current is not None else state
         self.current = state
-        near = near_ws is None or math.dist(position, near_ws) < near_m
-        if near != self._body_near:
-            self.world.set_simulated(self.body, near)
-            self._body_near = near
-        if near:
-            set_state(self.body, position, orientation, velocity, _STILL)
 
     def _pose_at(self, render_tick: float, step_s: float, extrapolation_most_s: float):
         """Position, orientation and velocity at ``render_tick``: between the snapshots
@@ -235,8 +217,3 @@ class RemoteVehicle:
             return 0.0, 0.0
         speed = self.current.forward_speed_mps()
         return speed, speed
-
-    def destroy(self) -> None:
-        if not self._body_near:
-            self.world.set_simulated(self.body, True)  # out of the world as a whole
-        self.world.remove_body(self.path)

@@ -35,10 +35,6 @@ class NetSpec(Spec):
     extrapolation_most_s: float = tuning("past its newest snapshot, another vehicle goes "
                                          "on moving this long, then holds", minimum=0.0,
                                          maximum=1.0)
-    puppet_margin_m: float = tuning("another vehicle's body is moved with it only this much "
-                                    "beyond touching distance of one's own (farther, it "
-                                    "cannot meet it before the next step)", minimum=1.0,
-                                    maximum=200.0)
     jump_mps: float = tuning("another vehicle moving faster than this between two "
                              "snapshots was set down elsewhere: shown there at once, not "
                              "slid across", minimum=20.0, maximum=1000.0)
