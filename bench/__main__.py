@@ -6,7 +6,8 @@ Benchmarks:
   particles   our numpy particle system against Panda's ParticleEffect (ms per frame)
   net         a dedicated server and headless clients on loopback through a simulated
               link: bandwidth, prediction and interpolation error, server step time
-With no benchmark named, all of them run at their default sizes.
+With no benchmark named, all of them run at their default sizes (net only where pyenet
+is installed).
 
 ``--json`` prints one JSON document instead of the table::
 
@@ -28,6 +29,7 @@ from pathlib import Path
 from bench import battle, net, vehicles
 from bench.machine import machine_info
 from game.errors import whole_number
+from game.sim.net.link import enet_available
 
 NOT_AVAILABLE: dict[str, str] = {}
 DEFAULT_PARTICLES = 10_000
@@ -86,6 +88,8 @@ def _parser() -> argparse.ArgumentParser:
     sparks.add_argument("--frames", type=_POSITIVE, default=DEFAULT_PARTICLE_FRAMES,
                         help=f"frames measured; the median counts (default "
                              f"{DEFAULT_PARTICLE_FRAMES})")
+    if not enet_available():
+        NOT_AVAILABLE["net"] = "needs pyenet (pip install pyenet)"
     online = commands.add_parser("net", parents=[common],
                                  help="a server and headless clients: bandwidth, prediction")
     online.add_argument("--clients", type=_POSITIVE, default=net.DEFAULT_CLIENTS,
@@ -101,8 +105,34 @@ def _parser() -> argparse.ArgumentParser:
     online.add_argument("--keep", type=Path, metavar="DIR",
                         help="leave the server's and clients' telemetry in DIR")
     for name, reason in NOT_AVAILABLE.items():
-        commands.add_parser(name, parents=[common], help=reason)
+        if name not in commands.choices:
+            commands.add_parser(name, parents=[common], help=reason)
     return parser
+
+
+def _run_one(name: str, options, config, quiet: bool) -> tuple[dict, str]:
+    """Run one benchmark; its report and its table."""
+    if name == "particles":  # opens an offscreen window: last, in this process
+        from bench.particles import benchmark
+        report = benchmark(options.count, options.frames)
+        return report, f"particles: {json.dumps(report)}"
+    if name == "net":
+        report = net.run(config, clients=options.clients, bots=options.bots,
+                         seconds=options.seconds, net_sim=options.net_sim, keep=options.keep)
+        return report, net.table(report)
+    if name == "battle":
+        report = battle.run(config, bots=options.bots, seconds=options.seconds,
+                            seed=options.seed)
+        return report, battle.table(report)
+    progress = None if quiet else (
+        lambda result: print(f"  {result['count']} tanks: ours "
+                             f"{result['ours']['ms_per_step']:.3f} ms/step, BulletVehicle "
+                             f"{result['bullet_vehicle']['ms_per_step']:.3f} ms/step",
+                             file=sys.stderr, flush=True))
+    report = vehicles.run(config, counts=options.counts, steps=options.steps,
+                          repeats=options.repeats, warmup_steps=options.warmup,
+                          seed=options.seed, progress=progress)
+    return report, vehicles.table(report)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,7 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.benchmark is None:  # everything, at the default sizes
         wanted = []
-        for name in ("vehicles", "battle", "particles"):
+        for name in ("vehicles", "battle", "net", "particles"):
+            if name in NOT_AVAILABLE:
+                continue
             defaults = parser.parse_args([name])
             defaults.json = args.json
             wanted.append((name, defaults))
@@ -133,39 +165,10 @@ def main(argv: list[str] | None = None) -> int:
             if not args.json:
                 print(f"{name}: skipped, {NOT_AVAILABLE[name]}")
             continue
-        if name == "particles":  # opens an offscreen window: last, in this process
-            from bench.particles import benchmark
-            report = benchmark(options.count, options.frames)
-            document["results"][name] = report
-            if not args.json:
-                print(f"particles: {json.dumps(report)}")
-            continue
-        if name == "net":
-            report = net.run(config, clients=options.clients, bots=options.bots,
-                             seconds=options.seconds, net_sim=options.net_sim,
-                             keep=options.keep)
-            document["results"][name] = report
-            if not args.json:
-                print(net.table(report))
-            continue
-        if name == "battle":
-            report = battle.run(config, bots=options.bots, seconds=options.seconds,
-                                seed=options.seed)
-            document["results"][name] = report
-            if not args.json:
-                print(battle.table(report))
-            continue
-        progress = None if args.json else (
-            lambda result: print(f"  {result['count']} tanks: ours "
-                                 f"{result['ours']['ms_per_step']:.3f} ms/step, BulletVehicle "
-                                 f"{result['bullet_vehicle']['ms_per_step']:.3f} ms/step",
-                                 file=sys.stderr, flush=True))
-        report = vehicles.run(config, counts=options.counts, steps=options.steps,
-                              repeats=options.repeats, warmup_steps=options.warmup,
-                              seed=options.seed, progress=progress)
+        report, text = _run_one(name, options, config, args.json)
         document["results"][name] = report
         if not args.json:
-            print(vehicles.table(report))
+            print(text)
     if args.json:
         print(json.dumps(document, indent=2))
     return 0

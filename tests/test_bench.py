@@ -75,3 +75,17 @@ def test_a_bad_count_is_one_line_and_status_2():
     done = bench("vehicles", "--counts", "1,zero")
     assert done.returncode == 2
     assert "--counts" in done.stderr and "expected whole numbers" in done.stderr
+
+
+def test_the_net_benchmark_measures_a_real_server_and_clients():
+    done = bench("net", "--clients", "2", "--bots", "1", "--seconds", "6", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)["results"]["net"]
+    assert report["client_failures"] == []
+    assert report["parameters"]["clients"] == 2
+    for key in ("down_kbit_s", "up_kbit_s", "own_rms_m", "remote_rms_m", "remote_behind_s",
+                "server_step_ms"):
+        assert report[key] is not None and report[key] >= 0.0, key
+    assert report["own_rows"] > 100  # both clients drove, past their warm-up
+    assert report["down_kbit_s"] > report["up_kbit_s"] > 0.0
+    assert set(report["met"]) == set(report["targets"])

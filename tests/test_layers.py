@@ -5,8 +5,8 @@
   the top (app, command line, config, the player's settings files), ShowBase or DirectGUI;
 - the project's modules import one another without a cycle.
 
-And the headless run, which a dedicated server will be, loads none of the view, input
-or audio modules, nor Panda's ShowBase, DirectGUI or audio manager.
+And the headless run and the dedicated server load none of the view, input or audio
+modules, nor Panda's ShowBase, DirectGUI or audio manager.
 """
 
 from __future__ import annotations
@@ -138,12 +138,14 @@ def test_the_rules_see_a_forbidden_import(tmp_path):
         "game.sim.leak imports game.view.hud"]
 
 
-@pytest.mark.parametrize("vehicle", ["tank", "car"])
-def test_a_headless_run_loads_no_presentation(repo_root, vehicle):
+@pytest.mark.parametrize("flags", [["--headless", "--vehicle", "tank"],
+                                   ["--headless", "--vehicle", "car"],
+                                   ["--serve", "--host", "127.0.0.1", "--port", "0"]],
+                         ids=["tank", "car", "server"])
+def test_a_headless_run_loads_no_presentation(repo_root, flags):
     script = ("import sys\n"
               "from game.cli import main\n"
-              f"assert main(['--headless', '--seconds', '0.2', '--bots', '1', "
-              f"'--vehicle', '{vehicle}']) == 0\n"
+              f"assert main({flags + ['--seconds', '0.2', '--bots', '1']}) == 0\n"
               "loaded = sorted(name for name in sys.modules if name.startswith(("
               "'game.view', 'game.input', 'game.audio', 'direct.showbase', 'direct.gui',"
               " 'game.app', 'game.window_config')))\n"

@@ -151,3 +151,27 @@ def test_without_pyenet_the_online_flags_say_how_to_get_it(monkeypatch, capsys):
     monkeypatch.setattr(game.online, "enet_available", lambda: False)
     assert main(["--serve", "--seconds", "1"]) == EXIT_USAGE
     assert "pip install pyenet" in capsys.readouterr().err
+
+
+def test_a_window_joins_and_draws_another_player(tmp_path, run_cli):
+    """`--connect --offscreen`: a window on a server's game, another player driving in it."""
+    server, port = start_server("--seconds", "60", "--map", "flat")
+    drive = tmp_path / "drive.json"
+    drive.write_text(json.dumps({"events": [{"t": 0.0, "throttle": 0.5, "gear": "1"}]}))
+    bravo = subprocess.Popen([sys.executable, str(MAIN), "--headless", "--connect",
+                              f"127.0.0.1:{port}", "--name", "bravo", "--inputs", drive,
+                              "--seconds", "30"], cwd=REPO_ROOT, env=cli_env(),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        png, telemetry = tmp_path / "alpha.png", tmp_path / "alpha.jsonl"
+        result = run_cli("--connect", f"127.0.0.1:{port}", "--name", "alpha", "--offscreen",
+                         "--seconds", "3", "--screenshot", png, "--telemetry", telemetry)
+    finally:
+        bravo.kill()
+        server.terminate()
+        server.wait(timeout=30)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert png.stat().st_size > 10_000
+    last = rows(telemetry)[-1]
+    assert [remote["name"] for remote in last["remote"]] == ["bravo"]
+    assert last["ping_ms"] > 0.0

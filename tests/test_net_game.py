@@ -233,3 +233,40 @@ def test_no_round_ends_on_a_server_waiting_for_players(harness):
     net = harness(bots=2)
     net.step(400)
     assert net.server.battle.round == 1 and net.server.battle.score["bots"] == 0
+
+
+def test_a_window_on_a_network_game_shows_the_others_ping_and_scoreboard(harness, config):
+    from panda3d.core import NodePath
+
+    from game.sim.net.shown import ClientLoop, ClientSession
+    from game.view.hud import Hud
+    from game.view.hud_state import read_hud_state
+    net = harness(bots=1)
+    alpha = net.join("alpha")
+    net.join("beta")
+    session = ClientSession(alpha)
+    loop = ClientLoop(session, lambda _world: Controls(throttle=1.0, gear="1"))
+    del net.clients["alpha"]  # the window's loop steps alpha from here on
+    for _ in range(150):
+        net.step()
+        loop.advance(1.0 / 60.0)
+    names = {vehicle.name for vehicle in session.simulation.vehicles}
+    assert names == {"alpha", "beta", "bot-1"}
+    assert session.simulation.player.name == "alpha"
+    assert distance(session.simulation.player.current.position_ws,
+                    alpha.prediction.drawn_position_ws) < 1e-9
+    state = read_hud_state(session.simulation, session.battle)
+    assert state.ping_ms is not None and state.ping_ms >= 0.0
+    assert {row.name for row in state.board} == {"alpha", "beta", "bot-1"}
+    assert [row.ping_ms for row in state.board if row.name == "bot-1"] == [None]
+    assert sorted(kind for *_, kind in state.contacts) == ["enemy", "other"]  # the bot
+    root = NodePath("hud-test")
+    hud = Hud({"center": root, "top_left": root.attachNewNode("tl")}, config.view.hud)
+    hud.update(state, 1.0 / 60.0)
+    assert hud.scoreboard.ping_text.node().getText().startswith("ping ")
+    assert hud.scoreboard.panel.isHidden()
+    hud.scoreboard.toggle()  # Tab
+    assert not hud.scoreboard.panel.isHidden()
+    assert "beta" in hud.scoreboard.columns[0].node().getText()
+    hud.destroy()
+    session.destroy()

@@ -15,12 +15,9 @@ silent for ``timeout_s``, is put out, and its vehicle goes with it.
 
 from __future__ import annotations
 
-import math
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
-
-import numpy as np
+from dataclasses import dataclass
 
 from game.sim.controls import Controls
 from game.sim.events import Destroyed, Event, Joined, Left, Shift, ShiftRefused, ShiftStart
@@ -28,62 +25,16 @@ from game.sim.net.link import Arrival, Endpoint
 from game.sim.net.protocol import (NO_TICK, PROTOCOL, RELIABLE_CHANNEL, STATE_CHANNEL, Bye, End,
                                    Events, Hello, Inputs, ProtocolError, Refuse, Roster,
                                    RosterEntry, Scoreboard, ScoreLine, Welcome, decode_client)
+from game.sim.net.slots import ClientSlot, RateMeter, join_spot
 from game.sim.net.snapshots import Snapshot, WireVehicle, encode_snapshot, own_state, wire_vehicle
 from game.sim.net.spec import NetSpec
 from game.sim.session import GameOptions, GameSession, SessionSpecs
 from game.sim.telemetry import DECIMALS, TelemetryWriter
-from game.sim.vehicles import Vehicle
 
 _MAX_VEHICLES = 255
 """Vehicle ids are one byte."""
 _LOCAL_EVENTS = (ShiftStart, Shift, ShiftRefused)
 """Each client makes its own vehicle's gear events; nobody needs the others'."""
-
-
-class RateMeter:
-    """Bytes over the last second, counted per step."""
-
-    def __init__(self, steps_per_second: int):
-        self._counts = np.zeros(steps_per_second, dtype=np.int64)
-        self._slot = 0
-
-    def add(self, count: int) -> None:
-        self._counts[self._slot] += count
-
-    def next_step(self) -> None:
-        self._slot = (self._slot + 1) % len(self._counts)
-        self._counts[self._slot] = 0
-
-    @property
-    def per_second(self) -> int:
-        return int(self._counts.sum())
-
-
-@dataclass
-class ClientSlot:
-    """One connected peer: before its hello, only when it connected; after, its player."""
-
-    peer: int
-    heard_s: float
-    name: str | None = None
-    vehicle: Vehicle | None = None
-    vehicle_id: int = -1
-    inputs: dict[int, Controls] = field(default_factory=dict)
-    """Controls by the step they are for, not yet taken."""
-    last_controls: Controls = field(default_factory=Controls)
-    ack_tick: int = NO_TICK
-    echo: tuple[int, float] | None = None
-    """The newest inputs' ``sent_ms`` and when they arrived (for the client's ping)."""
-    ping_ms: int = 0
-    margin: int | None = None
-    """How many steps early inputs arrived, at worst, since the last snapshot."""
-    malformed: int = 0
-    missed_inputs: int = 0
-    """Steps taken with the last controls again, this step's not being in (late, lost)."""
-    messages: float = 0.0
-    """A leaky bucket of messages: drains by ``messages_per_step_most`` a step."""
-    bytes_in: RateMeter | None = None
-    bytes_out: RateMeter | None = None
 
 
 @dataclass(frozen=True)
@@ -245,7 +196,7 @@ class GameServer:
 
     def _join(self, slot: ClientSlot, hello: Hello) -> None:
         name = self._unique_name(hello.name.strip())
-        x_m, y_m, heading_deg = self._free_spot()
+        x_m, y_m, heading_deg = join_spot(self.simulation, self.net.join_ring_m)
         slot.vehicle = self.simulation.spawn(hello.vehicle, name, x_m, y_m, heading_deg)
         slot.name = name
         slot.vehicle_id = self._ids[name] = self._free_id()
@@ -286,28 +237,6 @@ class GameServer:
     def _free_id(self) -> int:
         used = set(self._ids.values())
         return next(number for number in range(_MAX_VEHICLES) if number not in used)
-
-    def _free_spot(self) -> tuple[float, float, float]:
-        """A place on the join ring as far as it allows from every vehicle and rock,
-        facing the centre."""
-        centre_x, centre_y = self.simulation.arena.spawn_points[0]
-        terrain = self.simulation.terrain
-        margin = self.simulation.specs.rocks.edge_clearance_m
-        radius = min(self.net.join_ring_m, min(terrain.half_extent_x_m,
-                                               terrain.half_extent_y_m) - margin)
-        others = [vehicle.current.position_ws[:2] for vehicle in self.simulation.vehicles]
-        others += [rock.position_ws[:2] for rock in self.simulation.rocks]
-        best, best_gap = None, -1.0
-        for number in range(24):
-            angle = 2.0 * math.pi * number / 24
-            spot = np.array([centre_x + radius * math.sin(angle),
-                             centre_y + radius * math.cos(angle)])
-            gap = min((float(np.linalg.norm(spot - other)) for other in others),
-                      default=math.inf)
-            if gap > best_gap:
-                best, best_gap = spot, gap
-        heading = math.degrees(math.atan2(centre_x - best[0], centre_y - best[1]))
-        return float(best[0]), float(best[1]), heading
 
     def _inputs(self, slot: ClientSlot, inputs: Inputs, now_s: float) -> None:
         if slot.vehicle is None:
