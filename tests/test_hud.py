@@ -126,3 +126,20 @@ def test_reload_ring_and_messages(game, config):
     for _ in range(int(config.view.hud.message_s * 60) + 2):
         hud.update(hud.state, 1.0 / 60.0)
     assert _text(hud.message_text) == ""
+
+
+@pytest.mark.parametrize("winner, seen_by, words", [
+    ("alpha", "alpha", "You win round 2"), ("alpha", "beta", "alpha wins round 2"),
+    ("nobody", "alpha", "Nobody wins round 2"), ("bots", "alpha", "The bots win round 2")])
+def test_an_online_round_end_names_its_winner(winner, seen_by, words):
+    from game.view.hud_state import message_for
+    score = {"player": 0, "bots": 1} if winner == "bots" else {"alpha": 2, "beta": 1}
+    assert message_for(RoundEnd(2, winner, score), seen_by).startswith(words)
+
+
+def test_an_online_score_line_ranks_the_players():
+    from game.view.hud_state import HudState
+    state = HudState(round=3, score={"beta": 1, "alpha": 2, "carol": 1})
+    assert state.score_line == "Round 3    alpha 2   beta 1   carol 1"
+    assert HudState(round=1, score={"player": 1, "bots": 0}).score_line.endswith("you 1 : 0 bots")
+    assert HudState().score_line is None

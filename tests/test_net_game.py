@@ -7,13 +7,14 @@ serving its honest clients through ten thousand hostile messages.
 
 from __future__ import annotations
 
+import math
 import random
 import struct
 import numpy as np
 import pytest
 
 from game.sim.controls import Controls
-from game.sim.events import Destroyed, Joined, Left
+from game.sim.events import Destroyed, Joined, Left, RoundEnd
 from game.sim.net.client import ConnectionRefused
 from game.sim.net.link import Endpoint, enet_available
 from game.sim.net.protocol import NO_TICK, RELIABLE_CHANNEL, STATE_CHANNEL, Hello, Inputs
@@ -66,13 +67,15 @@ def test_a_shot_from_one_destroys_the_other_and_both_hear_of_it(harness):
     server.place(net.server_vehicle("alpha"), 0.0, 0.0, 0.0)  # alpha faces beta, 30 m north
     server.place(net.server_vehicle("beta"), 0.0, 30.0, 90.0)
     net.controls["beta"] = Controls(handbrake=True)
-    net.controls["alpha"] = Controls(elevation=-1.0, handbrake=True)  # down 1.5°: beta's hull
-    net.step(15)
+    net.controls["alpha"] = Controls(elevation=-1.0, handbrake=True)  # down to beta's hull
+    net.step_until(lambda: net.server_vehicle("alpha").aim.elevation_rad < math.radians(-1.5),
+                   "the gun lowered")
     net.controls["alpha"] = Controls(fire=True, handbrake=True)
     net.step_until(lambda: net.server_vehicle("beta").destroyed, "beta destroyed", 2000)
     net.step(30)  # the reliable events reach both
     for name in ("alpha", "beta"):
         assert Destroyed("beta", "alpha") in net.events[name]
+        assert RoundEnd(1, "alpha", {"alpha": 1, "beta": 0}) in net.events[name]  # last left
     assert net.clients["beta"].simulation.player.destroyed  # from the snapshots
     assert remote_named(net.clients["alpha"], "beta").destroyed
 

@@ -138,9 +138,7 @@ REFUSAL_WORDS = {"moving": "still moving", "over_rev": "it would over-rev"}
 def message_for(event: Event, player_name: str) -> str | None:
     """The HUD's line for an event the player should know of (None: not one of those)."""
     if isinstance(event, RoundEnd):
-        winner = "You win" if event.winner == "player" else "The bots win"
-        return (f"{winner} round {event.round}  "
-                f"({event.score.get('player', 0)} : {event.score.get('bots', 0)})")
+        return _round_end_words(event, player_name)
     if isinstance(event, RoundStart):
         return f"Round {event.round}"
     if isinstance(event, Destroyed):
@@ -151,3 +149,15 @@ def message_for(event: Event, player_name: str) -> str | None:
         return (f"Shift to {event.gear} refused: "
                 f"{REFUSAL_WORDS.get(event.reason, event.reason)}")
     return None
+
+
+def _round_end_words(event: RoundEnd, player_name: str) -> str:
+    """Who won the round: the player's side or the bots', or (free for all) a player."""
+    if event.winner in ("player", "bots"):
+        winner = "You win" if event.winner == "player" else "The bots win"
+        return (f"{winner} round {event.round}  "
+                f"({event.score.get('player', 0)} : {event.score.get('bots', 0)})")
+    if event.winner == "nobody":
+        return f"Nobody wins round {event.round}"
+    winner = "You win" if event.winner == player_name else f"{event.winner} wins"
+    return f"{winner} round {event.round}"
