@@ -82,11 +82,17 @@ def test_a_shot_from_one_destroys_the_other_and_both_hear_of_it(harness):
 
 def test_a_client_leaves_and_rejoins(harness):
     net = harness()
+    world = net.server.simulation.world
+    handles, bodies = len(world.handles), world.bullet.getNumRigidBodies()
     net.join("alpha")
     beta = net.join("beta")
     net.leave("alpha")
     net.step(30)
     assert net.server_vehicle("alpha") is None
+    # alpha's body and handle went with it: only beta's are left
+    assert len(world.handles) == handles + 1
+    assert world.bullet.getNumRigidBodies() == bodies + 1
+    assert len(net.server.simulation.tanks.bodies) == 1 and len(net.server.clients) == 1
     assert Left("alpha", "quit") in net.events["beta"]
     assert remote_named(beta, "alpha") is None
     tanks = len(net.server.simulation.tanks.bodies)

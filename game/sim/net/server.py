@@ -291,10 +291,12 @@ class GameServer:
             for slot in playing:
                 self._send(slot, RELIABLE_CHANNEL, roster)
             self._roster_changed = False
-        for event in events:
+        for event in events:  # (a shell may land after its shooter left: not counted)
             if isinstance(event, Destroyed):
-                self.kills[event.by] = self.kills.get(event.by, 0) + 1
-                self.deaths[event.vehicle] = self.deaths.get(event.vehicle, 0) + 1
+                if event.by in self._ids:
+                    self.kills[event.by] = self.kills.get(event.by, 0) + 1
+                if event.vehicle in self._ids:
+                    self.deaths[event.vehicle] = self.deaths.get(event.vehicle, 0) + 1
         if self.tick % self.step_hz == 0:
             scores = self._scoreboard().encode()
             for slot in playing:
