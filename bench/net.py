@@ -213,6 +213,7 @@ def _figures(down, up, own_errors, jumps, remote_errors, behind_s, step_ms) -> d
     kbit = 8.0 / 1000.0
     figures = {
         "down_kbit_s": round(float(np.mean(down)) * kbit, 2) if down else None,
+        "down_kbit_s_p99": round(float(np.percentile(down, 99)) * kbit, 2) if down else None,
         "down_kbit_s_peak": round(float(np.max(down)) * kbit, 2) if down else None,
         "up_kbit_s": round(float(np.mean(up)) * kbit, 2) if up else None,
         "own_rms_m": _rms(own_errors),
@@ -220,6 +221,9 @@ def _figures(down, up, own_errors, jumps, remote_errors, behind_s, step_ms) -> d
         "drawn_jump_m": round(max(jumps), 4) if jumps else None,
         "remote_rms_m": _rms(remote_errors),
         "remote_behind_s": round(max(behind_s), 3) if behind_s else None,
+        "remote_behind_s_median": round(float(np.median(behind_s)), 3) if behind_s else None,
+        "remote_behind_s_p99": (round(float(np.percentile(behind_s, 99)), 3) if behind_s
+                                else None),
         "server_step_ms": round(float(np.mean(step_ms)), 3) if step_ms else None,
         "server_step_ms_p99": round(float(np.percentile(step_ms, 99)), 3) if step_ms else None,
     }
