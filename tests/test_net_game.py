@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from game.sim.controls import Controls
-from game.sim.events import Destroyed, Joined, Left, RoundEnd
+from game.sim.events import Destroyed, Hit, Joined, Left, RoundEnd, Shot
 from game.sim.net.client import ConnectionRefused
 from game.sim.net.link import Endpoint, enet_available
 from game.sim.net.protocol import NO_TICK, RELIABLE_CHANNEL, STATE_CHANNEL, Hello, Inputs
@@ -278,4 +278,36 @@ def test_a_window_on_a_network_game_shows_the_others_ping_and_scoreboard(harness
     assert not hud.scoreboard.panel.isHidden()
     assert "beta" in hud.scoreboard.columns[0].node().getText()
     hud.destroy()
+    session.destroy()
+
+
+def test_a_window_draws_the_servers_shells_from_shot_to_hit(harness):
+    from game.sim.net.shown import ClientLoop, ClientSession
+    net = harness()
+    alpha = net.join("alpha")
+    net.join("beta")
+    server = net.server.simulation
+    server.place(net.server_vehicle("alpha"), 0.0, 0.0, 0.0)
+    server.place(net.server_vehicle("beta"), 0.0, 40.0, 90.0)
+    session = ClientSession(alpha)
+    wanted = [Controls(elevation=-1.0, handbrake=True)]
+    loop = ClientLoop(session, lambda _world: wanted[0])
+    events = []
+    loop.subscribe(events.extend)
+    del net.clients["alpha"]
+    seen_in_flight = []
+    for _ in range(600):
+        net.step()
+        loop.advance(1.0 / 60.0)
+        if net.server_vehicle("alpha").aim.elevation_rad < math.radians(-1.2):
+            wanted[0] = Controls(fire=True, handbrake=True)
+        seen_in_flight.append(len(session.simulation.shells))
+        if any(isinstance(event, Hit) for event in events):
+            break
+    assert any(isinstance(event, Shot) and event.vehicle == "alpha" for event in events)
+    assert max(seen_in_flight) == 1  # drawn in flight, from the shot event
+    net.step(10)
+    for _ in range(10):
+        loop.advance(1.0 / 60.0)
+    assert session.simulation.shells == []  # it reached the hit's point and was gone
     session.destroy()

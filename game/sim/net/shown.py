@@ -6,6 +6,8 @@ The views read a session's ``simulation`` (its vehicles, player, terrain, shells
 - :class:`ShownWorld`: the client's own simulation, but whose ``vehicles`` are our vehicle
   as drawn (:class:`ShownOwn`: the prediction with the correction still being smoothed
   away) and every other vehicle as interpolated (:mod:`game.sim.net.remote`);
+- its ``shells``: each shot the server tells of, flown from the firing vehicle's drawn
+  muzzle until it reaches the point its hit names (:class:`ShellTraces`);
 - :class:`OnlineBattle`: the round and score from the server's events, the scoreboard
   from its messages.
 
@@ -19,11 +21,14 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
+import numpy as np
+
 from game.sim.controls import Controls
-from game.sim.events import Event, RoundEnd, RoundStart
+from game.sim.events import Event, Hit, RoundEnd, RoundStart, Shot
 from game.sim.net.client import NetClient, ServerGone
 from game.sim.net.protocol import Scoreboard
 from game.sim.telemetry import TelemetryWriter
+from physics.model.ballistics import gun_axes
 from physics.model.pose import BodyState
 
 
@@ -54,6 +59,20 @@ class ShownWorld:
     def __init__(self, client: NetClient):
         self._client = client
         self.player = ShownOwn(client)
+        self.traces = ShellTraces(self, client.simulation.gravity_m_s2)
+        self._specs = {kind: fleet.spec for kind, fleet in client.simulation.fleets.items()}
+        self._kinds: dict[str, str] = {}
+
+    @property
+    def shells(self) -> list[ShellTrace]:
+        return self.traces.shells
+
+    def vehicle_spec(self, name: str):
+        """The spec of the vehicle called ``name``, while it is (or was lately) in."""
+        vehicle = self.vehicle_named(name)
+        if vehicle is not None:
+            self._kinds[name] = vehicle.kind
+        return self._specs.get(self._kinds.get(name))
 
     @property
     def vehicles(self) -> list:
@@ -67,6 +86,65 @@ class ShownWorld:
 
     def __getattr__(self, name: str):
         return getattr(self._client.simulation, name)
+
+
+@dataclass(eq=False)
+class ShellTrace:
+    """A shell the server fired, as a client draws it: from the firing vehicle's drawn
+    muzzle, on its arc, until it reaches the point its hit names (or its life ends)."""
+
+    shooter: str
+    position_ws: np.ndarray
+    velocity_ws: np.ndarray
+    fired_at_s: float
+    ends_at_ws: np.ndarray | None = None
+
+
+class ShellTraces:
+    """The shells in flight a client draws: made from shot events, ended by hit events.
+    (The client fires nothing itself: whether a shell hits is the server's to say.)"""
+
+    def __init__(self, world: "ShownWorld", gravity_m_s2: float):
+        self._world = world
+        self._gravity_ws = np.array([0.0, 0.0, -gravity_m_s2])
+        self.shells: list[ShellTrace] = []
+
+    def on_events(self, events: list[Event]) -> None:
+        for event in events:
+            if isinstance(event, Shot):
+                self._fired(event.vehicle)
+            elif isinstance(event, Hit):
+                flying = [shell for shell in self.shells
+                          if shell.shooter == event.shooter and shell.ends_at_ws is None]
+                if flying:  # the oldest of its shells still without an end
+                    flying[0].ends_at_ws = np.asarray(event.point, dtype=float)
+
+    def _fired(self, name: str) -> None:
+        vehicle = self._world.vehicle_named(name)
+        if vehicle is None or vehicle.aim is None:
+            return
+        gun = vehicle.spec.gun
+        muzzle, barrel = gun_axes(vehicle.current, gun, vehicle.aim)
+        self.shells.append(ShellTrace(name, muzzle, vehicle.current.velocity_ws
+                                      + barrel * gun.muzzle_velocity_mps,
+                                      self._world.time_s))
+
+    def advance(self, step_s: float) -> None:
+        """A step of flight; shells past their end or their life are gone."""
+        now_s = self._world.time_s
+        kept = []
+        for shell in self.shells:
+            spec = self._world.vehicle_spec(shell.shooter)
+            lifetime_s = spec.gun.shell_lifetime_s if spec is not None else 0.0
+            shell.velocity_ws = shell.velocity_ws + self._gravity_ws * step_s
+            moved = shell.velocity_ws * step_s
+            end = shell.ends_at_ws
+            if end is not None and float((end - shell.position_ws) @ moved) <= float(moved @ moved):
+                continue  # it reaches its hit within this step
+            shell.position_ws = shell.position_ws + moved
+            if now_s - shell.fired_at_s < lifetime_s:
+                kept.append(shell)
+        self.shells = kept
 
 
 @dataclass
@@ -187,7 +265,10 @@ class ClientLoop:
         if client.tick is None:
             return
         self.last_controls = client.last_controls
-        self.session.simulation.player.update()
+        world = self.session.simulation
+        world.player.update()
+        world.traces.on_events(events)
+        world.traces.advance(client.step_s)
         if self.telemetry is not None:
             self.telemetry.write(client.telemetry_record(events))
         for listener in self._listeners:
