@@ -14,8 +14,9 @@ With ``--players 2`` the window is split: each player has a view of their own
 (:mod:`game.input.player_input`).
 
 Esc opens the pause menu: the fixed-step clock stops (no physics step is taken)
-until it closes. Scripted and offscreen runs (``--inputs``, ``--seconds``,
-``--offscreen``) never open it: there Esc leaves at once. Keys and pad controls rebound
+until it closes; online, the server's game goes on under it, our controls let go.
+Scripted and offscreen runs (``--inputs``, ``--seconds``, ``--offscreen``) never open
+it: there Esc leaves at once. Keys and pad controls rebound
 on its Controls page are used at once (:meth:`TankBattleApp.apply_bindings`).
 """
 
@@ -44,7 +45,7 @@ from game.sim.local_players import SECOND_PLAYER
 from game.sim.net.shown import ClientLoop, ClientSession
 from game.sim.replay import ReplayRecorder
 from game.sim.session import GameOptions, GameSession
-from game.sim.simulation import Simulation
+from game.sim.simulation import IDLE, Simulation
 from game.sim.step_loop import StepLoop
 from game.sim.telemetry import TelemetryWriter
 from game.view.player_view import (SECOND_VIEW_MASK, Divider, PlayerView, extra_screen, main_screen,
@@ -215,6 +216,8 @@ class TankBattleApp(ShowBase):
         self._followed: list = [None] * len(self.views)
 
     def _player_controls(self, simulation: Simulation) -> Controls:
+        if self.paused:  # online, the game goes on under the menu
+            return IDLE
         inputs = self.run_options.inputs
         if inputs is not None:
             return inputs.controls_at(self.loop.elapsed_s)
@@ -293,7 +296,10 @@ class TankBattleApp(ShowBase):
             if self.player_inputs.pause_pressed() and not self.menu.capturing:
                 self.resume()
             self.menu.poll_pads()
-            self._draw(0.0)
+            online = isinstance(self.session, ClientSession)
+            if online:  # a server's game goes on (hands off the controls meanwhile)
+                self.loop.advance(frame_s)
+            self._draw(frame_s if online else 0.0)
             return task.cont
         started = time.perf_counter()
         steps = self.loop.advance(frame_s)
