@@ -106,7 +106,9 @@ class TankBattleApp(ShowBase):
             self.clock.setFrameRate(config.game.simulation.step_hz)
         self.setBackgroundColor(*config.view.scene.fog_colour, 1.0)
         self.disableMouse()
-        self.session = (run.online if run.online is not None
+        self.online = run.online is not None
+        """A game on a server: it goes on under the pause menu, and has no restart."""
+        self.session = (run.online if self.online
                         else GameSession(config.session, run.options, self._new_recorder()))
         view = config.view
         simulation = self.session.simulation
@@ -226,7 +228,7 @@ class TankBattleApp(ShowBase):
     def restart_game(self) -> None:
         """A fresh game (same map, seed, vehicle and bots): new views and sounds for it.
         (Online, the server runs the rounds: nothing to restart here.)"""
-        if isinstance(self.session, ClientSession):
+        if self.online:
             for player in self.views:
                 player.message("Online: the server starts each round")
             self.resume()
@@ -296,10 +298,9 @@ class TankBattleApp(ShowBase):
             if self.player_inputs.pause_pressed() and not self.menu.capturing:
                 self.resume()
             self.menu.poll_pads()
-            online = isinstance(self.session, ClientSession)
-            if online:  # a server's game goes on (hands off the controls meanwhile)
+            if self.online:  # a server's game goes on (hands off the controls meanwhile)
                 self.loop.advance(frame_s)
-            self._draw(frame_s if online else 0.0)
+            self._draw(frame_s if self.online else 0.0)
             return task.cont
         started = time.perf_counter()
         steps = self.loop.advance(frame_s)

@@ -135,6 +135,13 @@ def _check_arguments(args: argparse.Namespace) -> None:
                                "drop --record and --replay")
     if args.headless and (args.offscreen or args.screenshot):
         raise CommandLineError("--headless draws nothing: drop --offscreen and --screenshot")
+    if args.screenshot is not None:
+        if args.screenshot.suffix.lower() != ".png":
+            raise CommandLineError(f"--screenshot {args.screenshot}: expected a file name "
+                                   "ending in .png")
+        if not args.screenshot.resolve().parent.is_dir():
+            raise CommandLineError(f"--screenshot {args.screenshot}: expected a file in an "
+                                   "existing folder")
     _check_online_arguments(args)
 
 
@@ -142,12 +149,13 @@ def _check_online_arguments(args: argparse.Namespace) -> None:
     if args.serve and args.connect:
         raise CommandLineError("--serve runs a server, --connect joins one: choose one")
     if args.serve:
-        local = [flag for flag, given in (("--connect", args.connect), ("--inputs", args.inputs),
+        local = [flag for flag, given in (("--inputs", args.inputs),
                                           ("--offscreen", args.offscreen),
                                           ("--screenshot", args.screenshot),
                                           ("--record", args.record), ("--replay", args.replay),
                                           ("--players", args.players > 1),
-                                          ("--net-sim", args.net_sim)) if given]
+                                          ("--net-sim", args.net_sim), ("--name", args.name))
+                 if given]
         if local:
             raise CommandLineError(f"--serve runs no local player: drop {', '.join(local)}")
     elif args.connect:
@@ -158,13 +166,6 @@ def _check_online_arguments(args: argparse.Namespace) -> None:
             raise CommandLineError(f"--connect plays the server's game: drop {', '.join(local)}")
     elif args.net_sim or args.name:
         raise CommandLineError("--net-sim and --name are for a client: add --connect HOST:PORT")
-    if args.screenshot is not None:
-        if args.screenshot.suffix.lower() != ".png":
-            raise CommandLineError(f"--screenshot {args.screenshot}: expected a file name "
-                                   "ending in .png")
-        if not args.screenshot.resolve().parent.is_dir():
-            raise CommandLineError(f"--screenshot {args.screenshot}: expected a file in an "
-                                   "existing folder")
 
 
 def run(argv: list[str] | None = None) -> int:

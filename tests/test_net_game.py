@@ -45,7 +45,7 @@ def remote_named(client, name: str):
 
 def test_two_clients_see_each_other_move(harness):
     net = harness()
-    alpha, beta = net.join("alpha"), net.join("beta")
+    alpha, beta = net.join("alpha"), net.join("beta", "car")
     start = net.server_vehicle("alpha").current.position_ws.copy()
     net.controls["alpha"] = Controls(throttle=1.0, gear="1")
     net.step(240)
@@ -55,7 +55,10 @@ def test_two_clients_see_each_other_move(harness):
     assert distance(seen.current.position_ws, start) > 4.0  # beta saw alpha drive off
     assert distance(seen.current.position_ws, on_server) < 2.0  # a few steps behind
     assert distance(alpha.simulation.player.current.position_ws, on_server) < 1.0  # ahead
-    assert remote_named(alpha, "beta") is not None
+    car = remote_named(alpha, "beta")
+    assert car.kind == "car" and car.aim is None and beta.simulation.player.kind == "car"
+    wheels = car.wheel_state()  # drawn on the ground under it, as its own client has it
+    assert wheels.shape == (4, 4) and (wheels[0] > 0.0).all()
     assert Joined("beta") in net.events["alpha"]
 
 

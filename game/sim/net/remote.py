@@ -190,14 +190,14 @@ class RemoteVehicle:
         count = len(origins)
         ground = self._terrain.height_at(origins[:, 0], origins[:, 1])
         reach = (origins[:, 2] - ground) / max(-float(down[2]), 1e-3)
-        rest_m = constants.rest_length_m
-        on_ground = reach < rest_m
-        along = np.minimum(reach, rest_m)
+        ray_m = constants.ray_length_m  # the spring's rest length and the wheel's radius
+        on_ground = reach <= ray_m
+        along = np.minimum(reach, ray_m)
         contacts = origins + down[None, :] * along[:, None]
         normals = self._terrain.normal_at(contacts[:, 0], contacts[:, 1]).reshape(count, 3)
         return AnchorView(origins, np.tile(down, (count, 1)), contacts, normals, on_ground,
-                          np.where(on_ground, rest_m - along, 0.0), np.zeros(count),
-                          np.zeros(count, dtype=bool), rest_m)
+                          np.where(on_ground, ray_m - along, 0.0), np.zeros(count),
+                          np.zeros(count, dtype=bool), constants.rest_length_m)
 
     def wheel_state(self) -> np.ndarray:
         """Rows (compression, steer, spin angle, spin speed) per anchor: the wheels roll at
