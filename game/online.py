@@ -16,8 +16,8 @@ from game.errors import CommandLineError, UserError
 from game.sim.controls import Controls, ScriptedInputs
 from game.sim.net.client import ConnectionRefused, JoinRequest, NetClient, ServerGone, join
 from game.sim.net.link import INSTALL_HINT, Endpoint, enet_available
-from game.sim.net.server import GameServer, ServerIdentity
 from game.sim.net.runs import run_client
+from game.sim.net.server import GameServer, ServerIdentity
 from game.sim.replay import config_digest, game_version
 from game.sim.session import GameOptions
 from game.sim.telemetry import TelemetryWriter

@@ -13,7 +13,7 @@ from dataclasses import replace
 from game.config import CONFIG_DIR
 from game.online import identity
 from game.sim.controls import Controls
-from game.sim.net.client import JoinRequest, Joining, NetClient
+from game.sim.net.client import Joining, JoinRequest, NetClient
 from game.sim.net.link import Endpoint
 from game.sim.net.server import GameServer
 from game.sim.session import GameOptions
