@@ -38,6 +38,14 @@ from game.sim.telemetry import DECIMALS, telemetry_record
 from physics.model.terrain import MapChoice
 
 
+PING_FOLLOW = 0.1
+"""The shown ping moves this share of the way to each new round trip."""
+PING_MOST_MS = 10_000.0
+"""A round trip longer than this is a clock that wrapped, not a ping."""
+GOODBYE_S = 0.2
+"""Leaving, the client keeps its link serviced this long so the goodbye goes out."""
+WAIT_S = 0.01
+"""How long a loop waiting on the network sleeps between looks."""
 CATCH_UP_STEPS = 8
 """Extra steps taken at once to get further ahead: what the vehicle can move in one
 frame without looking like a jump."""
@@ -137,7 +145,7 @@ def join(endpoint: Endpoint, request: JoinRequest, timeout_s: float) -> Joined:
     """Connect and say hello, waiting for the answer (see :class:`Joining`)."""
     joining = Joining(endpoint, request, timeout_s)
     while True:
-        joined = joining.poll(0.01)
+        joined = joining.poll(WAIT_S)
         if joined is not None:
             return joined
 
@@ -269,9 +277,9 @@ class NetClient:
         now_s = self.endpoint.clock()
         if snapshot.echo_ms:
             round_trip_ms = (now_s * 1000.0 - snapshot.echo_ms) % 2 ** 32 - snapshot.held_ms
-            if 0.0 <= round_trip_ms < 10000.0:
+            if 0.0 <= round_trip_ms < PING_MOST_MS:
                 self.ping_ms = (round_trip_ms if self.ping_ms == 0.0
-                                else self.ping_ms + (round_trip_ms - self.ping_ms) * 0.1)
+                                else self.ping_ms + (round_trip_ms - self.ping_ms) * PING_FOLLOW)
         offset = snapshot.tick - now_s * self.step_hz
         known = self._server_offset_ticks
         if known is None or abs(offset - known) > OFFSET_RESET_STEPS:
@@ -395,9 +403,9 @@ class NetClient:
         """Say goodbye (the server drops our vehicle at once) and close."""
         self.endpoint.send(self.peer, RELIABLE_CHANNEL, Bye().encode())
         self.endpoint.flush()
-        deadline = self.endpoint.clock() + 0.2
+        deadline = self.endpoint.clock() + GOODBYE_S
         while self.endpoint.clock() < deadline:  # let the simulated link deliver it
-            self.endpoint.receive(0.01)
+            self.endpoint.receive(WAIT_S)
         self.endpoint.close()
 
     def destroy(self) -> None:

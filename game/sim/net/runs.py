@@ -10,10 +10,8 @@ from typing import Callable
 
 from game.sim.controls import Controls
 from game.sim.net.client import ConnectionRefused, NetClient
+from game.sim.net.server import CATCH_UP_MOST_S
 from game.sim.telemetry import TelemetryWriter
-
-CATCH_UP_MOST_S = 0.25
-"""Behind the clock by more than this (a stall), a run stops catching up and carries on."""
 
 
 def run_client(client: NetClient, controls_at: Callable[[float], Controls], seconds: float,

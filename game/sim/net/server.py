@@ -31,6 +31,9 @@ from game.sim.net.spec import NetSpec
 from game.sim.session import GameOptions, GameSession, SessionSpecs
 from game.sim.telemetry import DECIMALS, TelemetryWriter
 
+CATCH_UP_MOST_S = 0.25
+"""Behind the clock by more than this (a stall), a real-time run stops catching up and
+carries on from now: the game slows rather than racing."""
 _MAX_VEHICLES = 255
 """Vehicle ids are one byte."""
 _LOCAL_EVENTS = (ShiftStart, Shift, ShiftRefused)
@@ -106,7 +109,7 @@ class GameServer:
                 continue
             self.step()
             next_step_s += self.step_s
-            if self.now_s() - next_step_s > 0.25:  # a long stall: catch up no further
+            if self.now_s() - next_step_s > CATCH_UP_MOST_S:  # a stall: catch up no further
                 next_step_s = self.now_s()
         self.stop("the game is over")
 
