@@ -38,6 +38,9 @@ from game.sim.telemetry import DECIMALS, telemetry_record
 from physics.model.terrain import MapChoice
 
 
+RENDER_LAG_FOLLOW = 0.02
+"""The others' drawn lag behind our tick moves this share of the way to what the clocks
+say, each step: a late burst of our steps barely moves it."""
 PING_FOLLOW = 0.1
 """The shown ping moves this share of the way to each new round trip."""
 PING_MOST_MS = 10_000.0
@@ -175,6 +178,8 @@ class NetClient:
         self._newest_snapshot = NO_TICK
         self._server_offset_ticks: float | None = None
         """The server's tick (as it reaches us) less our clock in ticks."""
+        self._render_lag: float | None = None
+        """How many steps behind ours the others are drawn (follows the clocks slowly)."""
         self._events: list[Event] = []
         self._sent: list[Controls] = []
         self._lead_adjust = 0
@@ -370,11 +375,20 @@ class NetClient:
         self.endpoint.flush()
 
     def render_tick(self) -> float | None:
+        """The server tick the others are drawn at this step: ours less a lag that follows
+        the server's clock slowly. Counted from our own steps, not the wall clock, so the
+        others keep step with our vehicle when this process is late and takes its steps
+        in a burst."""
         server_tick = self.server_tick()
-        if server_tick is None:
+        if server_tick is None or self.tick is None:
             return None
         delay = self.net.interpolation_delay_snapshots * self.step_hz / self.net.snapshot_hz
-        return server_tick - delay
+        lag = self.tick - (server_tick - delay)
+        if self._render_lag is None or abs(lag - self._render_lag) > OFFSET_RESET_STEPS:
+            self._render_lag = lag
+        else:
+            self._render_lag += (lag - self._render_lag) * RENDER_LAG_FOLLOW
+        return self.tick - self._render_lag
 
     def _show_remotes(self) -> None:
         render_tick = self.render_tick()
