@@ -204,6 +204,8 @@ class TankBattleApp(ShowBase):
                              view.scene.fog_density_per_m),
             self.user.quality, debug_rays)
         self.audio = GameAudio(session.simulation, self.sounds, view.audio)
+        self._brain = session.player_brain() if isinstance(session, GameSession) else None
+        """The bot brain driving the player's vehicle (``--player-ai``), or None."""
         if isinstance(session, ClientSession):
             self.loop = ClientLoop(session, self._player_controls,
                                    telemetry=self.run_options.telemetry)
@@ -220,6 +222,8 @@ class TankBattleApp(ShowBase):
     def _player_controls(self, simulation: Simulation) -> Controls:
         if self.paused:  # online, the game goes on under the menu
             return IDLE
+        if self._brain is not None:
+            return self._brain(simulation)
         inputs = self.run_options.inputs
         if inputs is not None:
             return inputs.controls_at(self.loop.elapsed_s)

@@ -14,6 +14,7 @@ from pathlib import Path
 from game.config import CONFIG_DIR, load_config
 from game.errors import CommandLineError, UserError, whole_number
 from game.settings import autosave_path
+from game.sim.ai import DIFFICULTIES
 from game.sim.controls import ScriptedInputs
 from game.sim.local_players import MAX_PLAYERS
 from game.sim.replay import ReplayHeader, ReplayRecorder, config_digest, game_version, load_replay
@@ -66,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="world seed (default 1)")
     parser.add_argument("--bots", type=whole_number(0, MAX_BOTS, "bots"), default=0,
                         help="enemy tanks (default 0)")
+    parser.add_argument("--difficulty", choices=DIFFICULTIES, default=None,
+                        help="the bots' level (default: config/game.toml's [ai] difficulty)")
+    parser.add_argument("--player-ai", choices=DIFFICULTIES, default=None,
+                        help="the bot brain drives your vehicle at this level (for watching, "
+                             "tests and the bots' tournament)")
     parser.add_argument("--players", type=whole_number(1, MAX_PLAYERS, "players"), default=1,
                         help="local players: 2 splits the window, player 2 drives a second "
                              "vehicle with a gamepad (headless: it stands still)")
@@ -130,6 +136,9 @@ def _link_simulation(text: str):
 def _check_arguments(args: argparse.Namespace) -> None:
     if args.replay and args.inputs:
         raise CommandLineError("--replay plays recorded controls: drop --inputs")
+    if args.player_ai and (args.inputs or args.replay):
+        raise CommandLineError("--player-ai drives the player's vehicle: drop --inputs and "
+                               "--replay")
     if args.players > 1 and (args.record or args.replay):
         raise CommandLineError(f"--players {args.players}: replays hold one player's controls; "
                                "drop --record and --replay")
@@ -154,14 +163,17 @@ def _check_online_arguments(args: argparse.Namespace) -> None:
                                           ("--screenshot", args.screenshot),
                                           ("--record", args.record), ("--replay", args.replay),
                                           ("--players", args.players > 1),
-                                          ("--net-sim", args.net_sim), ("--name", args.name))
+                                          ("--net-sim", args.net_sim), ("--name", args.name),
+                                          ("--player-ai", args.player_ai))
                  if given]
         if local:
             raise CommandLineError(f"--serve runs no local player: drop {', '.join(local)}")
     elif args.connect:
         local = [flag for flag, given in (("--bots", args.bots), ("--record", args.record),
                                           ("--replay", args.replay),
-                                          ("--players", args.players > 1)) if given]
+                                          ("--players", args.players > 1),
+                                          ("--difficulty", args.difficulty),
+                                          ("--player-ai", args.player_ai)) if given]
         if local:
             raise CommandLineError(f"--connect plays the server's game: drop {', '.join(local)}")
     elif args.net_sim or args.name:
@@ -186,15 +198,17 @@ def run(argv: list[str] | None = None) -> int:
         replay = load_replay(args.replay, digest, step_hz)
         header = replay.header
         args.seed, args.vehicle, args.bots = header.seed, header.vehicle, header.bots
+        args.difficulty = header.difficulty or None
         args.map = MapChoice.parse(header.map)
         if args.seconds is None:
             args.seconds = header.steps / step_hz
         inputs = replay
     else:
         inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
-    options = GameOptions(args.map, args.seed, args.vehicle, args.bots, args.players)
+    options = GameOptions(args.map, args.seed, args.vehicle, args.bots, args.players,
+                          difficulty=args.difficulty, player_ai=args.player_ai)
     header = ReplayHeader(game_version(), digest, args.seed, args.map.text, args.vehicle,
-                          args.bots, 0)
+                          args.bots, 0, args.difficulty or "")
     telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
     try:
         if args.headless:
@@ -211,7 +225,8 @@ def _run_headless(args, config, options: GameOptions, header: ReplayHeader, inpu
     """No window: the session stepped as fast as it goes (player 2, with no pad without a
     window, stands still)."""
     session = GameSession(config.session, options, ReplayRecorder(header))
-    player = (lambda simulation: inputs.controls_at(simulation.time_s)) if inputs else idle
+    player = ((lambda simulation: inputs.controls_at(simulation.time_s)) if inputs
+              else session.player_brain() or idle)
     try:
         StepLoop(session, player, telemetry=telemetry).run_for(
             args.seconds or DEFAULT_HEADLESS_SECONDS)

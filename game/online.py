@@ -50,7 +50,7 @@ def serve(args) -> int:
         endpoint = Endpoint.listen(args.host, args.port, args.max_players + SPARE_PEERS)
     except OSError as error:
         raise UserError("--port", None, f"a free port to serve on ({error})") from None
-    options = GameOptions(args.map, args.seed, None, args.bots)
+    options = GameOptions(args.map, args.seed, None, args.bots, difficulty=args.difficulty)
     telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
     server = GameServer(config.session, config.game.net, options, identity(args.config),
                         endpoint, args.max_players, telemetry)

@@ -22,6 +22,8 @@ from physics.model.spec import Spec, tuning
 
 BOT_STREAM = 0xB075
 """Seeds the bots' random stream apart from the world's others."""
+PLAYER_BRAIN_STREAM = 0xB076
+"""Seeds the random stream of the brain that drives the player (``--player-ai``)."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,24 @@ class Battle:
             me = simulation.vehicle_named(name)
             return bot.controls(simulation, me, self.target_of(me))
         return controls
+
+    def brain_for(self, name: str, ai: AISpec):
+        """A bot brain for a vehicle of the player's side (``--player-ai``): the controls
+        function of ``name``, fighting the nearest bot still in the fight."""
+        brain = Bot(ai, np.random.default_rng([self.simulation.seed, PLAYER_BRAIN_STREAM]))
+
+        def controls(simulation) -> Controls:
+            me = simulation.vehicle_named(name)
+            return brain.controls(simulation, me, self._nearest_bot(me))
+        return controls
+
+    def _nearest_bot(self, me):
+        bots = [vehicle for vehicle in self._side("bots") if not vehicle.destroyed]
+        if me is None or not bots:
+            return None
+        here = me.current.position_ws
+        return min(bots, key=lambda vehicle: float(np.sum((vehicle.current.position_ws
+                                                            - here) ** 2)))
 
     def target_of(self, me):
         """Whom the bot driving ``me`` fights: the player's side's nearest vehicle not

@@ -19,6 +19,7 @@ from importlib import metadata
 from pathlib import Path
 
 from game.errors import UserError
+from game.sim.ai import DIFFICULTIES
 from game.sim.controls import CONTROL_NAMES, Controls, check_control
 
 REPLAY_FORMAT = "tank-battle-replay"
@@ -50,6 +51,9 @@ class ReplayHeader:
     vehicle: str
     bots: int
     steps: int
+    difficulty: str = ""
+    """The bots' level as played ("": the config's, as replays made before it was
+    recorded were played)."""
 
 
 class ReplayRecorder:
@@ -124,13 +128,16 @@ def load_replay(path: str | Path, digest: str, step_hz: float) -> ReplayInputs:
     fields = {field.name: field.type for field in dataclasses.fields(ReplayHeader)}
     values = {}
     for name in fields:
-        value = document.get(name)
+        value = document.get(name, "" if name == "difficulty" else None)
         wanted = int if name in ("seed", "bots", "steps") else str
         if isinstance(value, bool) or not isinstance(value, wanted):
             raise UserError(path, name, f"a {'whole number' if wanted is int else 'string'}",
                             value, has_value=True)
         values[name] = value
     header = ReplayHeader(**values)
+    if header.difficulty not in ("", *DIFFICULTIES):
+        raise UserError(path, "difficulty", "one of " + ", ".join(DIFFICULTIES),
+                        header.difficulty, has_value=True)
     if header.game_version != game_version():
         raise UserError(path, "game_version", f"a replay made by this version, "
                         f"{game_version()} (it cannot play back the same)",

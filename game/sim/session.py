@@ -9,7 +9,7 @@ and players). A restart is a new session with the same options.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from game.sim.ai import AISpec
 from game.sim.arena import WorldSpecs
@@ -45,6 +45,10 @@ class GameOptions:
     """The player's vehicle's name (a network client's is its ``--name``)."""
     free_for_all: bool = False
     """With no bots, every player for themselves: rounds to the last one standing (online)."""
+    difficulty: str | None = None
+    """The bots' level (None: config/game.toml's ``[ai] difficulty``)."""
+    player_ai: str | None = None
+    """The bot brain drives the player's vehicle at this level (None: a person does)."""
 
 
 class GameSession:
@@ -57,12 +61,22 @@ class GameSession:
         self.simulation = Simulation(specs.world, options.map, options.seed,
                                      player_vehicle=options.vehicle,
                                      player_name=options.player_name)
-        self.battle = Battle(self.simulation, specs.battle, specs.ai, options.bots,
+        ai = specs.ai if options.difficulty is None else replace(specs.ai,
+                                                                  difficulty=options.difficulty)
+        self.battle = Battle(self.simulation, specs.battle, ai, options.bots,
                              free_for_all=options.free_for_all)
         if options.players > 1:
             add_second_player(self.simulation, self.battle, specs.local_players)
         self.recorder = recorder
         """Keeps the player's controls of every step, when set (a replay)."""
+
+    def player_brain(self):
+        """The player's controls from the bot brain at ``options.player_ai``, fighting the
+        nearest bot still in the fight (None: a person drives)."""
+        if self.options.player_ai is None or self.simulation.player is None:
+            return None
+        ai = replace(self.specs.ai, difficulty=self.options.player_ai)
+        return self.battle.brain_for(self.simulation.player.name, ai)
 
     def restarted(self, recorder: ReplayRecorder | None = None) -> "GameSession":
         """A fresh game with the same specs and options (this one is left as it is)."""

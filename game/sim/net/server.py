@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from game.sim.controls import Controls
 from game.sim.events import Destroyed, Event, Joined, Left, Shift, ShiftRefused, ShiftStart
@@ -59,8 +59,8 @@ class GameServer:
         self.endpoint = endpoint
         self.max_players = max_players
         self.telemetry = telemetry
-        self.options = GameOptions(options.map, options.seed, None, options.bots,
-                                   free_for_all=True)
+        self.options = replace(options, vehicle=None, players=1, free_for_all=True,
+                               player_ai=None)
         self.session = GameSession(specs, self.options)
         self.simulation = self.session.simulation
         self.battle = self.session.battle
