@@ -4,6 +4,8 @@ Benchmarks:
   vehicles    our four-anchor tanks against Bullet's BulletVehicle (ms per fixed step)
   battle      an 8-tank headless battle: simulated seconds per wall second
   particles   our numpy particle system against Panda's ParticleEffect (ms per frame)
+  ai          the bots' tournament: levels against each other, shots fired blind, how long
+              an idle player lasts
   net         a dedicated server and headless clients on loopback through a simulated
               link: bandwidth, prediction and interpolation error, server step time
 With no benchmark named, all of them run at their default sizes (net only where pyenet
@@ -26,7 +28,7 @@ import json
 import sys
 from pathlib import Path
 
-from bench import battle, net, vehicles
+from bench import ai, battle, net, vehicles
 from bench.machine import machine_info
 from game.errors import whole_number
 from game.sim.net.link import enet_available
@@ -88,6 +90,14 @@ def _parser() -> argparse.ArgumentParser:
     sparks.add_argument("--frames", type=_POSITIVE, default=DEFAULT_PARTICLE_FRAMES,
                         help=f"frames measured; the median counts (default "
                              f"{DEFAULT_PARTICLE_FRAMES})")
+    tournament = commands.add_parser("ai", parents=[common],
+                                     help="the bots' tournament: levels, fairness, survival")
+    tournament.add_argument("--seeds", type=_POSITIVE, default=ai.DEFAULT_SEEDS,
+                            help=f"rounds per pairing, one per seed (default "
+                                 f"{ai.DEFAULT_SEEDS})")
+    tournament.add_argument("--round-seconds", type=_POSITIVE, default=int(ai.DEFAULT_ROUND_S),
+                            help=f"a round undecided after this long counts for neither "
+                                 f"(default {ai.DEFAULT_ROUND_S:g})")
     if not enet_available():
         NOT_AVAILABLE["net"] = "needs pyenet (pip install pyenet)"
     online = commands.add_parser("net", parents=[common],
@@ -120,6 +130,9 @@ def _run_one(name: str, options, config, quiet: bool) -> tuple[dict, str]:
         report = net.run(config, clients=options.clients, bots=options.bots,
                          seconds=options.seconds, net_sim=options.net_sim, keep=options.keep)
         return report, net.table(report)
+    if name == "ai":
+        report = ai.run(config, seeds=options.seeds, round_s=options.round_seconds)
+        return report, ai.table(report)
     if name == "battle":
         report = battle.run(config, bots=options.bots, seconds=options.seconds,
                             seed=options.seed)
@@ -140,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.benchmark is None:  # everything, at the default sizes
         wanted = []
-        for name in ("vehicles", "battle", "net", "particles"):
+        for name in ("vehicles", "battle", "ai", "net", "particles"):
             if name in NOT_AVAILABLE:
                 continue
             defaults = parser.parse_args([name])

@@ -89,3 +89,16 @@ def test_the_net_benchmark_measures_a_real_server_and_clients():
     assert report["own_rows"] > 100  # both clients drove, past their warm-up
     assert report["down_kbit_s"] > report["up_kbit_s"] > 0.0
     assert set(report["met"]) == set(report["targets"])
+
+
+def test_the_ai_tournament_plays_every_pairing_and_counts_blind_shots():
+    done = bench("ai", "--seeds", "1", "--round-seconds", "20", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)["results"]["ai"]
+    assert set(report["pairings"]) == {"hard_vs_easy", "normal_vs_easy", "hard_vs_normal",
+                                       "normal_vs_normal"}
+    for pairing in report["pairings"].values():
+        assert pairing["rounds"] == 1
+        assert pairing["player_wins"] + pairing["bot_wins"] + pairing["undecided"] == 1
+    assert report["blind_shots"] == 0 and report["shots"] >= 0
+    assert 0.0 < report["idle_survival_s"] <= 20.0

@@ -5,7 +5,10 @@ A bot looks round ``think_hz`` times a second (bots take turns, so a side's thin
 spread over the steps): it notes what to keep clear of, chooses where to point the gun
 (where the target will be when a shell gets there, leading a moving target by the
 flight time; the elevation from the ballistic arc) and fires only when the predicted
-impact point of a shot fired now lands on the target. Every step it steers toward a
+impact point of a shot fired now lands on the target, and only at a target it sees
+(:mod:`game.sim.spotting`: in range, no ground between its gun and the hull) and has
+seen for its reaction time. Its aim errs, more far off and on the move, less the longer
+it holds the target in sight; how much is its difficulty's. Every step it steers toward a
 point that keeps it at fighting distance from its target (closing in from afar,
 circling inside the band, backing off when too close), pushed away from what it saw
 nearby, and turns the turret and raises the gun toward the direction it chose.
@@ -21,6 +24,7 @@ import numpy as np
 from game.sim.controls import AUTOMATIC, Controls
 from physics.model.ballistics import gun_axes
 from physics.model.compiled import compiled
+from game.sim.spotting import SpottingSpec, spotted
 from physics.model.spec import Spec, SpecError, tuning
 
 DIFFICULTIES = ("easy", "normal", "hard")
@@ -36,8 +40,18 @@ _TINY = np.finfo(float).tiny
 
 @dataclass(frozen=True)
 class DifficultySpec(Spec):
-    aim_noise_mrad: float = tuning("the bot's aiming error (standard deviation), drawn anew "
-                                   "each reload time", minimum=0.0, maximum=200.0)
+    aim_noise_mrad: float = tuning("the bot's aiming error (standard deviation) at close "
+                                   "range, both still, just after it has the target in sight; "
+                                   "drawn anew each reload time", minimum=0.0, maximum=200.0)
+    aim_noise_per_km: float = tuning("the error grows by this share of itself per km to the "
+                                     "target", minimum=0.0, maximum=20.0)
+    aim_noise_per_mps: float = tuning("... and by this share per m/s of its own speed and the "
+                                      "target's", minimum=0.0, maximum=5.0)
+    aim_settle_s: float = tuning("holding the target in sight, the error shrinks with this "
+                                 "time constant ...", minimum=0.05, maximum=60.0)
+    aim_settled_share: float = tuning("... to this share of itself", minimum=0.0, maximum=1.0)
+    reaction_s: float = tuning("it fires only once it has had the target in sight this long",
+                               minimum=0.0, maximum=10.0)
     leads_target: bool = tuning("aims where a moving target will be, not where it is")
     fire_margin_m: float = tuning("fires when the predicted impact is within this of the "
                                   "target's hull", minimum=0.0, maximum=20.0)
@@ -69,6 +83,7 @@ class AISpec(Spec):
     think_hz: float = tuning("how often a bot looks round for what to avoid and checks "
                              "whether a shot would hit; between, it steers and aims on what "
                              "it saw last", minimum=1.0, maximum=1000.0)
+    spotting: SpottingSpec = tuning("who can see whom (the bots fire only at what they see)")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -112,8 +127,11 @@ class Bot:
         """Fixed steps from one look round to the next."""
         self._push = (0.0, 0.0)
         """The push away from obstacles, from the last look round."""
-        self._aim_offset = np.zeros(2)
+        self._aim_unit = np.zeros(2)
+        """This reload's misjudgement, in standard deviations (scaled by the moment's error)."""
         self._offset_age_s = math.inf
+        self._seen_since_s: float | None = None
+        """Since when the target has been in sight (None: it is not)."""
         self._looked = False
         self._wanted_ws: np.ndarray | None = None
         """The gun's direction chosen at the last look (None: the target is out of range)."""
@@ -190,6 +208,16 @@ class Bot:
         elevation = _clamp(elevation_error * spec.elevation_per_rad)
         return turret, elevation, fire
 
+    def _sight(self, simulation, me, target, eye_ws) -> float | None:
+        """How long the target has been in sight, from the gun (None: it is not now)."""
+        now_s = simulation.time_s
+        if not spotted(self.spec.spotting, simulation.terrain, eye_ws, target, now_s):
+            self._seen_since_s = None
+            return None
+        if self._seen_since_s is None:
+            self._seen_since_s = now_s
+        return now_s - self._seen_since_s
+
     def _look(self, simulation, me, target) -> bool:
         """Choose where to point the gun (leading the target, with this reload's
         misjudgement); return whether a shot fired now would land on the target."""
@@ -209,13 +237,14 @@ class Bot:
             self._wanted_ws = None
             return False
         heading_ws = math.atan2(offset_x, offset_y)
+        held_s = self._sight(simulation, me, target, muzzle)
         if self._offset_age_s >= gun.reload_s:  # a fresh misjudgement every reload time
-            self._aim_offset = self.rng.normal(0.0, level.aim_noise_mrad / 1000.0, 2)
+            self._aim_unit = self.rng.normal(0.0, 1.0, 2)
             self._offset_age_s = 0.0
-        self._wanted_ws = _direction(heading_ws + self._aim_offset[0],
-                                     elevation_ws + self._aim_offset[1])
-        if me.aim.reload_left_s > 0.0:
-            return False
+        offset = self._aim_unit * aim_error_rad(level, distance, me, target, held_s)
+        self._wanted_ws = _direction(heading_ws + offset[0], elevation_ws + offset[1])
+        if me.aim.reload_left_s > 0.0 or held_s is None or held_s < level.reaction_s:
+            return False  # loading, not seen, or seen too lately to have reacted
         reach_m = _length(target.spec.hull.half_extents_m) + level.fire_margin_m
         shell_mps = me.current.velocity_ws + barrel * gun.muzzle_velocity_mps
         # The arc is followed only for a shot that could land near the target: one whose
@@ -227,6 +256,17 @@ class Bot:
         impact = simulation.predicted_impact(me, LOOK_AHEAD_FLIGHTS * flight_s
                                              + simulation.step_s)
         return impact is not None and _length(impact - target.current.position_ws) < reach_m
+
+
+def aim_error_rad(level: DifficultySpec, distance_m: float, me, target,
+                  held_s: float | None) -> float:
+    """A bot's aiming error (one standard deviation) now: larger far off and on the move,
+    smaller the longer it has held the target in sight."""
+    speeds = _length(me.current.velocity_ws) + _length(target.current.velocity_ws)
+    settle = level.aim_settled_share + (1.0 - level.aim_settled_share) * math.exp(
+        -(held_s or 0.0) / level.aim_settle_s)
+    return (level.aim_noise_mrad / 1000.0 * (1.0 + distance_m / 1000.0 * level.aim_noise_per_km)
+            * (1.0 + speeds * level.aim_noise_per_mps) * settle)
 
 
 def _push_from_points(here_x: float, here_y: float, points_xy: np.ndarray, radius_m: float

@@ -74,8 +74,22 @@ class Battle:
             self.bots[name] = Bot(ai, np.random.default_rng([simulation.seed, BOT_STREAM, number]),
                                   phase=number)
             simulation.add_driver(name, self._drive(name))
+        if self.bots and player is not None:
+            self._face_the_bots(player)
         if self.bots or self.free_for_all:
             simulation.add_rules(self._rules)
+
+    def _face_the_bots(self, player) -> None:
+        """Turn the player, at its spawn, toward the middle of the bots' ring: a round
+        starts with both sides facing each other (and the enemy in front of the player)."""
+        here = player.current.position_ws
+        ring = np.mean([self.spawns[name][:2] for name in self.bots], axis=0)
+        offset = ring - here[:2]
+        if float(np.hypot(*offset)) < 1.0:  # a full ring round the player: face the first
+            offset = np.asarray(self.spawns[next(iter(self.bots))][:2]) - here[:2]
+        heading = math.degrees(math.atan2(offset[0], offset[1]))
+        self.simulation.place(player, here[0], here[1], heading)
+        self.spawns[player.name] = (here[0], here[1], heading)
 
     def add_player(self, name: str, spawn: tuple[float, float, float]) -> None:
         """Another person's vehicle (local player 2, a network player) on the player's side

@@ -139,6 +139,7 @@ class Combat:
             return []
         self.shell_system.fire(vehicle, vehicle.body, vehicle.current, gun, vehicle.aim,
                                time_s, self.rng)
+        vehicle.fired_at_s = time_s
         return [Shot(vehicle.name)]
 
     def resolve(self, vehicles: list[Vehicle], time_s: float) -> list[Event]:

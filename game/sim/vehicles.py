@@ -60,6 +60,8 @@ class Vehicle:
         self.aim = GunState() if armed else None
         """Where the gun points and its reload (None: unarmed)."""
         self.health = self.spec.armour.health if armed else None
+        self.fired_at_s = -math.inf
+        """When it last fired (it is seen further for a while after: a flash, smoke)."""
         self.destroyed = False
         self.last_good = self.current
         """The last state that was finite and above the ground (for the physics guard)."""

@@ -1,0 +1,114 @@
+"""The bots' tournament: does their difficulty decide who wins, and do they play fair?
+
+- Pairings: one round on the desert per seed, the player's tank driven by the bot brain at
+  one level (``--player-ai``) against one bot at another; who wins, or neither within
+  the time limit.
+- Fairness: at every shot, whether the ground lay between the shooter's gun and its
+  target's hull (it never should: bots fire only at what they see).
+- Idle survival: an idle player against three normal bots, how long it lasts each round.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from game.sim.events import Destroyed, RoundEnd, Shot
+from game.sim.session import GameOptions, GameSession
+from game.sim.spotting import sight_clear
+from physics.model.ballistics import gun_axes
+from physics.model.terrain import MapChoice
+
+DEFAULT_SEEDS = 8
+DEFAULT_ROUND_S = 180.0
+PAIRINGS = (("hard", "easy"), ("normal", "easy"), ("hard", "normal"), ("normal", "normal"))
+"""(the player brain's level, the bot's level)."""
+IDLE_BOTS = 3
+TARGETS = {"hard_beats_easy": 0.75, "normal_beats_easy": 0.60, "hard_beats_normal": 0.60}
+
+
+def _blocked(simulation, shooter_name: str, step_m: float) -> bool:
+    """Whether the ground lay between a shooter's gun and the nearest enemy's hull as the
+    step it fired in began (its gun as it fired)."""
+    shooter = simulation.vehicle_named(shooter_name)
+    player = simulation.player
+    others = ([v for v in simulation.vehicles if v is not player and not v.destroyed]
+              if shooter is player else [player])  # the bots' one target is the player
+    if shooter is None or shooter.aim is None or not others:
+        return False
+    muzzle, _ = gun_axes(shooter.previous, shooter.spec.gun, shooter.aim)
+    target = min(others, key=lambda v: float(np.sum((v.previous.position_ws - muzzle) ** 2)))
+    target_middle = (target.previous.position_ws + target.previous.axes_ws()[2]
+                     * target.spec.hull.centre_of_mass_drop_m)
+    return not sight_clear(simulation.terrain, muzzle, target_middle, step_m)
+
+
+def play_round(config, seed: int, player_ai: str | None, bot_level: str, bots: int,
+               most_s: float) -> dict:
+    """One round: who won (None: neither in time), when, shots and those fired blind."""
+    options = GameOptions(MapChoice("desert"), seed, "tank", bots, difficulty=bot_level,
+                          player_ai=player_ai)
+    session = GameSession(config.session, options)
+    simulation = session.simulation
+    brain = session.player_brain()
+    step_m = config.game.ai.spotting.sight_step_m
+    shots = blind = 0
+    winner, ended_s, player_down_s = None, None, None
+    try:
+        for _ in range(round(most_s / simulation.step_s)):
+            events = simulation.step(brain(simulation) if brain else None)
+            for event in events:
+                if isinstance(event, Shot):
+                    shots += 1
+                    blind += _blocked(simulation, event.vehicle, step_m)
+                elif isinstance(event, Destroyed) and event.vehicle == simulation.player.name:
+                    player_down_s = simulation.time_s
+                elif isinstance(event, RoundEnd):
+                    winner, ended_s = event.winner, simulation.time_s
+            if winner is not None:
+                break
+    finally:
+        session.destroy()
+    return {"seed": seed, "winner": winner, "ended_s": ended_s, "shots": shots,
+            "blind_shots": blind, "player_down_s": player_down_s}
+
+
+def run(config, seeds: int = DEFAULT_SEEDS, round_s: float = DEFAULT_ROUND_S) -> dict:
+    pairings = {}
+    blind = shots = 0
+    for player_level, bot_level in PAIRINGS:
+        rounds = [play_round(config, seed, player_level, bot_level, 1, round_s)
+                  for seed in range(1, seeds + 1)]
+        wins = sum(1 for r in rounds if r["winner"] == "player")
+        losses = sum(1 for r in rounds if r["winner"] == "bots")
+        pairings[f"{player_level}_vs_{bot_level}"] = {
+            "rounds": len(rounds), "player_wins": wins, "bot_wins": losses,
+            "undecided": len(rounds) - wins - losses,
+            "player_win_share": round(wins / max(1, wins + losses), 3)}
+        blind += sum(r["blind_shots"] for r in rounds)
+        shots += sum(r["shots"] for r in rounds)
+    idle = [play_round(config, seed, None, "normal", IDLE_BOTS, round_s)
+            for seed in range(1, seeds + 1)]
+    lasted = [r["player_down_s"] if r["player_down_s"] is not None else round_s for r in idle]
+    blind += sum(r["blind_shots"] for r in idle)
+    shots += sum(r["shots"] for r in idle)
+    return {"parameters": {"seeds": seeds, "round_s": round_s, "map": "desert"},
+            "pairings": pairings, "shots": shots, "blind_shots": blind,
+            "idle_survival_s": round(float(np.mean(lasted)), 2),
+            "idle_survived_whole_round": sum(1 for r in idle if r["player_down_s"] is None),
+            "targets": dict(TARGETS, idle_survival_s=30.0, blind_shots=0)}
+
+
+def table(report: dict) -> str:
+    lines = [f"ai: {report['parameters']['seeds']} seeds, rounds of at most "
+             f"{report['parameters']['round_s']:g} s on the desert"]
+    for name, pairing in report["pairings"].items():
+        lines.append(f"  {name:18s} player {pairing['player_wins']:2d}  bot "
+                     f"{pairing['bot_wins']:2d}  undecided {pairing['undecided']:2d}  "
+                     f"(player's share of decided rounds {pairing['player_win_share']:.2f})")
+    lines.append(f"  shots {report['shots']}, fired with the ground in the way: "
+                 f"{report['blind_shots']}")
+    lines.append(f"  an idle player against {IDLE_BOTS} normal bots lasted "
+                 f"{report['idle_survival_s']:.1f} s on average "
+                 f"({report['idle_survived_whole_round']} lasted the whole round)")
+    return "\n".join(lines)
+

@@ -1,0 +1,69 @@
+"""Who can see whom: the rules the bots shoot by (and the HUD's markers will draw by).
+
+A vehicle is spotted when the line from the viewer's eye to the middle of its hull is
+clear of the terrain and it is within spotting range: ``sight_range_m`` for one standing
+still, further for one raising dust (by its speed) and, for a while after it fires, out to
+``firing_range_m`` (the flash and the smoke give it away).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from physics.model.spec import Spec, tuning
+
+
+@dataclass(frozen=True)
+class SpottingSpec(Spec):
+    sight_range_m: float = tuning("a still vehicle in clear sight is spotted this far",
+                                  minimum=10.0, maximum=20000.0)
+    dust_range_per_mps: float = tuning("a moving one raises dust: spotted this much further "
+                                       "for each m/s", minimum=0.0, maximum=1000.0)
+    firing_range_m: float = tuning("one that fired is spotted this far ...", minimum=10.0,
+                                   maximum=20000.0)
+    firing_seen_s: float = tuning("... for this long after", minimum=0.0, maximum=60.0)
+    sight_step_m: float = tuning("the line of sight is tested against the ground every this "
+                                 "many metres", minimum=0.25, maximum=20.0)
+    sight_clearance_m: float = tuning("... and must pass this far above it (a line that grazes "
+                                      "a crest is not a clear one)", minimum=0.0, maximum=5.0)
+
+
+def hull_middle_ws(vehicle) -> np.ndarray:
+    """The middle of a vehicle's hull box, where a sight line or a gun aims."""
+    state = vehicle.current
+    return state.position_ws + state.axes_ws()[2] * vehicle.spec.hull.centre_of_mass_drop_m
+
+
+def sight_clear(terrain, from_ws, to_ws, step_m: float, clearance_m: float = 0.0) -> bool:
+    """Whether the straight line between two points passes ``clearance_m`` above the ground
+    everywhere between them (tested every ``step_m``; the ends themselves are not)."""
+    start, end = np.asarray(from_ws, dtype=float), np.asarray(to_ws, dtype=float)
+    length = math.dist(start.tolist(), end.tolist())
+    samples = max(1, math.ceil(length / step_m))
+    shares = (np.arange(1, samples) / samples)[:, None]
+    if not len(shares):
+        return True
+    points = start + (end - start) * shares
+    ground = terrain.height_at(points[:, 0], points[:, 1])
+    return bool(np.all(points[:, 2] > ground + clearance_m))
+
+
+def spotting_range_m(spec: SpottingSpec, target, time_s: float) -> float:
+    """How far away ``target`` can be spotted now (dust, a shot lately)."""
+    speed = float(np.linalg.norm(target.current.velocity_ws))
+    reach = spec.sight_range_m + spec.dust_range_per_mps * speed
+    if time_s - getattr(target, "fired_at_s", -math.inf) <= spec.firing_seen_s:
+        reach = max(reach, spec.firing_range_m)
+    return reach
+
+
+def spotted(spec: SpottingSpec, terrain, eye_ws, target, time_s: float) -> bool:
+    """Whether a viewer at ``eye_ws`` spots ``target`` now: in range, in clear sight."""
+    middle = hull_middle_ws(target)
+    if math.dist(np.asarray(eye_ws).tolist(), middle.tolist()) > spotting_range_m(
+            spec, target, time_s):
+        return False
+    return sight_clear(terrain, eye_ws, middle, spec.sight_step_m, spec.sight_clearance_m)

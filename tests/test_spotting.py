@@ -1,0 +1,103 @@
+"""Who sees whom: a clear line over the ground, within a range that dust and firing
+stretch; and bots that fire only at what they see (never through a dune)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from game.sim.events import Shot
+from game.sim.session import GameOptions, GameSession
+from game.sim.spotting import sight_clear, spotted, spotting_range_m
+from physics.model.ballistics import gun_axes
+from physics.model.pose import BodyState
+from physics.model.terrain import MapChoice
+
+
+class Ridge:
+    """Flat ground at 0 m with a 10 m high, 20 m wide ridge across x = 100 m."""
+
+    @staticmethod
+    def height_at(x_m, y_m):
+        return np.where(np.abs(np.asarray(x_m) - 100.0) < 10.0, 10.0, 0.0)
+
+
+def vehicle_at(x_m: float, speed_mps: float = 0.0, fired_at_s: float = -math.inf):
+    state = BodyState(np.array([x_m, 0.0, 1.0]), np.array([1.0, 0.0, 0.0, 0.0]),
+                      np.array([speed_mps, 0.0, 0.0]), np.zeros(3), np.eye(3))
+    return SimpleNamespace(current=state, fired_at_s=fired_at_s,
+                           spec=SimpleNamespace(hull=SimpleNamespace(centre_of_mass_drop_m=0.3)))
+
+
+def test_a_ridge_blocks_the_line_and_height_clears_it():
+    assert not sight_clear(Ridge, (0.0, 0.0, 2.0), (200.0, 0.0, 2.0), 2.0)
+    assert sight_clear(Ridge, (0.0, 0.0, 30.0), (200.0, 0.0, 30.0), 2.0)
+    assert sight_clear(Ridge, (0.0, 0.0, 2.0), (80.0, 0.0, 2.0), 2.0)  # short of it
+    assert not sight_clear(Ridge, (0.0, 0.0, 10.4), (200.0, 0.0, 10.4), 2.0, 0.5)  # grazing
+
+
+def test_dust_and_a_shot_make_a_vehicle_seen_further(config):
+    spec = config.game.ai.spotting
+    still, moving = vehicle_at(0.0), vehicle_at(0.0, speed_mps=10.0)
+    assert spotting_range_m(spec, still, 0.0) == spec.sight_range_m
+    assert spotting_range_m(spec, moving, 0.0) == pytest.approx(
+        spec.sight_range_m + 10.0 * spec.dust_range_per_mps)
+    fired = vehicle_at(0.0, fired_at_s=5.0)
+    assert spotting_range_m(spec, fired, 5.0 + spec.firing_seen_s / 2) == spec.firing_range_m
+    assert spotting_range_m(spec, fired, 5.0 + spec.firing_seen_s * 2) == spec.sight_range_m
+
+
+def test_spotted_needs_both_range_and_a_clear_line(config):
+    spec = replace(config.game.ai.spotting, sight_range_m=150.0)
+    flat = SimpleNamespace(height_at=lambda x, y: np.zeros_like(np.asarray(x, dtype=float)))
+    eye = (0.0, 0.0, 2.0)
+    assert spotted(spec, flat, eye, vehicle_at(140.0), 0.0)
+    assert not spotted(spec, flat, eye, vehicle_at(160.0), 0.0)  # too far while still
+    assert spotted(spec, flat, eye, vehicle_at(160.0, speed_mps=5.0), 0.0)  # its dust
+    assert not spotted(spec, Ridge, eye, vehicle_at(140.0, speed_mps=5.0), 0.0)  # the ridge
+
+
+def test_bots_never_fire_with_the_ground_between_gun_and_target(config):
+    """Three bots against an idle player on the dunes: at every shot, the line from the
+    bot's gun to the player's hull was clear of the ground."""
+    session = GameSession(config.session, GameOptions(MapChoice("desert"), 3, "tank", 3))
+    simulation = session.simulation
+    shots = 0
+    try:
+        for _ in range(round(40.0 / simulation.step_s)):
+            player_before = simulation.player.current
+            guns = {name: gun_axes(simulation.vehicle_named(name).current,
+                                   simulation.vehicle_named(name).spec.gun,
+                                   simulation.vehicle_named(name).aim)[0]
+                    for name in session.battle.bots}
+            for event in simulation.step():
+                if isinstance(event, Shot) and event.vehicle in guns:
+                    shots += 1
+                    middle = (player_before.position_ws + player_before.axes_ws()[2]
+                              * simulation.player.spec.hull.centre_of_mass_drop_m)
+                    assert sight_clear(simulation.terrain, guns[event.vehicle], middle,
+                                       config.game.ai.spotting.sight_step_m)
+    finally:
+        session.destroy()
+    assert shots > 0
+
+
+def test_aim_errs_more_far_off_and_moving_less_when_held_and_by_level(config):
+    from game.sim.ai import aim_error_rad
+    ai = config.game.ai
+    me, near, far = vehicle_at(0.0), vehicle_at(100.0), vehicle_at(1000.0)
+    level = ai.normal
+    assert aim_error_rad(level, 1000.0, me, far, 0.0) > aim_error_rad(level, 100.0, me, near, 0.0)
+    assert aim_error_rad(level, 100.0, me, vehicle_at(100.0, speed_mps=10.0), 0.0) > \
+        aim_error_rad(level, 100.0, me, near, 0.0)
+    held = [aim_error_rad(level, 100.0, me, near, held_s) for held_s in (0.0, 1.0, 5.0, 60.0)]
+    assert held == sorted(held, reverse=True)
+    assert held[-1] == pytest.approx(held[0] * level.aim_settled_share, rel=1e-3)
+    by_level = [aim_error_rad(getattr(ai, name), 300.0, me, near, 1.0)
+                for name in ("easy", "normal", "hard")]
+    assert by_level == sorted(by_level, reverse=True)
+    assert ai.easy.reaction_s > ai.normal.reaction_s > ai.hard.reaction_s
