@@ -53,6 +53,36 @@ _POSITIVE = whole_number(1, None, "")
 _AT_LEAST_ZERO = whole_number(0, None, "")
 
 
+def _add_ai(commands, common) -> None:
+    tournament = commands.add_parser("ai", parents=[common],
+                                     help="the bots' tournament: levels, fairness, survival")
+    tournament.add_argument("--seeds", type=_POSITIVE, default=ai.DEFAULT_SEEDS,
+                            help=f"rounds per pairing, one per seed (default "
+                                 f"{ai.DEFAULT_SEEDS})")
+    tournament.add_argument("--round-seconds", type=_POSITIVE, default=int(ai.DEFAULT_ROUND_S),
+                            help=f"a round undecided after this long counts for neither "
+                                 f"(default {ai.DEFAULT_ROUND_S:g})")
+
+
+def _add_net(commands, common) -> None:
+    if not enet_available():
+        NOT_AVAILABLE["net"] = "needs pyenet (pip install pyenet)"
+    online = commands.add_parser("net", parents=[common],
+                                 help="a server and headless clients: bandwidth, prediction")
+    online.add_argument("--clients", type=_POSITIVE, default=net.DEFAULT_CLIENTS,
+                        help=f"headless clients driving at random (default "
+                             f"{net.DEFAULT_CLIENTS})")
+    online.add_argument("--bots", type=_AT_LEAST_ZERO, default=net.DEFAULT_BOTS,
+                        help=f"bots on the server (default {net.DEFAULT_BOTS})")
+    online.add_argument("--seconds", type=_POSITIVE, default=int(net.DEFAULT_SECONDS),
+                        help=f"seconds each client plays (default {net.DEFAULT_SECONDS:g})")
+    online.add_argument("--net-sim", default=net.DEFAULT_NET_SIM,
+                        metavar="LATENCY_MS,JITTER_MS,LOSS_PCT",
+                        help=f"each client's simulated link (default {net.DEFAULT_NET_SIM})")
+    online.add_argument("--keep", type=Path, metavar="DIR",
+                        help="leave the server's and clients' telemetry in DIR")
+
+
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true",
@@ -90,30 +120,8 @@ def _parser() -> argparse.ArgumentParser:
     sparks.add_argument("--frames", type=_POSITIVE, default=DEFAULT_PARTICLE_FRAMES,
                         help=f"frames measured; the median counts (default "
                              f"{DEFAULT_PARTICLE_FRAMES})")
-    tournament = commands.add_parser("ai", parents=[common],
-                                     help="the bots' tournament: levels, fairness, survival")
-    tournament.add_argument("--seeds", type=_POSITIVE, default=ai.DEFAULT_SEEDS,
-                            help=f"rounds per pairing, one per seed (default "
-                                 f"{ai.DEFAULT_SEEDS})")
-    tournament.add_argument("--round-seconds", type=_POSITIVE, default=int(ai.DEFAULT_ROUND_S),
-                            help=f"a round undecided after this long counts for neither "
-                                 f"(default {ai.DEFAULT_ROUND_S:g})")
-    if not enet_available():
-        NOT_AVAILABLE["net"] = "needs pyenet (pip install pyenet)"
-    online = commands.add_parser("net", parents=[common],
-                                 help="a server and headless clients: bandwidth, prediction")
-    online.add_argument("--clients", type=_POSITIVE, default=net.DEFAULT_CLIENTS,
-                        help=f"headless clients driving at random (default "
-                             f"{net.DEFAULT_CLIENTS})")
-    online.add_argument("--bots", type=_AT_LEAST_ZERO, default=net.DEFAULT_BOTS,
-                        help=f"bots on the server (default {net.DEFAULT_BOTS})")
-    online.add_argument("--seconds", type=_POSITIVE, default=int(net.DEFAULT_SECONDS),
-                        help=f"seconds each client plays (default {net.DEFAULT_SECONDS:g})")
-    online.add_argument("--net-sim", default=net.DEFAULT_NET_SIM,
-                        metavar="LATENCY_MS,JITTER_MS,LOSS_PCT",
-                        help=f"each client's simulated link (default {net.DEFAULT_NET_SIM})")
-    online.add_argument("--keep", type=Path, metavar="DIR",
-                        help="leave the server's and clients' telemetry in DIR")
+    _add_ai(commands, common)
+    _add_net(commands, common)
     for name, reason in NOT_AVAILABLE.items():
         if name not in commands.choices:
             commands.add_parser(name, parents=[common], help=reason)
