@@ -39,7 +39,7 @@ from game.input.keyboard import ActionKeys, KeyboardSpec, PandaKeyCapture
 from game.input.pad_input import PadButtonCapture, PandaPads
 from game.input.player_input import LocalInputs, mouse_in_window
 from game.input.rebinding import UserBindings
-from game.settings import UserSettings
+from game.settings import UserSettings, screenshot_path
 from game.sim.controls import Controls, ScriptedInputs
 from game.sim.local_players import SECOND_PLAYER
 from game.sim.net.shown import ClientLoop, ClientSession
@@ -175,6 +175,7 @@ class TankBattleApp(ShowBase):
         self.action_keys = self._add(ActionKeys(
             DirectObject(), {"quit": self.finish, "debug_overlay": self._toggle_overlay,
                              "scoreboard": self._toggle_scoreboard,
+                             "screenshot": self.screenshot_to_data_folder,
                              "pause": self.finish if scripted else self.toggle_pause},
             controls.keyboard, blocked=lambda: self.menu is not None and self.menu.capturing))
         if scripted:
@@ -349,6 +350,19 @@ class TankBattleApp(ShowBase):
                 if self._followed[index] is not None:
                     self._followed[index].show_gun(True, player.screen.mask)
                 self._followed[index] = followed
+
+    def screenshot_to_data_folder(self) -> Path | None:
+        """F12: this frame as a PNG in the user's data folder; the HUD says where (or why
+        not: the game goes on either way)."""
+        path = screenshot_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.save_screenshot(path)
+        except (OSError, UserError) as error:
+            self.views[0].message(f"Screenshot not saved: {error}")
+            return None
+        self.views[0].message(f"Screenshot saved: {path}")
+        return path
 
     def save_screenshot(self, path: Path) -> None:
         self.graphicsEngine.renderFrame()

@@ -92,6 +92,12 @@ def autosave_path(now: datetime | None = None) -> Path:
     return user_folder("data") / "replays" / f"game-{stamp}.replay"
 
 
+def screenshot_path(now: datetime | None = None) -> Path:
+    """Where F12 saves a screenshot: the user's data folder."""
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S-%f")
+    return user_folder("data") / "screenshots" / f"tank-battle-{stamp}.png"
+
+
 @dataclass
 class LoadedSettings:
     settings: UserSettingsSpec

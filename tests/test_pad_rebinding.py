@@ -269,3 +269,20 @@ def test_start_does_not_resume_the_game_while_the_menu_waits_for_a_button():
     menu.capturing, app.online = True, True  # a server's game goes on under the menu
     TankBattleApp._frame(app, task)
     assert calls == ["poll", "step"]
+
+
+def test_f12_saves_a_screenshot_in_the_data_folder_and_says_where(tmp_path, monkeypatch):
+    import game.app
+    from game.app import TankBattleApp
+
+    shot = tmp_path / "data" / "screenshots" / "tank-battle-1.png"
+    monkeypatch.setattr(game.app, "screenshot_path", lambda: shot)
+    said = []
+    app = SimpleNamespace(save_screenshot=lambda path: path.write_bytes(b"png"),
+                          views=[SimpleNamespace(message=said.append)])
+    assert TankBattleApp.screenshot_to_data_folder(app) == shot
+    assert shot.read_bytes() == b"png" and said == [f"Screenshot saved: {shot}"]
+    (tmp_path / "blocked").write_text("a file where the folder should be")
+    monkeypatch.setattr(game.app, "screenshot_path", lambda: tmp_path / "blocked" / "x.png")
+    assert TankBattleApp.screenshot_to_data_folder(app) is None  # the game goes on
+    assert said[-1].startswith("Screenshot not saved:")

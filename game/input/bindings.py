@@ -55,6 +55,7 @@ ROWS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("pause menu: resume, restart, settings, controls, quit", ("pause",), ("pause",)),
     ("suspension debug overlay on / off", ("debug_overlay",), ()),
     ("scoreboard on / off (online)", ("scoreboard",), ()),
+    ("save a screenshot in your data folder", ("screenshot",), ()),
     ("quit at once", ("quit",), ()),
 )
 """(what it does, keyboard actions, gamepad actions) in the table's order."""

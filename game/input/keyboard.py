@@ -58,6 +58,8 @@ class KeyboardSpec(Spec):
     debug_overlay: tuple[str, ...] = tuning("show or hide the suspension-ray overlay",
                                             length=(1, 8))
     scoreboard: tuple[str, ...] = tuning("show or hide the scoreboard (online)", length=(1, 8))
+    screenshot: tuple[str, ...] = tuning("save a screenshot in your data folder",
+                                         length=(1, 8))
 
     def keys(self) -> set[str]:
         return {key for field in fields(self) for key in getattr(self, field.name)}
