@@ -14,7 +14,8 @@ import numpy as np
 
 from game.sim.events import Destroyed, RoundEnd, Shot
 from game.sim.session import GameOptions, GameSession
-from game.sim.spotting import sight_clear
+from game.sim.spotting import hull_middle_ws, sight_clear
+from game.sim.step_loop import StepLoop, idle
 from physics.model.ballistics import gun_axes
 from physics.model.terrain import MapChoice
 
@@ -37,9 +38,8 @@ def _blocked(simulation, shooter_name: str, step_m: float) -> bool:
         return False
     muzzle, _ = gun_axes(shooter.previous, shooter.spec.gun, shooter.aim)
     target = min(others, key=lambda v: float(np.sum((v.previous.position_ws - muzzle) ** 2)))
-    target_middle = (target.previous.position_ws + target.previous.axes_ws()[2]
-                     * target.spec.hull.centre_of_mass_drop_m)
-    return not sight_clear(simulation.terrain, muzzle, target_middle, step_m)
+    return not sight_clear(simulation.terrain, muzzle,
+                           hull_middle_ws(target, target.previous), step_m)
 
 
 def play_round(config, seed: int, player_ai: str | None, bot_level: str, bots: int,
@@ -49,14 +49,13 @@ def play_round(config, seed: int, player_ai: str | None, bot_level: str, bots: i
                           player_ai=player_ai)
     session = GameSession(config.session, options)
     simulation = session.simulation
-    brain = session.player_brain()
+    loop = StepLoop(session, session.player_brain() or idle)
     step_m = config.game.ai.spotting.sight_step_m
     shots = blind = 0
     winner, ended_s, player_down_s = None, None, None
     try:
         for _ in range(round(most_s / simulation.step_s)):
-            events = simulation.step(brain(simulation) if brain else None)
-            for event in events:
+            for event in loop.step():
                 if isinstance(event, Shot):
                     shots += 1
                     blind += _blocked(simulation, event.vehicle, step_m)

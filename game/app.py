@@ -205,9 +205,9 @@ class TankBattleApp(ShowBase):
                              view.scene.fog_density_per_m),
             self.user.quality, debug_rays)
         self.audio = GameAudio(session.simulation, self.sounds, view.audio)
-        self._brain = session.player_brain() if isinstance(session, GameSession) else None
+        self._brain = None if self.online else session.player_brain()
         """The bot brain driving the player's vehicle (``--player-ai``), or None."""
-        if isinstance(session, ClientSession):
+        if self.online:
             self.loop = ClientLoop(session, self._player_controls,
                                    telemetry=self.run_options.telemetry)
         else:
@@ -317,7 +317,7 @@ class TankBattleApp(ShowBase):
         self._draw(frame_s)
         seconds = self.run_options.seconds
         if (seconds is not None and self.loop.elapsed_s >= seconds
-                or getattr(self.loop, "gone", None) is not None):
+                or self.online and self.loop.gone is not None):
             self.finish()
         return task.cont
 

@@ -158,26 +158,25 @@ def _check_online_arguments(args: argparse.Namespace) -> None:
     if args.serve and args.connect:
         raise CommandLineError("--serve runs a server, --connect joins one: choose one")
     if args.serve:
-        local = [flag for flag, given in (("--inputs", args.inputs),
-                                          ("--offscreen", args.offscreen),
-                                          ("--screenshot", args.screenshot),
-                                          ("--record", args.record), ("--replay", args.replay),
-                                          ("--players", args.players > 1),
-                                          ("--net-sim", args.net_sim), ("--name", args.name),
-                                          ("--player-ai", args.player_ai))
-                 if given]
-        if local:
-            raise CommandLineError(f"--serve runs no local player: drop {', '.join(local)}")
+        _refuse_given("--serve runs no local player", (
+            ("--inputs", args.inputs), ("--offscreen", args.offscreen),
+            ("--screenshot", args.screenshot), ("--record", args.record),
+            ("--replay", args.replay), ("--players", args.players > 1),
+            ("--net-sim", args.net_sim), ("--name", args.name), ("--player-ai", args.player_ai)))
     elif args.connect:
-        local = [flag for flag, given in (("--bots", args.bots), ("--record", args.record),
-                                          ("--replay", args.replay),
-                                          ("--players", args.players > 1),
-                                          ("--difficulty", args.difficulty),
-                                          ("--player-ai", args.player_ai)) if given]
-        if local:
-            raise CommandLineError(f"--connect plays the server's game: drop {', '.join(local)}")
+        _refuse_given("--connect plays the server's game", (
+            ("--bots", args.bots), ("--record", args.record), ("--replay", args.replay),
+            ("--players", args.players > 1), ("--difficulty", args.difficulty),
+            ("--player-ai", args.player_ai)))
     elif args.net_sim or args.name:
         raise CommandLineError("--net-sim and --name are for a client: add --connect HOST:PORT")
+
+
+def _refuse_given(why: str, flags) -> None:
+    """One line naming every flag of ``flags`` (flag, value) that was given."""
+    given = [flag for flag, value in flags if value]
+    if given:
+        raise CommandLineError(f"{why}: drop {', '.join(given)}")
 
 
 def run(argv: list[str] | None = None) -> int:

@@ -82,26 +82,24 @@ def run_headless_client(args) -> int:
     inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
     telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
     try:
-        client = connect(args, config)
-    except ConnectionRefused as error:
-        print(f"tank-battle: {error}", file=sys.stderr)
-        return EXIT_REFUSED
-    idle = Controls()
-    try:
-        run_client(client, inputs.controls_at if inputs else lambda _t: idle,
-                   args.seconds or DEFAULT_CLIENT_SECONDS, config.game.net.connect_timeout_s,
-                   telemetry)
-    except ServerGone as gone:
-        return game_over(gone)
-    except ConnectionRefused as error:
-        print(f"tank-battle: {error}", file=sys.stderr)
-        return EXIT_REFUSED
+        try:
+            client = connect(args, config)
+        except ConnectionRefused as error:
+            return refused(error)
+        idle = Controls()
+        try:
+            run_client(client, inputs.controls_at if inputs else lambda _t: idle,
+                       args.seconds or DEFAULT_CLIENT_SECONDS,
+                       config.game.net.connect_timeout_s, telemetry)
+        except ServerGone as gone:
+            return game_over(gone)
+        except ConnectionRefused as error:
+            return refused(error)
+        finally:
+            client.close()
     finally:
         if telemetry is not None:
             telemetry.close()
-        if client.gone is None:
-            client.leave()
-        client.destroy()
     return 0
 
 
@@ -114,20 +112,25 @@ def run_windowed_client(args) -> int:
     inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
     telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
     try:
-        session = ClientSession(connect(args, config))
-    except ConnectionRefused as error:
-        print(f"tank-battle: {error}", file=sys.stderr)
-        return EXIT_REFUSED
-    client = session.client
-    try:
+        try:
+            session = ClientSession(connect(args, config))
+        except ConnectionRefused as error:
+            return refused(error)
         run = WindowedRun(session.options, offscreen=args.offscreen, inputs=inputs,
                           telemetry=telemetry, seconds=args.seconds,
                           debug_rays=args.debug_rays, online=session)
-        run_windowed(config, run, screenshot=args.screenshot)
+        run_windowed(config, run, screenshot=args.screenshot)  # closes the session
     finally:
         if telemetry is not None:
             telemetry.close()
-    return game_over(client.gone) if client.gone is not None else 0
+    gone = session.client.gone
+    return game_over(gone) if gone is not None else 0
+
+
+def refused(error: ConnectionRefused) -> int:
+    """One line on why we could not play there; the exit status."""
+    print(f"tank-battle: {error}", file=sys.stderr)
+    return EXIT_REFUSED
 
 
 def game_over(gone: ServerGone) -> int:

@@ -11,7 +11,7 @@ import pytest
 from game.sim import events
 from game.sim.events import (EVENT_TYPES, Damage, Destroyed, Event, Hit, Joined, Left,
                              Recovered, Reset, RoundEnd, RoundStart, Shift, ShiftRefused,
-                             ShiftStart, Shot, SwapVehicle)
+                             ShiftStart, Shot, SwapVehicle, event_from_json)
 
 # What telemetry has always written for each kind (README: Telemetry).
 CONTRACT = [
@@ -45,6 +45,18 @@ CONTRACT = [
 def test_each_kind_is_written_with_the_contracts_fields_in_order(event, written):
     record = event.to_json()
     assert json.dumps(record) == json.dumps(written)  # the same names in the same order
+
+
+@pytest.mark.parametrize("event, written", CONTRACT, ids=[w["type"] for _, w in CONTRACT])
+def test_each_kind_reads_back_from_its_json(event, written):
+    assert event_from_json(json.loads(json.dumps(written))) == event
+
+
+@pytest.mark.parametrize("record", [None, {"type": "nope"}, {"type": "shot"},
+                                    {"type": "shot", "vehicle": "a", "extra": 1}])
+def test_a_record_that_is_no_event_is_refused(record):
+    with pytest.raises(ValueError):
+        event_from_json(record)
 
 
 def test_every_kind_is_covered_and_named_once():

@@ -12,7 +12,7 @@ import pytest
 
 from game.sim.events import Shot
 from game.sim.session import GameOptions, GameSession
-from game.sim.spotting import sight_clear, spotted, spotting_range_m
+from game.sim.spotting import hull_middle_ws, sight_clear, spotted, spotting_range_m
 from physics.model.ballistics import gun_axes
 from physics.model.pose import BodyState
 from physics.model.terrain import MapChoice
@@ -77,8 +77,7 @@ def test_bots_never_fire_with_the_ground_between_gun_and_target(config):
             for event in simulation.step():
                 if isinstance(event, Shot) and event.vehicle in guns:
                     shots += 1
-                    middle = (player_before.position_ws + player_before.axes_ws()[2]
-                              * simulation.player.spec.hull.centre_of_mass_drop_m)
+                    middle = hull_middle_ws(simulation.player, player_before)
                     assert sight_clear(simulation.terrain, guns[event.vehicle], middle,
                                        config.game.ai.spotting.sight_step_m)
     finally:

@@ -117,13 +117,12 @@ class Battle:
     def _round_winner(self) -> str | None:
         """Who won the round now over: "player" or "bots" (or, free for all, the last
         player standing, "nobody" when none is); None while it goes on."""
+        players = self._side("player")
         if self.free_for_all:
-            players = self._side("player")
             alive = [vehicle.name for vehicle in players if not vehicle.destroyed]
             if len(players) < 2 or len(alive) > 1:
                 return None
             return alive[0] if alive else "nobody"
-        players = self._side("player")
         if not players:  # a server waiting for its first player
             return None
         player_down = all(v.destroyed for v in players)
@@ -154,11 +153,7 @@ class Battle:
 
     def _nearest_bot(self, me):
         bots = [vehicle for vehicle in self._side("bots") if not vehicle.destroyed]
-        if me is None or not bots:
-            return None
-        here = me.current.position_ws
-        return min(bots, key=lambda vehicle: float(np.sum((vehicle.current.position_ws
-                                                            - here) ** 2)))
+        return _nearest(bots, me) if me is not None and bots else None
 
     def target_of(self, me):
         """Whom the bot driving ``me`` fights: the player's side's nearest vehicle not
@@ -167,9 +162,7 @@ class Battle:
         alive = [vehicle for vehicle in players if not vehicle.destroyed]
         if len(alive) <= 1:
             return alive[0] if alive else (players[0] if players else None)
-        here = me.current.position_ws
-        return min(alive, key=lambda vehicle: float(np.sum((vehicle.current.position_ws
-                                                             - here) ** 2)))
+        return _nearest(alive, me)
 
     def _rules(self, simulation: Simulation, events: list[Event]) -> list[Event]:
         """After a step: end the round when a side is out; restart after the pause."""
@@ -201,3 +194,10 @@ class Battle:
                 vehicle.health = vehicle.spec.armour.health
                 vehicle.destroyed = False
                 vehicle.aim.reload_left_s = vehicle.spec.gun.reload_s  # loading afresh
+
+
+def _nearest(vehicles: list, me):
+    """The one of ``vehicles`` nearest to ``me``."""
+    here = me.current.position_ws
+    return min(vehicles, key=lambda vehicle: float(np.sum((vehicle.current.position_ws
+                                                            - here) ** 2)))

@@ -18,6 +18,7 @@ import numpy as np
 
 from game.sim.controls import Controls
 from game.sim.events import Damage, Destroyed, Event, Hit, Shot
+from game.sim.spotting import hull_middle_ws
 from game.sim.vehicles import Vehicle
 from physics.bullet.bodies import make_plate_body
 from physics.bullet.shells import Shell, ShellHit, ShellSystem, predicted_impact, splash_owners
@@ -206,7 +207,5 @@ class Combat:
 
 def vehicle_distance(vehicle: Vehicle, point_ws) -> float:
     """From a point to the nearest face of a vehicle's hull box (0 inside)."""
-    state, hull = vehicle.current, vehicle.spec.hull
-    axes = state.axes_ws()
-    centre = state.position_ws + axes[2] * hull.centre_of_mass_drop_m
-    return distance_to_box(point_ws, centre, axes, hull.half_extents_m)
+    return distance_to_box(point_ws, hull_middle_ws(vehicle), vehicle.current.axes_ws(),
+                           vehicle.spec.hull.half_extents_m)

@@ -180,3 +180,18 @@ def _by_type() -> dict[str, type[Event]]:
 
 EVENT_TYPES = _by_type()
 """Every event class by its ``TYPE``."""
+
+
+def event_from_json(record) -> Event:
+    """An event as :meth:`Event.to_json` writes it, back as its class (lists become
+    tuples); raises ValueError for a record that is not one of them."""
+    if not isinstance(record, dict) or record.get("type") not in EVENT_TYPES:
+        raise ValueError("an event without a known type")
+    kind = EVENT_TYPES[record["type"]]
+    names = {field.metadata.get(_JSON_NAME, field.name): field.name
+             for field in dataclasses.fields(kind)}
+    values = {key: value for key, value in record.items() if key != "type"}
+    if set(values) != set(names):
+        raise ValueError(f"event {record['type']!r} with fields {sorted(values)}")
+    return kind(**{names[key]: tuple(value) if isinstance(value, list) else value
+                   for key, value in values.items()})

@@ -31,7 +31,7 @@ from physics.model.terrain import MapChoice
 Driver = Callable[["Simulation"], Controls]
 """Gives one vehicle its controls each step (a bot, a local player without a pad)."""
 IDLE = Controls()
-
+"""No hands on the controls."""
 Rules = Callable[["Simulation", list[Event]], list[Event]]
 """After each step, may add events (a battle's rounds)."""
 
@@ -217,11 +217,12 @@ class Simulation:
         vehicle name: bots, a second local player or network players, whose ``reset`` also
         works); return what happened in it."""
         others = others or {}
-        events = self._buttons_pressed(player_controls or IDLE, others)
+        player_controls = player_controls or IDLE
+        events = self._buttons_pressed(player_controls, others)
         drivers = {name: driver(self) for name, driver in self._drivers.items()}
         drivers.update(others)
         if self.player is not None:
-            drivers[self.player.name] = player_controls or IDLE
+            drivers[self.player.name] = player_controls
         for vehicle in self.vehicles:
             if vehicle.name in drivers:
                 events += self._drive(vehicle, drivers[vehicle.name])

@@ -31,9 +31,10 @@ class SpottingSpec(Spec):
                                       "a crest is not a clear one)", minimum=0.0, maximum=5.0)
 
 
-def hull_middle_ws(vehicle) -> np.ndarray:
-    """The middle of a vehicle's hull box, where a sight line or a gun aims."""
-    state = vehicle.current
+def hull_middle_ws(vehicle, state=None) -> np.ndarray:
+    """The middle of a vehicle's hull box (in ``state``; default its current one), where a
+    sight line or a gun aims, and from where a blast's distance is measured."""
+    state = vehicle.current if state is None else state
     return state.position_ws + state.axes_ws()[2] * vehicle.spec.hull.centre_of_mass_drop_m
 
 

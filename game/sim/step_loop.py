@@ -31,7 +31,6 @@ OtherControls = Callable[[Simulation], dict[str, Controls]]
 Listener = Callable[[list[Event]], None]
 
 
-
 def idle(_simulation: Simulation) -> Controls:
     """No hands on the controls."""
     return IDLE

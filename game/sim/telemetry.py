@@ -15,7 +15,8 @@ DECIMALS = 6
 """Values are rounded to a micrometre / micro-unit: ample for analysis, compact on disk."""
 
 
-def _rounded(values) -> list[float]:
+def rounded(values) -> list[float]:
+    """Numbers as telemetry writes them (to ``DECIMALS`` places)."""
     return [round(float(value), DECIMALS) for value in values]
 
 
@@ -26,8 +27,8 @@ def telemetry_record(simulation: Simulation, events: list[Event]) -> dict:
     heading, pitch, roll = state.heading_pitch_roll_deg()
     return {
         "t": round(simulation.time_s, DECIMALS),
-        "pos": _rounded(state.position_ws),
-        "vel": _rounded(state.velocity_ws),
+        "pos": rounded(state.position_ws),
+        "vel": rounded(state.velocity_ws),
         "speed_kmh": round(state.forward_speed_mps() * KMH_PER_MPS, DECIMALS),
         "heading_deg": round(heading, DECIMALS),
         "pitch_deg": round(pitch, DECIMALS),

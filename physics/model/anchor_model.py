@@ -161,38 +161,41 @@ class AnchorModel:
                                                 .reshape(-1, 2).T)
         self.spin_speed_rad_s = _resized(self.spin_speed_rad_s, count)
         self.spin_angle_rad = _resized(self.spin_angle_rad, count)
+        self._new_casts(count)
+
+    def _new_casts(self, count: int) -> None:
+        """The terrain casts' carried distances and exact-cast flags, fresh for ``count``
+        vehicles (the rows changed: none of the old ones can be trusted)."""
         self._last_distance = np.zeros(count * self.anchors)
         self._warm = False
         self._no_exact = np.zeros(count * self.anchors, dtype=np.bool_)
 
+    def _columns(self, vehicle: int) -> slice:
+        """One vehicle's columns of the per-anchor rows."""
+        return slice(vehicle * self.anchors, (vehicle + 1) * self.anchors)
+
     def vehicle_state(self, vehicle: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """One vehicle's carried-over state (grip stretch, wheel spin and angle), copied."""
-        anchors = slice(vehicle * self.anchors, (vehicle + 1) * self.anchors)
-        return (self._deflection[:, anchors].copy(), self.spin_speed_rad_s[vehicle].copy(),
-                self.spin_angle_rad[vehicle].copy())
+        return (self._deflection[:, self._columns(vehicle)].copy(),
+                self.spin_speed_rad_s[vehicle].copy(), self.spin_angle_rad[vehicle].copy())
 
     def set_vehicle_state(self, vehicle: int, state: tuple) -> None:
-        anchors = slice(vehicle * self.anchors, (vehicle + 1) * self.anchors)
-        self._deflection[:, anchors], self.spin_speed_rad_s[vehicle], \
+        self._deflection[:, self._columns(vehicle)], self.spin_speed_rad_s[vehicle], \
             self.spin_angle_rad[vehicle] = state
         self._warm = False
 
     def remove(self, vehicle: int) -> None:
         """Forget one vehicle's state; the vehicles after it move down one index."""
-        anchors = slice(vehicle * self.anchors, (vehicle + 1) * self.anchors)
-        self._deflection = np.ascontiguousarray(np.delete(self._deflection,
-                                                          np.r_[anchors], axis=1))
+        self._deflection = np.ascontiguousarray(np.delete(
+            self._deflection, np.r_[self._columns(vehicle)], axis=1))
         self.spin_speed_rad_s = np.delete(self.spin_speed_rad_s, vehicle, axis=0)
         self.spin_angle_rad = np.delete(self.spin_angle_rad, vehicle, axis=0)
-        count = len(self.spin_speed_rad_s)
-        self._last_distance = np.zeros(count * self.anchors)
-        self._warm = False
-        self._no_exact = np.zeros(count * self.anchors, dtype=np.bool_)
+        self._new_casts(len(self.spin_speed_rad_s))
         self._last = self._report = None  # its rows no longer match the vehicles
 
     def relax(self, vehicle: int) -> None:
         """Forget one vehicle's grip stretch and wheel spin (it was set down afresh)."""
-        self._deflection[:, vehicle * self.anchors:(vehicle + 1) * self.anchors] = 0.0
+        self._deflection[:, self._columns(vehicle)] = 0.0
         self.spin_speed_rad_s[vehicle] = 0.0
 
     def rays(self, states: BodyStates) -> tuple[np.ndarray, np.ndarray]:

@@ -34,7 +34,7 @@ from game.sim.net.remote import RemoteVehicle
 from game.sim.net.snapshots import Snapshot, decode_snapshot, snapshot_baseline_tick, vehicle_pose
 from game.sim.net.spec import NetSpec
 from game.sim.session import GameOptions, GameSession, SessionSpecs
-from game.sim.telemetry import DECIMALS, telemetry_record
+from game.sim.telemetry import DECIMALS, rounded, telemetry_record
 from physics.model.terrain import MapChoice
 
 
@@ -186,7 +186,6 @@ class NetClient:
         self._adjust_after_s = 0.0
         self.ping_ms = 0.0
         self.last_controls = Controls()
-        self.malformed = 0
         self.join_round_trip_s = joined.round_trip_s
         self.gone: ServerGone | None = None
         self.on_scoreboard: Callable[[Scoreboard], None] | None = None
@@ -208,7 +207,7 @@ class NetClient:
         try:
             self._arrival(arrival)
         except ProtocolError:
-            self.malformed += 1  # a damaged or foreign message: dropped
+            pass  # a damaged or foreign message: dropped
 
     def _arrival(self, arrival: Arrival) -> None:
         if arrival.kind == "disconnect":
@@ -295,7 +294,7 @@ class NetClient:
         if self.tick is not None and snapshot.echo_ms and now_s >= self._adjust_after_s:
             low, high = self.net.input_margin_steps
             if not low <= snapshot.margin <= high:
-                self._lead_adjust = round((low + high) / 2.0 - snapshot.margin)
+                self._lead_adjust = round(self._middle_margin - snapshot.margin)
                 # the next snapshots were sent before the change could show
                 self._adjust_after_s = now_s + self.ping_ms / 1000.0 + 2.0 / self.net.snapshot_hz
 
@@ -303,9 +302,15 @@ class NetClient:
         """The first snapshot (the newest of the first batch): our vehicle where the server
         has it, our tick a round trip and a margin ahead of the server's."""
         round_trip_s = self.ping_ms / 1000.0 or self.join_round_trip_s
-        low, high = self.net.input_margin_steps
         self.prediction.place(snapshot.own)
-        self._start(snapshot.tick + math.ceil(round_trip_s * self.step_hz + (low + high) / 2.0))
+        self._start(snapshot.tick + math.ceil(round_trip_s * self.step_hz + self._middle_margin))
+
+    @property
+    def _middle_margin(self) -> float:
+        """How many steps early our inputs should reach the server: the middle of the
+        margin allowed."""
+        low, high = self.net.input_margin_steps
+        return (low + high) / 2.0
 
     def _start(self, tick: int) -> None:
         self.tick = tick
@@ -320,8 +325,7 @@ class NetClient:
         if self.tick is None:
             return
         if snapshot.tick > self.tick:  # far behind (a stall): catch up
-            low, high = self.net.input_margin_steps
-            self._lead_adjust = snapshot.tick - self.tick + round((low + high) / 2.0)
+            self._lead_adjust = snapshot.tick - self.tick + round(self._middle_margin)
         self.prediction.reconcile(snapshot.tick, own)
         if player.aim is not None:
             ahead_s = (self.tick - snapshot.tick) * self.step_s
@@ -404,14 +408,18 @@ class NetClient:
         record = telemetry_record(self.simulation, events)
         record["t"] = round(self.steps_taken * self.step_s, DECIMALS)
         record["tick"] = self.tick
-        record["drawn_pos"] = [round(float(value), DECIMALS)
-                               for value in self.prediction.drawn_position_ws]
+        record["drawn_pos"] = rounded(self.prediction.drawn_position_ws)
         record["ping_ms"] = round(self.ping_ms, 1)
         record["remote"] = [{"name": remote.name, "tick": round(remote.shown_tick, 3),
-                             "pos": [round(float(value), DECIMALS)
-                                     for value in remote.current.position_ws]}
+                             "pos": rounded(remote.current.position_ws)}
                             for remote in self.remotes.values() if remote.current is not None]
         return record
+
+    def close(self) -> None:
+        """Leave (unless the server ended the game or was lost) and let the world go."""
+        if self.gone is None:
+            self.leave()
+        self.destroy()
 
     def leave(self) -> None:
         """Say goodbye (the server drops our vehicle at once) and close."""

@@ -52,9 +52,6 @@ class OwnPrediction:
         self.offset_ws = np.zeros(3)
         """Added to the predicted position where the vehicle is drawn; fades to zero."""
         self._fade = 0.5 ** (1.0 / (net.smoothing_half_life_s * step_hz))
-        self.replays = 0
-        """How many times the prediction was rewound (for the benchmark)."""
-        self.replayed_steps = 0
 
     @property
     def vehicle(self):
@@ -63,12 +60,17 @@ class OwnPrediction:
     def place(self, server: OwnState) -> None:
         """Put the vehicle where the server has it (joining)."""
         vehicle = self.vehicle
+        self._set_body(server)
+        vehicle.fleet.recover(vehicle.index)
+        self.offset_ws = np.zeros(3)
+
+    def _set_body(self, server: OwnState) -> None:
+        """The vehicle's body moving as the server has it, with no step between to blend."""
+        vehicle = self.vehicle
         set_state(vehicle.body, server.position_ws, server.orientation_ws, server.velocity_ws,
                   server.angular_velocity_ws)
         vehicle.record_state()
         vehicle.previous = vehicle.current
-        vehicle.fleet.recover(vehicle.index)
-        self.offset_ws = np.zeros(3)
 
     def start(self, tick: int) -> None:
         """Begin at ``tick`` (the world's step count follows the server's ticks)."""
@@ -96,10 +98,6 @@ class OwnPrediction:
         while len(self._controls) > self.keep_steps:
             self._controls.popitem(last=False)
 
-    def predicted(self, tick: int) -> BodyState | None:
-        moment = self._moments.get(tick)
-        return moment.state if moment is not None else None
-
     def reconcile(self, tick: int, server: OwnState) -> bool:
         """The server's state of the own vehicle after step ``tick``: rewind and replay if
         the prediction for that step is off. True when it was."""
@@ -126,8 +124,6 @@ class OwnPrediction:
         for step in range(tick + 1, latest + 1):
             self.simulation.step(self._controls[step])  # its events were had the first time
             self._remember(step)
-            self.replayed_steps += 1
-        self.replays += 1
         offset = drawn_before - vehicle.current.position_ws
         self.offset_ws = offset if np.linalg.norm(offset) < self.net.snap_m else np.zeros(3)
 
@@ -138,10 +134,7 @@ class OwnPrediction:
         if vehicle.aim is not None:
             vehicle.aim.turret_heading_rad = moment.turret_heading_rad
             vehicle.aim.elevation_rad = moment.gun_elevation_rad
-        set_state(vehicle.body, server.position_ws, server.orientation_ws, server.velocity_ws,
-                  server.angular_velocity_ws)
-        vehicle.record_state()
-        vehicle.previous = vehicle.current
+        self._set_body(server)
         gearbox, index = vehicle.fleet.gearbox, vehicle.index
         if gearbox.gear_index[index] != server.gear_index:  # a shift the server refused
             gearbox.gear_index[index] = gearbox.target_index[index] = server.gear_index

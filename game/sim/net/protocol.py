@@ -13,14 +13,13 @@ own prediction with the quantised controls, so both sides drive the same numbers
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import struct
 from dataclasses import dataclass
 
 from game.sim.controls import GEAR_NAMES, Controls
-from game.sim.events import EVENT_TYPES, Event
+from game.sim.events import Event, event_from_json
 
 PROTOCOL = 1
 """Bumped whenever a message changes: part of the version a client must match."""
@@ -337,26 +336,6 @@ class Events:
         return U8.pack(EVENTS) + U32.pack(self.tick) + body
 
 
-def _json_names(kind: type[Event]) -> dict[str, str]:
-    """An event class's JSON field names to its Python field names."""
-    return {field.metadata.get("json_name", field.name): field.name
-            for field in dataclasses.fields(kind)}
-
-
-def event_from_json(record) -> Event:
-    """An event as telemetry (and the wire) writes it, back as its class."""
-    if not isinstance(record, dict) or record.get("type") not in EVENT_TYPES:
-        raise ProtocolError("an event without a known type")
-    kind = EVENT_TYPES[record["type"]]
-    names = _json_names(kind)
-    values = {key: value for key, value in record.items() if key != "type"}
-    if set(values) != set(names):
-        raise ProtocolError(f"event {record['type']!r} with fields {sorted(values)}")
-    fields = {names[key]: tuple(value) if isinstance(value, list) else value
-              for key, value in values.items()}
-    return kind(**fields)
-
-
 def _decode_events(reader: Reader) -> Events:
     tick = reader.one(U32)
     body = reader.rest()
@@ -370,6 +349,8 @@ def _decode_events(reader: Reader) -> Events:
         raise ProtocolError("events that are not a list")
     try:
         return Events(tick, tuple(event_from_json(record) for record in records))
+    except ValueError as error:
+        raise ProtocolError(str(error)) from None
     except TypeError:
         raise ProtocolError("an event with fields of the wrong kind") from None
 
@@ -409,6 +390,3 @@ def decode_server(data: bytes):
     reader.finish()
     return message
 
-
-def message_type(data: bytes) -> int | None:
-    return data[0] if data else None

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import bisect
 import math
-from typing import NamedTuple
 
 import numpy as np
 
@@ -61,15 +60,6 @@ def _blend_orientation(start: list[float], end: list[float], alpha: float) -> li
     return [value * scale for value in blended]
 
 
-class _Sample(NamedTuple):
-    """A snapshot's pose of one vehicle, as plain numbers."""
-
-    position: tuple[float, float, float]
-    orientation: tuple[float, float, float, float]
-    turret_heading_rad: float
-    gun_elevation_rad: float
-
-
 class RemoteVehicle:
     """Another vehicle, drawn from snapshots."""
 
@@ -84,7 +74,7 @@ class RemoteVehicle:
         self.spec = fleet.spec
         self._keep = keep_snapshots
         self._ticks: list[int] = []
-        self._samples: list[_Sample] = []
+        self._samples: list[VehiclePose] = []
         self._terrain = terrain
         self._anchors: tuple[BodyState, AnchorView] | None = None
         self._spin_angle_rad = 0.0
@@ -108,8 +98,7 @@ class RemoteVehicle:
         if self._ticks and tick <= self._ticks[-1]:
             return
         self._ticks.append(tick)
-        self._samples.append(_Sample(pose.position_ws, pose.orientation_ws,
-                                     pose.turret_heading_rad, pose.gun_elevation_rad))
+        self._samples.append(pose)
         if len(self._ticks) > self._keep:
             del self._ticks[0], self._samples[0]
         self.health, self.destroyed = pose.health, pose.destroyed
@@ -133,30 +122,32 @@ class RemoteVehicle:
             sample = samples[0] if later == 0 else samples[-1]
             self._aim(sample, sample, 0.0)
             self.shown_tick = float(ticks[0] if later == 0 else ticks[-1])
-            return sample.position, sample.orientation, [0.0, 0.0, 0.0]
+            return sample.position_ws, sample.orientation_ws, [0.0, 0.0, 0.0]
         if later == len(ticks):  # past the newest: carry on at its speed, for a while
             start, end = samples[-2], samples[-1]
             span_s = (ticks[-1] - ticks[-2]) * step_s
-            velocity = [(b - a) / span_s for a, b in zip(start.position, end.position)]
+            velocity = [(b - a) / span_s
+                        for a, b in zip(start.position_ws, end.position_ws)]
             ahead_s = min((render_tick - ticks[-1]) * step_s, extrapolation_most_s)
             self._aim(end, end, 0.0)
             self.shown_tick = ticks[-1] + ahead_s / step_s
-            return ([a + v * ahead_s for a, v in zip(end.position, velocity)], end.orientation,
-                    velocity)
+            return ([a + v * ahead_s for a, v in zip(end.position_ws, velocity)],
+                    end.orientation_ws, velocity)
         start, end = samples[later - 1], samples[later]
         span = ticks[later] - ticks[later - 1]
         alpha = (render_tick - ticks[later - 1]) / span
-        velocity = [(b - a) / (span * step_s) for a, b in zip(start.position, end.position)]
+        velocity = [(b - a) / (span * step_s)
+                    for a, b in zip(start.position_ws, end.position_ws)]
         if math.hypot(*velocity) > self.jump_mps:  # set down elsewhere: no slide across
             self._aim(start, start, 0.0)
             self.shown_tick = float(ticks[later - 1])
-            return start.position, start.orientation, [0.0, 0.0, 0.0]
+            return start.position_ws, start.orientation_ws, [0.0, 0.0, 0.0]
         self._aim(start, end, alpha)
         self.shown_tick = float(render_tick)
-        return (_blend(start.position, end.position, alpha),
-                _blend_orientation(start.orientation, end.orientation, alpha), velocity)
+        return (_blend(start.position_ws, end.position_ws, alpha),
+                _blend_orientation(start.orientation_ws, end.orientation_ws, alpha), velocity)
 
-    def _aim(self, start: _Sample, end: _Sample, alpha: float) -> None:
+    def _aim(self, start: VehiclePose, end: VehiclePose, alpha: float) -> None:
         if self.aim is None:
             return
         self.aim.turret_heading_rad = _angle_between(start.turret_heading_rad,

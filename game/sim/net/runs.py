@@ -18,7 +18,8 @@ def run_client(client: NetClient, controls_at: Callable[[float], Controls], seco
                connect_timeout_s: float, telemetry: TelemetryWriter | None = None) -> None:
     """Drive a joined client for ``seconds`` from its first step, in real time, with
     ``controls_at(t)`` (t from joining). Raises :class:`~game.sim.net.client.ServerGone`
-    when the server ends the game or is lost first, :class:`ConnectionRefused` when no snapshot comes."""
+    when the server ends the game or is lost first, :class:`ConnectionRefused` when no
+    snapshot comes."""
     clock = client.endpoint.clock
     started_s = clock()
     next_step_s = started_s

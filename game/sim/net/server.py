@@ -29,7 +29,7 @@ from game.sim.net.slots import ClientSlot, RateMeter, join_spot
 from game.sim.net.snapshots import Snapshot, WireVehicle, encode_snapshot, own_state, wire_vehicle
 from game.sim.net.spec import NetSpec
 from game.sim.session import GameOptions, GameSession, SessionSpecs
-from game.sim.telemetry import DECIMALS, TelemetryWriter
+from game.sim.telemetry import DECIMALS, TelemetryWriter, rounded
 
 CATCH_UP_MOST_S = 0.25
 """Behind the clock by more than this (a stall), a real-time run stops catching up and
@@ -217,8 +217,6 @@ class GameServer:
         for that step, or (lost, late) the last it sent."""
         def controls(_simulation) -> Controls:
             step = self.tick + 1
-            if step not in slot.inputs:
-                slot.missed_inputs += 1
             slot.last_controls = slot.inputs.pop(step, slot.last_controls)
             for old in [tick for tick in slot.inputs if tick < step]:
                 del slot.inputs[old]
@@ -249,9 +247,9 @@ class GameServer:
         if inputs.newest_tick > self.tick + lead_most:
             self._malformed(slot)
             return
-        if inputs.ack_tick != NO_TICK and inputs.ack_tick <= self.tick:
-            slot.ack_tick = max(inputs.ack_tick, slot.ack_tick) if slot.ack_tick != NO_TICK \
-                else inputs.ack_tick
+        if inputs.ack_tick <= self.tick and (slot.ack_tick == NO_TICK
+                                              or inputs.ack_tick > slot.ack_tick):
+            slot.ack_tick = inputs.ack_tick  # (NO_TICK is above every tick: never taken)
         count = len(inputs.controls)
         for offset, controls in enumerate(inputs.controls):
             step = inputs.newest_tick - (count - 1 - offset)
@@ -368,8 +366,7 @@ class GameServer:
             state = vehicle.current
             vehicles.append({
                 "name": vehicle.name,
-                "pos": [round(float(value), DECIMALS) for value in state.position_ws],
-                "vel": [round(float(value), DECIMALS) for value in state.velocity_ws],
+                "pos": rounded(state.position_ws), "vel": rounded(state.velocity_ws),
                 "heading_deg": round(state.heading_pitch_roll_deg()[0], DECIMALS),
                 "health": None if vehicle.health is None else round(vehicle.health, DECIMALS)})
         net = [{"name": slot.name, "out_Bps": slot.bytes_out.per_second,

@@ -60,19 +60,10 @@ class ShownWorld:
         self._client = client
         self.player = ShownOwn(client)
         self.traces = ShellTraces(self, client.simulation.gravity_m_s2)
-        self._specs = {kind: fleet.spec for kind, fleet in client.simulation.fleets.items()}
-        self._kinds: dict[str, str] = {}
 
     @property
     def shells(self) -> list[ShellTrace]:
         return self.traces.shells
-
-    def vehicle_spec(self, name: str):
-        """The spec of the vehicle called ``name``, while it is (or was lately) in."""
-        vehicle = self.vehicle_named(name)
-        if vehicle is not None:
-            self._kinds[name] = vehicle.kind
-        return self._specs.get(self._kinds.get(name))
 
     @property
     def vehicles(self) -> list:
@@ -97,6 +88,7 @@ class ShellTrace:
     position_ws: np.ndarray
     velocity_ws: np.ndarray
     fired_at_s: float
+    lifetime_s: float
     ends_at_ws: np.ndarray | None = None
 
 
@@ -127,22 +119,20 @@ class ShellTraces:
         muzzle, barrel = gun_axes(vehicle.current, gun, vehicle.aim)
         self.shells.append(ShellTrace(name, muzzle, vehicle.current.velocity_ws
                                       + barrel * gun.muzzle_velocity_mps,
-                                      self._world.time_s))
+                                      self._world.time_s, gun.shell_lifetime_s))
 
     def advance(self, step_s: float) -> None:
         """A step of flight; shells past their end or their life are gone."""
         now_s = self._world.time_s
         kept = []
         for shell in self.shells:
-            spec = self._world.vehicle_spec(shell.shooter)
-            lifetime_s = spec.gun.shell_lifetime_s if spec is not None else 0.0
             shell.velocity_ws = shell.velocity_ws + self._gravity_ws * step_s
             moved = shell.velocity_ws * step_s
             end = shell.ends_at_ws
             if end is not None and float((end - shell.position_ws) @ moved) <= float(moved @ moved):
                 continue  # it reaches its hit within this step
             shell.position_ws = shell.position_ws + moved
-            if now_s - shell.fired_at_s < lifetime_s:
+            if now_s - shell.fired_at_s < shell.lifetime_s:
                 kept.append(shell)
         self.shells = kept
 
@@ -207,10 +197,7 @@ class ClientSession:
         client.on_scoreboard = self.battle.on_scoreboard
 
     def destroy(self) -> None:
-        """Leave the server (unless it ended the game) and let the world go."""
-        if self.client.gone is None:
-            self.client.leave()
-        self.client.destroy()
+        self.client.close()
 
 
 class ClientLoop:

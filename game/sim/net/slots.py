@@ -53,8 +53,6 @@ class ClientSlot:
     margin: int | None = None
     """How many steps early inputs arrived, at worst, since the last snapshot."""
     malformed: int = 0
-    missed_inputs: int = 0
-    """Steps taken with the last controls again, this step's not being in (late, lost)."""
     messages: float = 0.0
     """A leaky bucket of messages: drains by ``messages_per_step_most`` a step."""
     bytes_in: RateMeter | None = None
