@@ -56,6 +56,9 @@ ROWS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("suspension debug overlay on / off", ("debug_overlay",), ()),
     ("scoreboard on / off (online)", ("scoreboard",), ()),
     ("save a screenshot in your data folder", ("screenshot",), ()),
+    ("fullscreen / window", ("fullscreen",), ()),
+    ("compact HUD on / off", ("hud_compact",), ()),
+    ("the main keys' card on / off", ("help_card",), ()),
     ("quit at once", ("quit",), ()),
 )
 """(what it does, keyboard actions, gamepad actions) in the table's order."""

@@ -60,6 +60,11 @@ class KeyboardSpec(Spec):
     scoreboard: tuple[str, ...] = tuning("show or hide the scoreboard (online)", length=(1, 8))
     screenshot: tuple[str, ...] = tuning("save a screenshot in your data folder",
                                          length=(1, 8))
+    fullscreen: tuple[str, ...] = tuning("switch between fullscreen and a window",
+                                         length=(1, 8))
+    hud_compact: tuple[str, ...] = tuning("the full HUD or a compact one", length=(1, 8))
+    help_card: tuple[str, ...] = tuning("show or hide the card of the main keys",
+                                        length=(1, 8))
 
     def keys(self) -> set[str]:
         return {key for field in fields(self) for key in getattr(self, field.name)}

@@ -32,6 +32,7 @@ class BattleSpec(Spec):
                                    maximum=2000.0)
     restart_delay_s: float = tuning("pause between a round's end and the next",
                                     minimum=0.0, maximum=60.0)
+    rounds: int = tuning("rounds in a match", minimum=1, maximum=99)
 
 
 class Battle:
