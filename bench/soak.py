@@ -95,9 +95,11 @@ class RandomDriver:
 
 
 def random_battle(config, bots: int, seed: int, map_name: str = "desert") -> StepLoop:
-    """A battle against ``bots`` with the player driven at random (soak and benchmark)."""
+    """A battle against ``bots`` with the player driven at random (soak and benchmark),
+    match after match for as long as it runs."""
     session = GameSession(config.session, GameOptions(MapChoice.parse(map_name), seed,
-                                                       bots=bots))
+                                                       bots=bots,
+                                                       next_match_automatically=True))
     return StepLoop(session, RandomDriver(seed, session.simulation.step_s).controls)
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from game.sim import events
 from game.sim.events import (EVENT_TYPES, Damage, Destroyed, Event, Hit, Joined, Left,
-                             Recovered, Reset, RoundEnd, RoundStart, Shift, ShiftRefused,
-                             ShiftStart, Shot, SwapVehicle, event_from_json)
+                             MatchEnd, Recovered, Reset, RoundEnd, RoundStart, Shift,
+                             ShiftRefused, ShiftStart, Shot, SwapVehicle, event_from_json)
 
 # What telemetry has always written for each kind (README: Telemetry).
 CONTRACT = [
@@ -26,6 +26,16 @@ CONTRACT = [
      {"type": "round_end", "round": 1, "winner": "player", "score": {"player": 1, "bots": 0}}),
     (RoundStart(2, {"player": 1, "bots": 0}),
      {"type": "round_start", "round": 2, "score": {"player": 1, "bots": 0}}),
+    (MatchEnd(1, "player", {"player": 1, "bots": 0},
+              {"player": {"kills": 1, "shots": 2, "hits": 1, "accuracy": 0.5,
+                          "damage_dealt": 100.0, "damage_taken": 0.0},
+               "bots": {"kills": 0, "shots": 0, "hits": 0, "accuracy": None,
+                        "damage_dealt": 0.0, "damage_taken": 100.0}}),
+     {"type": "match_end", "rounds": 1, "winner": "player", "score": {"player": 1, "bots": 0},
+      "sides": {"player": {"kills": 1, "shots": 2, "hits": 1, "accuracy": 0.5,
+                           "damage_dealt": 100.0, "damage_taken": 0.0},
+                "bots": {"kills": 0, "shots": 0, "hits": 0, "accuracy": None,
+                         "damage_dealt": 0.0, "damage_taken": 100.0}}}),
     (ShiftStart("player", "1", "2", automatic=True),
      {"type": "shift_start", "vehicle": "player", "from": "1", "to": "2", "automatic": True}),
     (Shift("player", "1", "2"), {"type": "shift", "vehicle": "player", "from": "1", "to": "2"}),

@@ -5,6 +5,13 @@ bots around the player, asks each for its controls every step, and watches the
 events for the end of a round: when one side has no tank left, the other side
 scores, and after a pause every tank is put back at its spawn, whole, for the
 next round.
+
+A match is ``rounds`` rounds long. After the last round's end and its pause the battle
+sends :class:`~game.sim.events.MatchEnd` (rounds, winner, score and each side's figures
+from :class:`~game.sim.match_stats.MatchStats`) instead of a new round, and stops: no
+more rounds, every vehicle left as it is. A new match is a new session; a dedicated
+server (``next_match_automatically``) starts one itself after another pause: score and
+figures from zero, round 1.
 """
 
 from __future__ import annotations
@@ -16,7 +23,8 @@ import numpy as np
 
 from game.sim.ai import AISpec, Bot
 from game.sim.controls import Controls
-from game.sim.events import Event, RoundEnd, RoundStart
+from game.sim.events import DRAW, Event, MatchEnd, RoundEnd, RoundStart
+from game.sim.match_stats import MatchStats
 from game.sim.simulation import Simulation
 from physics.model.spec import Spec, tuning
 
@@ -35,19 +43,38 @@ class BattleSpec(Spec):
     rounds: int = tuning("rounds in a match", minimum=1, maximum=99)
 
 
+def rounds_limits() -> tuple[int, int]:
+    """The least and the most rounds a match may have (a match setup's or a replay's
+    choice is checked against these, as the config's is)."""
+    metadata = BattleSpec.__dataclass_fields__["rounds"].metadata
+    return int(metadata["minimum"]), int(metadata["maximum"])
+
+
 class Battle:
     """The simulation plus bots, sides, rounds and score."""
 
     def __init__(self, simulation: Simulation, spec: BattleSpec, ai: AISpec, bots: int,
-                 free_for_all: bool = False):
+                 free_for_all: bool = False, rounds: int | None = None,
+                 next_match_automatically: bool = False):
         self.simulation = simulation
         self.spec = spec
+        self.rounds = spec.rounds if rounds is None else rounds
+        """Rounds in the match (None given: the config's)."""
+        least, most = rounds_limits()
+        if not least <= self.rounds <= most:
+            raise ValueError(f"a match of {self.rounds} rounds: expected {least} to {most}")
+        self.next_match_automatically = next_match_automatically
+        """After the match's end and a pause, a fresh match starts (a dedicated server)."""
         self.round = 1
+        self.over = False
+        """The match has ended (MatchEnd sent) and no new one has started."""
         self.free_for_all = free_for_all and bots == 0
         """No bots, every player for themselves (an online game): a round ends when one
         player is left, and the score is kept by player."""
         self.score: dict[str, int] = {} if self.free_for_all else {"player": 0, "bots": 0}
         self._restart_at_s: float | None = None
+        self.stats = MatchStats(self.side_of, self.full_health)
+        """The match's figures so far: kills, shots, hits, damage."""
         edge_clearance_m = simulation.specs.rocks.edge_clearance_m
         limit = min(simulation.terrain.half_extent_x_m, simulation.terrain.half_extent_y_m)
         distance = min(spec.bot_distance_m, limit - edge_clearance_m)
@@ -108,6 +135,24 @@ class Battle:
         if self.free_for_all:
             self.score.pop(name, None)
 
+    def side_of(self, name: str) -> str | None:
+        """The side of the vehicle called ``name``: "bots", "player" (the player's side) or,
+        free for all, its own name; None for anything else (a plate, a stranger)."""
+        if name in self.bots:
+            return "bots"
+        player = self.simulation.player
+        if name in self._other_players or (player is not None and name == player.name):
+            return name if self.free_for_all else "player"
+        return None
+
+    def full_health(self, name: str) -> float | None:
+        """The health of the vehicle called ``name`` when whole (None: no such vehicle, or
+        one that takes no damage)."""
+        vehicle = self.simulation.vehicle_named(name)
+        if vehicle is None or vehicle.health is None:
+            return None
+        return vehicle.spec.armour.health
+
     def _side(self, side: str) -> list:
         player = self.simulation.player
         names = (self.bots if side == "bots"
@@ -166,8 +211,13 @@ class Battle:
         return _nearest(alive, me)
 
     def _rules(self, simulation: Simulation, events: list[Event]) -> list[Event]:
-        """After a step: end the round when a side is out; restart after the pause."""
+        """After a step: count the match's figures; end the round when a side is out;
+        after the pause, the next round, or the match's end after the last one."""
+        if not self.over:
+            self.stats.record(events)
         if self._restart_at_s is None:
+            if self.over:
+                return []
             winner = self._round_winner()
             if winner is None:
                 return []
@@ -178,14 +228,42 @@ class Battle:
         if simulation.time_s < self._restart_at_s:
             return []
         self._restart_at_s = None
+        if self.over:
+            return [self._new_match()]
+        if self.round >= self.rounds:
+            return [self._end_match()]
         self.round += 1
         self._restart()
         return [RoundStart(self.round, dict(self.score))]
+
+    def match_winner(self) -> str:
+        """The side that won the most rounds, or "draw" when more than one did."""
+        most = max(self.score.values(), default=0)
+        leaders = [side for side, won in self.score.items() if won == most]
+        return leaders[0] if len(leaders) == 1 else DRAW
+
+    def _end_match(self) -> MatchEnd:
+        """The match is over: its result; a server's next match after another pause."""
+        self.over = True
+        if self.next_match_automatically:
+            self._restart_at_s = self.simulation.time_s + self.spec.restart_delay_s
+        return MatchEnd(self.round, self.match_winner(), dict(self.score),
+                        self.stats.by_side(self.score))
+
+    def _new_match(self) -> RoundStart:
+        """A fresh match (a server's): score and figures from zero, round 1."""
+        self.over = False
+        self.round = 1
+        self.score = {side: 0 for side in self.score}
+        self.stats = MatchStats(self.side_of, self.full_health)
+        self._restart()
+        return RoundStart(self.round, dict(self.score))
 
     def _restart(self) -> None:
         """Every tank back at its spawn, whole, its gun loading afresh; shells in flight gone."""
         simulation = self.simulation
         simulation.combat.clear()
+        self.stats.new_round()
         for vehicle in simulation.vehicles:
             if vehicle.name not in self.spawns:
                 continue

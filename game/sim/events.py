@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 _JSON_NAME = "json_name"
+DRAW = "draw"
+"""A match's winner when two or more sides won the most rounds (:class:`MatchEnd`)."""
 
 
 def json_name(name: str) -> Any:
@@ -37,9 +39,16 @@ class Event:
         record: dict[str, Any] = {"type": self.TYPE}
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            record[field.metadata.get(_JSON_NAME, field.name)] = (
-                dict(value) if isinstance(value, dict) else value)
+            record[field.metadata.get(_JSON_NAME, field.name)] = _copied(value)
         return record
+
+
+def _copied(value: Any) -> Any:
+    """A dict (and any dict inside it) copied, so changing a written record never changes
+    the event."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    return value
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,26 @@ class RoundStart(Event):
     TYPE = "round_start"
     round: int
     score: dict[str, int]
+
+
+@dataclass(frozen=True)
+class MatchEnd(Event):
+    """The match is over: after the last round's end and its pause (see
+    :mod:`game.sim.match_stats` for what each figure counts)."""
+
+    TYPE = "match_end"
+    rounds: int
+    """Rounds played."""
+    winner: str
+    """The side with the most rounds won: "player", "bots" or, free for all, a player's
+    name; "draw" when two or more share the most."""
+    score: dict[str, int]
+    """Rounds won by side."""
+    sides: dict[str, dict]
+    """Each side's figures: ``{side: {kills, shots, hits, accuracy, damage_dealt,
+    damage_taken}}`` (accuracy None without a shot). Each vehicle's own are the battle's
+    ``stats``; they stay out of the event, which must fit one network message whatever
+    the number of vehicles."""
 
 
 @dataclass(frozen=True)

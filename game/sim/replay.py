@@ -20,8 +20,12 @@ from pathlib import Path
 
 from game.errors import UserError
 from game.sim.ai import DIFFICULTIES
+from game.sim.arena import GEARBOXES
+from game.sim.battle import rounds_limits
 from game.sim.controls import CONTROL_NAMES, Controls, check_control
 
+_OPTIONAL = {"difficulty": "", "rounds": 0, "gearbox": ""}
+"""Header fields a replay made before they were recorded lacks, and what they were then."""
 REPLAY_FORMAT = "tank-battle-replay"
 REPLAY_VERSION = 1
 PLAIN_FILE_MODE = 0o644
@@ -54,6 +58,17 @@ class ReplayHeader:
     difficulty: str = ""
     """The bots' level as played ("": the config's, as replays made before it was
     recorded were played)."""
+    rounds: int = 0
+    """Rounds in the match as played (0: the config's, as replays made before it was
+    recorded were played)."""
+
+    gearbox: str = ""
+    """The player's gearbox as played, "automatic" or "manual" ("": the config's start
+    gear, as replays made before it was recorded were played)."""
+
+    def rounds_option(self) -> int | None:
+        """The rounds for :class:`~game.sim.session.GameOptions` (None: the config's)."""
+        return self.rounds or None
 
 
 class ReplayRecorder:
@@ -109,6 +124,39 @@ class ReplayInputs:
         return self._controls
 
 
+def _checked_header(path: Path, document: dict, digest: str) -> ReplayHeader:
+    """A replay's header, each field checked, and refused unless it plays back the same
+    here (this version of the game, these config files)."""
+    fields = {field.name: field.type for field in dataclasses.fields(ReplayHeader)}
+    values = {}
+    for name in fields:
+        value = document.get(name, _OPTIONAL.get(name))
+        wanted = int if name in ("seed", "bots", "steps", "rounds") else str
+        if isinstance(value, bool) or not isinstance(value, wanted):
+            raise UserError(path, name, f"a {'whole number' if wanted is int else 'string'}",
+                            value, has_value=True)
+        values[name] = value
+    header = ReplayHeader(**values)
+    if header.gearbox not in ("", *GEARBOXES):
+        raise UserError(path, "gearbox", "one of " + ", ".join(GEARBOXES), header.gearbox,
+                        has_value=True)
+    if header.difficulty not in ("", *DIFFICULTIES):
+        raise UserError(path, "difficulty", "one of " + ", ".join(DIFFICULTIES),
+                        header.difficulty, has_value=True)
+    least, most = rounds_limits()
+    if header.rounds != 0 and not least <= header.rounds <= most:
+        raise UserError(path, "rounds", f"a whole number from {least} to {most} (or 0: the "
+                        "config's)", header.rounds, has_value=True)
+    if header.game_version != game_version():
+        raise UserError(path, "game_version", f"a replay made by this version, "
+                        f"{game_version()} (it cannot play back the same)",
+                        header.game_version, has_value=True)
+    if header.config_digest != digest:
+        raise UserError(path, "config_digest", "a replay made with these config files (they "
+                        "have changed since, so it cannot play back the same)")
+    return header
+
+
 def load_replay(path: str | Path, digest: str, step_hz: float) -> ReplayInputs:
     """Read and check a replay; anything wrong is one UserError naming what."""
     path = Path(path)
@@ -125,26 +173,7 @@ def load_replay(path: str | Path, digest: str, step_hz: float) -> ReplayInputs:
     if document.get("version") != REPLAY_VERSION:
         raise UserError(path, "version", f"replay format {REPLAY_VERSION}",
                         document.get("version"), has_value=True)
-    fields = {field.name: field.type for field in dataclasses.fields(ReplayHeader)}
-    values = {}
-    for name in fields:
-        value = document.get(name, "" if name == "difficulty" else None)
-        wanted = int if name in ("seed", "bots", "steps") else str
-        if isinstance(value, bool) or not isinstance(value, wanted):
-            raise UserError(path, name, f"a {'whole number' if wanted is int else 'string'}",
-                            value, has_value=True)
-        values[name] = value
-    header = ReplayHeader(**values)
-    if header.difficulty not in ("", *DIFFICULTIES):
-        raise UserError(path, "difficulty", "one of " + ", ".join(DIFFICULTIES),
-                        header.difficulty, has_value=True)
-    if header.game_version != game_version():
-        raise UserError(path, "game_version", f"a replay made by this version, "
-                        f"{game_version()} (it cannot play back the same)",
-                        header.game_version, has_value=True)
-    if header.config_digest != digest:
-        raise UserError(path, "config_digest", "a replay made with these config files (they "
-                        "have changed since, so it cannot play back the same)")
+    header = _checked_header(path, document, digest)
     changes = document.get("controls")
     if not isinstance(changes, list):
         raise UserError(path, "controls", "a list of [step, {control: value}]")

@@ -5,7 +5,8 @@ A :class:`GameServer` runs one :class:`~game.sim.session.GameSession` with no lo
 client sent (an input that never came repeats the last), steps the game, and every
 ``step_hz / snapshot_hz`` steps sends each client a snapshot delta-compressed against the
 newest one that client acknowledged. What happened (shots, hits, rounds, joins) goes to
-everyone on the reliable channel.
+everyone on the reliable channel. When a match ends (``match_end``), the next begins by
+itself after the restart pause, so an online game never sticks after its last round.
 
 Nothing a client sends is more than controls: a hello is checked against the game's
 version and config digest; every message is decoded by :mod:`game.sim.net.protocol`,
@@ -60,7 +61,7 @@ class GameServer:
         self.max_players = max_players
         self.telemetry = telemetry
         self.options = replace(options, vehicle=None, players=1, free_for_all=True,
-                               player_ai=None)
+                               player_ai=None, next_match_automatically=True)
         self.session = GameSession(specs, self.options)
         self.simulation = self.session.simulation
         self.battle = self.session.battle
