@@ -1,14 +1,17 @@
 """The HUD follows the simulation: speed, gear and the lever in the gate, rpm, health, reload,
-the minimap and messages; built under a bare NodePath (no window)."""
+the minimap and messages, the hit marker, damage wedges and kill feed, compact mode and a
+smaller HUD in a narrow view; built under a bare NodePath (no window)."""
 
 from __future__ import annotations
+
+import math
 
 import pytest
 from panda3d.core import NodePath
 
 from game.sim.battle import Battle
 from game.sim.controls import Controls
-from game.sim.events import Destroyed, RoundEnd, ShiftRefused, Shot
+from game.sim.events import Damage, Destroyed, Hit, RoundEnd, ShiftRefused, Shot
 from game.sim.simulation import Simulation
 from game.view.hud import Hud
 from game.view.hud_state import lever_path_point, read_hud_state
@@ -50,32 +53,32 @@ def test_hud_values_follow_the_simulation(game, config):
     simulation, battle, hud = game
     player = simulation.player
     _show(simulation, battle, hud)
-    assert _text(hud.speed_text).split()[0] == "0"
-    assert "gear 1" in _text(hud.gear_text)
+    assert _text(hud.dashboard.speed_text).split()[0] == "0"
+    assert "gear 1" in _text(hud.dashboard.gear_text)
     assert _text(hud.score_text) == "Round 1    you 0 : 0 bots"
     for _ in range(180):
         step(simulation, Controls(throttle=1.0))
     _show(simulation, battle, hud)
     speed_kmh = player.current.forward_speed_mps() * 3.6
     assert speed_kmh > 5.0
-    assert _text(hud.speed_text).split()[0] == f"{speed_kmh:.0f}"
-    assert hud.state.rpm == player.rpm and f"{player.rpm:.0f} rpm" in _text(hud.rpm_label)
-    assert hud.rpm_bar.getSx() == pytest.approx(
+    assert _text(hud.dashboard.speed_text).split()[0] == f"{speed_kmh:.0f}"
+    assert hud.state.rpm == player.rpm and f"{player.rpm:.0f} rpm" in _text(hud.dashboard.rpm_label)
+    assert hud.dashboard.rpm_bar.getSx() == pytest.approx(
         min(player.rpm / player.fleet.gearbox.spec.redline_rpm, 1.0)
         * config.view.hud.bar_size[0], rel=1e-3)
     # Health: a hit shows at once.
-    full_width = hud.health_bar.getSx()
+    full_width = hud.dashboard.health_bar.getSx()
     bot = next(v for v in simulation.vehicles if v is not player)
     simulation.damage(player, 30.0, bot)
     _show(simulation, battle, hud)
-    assert f"health {player.health:.0f}" in _text(hud.health_label)
-    assert hud.health_bar.getSx() == pytest.approx(
+    assert f"health {player.health:.0f}" in _text(hud.dashboard.health_label)
+    assert hud.dashboard.health_bar.getSx() == pytest.approx(
         full_width * player.health / player.spec.armour.health, rel=1e-3)
     # Minimap: both bots, as enemies; one becomes a wreck.
-    assert sorted(kind for _, _, kind in hud.minimap_dots) == ["enemy", "enemy"]
+    assert sorted(kind for _, _, kind in hud.minimap.dots) == ["enemy", "enemy"]
     simulation.damage(bot, 1e9, player)
     _show(simulation, battle, hud)
-    assert sorted(kind for _, _, kind in hud.minimap_dots) == ["enemy", "wreck"]
+    assert sorted(kind for _, _, kind in hud.minimap.dots) == ["enemy", "wreck"]
 
 
 def test_the_lever_travels_the_gate_through_neutral_during_a_shift(game):
@@ -86,14 +89,14 @@ def test_the_lever_travels_the_gate_through_neutral_during_a_shift(game):
     state = read_hud_state(simulation, battle)
     assert state.selected == "2" and state.shifting and state.shift_from == "1"
     hud.update(state, 1.0 / 60.0)
-    assert "1>2" in _text(hud.gear_text)
+    assert "1>2" in _text(hud.dashboard.gear_text)
     for _ in range(60):
         step(simulation, Controls(gear="2"))
     _show(simulation, battle, hud)
     for _ in range(30):  # the drawn knob catches up with the lever
         hud.update(hud.state, 1.0 / 60.0)
     assert not hud.state.shifting
-    assert tuple(hud.knob_pos) == pytest.approx(gate["2"])
+    assert tuple(hud.dashboard.knob_pos) == pytest.approx(gate["2"])
     # Half way through a shift from 1 to 2 the knob is at neutral.
     layout = gate_layout(5)
     assert lever_path_point(layout, "1", "2", 0.5) == pytest.approx((layout["1"][0], 0.0))
@@ -143,3 +146,115 @@ def test_an_online_score_line_ranks_the_players():
     assert state.score_line == "Round 3    alpha 2   beta 1   carol 1"
     assert HudState(round=1, score={"player": 1, "bots": 0}).score_line.endswith("you 1 : 0 bots")
     assert HudState().score_line is None
+
+
+def _drawn_centre(path):
+    """The middle of what ``path`` draws, in its parent's frame (None: nothing drawn)."""
+    bounds = path.getTightBounds(path.getParent())
+    if bounds is None:
+        return None
+    low, high = bounds
+    return (low[0] + high[0]) / 2.0, (low[2] + high[2]) / 2.0
+
+
+def test_a_hit_by_the_player_flashes_the_x_and_a_kill_a_bigger_one(game, config):
+    simulation, battle, hud = game
+    player = simulation.player.name
+    spec = config.view.hud.hit_marker
+    _show(simulation, battle, hud)
+    hud.on_events([Hit("bot-1", "bot-2", (0, 0, 0), (0, 0, 1), 900.0),
+                   Hit(player, "terrain", (0, 0, 0), (0, 0, 1), 900.0)], player)
+    assert hud.hit_marker.hit_x.isHidden() and hud.hit_marker.kill_x.isHidden()
+    hud.on_events([Hit(player, "bot-1", (0, 0, 0), (0, 0, 1), 900.0)], player)
+    assert not hud.hit_marker.hit_x.isHidden()
+    for _ in range(int(spec.hit_s * 60) + 2):
+        hud.update(hud.state, 1.0 / 60.0)
+    assert hud.hit_marker.hit_x.isHidden()
+    hud.on_events([Destroyed("bot-2", player)], player)
+    assert not hud.hit_marker.kill_x.isHidden() and hud.hit_marker.hit_x.isHidden()
+    hit_size = hud.hit_marker.hit_x.getTightBounds()
+    kill_size = hud.hit_marker.kill_x.getTightBounds()
+    assert (kill_size[1] - kill_size[0]).length() > (hit_size[1] - hit_size[0]).length()
+    for _ in range(int(spec.kill_s * 60) + 2):
+        hud.update(hud.state, 1.0 / 60.0)
+    assert hud.hit_marker.kill_x.isHidden()
+
+
+def test_damage_from_the_left_shows_a_wedge_on_the_left_that_fades(game, config):
+    simulation, battle, hud = game
+    player = simulation.player
+    bot = simulation.vehicle_named("bot-1")
+    offset = bot.current.position_ws - player.current.position_ws
+    to_bot = math.atan2(offset[0], offset[1])
+    state = read_hud_state(simulation, battle)
+    state.view_heading_rad = to_bot + math.pi / 2  # looking 90 degrees right of the bot
+    hud.update(state, 1.0 / 60.0)
+    assert _drawn_centre(hud.damage.root) is None
+    hud.on_events([Damage(player.name, "bot-1", 10.0, 90.0),
+                   Damage("bot-2", player.name, 10.0, 90.0)], player.name)
+    hud.update(state, 1.0 / 60.0)
+    x, y = _drawn_centre(hud.damage.root)
+    spec = config.view.hud.damage
+    assert x == pytest.approx(-spec.radius + spec.width / 2, abs=spec.width)
+    assert abs(y) < spec.width
+    for _ in range(int(spec.shown_s * 60) + 2):
+        hud.update(state, 1.0 / 60.0)
+    assert _drawn_centre(hud.damage.root) is None
+
+
+def test_the_kill_feed_lists_kills_and_lets_them_go(game, config):
+    simulation, battle, hud = game
+    spec = config.view.hud.kill_feed
+    hud.on_events([Destroyed("bot-1", "player"), Destroyed("player", "bot-2")], "player")
+    assert hud.kill_feed.lines == ["player destroyed bot-1", "bot-2 destroyed player"]
+    assert _text(hud.kill_feed.texts[1]) == "bot-2 destroyed player"
+    # Under the minimap, in the top right corner.
+    minimap_bottom = hud.minimap.root.getTightBounds()[0][2]
+    assert hud.kill_feed.texts[0].getZ() < minimap_bottom
+    for _ in range(int(spec.shown_s * 60) + 2):
+        hud.update(hud.state or read_hud_state(simulation, battle), 1.0 / 60.0)
+    assert hud.kill_feed.lines == [] and _text(hud.kill_feed.texts[0]) == ""
+
+
+def test_compact_hides_the_minimap_gate_rpm_and_kill_feed_and_keeps_the_rest(game):
+    simulation, battle, hud = game
+    _show(simulation, battle, hud)
+    panel = hud.dashboard.full_panel.getParent()
+    full = hud.dashboard.full_panel.getTightBounds(panel)
+    speed_top = hud.dashboard.speed_text.getTightBounds(panel)[1][2]
+    hud.set_compact(True)
+    _show(simulation, battle, hud)
+    hidden = [hud.minimap.root, hud.kill_feed.root, hud.dashboard.rpm_root,
+              hud.dashboard.gate_root]
+    kept = [hud.dashboard.speed_text, hud.dashboard.gear_text, hud.dashboard.health_bar,
+            hud.crosshair, hud.markers.root, hud.damage.root, hud.hit_marker.root]
+    assert all(path.isHidden() for path in hidden)
+    assert not any(path.isHidden() for path in kept)
+    compact = hud.dashboard.compact_panel.getTightBounds(panel)
+    assert compact[1][2] < full[1][2] * 0.7  # a shorter backing ...
+    compact_speed_top = hud.dashboard.speed_text.getTightBounds(panel)[1][2]
+    assert compact_speed_top < min(compact[1][2], speed_top)  # ... the speed moved down on it
+    hud.set_compact(False)
+    assert not any(path.isHidden() for path in hidden)
+
+
+def test_a_view_narrower_than_the_window_draws_a_smaller_hud(config):
+    from game.view.hud import hud_scale
+    from game.view.player_view import FULL_WINDOW, SPLIT_REGIONS
+    least = config.view.hud.least_view_scale
+    assert hud_scale(FULL_WINDOW, least) == 1.0
+    assert all(hud_scale(region, least) == 1.0 for region in SPLIT_REGIONS["stacked"])
+    half = hud_scale(SPLIT_REGIONS["side_by_side"][0], least)
+    assert least <= half < 1.0
+    assert hud_scale(SPLIT_REGIONS["side_by_side"][0], 0.3) == pytest.approx(math.sqrt(0.5))
+    sizes = []
+    for scale in (1.0, half):
+        root = NodePath("aspect2d")
+        corner = root.attachNewNode("bottom_left")
+        hud = Hud({"center": root, "bottom_left": corner}, config.view.hud, scale)
+        low, high = hud.dashboard.full_panel.getTightBounds(corner)
+        sizes.append((high[0] - low[0], high[2] - low[2]))
+        hud.destroy()
+    (full_width, full_height), (width, height) = sizes
+    assert width == pytest.approx(full_width * half) and height == pytest.approx(
+        full_height * half)

@@ -2,7 +2,8 @@
 
 The picture must show two views side by side (config/view.toml ``[split_screen]``):
 a divider line down the middle, each half with a HUD of its own hanging from that half's
-corners (the right half's is the left half's moved by exactly half the window), each
+corners (the right half's is the left half's moved by exactly half the window) and drawn
+smaller than a whole window's (a half is narrower for its height than the window), each
 half with its own crosshair and reload ring in its middle, different scenes in the two
 halves (player 2's tank stands beside player 1's), and, with no gamepad connected (none
 is read in an offscreen run), the "connect a gamepad" notice in player 2's half only.
@@ -77,6 +78,21 @@ def test_each_half_has_its_own_hud_in_its_own_corner(picture, config):
     assert right_columns.min() - left_columns.min() == pytest.approx(width // 2, abs=2)
     assert right_columns.max() - left_columns.max() == pytest.approx(width // 2, abs=2)
     assert (right_rows.min(), right_rows.max()) == (left_rows.min(), left_rows.max())
+
+
+def test_each_halfs_hud_is_drawn_smaller_than_a_whole_windows(picture, config):
+    """A half as wide as the window is drawn with a smaller HUD: its health bar (full at
+    the start) is ``hud_scale`` of a whole window's."""
+    from game.view.hud import hud_scale
+    from game.view.player_view import SPLIT_REGIONS
+    hud = config.view.hud
+    (_, left_columns), (_, right_columns) = _halves(_near(picture, hud.health_colour, 0.1))
+    scale = hud_scale(SPLIT_REGIONS["side_by_side"][0], hud.least_view_scale)
+    whole_window_px = hud.bar_size[0] * picture.shape[0] / 2.0
+    assert scale < 1.0
+    for columns in (left_columns, right_columns):
+        width_px = columns.max() - columns.min() + 1
+        assert width_px == pytest.approx(whole_window_px * scale, abs=3)
 
 
 def test_each_half_has_its_crosshair_and_reload_ring_in_its_middle(picture, config):

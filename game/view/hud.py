@@ -1,16 +1,23 @@
-"""The heads-up display on aspect2d: it scales with the window (sizes are shares of the
-window's half height) and its panels hang from the window's corners.
+"""The heads-up display on a view's aspect2d: sizes are shares of the view's half height,
+and its panels hang from the view's corners.
 
-- bottom left: speed, the gear on a drawn H gate with the lever's knob (it travels
-  the gate through N during a shift and turns colour meanwhile), an rpm bar with
-  its red zone, and health;
-- centre: a crosshair at the gun's predicted impact point, ringed by the reload
-  (the app projects the point; it is worked out only every few frames);
-- top right: a minimap round the player, north up: enemies, wrecks;
+- bottom left: speed, gear on a drawn H gate, rpm and health (:mod:`game.view.dashboard`);
+- centre: a crosshair at the gun's predicted impact point, ringed by the reload (the
+  view projects the point; it is worked out only every few frames), an X round it when
+  the player's shell hits an enemy or kills one, and wedges on a ring round the view's
+  middle toward who hurt the player (:mod:`game.view.hit_indicators`);
+- over the enemies the player has spotted: markers with their distance, at the view's
+  edge with an arrow when they are off it (:mod:`game.view.markers`);
+- top right: a minimap round the player, north up (:mod:`game.view.minimap`), and under
+  it the last kills (:mod:`game.view.kill_feed`);
 - top centre: round and score, and below it short messages (round end, destroyed,
   a refused shift) that fade after a few seconds;
 - online: the ping top left, and the scoreboard in the middle while Tab has it shown
   (:mod:`game.view.scoreboard`).
+
+A view narrower than the window (split side by side) draws the HUD smaller
+(:func:`hud_scale`); compact (:meth:`Hud.set_compact`) keeps speed, gear, health, the
+crosshair, the markers and the hit and damage indicators, and hides the rest.
 
 :func:`game.view.hud_state.read_hud_state` takes what the HUD shows from the simulation (and
 the battle, when there is one) into a plain :class:`HudState`; :class:`Hud` only draws it,
@@ -22,16 +29,26 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-from panda3d.core import (Geom, GeomLines, GeomNode, GeomPoints, GeomTriangles, GeomVertexData,
-                          GeomVertexFormat, GeomVertexWriter, LineSegs, NodePath, TextNode,
-                          TransparencyAttrib)
+from panda3d.core import (Geom, GeomNode, GeomTriangles, GeomVertexData, GeomVertexFormat,
+                          GeomVertexWriter, LineSegs, NodePath, TextNode, TransparencyAttrib)
 
 from game.sim.events import Event
-from game.view.hud_state import HudState, lever_path_point, message_for
-from game.view.overlay import card, keep_alpha, ring_triangles
+from game.view.dashboard import Dashboard
+from game.view.hit_indicators import (DamageIndicator, DamageIndicatorSpec, HitMarker,
+                                      HitMarkerSpec)
+from game.view.hud_state import HudState, message_for
+from game.view.hud_text import hud_text
+from game.view.kill_feed import KillFeed, KillFeedSpec
+from game.view.markers import MarkerLayer, MarkerSpec
+from game.view.minimap import Minimap
+from game.view.overlay import keep_alpha, ring_triangles
 from game.view.scoreboard import ScoreboardView
 from physics.model.spec import Spec, rgba, tuning
+
+CROSSHAIR_GAP_SHARE = 0.35
+"""The crosshair's strokes stop this share of its half size short of its middle."""
+CROSSHAIR_PX = 2.0
+"""The crosshair's strokes' thickness."""
 
 
 @dataclass(frozen=True)
@@ -80,122 +97,78 @@ class HudSpec(Spec):
     wreck_colour: tuple[float, ...] = rgba("wrecks on the minimap")
     message_s: float = tuning("a message stays this long", minimum=0.5, maximum=30.0)
     message_lines: int = tuning("most messages shown at once", minimum=1, maximum=10)
+    least_view_scale: float = tuning("a view narrower than the window draws its HUD smaller, "
+                                     "but at least this share of its full size (its smallest "
+                                     "text stays readable)", minimum=0.3, maximum=1.0)
+    markers: MarkerSpec = tuning("markers over the enemies the player has spotted")
+    hit_marker: HitMarkerSpec = tuning("the X round the crosshair for a hit and a kill")
+    damage: DamageIndicatorSpec = tuning("wedges toward who hurt the player")
+    kill_feed: KillFeedSpec = tuning("the last kills, under the minimap")
 
 
-def _text(parent: NodePath, spec: HudSpec, scale: float, align=TextNode.ALeft) -> NodePath:
-    """An empty line of text in the HUD's colour, with its drop shadow."""
-    node = TextNode("hud-text")
-    node.setFont(TextNode.getDefaultFont())
-    node.setTextColor(*spec.text_colour)
-    node.setShadow(0.06, 0.06)
-    node.setShadowColor(*spec.shadow_colour)
-    node.setAlign(align)
-    path = parent.attachNewNode(node)
-    path.setScale(scale)
-    return path
+def hud_scale(region, least: float) -> float:
+    """How big a view's HUD is drawn, for a view over ``region`` (left, right, bottom,
+    top: shares of the window). Its sizes are shares of the view's half height; a view as
+    wide for its height as the window, or wider (stacked halves: already drawn at half the
+    window's height), keeps them. A narrower one (side-by-side halves) shrinks the HUD by
+    the square root of how much narrower it is (the HUD then covers the same share of the
+    view's area as it does of the whole window's), but to no less than ``least``."""
+    left, right, bottom, top = region
+    return max(least, min(1.0, math.sqrt((right - left) / max(top - bottom, 1e-9))))
 
 
 class Hud:
     """Draws a :class:`HudState` on aspect2d. ``corners``: NodePaths by name
-    (``bottom_left``, ``top_right``, ``top_center``, ``center``) that follow the window's
-    edges (ShowBase's a2d corners); any missing one falls back to ``center``."""
+    (``bottom_left``, ``top_left``, ``top_right``, ``top_center``, ``center``) that follow
+    the view's edges (ShowBase's a2d corners); any missing one falls back to ``center``.
+    ``scale``: the HUD's size in its view (:func:`hud_scale`)."""
 
-    def __init__(self, corners: dict, spec: HudSpec):
+    def __init__(self, corners: dict, spec: HudSpec, scale: float = 1.0):
         self.spec = spec
+        self.scale = scale
         center = corners["center"]
-        self.root = center.attachNewNode("hud")
-        self._corner_roots = []
-        self._build_dashboard(self._corner(corners, "bottom_left"))
+        self._corner_roots: list[NodePath] = []
+        self.markers = MarkerLayer(center, spec.markers, spec, scale)
+        self._corner_roots.append(self.markers.root)
+        self.root = self._corner(corners, "center")
+        """The view's middle, scaled: the damage wedges and the scoreboard."""
+        self.dashboard = Dashboard(self._corner(corners, "bottom_left"), spec)
+        self.damage = DamageIndicator(self.root, spec.damage)
         self._build_crosshair(center)
-        self._build_minimap(self._corner(corners, "top_right"))
+        self.hit_marker = HitMarker(self.crosshair, spec.hit_marker)
+        top_right = self._corner(corners, "top_right")
+        self.minimap = Minimap(top_right, spec)
+        self.kill_feed = KillFeed(top_right, spec.kill_feed, spec)
         self._build_messages(self._corner(corners, "top_center"))
         self.scoreboard = ScoreboardView(self._corner(corners, "top_left"), self.root, spec,
-                                         _text)
+                                         hud_text)
         self.state: HudState | None = None
+        self.compact = False
 
     def _corner(self, corners: dict, name: str) -> NodePath:
-        """A node on the window's corner ``name`` (the centre where there is none)."""
+        """A node on the view's corner ``name`` (the centre where there is none), at the
+        HUD's scale."""
         parent = corners.get(name) or corners["center"]
         path = parent.attachNewNode("hud-" + name)
+        path.setScale(self.scale)
         keep_alpha(path)
         self._corner_roots.append(path)
         return path
-
-    # ----- bottom left: health, rpm, speed, gear gate -------------------------------------
-
-    def _build_dashboard(self, panel: NodePath) -> None:
-        """A backing panel and, from the bottom up: health, rpm, then the speed and gear
-        beside the H gate."""
-        s = self.spec
-        m = s.margin
-        width = s.bar_size[0] + 2 * m
-        height = s.gate_size * 1.6 + s.text_scale * 2.2 + s.bar_size[1] * 4 + 3 * m
-        card(panel, "hud-panel", m * 0.5, m * 0.5 + width, m * 0.5, m * 0.5 + height,
-             s.panel_colour)
-        y = m + s.bar_size[1] * 0.2
-        self._build_health_bar(panel, m, y)
-        y += s.bar_size[1] * 2.6 + s.text_scale * 0.4
-        self._build_rpm_bar(panel, m, y)
-        y += s.bar_size[1] * 2.6 + s.text_scale * 0.3
-        self._build_gear_gate(panel, m, y)
-
-    def _build_health_bar(self, panel: NodePath, x0: float, y: float) -> None:
-        """The health bar over its dark backing, its label above it."""
-        s = self.spec
-        self.health_label = _text(panel, s, s.text_scale * 0.6)
-        self.health_label.setPos(x0, 0, y + s.bar_size[1] * 1.4)
-        self.health_back = card(panel, "health-back", x0, x0 + s.bar_size[0], y,
-                                y + s.bar_size[1], (0.0, 0.0, 0.0, 0.5))
-        self.health_bar = card(panel, "health", 0.0, 1.0, 0.0, 1.0, s.health_colour)
-        self.health_bar.setPos(x0, 0, y)
-        self.health_bar.setScale(s.bar_size[0], 1.0, s.bar_size[1])
-
-    def _build_rpm_bar(self, panel: NodePath, x0: float, y: float) -> None:
-        """The rpm bar, its full width the redline, over a red zone at its end."""
-        s = self.spec
-        self.rpm_label = _text(panel, s, s.text_scale * 0.6)
-        self.rpm_label.setPos(x0, 0, y + s.bar_size[1] * 1.4)
-        card(panel, "rpm-back", x0, x0 + s.bar_size[0], y, y + s.bar_size[1],
-             (0.0, 0.0, 0.0, 0.5))
-        red = s.redline_share
-        card(panel, "redline", x0 + s.bar_size[0] * red, x0 + s.bar_size[0], y,
-             y + s.bar_size[1], s.redline_colour).setAlphaScale(0.45)
-        self.rpm_bar = card(panel, "rpm", 0.0, 1.0, 0.0, 1.0, s.rpm_colour)
-        self.rpm_bar.setPos(x0, 0, y)
-        self.rpm_bar.setScale(s.bar_size[0], 1.0, s.bar_size[1])
-
-    def _build_gear_gate(self, panel: NodePath, x0: float, y: float) -> None:
-        """The speed and gear texts, and the H gate's knob (its slots are drawn once the
-        gearbox's layout is known, :meth:`_build_gate`)."""
-        s = self.spec
-        self.gate_root = panel.attachNewNode("gate")
-        self.gate_unit = s.gate_size / 2.6
-        """The gate's columns and rows are in these units; the gate is gate_size high."""
-        self.gate_root.setPos(x0 + s.bar_size[0] - self.gate_unit * 1.4, 0,
-                              y + s.gate_size * 0.55)
-        self._gate_built_for = None
-        self.knob = card(self.gate_root, "knob", -0.22, 0.22, -0.22, 0.22, s.lever_colour)
-        self.knob.setScale(self.gate_unit)
-        self.knob_pos = None
-        self.speed_text = _text(panel, s, s.text_scale * 1.4)
-        self.speed_text.setPos(x0, 0, y + s.gate_size * 0.6)
-        self.gear_text = _text(panel, s, s.text_scale * 0.8)
-        self.gear_text.setPos(x0, 0, y + s.gate_size * 0.15)
-
-    # ----- centre, top right, top centre ------------------------------------------------
 
     def _build_crosshair(self, center: NodePath) -> None:
         """The crosshair and, round it, the reload ring (drawn by :meth:`_draw_ring`)."""
         s = self.spec
         self.crosshair = center.attachNewNode("crosshair")
+        self.crosshair.setScale(self.scale)
         keep_alpha(self.crosshair)
         self._corner_roots.append(self.crosshair)
         lines = LineSegs("crosshair")
         lines.setColor(*s.crosshair_colour)
-        lines.setThickness(2.0)
+        lines.setThickness(CROSSHAIR_PX)
         c = s.crosshair_size
-        for (ax, ay), (bx, by) in (((-c, 0), (-c * 0.35, 0)), ((c * 0.35, 0), (c, 0)),
-                                   ((0, -c), (0, -c * 0.35)), ((0, c * 0.35), (0, c))):
+        gap = c * CROSSHAIR_GAP_SHARE
+        for (ax, ay), (bx, by) in (((-c, 0), (-gap, 0)), ((gap, 0), (c, 0)),
+                                   ((0, -c), (0, -gap)), ((0, gap), (0, c))):
             lines.moveTo(ax, 0, ay)
             lines.drawTo(bx, 0, by)
         self.crosshair.attachNewNode(lines.create())
@@ -205,43 +178,17 @@ class Hud:
         self._reload_share_drawn = None
         self.crosshair_xy: tuple | None = None
 
-    def _build_minimap(self, corner: NodePath) -> None:
-        """The minimap's backing, frame and north mark (its dots: :meth:`_draw_minimap`)."""
-        s = self.spec
-        m = s.margin
-        self.minimap = corner
-        size = s.minimap_size
-        self.minimap_centre = (-m - size / 2, -m - size / 2)
-        card(self.minimap, "minimap", -m - size, -m, -m - size, -m, s.minimap_colour)
-        frame = LineSegs("minimap-frame")
-        frame.setColor(*s.text_colour[:3], 0.6)
-        for (ax, ay), (bx, by) in (((-m - size, -m), (-m, -m)), ((-m, -m), (-m, -m - size)),
-                                   ((-m, -m - size), (-m - size, -m - size)),
-                                   ((-m - size, -m - size), (-m - size, -m))):
-            frame.moveTo(ax, 0, ay)
-            frame.drawTo(bx, 0, by)
-        self.minimap.attachNewNode(frame.create())
-        north = _text(self.minimap, s, s.text_scale * 0.5, TextNode.ACenter)
-        north.node().setText("N")
-        north.setPos(self.minimap_centre[0], 0, -m - s.text_scale * 0.55)
-        self.dots_node = GeomNode("minimap-dots")
-        self.dots = self.minimap.attachNewNode(self.dots_node)
-        self.dots.setRenderModeThickness(s.minimap_dot_px)
-        self.dots.setTransparency(TransparencyAttrib.MAlpha)
-        self.minimap_dots: list[tuple[float, float, str]] = []
-        """Last drawn dots: (x, y) in the minimap's frame and their kind."""
-
     def _build_messages(self, top: NodePath) -> None:
         """Round and score, and the messages below them."""
         s = self.spec
-        self.score_text = _text(top, s, s.text_scale, TextNode.ACenter)
+        self.score_text = hud_text(top, s, s.text_scale, TextNode.ACenter)
         self.score_text.setPos(0, 0, -s.margin - s.text_scale)
-        self.message_text = _text(top, s, s.text_scale * 0.9, TextNode.ACenter)
+        self.message_text = hud_text(top, s, s.text_scale * 0.9, TextNode.ACenter)
         self.message_text.setPos(0, 0, -s.margin - s.text_scale * 2.6)
         self.messages: list[list] = []
         """[text, seconds left] of the messages shown, oldest first."""
 
-    # ----- messages ---------------------------------------------------------------------
+    # ----- events and messages ------------------------------------------------------------
 
     def message(self, text: str) -> None:
         self.messages.append([text, self.spec.message_s])
@@ -252,41 +199,26 @@ class Hud:
         self.message_text.node().setText("\n".join(text for text, _ in self.messages))
 
     def on_events(self, events: list[Event], player_name: str) -> None:
-        """Short messages for what the player should know happened."""
+        """Messages, the kill feed, and the hit and damage indicators for what the player
+        should know happened."""
         for event in events:
             text = message_for(event, player_name)
             if text is not None:
                 self.message(text)
+        enemies = self.state.enemy_names if self.state is not None else frozenset()
+        self.hit_marker.on_events(events, player_name, enemies)
+        self.damage.on_events(events, player_name)
+        self.kill_feed.on_events(events, player_name)
+
+    def set_compact(self, on: bool) -> None:
+        """Compact: speed, gear, health, the crosshair and reload ring, the markers and the
+        hit and damage indicators only (no gate, rpm bar, minimap or kill feed)."""
+        self.compact = on
+        self.dashboard.set_compact(on)
+        self.minimap.show(not on)
+        self.kill_feed.show(not on)
 
     # ----- per frame --------------------------------------------------------------------
-
-    def _build_gate(self, gate: dict) -> None:
-        for child in self.gate_root.findAllMatches("gate-lines"):
-            child.removeNode()
-        for child in self.gate_root.findAllMatches("gate-label"):
-            child.removeNode()
-        unit = self.gate_unit
-        lines = LineSegs("gate-lines")
-        lines.setColor(*self.spec.gate_colour)
-        lines.setThickness(3.0)
-        columns = [column for column, _ in gate.values()]
-        lines.moveTo(min(columns) * unit, 0, 0)
-        lines.drawTo(max(columns) * unit, 0, 0)
-        for name, (column, row) in gate.items():
-            if row == 0.0:
-                continue
-            lines.moveTo(column * unit, 0, 0)
-            lines.drawTo(column * unit, 0, row * unit)
-            label = _text(self.gate_root, self.spec, self.spec.text_scale * 0.55,
-                          TextNode.ACenter)
-            label.setName("gate-label")
-            label.node().setText(name)
-            label.setPos(column * unit, 0, row * unit * 1.55 - (0.18 * unit if row > 0
-                                                                 else 0.02 * unit))
-        path = self.gate_root.attachNewNode(lines.create())
-        path.setName("gate-lines")
-        self.knob.reparentTo(self.gate_root)  # drawn over the lines
-        self._gate_built_for = dict(gate)
 
     def _draw_ring(self, share: float | None) -> None:
         if share is None:
@@ -316,47 +248,6 @@ class Hud:
         geom.addPrimitive(primitive)
         self.reload_node.addGeom(geom)
 
-    def _draw_minimap(self, state: HudState) -> None:
-        s = self.spec
-        half = s.minimap_size / 2.0
-        cx, cy = self.minimap_centre
-        px, py = state.position_xy
-        colours = {"enemy": s.enemy_colour, "wreck": s.wreck_colour, "other": s.text_colour}
-        dots = []
-        for x, y, kind in state.contacts:
-            dx, dy = (x - px) / s.minimap_range_m, (y - py) / s.minimap_range_m
-            reach = max(abs(dx), abs(dy))
-            if reach > 1.0:  # beyond the range: pinned to the edge, in its direction
-                dx, dy = dx / reach, dy / reach
-            dots.append((cx + dx * half * 0.96, cy + dy * half * 0.96, kind))
-        self.minimap_dots = dots
-        self.dots_node.removeAllGeoms()
-        data = GeomVertexData("dots", GeomVertexFormat.getV3c4(), Geom.UHStream)
-        vertex = GeomVertexWriter(data, "vertex")
-        colour = GeomVertexWriter(data, "color")
-        for x, y, kind in dots:
-            vertex.addData3(x, 0.0, y)
-            colour.addData4(*colours.get(kind, s.text_colour))
-        points = GeomPoints(Geom.UHStream)
-        if dots:
-            points.addConsecutiveVertices(0, len(dots))
-        # The player: a dot and a tick along its heading.
-        base = len(dots)
-        tick = half * 0.14
-        for x, y in ((cx, cy), (cx + math.sin(state.heading_rad) * tick,
-                                 cy + math.cos(state.heading_rad) * tick)):
-            vertex.addData3(x, 0.0, y)
-            colour.addData4(*s.player_colour)
-        points.addVertex(base)
-        geom = Geom(data)
-        geom.addPrimitive(points)
-        self.dots_node.addGeom(geom)
-        heading_line = GeomLines(Geom.UHStream)
-        heading_line.addVertices(base, base + 1)
-        line = Geom(data)  # a Geom holds one kind of primitive
-        line.addPrimitive(heading_line)
-        self.dots_node.addGeom(line)
-
     def set_crosshair(self, xy: tuple | None) -> None:
         """Put the crosshair at aspect2d (x, y), or at the centre when None."""
         self.crosshair_xy = xy
@@ -365,61 +256,20 @@ class Hud:
 
     def update(self, state: HudState, frame_s: float) -> None:
         self.state = state
-        self._update_gear(state, frame_s)
-        self._update_bars(state)
+        self.dashboard.update(state, frame_s)
         self._draw_ring(state.loaded_share)
         if state.reload_s is None:
             self.crosshair.hide()
         else:
             self.crosshair.show()
-        self._draw_minimap(state)
+        self.minimap.update(state)
+        self.markers.update(state.markers)
+        self.damage.update(state, frame_s)
+        self.hit_marker.update(frame_s)
+        self.kill_feed.update(frame_s)
         self.score_text.node().setText(state.score_line or "")
         self.scoreboard.update(state.ping_ms, state.board)
         self._fade_messages(frame_s)
-
-    def _update_gear(self, state: HudState, frame_s: float) -> None:
-        """Speed and gear texts; the knob slides toward the lever's place in the gate."""
-        s = self.spec
-        self.speed_text.node().setText(f"{abs(state.speed_kmh):3.0f} km/h"
-                                       + (" R" if state.speed_kmh < -0.5 else ""))
-        gear = state.selected if not state.shifting else f"{state.shift_from}>{state.selected}"
-        self.gear_text.node().setText(("AUTO " if state.automatic else "") + "gear " + gear)
-        if state.gate and state.gate != self._gate_built_for:
-            self._build_gate(state.gate)
-        target = (lever_path_point(state.gate, state.shift_from, state.selected,
-                                   state.shift_progress) if state.shifting
-                  else state.gate.get(state.selected, (0.0, 0.0)))
-        if self.knob_pos is None:
-            self.knob_pos = np.array(target, dtype=float)
-        else:
-            offset = np.asarray(target) - self.knob_pos
-            distance = float(np.linalg.norm(offset))
-            step = s.lever_speed_per_s * max(frame_s, 0.0)
-            self.knob_pos = (np.asarray(target, dtype=float) if distance <= step
-                             else self.knob_pos + offset / distance * step)
-        self.knob.setPos(self.knob_pos[0] * self.gate_unit, 0, self.knob_pos[1] * self.gate_unit)
-        self.knob.setColor(*(s.shifting_colour if state.shifting else s.lever_colour))
-
-    def _update_bars(self, state: HudState) -> None:
-        """The rpm bar (its full width is the redline) and the health bar."""
-        s = self.spec
-        share = min(max(state.rpm / max(state.redline_rpm, 1.0), 0.0), 1.0)
-        self.rpm_bar.setSx(max(share, 1e-3) * s.bar_size[0])
-        self.rpm_bar.setColor(*(s.redline_colour if share >= s.redline_share else s.rpm_colour))
-        self.rpm_label.node().setText(f"{state.rpm:4.0f} rpm")
-        if state.health is None or not state.max_health:
-            self.health_bar.hide()
-            self.health_back.hide()
-            self.health_label.node().setText("")
-            return
-        self.health_bar.show()
-        self.health_back.show()
-        health = min(max(state.health / state.max_health, 0.0), 1.0)
-        self.health_bar.setSx(max(health, 1e-3) * s.bar_size[0])
-        low, high = np.asarray(s.low_health_colour), np.asarray(s.health_colour)
-        self.health_bar.setColor(*(low + (high - low) * health))
-        self.health_label.node().setText(
-            "DESTROYED" if state.destroyed else f"health {state.health:.0f}")
 
     def _fade_messages(self, frame_s: float) -> None:
         """Messages fade out in order, each ``message_s`` after it came."""
@@ -433,11 +283,13 @@ class Hud:
             self._show_messages()
 
     def show(self, visible: bool) -> None:
-        for path in [self.root, *self._corner_roots]:
+        for path in self._corner_roots:
             (path.show if visible else path.hide)()
 
     def destroy(self) -> None:
         self.scoreboard.destroy()
-        for path in [self.root, *self._corner_roots]:
+        self.markers.destroy()
+        self.damage.destroy()
+        for path in self._corner_roots:
             path.removeNode()
         self._corner_roots.clear()

@@ -1,6 +1,7 @@
 """What the HUD shows, read from the simulation: a plain :class:`HudState` (no drawing), so
-the values can be checked without a window, and :func:`message_for` an event;
-:mod:`game.view.hud` draws them."""
+the values can be checked without a window, :func:`message_for` an event, and
+:func:`enemies_of` whom a player fights (the minimap's red dots, the enemy markers, the
+hits that flash the hit marker); :mod:`game.view.hud` draws them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,21 @@ from dataclasses import dataclass, field
 
 from game.sim.events import Destroyed, Event, RoundEnd, RoundStart, ShiftRefused
 from physics.model.spec import KMH_PER_MPS
+
+
+@dataclass(frozen=True)
+class Marker:
+    """An enemy's marker on the view's overlay (aspect2d)."""
+
+    name: str
+    x: float
+    y: float
+    on_screen: bool
+    """False: the enemy is off the view; the marker is at its edge, an arrow pointing."""
+    toward_rad: float
+    """Off the view: the arrow's direction, counterclockwise from right."""
+    distance_m: float
+    wreck: bool
 
 
 @dataclass
@@ -43,6 +59,15 @@ class HudState:
     """Online: the round trip to the server."""
     board: list | None = None
     """Online: the scoreboard's rows (name, kills, deaths, ping_ms)."""
+    positions: dict = field(default_factory=dict)
+    """Every other vehicle's (x, y) by name (where a shot that hurt the player came from)."""
+    enemy_names: frozenset = frozenset()
+    """The enemies still in the fight (a hit on one of them flashes the hit marker)."""
+    view_heading_rad: float | None = None
+    """The camera's heading (0 north, + east; None: the vehicle's), for the damage
+    indicator's directions."""
+    markers: list = field(default_factory=list)
+    """The enemy markers on the view (:class:`Marker`), when the view works them out."""
 
     @property
     def score_line(self) -> str | None:
@@ -78,19 +103,18 @@ def read_hud_state(simulation, battle=None, vehicle=None) -> HudState:
     shifting = bool(gearbox.shifting[index]) and shift_time > 0.0
     progress = (1.0 - float(gearbox.shift_left_s[index]) / shift_time) if shifting else 1.0
     forward = state.axes_ws()[1]
-    enemies = set(getattr(battle, "bots", {}) or {}) if battle is not None else None
-    contacts = []
+    enemies = {vehicle.name for vehicle in enemies_of(simulation, battle, player)}
+    contacts, positions, fighting = [], {}, set()
     for vehicle in simulation.vehicles:
         if vehicle is player:
             continue
         x, y = (float(v) for v in vehicle.current.position_ws[:2])
-        if vehicle.destroyed:
-            kind = "wreck"
-        elif enemies is None or vehicle.name in enemies:
-            kind = "enemy" if vehicle.aim is not None else "other"
-        else:
-            kind = "other"
+        kind = ("wreck" if vehicle.destroyed else "enemy" if vehicle.name in enemies
+                else "other")
         contacts.append((x, y, kind))
+        positions[vehicle.name] = (x, y)
+        if kind == "enemy":
+            fighting.add(vehicle.name)
     armed = player.aim is not None
     # Rounds: against bots, or online (free for all: the score by name, once there is one).
     rounds = battle is not None and bool(battle.bots or getattr(battle, "online", False)
@@ -108,9 +132,22 @@ def read_hud_state(simulation, battle=None, vehicle=None) -> HudState:
         destroyed=bool(player.destroyed),
         position_xy=(float(state.position_ws[0]), float(state.position_ws[1])),
         heading_rad=math.atan2(forward[0], forward[1]), contacts=contacts,
+        positions=positions, enemy_names=frozenset(fighting),
         round=getattr(battle, "round", None) if rounds else None,
         score=dict(battle.score) if rounds else None,
         ping_ms=getattr(battle, "ping_ms", None), board=getattr(battle, "board", None))
+
+
+def enemies_of(simulation, battle, player) -> list:
+    """The armed vehicles ``player`` fights, wrecks too: with bots, the bots (every person
+    is on one side against them); free for all, everyone else; with no battle, every other
+    vehicle."""
+    others = [vehicle for vehicle in simulation.vehicles
+              if vehicle is not player and vehicle.aim is not None]
+    if battle is None or getattr(battle, "free_for_all", False):
+        return others
+    bots = getattr(battle, "bots", None) or {}
+    return [vehicle for vehicle in others if vehicle.name in bots]
 
 
 def lever_path_point(gate: dict, start: str, end: str, progress: float) -> tuple[float, float]:

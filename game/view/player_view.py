@@ -6,7 +6,9 @@ With one player the share is the whole window and the camera is ShowBase's own; 
 (``--players 2``) the window is split in halves (config/view.toml ``[split_screen]``:
 side by side or stacked) and player 2 gets a second camera. Each view's 2-D layer is its
 own scene (:class:`RegionOverlay`) drawn into that view's display region only, so a HUD
-hangs from its own view's corners; the pause menu stays on ShowBase's aspect2d, over both.
+hangs from its own view's corners (and a half narrower than the window draws it smaller:
+:func:`game.view.hud.hud_scale`); the pause menu stays on ShowBase's aspect2d, over both.
+Each view marks the enemies its own vehicle has spotted (:mod:`game.view.markers`).
 """
 
 from __future__ import annotations
@@ -20,11 +22,14 @@ from panda3d.core import (BitMask32, Camera, CardMaker, DisplayRegion, NodePath,
                           PerspectiveLens, Point2, Point3, TextNode)
 
 from game.sim.events import Event
+from game.sim.spotting import SpottingSpec
 from game.view.camera import GUNSIGHT, CameraSpec, ChaseCamera
-from game.view.hud import Hud, HudSpec
+from game.view.hud import Hud, HudSpec, hud_scale
 from game.view.hud_state import read_hud_state
+from game.view.markers import EnemyMarkers
 from game.view.overlay import keep_alpha
 from game.view.reticle import Reticle
+from game.view.view_projection import ViewProjection
 from physics.model.spec import Spec, rgba, tuning
 
 SPLITS = ("side_by_side", "stacked")
@@ -177,11 +182,13 @@ def extra_screen(base, region, mask: BitMask32, name: str) -> Screen:
 class PlayerView:
     """A chase camera, HUD, reticle and notice for the vehicle ``follow()`` returns,
     drawn through ``screen``. ``ray_cast(start, end, exclude)`` is the world's closest hit
-    (None: nothing), for keeping the camera in front of obstacles."""
+    (None: nothing), for keeping the camera in front of obstacles. ``spotting``: the bots'
+    spotting rules (config/game.toml ``[ai.spotting]``), by which the HUD marks the enemies
+    the vehicle has spotted (None: no markers)."""
 
     def __init__(self, screen: Screen, camera_spec: CameraSpec, hud_spec: HudSpec, terrain,
                  follow: Callable[[], object], ray_cast: Callable, window,
-                 notice_scale: float, notice_colour):
+                 notice_scale: float, notice_colour, spotting: SpottingSpec | None = None):
         self.screen = screen
         self.camera_spec = camera_spec
         self.hud_spec = hud_spec
@@ -199,7 +206,9 @@ class PlayerView:
         overlay = screen.overlay
         self.reticle = Reticle(overlay.aspect2d, camera_spec.reticle_colour,
                                camera_spec.reticle_size, camera_spec.reticle_thickness_px)
-        self.hud = Hud(overlay.corners, hud_spec)
+        self.hud = Hud(overlay.corners, hud_spec,
+                       hud_scale(self.region, hud_spec.least_view_scale))
+        self.markers = EnemyMarkers(hud_spec.markers, spotting) if spotting else None
         notice = TextNode("player-notice")
         notice.setFont(TextNode.getDefaultFont())
         notice.setAlign(TextNode.ACenter)
@@ -243,16 +252,25 @@ class PlayerView:
             node.setText(text or "")
 
     def on_events(self, events: list[Event]) -> None:
+        if self.markers is not None:
+            self.markers.on_events(events)
         vehicle = self.follow()
         if vehicle is not None:
             self.hud.on_events(events, vehicle.name)
+
+    def set_compact(self, on: bool) -> None:
+        """The compact HUD (speed, gear, health, crosshair, markers, hit and damage
+        indicators) or the full one."""
+        self.hud.set_compact(on)
 
     def message(self, text: str) -> None:
         self.hud.message(text)
 
     def reset(self) -> None:
-        """A new game: no old impact point."""
+        """A new game: no old impact point, nothing spotted."""
         self._impact_ws = None
+        if self.markers is not None:
+            self.markers.reset()
 
     # ----- per frame ---------------------------------------------------------------------
 
@@ -299,7 +317,13 @@ class PlayerView:
             self._impact_ws = np.asarray(impact, dtype=float)
         self._frames += 1
         self.hud.set_crosshair(self.project(self._impact_ws))
-        self.hud.update(read_hud_state(simulation, battle, vehicle), frame_s)
+        state = read_hud_state(simulation, battle, vehicle)
+        projection = ViewProjection(self.screen.camera, self.screen.lens,
+                                    self.screen.overlay.aspect_ratio)
+        state.view_heading_rad = projection.heading_rad()
+        if self.markers is not None:
+            state.markers = self.markers.update(simulation, battle, vehicle, projection)
+        self.hud.update(state, frame_s)
 
     def project(self, point_ws) -> tuple[float, float] | None:
         """A world point on this view's overlay, or None when behind the camera or outside
