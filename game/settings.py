@@ -1,4 +1,6 @@
-"""The player's own settings: volume, field of view, inverted mouse axes, graphics quality.
+"""The player's own settings: volumes, field of view, inverted mouse axes, graphics quality,
+the window (fullscreen, resolution, vsync), the compact HUD and whether the first-run help
+was dismissed.
 
 Saved per user as TOML in the platform's config folder:
 
@@ -14,6 +16,10 @@ Writing is atomic: a temporary file in the same folder, flushed to disk, then
 whole. A file that cannot be read (bad TOML, bad values, unknown keys) gives one
 warning line and the defaults; it is left as it is until the player saves.
 
+A file from an older version keeps working: its keys that were renamed since
+(:data:`RENAMED_KEYS`, e.g. ``volume``, now ``master_volume``) are read under their new
+names, and the next save writes the new ones.
+
 The player's key bindings live beside it, in ``bindings.toml`` (:mod:`game.input.rebinding`).
 """
 
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 import tempfile
 import tomllib
@@ -31,18 +38,55 @@ from pathlib import Path
 from physics.model.spec import Spec, SpecError, build_spec, tuning
 
 QUALITY_LEVELS = ("low", "medium", "high")
+AUTO_RESOLUTION = "auto"
+"""The resolution that follows the window: the config's window size in a window, the
+desktop's own size in fullscreen."""
+RESOLUTION_PATTERN = re.compile(r"([1-9][0-9]{2,4})x([1-9][0-9]{2,4})")
+"""A resolution other than ``auto``: WIDTHxHEIGHT in pixels, e.g. ``1920x1080``."""
+RENAMED_KEYS = {"volume": "master_volume"}
+"""Keys of older settings files, and the key each is read as now."""
+
+
+def parse_resolution(text: str) -> tuple[int, int] | None:
+    """(width, height) of a "WIDTHxHEIGHT" resolution; None for ``auto``. Raises
+    ValueError for anything else."""
+    if text == AUTO_RESOLUTION:
+        return None
+    match = RESOLUTION_PATTERN.fullmatch(text) if isinstance(text, str) else None
+    if match is None:
+        raise ValueError(f"not a resolution: {text!r}")
+    return int(match.group(1)), int(match.group(2))
 
 
 @dataclass(frozen=True)
 class UserSettingsSpec(Spec):
     """A player's own settings (saved per user; these are the defaults and their bounds)."""
 
-    volume: float = tuning("sound volume, 0..1", minimum=0.0, maximum=1.0)
+    master_volume: float = tuning("every sound's volume, 0..1", minimum=0.0, maximum=1.0)
+    effects_volume: float = tuning("shots, hits, explosions and the menus' click, 0..1 (times "
+                                   "the master volume)", minimum=0.0, maximum=1.0)
+    engine_volume: float = tuning("the engine, tracks and tyres, 0..1 (times the master "
+                                  "volume)", minimum=0.0, maximum=1.0)
     field_of_view_deg: float = tuning("the chase view's vertical field of view",
                                       minimum=20.0, maximum=120.0)
     invert_x: bool = tuning("mouse left/right reversed (look round and gun-sight aim)")
     invert_y: bool = tuning("mouse up/down reversed (look round and gun-sight aim)")
-    quality: str = tuning("graphics quality (particle counts)", choices=QUALITY_LEVELS)
+    quality: str = tuning("graphics quality (particles, sun shadows, antialiasing)",
+                          choices=QUALITY_LEVELS)
+    fullscreen: bool = tuning("the game fills the screen (F11 toggles)")
+    resolution: str = tuning('window size, "WIDTHxHEIGHT" or "auto" (the configured window '
+                             "size in a window, the desktop's in fullscreen)")
+    vsync: bool = tuning("frames wait for the display's refresh (applies on the next start)")
+    hud_compact: bool = tuning("the smaller heads-up display")
+    help_seen: bool = tuning("the first-run help card was dismissed")
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        try:
+            parse_resolution(self.resolution)
+        except ValueError:
+            raise SpecError("resolution", self.resolution,
+                            f'"{AUTO_RESOLUTION}" or WIDTHxHEIGHT, e.g. "1920x1080"') from None
 
 
 APP_FOLDER = "tank-battle"
@@ -118,12 +162,23 @@ def load_settings(path: Path, defaults: UserSettingsSpec) -> LoadedSettings:
         reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
         return LoadedSettings(defaults, f"tank-battle: {path}: not read ({reason}); "
                                         "using the default settings")
-    merged = {**dataclasses.asdict(defaults), **table}
+    merged = {**dataclasses.asdict(defaults), **with_renamed_keys(table)}
     try:
         return LoadedSettings(build_spec(UserSettingsSpec, merged))
     except SpecError as error:
         return LoadedSettings(defaults, f"tank-battle: {path}: {error.key} = {error.value!r}: "
                                         f"expected {error.expected}; using the default settings")
+
+
+def with_renamed_keys(table: dict) -> dict:
+    """``table`` with the keys of older files under their new names (a new name already
+    in the file wins over the old one)."""
+    renamed = dict(table)
+    for old, new in RENAMED_KEYS.items():
+        if old in renamed:
+            value = renamed.pop(old)
+            renamed.setdefault(new, value)
+    return renamed
 
 
 def toml_value(value) -> str:

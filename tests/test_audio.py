@@ -1,4 +1,5 @@
-"""Synthesised sounds (length, not silent) and the event → sound mapping (fake player)."""
+"""Synthesised sounds (length, not silent), the event → sound mapping (fake player), and the
+player's volumes mixed into what the Panda3D player plays (fake sounds)."""
 
 import wave
 from types import SimpleNamespace
@@ -7,8 +8,10 @@ import numpy as np
 import pytest
 
 from assets.make_sounds import LENGTHS_S, RATE_HZ, SOUNDS_DIR, make_all
-from game.audio.sounds import (CLATTER_LINKS_HZ, LOOPS, SOUND_NAMES, GameAudio, engine_note,
-                               sound_for_event, track_clatter, tyre_noise)
+import game.audio.sounds as sound_module
+from game.audio.sounds import (CLATTER_LINKS_HZ, LOOPS, SOUND_NAMES, GameAudio,
+                               PandaSoundPlayer, Volumes, engine_note, sound_for_event,
+                               track_clatter, tyre_noise)
 from game.sim.events import Damage, Destroyed, Hit, ShiftRefused, Shot
 
 
@@ -162,3 +165,82 @@ def test_a_tank_clatters_and_a_car_roars_from_the_players_vehicle(config):
     rate, volume, squeal = tyre_noise(config.view.audio, 15.0, 0.5)
     assert fake.loops["tyre_roll"][:2] == (rate, volume) and fake.loops["tyre_skid"][1] == squeal
     assert fake.loops["track_clatter"][1] == 0.0
+
+
+def test_the_game_loads_its_sounds_from_the_synthesised_folder():
+    assert sound_module.SOUNDS_DIR == SOUNDS_DIR
+    assert all((sound_module.SOUNDS_DIR / f"{name}.wav").is_file() for name in SOUND_NAMES)
+
+
+def test_volumes_mix_master_with_effects_or_engine():
+    volumes = Volumes(master=0.5, effects=0.8, engine=0.4)
+    assert volumes.of("gun_fire") == pytest.approx(0.4)
+    assert volumes.of("ui_click") == pytest.approx(0.4)
+    for loop in LOOPS:
+        assert volumes.of(loop) == pytest.approx(0.2)
+    assert Volumes().of("explosion") == 1.0 and Volumes().of("engine_loop") == 1.0
+
+
+class FakeSound:
+    def __init__(self):
+        self.volume, self.plays = None, 0
+
+    def setVolume(self, volume):
+        self.volume = volume
+
+    def setLoop(self, loop):
+        pass
+
+    def setPlayRate(self, rate):
+        pass
+
+    def play(self):
+        self.plays += 1
+
+    def stop(self):
+        pass
+
+    def set3dAttributes(self, *args):
+        pass
+
+
+class FakeAudioManager:
+    def getSound(self, name, positional):
+        return FakeSound()
+
+    def audio3dSetDropOffFactor(self, factor):
+        pass
+
+
+@pytest.fixture
+def panda_player(config):
+    from panda3d.core import NodePath
+    base = SimpleNamespace(sfxManagerList=[FakeAudioManager()], camera=NodePath("camera"),
+                           render=NodePath("render"),
+                           loader=SimpleNamespace(loadSfx=lambda filename: FakeSound()))
+    player = PandaSoundPlayer(base, config.view.audio)
+    yield player
+    player.destroy()
+
+
+def test_the_panda_player_plays_one_shots_at_master_times_effects(panda_player):
+    panda_player.set_volumes(master=0.5, effects=0.6, engine=0.9)
+    panda_player.play("gun_fire", (1.0, 2.0, 3.0))
+    panda_player.play("ui_click", None)
+    assert panda_player.sounds["gun_fire"].volume == pytest.approx(0.3)
+    assert panda_player.sounds["ui_click"].volume == pytest.approx(0.3)
+    assert panda_player.sounds["gun_fire"].plays == 1
+
+
+def test_the_panda_players_loops_follow_master_times_engine_at_once(panda_player):
+    panda_player.set_volumes(master=0.5, effects=0.1, engine=0.8)
+    panda_player.loop("engine_loop", 1.2, 0.75, (0.0, 0.0, 0.0))
+    panda_player.loop("track_clatter", 1.0, 0.5, (0.0, 0.0, 0.0))
+    assert panda_player.sounds["engine_loop"].volume == pytest.approx(0.3)
+    assert panda_player.sounds["track_clatter"].volume == pytest.approx(0.2)
+    # Changed in the pause menu, with the game (and its loop() calls) stopped: heard at once.
+    panda_player.set_volumes(master=1.0, effects=0.1, engine=0.0)
+    assert panda_player.sounds["engine_loop"].volume == 0.0
+    panda_player.set_volumes(master=0.4, effects=0.1, engine=1.0)
+    assert panda_player.sounds["engine_loop"].volume == pytest.approx(0.3)
+    assert panda_player.sounds["gun_fire"].volume is None  # one-shots: when played

@@ -6,6 +6,10 @@ simulation's events (shots, hits, wrecks, grinding gears).
 :class:`GameAudio` decides what to play; a player object plays it. :class:`PandaSoundPlayer`
 is the Panda3D player (``Audio3DManager``: positions and distance falloff); tests use a
 fake. Sounds are the WAVs ``assets/make_sounds.py`` synthesises.
+
+The player's three volumes (:class:`Volumes`) mix them: one-shot sounds (and the menus'
+click) play at master × effects, the loops (engine, tracks, tyres) at master × engine
+times the level :class:`GameAudio` gives them.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from typing import Protocol
 from game.sim.events import Destroyed, Event, Hit, ShiftRefused, Shot
 from physics.model.spec import KMH_PER_MPS, Spec, tuning
 
-SOUNDS_DIR = Path(__file__).resolve().parent.parent / "assets" / "sounds"
+SOUNDS_DIR = Path(__file__).resolve().parents[2] / "assets" / "sounds"
+"""The synthesised WAVs: assets/sounds at the project's root."""
 SOUND_NAMES = ("engine_loop", "gun_fire", "impact_metal", "impact_sand", "explosion",
                "gear_grind", "ui_click", "track_clatter", "tyre_roll", "tyre_skid")
 LOOPS = ("engine_loop", "track_clatter", "tyre_roll", "tyre_skid")
@@ -110,6 +115,20 @@ def tyre_noise(spec: AudioSpec, speed_mps: float, sliding_share: float
     return standstill + (full - standstill) * share, spec.tyre_roll_volume * share, squeal
 
 
+@dataclass(frozen=True)
+class Volumes:
+    """The player's volumes, each 0..1 (full until the settings are applied)."""
+
+    master: float = 1.0
+    effects: float = 1.0
+    engine: float = 1.0
+
+    def of(self, name: str) -> float:
+        """The share of its own level sound ``name`` plays at: a loop (``LOOPS``) at
+        master × engine, anything else at master × effects."""
+        return self.master * (self.engine if name in LOOPS else self.effects)
+
+
 class SoundPlayer(Protocol):
     def play(self, name: str, position) -> None:
         """Play a sound once, at a world position (None, or an interface sound: as it is)."""
@@ -179,7 +198,8 @@ class PandaSoundPlayer:
         from direct.showbase.Audio3DManager import Audio3DManager
         from panda3d.core import Filename
         self.base = base
-        self.manager = Audio3DManager(base.sfxManagerList[0], base.camera)
+        self.volumes = Volumes()
+        self.manager = Audio3DManager(base.sfxManagerList[0], base.camera, base.render)
         self.manager.setDropOffFactor(spec.drop_off_factor)
         self.root = base.render.attachNewNode("sound-emitters")
         self.sounds = {}
@@ -193,6 +213,8 @@ class PandaSoundPlayer:
                                  else self.manager.loadSfx(filename))
         self._loop_nodes = {}
         """Each loop's emitter, set where the player's vehicle is every frame."""
+        self._loop_levels: dict[str, float] = {}
+        """Each loop's level as :meth:`loop` last set it, before the player's volumes."""
         for name in LOOPS:
             sound = self.sounds.get(name)
             if sound is None:
@@ -215,6 +237,7 @@ class PandaSoundPlayer:
             if len(self._emitters) > 16:
                 old = self._emitters.pop(0)
                 old.removeNode()
+        sound.setVolume(self.volumes.of(name))
         sound.play()
 
     def loop(self, name: str, play_rate: float, volume: float, position) -> None:
@@ -224,7 +247,15 @@ class PandaSoundPlayer:
         node.setPos(*position)
         sound = self.sounds[name]
         sound.setPlayRate(play_rate)
-        sound.setVolume(volume)
+        self._loop_levels[name] = volume
+        sound.setVolume(volume * self.volumes.of(name))
+
+    def set_volumes(self, master: float, effects: float, engine: float) -> None:
+        """The player's volumes (0..1): the loops change at once (also while the game is
+        paused), one-shots from the next one played."""
+        self.volumes = Volumes(master, effects, engine)
+        for name, level in self._loop_levels.items():
+            self.sounds[name].setVolume(level * self.volumes.of(name))
 
     def destroy(self) -> None:
         for sound in self.sounds.values():

@@ -1,5 +1,6 @@
-"""How the pause menu and its pages look: the spec the menu (:mod:`game.view.menu`) and its
-Controls page (:mod:`game.view.controls_page`) share."""
+"""How the pause menu and its pages look: the spec the menu (:mod:`game.view.menu`), its
+Settings page (:mod:`game.view.settings_page`) and its Controls page
+(:mod:`game.view.controls_page`) share."""
 
 from __future__ import annotations
 
@@ -36,3 +37,18 @@ class MenuSpec(Spec):
         maximum=0.1, length=(2, 2))
     note_text_scale: float = tuning("the Controls page's note and status lines",
                                     minimum=0.01, maximum=0.2)
+    settings_page_half_size: tuple[float, ...] = tuning(
+        "the Settings page's half width and half height (the width fits a 5:4 window)",
+        minimum=0.3, maximum=1.8, length=(2, 2))
+    settings_columns_x: tuple[float, ...] = tuning(
+        "the left edges of the Settings page's two columns (sound and view; display)",
+        minimum=-1.5, maximum=1.5, length=(2, 2))
+    settings_first_row_z: float = tuning("the Settings page's first row, from its centre",
+                                         minimum=-1.0, maximum=1.0)
+    settings_row_spacing: float = tuning("from one row of the Settings page to the next",
+                                         minimum=0.02, maximum=0.4)
+    settings_text_scale: float = tuning("text height on the Settings page", minimum=0.01,
+                                        maximum=0.2)
+    settings_label_width: float = tuning("from a column's left edge to its row's control",
+                                         minimum=0.05, maximum=1.2)
+    settings_slider_width: float = tuning("a slider's length", minimum=0.1, maximum=1.2)

@@ -1,4 +1,13 @@
-"""The game's window: its spec and the Panda3D settings it opens with."""
+"""The game's window: its spec, what each graphics quality draws, and the Panda3D settings
+the window opens with.
+
+Two of the player's settings can only be chosen as the window opens, because Panda3D
+reads them when it makes the window's graphics context: vsync (``sync-video``, handed to
+``glXSwapIntervalSGI`` / ``wglSwapIntervalEXT`` once, as the context is set up) and the
+framebuffer's antialiasing samples (``framebuffer-multisample`` and ``multisamples``). A
+change to either applies on the next start; :mod:`game.view.display` says which are
+waiting. Fullscreen and the resolution change at any time.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +15,21 @@ from dataclasses import dataclass
 
 from panda3d.core import loadPrcFileData
 
+from game.settings import parse_resolution
 from physics.model.spec import Spec, tuning
+
+
+@dataclass(frozen=True)
+class ResolutionSpec(Spec):
+    """A window size."""
+
+    width_px: int = tuning("width", minimum=320, maximum=7680)
+    height_px: int = tuning("height", minimum=200, maximum=4320)
+
+    @property
+    def text(self) -> str:
+        """As the settings write it: WIDTHxHEIGHT."""
+        return f"{self.width_px}x{self.height_px}"
 
 
 @dataclass(frozen=True)
@@ -14,19 +37,67 @@ class WindowSpec(Spec):
     title: str = tuning("window title")
     width_px: int = tuning("window width", minimum=320, maximum=7680)
     height_px: int = tuning("window height", minimum=200, maximum=4320)
-    multisamples: int = tuning("antialiasing samples per pixel (0: off; costly on a software "
-                               "renderer)", minimum=0, maximum=16)
+    multisamples: int = tuning("antialiasing samples per pixel of an offscreen buffer (0: off; "
+                               "a window takes its graphics quality's)", minimum=0, maximum=16)
+    fallback_resolutions: tuple[ResolutionSpec, ...] = tuning(
+        "the resolutions offered when the display lists no modes of its own",
+        length=(1, 64))
 
 
-def configure_window(window: WindowSpec, offscreen: bool) -> None:
-    """Panda's settings for the window (or offscreen buffer) about to open: its title and
-    size, antialiasing, vsync on a real window, and no sound device offscreen."""
-    loadPrcFileData("tank-battle", f"""
+@dataclass(frozen=True)
+class QualityLevelSpec(Spec):
+    """What one graphics quality level draws (besides its share of particles)."""
+
+    sun_shadows: bool = tuning("the sun casts shadows")
+    shadow_map_size_px: int = tuning("side of the sun's shadow map", minimum=128, maximum=8192)
+    multisamples: int = tuning("antialiasing samples per pixel (0: off); the framebuffer gets "
+                               "them only as the window opens", minimum=0, maximum=16)
+
+
+@dataclass(frozen=True)
+class GraphicsQualitySpec(Spec):
+    """The graphics quality levels the settings offer (``game.settings.QUALITY_LEVELS``)."""
+
+    low: QualityLevelSpec = tuning("the cheapest")
+    medium: QualityLevelSpec = tuning("between")
+    high: QualityLevelSpec = tuning("the best looking")
+
+    def level(self, quality: str) -> QualityLevelSpec:
+        """The level named ``quality`` ("low", "medium" or "high")."""
+        return getattr(self, quality)
+
+
+def opening_size(window: WindowSpec, resolution: str) -> tuple[int, int]:
+    """The size a window opens at: the resolution's, or the configured one for ``auto``."""
+    size = parse_resolution(resolution)
+    return size if size is not None else (window.width_px, window.height_px)
+
+
+def configure_window(window: WindowSpec, offscreen: bool, settings=None,
+                     quality: GraphicsQualitySpec | None = None):
+    """Panda's settings for the window (or offscreen buffer) about to open.
+
+    An offscreen buffer: the configured size, ``window.multisamples``, no vsync, no sound
+    device. A window with the player's ``settings`` (a ``UserSettingsSpec``) and the
+    ``quality`` levels: their size, fullscreen, vsync and the quality's samples; with
+    ``resolution = "auto"`` in fullscreen it opens in a window of the configured size and
+    :class:`game.view.display.Display` then fills the desktop (its size is known only once
+    the display is open). A window without them: the configured size, ``window.multisamples``,
+    vsync on. Returns the loaded ``ConfigPage`` (``unloadPrcFile`` takes it back)."""
+    size = (window.width_px, window.height_px)
+    multisamples, vsync, fullscreen = window.multisamples, not offscreen, False
+    if settings is not None and quality is not None and not offscreen:
+        size = opening_size(window, settings.resolution)
+        multisamples = quality.level(settings.quality).multisamples
+        vsync = settings.vsync
+        fullscreen = settings.fullscreen and parse_resolution(settings.resolution) is not None
+    return loadPrcFileData("tank-battle", f"""
         window-title {window.title}
-        win-size {window.width_px} {window.height_px}
+        win-size {size[0]} {size[1]}
+        fullscreen {'true' if fullscreen else 'false'}
         window-type {'offscreen' if offscreen else 'onscreen'}
-        framebuffer-multisample {1 if window.multisamples else 0}
-        multisamples {window.multisamples}
-        sync-video {'false' if offscreen else 'true'}
+        framebuffer-multisample {1 if multisamples else 0}
+        multisamples {multisamples}
+        sync-video {'true' if vsync else 'false'}
         {'audio-library-name null' if offscreen else ''}
     """)
