@@ -6,78 +6,56 @@ events to the particles, the sounds and the HUDs), then every view draws the sta
 blended between the last two steps, the HUD and, when on (F3), the suspension overlay.
 
 What draws one game session (:class:`game.view.session_view.SessionView`) and its
-sounds are made with the session: the menu's Restart makes a new session, and new ones
-that listen to it. The scene and the players' cameras and HUDs stay.
+sounds are made with the session: a restart, or a match the title menu starts, makes a
+new session and new ones that listen to it. The scene and the players' cameras and HUDs
+stay (another map only redraws the ground).
 
 With ``--players 2`` the window is split: each player has a view of their own
 (:mod:`game.view.player_view`), player 2 drives a second vehicle with a pad
 (:mod:`game.input.player_input`).
 
-Esc opens the pause menu: the fixed-step clock stops (no physics step is taken)
-until it closes; online, the server's game goes on under it, our controls let go.
-Scripted and offscreen runs (``--inputs``, ``--seconds``, ``--offscreen``) never open
-it: there Esc leaves at once. Keys and pad controls rebound
-on its Controls page are used at once (:meth:`TankBattleApp.apply_bindings`).
+The menus (:mod:`game.menus`: title, pause, end of match, help card) stop the
+fixed-step clock while they are open; online, the server's game goes on under them,
+our controls let go. Scripted and offscreen runs have none (but ``--menu``'s title
+menu): there Esc leaves at once.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 from direct.showbase.DirectObject import DirectObject
 from direct.showbase.ShowBase import ShowBase
 from panda3d.core import ClockObject, Filename
 
+from game.applied_settings import AppliedSettings
 from game.audio.sounds import GameAudio, PandaSoundPlayer
 from game.errors import UserError
 from game.input.gamepad import GamepadSpec
 from game.input.keyboard import ActionKeys, KeyboardSpec, PandaKeyCapture
-from game.input.pad_input import PadButtonCapture, PandaPads
+from game.input.pad_input import PandaPads
 from game.input.player_input import LocalInputs, mouse_in_window
 from game.input.rebinding import UserBindings
 from game.settings import UserSettings, screenshot_path
-from game.sim.controls import Controls, ScriptedInputs
+from game.sim.controls import Controls
 from game.sim.local_players import SECOND_PLAYER
 from game.sim.net.shown import ClientLoop, ClientSession
 from game.sim.replay import ReplayRecorder
 from game.sim.session import GameOptions, GameSession
 from game.sim.simulation import IDLE, Simulation
 from game.sim.step_loop import StepLoop
-from game.sim.telemetry import TelemetryWriter
 from game.view.player_view import (SECOND_VIEW_MASK, Divider, PlayerView, extra_screen, main_screen,
                                    player_regions)
+from game.view.display import Display
 from game.view.scene import DesertScene
 from game.view.session_view import SessionView, SessionViewSpecs
 from game.view.shadows import MAIN_CAMERA_MASK
 from game.view.window import configure_window
+from game.windowed_run import WindowedRun
 from game.window_config import WindowConfig
-
-
-@dataclass(frozen=True)
-class WindowedRun:
-    """What the command line asked of a windowed (or offscreen) game."""
-
-    options: GameOptions
-    offscreen: bool = False
-    inputs: ScriptedInputs | None = None
-    """Scripted controls (an inputs file or a replay) instead of the devices."""
-    telemetry: TelemetryWriter | None = None
-    seconds: float | None = None
-    """Simulated seconds to run (None: until the window is closed)."""
-    debug_rays: bool = False
-    new_recorder: Callable[[], ReplayRecorder] | None = None
-    """Gives each game (and each restart) a replay recorder."""
-    online: ClientSession | None = None
-    """A game on a server (``--connect``), joined already, instead of a local one."""
-
-    @property
-    def scripted(self) -> bool:
-        """Nobody is there to answer a menu: offscreen, scripted or timed."""
-        return self.offscreen or self.inputs is not None or self.seconds is not None
 
 
 class TankBattleApp(ShowBase):
@@ -85,10 +63,11 @@ class TankBattleApp(ShowBase):
 
     def __init__(self, config: WindowConfig, run: WindowedRun, *,
                  settings: UserSettings | None = None, bindings: UserBindings | None = None):
-        configure_window(config.view.window, run.offscreen)
+        configure_window(config.view.window, run.offscreen,
+                         settings.current if settings is not None else None,
+                         config.view.graphics_quality)
         self._systems: list = []
-        """Everything with a destroy() that outlives a session, in the order made; taken
-        down in reverse."""
+        """What outlives a session, in the order made; destroyed in reverse."""
         try:
             super().__init__()
         except Exception as error:  # ShowBase raises a bare Exception when no window opens
@@ -97,8 +76,8 @@ class TankBattleApp(ShowBase):
         self.game_config = config
         self.run_options = run
         self.settings = settings
-        self.user = settings.current if settings is not None else config.view.user_settings
         self.paused = False
+        self._title_s = 0.0  # the title menu's time open (``--menu --seconds`` ends it)
         self.step_ms: float | None = None
         """Mean wall time of the last frame's physics steps (the overlay shows it)."""
         if run.offscreen:  # frames advance exactly one step's time, as fast as they render
@@ -108,16 +87,27 @@ class TankBattleApp(ShowBase):
         self.disableMouse()
         self.online = run.online is not None
         """A game on a server: it goes on under the pause menu, and has no restart."""
-        self.session = (run.online if self.online
-                        else GameSession(config.session, run.options, self._new_recorder()))
+        if run.online is not None:
+            self.session = run.online
+        elif run.menu:  # behind the title menu: the player's vehicle alone on the map
+            self.session = GameSession(config.session, replace(run.options, bots=0))
+        else:
+            self.session = GameSession(config.session, run.options,
+                                       self.new_recorder(run.options))
         view = config.view
         simulation = self.session.simulation
         self.scene = self._add(DesertScene(self, self.render, self.camera, simulation.terrain,
                                            simulation.rocks, view.scene, view.sand,
                                            view.shadows, view.terrain_view))
+        self.display = self._add(Display(self, self.render, view.window,
+                                         view.graphics_quality, self.scene.shadow))
         self.views = self._make_views(run.options.players)
         """Each local player's camera, HUD and reticle, player 1 first."""
         self.sounds = self._add(PandaSoundPlayer(self, view.audio))
+        self.settings_in_use = AppliedSettings(
+            settings, view.user_settings, sounds=self.sounds, display=self.display,
+            views=self.views, effects=lambda: self.session_view.effects,
+            message=self.views[0].message, refresh_page=self._refresh_settings_page)
         controls = (replace(config.controls, keyboard=bindings.current,
                             gamepad=bindings.gamepad) if bindings is not None
                     else config.controls)
@@ -131,9 +121,9 @@ class TankBattleApp(ShowBase):
         self._systems.append(system)
         return system
 
-    def _new_recorder(self) -> ReplayRecorder | None:
+    def new_recorder(self, options: GameOptions) -> ReplayRecorder | None:
         new_recorder = self.run_options.new_recorder
-        return new_recorder() if new_recorder is not None else None
+        return new_recorder(options) if new_recorder is not None else None
 
     def _make_views(self, players: int) -> list[PlayerView]:
         """Player 1 through ShowBase's camera; with two players, the window split in two
@@ -152,7 +142,8 @@ class TankBattleApp(ShowBase):
                               spec.divider_colour))
         return [self._add(PlayerView(screen, view.camera, view.hud,
                                      self.session.simulation.terrain, follow, self._ray_cast,
-                                     self.win, spec.notice_scale, spec.notice_colour))
+                                     self.win, spec.notice_scale, spec.notice_colour,
+                                     spotting=self.game_config.game.ai.spotting))
                 for screen, follow in zip(screens, follows)]
 
     def _ray_cast(self, start, end, exclude):
@@ -160,37 +151,40 @@ class TankBattleApp(ShowBase):
         return self.session.simulation.world.ray_closest(start, end, exclude=exclude)
 
     def _wire_inputs(self, controls, bindings: UserBindings | None) -> None:
-        """The players' devices, the app's own keys and (a person at the keys) the menu.
+        """The players' devices, the app's own keys and the menus (:mod:`game.menus`).
 
         Hot plug: a pad connected mid-game drives at once; unplugging one in use pauses
         the game (the menu opens) rather than leaving a vehicle driverless."""
-        view = self.game_config.view
-        scripted = self.run_options.scripted
-        pads = None if scripted else PandaPads(self)
+        run = self.run_options
+        pads = None if run.scripted else PandaPads(self)
         self.player_inputs = self._add(LocalInputs(
             self, controls, self.views, pad_source=pads,
             mouse=lambda: mouse_in_window(self), user=lambda: self.user, on_unplug=self.pause))
-        self.menu = None
+        self.menus = None
         # The app's own keys hold off while the menu waits for a key to bind (Esc cancels).
         self.action_keys = self._add(ActionKeys(
             DirectObject(), {"quit": self.finish, "debug_overlay": self._toggle_overlay,
                              "scoreboard": self._toggle_scoreboard,
                              "screenshot": self.screenshot_to_data_folder,
-                             "pause": self.finish if scripted else self.toggle_pause},
-            controls.keyboard, blocked=lambda: self.menu is not None and self.menu.capturing))
-        if scripted:
+                             "pause": self._pause_key,
+                             "fullscreen": self.settings_in_use.toggle_fullscreen,
+                             "hud_compact": self.settings_in_use.toggle_compact_hud,
+                             "help_card": self._toggle_help},
+            controls.keyboard, blocked=lambda: self.menus is not None and self.menus.capturing))
+        if run.scripted and not run.menu:
             return
-        from game.view.menu import PauseMenu  # DirectGUI: only where a person plays
+        from game.menus import Menus  # DirectGUI: only where a menu is answered
+        view = self.game_config.view
         capture = (PandaKeyCapture(self.buttonThrowers[0].node(), DirectObject())
-                   if self.buttonThrowers else None)
-        self.menu = self._add(PauseMenu(
-            self.aspect2d, view.menu, self.settings or UserSettings(view.user_settings),
-            controls, on_resume=self.resume, on_restart=self.restart_game,
-            on_quit=self.finish, on_settings=self.apply_settings, sounds=self.sounds,
+                   if self.buttonThrowers and not run.scripted else None)
+        self.menus = self._add(Menus(
+            self, replace(self.game_config, controls=controls), run,
+            settings=self.settings or UserSettings(view.user_settings),
             bindings=bindings or UserBindings(self.game_config.controls.keyboard,
                                               self.game_config.controls.gamepad),
-            key_capture=capture, pad_capture=PadButtonCapture(pads),
-            on_bindings=self.apply_bindings))
+            sounds=self.sounds, pads=pads, key_capture=capture, display=self.display))
+        self.paused = self.menus.title_open
+        self.show_huds(not self.paused)
 
     # ----- a session and what listens to it --------------------------------------------
 
@@ -198,6 +192,7 @@ class TankBattleApp(ShowBase):
         """Run ``session``: its views and sounds, and the step loop that feeds them."""
         view = self.game_config.view
         self.session = session
+        self.online = isinstance(session, ClientSession)
         self.session_view = SessionView(
             self.render, self.a2dTopLeft, session,
             SessionViewSpecs(self.game_config.vehicle_looks, view.combat_view, view.effects,
@@ -215,6 +210,7 @@ class TankBattleApp(ShowBase):
                                  others=self.player_inputs.others,
                                  telemetry=self.run_options.telemetry)
         self.loop.subscribe(self.session_view.on_events)
+        self.loop.subscribe(self._on_events)
         self.loop.subscribe(self.audio.on_events)
         for player in self.views:
             self.loop.subscribe(player.on_events)
@@ -238,37 +234,72 @@ class TankBattleApp(ShowBase):
                 player.message("Online: the server starts each round")
             self.resume()
             return
+        self.replace_session(self.session.restarted(self.new_recorder(self.session.options)))
+        for player in self.views:
+            player.message("Restarted")
+        self.resume()
+
+    def show_title(self) -> None:
+        """Back to the title menu (Main menu, the end screen's Menu): without one, quit."""
+        if self.menus is None or self.menus.front_door is None:
+            self.finish()
+        else:
+            self.resume()
+            self.menus.show_title()
+
+    def show_huds(self, shown: bool) -> None:
+        """The players' HUDs drawn or not (not over the title menu)."""
+        for player in self.views:
+            player.screen.overlay.display_region.setActive(shown)
+
+    def replace_session(self, session) -> None:
+        """Play ``session`` instead of the one now: new views and sounds for it, the ground
+        redrawn when it is another map."""
         old = self.session
         debug_rays = self.session_view.overlay.visible
         self.session_view.destroy()
-        self._start(old.restarted(self._new_recorder()), debug_rays)
+        if (old.options.map, old.options.seed) != (session.options.map, session.options.seed):
+            simulation = session.simulation
+            self.scene.set_ground(simulation.terrain, simulation.rocks)
+            for player in self.views:
+                player.chase_camera.terrain = simulation.terrain
+        self._start(session, debug_rays)
         old.destroy()
         for player in self.views:
             player.reset()
-            player.message("Restarted")
-        self.resume()
         self._draw(frame_s=0.0)
 
     # ----- pause menu, settings -------------------------------------------------------
 
-    def toggle_pause(self) -> None:
-        if self.paused:
-            self.resume()
+    @property
+    def title_open(self) -> bool:
+        return self.menus is not None and self.menus.title_open
+
+    def _pause_key(self) -> None:
+        """Esc, P: the pause menu (a scripted run: leave). In a menu, Esc is its "back"."""
+        if self.menus is not None and self.menus.front is not None:
+            return
+        if self.run_options.scripted:
+            self.finish()
         else:
             self.pause()
+
+    def _toggle_help(self) -> None:
+        if self.menus is not None:  # F1: the main keys' card
+            self.menus.toggle_help()
 
     def pause(self) -> None:
         # Scripted or offscreen: never wait on a menu. Paused already (a pad unplugged):
         # the menu stays on its page.
-        if self.menu is None or self.paused:
+        if self.menus is None or self.menus.pause_menu is None or self.paused:
             return
         self.paused = True
-        self.menu.open()
+        self.menus.pause_menu.open()
 
     def resume(self) -> None:
         self.paused = False
-        if self.menu is not None:
-            self.menu.close()
+        if self.menus is not None:
+            self.menus.close_all()
 
     def _toggle_overlay(self) -> None:
         self.session_view.overlay.toggle()
@@ -278,13 +309,17 @@ class TankBattleApp(ShowBase):
             player.hud.scoreboard.toggle()
 
     def apply_settings(self, settings) -> None:
-        """Use the player's settings now: volume, chase field of view, mouse axes, quality."""
-        self.user = settings
-        for manager in [*(getattr(self, "sfxManagerList", None) or []),
-                        getattr(self, "musicManager", None)]:
-            if manager is not None:
-                manager.setVolume(settings.volume)
-        self.session_view.effects.set_quality(settings.quality)
+        """Use the player's settings now (the settings page changed one)."""
+        self.settings_in_use.apply(settings)
+
+    def _refresh_settings_page(self) -> None:
+        if self.menus is not None and self.menus.pause_menu is not None:
+            self.menus.pause_menu.refresh_settings()
+
+    @property
+    def user(self):
+        """The player's settings in use."""
+        return self.settings_in_use.current
 
     def apply_bindings(self, keyboard: KeyboardSpec, gamepad: GamepadSpec) -> None:
         """Use the keys and pad controls rebound on the menu's Controls page now: driving,
@@ -297,12 +332,17 @@ class TankBattleApp(ShowBase):
 
     def _frame(self, task):
         frame_s = self.clock.getDt()
+        if self.menus is not None:
+            self.menus.poll(frame_s)
+        if self.title_open:
+            self._title_frame(frame_s)
+            return task.cont
         if self.paused:  # the fixed-step clock stands still: no step, nothing ages
             self.player_inputs.poll_pads()
             # Start resumes, unless the menu is waiting for a button (Start cancels that).
-            if self.player_inputs.pause_pressed() and not self.menu.capturing:
+            if self.player_inputs.pause_pressed() and not self.menus.capturing:
                 self.resume()
-            self.menu.poll_pads()
+            self.menus.pause_menu.poll_pads()
             if self.online:  # a server's game goes on (hands off the controls meanwhile)
                 self.loop.advance(frame_s)
             self._draw(frame_s if self.online else 0.0)
@@ -316,10 +356,35 @@ class TankBattleApp(ShowBase):
         self.audio.update(0.0 if self.paused else self.loop.last_controls.throttle)
         self._draw(frame_s)
         seconds = self.run_options.seconds
-        if (seconds is not None and self.loop.elapsed_s >= seconds
-                or self.online and self.loop.gone is not None):
+        if seconds is not None and self.loop.elapsed_s >= seconds:
             self.finish()
+        elif self.online and self.loop.gone is not None:
+            self._server_gone(self.loop.gone)
         return task.cont
+
+    def _server_gone(self, gone) -> None:
+        """The server ended our online game: back to the title menu, which says why (a
+        game joined from the command line ends)."""
+        if self.run_options.online is not None or self.menus is None:
+            self.finish()
+        else:
+            self.show_title()
+            self.menus.say_game_ended(gone)
+
+    def _on_events(self, events) -> None:
+        """The match ended: its screen; a local game stops under it (online, the server
+        starts the next match, which closes it)."""
+        if self.menus is not None and self.menus.on_events(events, self.session) \
+                and not self.online:
+            self.paused = True
+
+    def _title_frame(self, frame_s: float) -> None:
+        """The title menu over the game standing still; joining or hosting under way."""
+        self._draw(0.0)
+        self._title_s += frame_s
+        seconds = self.run_options.seconds
+        if seconds is not None and self._title_s >= seconds:
+            self.finish()
 
     def _draw(self, frame_s: float) -> None:
         alpha = self.loop.alpha
@@ -378,30 +443,3 @@ class TankBattleApp(ShowBase):
         while self._systems:
             self._systems.pop().destroy()
         super().destroy()
-
-
-def run_windowed(config: WindowConfig, run: WindowedRun, screenshot: Path | None = None,
-                 on_quit: Callable[[ReplayRecorder], None] | None = None) -> int:
-    """Run the game in a window (or offscreen) until it is closed or its time is up;
-    ``on_quit(recorder)`` gets the last game's replay recorder when it ends."""
-    # A person's own settings only in an interactive game: scripted and offscreen runs
-    # (tests, screenshots) look the same on every machine.
-    interactive = not run.scripted
-    settings = UserSettings(config.view.user_settings) if interactive else None
-    bindings = (UserBindings(config.controls.keyboard, config.controls.gamepad)
-                if interactive else None)
-    app = None
-    try:
-        app = TankBattleApp(config, run, settings=settings, bindings=bindings)
-        app.run()
-        if screenshot is not None:
-            app.save_screenshot(screenshot)
-    finally:
-        if app is not None:
-            session = app.session  # a restart replaced the first one
-            app.destroy()
-            recorder = session.recorder
-            session.destroy()
-            if on_quit is not None and recorder is not None:
-                on_quit(recorder)
-    return 0

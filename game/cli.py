@@ -15,9 +15,12 @@ from game.config import CONFIG_DIR, load_config
 from game.errors import CommandLineError, UserError, whole_number
 from game.settings import autosave_path
 from game.sim.ai import DIFFICULTIES
+from game.sim.battle import rounds_limits
 from game.sim.controls import ScriptedInputs
 from game.sim.local_players import MAX_PLAYERS
+from game.sim.net.link import DEFAULT_PORT
 from game.sim.replay import ReplayHeader, ReplayRecorder, config_digest, game_version, load_replay
+from game.sim.arena import GEARBOXES
 from game.sim.session import GameOptions, GameSession
 from game.sim.step_loop import StepLoop, idle
 from game.sim.telemetry import TelemetryWriter
@@ -27,7 +30,6 @@ EXIT_USAGE = 2
 DEFAULT_HEADLESS_SECONDS = 10.0
 DEFAULT_OFFSCREEN_SECONDS = 3.0
 MAX_BOTS = 32
-DEFAULT_PORT = 27960
 MAX_NET_PLAYERS = 64
 
 
@@ -69,6 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="enemy tanks (default 0)")
     parser.add_argument("--difficulty", choices=DIFFICULTIES, default=None,
                         help="the bots' level (default: config/game.toml's [ai] difficulty)")
+    parser.add_argument("--rounds", type=whole_number(*rounds_limits(), "rounds"), default=None,
+                        help="rounds in a match (default: config/game.toml's [battle] rounds)")
+    parser.add_argument("--gearbox", choices=GEARBOXES, default=None,
+                        help="your gearbox (default: automatic in a window you play in, "
+                             "else config/game.toml's [spawn] start_gear)")
     parser.add_argument("--player-ai", choices=DIFFICULTIES, default=None,
                         help="the bot brain drives your vehicle at this level (for watching, "
                              "tests and the bots' tournament)")
@@ -96,7 +103,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="play a recorded game back, step for step")
     parser.add_argument("--config", type=Path, default=CONFIG_DIR, metavar="DIR",
                         help="folder of the TOML config files (default: the game's config/)")
-    online = parser.add_argument_group("online play")
+    parser.add_argument("--menu", action="store_true",
+                        help="open on the title menu even with --offscreen or match flags "
+                             "(which then preset match setup); a window with no match flags "
+                             "opens on it anyway")
+    _add_online_arguments(parser.add_argument_group("online play"))
+    return parser
+
+
+def _add_online_arguments(online) -> None:
+    """``--serve``, ``--connect`` and what goes with them."""
     online.add_argument("--serve", action="store_true",
                         help="run a dedicated server: no window, the game in real time; "
                              'prints "serving on HOST:PORT" first')
@@ -114,7 +130,6 @@ def build_parser() -> argparse.ArgumentParser:
     online.add_argument("--net-sim", type=_link_simulation, metavar="LATENCY_MS,JITTER_MS,LOSS_PCT",
                         help="a client's simulated link: every packet each way waits LATENCY "
                              "+- JITTER ms, LOSS %% of the unreliable ones are lost")
-    return parser
 
 
 def _server_address(text: str) -> tuple[str, int]:
@@ -133,6 +148,21 @@ def _link_simulation(text: str):
         raise argparse.ArgumentTypeError(f"{text!r}: expected {error}") from None
 
 
+NOT_MATCH_FLAGS = frozenset({"config", "menu", "offscreen", "screenshot", "debug_rays",
+                             "record", "telemetry", "help"})
+"""Flags that set up how a game is shown or kept, not which game: a window given only these
+still opens on the title menu."""
+
+
+def match_flags_given(argv: list[str] | None) -> set[str]:
+    """The match flags on the command line (their argparse names), given at all, even at
+    their default values."""
+    detector = build_parser()
+    for action in detector._actions:
+        action.default = argparse.SUPPRESS
+    return set(vars(detector.parse_args(argv))) - NOT_MATCH_FLAGS
+
+
 def _check_arguments(args: argparse.Namespace) -> None:
     if args.replay and args.inputs:
         raise CommandLineError("--replay plays recorded controls: drop --inputs")
@@ -144,6 +174,12 @@ def _check_arguments(args: argparse.Namespace) -> None:
                                "drop --record and --replay")
     if args.headless and (args.offscreen or args.screenshot):
         raise CommandLineError("--headless draws nothing: drop --offscreen and --screenshot")
+    if args.menu:
+        _refuse_given("--menu opens the title menu", (
+            ("--headless", args.headless), ("--serve", args.serve),
+            ("--connect", args.connect), ("--inputs", args.inputs),
+            ("--replay", args.replay), ("--player-ai", args.player_ai),
+            ("--players", args.players > 1)))
     if args.screenshot is not None:
         if args.screenshot.suffix.lower() != ".png":
             raise CommandLineError(f"--screenshot {args.screenshot}: expected a file name "
@@ -160,6 +196,7 @@ def _check_online_arguments(args: argparse.Namespace) -> None:
     if args.serve:
         _refuse_given("--serve runs no local player", (
             ("--inputs", args.inputs), ("--offscreen", args.offscreen),
+            ("--gearbox", args.gearbox),
             ("--screenshot", args.screenshot), ("--record", args.record),
             ("--replay", args.replay), ("--players", args.players > 1),
             ("--net-sim", args.net_sim), ("--name", args.name), ("--player-ai", args.player_ai)))
@@ -167,7 +204,8 @@ def _check_online_arguments(args: argparse.Namespace) -> None:
         _refuse_given("--connect plays the server's game", (
             ("--bots", args.bots), ("--record", args.record), ("--replay", args.replay),
             ("--players", args.players > 1), ("--difficulty", args.difficulty),
-            ("--player-ai", args.player_ai)))
+            ("--player-ai", args.player_ai), ("--rounds", args.rounds),
+            ("--gearbox", args.gearbox)))
     elif args.net_sim or args.name:
         raise CommandLineError("--net-sim and --name are for a client: add --connect HOST:PORT")
 
@@ -183,6 +221,9 @@ def run(argv: list[str] | None = None) -> int:
     """Run the game; raises UserError for anything the user got wrong."""
     args = build_parser().parse_args(argv)
     _check_arguments(args)
+    # A window with no match flags is someone starting the game: the title menu.
+    args.menu = args.menu or not (args.headless or args.offscreen
+                                  or match_flags_given(argv))
     if args.serve or args.connect:
         from game.online import run_online  # ENet: only for online play
         return run_online(args)
@@ -198,25 +239,38 @@ def run(argv: list[str] | None = None) -> int:
         header = replay.header
         args.seed, args.vehicle, args.bots = header.seed, header.vehicle, header.bots
         args.difficulty = header.difficulty or None
+        args.rounds = header.rounds_option()
+        args.gearbox = header.gearbox or None
         args.map = MapChoice.parse(header.map)
         if args.seconds is None:
             args.seconds = header.steps / step_hz
         inputs = replay
     else:
         inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
+    played = not (args.headless or args.offscreen or inputs is not None
+                  or args.seconds is not None)
     options = GameOptions(args.map, args.seed, args.vehicle, args.bots, args.players,
-                          difficulty=args.difficulty, player_ai=args.player_ai)
-    header = ReplayHeader(game_version(), digest, args.seed, args.map.text, args.vehicle,
-                          args.bots, 0, args.difficulty or "")
+                          difficulty=args.difficulty, player_ai=args.player_ai,
+                          rounds=args.rounds,
+                          # A new player's first games: the automatic gearbox.
+                          gearbox=args.gearbox or ("automatic" if played else None))
     telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
     try:
         if args.headless:
-            _run_headless(args, config, options, header, inputs, telemetry)
+            _run_headless(args, config, options, header_for(options, digest), inputs,
+                          telemetry)
             return 0
-        return _run_windowed(args, config, options, header, inputs, telemetry)
+        return _run_windowed(args, config, options, digest, inputs, telemetry)
     finally:
         if telemetry is not None:
             telemetry.close()
+
+
+def header_for(options: GameOptions, digest: str) -> ReplayHeader:
+    """A replay's header for a game played with ``options``."""
+    return ReplayHeader(game_version(), digest, options.seed, options.map.text,
+                        options.vehicle, options.bots, 0, options.difficulty or "",
+                        rounds=options.rounds or 0, gearbox=options.gearbox or "")
 
 
 def _run_headless(args, config, options: GameOptions, header: ReplayHeader, inputs,
@@ -235,17 +289,19 @@ def _run_headless(args, config, options: GameOptions, header: ReplayHeader, inpu
         session.recorder.save(args.record)
 
 
-def _run_windowed(args, config, options: GameOptions, header: ReplayHeader, inputs,
+def _run_windowed(args, config, options: GameOptions, digest: str, inputs,
                   telemetry) -> int:
-    from game.app import WindowedRun, run_windowed  # Panda's window: only when one opens
+    from game.windowed import run_windowed  # Panda's window: only when one opens
+    from game.windowed_run import WindowedRun
     seconds = args.seconds
     if seconds is None and args.offscreen:
         seconds = DEFAULT_OFFSCREEN_SECONDS
     run = WindowedRun(options, offscreen=args.offscreen, inputs=inputs, telemetry=telemetry,
                       seconds=seconds, debug_rays=args.debug_rays,
                       # A replay holds player 1's controls only: a two-player game keeps none.
-                      new_recorder=(lambda: ReplayRecorder(header)) if args.players == 1
-                      else None)
+                      new_recorder=((lambda played: ReplayRecorder(header_for(played, digest)))
+                                    if args.players == 1 else None),
+                      menu=args.menu, config_dir=args.config)
     return run_windowed(config, run, screenshot=args.screenshot,
                         on_quit=_replay_saver(args.record, not run.scripted))
 

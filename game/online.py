@@ -50,7 +50,8 @@ def serve(args) -> int:
         endpoint = Endpoint.listen(args.host, args.port, args.max_players + SPARE_PEERS)
     except OSError as error:
         raise UserError("--port", None, f"a free port to serve on ({error})") from None
-    options = GameOptions(args.map, args.seed, None, args.bots, difficulty=args.difficulty)
+    options = GameOptions(args.map, args.seed, None, args.bots, difficulty=args.difficulty,
+                          rounds=args.rounds)
     telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
     server = GameServer(config.session, config.game.net, options, identity(args.config),
                         endpoint, args.max_players, telemetry)
@@ -105,7 +106,8 @@ def run_headless_client(args) -> int:
 
 def run_windowed_client(args) -> int:
     """A window on a server's game: joined first (a refusal is one line, exit 2)."""
-    from game.app import WindowedRun, run_windowed  # Panda's window: only when one opens
+    from game.windowed import run_windowed  # Panda's window: only when one opens
+    from game.windowed_run import WindowedRun
     from game.sim.net.shown import ClientSession
     from game.window_config import load_window_config
     config = load_window_config(args.config)

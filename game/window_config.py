@@ -19,14 +19,16 @@ from game.view.combat_view import CombatViewSpec
 from game.view.debug_overlay import DebugOverlaySpec
 from game.view.effects import EffectsSpec
 from game.view.hud import HudSpec
+from game.view.match_end_screen import MatchEndSpec
 from game.view.menu_spec import MenuSpec
 from game.view.player_view import SplitScreenSpec
 from game.view.scene import SandSpec, SceneSpec
 from game.view.shadows import ShadowSpec
 from game.view.tank_rig import TankRigSpec
+from game.view.title_menu import TitleMenuSpec
 from game.view.terrain_view import TerrainViewSpec
 from game.view.vehicle_view import VehicleLooks
-from game.view.window import WindowSpec
+from game.view.window import GraphicsQualitySpec, WindowSpec
 from physics.model.spec import Spec, tuning
 
 
@@ -39,6 +41,7 @@ class ViewSpec(Spec):
     scene: SceneSpec = tuning("sky, sun, fog and colours")
     sand: SandSpec = tuning("the sand's detail texture")
     shadows: ShadowSpec = tuning("sun shadows")
+    graphics_quality: GraphicsQualitySpec = tuning("what each graphics quality level draws")
     terrain_view: TerrainViewSpec = tuning("how the terrain is drawn")
     tank_rig: TankRigSpec = tuning("the drawn tank's shape")
     car_rig: CarRigSpec = tuning("the drawn car's shape")
@@ -47,9 +50,11 @@ class ViewSpec(Spec):
     hud: HudSpec = tuning("the heads-up display")
     debug_overlay: DebugOverlaySpec = tuning("the suspension-ray overlay (F3)")
     menu: MenuSpec = tuning("the pause menu")
+    title_menu: TitleMenuSpec = tuning("the title menu and match setup")
     split_screen: SplitScreenSpec = tuning("two players sharing the window (--players 2)")
     user_settings: UserSettingsSpec = tuning("defaults of the player's own settings")
     audio: AudioSpec = tuning("the engine note and the sounds' falloff")
+    match_end: MatchEndSpec = tuning("the end-of-match screen")
 
 
 @dataclass(frozen=True)

@@ -253,20 +253,22 @@ def test_start_does_not_resume_the_game_while_the_menu_waits_for_a_button():
 
     calls = []
     menu = SimpleNamespace(capturing=True, poll_pads=lambda: calls.append("poll"))
+    menus = SimpleNamespace(pause_menu=menu, poll=lambda frame_s: None, capturing=True)
     app = SimpleNamespace(clock=SimpleNamespace(getDt=lambda: 0.016), paused=True,
                           player_inputs=SimpleNamespace(poll_pads=lambda: None,
                                                         pause_pressed=lambda: True),
-                          menu=menu, resume=lambda: calls.append("resume"),
+                          menus=menus, title_open=False, resume=lambda: calls.append("resume"),
                           _draw=lambda frame_s: None, online=False,
                           loop=SimpleNamespace(advance=lambda frame_s: calls.append("step")))
     task = SimpleNamespace(cont="again")
     assert TankBattleApp._frame(app, task) == "again"
     assert calls == ["poll"]  # paused: no step
-    menu.capturing = False
+    menu.capturing = menus.capturing = False
     TankBattleApp._frame(app, task)
     assert calls == ["poll", "resume", "poll"]
     calls.clear()
-    menu.capturing, app.online = True, True  # a server's game goes on under the menu
+    menu.capturing = menus.capturing = True
+    app.online = True  # a server's game goes on under the menu
     TankBattleApp._frame(app, task)
     assert calls == ["poll", "step"]
 

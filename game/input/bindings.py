@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from game.input.gamepad import GamepadSpec
 from game.input.keyboard import KeyboardSpec, MouseSpec
+from game.input.menu_input import MenuNavigationSpec
 from physics.model.spec import Spec, tuning
 
 
@@ -25,6 +26,7 @@ class ControlsSpec(Spec):
     keyboard: KeyboardSpec = tuning("keyboard bindings")
     mouse: MouseSpec = tuning("the mouse in the gun sight")
     gamepad: GamepadSpec = tuning("gamepad bindings, dead zones and response curves")
+    menu_navigation: MenuNavigationSpec = tuning("moving through the menus without the mouse")
 
 
 ROWS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (

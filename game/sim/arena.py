@@ -9,6 +9,9 @@ from dataclasses import dataclass
 
 from game.sim.combat import Plate, RangeSpec, build_plates
 from game.sim.controls import GEAR_NAMES
+
+GEARBOXES = ("automatic", "manual")
+"""How a player may drive: the automatic gearbox or their own shifts."""
 from physics.bullet.bodies import make_rock_body, map_walls, terrain_collider
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.world import PhysicsWorld

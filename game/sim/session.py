@@ -49,6 +49,20 @@ class GameOptions:
     """The bots' level (None: config/game.toml's ``[ai] difficulty``)."""
     player_ai: str | None = None
     """The bot brain drives the player's vehicle at this level (None: a person does)."""
+    gearbox: str | None = None
+    """The player's gearbox: "automatic" or "manual" (None: config/game.toml's ``[spawn]
+    start_gear``)."""
+    rounds: int | None = None
+    """Rounds in the match (None: config/game.toml's ``[battle] rounds``)."""
+    next_match_automatically: bool = False
+    """After the match's end and the restart pause a fresh match begins by itself (a
+    dedicated server, the soak); otherwise the game stops there and a new match is a new
+    session."""
+
+
+START_GEARS = {"automatic": "A"}
+"""The gear the player's vehicles start in, by gearbox (manual: config/game.toml's
+``[spawn] start_gear``)."""
 
 
 class GameSession:
@@ -60,11 +74,13 @@ class GameSession:
         self.options = options
         self.simulation = Simulation(specs.world, options.map, options.seed,
                                      player_vehicle=options.vehicle,
-                                     player_name=options.player_name)
+                                     player_name=options.player_name,
+                                     player_start_gear=START_GEARS.get(options.gearbox))
         ai = specs.ai if options.difficulty is None else replace(specs.ai,
                                                                   difficulty=options.difficulty)
         self.battle = Battle(self.simulation, specs.battle, ai, options.bots,
-                             free_for_all=options.free_for_all)
+                             free_for_all=options.free_for_all, rounds=options.rounds,
+                             next_match_automatically=options.next_match_automatically)
         if options.players > 1:
             add_second_player(self.simulation, self.battle, specs.local_players)
         self.recorder = recorder

@@ -40,9 +40,12 @@ class Simulation:
     """Everything physical in one game, stepped in fixed steps."""
 
     def __init__(self, specs: WorldSpecs, map_choice: MapChoice, seed: int,
-                 player_vehicle: str | None = "tank", player_name: str = "player"):
+                 player_vehicle: str | None = "tank", player_name: str = "player",
+                 player_start_gear: str | None = None):
         self.specs = specs
         self.seed = seed
+        self.player_start_gear = player_start_gear or specs.spawn.start_gear
+        """The gear the player's vehicles start in ("A": the automatic gearbox)."""
         self.arena = Arena(specs, map_choice, seed)
         self.world, self.terrain = self.arena.world, self.arena.terrain
         self.fleets = self.arena.fleets
@@ -61,7 +64,7 @@ class Simulation:
         if player_vehicle is not None:
             x_m, y_m = self.arena.spawn_points[0]
             self.player = self.spawn(player_vehicle, player_name, x_m=x_m, y_m=y_m,
-                                     heading_deg=0.0)
+                                     heading_deg=0.0, start_gear=self.player_start_gear)
 
     # ----- what the world holds ----------------------------------------------------------
 
@@ -126,8 +129,10 @@ class Simulation:
 
     # ----- vehicles ------------------------------------------------------------------------
 
-    def spawn(self, kind: str, name: str, x_m: float, y_m: float, heading_deg: float) -> Vehicle:
-        """Put a vehicle of ``kind`` on its springs at (x, y), lined up with the ground."""
+    def spawn(self, kind: str, name: str, x_m: float, y_m: float, heading_deg: float,
+              start_gear: str | None = None) -> Vehicle:
+        """Put a vehicle of ``kind`` on its springs at (x, y), lined up with the ground, in
+        ``start_gear`` (None: config/game.toml's ``[spawn] start_gear``)."""
         fleet = self.fleets[kind]
         body = make_hull_body(fleet.spec.hull, name)
         path = self.world.add_body(body)
@@ -139,7 +144,7 @@ class Simulation:
         for other in self.fleets.values():  # vehicles can stand on each other
             if other is not fleet:
                 other.add_obstacle(body)
-        vehicle.apply_controls(Controls(gear=self.specs.spawn.start_gear))
+        vehicle.apply_controls(Controls(gear=start_gear or self.specs.spawn.start_gear))
         if vehicle.aim is not None:  # the gun starts loading: nobody fires the moment it appears
             vehicle.aim.reload_left_s = vehicle.spec.gun.reload_s
         return vehicle
@@ -207,7 +212,7 @@ class Simulation:
         beside = position + right * self.specs.spawn.swap_offset_m
         heading = current.current.heading_pitch_roll_deg()[0]
         self.player = self.spawn(other_kind, f"player-{other_kind}", beside[0], beside[1],
-                                 heading)
+                                 heading, start_gear=self.player_start_gear)
 
     # ----- the step ---------------------------------------------------------------------
 

@@ -188,6 +188,11 @@ class ControlsPage:
         _, _, bottom, top = probe.getBounds()
         return bottom, top
 
+    def focus_items(self) -> list:
+        """Its key and pad buttons, row by row (keyboard first): what the keys and pads
+        move through (the page's own buttons follow)."""
+        return [*self.key_buttons.values(), *self.pad_buttons.values()]
+
     def columns(self) -> list[str]:
         """The page's three columns as shown, one line per row under each heading."""
         columns = [[heading] for heading in HEADINGS]

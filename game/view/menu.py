@@ -4,42 +4,46 @@ DirectGui.
 The app owns the pause itself (the fixed-step clock stops while the menu is
 open); this module only draws the pages and calls back:
 ``on_resume()``, ``on_restart()``, ``on_quit()``, ``on_settings(settings)`` (a
-setting changed: apply it now), ``on_bindings(keyboard, gamepad)`` (a key or pad control
-was rebound on the Controls page, :mod:`game.view.controls_page`: use it now) and the settings
-page's Save writes
-the user's file through :class:`game.settings.UserSettings`. Every button, check box and
-choice clicks (the synthesised ``ui_click``) through the game's sound player, ``sounds``.
+setting changed on the Settings page, :mod:`game.view.settings_page`: apply it now; its
+Save writes the user's file through :class:`game.settings.UserSettings`) and
+``on_bindings(keyboard, gamepad)`` (a key or pad control was rebound on the Controls page,
+:mod:`game.view.controls_page`: use it now). Every button, check box and choice clicks
+(the synthesised ``ui_click``) through the game's sound player, ``sounds``.
 """
 
 from __future__ import annotations
 
-from direct.gui.DirectGui import (DGG, DirectButton, DirectCheckButton, DirectFrame, DirectLabel,
-                                  DirectOptionMenu, DirectSlider)
-from panda3d.core import TextNode
+from direct.gui.DirectGui import DGG, DirectButton, DirectFrame, DirectLabel
 
 from game.audio.sounds import UI_CLICK, SoundPlayer
 from game.input.bindings import ControlsSpec
 from game.input.rebinding import UserBindings
-from game.settings import QUALITY_LEVELS
 from game.view.controls_page import ControlsPage
 from game.view.menu_spec import MenuSpec
 from game.view.overlay import keep_alpha
+from game.view.settings_page import SettingsPage
 
 
 class PauseMenu:
     """``bindings`` (the player's keys and pad controls) and ``key_capture`` (the next key
     pressed, see :mod:`game.view.controls_page`) make the Controls page rebind them; without
-    both it only shows them. ``pad_capture`` reads the next pad button (None: no pads)."""
+    both it only shows them. ``pad_capture`` reads the next pad button (None: no pads).
+    ``display`` (:class:`game.view.display.Display`) offers the Settings page its
+    resolutions and says which settings wait for a restart."""
 
     def __init__(self, parent, spec: MenuSpec, settings, controls: ControlsSpec, *,
                  on_resume, on_restart, on_quit, on_settings, sounds: SoundPlayer | None = None,
                  bindings: UserBindings | None = None, key_capture=None, pad_capture=None,
-                 on_bindings=lambda keyboard, gamepad: None):
+                 on_bindings=lambda keyboard, gamepad: None, display=None, on_main_menu=None):
         self.spec = spec
         self.settings = settings
         self.sounds = sounds
         self.on_resume, self.on_restart, self.on_quit = on_resume, on_restart, on_quit
         self.on_settings = on_settings
+        self.on_main_menu = on_main_menu
+        self._leave_to = None
+        """Where Back leaves the Settings and Controls pages when the title menu opened them
+        (None: this menu's first page)."""
         self.veil = DirectFrame(parent=parent, frameColor=spec.dim_colour,
                                 frameSize=(-4, 4, -2, 2), state=DGG.NORMAL)  # eats clicks
         keep_alpha(self.veil)
@@ -51,73 +55,36 @@ class PauseMenu:
                       frameSize=(-0.45, 0.45, -0.055, 0.085))
         small = {**button, "frameSize": (-0.25, 0.25, -0.055, 0.085)}
         self._build_main_page(button)
-        self._build_settings_page(small)
+        self._build_settings_page(small, display)
         self._build_controls_page(controls, bindings, key_capture, pad_capture, on_bindings,
                                   small)
-        self._update_labels()
         self.is_open = False
         self.close()
 
     def _build_main_page(self, button: dict) -> None:
-        """Resume, restart, settings, controls and quit, one under another."""
+        """Resume, restart, settings, controls, the title menu (where there is one) and
+        quit, one under another."""
         s = self.spec
-        main = self._page("main", 0.9, 0.75)
+        main = self._page("main", 0.9, 0.85)
         DirectLabel(parent=main, text="Paused", text_scale=s.text_scale * 1.4,
-                    text_fg=s.text_colour, frameColor=(0, 0, 0, 0), pos=(0, 0, 0.55))
-        for row, (label, command) in enumerate((
-                ("Resume", self._resume), ("Restart", self._restart),
-                ("Settings", lambda: self.show_page("settings")),
-                ("Controls", lambda: self.show_page("controls")), ("Quit", self.on_quit))):
-            self._button(main, "main", label, command, (0, 0, 0.3 - row * 0.2), button)
+                    text_fg=s.text_colour, frameColor=(0, 0, 0, 0), pos=(0, 0, 0.62))
+        entries = [("Resume", self._resume), ("Restart", self._restart),
+                   ("Settings", lambda: self.show_page("settings")),
+                   ("Controls", lambda: self.show_page("controls"))]
+        if self.on_main_menu is not None:
+            entries.append(("Main menu", self.on_main_menu))
+        entries.append(("Quit", self.on_quit))
+        for row, (label, command) in enumerate(entries):
+            self._button(main, "main", label, command, (0, 0, 0.38 - row * 0.19), button)
 
-    def _build_settings_page(self, small: dict) -> None:
-        """The player's settings, a status line (saved, or why not) and Save and Back."""
-        s = self.spec
-        page = self._page("settings", 1.1, 0.85)
-        DirectLabel(parent=page, text="Settings", text_scale=s.text_scale * 1.2,
-                    text_fg=s.text_colour, frameColor=(0, 0, 0, 0), pos=(0, 0, 0.68))
-        self._build_settings_widgets(page)
-        self.status = DirectLabel(parent=page, text="", text_scale=s.text_scale * 0.55,
-                                  text_fg=s.text_colour, frameColor=(0, 0, 0, 0),
-                                  pos=(0, 0, -0.48), text_wordwrap=34)
-        self._button(page, "settings", "Save", self.save, (-0.3, 0, -0.68), small)
-        self._button(page, "settings", "Back", lambda: self.show_page("main"), (0.3, 0, -0.68),
-                     small)
-        if self.settings.warning:
-            self.status["text"] = self.settings.warning
-
-    def _build_settings_widgets(self, page) -> None:
-        """Volume and field of view sliders, the mouse's inversions, graphics quality; each
-        change applies at once (:meth:`_changed`)."""
-        s = self.spec
-        current = self.settings.current
-        label = dict(text_scale=s.text_scale * 0.8, text_fg=s.text_colour,
-                     frameColor=(0, 0, 0, 0), text_align=TextNode.ALeft)
-        DirectLabel(parent=page, text="Volume", pos=(-0.95, 0, 0.45), **label)
-        self.volume = DirectSlider(parent=page, range=(0.0, 1.0), value=current.volume,
-                                   pageSize=0.1, scale=0.45, pos=(0.4, 0, 0.47),
-                                   command=self._changed)
-        DirectLabel(parent=page, text="Field of view", pos=(-0.95, 0, 0.27), **label)
-        low, high = s.field_of_view_limits_deg
-        self.fov = DirectSlider(parent=page, range=(low, high),
-                                value=min(max(current.field_of_view_deg, low), high),
-                                pageSize=5.0, scale=0.45, pos=(0.4, 0, 0.29),
-                                command=self._changed)
-        self.fov_label = DirectLabel(parent=page, text="", pos=(0.92, 0, 0.27), **label)
-        check = dict(scale=s.text_scale * 0.8, text_fg=s.text_colour, text_align=TextNode.ALeft,
-                     frameColor=(0, 0, 0, 0), boxPlacement="left",
-                     command=self._clicked(self._changed))
-        self.invert_x = DirectCheckButton(parent=page, text="Invert mouse left/right",
-                                          indicatorValue=int(current.invert_x),
-                                          pos=(-0.6, 0, 0.08), **check)
-        self.invert_y = DirectCheckButton(parent=page, text="Invert mouse up/down",
-                                          indicatorValue=int(current.invert_y),
-                                          pos=(-0.6, 0, -0.08), **check)
-        DirectLabel(parent=page, text="Graphics quality", pos=(-0.95, 0, -0.27), **label)
-        self.quality = DirectOptionMenu(parent=page, items=list(QUALITY_LEVELS),
-                                        initialitem=QUALITY_LEVELS.index(current.quality),
-                                        scale=s.text_scale * 0.9, pos=(0.1, 0, -0.27),
-                                        command=self._clicked(self._changed))
+    def _build_settings_page(self, small: dict, display) -> None:
+        """The player's settings (:mod:`game.view.settings_page`), with Save and Back."""
+        page = self._page("settings", *self.spec.settings_page_half_size)
+        self.settings_page = SettingsPage(
+            page, self.spec, self.settings, on_settings=self.on_settings, clicked=self._clicked,
+            button=lambda label, command, pos: self._button(page, "settings", label, command,
+                                                            pos, small),
+            on_back=self.back, display=display)
 
     def _build_controls_page(self, controls: ControlsSpec, bindings, key_capture, pad_capture,
                              on_bindings, small: dict) -> None:
@@ -129,7 +96,7 @@ class PauseMenu:
             clicked=self._clicked, on_bindings=on_bindings, pad_capture=pad_capture,
             button=lambda label, command: self._button(help_page, "controls", label, command,
                                                        (-0.3, 0, -0.82), small))
-        self._button(help_page, "controls", "Back", lambda: self.show_page("main"),
+        self._button(help_page, "controls", "Back", self.back,
                      (0.3 if self.controls_page.editable else 0, 0, -0.82), small)
 
     def _clicked(self, command):
@@ -170,17 +137,52 @@ class PauseMenu:
 
     def show_page(self, name: str) -> None:
         self.controls_page.cancel()
+        if name == "settings":
+            self.settings_page.refresh()
         for key, page in self.pages.items():
             (page.show if key == name else page.hide)()
         self.page = name
 
     def open(self) -> None:
+        self._leave_to = None
         self.is_open = True
         self.veil.show()
         self.show_page("main")
 
+    def open_page(self, name: str, leave_to) -> None:
+        """Open on the page ``name`` alone (the title menu's Settings and Controls): its
+        Back closes this menu and calls ``leave_to()``."""
+        self.open()
+        self._leave_to = leave_to
+        self.show_page(name)
+
+    def back(self) -> None:
+        """Esc, the pad's B, a page's Back: the page before (from the first page: resume;
+        opened by the title menu: back there)."""
+        if self.capturing:
+            return
+        if self._leave_to is not None:
+            leave_to = self._leave_to
+            self.close()
+            leave_to()
+        elif self.page == "main":
+            self._resume()
+        else:
+            self.show_page("main")
+
+    def focus_items(self, page: str) -> list:
+        """The widgets the keys and pads move through on ``page``, in order."""
+        buttons = [widget for name, widget in self.buttons.items()
+                   if name.startswith(page + "/")]
+        if page == "settings":
+            return [*self.settings_page.widgets, *buttons]
+        if page == "controls":
+            return [*self.controls_page.focus_items(), *buttons]
+        return buttons
+
     def close(self) -> None:
         self.controls_page.cancel()
+        self._leave_to = None
         self.is_open = False
         self.veil.hide()
 
@@ -191,30 +193,16 @@ class PauseMenu:
         self.on_restart()
 
     def values(self) -> dict:
-        """The settings as the widgets show them."""
-        return {"volume": round(float(self.volume["value"]), 3),
-                "field_of_view_deg": round(float(self.fov["value"]), 1),
-                "invert_x": bool(self.invert_x["indicatorValue"]),
-                "invert_y": bool(self.invert_y["indicatorValue"]),
-                "quality": self.quality.get()}
+        """The settings as the Settings page's widgets show them."""
+        return self.settings_page.values()
 
-    def _update_labels(self) -> None:
-        self.fov_label["text"] = f"{float(self.fov['value']):.0f} deg"
-
-    def _changed(self, *_args) -> None:
-        if not hasattr(self, "quality"):  # widgets still being made
-            return
-        self._update_labels()
-        current = self.settings.change(**self.values())
-        self.on_settings(current)
+    def refresh_settings(self) -> None:
+        """The Settings page shows the settings in use again (changed elsewhere: F11)."""
+        self.settings_page.refresh()
 
     def save(self) -> None:
-        try:
-            self.settings.change(**self.values())
-            self.settings.save()
-            self.status["text"] = f"Saved to {self.settings.path}"
-        except OSError as error:
-            self.status["text"] = f"Not saved: {error.strerror or error}"
+        """What the Settings page's Save does."""
+        self.settings_page.save()
 
     def destroy(self) -> None:
         self.controls_page.destroy()

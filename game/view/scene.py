@@ -189,12 +189,22 @@ class DesertScene:
         self.sky.hide(SHADOW_CASTER_MASK)
         self._view_skies: list[NodePath] = []
 
-        self.terrain = TerrainView(self.root, terrain, terrain_view, spec.sand_light_colour,
-                                   spec.sand_dark_colour, sand.blend_mask_tile_m)
-        self.terrain.root.hide(SHADOW_CASTER_MASK)
-        self.terrain.root.setShader(lit_shader("SAND"))
+        self.sand, self.terrain_view_spec = sand, terrain_view
         self.sand_texture = sand_detail_texture(sand.texture_size_px, sand.ripples_per_tile,
                                                 sand.ripple_slope, sand.grain_slope, 0)
+        self.terrain: TerrainView | None = None
+        self.rocks: NodePath | None = None
+        self.set_ground(terrain, rocks)
+
+    def set_ground(self, terrain: Terrain, rocks) -> None:
+        """Draw ``terrain`` and ``rocks`` (another map: the sky, sun and shadows stay)."""
+        self._remove_ground()
+        spec, sand = self.spec, self.sand
+        self.terrain = TerrainView(self.root, terrain, self.terrain_view_spec,
+                                   spec.sand_light_colour, spec.sand_dark_colour,
+                                   sand.blend_mask_tile_m)
+        self.terrain.root.hide(SHADOW_CASTER_MASK)
+        self.terrain.root.setShader(lit_shader("SAND"))
         self.terrain.root.setShaderInput("sand_detail", self.sand_texture)
         self.terrain.root.setShaderInput("sand_scales", Vec4(
             1.0 / sand.fine_tile_m, 1.0 / sand.coarse_tile_m,
@@ -204,6 +214,14 @@ class DesertScene:
                                                                 sand.coarse_variation))
         mesh = rocks_mesh(rocks, spec)
         self.rocks = self.root.attachNewNode(mesh) if mesh is not None else None
+
+    def _remove_ground(self) -> None:
+        if self.terrain is not None:
+            self.terrain.destroy()
+            self.terrain = None
+        if self.rocks is not None:
+            self.rocks.removeNode()
+            self.rocks = None
 
     def add_view(self, camera: NodePath, camera_mask) -> None:
         """Another camera (split screen; it draws ``camera_mask``) gets its own sky dome
@@ -221,9 +239,7 @@ class DesertScene:
         self._render.clearShader()
         for name in self._input_names:
             self._render.clearShaderInput(name)
-        self.terrain.destroy()
-        if self.rocks is not None:
-            self.rocks.removeNode()
+        self._remove_ground()
         self.sky.removeNode()
         for sky in self._view_skies:
             sky.removeNode()

@@ -27,6 +27,8 @@ try:
 except ImportError:  # pyenet has no wheel for every platform (macOS): single player only
     enet = None
 
+DEFAULT_PORT = 27960
+"""Where a server listens unless told otherwise, and a client looks."""
 INSTALL_HINT = "pyenet for online play (pip install pyenet; it has no wheel for macOS)"
 
 

@@ -1,0 +1,77 @@
+"""The title menu in the window (offscreen, in a process of its own: a ShowBase): it opens
+with the game stopped behind it, match setup starts the match it set up (another map
+redraws the ground), the end of the match opens its screen, Menu goes back to the title,
+the first match shows the help card once, and ``--offscreen --menu --screenshot`` shows
+the menu."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+FLOW = """
+from panda3d.core import loadPrcFileData
+loadPrcFileData("", "audio-library-name null")
+from dataclasses import replace
+from game.app import TankBattleApp
+from game.windowed_run import WindowedRun
+from game.sim.session import GameOptions
+from game.window_config import load_window_config
+
+app = TankBattleApp(load_window_config(), WindowedRun(GameOptions(bots=2), offscreen=True,
+                                                      menu=True, seconds=600.0))
+def frames(count):
+    for _ in range(count):
+        app.taskMgr.step()
+frames(3)
+menus = app.menus
+print("title", app.title_open, "paused", app.paused, "steps", app.session.simulation.time_s,
+      "bots", app.session.options.bots)
+ground = app.scene.terrain
+title = menus.front_door.menu
+title.act("activate")                                  # Play
+setup = replace(title.current_setup(), map="flat", bots=1, rounds=1, gearbox="manual")
+menus.front_door.play(setup)
+frames(5)
+simulation = app.session.simulation
+print("match", app.session.options.map.text, len(simulation.vehicles), "title", app.title_open,
+      "paused", app.paused, "moved", simulation.time_s > 0, "ground", app.scene.terrain is not ground,
+      "automatic", bool(simulation.player.fleet.gearbox.automatic[simulation.player.index]))
+print("help", menus.help_card.shown)
+menus.help_card.dismiss()
+print("seen", menus.settings.current.help_seen, menus.settings.path.read_text().count("help_seen = true"))
+bot = simulation.vehicle_named("bot-1")
+simulation.combat.damage(bot, 10000.0, simulation.player)
+for _ in range(600):
+    frames(1)
+    if menus.match_end.is_open:
+        break
+print("end", menus.match_end.is_open, "paused", app.paused, menus.match_end.title["text"])
+menus.match_end.buttons["Menu"].commandFunc(None)
+frames(2)
+print("back", app.title_open, "bots", app.session.options.bots, "paused", app.paused)
+session = app.session
+app.destroy()
+session.destroy()
+"""
+
+
+def test_the_title_menu_starts_the_match_it_set_up_and_comes_back(repo_root, tmp_path):
+    env = {"TANK_BATTLE_CONFIG_HOME": str(tmp_path), "TANK_BATTLE_DATA_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", FLOW], cwd=repo_root, capture_output=True,
+                          text=True, timeout=300, env={**os.environ, **env})
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
+    assert "title True paused True steps 0.0 bots 0" in out, out
+    assert "match flat 2 title False paused False moved True ground True automatic False" in out, out
+    assert "help True" in out and "seen True 1" in out, out
+    assert "end True paused True Victory" in out, out
+    assert "back True bots 0 paused True" in out, out
+
+
+def test_offscreen_menu_screenshot_shows_the_title_menu(run_cli, tmp_path):
+    shot = tmp_path / "title.png"
+    done = run_cli("--offscreen", "--menu", "--seconds", "0.1", "--screenshot", shot)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert shot.stat().st_size > 10_000
