@@ -185,6 +185,8 @@ class TankBattleApp(ShowBase):
             sounds=self.sounds, pads=pads, key_capture=capture, display=self.display))
         self.paused = self.menus.title_open
         self.show_huds(not self.paused)
+        if not self.paused and not run.scripted:
+            self.menus.match_started()
 
     # ----- a session and what listens to it --------------------------------------------
 

@@ -85,6 +85,8 @@ class Menus:
             return self.front_door.menu
         if self.match_end is not None and self.match_end.is_open:
             return self.match_end
+        if self.help_card is not None and self.help_card.shown:
+            return self.help_card
         return None
 
     @property
@@ -109,6 +111,8 @@ class Menus:
     def _back(self, front) -> None:
         if front is self.match_end:
             self._to_title()
+        elif front is self.help_card:
+            self.help_card.dismiss()
         else:
             front.back()
 
@@ -193,8 +197,8 @@ class Menus:
         self.close_all()
         self.app.show_huds(True)
         self.front_door.menu.close()
-        self.match_started()
         self.app.paused = False
+        self.match_started()
 
     def say_game_ended(self, gone) -> None:
         """On the title menu's Join page: why the online game ended."""
@@ -204,13 +208,25 @@ class Menus:
     def match_started(self) -> None:
         """A new player's first match: the help card, until they dismiss it."""
         if self.help_card is not None and not self.settings.current.help_seen:
-            self.help_card.show()
+            self._show_help()
 
     def toggle_help(self) -> None:
-        if self.help_card is not None:
-            self.help_card.toggle()
+        """F1: the help card over the game (a local game waits for it), or away."""
+        if self.help_card is None:
+            return
+        if self.help_card.shown:
+            self.help_card.dismiss()
+        elif self.front is None:
+            self._show_help()
+
+    def _show_help(self) -> None:
+        self.help_card.show()
+        if not self.app.online:
+            self.app.paused = True
 
     def _help_dismissed(self) -> None:
+        if self.front is None:
+            self.app.paused = False
         if not self.settings.current.help_seen:
             self.settings.change(help_seen=True)
             try:
@@ -228,9 +244,11 @@ class Menus:
         self.app.show_title()
 
     def close_all(self) -> None:
-        """A new game starts: no end screen, no pause menu over it."""
+        """The game goes on: no end screen, no pause menu, no help card over it."""
         if self.match_end is not None:
             self.match_end.hide()
+        if self.help_card is not None:
+            self.help_card.dismiss()
         if self.pause_menu is not None:
             self.pause_menu.close()
 

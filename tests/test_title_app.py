@@ -36,11 +36,14 @@ menus.front_door.play(setup)
 frames(5)
 simulation = app.session.simulation
 print("match", app.session.options.map.text, len(simulation.vehicles), "title", app.title_open,
-      "paused", app.paused, "moved", simulation.time_s > 0, "ground", app.scene.terrain is not ground,
+      "paused", app.paused, "stopped", simulation.time_s == 0, "ground", app.scene.terrain is not ground,
       "automatic", bool(simulation.player.fleet.gearbox.automatic[simulation.player.index]))
-print("help", menus.help_card.shown)
-menus.help_card.dismiss()
-print("seen", menus.settings.current.help_seen, menus.settings.path.read_text().count("help_seen = true"))
+print("help", menus.help_card.shown, "paused", app.paused)
+menus.action("activate")                               # Got it
+print("seen", menus.settings.current.help_seen, menus.settings.path.read_text().count("help_seen = true"),
+      "paused", app.paused)
+frames(3)
+assert simulation.time_s > 0
 bot = simulation.vehicle_named("bot-1")
 simulation.combat.damage(bot, 10000.0, simulation.player)
 for _ in range(600):
@@ -64,8 +67,9 @@ def test_the_title_menu_starts_the_match_it_set_up_and_comes_back(repo_root, tmp
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout
     assert "title True paused True steps 0.0 bots 0" in out, out
-    assert "match flat 2 title False paused False moved True ground True automatic False" in out, out
-    assert "help True" in out and "seen True 1" in out, out
+    # A new player's first match waits under the help card until it is dismissed.
+    assert "match flat 2 title False paused True stopped True ground True automatic False" in out, out
+    assert "help True paused True" in out and "seen True 1 paused False" in out, out
     assert "end True paused True Victory" in out, out
     assert "back True bots 0 paused True" in out, out
 

@@ -68,11 +68,14 @@ class HelpCard:
             for column, text in enumerate(row):
                 DirectLabel(parent=self.frame, text=text, pos=(columns[column], 0, z),
                             text_fg=spec.key_colour if column else spec.text_colour, **style)
-        self.button = DirectButton(parent=self.frame, text="Got it", command=self.dismiss,
+        self.button = DirectButton(parent=self.frame, text="Got it",
+                                   command=lambda *_args: self.dismiss(),
                                    text_scale=spec.text_scale, text_fg=spec.text_colour,
                                    frameColor=spec.button_colour, relief=DGG.FLAT,
                                    frameSize=(-0.25, 0.25, -0.055, 0.085),
                                    pos=(0, 0, -half_height + 0.1))
+        self.buttons = {"Got it": self.button}
+        """Its one button, by label: the menu keys press it."""
         self.frame.hide()
 
     @property
