@@ -170,7 +170,8 @@ class TankBattleApp(ShowBase):
                              "fullscreen": self.settings_in_use.toggle_fullscreen,
                              "hud_compact": self.settings_in_use.toggle_compact_hud,
                              "help_card": self._toggle_help},
-            controls.keyboard, blocked=lambda: self.menus is not None and self.menus.capturing))
+            controls.keyboard, blocked=lambda: self.menus is not None and self.menus.capturing,
+            taken=lambda key: self.menus is not None and self.menus.takes_key(key)))
         if run.scripted and not run.menu:
             return
         from game.menus import Menus  # DirectGUI: only where a menu is answered
@@ -278,12 +279,11 @@ class TankBattleApp(ShowBase):
         return self.menus is not None and self.menus.title_open
 
     def _pause_key(self) -> None:
-        """Esc, P: the pause menu (a scripted run: leave). In a menu, Esc is its "back"."""
-        if self.menus is not None and self.menus.front is not None:
-            return
-        if self.run_options.scripted:
+        """Esc, P: the pause menu (a run without one, scripted: leave). In a menu, Esc is
+        its "back" (:meth:`game.menus.Menus.takes_key`)."""
+        if self.menus is None or self.menus.pause_menu is None:
             self.finish()
-        else:
+        elif self.menus.front is None:
             self.pause()
 
     def _toggle_help(self) -> None:

@@ -45,8 +45,13 @@ class Menus:
                                view.title_menu.focus_thickness_px,
                                self.pause_menu.click if self.pause_menu else lambda: None)
         self._focused: tuple | None = None
+        self.navigation = controls.menu_navigation
+        self._shown_at_frame_start = None
+        """The menu in front when this frame began: a key pressed this frame answers to it
+        (so the Esc that opens the pause menu does not also close it, whichever of the
+        game's keys and the menu's keys hears it first)."""
         self.keys = MenuKeys(DirectObject(), controls.menu_navigation, self.action,
-                             active=lambda: self.front is not None)
+                             active=lambda: self._shown_at_frame_start is not None)
         self.pad_reader = PadMenuReader(pads, controls.menu_navigation) if pads else None
         if self.front_door is not None:
             (self.front_door.menu.open if run.menu else self.front_door.menu.close)()
@@ -130,8 +135,13 @@ class Menus:
             self._focused = (front, page)
             self.focus.set_items(focus_items(front, page))
 
+    def takes_key(self, key: str) -> bool:
+        """Whether the menu in front answers ``key`` (the game's own keys leave it)."""
+        return self._shown_at_frame_start is not None and key in self.navigation.keys()
+
     def poll(self, frame_s: float) -> None:
         """Once a frame: the pads' menu buttons, a join or a hosted server under way."""
+        self._shown_at_frame_start = self.front
         if self.pad_reader is not None and self.front is not None:
             for action in self.pad_reader.poll(frame_s):
                 self.action(action)

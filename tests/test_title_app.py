@@ -44,6 +44,12 @@ print("seen", menus.settings.current.help_seen, menus.settings.path.read_text().
       "paused", app.paused)
 frames(3)
 assert simulation.time_s > 0
+app.messenger.send("escape")                           # the pause menu ...
+frames(2)
+print("esc", menus.pause_menu.is_open, app.paused)
+app.messenger.send("escape")                           # ... and back to the game
+frames(2)
+print("esc again", menus.pause_menu.is_open, app.paused)
 bot = simulation.vehicle_named("bot-1")
 simulation.combat.damage(bot, 10000.0, simulation.player)
 for _ in range(600):
@@ -70,6 +76,7 @@ def test_the_title_menu_starts_the_match_it_set_up_and_comes_back(repo_root, tmp
     # A new player's first match waits under the help card until it is dismissed.
     assert "match flat 2 title False paused True stopped True ground True automatic False" in out, out
     assert "help True paused True" in out and "seen True 1 paused False" in out, out
+    assert "esc True True" in out and "esc again False False" in out, out
     assert "end True paused True Victory" in out, out
     assert "back True bots 0 paused True" in out, out
 

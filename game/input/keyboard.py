@@ -231,25 +231,28 @@ class ActionKeys:
     """Keys that do something at once rather than drive: ``handlers`` by action name
     (quit, pause, the overlay), listened to through ``events`` (a DirectObject of their
     own, so the driving keys' handlers never replace them). While ``blocked()`` (the
-    pause menu is waiting for a key to bind) they do nothing."""
+    pause menu is waiting for a key to bind) they do nothing, and a key for which
+    ``taken(key)`` holds (a menu on screen answers it: Esc goes back there) is left alone."""
 
     def __init__(self, events, handlers: dict[str, Callable[[], None]], spec: KeyboardSpec,
-                 blocked: Callable[[], bool] = lambda: False):
+                 blocked: Callable[[], bool] = lambda: False,
+                 taken: Callable[[str], bool] = lambda key: False):
         self.events = events
         self.handlers = handlers
         self.blocked = blocked
+        self.taken = taken
         self._keys: list[str] = []
         self.rebind(spec)
 
-    def _run(self, action: str) -> None:
-        if not self.blocked():
+    def _run(self, action: str, key: str) -> None:
+        if not self.blocked() and not self.taken(key):
             self.handlers[action]()
 
     def rebind(self, spec: KeyboardSpec) -> None:
         self.destroy()
         for action in self.handlers:
             for key in getattr(spec, action):
-                self.events.accept(key, self._run, [action])
+                self.events.accept(key, self._run, [action, key])
                 self._keys.append(key)
 
     def destroy(self) -> None:

@@ -159,8 +159,6 @@ class PauseMenu:
     def back(self) -> None:
         """Esc, the pad's B, a page's Back: the page before (from the first page: resume;
         opened by the title menu: back there)."""
-        if self.capturing:
-            return
         if self._leave_to is not None:
             leave_to = self._leave_to
             self.close()
