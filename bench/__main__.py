@@ -4,12 +4,14 @@ Benchmarks:
   vehicles    our four-anchor tanks against Bullet's BulletVehicle (ms per fixed step)
   battle      an 8-tank headless battle: simulated seconds per wall second
   particles   our numpy particle system against Panda's ParticleEffect (ms per frame)
+  frame       the whole game offscreen, the player driven by the bot brain: our frame work,
+              Panda's rendering and the static scene's floor (ms per frame)
   ai          the bots' tournament: levels against each other, shots fired blind, how long
               an idle player lasts
   net         a dedicated server and headless clients on loopback through a simulated
               link: bandwidth, prediction and interpolation error, server step time
 With no benchmark named, all of them run at their default sizes (net only where pyenet
-is installed).
+is installed; frame in a child process, as it opens a window of its own).
 
 ``--json`` prints one JSON document instead of the table::
 
@@ -28,7 +30,7 @@ import json
 import sys
 from pathlib import Path
 
-from bench import ai, battle, net, vehicles
+from bench import ai, battle, frame, net, vehicles
 from bench.machine import machine_info
 from game.errors import whole_number
 from game.sim.net.link import enet_available
@@ -62,6 +64,37 @@ def _add_ai(commands, common) -> None:
     tournament.add_argument("--round-seconds", type=_POSITIVE, default=int(ai.DEFAULT_ROUND_S),
                             help=f"a round undecided after this long counts for neither "
                                  f"(default {ai.DEFAULT_ROUND_S:g})")
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        return frame.parse_size(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _add_frame(commands, common) -> None:
+    drawn = commands.add_parser("frame", parents=[common],
+                                help="the whole game offscreen: ms per frame, ours and Panda's")
+    tanks = drawn.add_mutually_exclusive_group()
+    tanks.add_argument("--bots", type=_AT_LEAST_ZERO, default=frame.DEFAULT_BOTS,
+                       help=f"enemy tanks on their usual ring round the player (default "
+                            f"{frame.DEFAULT_BOTS})")
+    tanks.add_argument("--tanks", type=_POSITIVE,
+                       help="this many tanks in the camera's view: the bots on rows in front "
+                            "of the player")
+    drawn.add_argument("--frames", type=_POSITIVE, default=frame.DEFAULT_FRAMES,
+                       help=f"frames measured, and static frames after them (default "
+                            f"{frame.DEFAULT_FRAMES})")
+    drawn.add_argument("--warmup", type=_AT_LEAST_ZERO, default=frame.DEFAULT_WARMUP_FRAMES,
+                       help=f"frames before the measured ones, not counted (default "
+                            f"{frame.DEFAULT_WARMUP_FRAMES})")
+    drawn.add_argument("--size", type=_size, default=frame.DEFAULT_SIZE, metavar="WxH",
+                       help="the offscreen window's size (default "
+                            f"{frame.DEFAULT_SIZE[0]}x{frame.DEFAULT_SIZE[1]})")
+    drawn.add_argument("--profile", type=Path, metavar="FILE",
+                       help="write a cProfile of our frame work over the measured frames "
+                            "to FILE (the profiler slows it: figures not comparable)")
 
 
 def _add_net(commands, common) -> None:
@@ -121,6 +154,7 @@ def _parser() -> argparse.ArgumentParser:
                         help=f"frames measured; the median counts (default "
                              f"{DEFAULT_PARTICLE_FRAMES})")
     _add_ai(commands, common)
+    _add_frame(commands, common)
     _add_net(commands, common)
     for name, reason in NOT_AVAILABLE.items():
         if name not in commands.choices:
@@ -128,8 +162,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _run_one(name: str, options, config, quiet: bool) -> tuple[dict, str]:
-    """Run one benchmark; its report and its table."""
+def _run_one(name: str, options, config, quiet: bool, alone: bool) -> tuple[dict, str]:
+    """Run one benchmark (``alone``: the only one in this process); its report and table."""
+    if name == "frame":  # opens a window: in this process only when it is the only one
+        run = frame.run if alone else frame.run_in_child
+        extra = {"profile": options.profile} if alone else {}
+        report = run(bots=options.bots, tanks=options.tanks, frames=options.frames,
+                     size=options.size, warmup=options.warmup, **extra)
+        return report, frame.table(report)
     if name == "particles":  # opens an offscreen window: last, in this process
         from bench.particles import benchmark
         report = benchmark(options.count, options.frames)
@@ -161,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.benchmark is None:  # everything, at the default sizes
         wanted = []
-        for name in ("vehicles", "battle", "ai", "net", "particles"):
+        for name in ("vehicles", "battle", "ai", "net", "frame", "particles"):
             if name in NOT_AVAILABLE:
                 continue
             defaults = parser.parse_args([name])
@@ -186,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
             if not args.json:
                 print(f"{name}: skipped, {NOT_AVAILABLE[name]}")
             continue
-        report, text = _run_one(name, options, config, args.json)
+        report, text = _run_one(name, options, config, args.json,
+                                alone=args.benchmark is not None)
         document["results"][name] = report
         if not args.json:
             print(text)

@@ -8,6 +8,7 @@ benchmarks that do not exist yet are reported as skipped rather than faked.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 
@@ -102,3 +103,55 @@ def test_the_ai_tournament_plays_every_pairing_and_counts_blind_shots():
         assert pairing["player_wins"] + pairing["bot_wins"] + pairing["undecided"] == 1
     assert report["blind_shots"] == 0 and report["shots"] >= 0
     assert 0.0 < report["idle_survival_s"] <= 20.0
+
+
+@pytest.fixture(scope="module")
+def frame_report() -> dict:
+    done = bench("frame", "--frames", "20", "--bots", "1", "--json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)["results"]["frame"]
+
+
+def test_the_frame_benchmark_times_our_work_panda_s_drawing_and_the_static_floor(frame_report):
+    parameters = frame_report["parameters"]
+    assert parameters["tanks"] == 2 and parameters["frames"] == 20
+    assert parameters["size"] == "640x360" and parameters["player_ai"] == "normal"
+    for key in ("app_ms", "steps_ms", "render_ms", "frame_ms", "static_ms"):
+        assert 0.0 < frame_report[key]["median"] <= frame_report[key]["p95"], key
+    frame_ms = frame_report["frame_ms"]["median"]
+    # A frame holds our work and the drawing: its median is at least either's.
+    assert frame_ms >= frame_report["app_ms"]["median"] >= frame_report["steps_ms"]["median"]
+    assert frame_ms >= frame_report["render_ms"]["median"]
+    assert frame_report["static_ms"]["median"] <= frame_ms
+    assert frame_report["frame_over_static"] == pytest.approx(
+        frame_ms / frame_report["static_ms"]["median"], abs=0.01)
+    assert frame_report["steps"] == 20  # one fixed step a frame
+    assert frame_report["tanks_in_view"]["fewest"] >= 1
+
+
+def test_the_frame_benchmark_sets_every_tank_in_the_camera_s_view():
+    done = bench("frame", "--tanks", "9", "--frames", "2", "--warmup", "1", "--size", "320x200",
+                 "--json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)["results"]["frame"]
+    assert report["parameters"]["bots"] == 8 and report["parameters"]["arranged_in_view"]
+    assert report["tanks_in_view"]["fewest"] == 9
+
+
+def test_fan_spots_stay_inside_the_angle_and_apart():
+    from bench.frame import FAN_SPACING_M, fan_spots
+    half_angle_rad = 0.4
+    spots = fan_spots(99, half_angle_rad)
+    assert len(spots) == 99
+    for ahead_m, across_m in spots:
+        assert abs(across_m) <= ahead_m * math.tan(half_angle_rad) + 1e-9
+    points = [complex(ahead_m, across_m) for ahead_m, across_m in spots]
+    closest_m = min(abs(one - other) for index, one in enumerate(points)
+                    for other in points[index + 1:])
+    assert closest_m >= FAN_SPACING_M - 1e-9
+
+
+def test_a_bad_frame_size_is_one_line_and_status_2():
+    done = bench("frame", "--size", "300x200")
+    assert done.returncode == 2
+    assert "--size" in done.stderr and "expected a width of 320 to 7680" in done.stderr
