@@ -23,13 +23,10 @@ from physics.bullet.ground import BulletRays
 from physics.bullet.poses import FleetPoses, body_states, fleet_poses
 from physics.bullet.world import ALL_BODIES, PhysicsWorld
 from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
+from physics.model.broadphase import near_each_other, near_spheres
 from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
 from physics.model.hull_clearance import HullClearance
 from physics.model.terrain import Terrain
-
-_ALL_PAIRS_UP_TO = 24
-"""Up to this many vehicles, measuring every pair beats sorting and sweeping (measured: the
-two cost the same at about 30)."""
 
 _NEAR_TEST_SLACK_M = 2.0
 """Room added to the vehicles' reach when testing who is near what, so the test holds for
@@ -42,41 +39,6 @@ def _bounding_sphere(body: BulletRigidBodyNode) -> tuple[np.ndarray, float]:
     bounds = body.getShapeBounds()
     return (np.array(body.getTransform().getMat().xformPoint(bounds.getCenter())),
             bounds.getRadius())
-
-
-
-
-def _near_each_other(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
-    """Per point (V, 3): is another point closer than ``limit_m``?
-
-    A few points: every pair's distance. More: sort and sweep along x; only pairs
-    closer than the limit in x can be closer in space, so the distances are taken for
-    those pairs alone (not all V x V of them).
-    """
-    count = len(centres_ws)
-    if count <= _ALL_PAIRS_UP_TO:
-        offset = centres_ws[:, None] - centres_ws[None]
-        squared = np.einsum("abi,abi->ab", offset, offset)
-        np.fill_diagonal(squared, np.inf)
-        return (squared < limit_m * limit_m).any(axis=1)
-    near = np.zeros(count, dtype=bool)
-    order = np.argsort(centres_ws[:, 0])
-    xs = centres_ws[order, 0]
-    # Partners of sorted point i: i + 1 .. ends[i] - 1.
-    partners = np.searchsorted(xs, xs + limit_m, side="left") - np.arange(1, count + 1)
-    total = int(partners.sum())
-    if total == 0:
-        return near
-    first = np.repeat(np.arange(count), partners)
-    run_start = np.repeat(np.cumsum(partners) - partners, partners)
-    second = first + 1 + np.arange(total) - run_start
-    a, b = order[first], order[second]
-    offset = centres_ws[a] - centres_ws[b]
-    offset *= offset
-    close = np.sqrt(offset[:, 0] + offset[:, 1] + offset[:, 2]) < limit_m
-    near[a[close]] = True
-    near[b[close]] = True
-    return near
 
 
 _apply_central_impulse = BulletRigidBodyNode.applyCentralImpulse
@@ -266,7 +228,8 @@ class VehicleFleet:
         The test against the other vehicles and the static obstacles is made with room to
         spare (:data:`_NEAR_TEST_SLACK_M`) and kept while no vehicle has strayed, by the end
         of this stretch, more than half that room from where it was made; moving obstacles
-        are looked at every time.
+        are looked at every time. Each test sorts the vehicles or the obstacles into a grid
+        (:mod:`physics.model.broadphase`): its cost grows with the count, not its square.
         """
         if self.always_bullet_rays:
             return np.ones(len(self.bodies), dtype=bool)
@@ -283,20 +246,27 @@ class VehicleFleet:
             test = None
         if test is None:
             room_m = max(_NEAR_TEST_SLACK_M, 2.0 * own_travel_m)
-            near = _near_each_other(centres, 2.0 * self.reach_m + room_m)
+            near = near_each_other(centres, 2.0 * self.reach_m + room_m)
             if len(self._static_radii):
-                gap = np.linalg.norm(centres[:, None] - self._static_centres[None], axis=-1)
-                limit = self.reach_m + room_m / 2.0 + self._static_radii[None]
-                near |= (gap < limit).any(axis=1)
+                near |= near_spheres(centres, self._static_centres,
+                                     self.reach_m + room_m / 2.0 + self._static_radii)
             test = self._near_test = _NearTest(centres, room_m, near)
-        near = test.near
-        if self.obstacles:
-            near = near.copy()
-        for obstacle in self.obstacles:
-            centre, radius = _bounding_sphere(obstacle)
-            travel_m = own_travel_m + obstacle.getLinearVelocity().length() * within_s
-            near |= np.linalg.norm(centres - centre, axis=1) < self.reach_m + radius + travel_m
-        return near
+        if not self.obstacles:
+            return test.near
+        obstacle_centres, radii, speeds_mps = self._moving_obstacles()
+        travel_m = own_travel_m + speeds_mps * within_s
+        return test.near | near_spheres(centres, obstacle_centres,
+                                        self.reach_m + radii + travel_m)
+
+    def _moving_obstacles(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The moving obstacles' bounding spheres now, centres (O, 3) and radii (O,), and
+        their speeds (O,)."""
+        count = len(self.obstacles)
+        centres, radii, speeds = np.empty((count, 3)), np.empty(count), np.empty(count)
+        for index, obstacle in enumerate(self.obstacles):
+            centres[index], radii[index] = _bounding_sphere(obstacle)
+            speeds[index] = obstacle.getLinearVelocity().length()
+        return centres, radii, speeds
 
     def _pair_hulls_with_terrain(self, states: BodyStates, step_s: float) -> None:
         """Leave the hulls clear of the ground through the step out of Bullet's pair with

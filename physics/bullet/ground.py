@@ -6,19 +6,43 @@ Only the anchors of vehicles whose bounds come near something else that could be
 (a crate, a rock, another vehicle) cast real Bullet rays too (:class:`BulletRays`, the
 model's :class:`~physics.model.anchors.GroundQuery`); those also find the moving bodies
 the anchors stand on, so the fleet pushes back on them.
+
+Each ray is one call into Bullet, so the work round each call is kept to plain Python
+numbers: the rays' ends go in as lists, and the hits' points and normals come back in one
+pass (:func:`physics.bullet.poses.read_floats`), not row by row into numpy arrays.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
-from panda3d.core import Point3, Vec3
+from panda3d.core import LVecBase3f, Point3, Vec3
 
 from physics.bullet.bodies import TERRAIN_NAME
+from physics.bullet.poses import read_floats
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchor_kernel import PARALLEL_COSINE
 from physics.model.anchors import GroundHits
 from physics.model.terrain import Terrain
+
+_write_vector = LVecBase3f.writeDatagramFixed
+
+
+def _closest_ground(hits, direction: Vec3, min_ground_up: float, own):
+    """The nearest of one ray's ``hits`` that is ground: not its own vehicle, not where the
+    ray starts inside, not a wall (None: nothing)."""
+    best = None
+    best_fraction = 0.0
+    for candidate in hits:
+        fraction = candidate.getHitFraction()
+        if fraction <= 0.0 or candidate.getNode() == own:  # starts inside; itself
+            continue
+        if best is not None and fraction >= best_fraction:
+            continue
+        if -candidate.getHitNormal().dot(direction) < min_ground_up:
+            continue  # a wall, not ground
+        best, best_fraction = candidate, fraction
+    return best
 
 
 class BulletRays:
@@ -41,6 +65,8 @@ class BulletRays:
 
     def cast(self, origins_ws, directions_ws, length_m, min_ground_up, rays) -> GroundHits:
         count = len(origins_ws)
+        met, best_hits = self._closest_hits(origins_ws, directions_ws, length_m,
+                                            min_ground_up, rays)
         hit = np.zeros(count, dtype=bool)
         distance = np.zeros(count)
         point = np.zeros((count, 3))
@@ -48,24 +74,17 @@ class BulletRays:
         ground_velocity = np.zeros((count, 3))
         on_terrain = np.zeros(count, dtype=bool)
         self.pushed_bodies = {}
-        ends = origins_ws + directions_ws * length_m
-        for ray, (start, end, anchor) in enumerate(zip(origins_ws.tolist(), ends.tolist(),
-                                                       rays.tolist())):
-            best = self._closest_ground(start, end, directions_ws[ray], min_ground_up,
-                                        self.vehicles[anchor // self.anchors])
-            if best is None:
-                continue
-            hit[ray] = True
-            distance[ray] = best.getHitFraction() * length_m
-            point[ray] = best.getHitPos()
-            normal[ray] = best.getHitNormal()
-            node = best.getNode()
-            on_terrain[ray] = node.getName() == TERRAIN_NAME
-            if isinstance(node, BulletRigidBodyNode) and node.getMass() > 0.0:
-                offset = point[ray] - np.array(node.getTransform().getPos())
-                ground_velocity[ray] = (np.array(node.getLinearVelocity())
-                                        + np.cross(node.getAngularVelocity(), offset))
-                self.pushed_bodies[anchor] = node
+        if met:
+            hit[met] = True
+            distance[met] = np.array([best.getHitFraction() for best in best_hits]) * length_m
+            values = read_floats(((_write_vector, [best.getHitPos() for best in best_hits]),
+                                  (_write_vector, [best.getHitNormal() for best in best_hits])))
+            point[met] = values[:3 * len(met)].reshape(-1, 3)
+            normal[met] = values[3 * len(met):].reshape(-1, 3)
+            nodes = [best.getNode() for best in best_hits]
+            on_terrain[met] = [node.getName() == TERRAIN_NAME for node in nodes]
+            self._moving_ground([(ray, node) for ray, node in zip(met, nodes)
+                                 if not on_terrain[ray]], rays, point, ground_velocity)
         # The terrain's surface and ripples, as the terrain look-up has them.
         ripple, grip, rolling = self.terrain.ground_at(point[:, :2].T)
         rock_grip, rock_rolling = self.terrain.surface_grip(self._rock)
@@ -76,17 +95,28 @@ class BulletRays:
         point = origins_ws + distance[:, None] * directions_ws
         return GroundHits(hit, distance, point, normal, ground_velocity, grip, rolling)
 
-    def _closest_ground(self, start, end, direction, min_ground_up, own):
-        """The nearest hit along one ray that is ground: not its own vehicle, not where the
-        ray starts inside, not a wall (None: nothing)."""
-        best = None
-        for candidate in self.world.bullet.rayTestAll(Point3(*start), Point3(*end)).getHits():
-            fraction = candidate.getHitFraction()
-            if candidate.getNode() == own or fraction <= 0.0:  # itself; starts inside
-                continue
-            if best is not None and fraction >= best.getHitFraction():
-                continue
-            if -candidate.getHitNormal().dot(Vec3(*direction)) < min_ground_up:
-                continue  # a wall, not ground
-            best = candidate
-        return best
+    def _closest_hits(self, origins_ws, directions_ws, length_m, min_ground_up, rays
+                      ) -> tuple[list[int], list]:
+        """Each ray through Bullet: the rays that met ground, and their nearest ground hits."""
+        ray_test_all = self.world.bullet.rayTestAll
+        vehicles, anchors = self.vehicles, self.anchors
+        ends = origins_ws + directions_ws * length_m
+        met, best_hits = [], []
+        for ray, (start, end, direction, anchor) in enumerate(zip(
+                origins_ws.tolist(), ends.tolist(), directions_ws.tolist(), rays.tolist())):
+            best = _closest_ground(ray_test_all(Point3(*start), Point3(*end)).getHits(),
+                                   Vec3(*direction), min_ground_up, vehicles[anchor // anchors])
+            if best is not None:
+                met.append(ray)
+                best_hits.append(best)
+        return met, best_hits
+
+    def _moving_ground(self, hits_off_terrain, rays, point, ground_velocity) -> None:
+        """The velocity of the ground at the hits (ray, node) on moving bodies, and those
+        bodies by anchor (``pushed_bodies``)."""
+        for ray, node in hits_off_terrain:
+            if isinstance(node, BulletRigidBodyNode) and node.getMass() > 0.0:
+                offset = point[ray] - np.array(node.getTransform().getPos())
+                ground_velocity[ray] = (np.array(node.getLinearVelocity())
+                                        + np.cross(node.getAngularVelocity(), offset))
+                self.pushed_bodies[int(rays[ray])] = node

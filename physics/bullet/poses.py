@@ -34,7 +34,7 @@ _write_vector = LVecBase3f.writeDatagramFixed
 _write_quaternion = LVecBase4f.writeDatagramFixed
 
 
-def _read_floats(columns) -> np.ndarray:
+def read_floats(columns) -> np.ndarray:
     """Panda values as float64s, in one pass: ``columns`` are (write, values) pairs, each
     value written with ``write(value, datagram)`` in order.
 
@@ -55,7 +55,7 @@ def body_states(bodies: list[BulletRigidBodyNode]) -> BodyStates:
     """The bodies' states as the anchor model reads them (Panda's matrices are row-vector:
     their rows are the axes). Every array is contiguous, however many bodies there are,
     so a compiled loop that reads them is compiled once, not once per layout."""
-    values = _read_floats(((_write_matrix, [body.getTransform().getMat() for body in bodies]),
+    values = read_floats(((_write_matrix, [body.getTransform().getMat() for body in bodies]),
                            (_write_vector, [body.getLinearVelocity() for body in bodies]),
                            (_write_vector, [body.getAngularVelocity() for body in bodies])))
     count = len(bodies)
@@ -84,7 +84,7 @@ def fleet_poses(bodies: list[BulletRigidBodyNode]) -> FleetPoses:
     """:class:`BodyState` numbers of every body in one pass: exactly what
     :func:`body_state` reads, body by body."""
     transforms = [body.getTransform() for body in bodies]
-    values = _read_floats(((_write_matrix, [transform.getMat() for transform in transforms]),
+    values = read_floats(((_write_matrix, [transform.getMat() for transform in transforms]),
                            (_write_quaternion, [transform.getQuat() for transform in transforms]),
                            (_write_vector, [body.getLinearVelocity() for body in bodies]),
                            (_write_vector, [body.getAngularVelocity() for body in bodies])))

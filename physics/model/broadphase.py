@@ -1,0 +1,185 @@
+"""Which points come near which: a uniform grid over the points in place of every pair.
+
+The fleet asks, per vehicle, whether another vehicle or an obstacle's bounding sphere comes
+within a limit of it (:func:`near_each_other`, :func:`near_spheres`). Measuring every pair
+grows with the square of the count; here the points are sorted into square cells (seen
+from above) as wide as the largest limit, and each point measures only the points in the
+cells its limit reaches: a few neighbours each, however many points there are.
+
+The distances are the ones measuring every pair takes, in the same order of operations
+(``sqrt((dx² + dy²) + dz²)``, as ``np.linalg.norm`` sums), so the grid answers exactly
+as every pair would; the grid only leaves out pairs whose distance cannot be under the
+limit. That holds to the last bit: a point's cell is ``floor(x / cell)`` and a search
+reaches the cells of ``floor((x - limit) / cell)`` to ``floor((x + limit) / cell)``, both
+rounded as the points' own are; rounding and ``floor`` never reverse an order, so a point
+closer than the limit in x (and in y) always lies in a searched cell.
+
+A point with a coordinate that is not finite is near nothing (its distances are not
+under any limit), and nothing is near it. The loops are compiled with numba
+(:mod:`physics.model.compiled`) and run as plain Python without it.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from physics.model.compiled import compiled
+
+ALL_PAIRS_UP_TO = 24
+"""Up to this many points :func:`near_each_other` measures every pair in one numpy call
+(squared distances against the squared limit): for a handful, that beats sorting them
+into cells."""
+
+
+class _Grid(NamedTuple):
+    """Points sorted by cell: row (y) first, then column (x)."""
+
+    cell_m: float
+    members: np.ndarray
+    """(M,) indices of the points with finite coordinates, in cell order."""
+    rows: np.ndarray
+    """(M,) each member's cell row, ``floor(y / cell_m)``, as a float."""
+    columns: np.ndarray
+    """(M,) each member's cell column, ``floor(x / cell_m)``, as a float."""
+
+
+def _grid(points_ws: np.ndarray, cell_m: float) -> _Grid:
+    finite = np.flatnonzero(np.isfinite(points_ws).all(axis=1))
+    columns = np.floor(points_ws[finite, 0] / cell_m)
+    rows = np.floor(points_ws[finite, 1] / cell_m)
+    order = np.lexsort((columns, rows))
+    return _Grid(cell_m, finite[order], np.ascontiguousarray(rows[order]),
+                 np.ascontiguousarray(columns[order]))
+
+
+def _at_or_after(rows, columns, row, column, start, stop):
+    """The first position in [start, stop) whose cell is (row, column) or after it."""
+    while start < stop:
+        middle = (start + stop) // 2
+        if rows[middle] < row or (rows[middle] == row and columns[middle] < column):
+            start = middle + 1
+        else:
+            stop = middle
+    return start
+
+
+def _after_row(rows, row, start, stop):
+    """The first position in [start, stop) whose cell lies in a later row than ``row``."""
+    while start < stop:
+        middle = (start + stop) // 2
+        if rows[middle] <= row:
+            start = middle + 1
+        else:
+            stop = middle
+    return start
+
+
+def _distance_m(points, a, others, b):
+    """``np.linalg.norm(points[a] - others[b])``, summed in the order numpy sums."""
+    dx = points[a, 0] - others[b, 0]
+    dy = points[a, 1] - others[b, 1]
+    dz = points[a, 2] - others[b, 2]
+    return np.sqrt((dx * dx + dy * dy) + dz * dz)
+
+
+def _any_within(points, a, others, members, rows, columns, cell_m, reach_m, limits,
+                shared_limit_m, skip):
+    """Is any grid member ``b`` (a row of ``others``, not ``skip``) closer to ``points[a]``
+    than its limit (``limits[b]``; ``shared_limit_m`` when ``limits`` is empty)? Searches
+    the cells within ``reach_m``, at least every limit, of the point."""
+    x, y = points[a, 0], points[a, 1]
+    row_low, row_high = np.floor((y - reach_m) / cell_m), np.floor((y + reach_m) / cell_m)
+    column_low = np.floor((x - reach_m) / cell_m)
+    column_high = np.floor((x + reach_m) / cell_m)
+    count = len(members)
+    position = _at_or_after(rows, columns, row_low, column_low, 0, count)
+    while position < count and rows[position] <= row_high:
+        row, column = rows[position], columns[position]
+        if column < column_low:
+            position = _at_or_after(rows, columns, row, column_low, position, count)
+        elif column > column_high:
+            position = _after_row(rows, row, position, count)
+        else:
+            b = members[position]
+            limit_m = limits[b] if len(limits) else shared_limit_m
+            if b != skip and _distance_m(points, a, others, b) < limit_m:
+                return True
+            position += 1
+    return False
+
+
+def _near_members(points, members, rows, columns, cell_m, limit_m, near):
+    """Per grid member, into ``near``: is another member closer than ``limit_m``?"""
+    no_limits = np.zeros(0)
+    for position in range(len(members)):
+        a = members[position]
+        near[a] = _any_within(points, a, points, members, rows, columns, cell_m, limit_m,
+                              no_limits, limit_m, a)
+
+
+def _near_any_sphere(points, centres, limits, members, rows, columns, cell_m, reach_m,
+                     near):
+    """Per point with finite coordinates, into ``near``: is a sphere's centre (a grid
+    member) closer than that sphere's limit?"""
+    for a in range(len(points)):
+        if np.isfinite(points[a, 0]) and np.isfinite(points[a, 1]) and np.isfinite(points[a, 2]):
+            near[a] = _any_within(points, a, centres, members, rows, columns, cell_m, reach_m,
+                                  limits, reach_m, -1)
+
+
+_at_or_after = compiled(_at_or_after, inline=True) or _at_or_after
+_after_row = compiled(_after_row, inline=True) or _after_row
+_distance_m = compiled(_distance_m, inline=True) or _distance_m
+_any_within = compiled(_any_within, inline=True) or _any_within
+_near_members = compiled(_near_members) or _near_members
+_near_any_sphere = compiled(_near_any_sphere) or _near_any_sphere
+
+
+def _all_pairs(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
+    """Every pair's squared distance against the squared limit, in one call."""
+    offset = centres_ws[:, None] - centres_ws[None]
+    squared = np.einsum("abi,abi->ab", offset, offset)
+    np.fill_diagonal(squared, np.inf)
+    return (squared < limit_m * limit_m).any(axis=1)
+
+
+def near_each_other(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
+    """Per point (V, 3): is another point closer than ``limit_m``?"""
+    centres_ws = np.ascontiguousarray(centres_ws, dtype=float)
+    count = len(centres_ws)
+    if count <= ALL_PAIRS_UP_TO:
+        return _all_pairs(centres_ws, limit_m)
+    near = np.zeros(count, dtype=bool)
+    if not limit_m > 0.0:
+        return near
+    if limit_m == np.inf:  # every distance between finite points is under it
+        finite = np.isfinite(centres_ws).all(axis=1)
+        return finite & (np.count_nonzero(finite) > 1)
+    grid = _grid(centres_ws, limit_m)
+    _near_members(centres_ws, grid.members, grid.rows, grid.columns, grid.cell_m, limit_m,
+                  near)
+    return near
+
+
+def near_spheres(points_ws: np.ndarray, centres_ws: np.ndarray, limits_m: np.ndarray
+                 ) -> np.ndarray:
+    """Per point (P, 3): is the centre of a sphere (S, 3) closer to it than that sphere's
+    limit (S,)? The limits may differ (a sphere's radius, how fast it moves)."""
+    points_ws = np.ascontiguousarray(points_ws, dtype=float)
+    near = np.zeros(len(points_ws), dtype=bool)
+    limits_m = np.asarray(limits_m, dtype=float)
+    finite_points = np.isfinite(points_ws).all(axis=1)
+    centres_ws = np.ascontiguousarray(centres_ws, dtype=float).reshape(-1, 3)
+    endless = (limits_m == np.inf) & np.isfinite(centres_ws).all(axis=1)
+    if endless.any():  # a finite point is closer to it than that
+        return finite_points
+    bounded = limits_m > 0.0  # NaN limits too are never met
+    if not len(points_ws) or not bounded.any():
+        return near
+    reach_m = float(limits_m[bounded].max())
+    grid = _grid(centres_ws, reach_m)
+    _near_any_sphere(points_ws, centres_ws, np.ascontiguousarray(limits_m), grid.members,
+                     grid.rows, grid.columns, grid.cell_m, reach_m, near)
+    return near

@@ -1,0 +1,211 @@
+"""The grid broadphase answers exactly as measuring every pair: on random layouts, on points
+at cell borders and at exactly the limit, far outside the map, with one point or none, and
+without numba; and a fleet casts Bullet rays for exactly the vehicles near something."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from panda3d.bullet import BulletBoxShape, BulletRigidBodyNode
+from panda3d.core import LQuaternionf, Point3, TransformState, Vec3
+
+from physics.bullet import fleet as fleet_module
+from physics.bullet.bodies import make_hull_body, terrain_collider
+from physics.bullet.fleet import VehicleFleet
+from physics.bullet.ground import BulletRays
+from physics.bullet.poses import set_at_rest
+from physics.bullet.world import PhysicsWorld
+from physics.model.broadphase import ALL_PAIRS_UP_TO, near_each_other, near_spheres
+from physics.model.terrain import MapChoice, build_terrain
+
+LIMIT_M = 11.45
+"""About what the fleet asks of 45 t tanks: twice their reach and the room to spare."""
+
+
+def every_pair(points: np.ndarray, limit_m: float) -> np.ndarray:
+    """Per point: is another point closer than ``limit_m`` (every pair measured)?"""
+    near = np.zeros(len(points), dtype=bool)
+    for a in range(len(points)):
+        for b in range(len(points)):
+            if a != b and np.linalg.norm(points[a] - points[b]) < limit_m:
+                near[a] = True
+    return near
+
+
+def every_sphere(points: np.ndarray, centres: np.ndarray, limits_m: np.ndarray) -> np.ndarray:
+    """Per point: is a sphere's centre closer than its limit (every pair measured)?"""
+    if not len(centres) or not len(points):
+        return np.zeros(len(points), dtype=bool)
+    return (np.linalg.norm(points[:, None] - centres[None], axis=-1) < limits_m[None]).any(axis=1)
+
+
+def random_layout(rng, count: int) -> np.ndarray:
+    """``count`` points over a map of dunes, some in clumps, some alone."""
+    spread_m = rng.uniform(20.0, 300.0)
+    points = rng.uniform(-spread_m, spread_m, (count, 3)) * (1.0, 1.0, 0.05)
+    clumped = rng.random(count) < 0.3
+    points[clumped] = points[0] + rng.normal(0.0, LIMIT_M, (int(clumped.sum()), 3))
+    return points
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_grid_finds_the_pairs_every_pair_finds(seed):
+    rng = np.random.default_rng(seed)
+    points = random_layout(rng, int(rng.integers(ALL_PAIRS_UP_TO + 1, 400)))
+    near = near_each_other(points, LIMIT_M)
+    np.testing.assert_array_equal(near, every_pair(points, LIMIT_M))
+    assert 0 < near.sum() < len(points)  # both answers occur
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, ALL_PAIRS_UP_TO, ALL_PAIRS_UP_TO + 1])
+def test_none_one_and_the_counts_either_side_of_measuring_every_pair(count):
+    points = np.zeros((count, 3))
+    points[:, 0] = np.arange(count) * LIMIT_M * 0.6  # each near its neighbours
+    near = near_each_other(points, LIMIT_M)
+    np.testing.assert_array_equal(near, every_pair(points, LIMIT_M))
+    assert near.tolist() == [count > 1] * count
+
+
+def test_points_on_cell_borders_and_at_exactly_the_limit():
+    """Cells are as wide as the limit: points on their borders exactly the limit apart (not
+    near), and pairs across a border a hair closer than it, along y and across a corner
+    (near). The limit and the coordinates are exact in binary, so are the distances."""
+    limit_m = 11.5
+    border = np.arange(-3, 4) * limit_m
+    grid_x, grid_y = np.meshgrid(border, border)
+    on_borders = np.column_stack([grid_x.ravel(), grid_y.ravel(), np.zeros(grid_x.size)])
+    hair_m = 2.0 ** -40
+    pairs = np.array([[100 * limit_m, 0.0, 0.0], [101 * limit_m, 0.0, 0.0],
+                      [500.0, 2 * limit_m - 0.25, 0.0], [500.0, 3 * limit_m - 0.25 - hair_m, 0.0],
+                      [-50 * limit_m - 0.5, 50 * limit_m + 0.5, 0.0],
+                      [-50 * limit_m + 7.5, 50 * limit_m - 7.5, 0.0],
+                      [7 * limit_m, 7 * limit_m, 3.0], [7 * limit_m, 7 * limit_m, 3.0]])
+    points = np.vstack([on_borders, pairs])
+    near = near_each_other(points, limit_m)
+    np.testing.assert_array_equal(near, every_pair(points, limit_m))
+    assert not near[:-6].any() and near[-6:].all()
+
+
+def test_far_outside_the_map_and_coordinates_that_are_not_finite():
+    rng = np.random.default_rng(7)
+    cluster = rng.uniform(-15.0, 15.0, (30, 3)) * (1.0, 1.0, 0.05)
+    points = np.vstack([cluster, cluster[:10] + (1e7, -3e9, 0.0), cluster[:5] * 1e-9 + 1e15,
+                        [[1e300, 0.0, 0.0], [-1e300, 5.0, 0.0], [1e300, 1.0, 0.0]],
+                        [[np.nan, 0.0, 0.0], [0.0, np.inf, 0.0], [0.0, np.inf, 0.0],
+                         [1.0, 1.0, -np.inf]]])
+    with np.errstate(invalid="ignore", over="ignore"):
+        expected = every_pair(points, LIMIT_M)
+    near = near_each_other(points, LIMIT_M)
+    np.testing.assert_array_equal(near, expected)
+    assert near[40:45].all() and near[45] and not near[46] and near[47]
+    assert not near[-4:].any()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_spheres_of_different_limits(seed):
+    rng = np.random.default_rng(100 + seed)
+    points = random_layout(rng, int(rng.integers(1, 300)))
+    centres = random_layout(rng, int(rng.integers(1, 60)))
+    limits = rng.uniform(0.5, 2.0 * LIMIT_M, len(centres))
+    near = near_spheres(points, centres, limits)
+    np.testing.assert_array_equal(near, every_sphere(points, centres, limits))
+
+
+def test_spheres_at_their_limit_none_and_limits_that_meet_nothing_or_everything():
+    points = np.array([[0.0, 0.0, 0.0], [10.0, 0.0, 0.0], [50.0, 0.0, 0.0], [np.nan, 0, 0]])
+    centres = np.array([[0.0, 4.0, 0.0], [10.0, 0.0, 3.0]])
+    assert near_spheres(points, centres, np.array([4.0, 3.0])).tolist() == [False] * 4
+    assert near_spheres(points, centres, np.array([4.0, 3.0 + 1e-12])).tolist() == \
+        [False, True, False, False]
+    assert not near_spheres(points, np.zeros((0, 3)), np.zeros(0)).any()
+    assert len(near_spheres(np.zeros((0, 3)), centres, np.ones(2))) == 0
+    assert not near_spheres(points, centres, np.array([np.nan, 0.0])).any()
+    assert near_spheres(points, centres, np.array([np.inf, 1.0])).tolist() == \
+        [True, True, True, False]
+
+
+PLAIN_PYTHON_RUN = """
+import json, sys
+sys.modules['numba'] = None
+import numpy as np
+from physics.model import broadphase, compiled
+assert not compiled.AVAILABLE
+from tests.test_broadphase import LIMIT_M, random_layout
+rng = np.random.default_rng(11)
+points = random_layout(rng, 200)
+limits = rng.uniform(0.5, 2.0 * LIMIT_M, 40)
+print(json.dumps([broadphase.near_each_other(points, LIMIT_M).tolist(),
+                  broadphase.near_spheres(points, points[:40], limits).tolist()]))
+"""
+
+
+def test_without_numba_the_plain_loops_give_the_same_answers(repo_root):
+    done = subprocess.run([sys.executable, "-c", PLAIN_PYTHON_RUN], cwd=repo_root,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    pairs, spheres = json.loads(done.stdout)
+    rng = np.random.default_rng(11)
+    points = random_layout(rng, 200)
+    limits = rng.uniform(0.5, 2.0 * LIMIT_M, 40)
+    assert pairs == every_pair(points, LIMIT_M).tolist()
+    assert spheres == every_sphere(points, points[:40], limits).tolist()
+
+
+def box_body(name: str, position, half_extents_m, mass_kg: float) -> BulletRigidBodyNode:
+    body = BulletRigidBodyNode(name)
+    body.addShape(BulletBoxShape(Vec3(*half_extents_m)))
+    body.setMass(mass_kg)
+    body.setTransform(TransformState.makePos(Point3(*position)))
+    return body
+
+
+def test_a_fleet_casts_bullet_rays_for_exactly_the_vehicles_near_something(config,
+                                                                           monkeypatch):
+    """Tanks at rest at random places on flat ground, a static block and a moving crate:
+    the anchors cast through Bullet are those of the tanks near another tank (twice the
+    reach and the room to spare), the block (the reach, half the room and its radius) or
+    the crate (the reach and its radius)."""
+    world = PhysicsWorld(config.game.simulation)
+    terrain = build_terrain(MapChoice.parse("flat"), config.game.terrain, 1)
+    world.add_body(terrain_collider(terrain))
+    fleet = VehicleFleet(world, terrain, config.tank, config.tank_gearbox)
+    rng = np.random.default_rng(3)
+    places = rng.uniform(-60.0, 60.0, (60, 2))
+    for number, (x, y) in enumerate(places):
+        body = make_hull_body(config.tank.hull, f"tank-{number}")
+        world.add_body(body)
+        set_at_rest(body, (x, y, 1.0), LQuaternionf(1, 0, 0, 0))
+        fleet.add(body)
+    obstacles = [box_body("block", (30.0, 0.0, 1.0), (2.0, 2.0, 1.0), 0.0),
+                 box_body("crate", (-30.0, 5.0, 0.5), (0.6, 0.6, 0.5), 500.0)]
+    for body in obstacles:
+        world.add_body(body)
+        fleet.add_obstacle(body)
+    cast_vehicles = []
+    cast = BulletRays.cast
+
+    def recording(self, origins_ws, directions_ws, length_m, min_ground_up, rays):
+        cast_vehicles.append(sorted(set((rays // self.anchors).tolist())))
+        return cast(self, origins_ws, directions_ws, length_m, min_ground_up, rays)
+
+    monkeypatch.setattr(BulletRays, "cast", recording)
+    centres = np.array([body.getTransform().getPos() for body in fleet.bodies], dtype=float)
+    room_m = fleet_module._NEAR_TEST_SLACK_M
+    spheres = [(np.array(body.getTransform().getMat().xformPoint(body.getShapeBounds()
+                                                                   .getCenter())),
+                body.getShapeBounds().getRadius()) for body in obstacles]
+    expected = (every_pair(centres, 2.0 * fleet.reach_m + room_m)
+                | every_sphere(centres, spheres[0][0][None],
+                               np.array([fleet.reach_m + room_m / 2.0 + spheres[0][1]]))
+                | every_sphere(centres, spheres[1][0][None],
+                               np.array([fleet.reach_m + spheres[1][1]])))
+    fleet.update_drive(world.step_s)
+    world.step()
+    assert cast_vehicles[0] == np.flatnonzero(expected).tolist()
+    assert 0 < expected.sum() < len(places)
+    fleet.destroy()
+    world.destroy()
