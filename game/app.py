@@ -85,8 +85,7 @@ class TankBattleApp(ShowBase):
             self.clock.setFrameRate(config.game.simulation.step_hz)
         self.setBackgroundColor(*config.view.scene.fog_colour, 1.0)
         self.disableMouse()
-        self.online = run.online is not None
-        """A game on a server: it goes on under the pause menu, and has no restart."""
+        self.online = run.online is not None  # a server's game: it goes on under the menus
         if run.online is not None:
             self.session = run.online
         elif run.menu:  # behind the title menu: the player's vehicle alone on the map
@@ -393,7 +392,7 @@ class TankBattleApp(ShowBase):
         session_view = self.session_view
         session_view.sync_vehicles(alpha)
         self._follow_players()
-        session_view.update_vehicles(alpha, frame_s)
+        session_view.update_vehicles(alpha, frame_s, pose_parts=False)
         self.player_inputs.update(frame_s)
         for player, followed in zip(self.views, self._followed):
             player.update(frame_s, followed, self.session.simulation, self.session.battle,
@@ -403,6 +402,10 @@ class TankBattleApp(ShowBase):
         followed = [view.position for view in self._followed if view is not None]
         if followed:
             self.scene.update(np.mean(followed, axis=0))
+        cameras = [player.screen.display_region.getCamera() for player in self.views]
+        if self.scene.shadow.enabled:  # a tank out of view may cast a shadow into it
+            cameras.append(self.scene.shadow.camera)
+        session_view.pose_seen_vehicles(cameras)  # wheels and tracks: only what is seen
         lens = self.views[0].screen.lens
         effects_s = min(max(float(frame_s), 0.0), self.game_config.view.camera.max_frame_s)
         session_view.update_effects(alpha, effects_s, self.views[0].eye,

@@ -372,6 +372,8 @@ class CarRig:
         self.steer_rad = np.zeros(count)
         self.spin_rad = np.zeros(count)
         """The drawn (blended) compression, steer and spin of each wheel."""
+        self.parts_posed = False
+        """The wheels show this frame's pose (:meth:`pose_parts` ran since :meth:`update`)."""
         self.position = np.zeros(3)
         self.rotation = np.eye(3)
 
@@ -382,9 +384,10 @@ class CarRig:
         rows = self.vehicle.wheel_state()
         return rows if rows is not None else np.zeros((WHEEL_STATE_ROWS, len(self.anchors_bs)))
 
-    def update(self, alpha: float, frame_s: float = 0.0) -> None:
-        """Pose everything at the state ``alpha`` of the way from the previous step to the
-        last one."""
+    def update(self, alpha: float, frame_s: float = 0.0, pose_parts: bool = True) -> None:
+        """Pose the body at the state ``alpha`` of the way from the previous step to the
+        last one; the wheels follow only with ``pose_parts`` (else :meth:`pose_parts` may,
+        this frame). The wheels' spin is the simulation's, not summed over frames."""
         vehicle = self.vehicle
         previous, current = self._wheels.update(vehicle.current)
         self.compression_m = previous[0] + (current[0] - previous[0]) * alpha
@@ -398,6 +401,15 @@ class CarRig:
         position, orientation = blend_poses(vehicle.previous, vehicle.current, alpha)
         self.position, self.rotation = position, rotation_matrix(orientation)
         self.root.setPosQuat(Point3(*position), LQuaternionf(*orientation))
+        self.parts_posed = False
+        if pose_parts:
+            self.pose_parts()
+
+    def pose_parts(self) -> None:
+        """The wheels at the pose of the last :meth:`update` (once a frame)."""
+        if self.parts_posed:
+            return
+        self.parts_posed = True
         drop = self.rest_length_m - self.compression_m
         for a, anchor in enumerate(self.anchors_bs):
             self.wheel_mounts[a].setPos(anchor[0], anchor[1], anchor[2] - drop[a])

@@ -69,9 +69,20 @@ class SessionView:
     def view_of(self, vehicle) -> VehicleView | None:
         return self.vehicle_views.get(id(vehicle)) if vehicle is not None else None
 
-    def update_vehicles(self, alpha: float, frame_s: float) -> None:
+    def update_vehicles(self, alpha: float, frame_s: float, pose_parts: bool = True) -> None:
+        """Every vehicle's hull at the blended pose; their wheels and tracks too with
+        ``pose_parts``, else only those :meth:`pose_seen_vehicles` finds in view."""
         for view in self.vehicle_views.values():
-            view.update(alpha, frame_s)
+            view.update(alpha, frame_s, pose_parts)
+
+    def pose_seen_vehicles(self, cameras: list[NodePath]) -> None:
+        """Once the ``cameras`` (NodePaths of Camera nodes: the players' display regions'
+        and, while it draws, the sun's shadow camera) are placed for this frame: pose the
+        moving parts of the vehicles that any of them may see. The others keep the pose
+        they were last seen in, which nobody sees."""
+        frustums = [(camera, camera.node().getLens().makeBounds()) for camera in cameras]
+        for view in self.vehicle_views.values():
+            view.pose_parts_if_seen(frustums)
 
     def update_effects(self, alpha: float, frame_s: float, eye_ws: np.ndarray,
                        projection: tuple[float, float], step_ms: float | None) -> None:

@@ -14,8 +14,8 @@ forward, +X right, +Z up), in proportion to the hull box of the physics spec:
   between anchors), blended between the last two steps like the hull, so nothing
   jitters; they spin with the track;
 - tracks: a belt round the road wheels, the rear sprocket and the front idler
-  (:mod:`game.view.track_belt`), whose vertices are rewritten in place each frame (no
-  new nodes); its links' texture scrolls at the track's ground speed.
+  (:mod:`game.view.track_belt`), whose vertices are rewritten in place (no new nodes)
+  each frame the tank may be seen; its links' texture scrolls at the track's ground speed.
 
 :class:`TankRig` only reads the vehicle; it never writes physics state.
 """
@@ -249,7 +249,11 @@ class TankRig:
         self._build_road_wheels()
         self._build_drive_wheels()
         self._build_belts(track_colour)
-        self._distances = StepLatch(self._anchor_distances)
+        self._step = StepLatch(self._step_values)
+        self._distances_now = np.full(len(self.anchors_bs), self.rest_length_m)
+        self.parts_posed = False
+        """The wheels and belts show this frame's pose (:meth:`pose_parts` ran since the
+        last :meth:`update`)."""
         self.position = np.zeros(3)
         self.rotation = np.eye(3)
 
@@ -374,20 +378,35 @@ class TankRig:
                           anchors.direction_ws)
         return np.where(anchors.on_ground, along, anchors.rest_length_m)
 
-    def update(self, alpha: float, frame_s: float = 0.0) -> None:
-        """Pose everything at the state ``alpha`` of the way from the previous step to the
-        last one; ``frame_s`` advances the tracks' and wheels' spin."""
+    def _step_values(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per step: the anchors' distances to the ground and the tracks' ground speeds."""
+        return (self._anchor_distances(),
+                np.array(self.vehicle.track_speeds_mps(), dtype=np.float64))
+
+    def update(self, alpha: float, frame_s: float = 0.0, pose_parts: bool = True) -> None:
+        """Pose the hull and turret at the state ``alpha`` of the way from the previous step
+        to the last one; ``frame_s`` advances the tracks' and wheels' spin. The wheels and
+        belts follow only with ``pose_parts`` (else :meth:`pose_parts` may, this frame)."""
         vehicle = self.vehicle
-        previous_d, current_d = self._distances.update(vehicle.current)
-        distances = previous_d + (current_d - previous_d) * alpha
+        previous, current = self._step.update(vehicle.current)
+        self._distances_now = previous[0] + (current[0] - previous[0]) * alpha
+        self._travelled += current[1] * frame_s
         position, orientation = blend_poses(vehicle.previous, vehicle.current, alpha)
         self.position, self.rotation = position, rotation_matrix(orientation)
         self.root.setPosQuat(Point3(*position), LQuaternionf(*orientation))
         self.turret_rig.aim(vehicle.turret_heading_rad, vehicle.gun_elevation_rad)
+        self.parts_posed = False
+        if pose_parts:
+            self.pose_parts()
 
-        speeds = np.array(vehicle.track_speeds_mps(), dtype=np.float64)
-        self._travelled += speeds * frame_s
+    def pose_parts(self) -> None:
+        """Road wheels, sprockets, idlers and belts at the pose of the last :meth:`update`
+        (once a frame: a second call does nothing)."""
+        if self.parts_posed:
+            return
+        self.parts_posed = True
         spec = self.spec
+        distances = self._distances_now
         lift = spec.track_thickness_m + spec.road_wheel_radius_m
         left = self.anchors_bs[:, 0] < 0.0
         wheel = 0

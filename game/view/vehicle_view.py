@@ -104,11 +104,32 @@ class VehicleView:
     def rotation(self) -> np.ndarray:
         return self.rig.rotation
 
-    def update(self, alpha: float, frame_s: float = 0.0) -> None:
-        self.rig.update(alpha, frame_s)
+    def update(self, alpha: float, frame_s: float = 0.0, pose_parts: bool = True) -> None:
+        """The rig at the blended pose; its moving parts (wheels, belts) only with
+        ``pose_parts``, else by :meth:`pose_parts_if_seen` once the cameras are placed."""
+        self.rig.update(alpha, frame_s, pose_parts)
         destroyed = bool(getattr(self.vehicle, "destroyed", False))
         if destroyed != self.wrecked:
             self._set_wrecked(destroyed)
+
+    def seen_by(self, frustums) -> bool:
+        """Whether the rig's bounding sphere meets any of ``frustums``: (camera NodePath,
+        its lens's bounds in the camera's frame) pairs."""
+        bounds = self.root.getBounds()  # in the frame of the rig's parent
+        parent = self.root.getParent()
+        for camera, frustum in frustums:
+            sphere = bounds.makeCopy()
+            sphere.xform(parent.getMat(camera))
+            if frustum.contains(sphere):
+                return True
+        return False
+
+    def pose_parts_if_seen(self, frustums) -> bool:
+        """Pose the rig's moving parts this frame if some camera may see them (see
+        :meth:`seen_by`); True if they are posed."""
+        if not self.rig.parts_posed and self.seen_by(frustums):
+            self.rig.pose_parts()
+        return self.rig.parts_posed
 
     def _set_wrecked(self, wrecked: bool) -> None:
         self.wrecked = wrecked
