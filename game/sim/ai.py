@@ -24,7 +24,6 @@ import numpy as np
 from game.sim.controls import AUTOMATIC, Controls
 from physics.model.ballistics import gun_axes
 from physics.model.compiled import compiled
-from game.sim.search import Search, SearchGoal, SearchSpec
 from game.sim.spotting import SpottingSpec, spotted
 from physics.model.spec import Spec, SpecError, tuning
 
@@ -85,7 +84,6 @@ class AISpec(Spec):
                              "whether a shot would hit; between, it steers and aims on what "
                              "it saw last", minimum=1.0, maximum=1000.0)
     spotting: SpottingSpec = tuning("who can see whom (the bots fire only at what they see)")
-    search: SearchSpec = tuning("how a bot looks for a target it has lost sight of")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -134,18 +132,12 @@ class Bot:
         self._offset_age_s = math.inf
         self._seen_since_s: float | None = None
         """Since when the target has been in sight (None: it is not)."""
-        self._last_seen_s: float | None = None
-        """When it last had the target in sight (at first, when it started)."""
         self._looked = False
         self._wanted_ws: np.ndarray | None = None
         """The gun's direction chosen at the last look (None: the target is out of range)."""
         self._rocks_xy: np.ndarray | None = None
-        self._search = Search(spec.search, spec.spotting, spec.near_distance_m,
-                              spec.far_distance_m, spec.avoid_radius_m)
-        self._circling: float | None = None
-        """Which way round the target this bot circles: +1 clockwise, -1 not; chosen as it
-        starts circling (the way it already faces) and kept, so it does not dither; None
-        while it does something else."""
+        self._circling = 1.0 if rng.random() < 0.5 else -1.0
+        """Which way round the target this bot circles (kept, so it does not dither)."""
 
     def controls(self, simulation, me, target) -> Controls:
         if target is None or target.destroyed:
@@ -153,53 +145,29 @@ class Bot:
         if self._steps_between is None:  # the step never changes in a simulation
             self._steps_between = max(1, round(1.0 / (self.spec.think_hz * simulation.step_s)))
         thinking = (simulation.world.step_count + self._phase) % self._steps_between == 0
-        if self._last_seen_s is None:
-            self._last_seen_s = simulation.time_s
         if thinking:
             self._push = self._avoidance(simulation, me, me.current.position_ws[:2])
-        searching = simulation.time_s - self._last_seen_s >= self.spec.search.after_s
-        goal = self._search.goal(simulation, me, target) if searching else None
-        drive = self._drive(me, target, goal)
+        drive = self._drive(me, target)
         turret, elevation, fire = self._gun(simulation, me, target, thinking)
         return Controls(throttle=drive[0], steer=drive[1], gear=AUTOMATIC, turret=turret,
                         elevation=elevation, fire=fire)
 
-    def _drive(self, me, target, goal: SearchGoal | None) -> tuple[float, float]:
-        """Throttle and steer: toward the target from afar, away from it when too close,
-        round it in between; or, searching, toward ``goal``; pushed aside by what is near."""
+    def _drive(self, me, target) -> tuple[float, float]:
         spec = self.spec
         here = me.current.position_ws[:2]
         to_x, to_y = (target.current.position_ws[:2] - here).tolist()
         distance = math.hypot(to_x, to_y)
         scale = 1.0 / max(distance, _TINY)
         toward_x, toward_y = to_x * scale, to_y * scale
-        forward = me.current.axes_ws()[1]
-        if goal is not None:
-            goal_x, goal_y = (goal.point_xy - here).tolist()
-            arrived = math.hypot(goal_x, goal_y) < goal.stop_within_m
-            if arrived and goal.vantage:
-                self._circling = None
-                return 0.0, 0.0  # there: watch for the target
-            if not arrived:
-                self._circling = None
-                return self._steer_toward(forward, goal_x, goal_y)
-        elif distance > spec.far_distance_m:
-            self._circling = None
-            return self._steer_toward(forward, toward_x, toward_y)
+        if distance > spec.far_distance_m:
+            wanted_x, wanted_y = toward_x, toward_y
         elif distance < spec.near_distance_m:
-            self._circling = None
-            return self._steer_toward(forward, -toward_x, -toward_y)
-        if self._circling is None:  # round the target the way it faces
-            self._circling = 1.0 if forward[0] * toward_y - forward[1] * toward_x >= 0.0 else -1.0
-        return self._steer_toward(forward, self._circling * toward_y, -self._circling * toward_x)
-
-    def _steer_toward(self, forward, wanted_x: float, wanted_y: float) -> tuple[float, float]:
-        """Throttle and steer from the hull's ``forward`` toward a direction (any length),
-        pushed aside by what is near."""
-        spec = self.spec
-        scale = 1.0 / max(math.hypot(wanted_x, wanted_y), _TINY)
+            wanted_x, wanted_y = -toward_x, -toward_y
+        else:  # inside the band: circle the target
+            wanted_x, wanted_y = self._circling * toward_y, -self._circling * toward_x
         push_x, push_y = self._push
-        error = _signed_angle(forward, (wanted_x * scale + push_x, wanted_y * scale + push_y))
+        forward = me.current.axes_ws()[1]
+        error = _signed_angle(forward, (wanted_x + push_x, wanted_y + push_y))
         steer = _clamp(error * spec.steer_per_rad)
         aligned = abs(error) < math.radians(spec.full_throttle_within_deg)
         return (1.0 if aligned else spec.turning_throttle), steer
@@ -248,8 +216,6 @@ class Bot:
             return None
         if self._seen_since_s is None:
             self._seen_since_s = now_s
-        self._last_seen_s = now_s
-        self._search.forget()
         return now_s - self._seen_since_s
 
     def _look(self, simulation, me, target) -> bool:
