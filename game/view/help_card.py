@@ -85,12 +85,6 @@ class HelpCard:
     def show(self) -> None:
         self.frame.show()
 
-    def toggle(self) -> None:
-        if self.shown:
-            self.dismiss()
-        else:
-            self.show()
-
     def dismiss(self) -> None:
         if self.shown:
             self.frame.hide()

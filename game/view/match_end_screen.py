@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from direct.gui.DirectGui import DGG, DirectButton, DirectFrame, DirectLabel
 from panda3d.core import TextNode
 
-from game.audio.sounds import UI_CLICK, SoundPlayer
+from game.audio.sounds import SoundPlayer
 from game.sim.events import DRAW, MatchEnd
+from game.view.menu_widgets import with_click
 from game.view.overlay import keep_alpha
 from physics.model.spec import Spec, rgba, tuning
 
@@ -124,11 +125,7 @@ class MatchEndScreen:
         self.hide()
 
     def _clicked(self, command):
-        def click_then(*_args):
-            if self.sounds is not None:
-                self.sounds.play(UI_CLICK, None)
-            command()
-        return click_then
+        return with_click(self.sounds, command)
 
     def show(self, event: MatchEnd, player_side: str) -> None:
         """Open on ``event``'s result, seen by ``player_side`` ("player", or free for all

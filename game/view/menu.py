@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from direct.gui.DirectGui import DGG, DirectButton, DirectFrame, DirectLabel
 
-from game.audio.sounds import UI_CLICK, SoundPlayer
+from game.audio.sounds import SoundPlayer
 from game.input.bindings import ControlsSpec
 from game.input.rebinding import UserBindings
 from game.view.controls_page import ControlsPage
 from game.view.menu_spec import MenuSpec
+from game.view.menu_widgets import play_click, with_click
 from game.view.overlay import keep_alpha
 from game.view.settings_page import SettingsPage
 
@@ -100,15 +101,10 @@ class PauseMenu:
                      (0.3 if self.controls_page.editable else 0, 0, -0.82), small)
 
     def _clicked(self, command):
-        """``command`` with a click first (it takes whatever the widget passes)."""
-        def click_then(*args):
-            self.click()
-            command(*args)
-        return click_then
+        return with_click(self.sounds, command)
 
     def click(self) -> None:
-        if self.sounds is not None:
-            self.sounds.play(UI_CLICK, None)
+        play_click(self.sounds)
 
     def _button(self, parent, page: str, label: str, command, pos, style: dict) -> None:
         self.buttons[f"{page}/{label}"] = DirectButton(

@@ -10,10 +10,25 @@ from typing import Callable, Sequence
 from direct.gui.DirectGui import DGG, DirectButton, DirectEntry, DirectLabel
 from panda3d.core import TextNode
 
+from game.audio.sounds import UI_CLICK
 from game.view.menu_spec import MenuSpec
 
 ARROW_HALF_WIDTH = 0.06
 """An arrow button's half width, in shares of the window's half height."""
+
+
+def play_click(sounds) -> None:
+    """The menus' click through ``sounds`` (None: no sound player)."""
+    if sounds is not None:
+        sounds.play(UI_CLICK, None)
+
+
+def with_click(sounds, command):
+    """``command`` with a click first (it takes whatever the widget passes)."""
+    def click_then(*args):
+        play_click(sounds)
+        command(*args)
+    return click_then
 
 
 def label_style(spec: MenuSpec, scale: float = 0.8) -> dict:
@@ -51,11 +66,6 @@ class ChoiceRow:
     @property
     def value(self):
         return self.values[self.index]
-
-    def set(self, value) -> None:
-        if value in self.values:
-            self.index = self.values.index(value)
-            self._update()
 
     def step(self, direction: int) -> None:
         self.index = (self.index + direction) % len(self.values)

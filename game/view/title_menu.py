@@ -18,10 +18,9 @@ from typing import Callable
 
 from direct.gui.DirectGui import DGG, DirectButton, DirectFrame, DirectLabel
 
-from game.audio.sounds import UI_CLICK
 from game.view.menu_focus import MenuFocus
 from game.view.menu_spec import MenuSpec
-from game.view.menu_widgets import ChoiceRow, TextRow
+from game.view.menu_widgets import ChoiceRow, TextRow, play_click, with_click
 from game.view.overlay import keep_alpha
 from physics.model.spec import Spec, rgba, tuning
 
@@ -121,14 +120,10 @@ class TitleMenu:
     # ----- building -----------------------------------------------------------------------
 
     def click(self) -> None:
-        if self.sounds is not None:
-            self.sounds.play(UI_CLICK, None)
+        play_click(self.sounds)
 
     def _clicked(self, command):
-        def click_then(*args):
-            self.click()
-            command(*args)
-        return click_then
+        return with_click(self.sounds, command)
 
     def _button_style(self, half_width: float) -> dict:
         s = self.spec
