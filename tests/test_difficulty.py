@@ -1,14 +1,21 @@
 """`--difficulty` sets the bots' level, `--player-ai` lets the bot brain drive the player,
-and a replay keeps the level it was played at."""
+and a replay keeps the level it was played at; a bot that has lost sight of its target
+goes looking for it (a vantage point over the dunes), and one held by a rock backs off."""
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
+import numpy as np
 import pytest
 
+from game.sim.search import ring_points, vantage_costs, viewing_points
 from game.sim.session import GameOptions, GameSession
+from game.sim.spotting import spotted
+from game.sim.stuck import StuckSpec, Unsticker
+from physics.model.ballistics import gun_axes
 from physics.model.terrain import MapChoice
 
 EXIT_USAGE = 2
@@ -64,3 +71,84 @@ def test_bad_levels_are_one_line_and_exit_2(run_cli, args, said):
     assert result.returncode == EXIT_USAGE
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and said in lines[0]
+
+
+class Ridge:
+    """Flat ground at 0 m with a 10 m high, 20 m wide ridge across x = 100 m."""
+
+    half_extent_x_m = half_extent_y_m = 500.0
+
+    @staticmethod
+    def height_at(x_m, y_m):
+        return np.where(np.abs(np.asarray(x_m) - 100.0) < 10.0, 10.0, 0.0)
+
+
+def test_a_searching_bot_looks_for_a_view_over_the_ridge(config):
+    spotting = config.game.ai.spotting
+    here, target = (60.0, 0.0), (200.0, 0.0, 1.0)
+    eye_height_m = 2.0
+    assert not viewing_points(Ridge, np.array([here]), eye_height_m, target, 400.0, spotting)[0]
+    candidates = ring_points(here, (25.0, 50.0, 75.0, 100.0), 16)
+    seeing = viewing_points(Ridge, candidates, eye_height_m, target, 400.0, spotting)
+    assert seeing.any()
+    assert np.all(candidates[seeing][:, 0] > 90.0)  # on the ridge or past it: none behind it
+    assert not viewing_points(Ridge, candidates, eye_height_m, target, 30.0, spotting).any()
+
+
+def test_a_vantage_costs_the_way_there_and_the_distance_outside_fighting_distance():
+    points = np.array([[10.0, 0.0], [50.0, 0.0], [150.0, 0.0]])
+    costs = vantage_costs(points, (0.0, 0.0), (200.0, 0.0), near_m=120.0, far_m=300.0)
+    assert costs.tolist() == pytest.approx([10.0, 50.0, 150.0 + 70.0])
+
+
+def test_a_stuck_bot_tries_the_other_way_then_full_throttle_then_its_own_way_again():
+    spec = StuckSpec(below_mps=0.5, turning_below_deg_s=5.0, after_s=2.0, back_off_s=1.5)
+    unsticker = Unsticker(spec)
+    step_s = 0.1
+    drives = [unsticker.drive(step * step_s, 0.0, 0.0, 0.4, 0.3) for step in range(80)]
+    assert drives[:20] == [(0.4, 0.3)] * 20  # trying for after_s
+    assert drives[21:35] == [(-1.0, 0.3)] * 14  # backing off for back_off_s
+    assert drives[36:55] == [(0.4, 0.3)] * 19  # its own way again, and still stuck ...
+    assert drives[56:70] == [(1.0, 0.3)] * 14  # ... so full throttle its own way
+    assert drives[-1] == (0.4, 0.3)
+    resting, turning, moving = (Unsticker(spec) for _ in range(3))
+    assert all(resting.drive(step * step_s, 0.0, 0.0, 0.0, 0.0) == (0.0, 0.0)
+               for step in range(50))
+    assert all(turning.drive(step * step_s, 0.2, 0.5, 0.4, 1.0) == (0.4, 1.0)
+               for step in range(50))
+    assert all(moving.drive(step * step_s, 3.0, 0.0, 1.0, 0.0) == (1.0, 0.0)
+               for step in range(50))
+
+
+HIDDEN_SEED = 4
+"""On this desert a dune hides the player's spawn from the bot's, and a bot circling the
+player does not see over it for a long while."""
+FIND_WITHIN_S = 70.0
+
+
+def _first_sighting_s(config, search_after_s: float) -> float | None:
+    """An idle player and one bot: when the bot first sees the player (None: not within
+    FIND_WITHIN_S)."""
+    ai = config.session.ai
+    specs = replace(config.session, ai=replace(ai, search=replace(ai.search,
+                                                                  after_s=search_after_s)))
+    session = GameSession(specs, GameOptions(MapChoice("desert"), HIDDEN_SEED, "tank", 1))
+    simulation = session.simulation
+    bot, player = simulation.vehicle_named("bot-1"), simulation.player
+    try:
+        for step in range(round(FIND_WITHIN_S / simulation.step_s)):
+            eye = gun_axes(bot.current, bot.spec.gun, bot.aim)[0]
+            if spotted(ai.spotting, simulation.terrain, eye, player, simulation.time_s):
+                assert step > 0, "the bot sees the player from the start: pick another seed"
+                return simulation.time_s
+            simulation.step()
+        return None
+    finally:
+        session.destroy()
+
+
+def test_a_bot_that_has_not_seen_its_target_for_a_while_goes_and_finds_it(config):
+    search = config.game.ai.search
+    found_s = _first_sighting_s(config, search.after_s)
+    assert found_s is not None and found_s > search.after_s  # found, by looking
+    assert _first_sighting_s(config, 600.0) is None  # without looking, it circles unseeing

@@ -64,7 +64,7 @@ def test_spotted_needs_both_range_and_a_clear_line(config):
 def test_bots_never_fire_with_the_ground_between_gun_and_target(config):
     """Three bots against an idle player on the dunes: at every shot, the line from the
     bot's gun to the player's hull was clear of the ground."""
-    session = GameSession(config.session, GameOptions(MapChoice("desert"), 3, "tank", 3))
+    session = GameSession(config.session, GameOptions(MapChoice("desert"), 1, "tank", 3))
     simulation = session.simulation
     shots = 0
     try:

@@ -3,15 +3,20 @@ player makes, so they go through the same drive, gearbox, turret and gun as anyo
 
 A bot looks round ``think_hz`` times a second (bots take turns, so a side's thinking is
 spread over the steps): it notes what to keep clear of, chooses where to point the gun
-(where the target will be when a shell gets there, leading a moving target by the
-flight time; the elevation from the ballistic arc) and fires only when the predicted
-impact point of a shot fired now lands on the target, and only at a target it sees
-(:mod:`game.sim.spotting`: in range, no ground between its gun and the hull) and has
-seen for its reaction time. Its aim errs, more far off and on the move, less the longer
-it holds the target in sight; how much is its difficulty's. Every step it steers toward a
-point that keeps it at fighting distance from its target (closing in from afar,
-circling inside the band, backing off when too close), pushed away from what it saw
-nearby, and turns the turret and raises the gun toward the direction it chose.
+(the middle of the target's hull where it will be when a shell gets there, leading a
+moving target by the flight time; the elevation from the ballistic arc; off by its
+misjudgement) and fires only when a shot fired now would pass within its margin of the
+target's hull where it judges it to be, with nothing in the way, and only at a target it
+sees (:mod:`game.sim.spotting`: in range, no ground between its gun and the hull) and has
+seen for its reaction time. Its aim errs, more far off and on the move, less the longer it
+holds the target in sight; how much is its difficulty's. Every step it steers toward a
+point that keeps it at fighting distance from its target (closing in from afar, circling
+inside the band the way it faces, backing off when too close, in reverse if it faces the
+target), pushed away from what it saw nearby, and turns the turret and raises the gun
+toward the direction it chose, against the hull's turning and pitching so the gun holds
+steady. A level that halts to fire stands still, with the target in sight, for its shot. A
+bot that has not seen its target for a while goes looking for it (:mod:`game.sim.search`),
+and one that is stuck backs off and tries again (:mod:`game.sim.stuck`).
 """
 
 from __future__ import annotations
@@ -21,28 +26,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from game.sim.combat import distance_to_box
 from game.sim.controls import AUTOMATIC, Controls
-from physics.model.ballistics import gun_axes
+from game.sim.search import Search, SearchGoal, SearchSpec
+from game.sim.spotting import SpottingSpec, hull_middle_ws, spotted
+from game.sim.stuck import StuckSpec, Unsticker
+from physics.model.ballistics import arc_points, gun_axes
 from physics.model.compiled import compiled
-from game.sim.spotting import SpottingSpec, spotted
 from physics.model.spec import Spec, SpecError, tuning
 
 DIFFICULTIES = ("easy", "normal", "hard")
-LOOK_AHEAD_FLIGHTS = 2.0
-"""The fire check follows a shot's arc for this many times the straight-line flight time."""
-_FIRE_CHECK_REACHES = 3.0
-"""A shot whose line passes further than this many of the target's reaches (its hull's
-half diagonal plus the fire margin) from the aiming line at the target's distance cannot
-land on it: the bot skips following its arc (gravity and the ground only bend the arc
-away from that line by much less, since the aiming line already allows for the drop)."""
 _TINY = np.finfo(float).tiny
 
 
 @dataclass(frozen=True)
 class DifficultySpec(Spec):
     aim_noise_mrad: float = tuning("the bot's aiming error (standard deviation) at close "
-                                   "range, both still, just after it has the target in sight; "
-                                   "drawn anew each reload time", minimum=0.0, maximum=200.0)
+                                   "range, both still, just after it has the target in sight: "
+                                   "it misjudges where the target is by this angle, drawn anew "
+                                   "each reload time", minimum=0.0, maximum=200.0)
     aim_noise_per_km: float = tuning("the error grows by this share of itself per km to the "
                                      "target", minimum=0.0, maximum=20.0)
     aim_noise_per_mps: float = tuning("... and by this share per m/s of its own speed and the "
@@ -53,8 +55,11 @@ class DifficultySpec(Spec):
     reaction_s: float = tuning("it fires only once it has had the target in sight this long",
                                minimum=0.0, maximum=10.0)
     leads_target: bool = tuning("aims where a moving target will be, not where it is")
-    fire_margin_m: float = tuning("fires when the predicted impact is within this of the "
-                                  "target's hull", minimum=0.0, maximum=20.0)
+    fire_margin_m: float = tuning("fires when its shot would pass within this of the "
+                                  "target's hull where it judges it to be", minimum=0.0,
+                                  maximum=20.0)
+    halts_to_fire: bool = tuning("with the target in sight it halts to fire from standstill "
+                                 "(see AISpec.halt_before_loaded_s)")
 
 
 @dataclass(frozen=True)
@@ -80,10 +85,16 @@ class AISpec(Spec):
                                              minimum=1.0, maximum=180.0)
     turning_throttle: float = tuning("throttle while turning toward a heading", minimum=0.0,
                                      maximum=1.0)
+    halt_before_loaded_s: float = tuning("a bot that halts to fire stops this long before its "
+                                         "gun is loaded ...", minimum=0.0, maximum=60.0)
+    halt_most_s: float = tuning("... and moves on if it has not fired this long after",
+                                minimum=0.0, maximum=60.0)
     think_hz: float = tuning("how often a bot looks round for what to avoid and checks "
                              "whether a shot would hit; between, it steers and aims on what "
                              "it saw last", minimum=1.0, maximum=1000.0)
     spotting: SpottingSpec = tuning("who can see whom (the bots fire only at what they see)")
+    search: SearchSpec = tuning("how a bot looks for a target it has lost sight of")
+    stuck: StuckSpec = tuning("how a bot gets off what holds it")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -132,12 +143,21 @@ class Bot:
         self._offset_age_s = math.inf
         self._seen_since_s: float | None = None
         """Since when the target has been in sight (None: it is not)."""
+        self._last_seen_s: float | None = None
+        """When it last had the target in sight (at first, when it started)."""
         self._looked = False
         self._wanted_ws: np.ndarray | None = None
         """The gun's direction chosen at the last look (None: the target is out of range)."""
         self._rocks_xy: np.ndarray | None = None
-        self._circling = 1.0 if rng.random() < 0.5 else -1.0
-        """Which way round the target this bot circles (kept, so it does not dither)."""
+        self._search = Search(spec.search, spec.spotting, spec.near_distance_m,
+                              spec.far_distance_m, spec.avoid_radius_m)
+        self._unsticker = Unsticker(spec.stuck)
+        self._loaded_since_s: float | None = None
+        """Since when its gun has been loaded (None: it is loading)."""
+        self._circling: float | None = None
+        """Which way round the target this bot circles: +1 with the target on its left, -1
+        on its right; chosen as it starts circling (the way it already faces) and kept, so
+        it does not dither; None while it does something else."""
 
     def controls(self, simulation, me, target) -> Controls:
         if target is None or target.destroyed:
@@ -145,29 +165,81 @@ class Bot:
         if self._steps_between is None:  # the step never changes in a simulation
             self._steps_between = max(1, round(1.0 / (self.spec.think_hz * simulation.step_s)))
         thinking = (simulation.world.step_count + self._phase) % self._steps_between == 0
+        if self._last_seen_s is None:
+            self._last_seen_s = simulation.time_s
         if thinking:
             self._push = self._avoidance(simulation, me, me.current.position_ws[:2])
-        drive = self._drive(me, target)
         turret, elevation, fire = self._gun(simulation, me, target, thinking)
-        return Controls(throttle=drive[0], steer=drive[1], gear=AUTOMATIC, turret=turret,
+        if self._halting(simulation.time_s, me):
+            return Controls(brake=1.0, gear=AUTOMATIC, turret=turret, elevation=elevation,
+                            fire=fire)
+        searching = simulation.time_s - self._last_seen_s >= self.spec.search.after_s
+        goal = self._search.goal(simulation, me, target) if searching else None
+        state = me.current
+        throttle, steer = self._unsticker.drive(
+            simulation.time_s, state.forward_speed_mps(),
+            float(state.angular_velocity_ws @ state.axes_ws()[2]), *self._drive(me, target, goal))
+        return Controls(throttle=throttle, steer=steer, gear=AUTOMATIC, turret=turret,
                         elevation=elevation, fire=fire)
 
-    def _drive(self, me, target) -> tuple[float, float]:
+    def _halting(self, time_s: float, me) -> bool:
+        """Whether it stands to fire: its level halts to fire, the target is in sight, the
+        gun is nearly loaded and has not waited too long for its shot."""
+        spec = self.spec
+        reload_left_s = me.aim.reload_left_s
+        if reload_left_s > 0.0:
+            self._loaded_since_s = None
+        elif self._loaded_since_s is None:
+            self._loaded_since_s = time_s
+        return (spec.level.halts_to_fire and self._seen_since_s is not None
+                and reload_left_s <= spec.halt_before_loaded_s
+                and (self._loaded_since_s is None
+                     or time_s - self._loaded_since_s < spec.halt_most_s))
+
+    def _drive(self, me, target, goal: SearchGoal | None) -> tuple[float, float]:
+        """Throttle and steer: toward the target from afar, away from it when too close,
+        round it in between; or, searching, toward ``goal``; pushed aside by what is near."""
         spec = self.spec
         here = me.current.position_ws[:2]
         to_x, to_y = (target.current.position_ws[:2] - here).tolist()
         distance = math.hypot(to_x, to_y)
         scale = 1.0 / max(distance, _TINY)
         toward_x, toward_y = to_x * scale, to_y * scale
-        if distance > spec.far_distance_m:
-            wanted_x, wanted_y = toward_x, toward_y
-        elif distance < spec.near_distance_m:
-            wanted_x, wanted_y = -toward_x, -toward_y
-        else:  # inside the band: circle the target
-            wanted_x, wanted_y = self._circling * toward_y, -self._circling * toward_x
-        push_x, push_y = self._push
         forward = me.current.axes_ws()[1]
-        error = _signed_angle(forward, (wanted_x + push_x, wanted_y + push_y))
+        if goal is not None:
+            goal_x, goal_y = (goal.point_xy - here).tolist()
+            arrived = math.hypot(goal_x, goal_y) < goal.stop_within_m
+            if arrived and goal.vantage:
+                self._circling = None
+                return 0.0, 0.0  # there: watch for the target
+            if not arrived:
+                self._circling = None
+                return self._steer_toward(forward, goal_x, goal_y)
+        elif distance > spec.far_distance_m:
+            self._circling = None
+            return self._steer_toward(forward, toward_x, toward_y)
+        elif distance < spec.near_distance_m:
+            self._circling = None
+            return self._back_away(forward, toward_x, toward_y)
+        if self._circling is None:  # round the target the way it faces
+            self._circling = 1.0 if forward[0] * toward_y - forward[1] * toward_x >= 0.0 else -1.0
+        return self._steer_toward(forward, self._circling * toward_y, -self._circling * toward_x)
+
+    def _back_away(self, forward, toward_x: float, toward_y: float) -> tuple[float, float]:
+        """Away from the target: driving off if the hull already faces away from it, else
+        in reverse with the hull's front (and the turret's easy arc) toward it."""
+        if forward[0] * toward_x + forward[1] * toward_y < 0.0:
+            return self._steer_toward(forward, -toward_x, -toward_y)
+        throttle, steer = self._steer_toward(forward, toward_x, toward_y)
+        return -throttle, steer
+
+    def _steer_toward(self, forward, wanted_x: float, wanted_y: float) -> tuple[float, float]:
+        """Throttle and steer from the hull's ``forward`` toward a direction (any length),
+        pushed aside by what is near."""
+        spec = self.spec
+        scale = 1.0 / max(math.hypot(wanted_x, wanted_y), _TINY)
+        push_x, push_y = self._push
+        error = _signed_angle(forward, (wanted_x * scale + push_x, wanted_y * scale + push_y))
         steer = _clamp(error * spec.steer_per_rad)
         aligned = abs(error) < math.radians(spec.full_throttle_within_deg)
         return (1.0 if aligned else spec.turning_throttle), steer
@@ -200,12 +272,19 @@ class Bot:
             fire = self._look(simulation, me, target)
         if self._wanted_ws is None:  # out of range
             return 0.0, 0.0, False
-        wanted_x, wanted_y, wanted_z = (me.current.axes_ws() @ self._wanted_ws).tolist()
+        if fire:  # the gun turns before the shell leaves: hold it where the check found it
+            return 0.0, 0.0, True
+        axes = me.current.axes_ws()
+        wanted_x, wanted_y, wanted_z = (axes @ self._wanted_ws).tolist()
         turret_error = math.remainder(math.atan2(wanted_x, wanted_y)
                                       - me.aim.turret_heading_rad, math.tau)
         elevation_error = math.asin(_clamp(wanted_z)) - me.aim.elevation_rad
-        turret = _clamp(turret_error * spec.turret_per_rad)
-        elevation = _clamp(elevation_error * spec.elevation_per_rad)
+        turning_rad_s, pitching_rad_s = _hull_rates(me, axes)
+        gun = me.spec.gun
+        turret = _clamp(turret_error * spec.turret_per_rad
+                        + turning_rad_s / math.radians(gun.traverse_rate_deg_s))
+        elevation = _clamp(elevation_error * spec.elevation_per_rad
+                           - pitching_rad_s / math.radians(gun.elevation_rate_deg_s))
         return turret, elevation, fire
 
     def _sight(self, simulation, me, target, eye_ws) -> float | None:
@@ -216,23 +295,25 @@ class Bot:
             return None
         if self._seen_since_s is None:
             self._seen_since_s = now_s
+        self._last_seen_s = now_s
+        self._search.forget()
         return now_s - self._seen_since_s
 
     def _look(self, simulation, me, target) -> bool:
         """Choose where to point the gun (leading the target, with this reload's
-        misjudgement); return whether a shot fired now would land on the target."""
+        misjudgement); return whether a shot fired now would land where the bot judges the
+        target to be."""
         level = self.spec.level
         self._looked = True
         gun = me.spec.gun
-        gravity = simulation.gravity_m_s2
-        muzzle, barrel = gun_axes(me.current, gun, me.aim)
-        aim_point = target.current.position_ws
+        muzzle, _ = gun_axes(me.current, gun, me.aim)
+        aim_point = hull_middle_ws(target)
         distance = _length(aim_point - muzzle)
         if level.leads_target:
             aim_point = aim_point + target.current.velocity_ws * distance / gun.muzzle_velocity_mps
         offset_x, offset_y, offset_z = (aim_point - muzzle).tolist()
-        flat = math.hypot(offset_x, offset_y)
-        elevation_ws = ballistic_elevation(flat, offset_z, gun.muzzle_velocity_mps, gravity)
+        elevation_ws = ballistic_elevation(math.hypot(offset_x, offset_y), offset_z,
+                                           gun.muzzle_velocity_mps, simulation.gravity_m_s2)
         if elevation_ws is None:
             self._wanted_ws = None
             return False
@@ -245,17 +326,33 @@ class Bot:
         self._wanted_ws = _direction(heading_ws + offset[0], elevation_ws + offset[1])
         if me.aim.reload_left_s > 0.0 or held_s is None or held_s < level.reaction_s:
             return False  # loading, not seen, or seen too lately to have reacted
-        reach_m = _length(target.spec.hull.half_extents_m) + level.fire_margin_m
+        misjudged_ws = (self._wanted_ws - _direction(heading_ws, elevation_ws)) * distance
+        return self._lands_as_judged(simulation, me, target, misjudged_ws)
+
+    def _lands_as_judged(self, simulation, me, target, misjudged_ws: np.ndarray) -> bool:
+        """Whether a shot fired now would pass within the level's margin of the target's
+        hull where the bot judges it to be (``misjudged_ws`` off where it is; where it will
+        be, for a level that leads), with nothing in its way before it gets there."""
+        level = self.spec.level
+        gun = me.spec.gun
+        muzzle, barrel = gun_axes(me.current, gun, me.aim)
         shell_mps = me.current.velocity_ws + barrel * gun.muzzle_velocity_mps
-        # The arc is followed only for a shot that could land near the target: one whose
-        # line is within a few of the target's sizes of the aiming line there.
-        if _angle_between(shell_mps, _direction(heading_ws, elevation_ws)) * distance \
-                >= _FIRE_CHECK_REACHES * reach_m:
+        middle = hull_middle_ws(target)
+        across_mps = math.hypot(shell_mps[0], shell_mps[1])
+        if across_mps <= 0.0:
             return False
-        flight_s = distance / gun.muzzle_velocity_mps
-        impact = simulation.predicted_impact(me, LOOK_AHEAD_FLIGHTS * flight_s
-                                             + simulation.step_s)
-        return impact is not None and _length(impact - target.current.position_ws) < reach_m
+        flight_s = math.dist(muzzle[:2].tolist(), middle[:2].tolist()) / across_mps
+        passing = arc_points(muzzle, shell_mps, simulation.gravity_m_s2, np.array([flight_s]))[0]
+        judged = middle + misjudged_ws
+        if level.leads_target:
+            judged = judged + target.current.velocity_ws * flight_s
+        half_extents = target.spec.hull.half_extents_m
+        if distance_to_box(passing, judged, target.current.axes_ws(), half_extents) \
+                > level.fire_margin_m:
+            return False
+        impact = simulation.predicted_impact(me, flight_s + simulation.step_s)
+        reach_m = _length(half_extents) + level.fire_margin_m
+        return impact is None or _length(impact - muzzle) >= _length(middle - muzzle) - reach_m
 
 
 def aim_error_rad(level: DifficultySpec, distance_m: float, me, target,
@@ -267,6 +364,17 @@ def aim_error_rad(level: DifficultySpec, distance_m: float, me, target,
         -(held_s or 0.0) / level.aim_settle_s)
     return (level.aim_noise_mrad / 1000.0 * (1.0 + distance_m / 1000.0 * level.aim_noise_per_km)
             * (1.0 + speeds * level.aim_noise_per_mps) * settle)
+
+
+def _hull_rates(me, axes) -> tuple[float, float]:
+    """How fast the hull turns left and pitches up along the gun's line (rad/s): the turret
+    and gun turn against them, so the gun holds its direction while the hull moves under
+    it."""
+    right, forward, up = axes
+    spin = me.current.angular_velocity_ws
+    heading = me.aim.turret_heading_rad
+    gun_right = right * math.cos(heading) - forward * math.sin(heading)
+    return float(spin @ up), float(spin @ gun_right)
 
 
 def _push_from_points(here_x: float, here_y: float, points_xy: np.ndarray, radius_m: float
@@ -301,10 +409,3 @@ def _direction(heading_rad: float, elevation_rad: float) -> np.ndarray:
     return np.array([math.sin(heading_rad) * math.cos(elevation_rad),
                      math.cos(heading_rad) * math.cos(elevation_rad),
                      math.sin(elevation_rad)])
-
-
-def _angle_between(a: np.ndarray, b: np.ndarray) -> float:
-    """Angle between two vectors (either may be any length but zero)."""
-    (a_x, a_y, a_z), (b_x, b_y, b_z) = a.tolist(), b.tolist()
-    across = math.hypot(a_y * b_z - a_z * b_y, a_z * b_x - a_x * b_z, a_x * b_y - a_y * b_x)
-    return math.atan2(across, a_x * b_x + a_y * b_y + a_z * b_z)
