@@ -5,14 +5,13 @@ fixed steps that are due (reading controls, writing telemetry, handing each step
 events to the particles, the sounds and the HUDs), then every view draws the state
 blended between the last two steps, the HUD and, when on (F3), the suspension overlay.
 
-What draws one game session (:class:`game.view.session_view.SessionView`) and its
-sounds are made with the session: a restart, or a match the title menu starts, makes a
-new session and new ones that listen to it. The scene and the players' cameras and HUDs
-stay (another map only redraws the ground).
+What draws one game session (:class:`game.view.session_view.SessionView`) and its sounds
+are made with the session: a restart, or a match the title menu starts, makes a new
+session and new ones that listen to it (and puts the gear lever back to the start). The
+scene and the players' cameras and HUDs stay (another map only redraws the ground).
 
 With ``--players 2`` the window is split: each player has a view of their own
-(:mod:`game.view.player_view`), player 2 drives a second vehicle with a pad
-(:mod:`game.input.player_input`).
+(:mod:`game.view.player_view`), player 2 drives with a pad (:mod:`game.input.player_input`).
 
 The menus (:mod:`game.menus`: title, pause, end of match, help card) stop the
 fixed-step clock while they are open; online, the server's game goes on under them,
@@ -44,7 +43,7 @@ from game.sim.controls import Controls
 from game.sim.local_players import SECOND_PLAYER
 from game.sim.net.shown import ClientLoop, ClientSession
 from game.sim.replay import ReplayRecorder
-from game.sim.session import GameOptions, GameSession
+from game.sim.session import START_GEARS, GameOptions, GameSession
 from game.sim.simulation import IDLE, Simulation
 from game.sim.step_loop import StepLoop
 from game.view.player_view import (SECOND_VIEW_MASK, Divider, PlayerView, extra_screen, main_screen,
@@ -86,6 +85,7 @@ class TankBattleApp(ShowBase):
         self.setBackgroundColor(*config.view.scene.fog_colour, 1.0)
         self.disableMouse()
         self.online = run.online is not None  # a server's game: it goes on under the menus
+        self.player_gearbox = run.options.gearbox  # on a server: ours, not in its options
         if run.online is not None:
             self.session = run.online
         elif run.menu:  # behind the title menu: the player's vehicle alone on the map
@@ -145,8 +145,7 @@ class TankBattleApp(ShowBase):
                                      spotting=self.game_config.game.ai.spotting))
                 for screen, follow in zip(screens, follows)]
 
-    def _ray_cast(self, start, end, exclude):
-        # In the game now running (a restart makes a new one).
+    def _ray_cast(self, start, end, exclude):  # in the game now running (restarts make new)
         return self.session.simulation.world.ray_closest(start, end, exclude=exclude)
 
     def _wire_inputs(self, controls, bindings: UserBindings | None) -> None:
@@ -164,8 +163,7 @@ class TankBattleApp(ShowBase):
         self.action_keys = self._add(ActionKeys(
             DirectObject(), {"quit": self.finish, "debug_overlay": self._toggle_overlay,
                              "scoreboard": self._toggle_scoreboard,
-                             "screenshot": self.screenshot_to_data_folder,
-                             "pause": self._pause_key,
+                             "screenshot": self.screenshot_to_data_folder, "pause": self._pause_key,
                              "fullscreen": self.settings_in_use.toggle_fullscreen,
                              "hud_compact": self.settings_in_use.toggle_compact_hud,
                              "help_card": self._toggle_help},
@@ -202,6 +200,8 @@ class TankBattleApp(ShowBase):
                              view.scene.fog_density_per_m),
             self.user.quality, debug_rays)
         self.audio = GameAudio(session.simulation, self.sounds, view.audio)
+        gearbox = self.player_gearbox if self.online else session.options.gearbox
+        self.player_inputs.set_lever(START_GEARS.get(gearbox))
         self._brain = None if self.online else session.player_brain()
         """The bot brain driving the player's vehicle (``--player-ai``), or None."""
         if self.online:

@@ -247,13 +247,9 @@ def run(argv: list[str] | None = None) -> int:
         inputs = replay
     else:
         inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
-    played = not (args.headless or args.offscreen or inputs is not None
-                  or args.seconds is not None)
     options = GameOptions(args.map, args.seed, args.vehicle, args.bots, args.players,
                           difficulty=args.difficulty, player_ai=args.player_ai,
-                          rounds=args.rounds,
-                          # A new player's first games: the automatic gearbox.
-                          gearbox=args.gearbox or ("automatic" if played else None))
+                          rounds=args.rounds, gearbox=player_gearbox(args, inputs))
     telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
     try:
         if args.headless:
@@ -264,6 +260,14 @@ def run(argv: list[str] | None = None) -> int:
     finally:
         if telemetry is not None:
             telemetry.close()
+
+
+def player_gearbox(args, inputs) -> str | None:
+    """``--gearbox``, else a new player's: automatic in a window played by hand. Headless,
+    offscreen, scripted and timed runs keep ``[spawn] start_gear`` (their telemetry with it)."""
+    played = not (args.headless or args.offscreen or inputs is not None
+                  or args.seconds is not None)
+    return args.gearbox or ("automatic" if played else None)
 
 
 def header_for(options: GameOptions, digest: str) -> ReplayHeader:

@@ -2,7 +2,7 @@
 firing range, a hosted or joined online game).
 
 :class:`FrontDoor` answers the menu's choices through ``games`` (:class:`game.menus.Menus`):
-``start_local(options)`` and ``start_online(session)`` (which close the menu) and
+``start_local(options)`` and ``start_online(session, gearbox)`` (which close the menu) and
 ``finish()`` (Quit); :meth:`FrontDoor.update` runs once a frame while the menu is open.
 Joining a server takes a few frames (:class:`~game.sim.net.client.Joining` is polled, so
 the window keeps drawing); hosting first starts a server process (:mod:`game.hosting`)
@@ -76,6 +76,7 @@ class FrontDoor:
         self._joiner, self._hoster = joiner, hoster
         self.joining = None
         self.joining_page = "join"
+        self.joining_gearbox = "automatic"
         self.hosted = None
         """The server this game started (Host game), while it runs."""
         self._hosting: tuple[HostRequest, object] | None = None
@@ -102,11 +103,14 @@ class FrontDoor:
         except ValueError as error:
             self.menu.set_status("join", str(error))
             return
-        self._start_joining("join", host, port, form.name, form.vehicle)
+        self._start_joining("join", host, port, form.name, (form.vehicle, form.gearbox))
 
-    def _start_joining(self, page: str, host: str, port: int, name: str, vehicle: str) -> None:
+    def _start_joining(self, page: str, host: str, port: int, name: str,
+                       drive: tuple[str, str]) -> None:
+        """Join as ``name``, ``drive`` being the (vehicle, gearbox) to play with."""
         self.menu.set_status(page, f"Joining {host}:{port} ...")
         self.joining_page = page
+        vehicle, self.joining_gearbox = drive
         try:
             self.joining = self._joiner(host, port, name, vehicle)
         except (OSError, ConnectionRefused) as error:  # ENet could not start: say why
@@ -147,7 +151,8 @@ class FrontDoor:
             return
         if port is not None:
             self._hosting = None
-            self._start_joining("host", LOOPBACK, port, request.name, request.setup.vehicle)
+            self._start_joining("host", LOOPBACK, port, request.name,
+                                (request.setup.vehicle, request.setup.gearbox))
 
     def _poll_joining(self) -> None:
         try:
@@ -161,7 +166,7 @@ class FrontDoor:
         if session is not None:
             self.joining = None
             self.menu.set_status(self.joining_page, "")
-            self.games.start_online(session)
+            self.games.start_online(session, self.joining_gearbox)
 
     def leave_hosted(self) -> None:
         """Stop the server this game started (its players are told it ended)."""

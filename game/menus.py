@@ -181,8 +181,10 @@ class Menus:
                                              self.app.new_recorder(options)))
         self._close_title()
 
-    def start_online(self, session) -> None:
-        """A server's game, joined from the title menu (the menu closes)."""
+    def start_online(self, session, gearbox: str) -> None:
+        """A server's game, joined from the title menu (the menu closes), driven with
+        match setup's ``gearbox``."""
+        self.app.player_gearbox = gearbox
         self.app.replace_session(session)
         self._close_title()
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import signal
 import sys
+from dataclasses import replace
 
 from game.config import load_config
 from game.errors import CommandLineError, UserError
@@ -110,6 +111,7 @@ def run_windowed_client(args) -> int:
     from game.windowed_run import WindowedRun
     from game.sim.net.shown import ClientSession
     from game.window_config import load_window_config
+    from game.cli import player_gearbox
     config = load_window_config(args.config)
     inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
     telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
@@ -118,7 +120,9 @@ def run_windowed_client(args) -> int:
             session = ClientSession(connect(args, config))
         except ConnectionRefused as error:
             return refused(error)
-        run = WindowedRun(session.options, offscreen=args.offscreen, inputs=inputs,
+        # The game's options are the server's, but the gearbox is this player's own.
+        options = replace(session.options, gearbox=player_gearbox(args, inputs))
+        run = WindowedRun(options, offscreen=args.offscreen, inputs=inputs,
                           telemetry=telemetry, seconds=args.seconds,
                           debug_rays=args.debug_rays, online=session)
         run_windowed(config, run, screenshot=args.screenshot)  # closes the session

@@ -1,8 +1,8 @@
 """The title menu in the window (offscreen, in a process of its own: a ShowBase): it opens
 with the game stopped behind it, match setup starts the match it set up (another map
 redraws the ground), the end of the match opens its screen, Menu goes back to the title,
-the first match shows the help card once, and ``--offscreen --menu --screenshot`` shows
-the menu."""
+the first match shows the help card once, a new game puts the gear lever back, and
+``--offscreen --menu --screenshot`` shows the menu."""
 
 from __future__ import annotations
 
@@ -57,9 +57,11 @@ for _ in range(600):
     if menus.match_end.is_open:
         break
 print("end", menus.match_end.is_open, "paused", app.paused, menus.match_end.title["text"])
+app.player_inputs.first.keyboard.mapper.lever = "3"    # the player left it in 3rd
 menus.match_end.buttons["Menu"].commandFunc(None)
 frames(2)
-print("back", app.title_open, "bots", app.session.options.bots, "paused", app.paused)
+print("back", app.title_open, "bots", app.session.options.bots, "paused", app.paused,
+      "lever", app.player_inputs.first.keyboard.mapper.lever)
 session = app.session
 app.destroy()
 session.destroy()
@@ -78,7 +80,8 @@ def test_the_title_menu_starts_the_match_it_set_up_and_comes_back(repo_root, tmp
     assert "help True paused True" in out and "seen True 1 paused False" in out, out
     assert "esc True True" in out and "esc again False False" in out, out
     assert "end True paused True Victory" in out, out
-    assert "back True bots 0 paused True" in out, out
+    # A new game puts the gear lever back: the last game's gear would shift the new vehicle.
+    assert "back True bots 0 paused True lever None" in out, out
 
 
 def test_offscreen_menu_screenshot_shows_the_title_menu(run_cli, tmp_path):

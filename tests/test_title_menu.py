@@ -31,8 +31,8 @@ class FakeApp:
     def start_local(self, options):
         self.started.append(("local", options))
 
-    def start_online(self, session):
-        self.started.append(("online", session))
+    def start_online(self, session, gearbox):
+        self.started.append(("online", session, gearbox))
 
     def finish(self):
         self.finished = True
@@ -261,7 +261,7 @@ def test_joining_polls_until_in_then_starts_the_online_game(config):
     assert "Joining 10.1.2.3:5000" in door.menu.status["join"]["text"]
     for _ in range(3):
         door.update()
-    assert app.started == [("online", "session")]
+    assert app.started == [("online", "session", "automatic")]
     door.destroy()
 
 
@@ -301,13 +301,15 @@ def test_hosting_starts_a_server_then_joins_it_here(config):
         joins.append((host, port))
         return FakeJoin(["session"])
     app, door = _front_door(config, joiner=joiner, hoster=hoster)
+    _press(door.menu.setup_rows["gearbox"].more)  # match setup's gearbox: manual
     _press(door.menu.buttons["host/Start server"])
     arguments = servers[0][0]
     assert arguments[:2] == ["--serve", "--host"]
     assert arguments[arguments.index("--bots") + 1] == "3"
     for _ in range(3):
         door.update()
-    assert joins == [("127.0.0.1", 27999)] and app.started == [("online", "session")]
+    assert joins == [("127.0.0.1", 27999)]
+    assert app.started == [("online", "session", "manual")]
     door.leave_hosted()
     assert servers[0][1].stopped and door.hosted is None
     door.destroy()

@@ -142,6 +142,13 @@ class CombinedInput:
         self.using_pad = False
         self._levers = (None, None)
 
+    def set_lever(self, position: str | None) -> None:
+        """Both devices' lever at ``position`` (None: not moved yet), as a new game starts."""
+        self.keyboard.mapper.lever = position
+        if self.gamepad is not None:
+            self.gamepad.mapper.lever = position
+        self._levers = (position, position)
+
     def controls(self, aim=None, current_gear: str | None = None) -> Controls:
         keys = self.keyboard.controls(aim, current_gear)
         pad = self.gamepad.controls(current_gear) if self.gamepad is not None else None

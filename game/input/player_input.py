@@ -51,6 +51,14 @@ class LocalInputs:
         """Player 1's controls this step (``gear``: their vehicle's, for sequential shifts)."""
         return self.first.controls(self._mouse_aim(), gear)
 
+    def set_lever(self, position: str | None) -> None:
+        """Every player's gear lever at ``position`` (None: not moved yet), as a new game
+        starts: a lever left in a gear by the last game would shift the new vehicle."""
+        self.first.set_lever(position)
+        for pad in self.pads[1:]:
+            if pad is not None:
+                pad.mapper.lever = position
+
     def others(self, simulation) -> dict[str, Controls]:
         """Player 2's pad's controls by vehicle name; none (it stands idle) without one."""
         pad = self.pads[1] if len(self.pads) > 1 else None

@@ -71,11 +71,13 @@ class HostRequest:
 
 @dataclass(frozen=True)
 class JoinForm:
-    """Join game: the server's address as typed, and this player's name and vehicle."""
+    """Join game: the server's address as typed, and this player's name, vehicle and
+    gearbox (match setup's)."""
 
     address: str
     name: str
     vehicle: str
+    gearbox: str = "automatic"
 
 
 DIFFICULTY_CHOICES = ("easy", "normal", "hard")
@@ -247,7 +249,7 @@ class TitleMenu:
 
     def _join(self) -> None:
         self.on_join(JoinForm(self.join_address.value, self.join_name.value,
-                              self.join_vehicle.value))
+                              self.join_vehicle.value, self.current_setup().gearbox))
 
     def set_status(self, page: str, text: str) -> None:
         """A line on ``page`` (host, join): what is happening, or why it failed."""
