@@ -224,6 +224,7 @@ def run(argv: list[str] | None = None) -> int:
     # A window with no match flags is someone starting the game: the title menu.
     args.menu = args.menu or not (args.headless or args.offscreen
                                   or match_flags_given(argv))
+    args.gearbox = player_gearbox(args)
     if args.serve or args.connect:
         from game.online import run_online  # ENet: only for online play
         return run_online(args)
@@ -249,7 +250,7 @@ def run(argv: list[str] | None = None) -> int:
         inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
     options = GameOptions(args.map, args.seed, args.vehicle, args.bots, args.players,
                           difficulty=args.difficulty, player_ai=args.player_ai,
-                          rounds=args.rounds, gearbox=player_gearbox(args, inputs))
+                          rounds=args.rounds, gearbox=args.gearbox)
     telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
     try:
         if args.headless:
@@ -262,10 +263,10 @@ def run(argv: list[str] | None = None) -> int:
             telemetry.close()
 
 
-def player_gearbox(args, inputs) -> str | None:
+def player_gearbox(args) -> str | None:
     """``--gearbox``, else a new player's: automatic in a window played by hand. Headless,
     offscreen, scripted and timed runs keep ``[spawn] start_gear`` (their telemetry with it)."""
-    played = not (args.headless or args.offscreen or inputs is not None
+    played = not (args.headless or args.offscreen or args.inputs or args.replay
                   or args.seconds is not None)
     return args.gearbox or ("automatic" if played else None)
 

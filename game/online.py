@@ -111,7 +111,6 @@ def run_windowed_client(args) -> int:
     from game.windowed_run import WindowedRun
     from game.sim.net.shown import ClientSession
     from game.window_config import load_window_config
-    from game.cli import player_gearbox
     config = load_window_config(args.config)
     inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
     telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
@@ -121,7 +120,7 @@ def run_windowed_client(args) -> int:
         except ConnectionRefused as error:
             return refused(error)
         # The game's options are the server's, but the gearbox is this player's own.
-        options = replace(session.options, gearbox=player_gearbox(args, inputs))
+        options = replace(session.options, gearbox=args.gearbox)
         run = WindowedRun(options, offscreen=args.offscreen, inputs=inputs,
                           telemetry=telemetry, seconds=args.seconds,
                           debug_rays=args.debug_rays, online=session)

@@ -31,7 +31,7 @@ args = build_parser().parse_args(["--connect", "127.0.0.1:" + port, "--name", "a
                                   "--offscreen", *gearbox])
 config = load_window_config(args.config)
 session = ClientSession(connect(args, config))
-options = replace(session.options, gearbox=player_gearbox(args, None))
+options = replace(session.options, gearbox=player_gearbox(args))
 app = TankBattleApp(config, WindowedRun(options, offscreen=True, online=session, seconds=60.0))
 for _ in range(30):
     app.taskMgr.step()
