@@ -2,7 +2,8 @@
 
 Benchmarks:
   vehicles    our four-anchor tanks against Bullet's BulletVehicle (ms per fixed step)
-  battle      an 8-tank headless battle: simulated seconds per wall second
+  battle      headless battles (8 tanks; with no benchmark named, 8 and 32):
+              simulated seconds per wall second
   particles   our numpy particle system against Panda's ParticleEffect (ms per frame)
   frame       the whole game offscreen, the player driven by the bot brain: our frame work,
               Panda's rendering and the static scene's floor (ms per frame)
@@ -53,6 +54,23 @@ def _counts(text: str) -> list[int]:
 
 _POSITIVE = whole_number(1, None, "")
 _AT_LEAST_ZERO = whole_number(0, None, "")
+
+
+def _add_battle(commands, common) -> None:
+    fight = commands.add_parser("battle", parents=[common],
+                                help="headless battles: simulated seconds per wall second")
+    size = fight.add_mutually_exclusive_group()
+    size.add_argument("--tanks", type=_counts, default=list(battle.DEFAULT_TANKS),
+                      help="tanks in the battle, the player and N - 1 bots; several sizes "
+                           "comma separated, one battle each (default "
+                           f"{','.join(map(str, battle.DEFAULT_TANKS))}; with no benchmark "
+                           f"named {','.join(map(str, battle.ALL_BENCHMARKS_TANKS))})")
+    size.add_argument("--bots", type=_AT_LEAST_ZERO,
+                      help="enemy tanks besides the player (the same as --tanks BOTS+1)")
+    fight.add_argument("--seconds", type=_POSITIVE, default=int(battle.DEFAULT_SECONDS),
+                       help=f"simulated seconds (default {battle.DEFAULT_SECONDS:g})")
+    fight.add_argument("--seed", type=int, default=battle.DEFAULT_SEED,
+                       help=f"world and bot seed (default {battle.DEFAULT_SEED})")
 
 
 def _add_ai(commands, common) -> None:
@@ -138,14 +156,7 @@ def _parser() -> argparse.ArgumentParser:
                             f"(default {vehicles.DEFAULT_WARMUP_STEPS})")
     bench.add_argument("--seed", type=int, default=vehicles.DEFAULT_SEED,
                        help=f"desert map seed (default {vehicles.DEFAULT_SEED})")
-    fight = commands.add_parser("battle", parents=[common],
-                                help="an 8-tank headless battle: real-time factor")
-    fight.add_argument("--bots", type=_AT_LEAST_ZERO, default=battle.DEFAULT_BOTS,
-                       help=f"enemy tanks besides the player (default {battle.DEFAULT_BOTS})")
-    fight.add_argument("--seconds", type=_POSITIVE, default=int(battle.DEFAULT_SECONDS),
-                       help=f"simulated seconds (default {battle.DEFAULT_SECONDS:g})")
-    fight.add_argument("--seed", type=int, default=battle.DEFAULT_SEED,
-                       help=f"world and bot seed (default {battle.DEFAULT_SEED})")
+    _add_battle(commands, common)
     sparks = commands.add_parser("particles", parents=[common],
                                  help="our particles against Panda's ParticleEffect")
     sparks.add_argument("--count", type=_POSITIVE, default=DEFAULT_PARTICLES,
@@ -182,8 +193,8 @@ def _run_one(name: str, options, config, quiet: bool, alone: bool) -> tuple[dict
         report = ai.run(config, seeds=options.seeds, round_s=options.round_seconds)
         return report, ai.table(report)
     if name == "battle":
-        report = battle.run(config, bots=options.bots, seconds=options.seconds,
-                            seed=options.seed)
+        tanks = options.tanks if options.bots is None else [options.bots + 1]
+        report = battle.run(config, tanks=tanks, seconds=options.seconds, seed=options.seed)
         return report, battle.table(report)
     progress = None if quiet else (
         lambda result: print(f"  {result['count']} tanks: ours "
@@ -206,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             defaults = parser.parse_args([name])
             defaults.json = args.json
+            if name == "battle":
+                defaults.tanks = list(battle.ALL_BENCHMARKS_TANKS)
             wanted.append((name, defaults))
         wanted += [(name, args) for name in NOT_AVAILABLE]
     else:

@@ -230,8 +230,9 @@ def _timed_run(harness, steps: int, warmup_steps: int) -> dict:
             "min_distance_m": float(path.min()), "finite": bool(np.isfinite(last).all())}
 
 
-def _summary(runs: list[dict]) -> dict:
-    return {"ms_per_step": statistics.median(run["ms_per_step"] for run in runs),
+def _summary(runs: list[dict], count: int) -> dict:
+    ms_per_step = statistics.median(run["ms_per_step"] for run in runs)
+    return {"ms_per_step": ms_per_step, "ms_per_tank": ms_per_step / count,
             "runs_ms_per_step": [round(run["ms_per_step"], 4) for run in runs],
             "mean_distance_m": statistics.mean(run["mean_distance_m"] for run in runs),
             "min_distance_m": min(run["min_distance_m"] for run in runs),
@@ -259,7 +260,7 @@ def run(config: GameConfig, counts=DEFAULT_COUNTS, steps: int = DEFAULT_STEPS,
                 runs[harness.label].append(_timed_run(harness, steps, warmup_steps))
         for harness in harnesses:
             harness.destroy()
-        result = {"count": count, **{label: _summary(r) for label, r in runs.items()}}
+        result = {"count": count, **{label: _summary(r, count) for label, r in runs.items()}}
         result["ratio"] = result["ours"]["ms_per_step"] / result["bullet_vehicle"]["ms_per_step"]
         results.append(result)
         if progress is not None:
@@ -275,10 +276,11 @@ def table(report: dict) -> str:
              f"{p['substeps']} substeps, median of {p['repeats']} runs, each after "
              f"{p['warmup_steps']} warm-up steps",
              f"{'tanks':>6} {'ours ms/step':>13} {'Bullet ms/step':>15} {'ours/Bullet':>12} "
-             f"{'ours moved m':>13} {'Bullet moved m':>15}"]
+             f"{'ours ms/tank':>13} {'ours moved m':>13} {'Bullet moved m':>15}"]
     for r in report["results"]:
         ours, bullet = r["ours"], r["bullet_vehicle"]
         lines.append(f"{r['count']:>6} {ours['ms_per_step']:>13.3f} "
                      f"{bullet['ms_per_step']:>15.3f} {r['ratio']:>11.2f}x "
+                     f"{ours['ms_per_tank']:>13.4f} "
                      f"{ours['mean_distance_m']:>13.1f} {bullet['mean_distance_m']:>15.1f}")
     return "\n".join(lines)

@@ -49,6 +49,8 @@ def test_both_models_are_timed_and_really_drive(vehicles_json):
         for model in ("ours", "bullet_vehicle"):
             figures = result[model]
             assert figures["ms_per_step"] > 0.0
+            assert figures["ms_per_tank"] == pytest.approx(figures["ms_per_step"]
+                                                           / result["count"])
             assert len(figures["runs_ms_per_step"]) == 1
             assert figures["finite"]
             assert figures["min_distance_m"] > 0.0, (result["count"], model)
@@ -60,9 +62,27 @@ def test_the_battle_benchmark_runs_a_real_battle():
     done = bench("battle", "--seconds", "3", "--bots", "2", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)["results"]["battle"]
-    assert report["parameters"] == {"tanks": 3, "simulated_s": 3, "seed": 1}
-    assert report["realtime_factor"] > 0.0 and report["wall_s"] > 0.0
-    assert set(report["events"]) == {"shot", "hit", "destroyed", "round_end"}
+    assert report["parameters"] == {"tanks": [3], "simulated_s": 3, "seed": 1}
+    (result,) = report["results"]
+    assert result["tanks"] == 3
+    assert result["realtime_factor"] > 0.0 and result["wall_s"] > 0.0
+    assert report["realtime_factor"] == {"3": result["realtime_factor"]}
+    assert set(result["events"]) == {"shot", "hit", "destroyed", "round_end"}
+
+
+def test_the_battle_benchmark_runs_one_battle_per_size():
+    done = bench("battle", "--seconds", "1", "--tanks", "1,4", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)["results"]["battle"]
+    assert [result["tanks"] for result in report["results"]] == [1, 4]
+    assert set(report["realtime_factor"]) == {"1", "4"}
+    assert all(factor > 0.0 for factor in report["realtime_factor"].values())
+
+
+def test_the_battle_benchmark_takes_tanks_or_bots_not_both():
+    done = bench("battle", "--tanks", "8", "--bots", "7")
+    assert done.returncode == 2
+    assert "--bots" in done.stderr
 
 
 def test_the_particle_benchmark_measures_both_systems():

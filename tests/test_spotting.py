@@ -15,7 +15,7 @@ from game.sim.session import GameOptions, GameSession
 from game.sim.spotting import hull_middle_ws, sight_clear, spotted, spotting_range_m
 from physics.model.ballistics import gun_axes
 from physics.model.pose import BodyState
-from physics.model.terrain import MapChoice
+from physics.model.terrain import MapChoice, build_terrain
 
 
 class Ridge:
@@ -100,3 +100,30 @@ def test_aim_errs_more_far_off_and_moving_less_when_held_and_by_level(config):
                 for name in ("easy", "normal", "hard")]
     assert by_level == sorted(by_level, reverse=True)
     assert ai.easy.reaction_s > ai.normal.reaction_s > ai.hard.reaction_s
+
+
+def test_on_the_dunes_the_compiled_line_answers_as_the_array_does_to_the_last_bit(config):
+    """The line test on a Terrain (a compiled loop over its triangles) against the array
+    form (any terrain with ``height_at``): the same answer for every line, even with the
+    clearance set to exactly the closest sample's margin (not clear) or a hair under it."""
+    terrain = build_terrain(MapChoice.parse("desert"), config.game.terrain, 2)
+    arrays = SimpleNamespace(height_at=terrain.height_at)
+    rng = np.random.default_rng(5)
+    step_m = config.game.ai.spotting.sight_step_m
+    checked = 0
+    for _ in range(200):
+        ends_xy = rng.uniform(-250.0, 250.0, (2, 2))
+        ends = np.column_stack([ends_xy, terrain.height_at(ends_xy[:, 0], ends_xy[:, 1])
+                                + rng.uniform(0.5, 6.0, 2)])
+        length = math.dist(ends[0].tolist(), ends[1].tolist())
+        samples = max(1, math.ceil(length / step_m))
+        shares = (np.arange(1, samples) / samples)[:, None]
+        if not len(shares):
+            continue
+        points = ends[0] + (ends[1] - ends[0]) * shares
+        margin = float(np.min(points[:, 2] - terrain.height_at(points[:, 0], points[:, 1])))
+        for clearance_m in (0.0, 0.5, margin, np.nextafter(margin, -np.inf)):
+            assert (sight_clear(terrain, ends[0], ends[1], step_m, clearance_m)
+                    == sight_clear(arrays, ends[0], ends[1], step_m, clearance_m))
+        checked += 1
+    assert checked > 150

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from physics.model.compiled import compiled
 from physics.model.spec import Spec, tuning
+from physics.model.terrain import Terrain, plane_under
 
 
 @dataclass(frozen=True)
@@ -40,16 +42,41 @@ def hull_middle_ws(vehicle, state=None) -> np.ndarray:
 
 def sight_clear(terrain, from_ws, to_ws, step_m: float, clearance_m: float = 0.0) -> bool:
     """Whether the straight line between two points passes ``clearance_m`` above the ground
-    everywhere between them (tested every ``step_m``; the ends themselves are not)."""
+    everywhere between them (tested every ``step_m``; the ends themselves are not).
+
+    On a :class:`~physics.model.terrain.Terrain` the samples are taken one by one in a
+    compiled loop that stops at the first one under the ground (a bot looks several
+    times a second, most lines are a few hundred samples long); the points and heights
+    are the ones the array form takes, to the last bit."""
     start, end = np.asarray(from_ws, dtype=float), np.asarray(to_ws, dtype=float)
     length = math.dist(start.tolist(), end.tolist())
     samples = max(1, math.ceil(length / step_m))
+    if isinstance(terrain, Terrain):
+        return bool(_clear_over_planes(terrain.plane_table, terrain.plane_lookup,
+                                       start, end, samples, clearance_m))
     shares = (np.arange(1, samples) / samples)[:, None]
     if not len(shares):
         return True
     points = start + (end - start) * shares
     ground = terrain.height_at(points[:, 0], points[:, 1])
     return bool(np.all(points[:, 2] > ground + clearance_m))
+
+
+def _clear_over_planes(planes, lookup, start, end, samples, clearance_m):
+    """:func:`sight_clear` on a terrain's plane table: the points at ``k / samples`` of the
+    way (0 < k < samples), each ``start + (end - start) * share`` as numpy forms it."""
+    offset_x, offset_y, offset_z = end[0] - start[0], end[1] - start[1], end[2] - start[2]
+    for k in range(1, samples):
+        share = k / samples
+        x = start[0] + offset_x * share
+        y = start[1] + offset_y * share
+        z = start[2] + offset_z * share
+        if not z > plane_under(planes, lookup, x, y)[0] + clearance_m:
+            return False
+    return True
+
+
+_clear_over_planes = compiled(_clear_over_planes) or _clear_over_planes
 
 
 def spotting_range_m(spec: SpottingSpec, target, time_s: float) -> float:

@@ -7,7 +7,8 @@ Only the anchors of vehicles whose bounds come near something else that could be
 model's :class:`~physics.model.anchors.GroundQuery`); those also find the moving bodies
 the anchors stand on, so the fleet pushes back on them.
 
-Each ray is one call into Bullet, so the work round each call is kept to plain Python
+Each ray is one call into Bullet (its closest hit; a second, for all of its hits, only
+where that one is not ground), so the work round each call is kept to plain Python
 numbers: the rays' ends go in as lists, and the hits' points and normals come back in one
 pass (:func:`physics.bullet.poses.read_floats`), not row by row into numpy arrays.
 """
@@ -97,15 +98,30 @@ class BulletRays:
 
     def _closest_hits(self, origins_ws, directions_ws, length_m, min_ground_up, rays
                       ) -> tuple[list[int], list]:
-        """Each ray through Bullet: the rays that met ground, and their nearest ground hits."""
-        ray_test_all = self.world.bullet.rayTestAll
+        """Each ray through Bullet: the rays that met ground, and their nearest ground hits.
+
+        Bullet's closest hit is asked for first: when it is ground (in front of the ray's
+        start, not its own vehicle, not a wall) it is the nearest ground hit every hit
+        would give, found by the same tests in the same order (a later hit replaces an
+        earlier one only when strictly nearer, as :func:`_closest_ground` chooses), at
+        less cost; only when it is not are all of the ray's hits looked through."""
+        bullet = self.world.bullet
+        ray_test_closest, ray_test_all = bullet.rayTestClosest, bullet.rayTestAll
         vehicles, anchors = self.vehicles, self.anchors
         ends = origins_ws + directions_ws * length_m
         met, best_hits = [], []
         for ray, (start, end, direction, anchor) in enumerate(zip(
                 origins_ws.tolist(), ends.tolist(), directions_ws.tolist(), rays.tolist())):
-            best = _closest_ground(ray_test_all(Point3(*start), Point3(*end)).getHits(),
-                                   Vec3(*direction), min_ground_up, vehicles[anchor // anchors])
+            start, end = Point3(*start), Point3(*end)
+            closest = ray_test_closest(start, end)
+            if not closest.hasHit():
+                continue
+            direction, own = Vec3(*direction), vehicles[anchor // anchors]
+            best = closest
+            if (closest.getHitFraction() <= 0.0 or closest.getNode() == own
+                    or -closest.getHitNormal().dot(direction) < min_ground_up):
+                best = _closest_ground(ray_test_all(start, end).getHits(), direction,
+                                       min_ground_up, own)
             if best is not None:
                 met.append(ray)
                 best_hits.append(best)

@@ -1,0 +1,81 @@
+"""The anchors' Bullet rays ask for Bullet's closest hit first and look through all of a
+ray's hits only when that one is not ground: the answers must be the ones looking through
+every hit gives, to the last bit (own hull, walls, hits behind the start, other hulls)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from panda3d.bullet import BulletBoxShape, BulletRigidBodyNode
+from panda3d.core import LQuaternionf, Point3, TransformState, Vec3
+
+from physics.bullet.bodies import make_hull_body, terrain_collider
+from physics.bullet.ground import BulletRays, _closest_ground
+from physics.bullet.poses import set_at_rest
+from physics.bullet.world import PhysicsWorld
+from physics.model.terrain import MapChoice, build_terrain
+
+ANCHORS = 4
+
+
+def every_hit(world, vehicles, origins, directions, length_m, min_ground_up, rays):
+    """The reference: every hit of each ray, the nearest ground one chosen."""
+    found = []
+    for start, direction, anchor in zip(origins, directions, rays):
+        end = start + direction * length_m
+        hits = world.bullet.rayTestAll(Point3(*start), Point3(*end)).getHits()
+        best = _closest_ground(hits, Vec3(*direction), min_ground_up,
+                               vehicles[anchor // ANCHORS])
+        found.append(None if best is None else (
+            best.getHitFraction(), tuple(best.getHitPos()), tuple(best.getHitNormal()),
+            best.getNode().getName()))
+    return found
+
+
+def test_closest_first_gives_what_every_hit_gives(config):
+    world = PhysicsWorld(config.game.simulation)
+    terrain = build_terrain(MapChoice.parse("desert"), config.game.terrain, 3)
+    world.add_body(terrain_collider(terrain))
+    rng = np.random.default_rng(7)
+    hulls = []
+    for number in range(12):  # hulls close together, some tilted, some stacked
+        body = make_hull_body(config.tank.hull, f"tank-{number}")
+        world.add_body(body)
+        x, y = rng.uniform(-12.0, 12.0, 2)
+        lift = float(terrain.height_at(x, y)) + rng.uniform(0.5, 4.0)
+        tilt = LQuaternionf()
+        tilt.setHpr(Vec3(*rng.uniform(-40.0, 40.0, 3)))
+        set_at_rest(body, (x, y, lift), tilt)
+        hulls.append(body)
+    wall = BulletRigidBodyNode("steep-ramp")
+    wall.addShape(BulletBoxShape(Vec3(3.0, 3.0, 0.05)))
+    wall.setTransform(TransformState.makePosHpr(Point3(0.0, 0.0, float(terrain.height_at(0, 0))
+                                                       + 1.0), Vec3(0.0, 0.0, 75.0)))
+    world.add_body(wall)
+    world.step()  # Bullet's broadphase takes the bodies' places from a step
+    count = 600
+    origins = np.column_stack([rng.uniform(-15.0, 15.0, (count, 2)), np.zeros(count)])
+    origins[:, 2] = terrain.height_at(origins[:, 0], origins[:, 1]) + rng.uniform(-0.5, 5.0,
+                                                                                   count)
+    directions = rng.normal(0.0, 0.3, (count, 3))
+    directions[:, 2] = -1.0
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    rays = rng.integers(0, len(hulls) * ANCHORS, count)
+    for number, body in enumerate(hulls):  # rays from under and inside their own hulls
+        centre = np.array(body.getTransform().getPos())
+        origins[number * 10:number * 10 + 10] = centre + rng.uniform(-1.5, 1.5, (10, 3))
+        rays[number * 10:number * 10 + 10] = number * ANCHORS + rng.integers(0, ANCHORS, 10)
+    length_m, min_ground_up = 4.0, math.cos(math.radians(70.0))
+    caster = BulletRays(world, terrain, hulls, ANCHORS)
+    met, best_hits = caster._closest_hits(origins, directions, length_m, min_ground_up, rays)
+    got = [None] * count
+    for ray, best in zip(met, best_hits):
+        got[ray] = (best.getHitFraction(), tuple(best.getHitPos()), tuple(best.getHitNormal()),
+                    best.getNode().getName())
+    expected = every_hit(world, hulls, origins, directions, length_m, min_ground_up, rays)
+    assert got == expected
+    names = {hit[3] for hit in expected if hit is not None}
+    assert "terrain" in names and any(name.startswith("tank-") for name in names)
+    assert sum(hit is None for hit in expected) > 0
+    world.destroy()
