@@ -111,15 +111,9 @@ class Vehicle:
 
     def track_speeds_mps(self) -> tuple[float, float]:
         """Ground speed along the hull under the left and right tracks (+ forward)."""
-        state = self.current
-        right, forward, _ = state.axes_ws()
-        track_x = self.fleet.constants.position_bs[:, 0]
-        speeds = []
-        for side in (track_x < 0.0, track_x > 0.0):
-            lever = right * track_x[side].mean()
-            point_velocity = state.velocity_ws + np.cross(state.angular_velocity_ws, lever)
-            speeds.append(float(point_velocity @ forward))
-        return speeds[0], speeds[1]
+        left, right = track_speeds_mps([self.current],
+                                       side_track_x_m(self.fleet.constants.position_bs))[0]
+        return float(left), float(right)
 
     def anchor_reports(self) -> list[dict]:
         """Per anchor, from the controller's last substep (no second ray is cast)."""
@@ -158,6 +152,26 @@ class Vehicle:
         """Keep the state at the end of a step (read from the body unless given)."""
         self.previous = self.current
         self.current = body_state(self.body) if state is None else state
+
+
+def side_track_x_m(position_bs: np.ndarray) -> np.ndarray:
+    """(2,) the left and right tracks' middles across the hull: the mean body-frame x of
+    each side's anchors."""
+    track_x = np.asarray(position_bs)[:, 0]
+    return np.array([track_x[track_x < 0.0].mean(), track_x[track_x > 0.0].mean()])
+
+
+def track_speeds_mps(states: list[BodyState], side_x_m: np.ndarray) -> np.ndarray:
+    """(V, 2) for each state: the ground speed along the hull (+ forward) under the left and
+    right tracks, which run ``side_x_m`` (:func:`side_track_x_m`) across it."""
+    velocity = np.array([state.velocity_ws for state in states], dtype=np.float64)
+    spin = np.array([state.angular_velocity_ws for state in states], dtype=np.float64)
+    axes = np.array([state.axes_ws() for state in states], dtype=np.float64)
+    forward = axes[:, 1]
+    # The point under a track moves at v + w x (right * x): along the hull, v.f + x (w x right).f.
+    along = np.einsum("vi,vi->v", velocity, forward)
+    turning = np.einsum("vi,vi->v", np.cross(spin, axes[:, 0]), forward)
+    return along[:, None] + turning[:, None] * np.asarray(side_x_m)[None, :]
 
 
 def request_events(vehicle: str, request: GearRequest) -> list[Event]:

@@ -18,7 +18,8 @@ from game.sim.session import GameSession
 from game.view.combat_view import CombatView, CombatViewSpec
 from game.view.debug_overlay import DebugOverlay, DebugOverlaySpec
 from game.view.effects import Effects, EffectsSpec
-from game.view.vehicle_view import VehicleLooks, VehicleView
+from game.view.vehicle_view import (VehicleLooks, VehicleView, pose_views_if_seen,
+                                     update_views)
 
 
 @dataclass(frozen=True)
@@ -72,8 +73,7 @@ class SessionView:
     def update_vehicles(self, alpha: float, frame_s: float, pose_parts: bool = True) -> None:
         """Every vehicle's hull at the blended pose; their wheels and tracks too with
         ``pose_parts``, else only those :meth:`pose_seen_vehicles` finds in view."""
-        for view in self.vehicle_views.values():
-            view.update(alpha, frame_s, pose_parts)
+        update_views(list(self.vehicle_views.values()), alpha, frame_s, pose_parts)
 
     def pose_seen_vehicles(self, cameras: list[NodePath]) -> None:
         """Once the ``cameras`` (NodePaths of Camera nodes: the players' display regions'
@@ -81,8 +81,7 @@ class SessionView:
         moving parts of the vehicles that any of them may see. The others keep the pose
         they were last seen in, which nobody sees."""
         frustums = [(camera, camera.node().getLens().makeBounds()) for camera in cameras]
-        for view in self.vehicle_views.values():
-            view.pose_parts_if_seen(frustums)
+        pose_views_if_seen(list(self.vehicle_views.values()), frustums)
 
     def update_effects(self, alpha: float, frame_s: float, eye_ws: np.ndarray,
                        projection: tuple[float, float], step_ms: float | None) -> None:

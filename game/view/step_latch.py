@@ -21,11 +21,20 @@ class StepLatch(Generic[Value]):
         self.previous: Value | None = None
         self.current: Value | None = None
 
-    def update(self, step_state) -> tuple[Value, Value]:
-        """``step_state``: an object that changes identity every step (``vehicle.current``)."""
+    def stale(self, step_state) -> bool:
+        """Whether ``step_state`` is a step this latch has not read yet."""
+        return step_state is not self._seen
+
+    def offer(self, step_state, value: Value) -> None:
+        """Latch ``value``, read elsewhere (for many latches at once), as ``step_state``'s,
+        unless that step is latched already."""
         if step_state is not self._seen:
-            value = self._read()
             self.previous = value if self.current is None else self.current
             self.current = value
             self._seen = step_state
+
+    def update(self, step_state) -> tuple[Value, Value]:
+        """``step_state``: an object that changes identity every step (``vehicle.current``)."""
+        if step_state is not self._seen:
+            self.offer(step_state, self._read())
         return self.previous, self.current

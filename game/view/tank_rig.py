@@ -3,7 +3,8 @@
 All geometry is built once, in the body frame (origin at the centre of mass, +Y
 forward, +X right, +Z up), in proportion to the hull box of the physics spec:
 
-- hull: a sloped glacis and nose, a sloped rear plate, fenders over the tracks;
+- hull: a sloped glacis and nose, a sloped rear plate, fenders over the tracks, one node
+  (:mod:`game.view.rig_hull`);
 - turret on a ring, turned by ``vehicle.turret_heading_rad``; the gun on trunnions at
   its front, raised by ``vehicle.gun_elevation_rad`` (:mod:`game.view.tank_turret`);
   where the vehicle's spec has a ``gun`` (physics), the ring stands on its
@@ -17,23 +18,28 @@ forward, +X right, +Z up), in proportion to the hull box of the physics spec:
   (:mod:`game.view.track_belt`), whose vertices are rewritten in place (no new nodes)
   each frame the tank may be seen; its links' texture scrolls at the track's ground speed.
 
+The wheels and belts of many tanks are posed together (:mod:`game.view.rig_pose`): each
+side's road wheels share one spinning node (instanced under every wheel's mount), so a
+frame turns them all with one call.
+
 :class:`TankRig` only reads the vehicle; it never writes physics state.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
-from panda3d.core import GeomNode, LQuaternionf, NodePath, Point3
+from panda3d.core import LQuaternionf, NodePath, Point3
 
-from game.view.meshes import cylinder_mesh, prism_x, write_rows
+from game.view.meshes import cylinder_mesh
+from game.view.rig_hull import HullShape, hull_node
+from game.view.rig_pose import pose_tank_parts, wheel_height_weights
 from game.view.shaders import lit_shader
 from game.view.step_latch import StepLatch
 from game.view.tank_turret import TurretRig
 from game.view.textures import track_texture
-from game.view.track_belt import BeltShape, belt_node, belt_rows, wheel_stations
+from game.view.track_belt import BeltShape, BeltTemplate, belt_node, wheel_stations
 from physics.model.pose import blend_poses, rotation_matrix
 from physics.model.spec import Spec, rgb, tuning
 
@@ -178,54 +184,6 @@ class TankRigSpec(Spec):
                                     maximum=1.0)
 
 
-MIN_GLACIS_RISE_M = 1e-6
-"""Floor under the glacis' rise from nose to deck: a nose as high as the deck gives a
-vertical front plate, not a division by zero."""
-
-
-class HullShape:
-    """Body-frame dimensions of the drawn hull, from the physics hull box and the rig spec."""
-
-    def __init__(self, hull, anchors_bs: np.ndarray, ride_height_m: float, spec: TankRigSpec):
-        self.half_x, self.half_y, half_z = hull.half_extents_m
-        self.floor_z = hull.centre_of_mass_drop_m - half_z
-        self.deck_z = hull.centre_of_mass_drop_m + half_z
-        height = self.deck_z - self.floor_z
-        self.length_m = 2.0 * self.half_y
-        self.fender_z = self.floor_z + spec.fender_height_share * height
-        self.nose_z = self.floor_z + spec.nose_height_share * height
-        self.glacis_m = spec.glacis_length_share * self.length_m
-        self.rear_m = spec.rear_slope_share * self.length_m
-        self.rear_floor_y = -self.half_y + ((self.fender_z - self.floor_z)
-                                            * spec.lower_rear_plate_run_per_drop)
-        """Where the lower rear plate meets the floor."""
-        left = anchors_bs[:, 0] < 0.0
-        self.track_x = np.array([anchors_bs[left, 0].mean(), anchors_bs[~left, 0].mean()])
-        self.track_half_width = max(self.half_x - float(np.abs(self.track_x).min()),
-                                    spec.track_thickness_m)
-        self.inner_x = float(np.abs(self.track_x).min()) - self.track_half_width
-        self.anchor_z = float(anchors_bs[:, 2].mean())
-        self.wheel_centre_rest_z = (self.anchor_z - ride_height_m + spec.track_thickness_m
-                                    + spec.road_wheel_radius_m)
-
-
-def _hull_nodes(shape: HullShape, colour) -> list[GeomNode]:
-    hy, zt, zb, zn = shape.half_y, shape.deck_z, shape.floor_z, shape.nose_z
-    zf = shape.fender_z
-    front_floor = hy - (zn - zb)
-    centre = [(-hy + shape.rear_m, zt), (hy - shape.glacis_m, zt), (hy, zn), (front_floor, zb),
-              (shape.rear_floor_y, zb), (-hy, zf)]
-    nodes = [prism_x("hull", centre, -shape.inner_x, shape.inner_x, colour)]
-    # Fenders over the tracks: the glacis carried out to the sides, cut off at the fender.
-    glacis_y = hy - shape.glacis_m + shape.glacis_m * (zt - zf) / max(zt - zn,
-                                                                      MIN_GLACIS_RISE_M)
-    fender = [(-hy + shape.rear_m, zt), (hy - shape.glacis_m, zt), (min(glacis_y, hy), zf),
-              (-hy, zf)]
-    nodes.append(prism_x("fender-left", fender, -shape.half_x, -shape.inner_x, colour))
-    nodes.append(prism_x("fender-right", fender, shape.inner_x, shape.half_x, colour))
-    return nodes
-
-
 class TankRig:
     """The tank's nodes under ``root``; :meth:`update` poses them from the vehicle."""
 
@@ -239,8 +197,7 @@ class TankRig:
         self.shape = HullShape(vehicle.spec.hull, self.anchors_bs, ride_height_m, spec)
         self.root = parent.attachNewNode(vehicle.name + "-rig")
         self.root.setShaderInput("specular_strength", spec.specular)
-        for node in _hull_nodes(self.shape, paint):
-            self.root.attachNewNode(node)
+        self.root.attachNewNode(hull_node(self.shape, paint))
         self.turret_rig = TurretRig(self.root, spec, self.shape,
                                     getattr(vehicle.spec, "gun", None), paint)
         self.turret, self.gun = self.turret_rig.turret, self.turret_rig.gun
@@ -249,11 +206,20 @@ class TankRig:
         self._build_road_wheels()
         self._build_drive_wheels()
         self._build_belts(track_colour)
-        self._step = StepLatch(self._step_values)
-        self._distances_now = np.full(len(self.anchors_bs), self.rest_length_m)
+        self.step_latch = StepLatch(self._step_values)
+        rest = np.full(len(self.anchors_bs), self.rest_length_m)
+        self.step_pair = ((rest, np.zeros(2)), (rest, np.zeros(2)))
+        """The per-step values (anchor distances, track speeds) of the last two steps."""
+        self.step_alpha = 0.0
+        """How far from the first of them to the second the last :meth:`update` drew."""
         self.parts_posed = False
         """The wheels and belts show this frame's pose (:meth:`pose_parts` ran since the
         last :meth:`update`)."""
+        self.shown_wheel_z = np.full(len(self.wheel_mounts), self.shape.wheel_centre_rest_z)
+        self.shown_travelled_m = np.zeros(2)
+        self.shown_belt_colour = self.belt_colour
+        """What the wheels' and belts' nodes show (as built: at rest, not run): posing
+        rewrites only what changed."""
         self.position = np.zeros(3)
         self.rotation = np.eye(3)
 
@@ -261,34 +227,40 @@ class TankRig:
 
     def _build_road_wheels(self) -> None:
         """A road wheel at each anchor and more between, on each side; each anchor's
-        nearest wheel stands for it (:meth:`anchor_contacts_ws`)."""
+        nearest wheel stands for it (:meth:`anchor_contacts_ws`). A side's wheels are one
+        spinner node instanced under each wheel's mount: they turn together."""
         spec, shape = self.spec, self.shape
         self.wheel_mounts: list[NodePath] = []
-        self.wheel_spinners: list[NodePath] = []
-        self.side_of_wheel: list[int] = []
+        self.side_spinners: list[NodePath] = []
+        self.wheel_xy: list[tuple[float, float]] = []
+        """Each road wheel's centre across and along the hull (its height moves)."""
         self.station_y: list[np.ndarray] = []
         self.anchor_wheel = np.zeros(len(self.anchors_bs), dtype=np.int64)
         left = self.anchors_bs[:, 0] < 0.0
-        for side, on_side in enumerate((left, ~left)):
+        sides = [np.nonzero(left)[0], np.nonzero(~left)[0]]
+        for side, on_side in enumerate(sides):
             stations = wheel_stations(self.anchors_bs[on_side, 1], spec.road_wheels_per_side)
             self.station_y.append(stations)
             outward = -1.0 if side == 0 else 1.0
-            wheel = self._wheel_node(spec.road_wheel_radius_m,
-                                     spec.wheel_width_share * shape.track_half_width, outward,
-                                     paint=spec.wheel_colour)
+            spinner = NodePath("wheel")
+            spinner.attachNewNode(self._wheel_node(
+                spec.road_wheel_radius_m, spec.wheel_width_share * shape.track_half_width,
+                outward, paint=spec.wheel_colour))
+            self.side_spinners.append(spinner)
             first = len(self.wheel_mounts)
             for y in stations:
                 mount = self.root.attachNewNode("wheel-mount")
                 mount.setPos(shape.track_x[side], y, shape.wheel_centre_rest_z)
-                spinner = mount.attachNewNode("wheel")
-                spinner.attachNewNode(wheel)  # instanced: one geometry per side
+                spinner.instanceTo(mount)
                 self.wheel_mounts.append(mount)
-                self.wheel_spinners.append(spinner)
-                self.side_of_wheel.append(side)
-            for anchor in np.nonzero(on_side)[0]:
+                self.wheel_xy.append((float(shape.track_x[side]), float(y)))
+            for anchor in on_side:
                 self.anchor_wheel[anchor] = first + int(np.argmin(
                     np.abs(stations - self.anchors_bs[anchor, 1])))
-        self.side_of_wheel = np.array(self.side_of_wheel)
+        self.wheel_weights = wheel_height_weights(self.anchors_bs, sides, self.station_y)
+        """Road wheels' centre heights from the anchors' ground heights (before the lift)."""
+        self.wheel_lift_m = spec.track_thickness_m + spec.road_wheel_radius_m
+        """A road wheel's centre stands this far above the ground under it."""
 
     def _build_drive_wheels(self) -> None:
         """The sprocket behind and the idler ahead of each side's road wheels, raised."""
@@ -332,16 +304,19 @@ class TankRig:
     def _build_belts(self, track_colour) -> None:
         """Each side's track belt, textured with links, at ride height."""
         spec = self.spec
-        self._travelled = np.zeros(2)
+        self.travelled_m = np.zeros(2)
         """Metres each track's belt has run (drives the links' scroll and the wheels' spin)."""
         width_px, length_px = spec.track_texture_px
         self.track_tex = track_texture(int(width_px), int(length_px), spec.track_plate_shade,
                                        spec.track_grouser_shade, spec.track_gap_shade,
                                        spec.track_grouser_share, spec.track_gap_share)
-        self._belt_colour = self._track_colour = track_colour
+        self._track_colour = np.asarray(track_colour, dtype=np.float64)[:3]
+        self.belt_colour = self._track_colour
         self.belt_shapes = [self._belt_shape(side) for side in (0, 1)]
+        self.belt_template = BeltTemplate.of(self.belt_shapes)
+        """Both belts' fixed geometry, for the batched pass (:mod:`game.view.rig_pose`)."""
         self.belts: list[NodePath] = []
-        self._belt_data = []
+        self.belt_data = []
         for side, belt in enumerate(self.belt_shapes):
             rest_z = np.full(len(belt.stations_y), self.shape.wheel_centre_rest_z)
             node = belt_node(f"track-{side}", belt, rest_z, track_colour)
@@ -350,7 +325,7 @@ class TankRig:
             path.setTexture(self.track_tex)
             path.setShaderInput("specular_strength", 0.0)
             self.belts.append(path)
-            self._belt_data.append(node.modifyGeom(0).modifyVertexData())
+            self.belt_data.append(node.modifyGeom(0).modifyVertexData())
 
     def _belt_shape(self, side: int) -> BeltShape:
         spec = self.spec
@@ -364,7 +339,7 @@ class TankRig:
 
     def set_belt_shade(self, shade) -> None:
         """Multiply the belts' colour (a wreck is burnt); (1, 1, 1) puts it back."""
-        self._belt_colour = np.asarray(self._track_colour, dtype=np.float64) * np.asarray(shade)
+        self.belt_colour = self._track_colour * np.asarray(shade, dtype=np.float64)[:3]
 
     # ----- per frame ------------------------------------------------------------------
 
@@ -383,16 +358,22 @@ class TankRig:
         return (self._anchor_distances(),
                 np.array(self.vehicle.track_speeds_mps(), dtype=np.float64))
 
-    def update(self, alpha: float, frame_s: float = 0.0, pose_parts: bool = True) -> None:
+    def update(self, alpha: float, frame_s: float = 0.0, pose_parts: bool = True,
+               hull_pose: tuple | None = None) -> None:
         """Pose the hull and turret at the state ``alpha`` of the way from the previous step
         to the last one; ``frame_s`` advances the tracks' and wheels' spin. The wheels and
-        belts follow only with ``pose_parts`` (else :meth:`pose_parts` may, this frame)."""
+        belts follow only with ``pose_parts`` (else :meth:`pose_parts` may, this frame).
+        ``hull_pose``: that state's (position, orientation, rotation matrix) where it is
+        blended already (:func:`game.view.rig_pose.blend_hull_poses`, many rigs at once)."""
         vehicle = self.vehicle
-        previous, current = self._step.update(vehicle.current)
-        self._distances_now = previous[0] + (current[0] - previous[0]) * alpha
-        self._travelled += current[1] * frame_s
-        position, orientation = blend_poses(vehicle.previous, vehicle.current, alpha)
-        self.position, self.rotation = position, rotation_matrix(orientation)
+        self.step_pair = self.step_latch.update(vehicle.current)
+        self.step_alpha = alpha
+        self.travelled_m += self.step_pair[1][1] * frame_s
+        if hull_pose is None:
+            position, orientation = blend_poses(vehicle.previous, vehicle.current, alpha)
+            hull_pose = (position, orientation, rotation_matrix(orientation))
+        position, orientation, self.rotation = hull_pose
+        self.position = position
         self.root.setPosQuat(Point3(*position), LQuaternionf(*orientation))
         self.turret_rig.aim(vehicle.turret_heading_rad, vehicle.gun_elevation_rad)
         self.parts_posed = False
@@ -401,31 +382,9 @@ class TankRig:
 
     def pose_parts(self) -> None:
         """Road wheels, sprockets, idlers and belts at the pose of the last :meth:`update`
-        (once a frame: a second call does nothing)."""
-        if self.parts_posed:
-            return
-        self.parts_posed = True
-        spec = self.spec
-        distances = self._distances_now
-        lift = spec.track_thickness_m + spec.road_wheel_radius_m
-        left = self.anchors_bs[:, 0] < 0.0
-        wheel = 0
-        for side, on_side in enumerate((left, ~left)):
-            order = np.argsort(self.anchors_bs[on_side, 1])
-            ys = self.anchors_bs[on_side, 1][order]
-            ground_z = (self.anchors_bs[on_side, 2] - distances[on_side])[order]
-            stations = self.station_y[side]
-            centre_z = np.interp(stations, ys, ground_z) + lift
-            spin = -math.degrees(self._travelled[side] / spec.road_wheel_radius_m)
-            for y, z in zip(stations, centre_z):
-                self.wheel_mounts[wheel].setPos(self.shape.track_x[side], y, z)
-                self.wheel_spinners[wheel].setP(spin)
-                wheel += 1
-            write_rows(self._belt_data[side], belt_rows(self.belt_shapes[side], centre_z,
-                                                        self._travelled[side],
-                                                        self._belt_colour))
-        for spinner, side in self.drive_wheels:
-            spinner.setP(-math.degrees(self._travelled[side] / spec.drive_wheel_radius_m))
+        (once a frame: a second call does nothing). Many rigs at once:
+        :func:`game.view.rig_pose.pose_tank_parts`."""
+        pose_tank_parts([self])
 
     # ----- queries --------------------------------------------------------------------
 

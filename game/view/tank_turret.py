@@ -7,7 +7,8 @@ its ``turret_pivot_m``, the trunnions at its ``gun_height_m`` and the muzzle whe
 shells leave (exactly, at zero elevation).
 
 The shapes come from the rig's :class:`game.view.tank_rig.TankRigSpec` and the hull's
-:class:`game.view.tank_rig.HullShape`; :class:`TurretRig` only builds and turns nodes.
+:class:`game.view.rig_hull.HullShape`; :class:`TurretRig` only builds and turns nodes
+(the turret's pieces are one node, and so are the gun's: nothing in either moves).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import math
 import numpy as np
 from panda3d.core import GeomNode, NodePath
 
-from game.view.meshes import cylinder_mesh, loft_mesh
+from game.view.meshes import cylinder_mesh, loft_mesh, merged_node
 
 MANTLET_TURRET_WIDTH_M = 0.9
 """The turret width the mantlet's half widths are given for; on a wider or narrower turret
@@ -51,6 +52,8 @@ class TurretRig:
 
     def __init__(self, root: NodePath, spec, shape, gun_spec, paint):
         self.spec = spec
+        self._aimed: tuple[float, float] | None = None
+        """The heading and elevation the nodes show (None: not aimed yet)."""
         width = spec.turret_width_share * 2.0 * shape.half_x
         length = spec.turret_length_share * shape.length_m
         self.turret = root.attachNewNode("turret")
@@ -58,14 +61,14 @@ class TurretRig:
             self.turret.setPos(*gun_spec.turret_pivot_m)
         else:
             self.turret.setPos(0.0, spec.turret_offset_share * shape.half_y, shape.deck_z)
-        self.turret.attachNewNode(loft_mesh("turret-body", turret_rings(width, length, spec),
-                                            paint))
         height = spec.turret_height_m
-        cupola = self.turret.attachNewNode(cylinder_mesh(
+        cupola = NodePath(cylinder_mesh(
             "cupola", 2, [height - spec.cupola_sink_m, height + spec.cupola_height_m],
             spec.cupola_radii_m, spec.wheel_sides, [paint], smooth=False))
         right_share, forward_share = spec.cupola_offset_shares
         cupola.setPos(right_share * width, forward_share * length, 0.0)
+        self.turret.attachNewNode(merged_node("turret-body", [
+            loft_mesh("turret-body", turret_rings(width, length, spec), paint), cupola]))
         self._build_gun(gun_spec, width, length, paint)
 
     def _build_gun(self, gun_spec, turret_width: float, turret_length: float, paint) -> None:
@@ -79,18 +82,19 @@ class TurretRig:
         else:
             trunnion_z = spec.trunnion_height_share * spec.turret_height_m
         self.gun.setPos(0.0, trunnion_y, trunnion_z)
-        self.gun.attachNewNode(loft_mesh("mantlet", self._mantlet_rings(turret_width), paint))
         barrel_end = spec.gun_length_m
         if gun_spec is not None:
             barrel_end = max(gun_spec.gun_length_m - trunnion_y - spec.muzzle_length_m,
                              MIN_BARREL_END_M)
-        self.gun.attachNewNode(self._barrel_node(barrel_end, paint))
+        pieces = [loft_mesh("mantlet", self._mantlet_rings(turret_width), paint),
+                  self._barrel_node(barrel_end, paint)]
         muzzle_end = barrel_end + spec.muzzle_length_m
         if spec.muzzle_length_m > 0.0:
-            self.gun.attachNewNode(cylinder_mesh(
+            pieces.append(cylinder_mesh(
                 "muzzle", 1, [barrel_end, muzzle_end],
                 [spec.muzzle_radius_m, spec.muzzle_radius_m * spec.muzzle_taper],
                 spec.muzzle_sides, [spec.metal_colour], smooth=False))
+        self.gun.attachNewNode(merged_node("gun-body", pieces))
         self.muzzle_bs = np.array([0.0, muzzle_end, 0.0])
         """The muzzle in the gun node's frame."""
 
@@ -120,6 +124,9 @@ class TurretRig:
 
     def aim(self, heading_rad: float, elevation_rad: float) -> None:
         """Turn the turret to ``heading_rad`` (+ right) and raise the gun to
-        ``elevation_rad``."""
+        ``elevation_rad`` (the nodes are left alone where neither changed)."""
+        if (heading_rad, elevation_rad) == self._aimed:
+            return
+        self._aimed = (heading_rad, elevation_rad)
         self.turret.setH(-math.degrees(heading_rad))
         self.gun.setP(math.degrees(elevation_rad))

@@ -3,8 +3,8 @@
 The belt runs along the top from the rear sprocket to the front idler, down round the
 idler, back along the bottom under the road wheels (which rise and fall with the
 ground) and up round the sprocket. Its vertices are rewritten in place each frame
-(:func:`belt_rows` into the node :func:`belt_node` made); the links' texture scrolls
-by the metres the track has run.
+(:func:`belt_rows_batch`, for many belts at once, into the node :func:`belt_node` made);
+the links' texture scrolls by the metres the track has run.
 """
 
 from __future__ import annotations
@@ -96,49 +96,127 @@ def belt_path(shape: BeltShape, centre_z: np.ndarray) -> np.ndarray:
     return np.array(points)
 
 
-def _strip(yz_a, x_a: float, yz_b, x_b: float, normal, u, v_a: float, v_b: float):
-    """One face of the band: a quad strip from the line (``x_a``, ``yz_a``) to the line
-    (``x_b``, ``yz_b``); returns its positions, normals and texture coordinates."""
-    count = len(yz_a)
-    positions = np.empty((2 * count, 3))
-    positions[0::2] = np.column_stack([np.full(count, x_a), yz_a])
-    positions[1::2] = np.column_stack([np.full(count, x_b), yz_b])
-    uv = np.empty((2 * count, 2))
-    uv[:, 0] = np.repeat(u, 2)
-    uv[0::2, 1], uv[1::2, 1] = v_a, v_b
-    return positions, np.repeat(normal, 2, axis=0), uv
+@dataclass(frozen=True)
+class BeltTemplate:
+    """What never changes of a set of belts' paths, stacked over belts (leading axis B),
+    for :func:`belt_rows_batch`. Only the points under the road wheels move: the two
+    where the belt leaves the end road wheels and one under each road wheel."""
+
+    path_y: np.ndarray
+    """(B, N) every path point's y (:func:`belt_path`'s order)."""
+    path_z: np.ndarray
+    """(B, N) every path point's z, the moving ones' left at zero."""
+    wheel_radius_m: np.ndarray
+    wrap_dz_m: np.ndarray
+    """(B,) how far below a road wheel's centre the belt leaves the end ones."""
+    x_m: np.ndarray
+    """(B, 2) the belt's outer (-X) and inner (+X) edges across the hull."""
+    thickness_m: np.ndarray
+    link_length_m: np.ndarray
+    first_moving: int
+    """Index of the first moving point (where the belt leaves the front road wheel)."""
+
+    @staticmethod
+    def of(shapes: list[BeltShape]) -> BeltTemplate:
+        """The template of ``shapes`` (all with as many road wheels and arc segments)."""
+        paths = np.array([belt_path(shape, np.zeros(len(shape.stations_y)))
+                          for shape in shapes])
+        wheels = np.array([shape.road_wheel_radius_m for shape in shapes])
+        first = shapes[0].arc_segments + 1
+        moving = slice(first, first + len(shapes[0].stations_y) + 2)
+        path_z = paths[:, :, 1].copy()
+        path_z[:, moving] = 0.0
+        return BeltTemplate(
+            path_y=paths[:, :, 0], path_z=path_z, wheel_radius_m=wheels,
+            wrap_dz_m=wheels * math.sin(ROAD_WHEEL_WRAP_RAD),
+            x_m=np.array([(s.track_x_m - s.half_width_m, s.track_x_m + s.half_width_m)
+                          for s in shapes]),
+            thickness_m=np.array([s.thickness_m for s in shapes]),
+            link_length_m=np.array([s.link_length_m for s in shapes]), first_moving=first)
+
+    @staticmethod
+    def stack(templates: list[BeltTemplate]) -> BeltTemplate:
+        """One template of the belts of all ``templates`` (of the same layout), in order."""
+        first = templates[0]
+        return BeltTemplate(**{
+            name: (np.concatenate([getattr(t, name) for t in templates])
+                   if name != "first_moving" else first.first_moving)
+            for name in BeltTemplate.__dataclass_fields__})
+
+    def take(self, belts: np.ndarray) -> BeltTemplate:
+        """The template of the belts ``belts`` (indices) of this one."""
+        return BeltTemplate(**{
+            name: (getattr(self, name)[belts] if name != "first_moving" else self.first_moving)
+            for name in BeltTemplate.__dataclass_fields__})
+
+
+def belt_paths(template: BeltTemplate, centre_z: np.ndarray) -> np.ndarray:
+    """(B, N, 2) each belt's :func:`belt_path`, its road wheels' centres at heights
+    ``centre_z`` (B, W), rear to front."""
+    count = centre_z.shape[1]
+    first = template.first_moving
+    path_z = template.path_z.copy()
+    path_z[:, first] = centre_z[:, -1] + template.wrap_dz_m
+    path_z[:, first + 1:first + 1 + count] = centre_z[:, ::-1] - template.wheel_radius_m[:, None]
+    path_z[:, first + 1 + count] = centre_z[:, 0] + template.wrap_dz_m
+    return np.stack([template.path_y, path_z], axis=2)
+
+
+STRIPS = (
+    # (x edge and surface at the strip's first line, then at its second; the normal:
+    # "out" (the outward of the outer face) or "side" (+X), with its sign; v at each line)
+    ((0, "outer"), (1, "outer"), ("out", 1.0), (0.0, 1.0)),
+    ((1, "inner"), (0, "inner"), ("out", -1.0), (1.0, 0.0)),
+    ((1, "inner"), (1, "outer"), ("side", 1.0), (0.0, EDGE_TEXTURE_V)),
+    ((0, "outer"), (0, "inner"), ("side", -1.0), (EDGE_TEXTURE_V, 0.0)),
+)
+"""The band's four faces, each a quad strip between two lines along the belt: outer, inner
+and the two edges (:data:`BELT_STRIPS`)."""
+
+
+def belt_rows_batch(template: BeltTemplate, centre_z: np.ndarray, travelled_m: np.ndarray,
+                    colour: np.ndarray) -> np.ndarray:
+    """(B, rows, 12) float32: each belt's vertex rows (see :data:`ROW_POSITION` ...), its
+    road wheels' centres at ``centre_z`` (B, W), its links' texture moved on by
+    ``travelled_m`` (B,), coloured ``colour`` (B, 3)."""
+    path = belt_paths(template, centre_z)
+    inner = np.concatenate([path, path[:, :1]], axis=1)  # closed: the first point again
+    tangent = np.roll(path, -1, axis=1) - np.roll(path, 1, axis=1)
+    tangent /= np.maximum(np.sqrt(np.einsum("bnk,bnk->bn", tangent, tangent))[:, :, None],
+                          MIN_TANGENT_LENGTH_M)
+    tangent = np.concatenate([tangent, tangent[:, :1]], axis=1)
+    outward = np.stack([-tangent[:, :, 1], tangent[:, :, 0]], axis=2)
+    surfaces = {"inner": inner,
+                "outer": inner + outward * template.thickness_m[:, None, None]}
+    step = np.diff(inner, axis=1)
+    arc = np.zeros(inner.shape[:2])
+    np.cumsum(np.sqrt(np.einsum("bnk,bnk->bn", step, step)), axis=1, out=arc[:, 1:])
+    total = arc[:, -1:]
+    links = np.maximum(np.round(total / template.link_length_m[:, None]), 1.0)
+    u = (arc - travelled_m[:, None]) * links / total
+    belts, count = inner.shape[:2]
+    rows = np.zeros((belts, BELT_STRIPS, count, 2, 12), dtype=np.float32)
+    rows[:, :, :, :, ROW_COLOUR.start:ROW_COLOUR.start + 3] = colour[:, None, None, None, :]
+    rows[:, :, :, :, ROW_COLOUR.stop - 1] = 1.0
+    rows[:, :, :, :, ROW_UV.start] = u[:, None, :, None]
+    for strip, (first, second, (normal, sign), v) in enumerate(STRIPS):
+        for line, (edge, surface) in enumerate((first, second)):
+            rows[:, strip, :, line, 0] = template.x_m[:, edge, None]
+            rows[:, strip, :, line, 1:3] = surfaces[surface]
+            rows[:, strip, :, line, ROW_UV.start + 1] = v[line]
+        if normal == "out":
+            rows[:, strip, :, :, 4:6] = sign * outward[:, :, None, :]
+        else:
+            rows[:, strip, :, :, 3] = sign
+    return rows.reshape(belts, BELT_STRIPS * count * 2, 12)
 
 
 def belt_rows(shape: BeltShape, centre_z: np.ndarray, travelled_m: float,
               colour) -> np.ndarray:
-    """The belt's vertex rows (see :data:`ROW_POSITION` ...): its four strips, the links'
-    texture moved on by the ``travelled_m`` metres the track has run."""
-    inner = belt_path(shape, centre_z)
-    inner = np.vstack([inner, inner[:1]])  # closed: the first point again at the end
-    tangent = np.roll(inner[:-1], -1, axis=0) - np.roll(inner[:-1], 1, axis=0)
-    tangent /= np.maximum(np.linalg.norm(tangent, axis=1, keepdims=True),
-                          MIN_TANGENT_LENGTH_M)
-    tangent = np.vstack([tangent, tangent[:1]])
-    outward = np.stack([-tangent[:, 1], tangent[:, 0]], axis=1)
-    outer = inner + outward * shape.thickness_m
-    arc = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(inner, axis=0), axis=1))])
-    links = max(round(arc[-1] / shape.link_length_m), 1)
-    u = (arc - travelled_m) * links / arc[-1]
-    x0 = shape.track_x_m - shape.half_width_m
-    x1 = shape.track_x_m + shape.half_width_m
-    count = len(inner)
-    out_n = np.hstack([np.zeros((count, 1)), outward])
-    side_n = np.tile([1.0, 0.0, 0.0], (count, 1))
-    parts = [_strip(outer, x0, outer, x1, out_n, u, 0.0, 1.0),
-             _strip(inner, x1, inner, x0, -out_n, u, 1.0, 0.0),
-             _strip(inner, x1, outer, x1, side_n, u, 0.0, EDGE_TEXTURE_V),
-             _strip(outer, x0, inner, x0, -side_n, u, EDGE_TEXTURE_V, 0.0)]
-    positions = np.concatenate([p[0] for p in parts])
-    normals = np.concatenate([p[1] for p in parts])
-    uvs = np.concatenate([p[2] for p in parts])
-    colours = np.tile(np.append(np.asarray(colour, dtype=np.float64), 1.0),
-                      (len(positions), 1))
-    return np.hstack([positions, normals, colours, uvs])
+    """One belt's vertex rows (see :func:`belt_rows_batch`)."""
+    return belt_rows_batch(BeltTemplate.of([shape]), np.asarray(centre_z)[None, :],
+                           np.array([travelled_m]),
+                           np.asarray(colour, dtype=np.float64)[None, :3])[0]
 
 
 def _belt_triangles(rows: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ import numpy as np
 from panda3d.core import Geom, InternalName, NodePath
 
 from game.view.car_rig import CarRig, CarRigSpec
+from game.view.rig_pose import blend_hull_poses, latch_step_values, pose_tank_parts
 from game.view.scene import SceneSpec
 from game.view.tank_rig import TankRig, TankRigSpec
 
@@ -51,6 +52,37 @@ def make_rig(parent: NodePath, vehicle, looks: VehicleLooks, step_s: float = 1.0
         return TankRig(parent, vehicle, looks.tank_rig, looks.scene.vehicle_colour,
                        looks.scene.track_colour)
     raise ValueError(f"no rig draws a vehicle of kind {kind!r}")
+
+
+def update_views(views: list[VehicleView], alpha: float, frame_s: float,
+                 pose_parts: bool = True) -> None:
+    """:meth:`VehicleView.update` for every view in ``views``, the tanks' per-step values
+    read for all of them at once; their moving parts too with ``pose_parts``."""
+    tanks = [view for view in views if view.has_gun]
+    rigs = [view.rig for view in tanks]
+    latch_step_values(rigs)
+    for view, hull_pose in zip(tanks, blend_hull_poses(rigs, alpha) if rigs else []):
+        view.update(alpha, frame_s, pose_parts=False, hull_pose=hull_pose)
+    for view in views:
+        if not view.has_gun:
+            view.update(alpha, frame_s, pose_parts=False)
+    if pose_parts:
+        pose_views(views)
+
+
+def pose_views(views: list[VehicleView]) -> None:
+    """The moving parts of every view in ``views`` at its last update's pose: the tanks'
+    in one batched pass."""
+    pose_tank_parts([view.rig for view in views if view.has_gun])
+    for view in views:
+        if not view.has_gun:
+            view.rig.pose_parts()
+
+
+def pose_views_if_seen(views: list[VehicleView], frustums) -> None:
+    """:meth:`VehicleView.pose_parts_if_seen` for every view, the seen ones together."""
+    pose_views([view for view in views
+                if not view.rig.parts_posed and view.seen_by(frustums)])
 
 
 class ColourShade:
@@ -92,6 +124,7 @@ class VehicleView:
         self.length_m = self.rig.shape.length_m
         """The hull's length: the chase camera's distances scale with it."""
         self.has_gun = isinstance(self.rig, TankRig)
+        """A tank (a :class:`TankRig`); else a car."""
         self._wreck_shade = looks.scene.wreck_shade
         self._shade = ColourShade(self.root)
         self.wrecked = False
@@ -104,10 +137,15 @@ class VehicleView:
     def rotation(self) -> np.ndarray:
         return self.rig.rotation
 
-    def update(self, alpha: float, frame_s: float = 0.0, pose_parts: bool = True) -> None:
+    def update(self, alpha: float, frame_s: float = 0.0, pose_parts: bool = True,
+               hull_pose: tuple | None = None) -> None:
         """The rig at the blended pose; its moving parts (wheels, belts) only with
-        ``pose_parts``, else by :meth:`pose_parts_if_seen` once the cameras are placed."""
-        self.rig.update(alpha, frame_s, pose_parts)
+        ``pose_parts``, else by :meth:`pose_parts_if_seen` once the cameras are placed.
+        ``hull_pose``: a tank's pose blended already (see :meth:`TankRig.update`)."""
+        if hull_pose is None:
+            self.rig.update(alpha, frame_s, pose_parts)
+        else:
+            self.rig.update(alpha, frame_s, pose_parts, hull_pose)
         destroyed = bool(getattr(self.vehicle, "destroyed", False))
         if destroyed != self.wrecked:
             self._set_wrecked(destroyed)

@@ -1,0 +1,197 @@
+"""The tanks' moving parts posed in one pass over all of them, not one tank after another.
+
+What a tank rig reads once per step (each anchor's distance to the ground, each track's
+ground speed) is read for every tank of a fleet at once from the fleet's arrays
+(:func:`latch_step_values`); what it shows once per frame (the road wheels' heights, the
+wheels' spin, both belts' vertex rows) is worked out for all the tanks seen this frame
+in a few numpy operations (:func:`pose_tank_parts`), and so are the hulls' blended poses
+(:func:`blend_hull_poses`). Only the writes into Panda's nodes and vertex buffers remain
+one tank after another, and only of what changed since it was last shown: a tank standing
+still rewrites nothing (each transform written is a new TransformState to make and later
+collect, each vertex buffer written one to upload again).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from game.sim.vehicles import Vehicle, side_track_x_m, track_speeds_mps
+from game.view.track_belt import BeltTemplate, belt_rows_batch
+
+
+def wheel_height_weights(anchors_bs: np.ndarray, sides: list[np.ndarray],
+                         stations_y: list[np.ndarray]) -> np.ndarray:
+    """(W, A): the road wheels' centre heights (side by side, rear to front) as weights on
+    the anchors' ground heights: on each side, ``np.interp`` of the wheels' stations along
+    that side's anchors (``sides``: the anchor indices of each side), which is linear in
+    the heights and so the same map every frame."""
+    rows = []
+    for on_side, stations in zip(sides, stations_y):
+        order = on_side[np.argsort(anchors_bs[on_side, 1])]
+        weights = np.zeros((len(stations), len(anchors_bs)))
+        for place, anchor in enumerate(order):
+            unit = np.zeros(len(order))
+            unit[place] = 1.0
+            weights[:, anchor] = np.interp(stations, anchors_bs[order, 1], unit)
+        rows.append(weights)
+    return np.vstack(rows)
+
+
+def anchor_distances(report, index: np.ndarray, rest_length_m: float) -> np.ndarray:
+    """(V, A) each anchor's distance from its origin to the ground along its ray, for the
+    fleet's vehicles ``index``, from the controller's last substep (the unloaded length
+    where it is off the ground)."""
+    along = np.einsum("vai,vai->va", report.contact_point_ws[index] - report.origin_ws[index],
+                      report.direction_ws[index])
+    return np.where(report.on_ground[index], along, rest_length_m)
+
+
+def latch_step_values(rigs) -> None:
+    """Latch the per-step values of every tank rig in ``rigs`` whose vehicle stepped since
+    it last looked, read one fleet at a time; the others (no fleet report yet, a network
+    client's vehicles) read their own when they update."""
+    fleets: dict[int, list] = {}
+    for rig in rigs:
+        vehicle = rig.vehicle
+        if (rig.step_latch.stale(vehicle.current) and isinstance(vehicle, Vehicle)
+                and vehicle.fleet.model.report is not None):
+            fleets.setdefault(id(vehicle.fleet), []).append(rig)
+    for group in fleets.values():
+        fleet = group[0].vehicle.fleet
+        index = np.array([rig.vehicle.index for rig in group])
+        constants = fleet.constants
+        distances = anchor_distances(fleet.model.report, index, float(constants.rest_length_m))
+        speeds = track_speeds_mps([rig.vehicle.current for rig in group],
+                                  side_track_x_m(constants.position_bs))
+        for rig, distance, speed in zip(group, distances, speeds):
+            rig.step_latch.offer(rig.vehicle.current, (distance, speed))
+
+
+def blend_hull_poses(rigs, alpha: float) -> list[tuple]:
+    """Each rig's hull pose ``alpha`` of the way from its vehicle's previous step to the
+    last (as :func:`physics.model.pose.blend_poses`, over all rigs at once): a
+    (position, orientation quaternion, rotation matrix) per rig."""
+    start_ws = np.array([rig.vehicle.previous.position_ws for rig in rigs], dtype=np.float64)
+    end_ws = np.array([rig.vehicle.current.position_ws for rig in rigs], dtype=np.float64)
+    start = np.array([rig.vehicle.previous.orientation_ws for rig in rigs], dtype=np.float64)
+    end = np.array([rig.vehicle.current.orientation_ws for rig in rigs], dtype=np.float64)
+    position = start_ws + (end_ws - start_ws) * alpha
+    end = np.where(np.einsum("rq,rq->r", start, end)[:, None] < 0.0, -end, end)  # short way
+    orientation = start + (end - start) * alpha
+    orientation /= np.sqrt(np.einsum("rq,rq->r", orientation, orientation))[:, None]
+    return list(zip(position, orientation, rotation_matrices(orientation)))
+
+
+def rotation_matrices(quaternions: np.ndarray) -> np.ndarray:
+    """(R, 3, 3): :func:`physics.model.pose.rotation_matrix` of each (w, x, y, z) row."""
+    w, x, y, z = quaternions.T
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], axis=1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], axis=1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=1),
+    ], axis=1)
+
+
+def _layout(rig) -> tuple[int, int, int]:
+    """Rigs batched together have as many anchors, road wheels and belt points."""
+    return (rig.anchors_bs.shape[0], rig.wheel_weights.shape[0],
+            rig.belt_template.path_y.shape[1])
+
+
+class _StackedTemplates:
+    """The last stacked belt template and the rigs' templates it was stacked from (kept,
+    so that their ids stay theirs): the same tanks seen frame after frame stack once."""
+
+    templates: list = []
+    stacked: BeltTemplate | None = None
+
+    @classmethod
+    def of(cls, templates: list[BeltTemplate]) -> BeltTemplate:
+        if (cls.stacked is None or len(templates) != len(cls.templates)
+                or any(a is not b for a, b in zip(templates, cls.templates))):
+            cls.templates, cls.stacked = templates, BeltTemplate.stack(templates)
+        return cls.stacked
+
+
+def pose_tank_parts(rigs) -> None:
+    """Pose the road wheels, sprockets, idlers and belts of every rig in ``rigs`` (tank
+    rigs) not yet posed since its last update, at that update's pose."""
+    groups: dict[tuple, list] = {}
+    for rig in rigs:
+        if not rig.parts_posed:
+            rig.parts_posed = True
+            groups.setdefault(_layout(rig), []).append(rig)
+    for group in groups.values():
+        _pose_group(group)
+
+
+def _pose_group(rigs) -> None:
+    """Wheel heights, spins and belt rows of ``rigs`` (of one layout) worked out together,
+    then written into each rig's nodes and vertex buffers where they changed."""
+    previous = np.array([rig.step_pair[0][0] for rig in rigs])
+    current = np.array([rig.step_pair[1][0] for rig in rigs])
+    alpha = np.array([rig.step_alpha for rig in rigs])
+    distances = previous + (current - previous) * alpha[:, None]
+    ground_z = np.array([rig.anchors_bs[:, 2] for rig in rigs]) - distances
+    weights = np.array([rig.wheel_weights for rig in rigs])
+    lift = np.array([rig.wheel_lift_m for rig in rigs])
+    centre_z = np.einsum("rwa,ra->rw", weights, ground_z) + lift[:, None]
+    travelled = np.array([rig.travelled_m for rig in rigs])
+    radii = np.array([(rig.spec.road_wheel_radius_m, rig.spec.drive_wheel_radius_m)
+                      for rig in rigs])
+    road_spin_deg = -np.degrees(travelled / radii[:, :1])
+    drive_spin_deg = -np.degrees(travelled / radii[:, 1:])
+    colour = np.array([rig.belt_colour for rig in rigs], dtype=np.float64)
+    moved = _belts_moved(rigs, centre_z, travelled, colour)
+    belt_z = centre_z.reshape(len(moved), -1)
+    for rig, wheel_z, road_deg, drive_deg, run in zip(
+            rigs, centre_z.tolist(), road_spin_deg.tolist(), drive_spin_deg.tolist(),
+            travelled.tolist()):
+        _write_wheels(rig, wheel_z, road_deg, drive_deg, run)
+    _write_belts(rigs, moved, belt_z, travelled.ravel(), np.repeat(colour, 2, axis=0))
+    for rig, wheel_z, run, paint in zip(rigs, centre_z, travelled, colour):
+        rig.shown_wheel_z, rig.shown_travelled_m, rig.shown_belt_colour = wheel_z, run, paint
+
+
+def _belts_moved(rigs, centre_z: np.ndarray, travelled_m: np.ndarray,
+                 colour: np.ndarray) -> np.ndarray:
+    """(2R,) per belt (two per rig): whether its wheels rose or fell, it ran, or its colour
+    changed since it was last shown: else its rows are what it shows already."""
+    sides = (len(rigs), 2, -1)
+    rose = (centre_z.reshape(sides)
+            != np.array([rig.shown_wheel_z for rig in rigs]).reshape(sides)).any(axis=2)
+    ran = travelled_m != np.array([rig.shown_travelled_m for rig in rigs])
+    shaded = (colour != np.array([rig.shown_belt_colour for rig in rigs])).any(axis=1)
+    return (rose | ran | shaded[:, None]).ravel()
+
+
+def _write_wheels(rig, wheel_z: list, road_deg: list, drive_deg: list,
+                  travelled_m: list) -> None:
+    """Set the transforms of the rig's wheel mounts and spinners that changed since they
+    were last shown (a tank standing still sets none)."""
+    for mount, (x, y), z, shown in zip(rig.wheel_mounts, rig.wheel_xy, wheel_z,
+                                       rig.shown_wheel_z):
+        if z != shown:
+            mount.setPos(x, y, z)
+    turned = [run != shown for run, shown in zip(travelled_m, rig.shown_travelled_m)]
+    for spinner, angle, side_turned in zip(rig.side_spinners, road_deg, turned):
+        if side_turned:
+            spinner.setP(angle)
+    for spinner, side in rig.drive_wheels:
+        if turned[side]:
+            spinner.setP(drive_deg[side])
+
+
+def _write_belts(rigs, moved: np.ndarray, belt_z: np.ndarray, travelled_m: np.ndarray,
+                 colour: np.ndarray) -> None:
+    """Rewrite the vertex rows of the belts ``moved`` (a flag per belt, two per rig)."""
+    template = _StackedTemplates.of([rig.belt_template for rig in rigs])
+    belts = np.flatnonzero(moved)
+    if len(belts) == 0:
+        return
+    if len(belts) < len(moved):
+        template = template.take(belts)
+    rows = belt_rows_batch(template, belt_z[belts], travelled_m[belts], colour[belts])
+    for belt, belt_rows in zip(belts.tolist(), rows):
+        data = rigs[belt // 2].belt_data[belt % 2]
+        memoryview(data.modifyArray(0)).cast("B")[:] = memoryview(belt_rows).cast("B")
