@@ -14,6 +14,7 @@ from game.sim.controls import Controls
 from game.sim.events import Damage, Destroyed, Hit, RoundEnd, ShiftRefused, Shot
 from game.sim.simulation import Simulation
 from game.view.hud import Hud
+from game.view.minimap import EDGE_SHARE
 from game.view.hud_state import lever_path_point, read_hud_state
 from physics.model.gearbox import gate_layout
 from physics.model.terrain import MapChoice
@@ -258,3 +259,66 @@ def test_a_view_narrower_than_the_window_draws_a_smaller_hud(config):
     (full_width, full_height), (width, height) = sizes
     assert width == pytest.approx(full_width * half) and height == pytest.approx(
         full_height * half)
+
+
+def _count_writes(shape) -> list:
+    """Each :meth:`DynamicGeoms.write` to ``shape`` from now on appends its geom's index."""
+    writes, write = [], shape.write
+    shape.write = lambda index, *args: writes.append(index) or write(index, *args)
+    return writes
+
+
+def test_the_hud_redraws_only_what_moved_by_a_pixel(game, config):
+    simulation, battle, hud = game
+    view_height_px = 720
+    hud.set_view_height(view_height_px)
+    spec = config.view.hud
+    ring, dots = _count_writes(hud.reload_shape), _count_writes(hud.minimap.shapes)
+    state = read_hud_state(simulation, battle)
+    for _ in range(3):
+        hud.update(state, 1.0 / 60.0)
+    assert ring == [0] and dots == [0, 1], "the same state drawn again"
+    # The reload ring's end, set on a pixel: a tenth of a pixel further along it is not
+    # redrawn, two pixels are.
+    px_per_unit = view_height_px / 2.0
+    share_per_px = 1.0 / (math.tau * spec.reload_radius * px_per_unit)
+    share = round(state.loaded_share / share_per_px) * share_per_px
+    state.reload_left_s = (1.0 - share) * state.reload_s
+    hud.update(state, 1.0 / 60.0)
+    for share_moved, redrawn in ((share_per_px * 0.1, False), (share_per_px * 2.0, True)):
+        ring.clear()
+        state.reload_left_s = (1.0 - share - share_moved) * state.reload_s
+        hud.update(state, 1.0 / 60.0)
+        assert bool(ring) == redrawn
+    # A minimap dot, set on a pixel: a tenth of a pixel is not redrawn, two pixels are.
+    m_per_unit = spec.minimap_range_m / (spec.minimap_size / 2.0 * EDGE_SHARE)
+    dot_x = hud.minimap.dots[0][0] * px_per_unit
+    x, y, kind = state.contacts[0]
+    x += (round(dot_x) - dot_x) / px_per_unit * m_per_unit
+    state.contacts[0] = (x, y, kind)
+    hud.update(state, 1.0 / 60.0)
+    for moved_px, redrawn in ((0.1, False), (2.0, True)):
+        dots.clear()
+        state.contacts[0] = (x + moved_px / px_per_unit * m_per_unit, y, kind)
+        hud.update(state, 1.0 / 60.0)
+        assert bool(dots) == redrawn
+    assert hud.minimap.dots[0][0] * px_per_unit == pytest.approx(round(dot_x) + 2.0)
+
+
+def test_text_is_written_only_when_it_changes():
+    from game.view.hud_draw import LastDrawn, set_text
+
+    class Line:
+        def __init__(self):
+            self.writes = []
+
+        def node(self):
+            return self
+
+        def setText(self, text):
+            self.writes.append(text)
+
+    line, drawn = Line(), LastDrawn()
+    for text in ("12 km/h", "12 km/h", "13 km/h", "13 km/h", ""):
+        set_text(line, text, drawn)
+    assert line.writes == ["12 km/h", "13 km/h", ""]

@@ -95,7 +95,7 @@ def test_the_tracks_scroll_and_the_turret_follows_the_vehicle(config, desert):
     for _ in range(60):
         desert.step(Controls(throttle=1.0))
         rig.update(1.0, desert.step_s)
-    assert rig._travelled.min() > 0.5, "the tracks did not run forward"
+    assert rig.travelled_m.min() > 0.5, "the tracks did not run forward"
     _, axes = rig.gun_pose_ws()
     body_axes = vehicle.current.axes_ws()
     bore_bs = body_axes @ axes[:, 1]
@@ -228,7 +228,7 @@ def tracer_rows(view) -> np.ndarray:
     return np.frombuffer(memoryview(data.getArray(0)).cast("B"), np.float32).reshape(-1, 7)
 
 
-def test_tracers_are_streaks_in_one_node_rebuilt_each_frame(config):
+def test_tracers_are_streaks_in_one_geom_rewritten_each_frame(config):
     from game.view.combat_view import CombatView
     battle = FakeBattle()
     render = NodePath("render")
@@ -237,13 +237,15 @@ def test_tracers_are_streaks_in_one_node_rebuilt_each_frame(config):
     children = view.root.getNumChildren()
     eye = np.array([0.0, -50.0, 10.0])
     view.update(1.0, eye)
-    assert view.tracer_node.getNumGeoms() == 0 and view.shown_tracers == 0
+    assert view.shown_tracers == 0 and len(tracer_rows(view)) == 0
+    geom_address = view.tracer_node.getGeom(0).this  # no reference kept: it is not copied
     battle.shells = [FakeShell((0.0, 100.0, 5.0), (0.0, 1200.0, 0.0)),
                      FakeShell((10.0, 0.0, 2.0), (0.0, 1200.0, 0.0), age_s=5.0 / 1200.0),
                      FakeShell((-20.0, 50.0, 2.0), (300.0, 0.0, 40.0))]
     for alpha in (0.0, 0.5, 1.0):
         view.update(alpha, eye)
         assert view.tracer_node.getNumGeoms() == 1 and view.shown_tracers == 3
+        assert view.tracer_node.getGeom(0).this == geom_address, "a Geom per frame"
         assert view.root.getNumChildren() == children, "a node per shell"
         rows = tracer_rows(view)
         assert len(rows) == 12
@@ -261,7 +263,8 @@ def test_tracers_are_streaks_in_one_node_rebuilt_each_frame(config):
         assert np.all(rows[0::4, 6] == 1.0) and np.all(rows[2::4, 6] == 0.0), "tail fades"
     battle.shells = []
     view.update(1.0, eye)
-    assert view.tracer_node.getNumGeoms() == 0
+    assert view.shown_tracers == 0 and len(tracer_rows(view)) == 0
+    assert len(view.tracer_node.getGeom(0).getPrimitive(0).getVertexList()) == 0
     view.destroy()
 
 

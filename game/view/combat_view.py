@@ -3,8 +3,9 @@
 - Tracers: every shell in ``simulation.shells`` is a short bright streak along its
   velocity, a ribbon turned to face the camera, its head where the shell is (blended
   between the last two steps by its velocity) and its tail fading behind, never
-  reaching back past where it was fired. All streaks live in ONE GeomNode whose
-  geometry is rebuilt from numpy each frame (no node per shell).
+  reaching back past where it was fired. All streaks live in ONE Geom of ONE GeomNode
+  whose vertex rows are rewritten from numpy each frame (no node or Geom per shell or
+  per frame; the triangles only when the number of shells changes).
 - Plates: each of ``simulation.plates`` (centre ``position_ws``, ``half_extents_m``:
   half width, half thickness, half height, compass ``heading_deg``) is a steel-grey
   box on two posts driven into the ground, built when it first appears.
@@ -19,9 +20,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from panda3d.core import Geom, GeomNode, GeomVertexData, NodePath, TransparencyAttrib
+from panda3d.core import (Geom, GeomNode, GeomTriangles, GeomVertexData, NodePath,
+                          TransparencyAttrib)
 
-from game.view.meshes import COLOUR_VERTEX_FORMAT, box_mesh, triangle_primitive
+from game.view.meshes import COLOUR_VERTEX_FORMAT, box_mesh
 from game.view.shaders import unlit_colour_shader
 from physics.model.spec import Spec, rgb, tuning
 
@@ -71,8 +73,12 @@ class CombatView:
         self.simulation = simulation
         self.spec = spec
         self.root = parent.attachNewNode("combat")
-        self._format = COLOUR_VERTEX_FORMAT
         self.tracer_node = GeomNode("tracers")
+        geom = Geom(GeomVertexData("tracers", COLOUR_VERTEX_FORMAT, Geom.UH_stream))
+        triangles = GeomTriangles(Geom.UH_stream)
+        triangles.setIndexType(Geom.NT_uint32)
+        geom.addPrimitive(triangles)
+        self.tracer_node.addGeom(geom)
         self.tracers = self.root.attachNewNode(self.tracer_node)
         self.tracers.setShader(unlit_colour_shader())
         self.tracers.setTransparency(TransparencyAttrib.MAlpha)
@@ -85,6 +91,8 @@ class CombatView:
         self._origins: dict[int, np.ndarray] = {}
         self.plates: dict[int, NodePath] = {}
         self._plate_objects: dict[int, object] = {}
+        self._plate_poses: dict[int, tuple] = {}
+        """Each plate's place and heading as last set."""
 
     # ----- plates ---------------------------------------------------------------------
 
@@ -125,40 +133,50 @@ class CombatView:
             if key not in self.plates:
                 self.plates[key] = self._build_plate(plate)
                 self._plate_objects[key] = plate
-            else:
-                path = self.plates[key]
-                path.setPos(*np.asarray(plate.position_ws, dtype=np.float64))
-                path.setH(-float(getattr(plate, "heading_deg", 0.0)))
+            pose = (tuple(float(v) for v in plate.position_ws),
+                    -float(getattr(plate, "heading_deg", 0.0)))
+            if pose != self._plate_poses.get(key):  # moved (or just built): placed again
+                self._plate_poses[key] = pose
+                self.plates[key].setPosHpr(*pose[0], pose[1], 0.0, 0.0)
         for key in [k for k in self.plates if k not in seen]:
             self.plates.pop(key).removeNode()
             self._plate_objects.pop(key, None)
+            self._plate_poses.pop(key, None)
 
     # ----- tracers --------------------------------------------------------------------
 
-    def _tracer_geom(self, corners: np.ndarray) -> Geom:
+    def _write_tracers(self, corners: np.ndarray) -> None:
+        """The ribbons' corners (N, 4, 3) into the tracers' Geom: head bright, tail faded."""
         spec = self.spec
         count = len(corners)
         head = np.append(np.asarray(spec.tracer_head_colour, dtype=np.float64), 1.0)
         tail = np.append(np.asarray(spec.tracer_tail_colour, dtype=np.float64), 0.0)
-        colours = np.tile(np.stack([head, head, tail, tail]), (count, 1))
-        rows = np.hstack([corners.reshape(-1, 3), colours]).astype(np.float32)
-        data = GeomVertexData("tracers", self._format, Geom.UH_stream)
-        data.uncleanSetNumRows(len(rows))
-        memoryview(data.modifyArray(0)).cast("B")[:] = rows.tobytes()
-        triangles = (_QUAD[None, :, :] + 4 * np.arange(count, dtype=np.uint32)[:, None, None])
-        geom = Geom(data)
-        geom.addPrimitive(triangle_primitive(triangles, Geom.UH_stream))
-        return geom
+        rows = np.empty((count, 4, 7), np.float32)
+        rows[:, :, 0:3] = corners
+        rows[:, :, 3:7] = np.stack([head, head, tail, tail])
+        geom = self.tracer_node.modifyGeom(0)
+        data = geom.modifyVertexData()
+        data.uncleanSetNumRows(count * 4)
+        if count:
+            memoryview(data.modifyArray(0)).cast("B")[:] = memoryview(rows).cast("B")
+        if count != self.shown_tracers:  # the triangles of N quads are always the same
+            triangles = (_QUAD[None, :, :]
+                         + 4 * np.arange(count, dtype=np.uint32)[:, None, None]).ravel()
+            indices = geom.modifyPrimitive(0).modifyVertices(len(triangles))
+            indices.uncleanSetNumRows(len(triangles))
+            if count:
+                memoryview(indices).cast("B")[:] = memoryview(triangles).cast("B")
+        self.shown_tracers = count
 
     def update(self, alpha: float, eye_ws) -> None:
         """Once a frame: shells blended ``alpha`` of the way from the previous step to the
         last one, ribbons facing ``eye_ws`` (the camera)."""
         self._sync_plates()
         shells = list(getattr(self.simulation, "shells", None) or [])
-        self.tracer_node.removeAllGeoms()
-        self.shown_tracers = 0
         if not shells:
             self._origins.clear()
+            if self.shown_tracers:
+                self._write_tracers(np.zeros((0, 4, 3)))
             return
         heads = np.array([np.asarray(s.position_ws, dtype=np.float64) for s in shells])
         velocities = np.array([np.asarray(s.velocity_ws, dtype=np.float64) for s in shells])
@@ -183,8 +201,7 @@ class CombatView:
         origins = np.array([origins[id(s)] for s in shells])
         corners = tracer_quads(heads, velocities, origins, np.asarray(eye_ws, dtype=np.float64),
                                self.spec.tracer_length_m, self.spec.tracer_width_m)
-        self.tracer_node.addGeom(self._tracer_geom(corners))
-        self.shown_tracers = len(shells)
+        self._write_tracers(corners)
 
     def destroy(self) -> None:
         self.root.removeNode()

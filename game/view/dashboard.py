@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from panda3d.core import LineSegs, NodePath, TextNode
 
+from game.view.hud_draw import LastDrawn, PixelGrid, set_text
 from game.view.hud_state import HudState, lever_path_point
 from game.view.hud_text import hud_text
 from game.view.overlay import card
@@ -25,10 +26,16 @@ beyond them)."""
 
 
 class Dashboard:
-    """Health, rpm, speed, gear and the H gate on a backing panel under ``panel``."""
+    """Health, rpm, speed, gear and the H gate on a backing panel under ``panel``; ``grid``
+    (the view's pixels) and ``scale`` (the HUD's) say when a bar or the knob has moved
+    enough to be drawn again."""
 
-    def __init__(self, panel: NodePath, spec):
+    def __init__(self, panel: NodePath, spec, grid: PixelGrid | None = None,
+                 scale: float = 1.0):
         self.spec = spec
+        self.grid = grid if grid is not None else PixelGrid()
+        self.scale = scale
+        self.drawn = LastDrawn()
         s = spec
         m = s.margin
         self.width = s.bar_size[0] + 2 * m
@@ -138,10 +145,11 @@ class Dashboard:
     def _update_gear(self, state: HudState, frame_s: float) -> None:
         """Speed and gear texts; the knob slides toward the lever's place in the gate."""
         s = self.spec
-        self.speed_text.node().setText(f"{abs(state.speed_kmh):3.0f} km/h"
-                                       + (" R" if state.speed_kmh < -0.5 else ""))
+        set_text(self.speed_text, f"{abs(state.speed_kmh):3.0f} km/h"
+                 + (" R" if state.speed_kmh < -0.5 else ""), self.drawn)
         gear = state.selected if not state.shifting else f"{state.shift_from}>{state.selected}"
-        self.gear_text.node().setText(("AUTO " if state.automatic else "") + "gear " + gear)
+        set_text(self.gear_text, ("AUTO " if state.automatic else "") + "gear " + gear,
+                 self.drawn)
         if state.gate and state.gate != self._gate_built_for:
             self._build_gate(state.gate)
         target = (lever_path_point(state.gate, state.shift_from, state.selected,
@@ -149,32 +157,41 @@ class Dashboard:
                   else state.gate.get(state.selected, (0.0, 0.0)))
         if self.knob_pos is None:
             self.knob_pos = np.array(target, dtype=float)
-        else:
+        elif not np.array_equal(self.knob_pos, target):
             offset = np.asarray(target) - self.knob_pos
             distance = float(np.linalg.norm(offset))
             step = s.lever_speed_per_s * max(frame_s, 0.0)
             self.knob_pos = (np.asarray(target, dtype=float) if distance <= step
                              else self.knob_pos + offset / distance * step)
-        self.knob.setPos(self.knob_pos[0] * self.gate_unit, 0, self.knob_pos[1] * self.gate_unit)
-        self.knob.setColor(*(s.shifting_colour if state.shifting else s.lever_colour))
+        x, y = self.knob_pos * self.gate_unit
+        if self.drawn.changed("knob", (self.grid.steps(x, self.scale),
+                                       self.grid.steps(y, self.scale))):
+            self.knob.setPos(x, 0, y)
+        if self.drawn.changed("knob-colour", state.shifting):
+            self.knob.setColor(*(s.shifting_colour if state.shifting else s.lever_colour))
 
     def _update_bars(self, state: HudState) -> None:
-        """The rpm bar (its full width is the redline) and the health bar."""
+        """The rpm bar (its full width is the redline) and the health bar, each redrawn
+        when its end has moved by a pixel."""
         s = self.spec
         share = min(max(state.rpm / max(state.redline_rpm, 1.0), 0.0), 1.0)
-        self.rpm_bar.setSx(max(share, 1e-3) * s.bar_size[0])
-        self.rpm_bar.setColor(*(s.redline_colour if share >= s.redline_share else s.rpm_colour))
-        self.rpm_label.node().setText(f"{state.rpm:4.0f} rpm")
-        if state.health is None or not state.max_health:
-            self.health_bar.hide()
-            self.health_back.hide()
-            self.health_label.node().setText("")
+        if self.drawn.changed("rpm", self.grid.steps(share * s.bar_size[0], self.scale)):
+            self.rpm_bar.setSx(max(share, 1e-3) * s.bar_size[0])
+        if self.drawn.changed("rpm-red", share >= s.redline_share):
+            self.rpm_bar.setColor(*(s.redline_colour if share >= s.redline_share
+                                    else s.rpm_colour))
+        set_text(self.rpm_label, f"{state.rpm:4.0f} rpm", self.drawn)
+        has_health = state.health is not None and bool(state.max_health)
+        if self.drawn.changed("health-shown", has_health):
+            for path in (self.health_bar, self.health_back):
+                (path.show if has_health else path.hide)()
+        if not has_health:
+            set_text(self.health_label, "", self.drawn)
             return
-        self.health_bar.show()
-        self.health_back.show()
         health = min(max(state.health / state.max_health, 0.0), 1.0)
-        self.health_bar.setSx(max(health, 1e-3) * s.bar_size[0])
-        low, high = np.asarray(s.low_health_colour), np.asarray(s.health_colour)
-        self.health_bar.setColor(*(low + (high - low) * health))
-        self.health_label.node().setText(
-            "DESTROYED" if state.destroyed else f"health {state.health:.0f}")
+        if self.drawn.changed("health", health):
+            self.health_bar.setSx(max(health, 1e-3) * s.bar_size[0])
+            low, high = np.asarray(s.low_health_colour), np.asarray(s.health_colour)
+            self.health_bar.setColor(*(low + (high - low) * health))
+        set_text(self.health_label,
+                 "DESTROYED" if state.destroyed else f"health {state.health:.0f}", self.drawn)

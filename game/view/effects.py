@@ -12,20 +12,26 @@
   faster the vehicle goes, and more again where it slides (the controller's
   reports: ``Vehicle.anchors()``; no ray of our own).
 
+A frame's streams (the dust of every vehicle, the wrecks' smoke) are gathered into
+arrays and spawned in one call (:func:`game.view.emission.emit_streams`), each
+stream keeping its fraction of a particle to the next frame; an event's burst is one
+such call of its own.
+
 Everything random comes from the effects' own generator (seeded), never the
 simulation's: effects cannot change a run. ``counts`` tallies the bursts made per
-effect (tests read it).
+effect, and the particles each stream made (tests read it).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 from game.settings import QUALITY_LEVELS
 from game.sim.events import Destroyed, Event, Hit, RoundStart, Shot
+from game.view.emission import EmitterTable, StreamCarry, emit_streams
 from game.view.particles import EmitterSpec, ParticleSystem
 from physics.model.ballistics import gun_axes
 from physics.model.spec import Spec, tuning
@@ -67,6 +73,20 @@ class EffectsSpec(Spec):
 
 EFFECTS_STREAM = 0xEFF3
 """Seeds the effects' random stream apart from everything the simulation draws."""
+DUST_THROWN_BACK = 0.5
+"""Track dust leaves along the ground's normal tipped back against the motion by this
+share of it."""
+TRACK_DUST_CARRIED = 0.3
+"""Track dust is carried along at this share of the vehicle's velocity."""
+SLIDE_DUST_CARRIED = 0.2
+"""Slide dust is carried along at this share of the vehicle's velocity."""
+WRECK_SMOKE_RISE_M = 1.5
+"""A wreck's smoke (and the column of its explosion) leaves this far up its hull."""
+SLOWEST_MPS = 1e-6
+"""A vehicle slower than this has no direction of travel."""
+UP = (0.0, 0.0, 1.0)
+STREAMS = ("track_dust", "slide_dust", "wreck_smoke")
+"""The emitters that stream (particles per second) rather than burst."""
 
 
 class Effects:
@@ -78,15 +98,19 @@ class Effects:
         self.spec = spec
         self.particles = ParticleSystem(spec.capacity, parent,
                                         sort_back_to_front=spec.sort_back_to_front)
+        self.table = EmitterTable({field.name: getattr(spec, field.name)
+                                   for field in fields(spec)
+                                   if isinstance(getattr(spec, field.name), EmitterSpec)})
         self.rng = np.random.default_rng([seed, EFFECTS_STREAM])
         self.scale = 1.0
         self.set_quality(quality)
         self.counts: Counter = Counter()
-        """Bursts made, by effect name (``muzzle_flash``, ``sparks``, ...)."""
+        """Bursts made, by effect name (``muzzle_flash``, ``sparks``, ...); streams: the
+        particles they made."""
         self._wrecks: dict[str, float] = {}
         """Smoking wrecks: vehicle name -> simulated time it was destroyed."""
-        self._carry: dict[tuple, float] = {}
-        """Streams' fractional particles carried to the next frame, by (emitter, source)."""
+        self._carry = {name: StreamCarry() for name in STREAMS}
+        """Each stream's fraction of a particle carried to the next frame."""
 
     def set_quality(self, quality: str) -> None:
         level = QUALITY_LEVELS.index(quality) if quality in QUALITY_LEVELS else 2
@@ -97,9 +121,8 @@ class Effects:
 
     def _burst(self, name: str, point, direction=(0.0, 0.0, 1.0),
                base_velocity=(0.0, 0.0, 0.0)) -> None:
-        emitter: EmitterSpec = getattr(self.spec, name)
-        self.particles.emit(self.rng, emitter, self._count(emitter), point, direction,
-                            base_velocity)
+        emit_streams(self.particles, self.rng, self.table, [self.table.index[name]],
+                     [self._count(getattr(self.spec, name))], point, direction, base_velocity)
         self.counts[name] += 1
 
     def _vehicle(self, name):
@@ -153,64 +176,73 @@ class Effects:
         up = vehicle.current.axes_ws()[2]
         self._burst("explosion", centre + up * 1.0, up)
         self._burst("debris", centre + up * 0.8, up)
-        self._burst("smoke_column", centre + up * 1.5, (0.0, 0.0, 1.0))
+        self._burst("smoke_column", centre + up * WRECK_SMOKE_RISE_M, UP)
         self._wrecks[vehicle.name] = self.simulation.time_s
 
     # ----- streams ----------------------------------------------------------------------
 
-    def _stream(self, key: tuple, emitter: EmitterSpec, rate_per_s: float, dt_s: float,
-                point, direction, base_velocity=(0.0, 0.0, 0.0)) -> int:
-        """Emit ``rate_per_s`` on average, carrying fractions from frame to frame."""
-        due = self._carry.get(key, 0.0) + rate_per_s * self.scale * dt_s
-        whole = int(due)
-        self._carry[key] = due - whole
-        if whole:
-            self.particles.emit(self.rng, emitter, whole, point, direction, base_velocity)
-        return whole
+    def _streams(self, name: str, layout: tuple, rates_per_s, active, dt_s: float, points,
+                 directions, base_velocities) -> list:
+        """One kind's streams for this frame: the whole particles due of each (carrying
+        the fractions), as [kinds, counts, points, directions, velocities] of those
+        that make any."""
+        due = self._carry[name].due(layout, np.asarray(rates_per_s) * (self.scale * dt_s),
+                                    active)
+        making = np.flatnonzero(due)
+        self.counts[name] += int(due.sum())
+        return [np.full(len(making), self.table.index[name]), due[making], points[making],
+                directions[making], base_velocities[making]]
 
-    def _dust(self, dt_s: float) -> None:
+    def _dust(self, dt_s: float) -> list[list]:
+        """Dust under every anchor on the ground: thrown back and up, carried along at a
+        share of the speed, more the faster; and more where it slides."""
         spec = self.spec
-        for vehicle in self.simulation.vehicles:
-            anchors = vehicle.anchors()
-            if anchors is None:
-                continue
-            speed = float(np.linalg.norm(vehicle.current.velocity_ws))
-            share = np.clip((speed - spec.dust_min_speed_mps)
-                            / max(spec.dust_max_speed_mps - spec.dust_min_speed_mps, 1e-6),
-                            0.0, 1.0)
-            velocity = vehicle.current.velocity_ws
-            for a in np.flatnonzero(anchors.on_ground):
-                point = anchors.contact_point_ws[a]
-                normal = anchors.contact_normal_ws[a]
-                # Dust trails: thrown back and up, carried along at a share of the speed.
-                if share > 0.0:
-                    made = self._stream(("track_dust", vehicle.name, int(a)), spec.track_dust,
-                                        spec.track_dust.count * share, dt_s, point,
-                                        normal - velocity / max(speed, 1e-6) * 0.5,
-                                        velocity * 0.3)
-                    if made:
-                        self.counts["track_dust"] += made
-                if anchors.sliding[a]:
-                    made = self._stream(("slide_dust", vehicle.name, int(a)), spec.slide_dust,
-                                        spec.slide_dust.count, dt_s, point, normal,
-                                        velocity * 0.2)
-                    if made:
-                        self.counts["slide_dust"] += made
+        reports = [(vehicle, vehicle.anchors()) for vehicle in self.simulation.vehicles]
+        reports = [(vehicle, anchors) for vehicle, anchors in reports if anchors is not None]
+        if not reports:
+            return []
+        layout = tuple((vehicle.name, len(anchors.on_ground)) for vehicle, anchors in reports)
+        per_vehicle = np.array([size for _, size in layout])
+        velocity = np.repeat(np.array([vehicle.current.velocity_ws for vehicle, _ in reports],
+                                      np.float64), per_vehicle, axis=0)
+        speed = np.sqrt(np.einsum("ij,ij->i", velocity, velocity))
+        share = np.clip((speed - spec.dust_min_speed_mps)
+                        / max(spec.dust_max_speed_mps - spec.dust_min_speed_mps, 1e-6),
+                        0.0, 1.0)
+        on_ground = np.concatenate([anchors.on_ground for _, anchors in reports]).astype(bool)
+        sliding = np.concatenate([anchors.sliding for _, anchors in reports]).astype(bool)
+        points = np.concatenate([anchors.contact_point_ws for _, anchors in reports])
+        normals = np.concatenate([anchors.contact_normal_ws for _, anchors in reports])
+        travel = velocity / np.maximum(speed, SLOWEST_MPS)[:, None]
+        return [self._streams("track_dust", layout, spec.track_dust.count * share,
+                              on_ground & (share > 0.0), dt_s, points,
+                              normals - travel * DUST_THROWN_BACK,
+                              velocity * TRACK_DUST_CARRIED),
+                self._streams("slide_dust", layout, np.full(len(speed), spec.slide_dust.count),
+                              on_ground & sliding, dt_s, points, normals,
+                              velocity * SLIDE_DUST_CARRIED)]
 
-    def _wreck_smoke(self, dt_s: float) -> None:
+    def _wreck_smoke(self, dt_s: float) -> list[list]:
+        """Smoke rising from every wreck still smoking."""
         now = self.simulation.time_s
+        smoking = []
         for name, since in list(self._wrecks.items()):
             vehicle = self._vehicle(name)
             if (vehicle is None or not vehicle.destroyed
                     or now - since > self.spec.wreck_smoke_s):
                 del self._wrecks[name]
                 continue
-            up = vehicle.current.axes_ws()[2]
-            made = self._stream(("wreck_smoke", name), self.spec.wreck_smoke,
-                                self.spec.wreck_smoke.count, dt_s,
-                                vehicle.current.position_ws + up * 1.5, (0.0, 0.0, 1.0))
-            if made:
-                self.counts["wreck_smoke"] += made
+            smoking.append(vehicle)
+        if not smoking:
+            return []
+        tops = np.array([vehicle.current.position_ws
+                         + vehicle.current.axes_ws()[2] * WRECK_SMOKE_RISE_M
+                         for vehicle in smoking], np.float64)
+        count = len(smoking)
+        return [self._streams("wreck_smoke", tuple((vehicle.name, 1) for vehicle in smoking),
+                              np.full(count, self.spec.wreck_smoke.count),
+                              np.ones(count, bool), dt_s, tops, np.tile(UP, (count, 1)),
+                              np.zeros((count, 3)))]
 
     @property
     def smoking_wrecks(self) -> list[str]:
@@ -220,15 +252,18 @@ class Effects:
         """Once a frame: streams (dust, wreck smoke) for ``dt_s`` of game time, then every
         particle ages ``dt_s`` and the system is redrawn (seen from ``eye_ws``)."""
         if dt_s > 0.0 and streams:
-            self._dust(dt_s)
-            self._wreck_smoke(dt_s)
+            parts = self._dust(dt_s) + self._wreck_smoke(dt_s)
+            if parts:  # every stream of the frame in one spawn
+                emit_streams(self.particles, self.rng, self.table,
+                             *(np.concatenate(column) for column in zip(*parts)))
         self.particles.update(dt_s)
         self.particles.draw(eye_ws)
 
     def clear(self) -> None:
         self.particles.clear()
         self._wrecks.clear()
-        self._carry.clear()
+        for carry in self._carry.values():
+            carry.clear()
 
     def destroy(self) -> None:
         self.particles.destroy()

@@ -17,10 +17,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from panda3d.core import (Geom, GeomNode, GeomTriangles, GeomVertexData, GeomVertexFormat,
-                          GeomVertexWriter, LineSegs, NodePath, TransparencyAttrib)
+from panda3d.core import GeomTriangles, LineSegs, NodePath, TransparencyAttrib
 
 from game.sim.events import Damage, Destroyed, Event, Hit
+from game.view.hud_draw import (DynamicGeoms, LastDrawn, PixelGrid, bearing_steps, colour_steps,
+                                on_plane)
 from game.view.hud_state import HudState
 from game.view.overlay import keep_alpha
 from physics.model.spec import Spec, rgba, tuning
@@ -72,6 +73,8 @@ class HitMarker:
         self.left_s = 0.0
         self.shown_s = spec.hit_s
         self.showing: NodePath | None = None
+        self._alpha_drawn: int | None = None
+        """The X's opacity last set, in colour steps."""
 
     def _cross(self, name: str, scale: float, colour) -> NodePath:
         lines = LineSegs(name)
@@ -100,6 +103,7 @@ class HitMarker:
             path.hide()
         cross.show()
         self.showing, self.left_s, self.shown_s = cross, seconds, seconds
+        self._alpha_drawn = None
 
     def update(self, frame_s: float) -> None:
         """The X fades out over its time."""
@@ -110,7 +114,10 @@ class HitMarker:
             self.showing.hide()
             self.showing = None
             return
-        self.showing.setAlphaScale(self.left_s / self.shown_s)
+        alpha = colour_steps(self.left_s / self.shown_s)
+        if alpha != self._alpha_drawn:
+            self._alpha_drawn = alpha
+            self.showing.setAlphaScale(self.left_s / self.shown_s)
 
 
 def wedge_triangles(middle_rad: float, arc_rad: float, inner: float, outer: float,
@@ -128,11 +135,17 @@ def wedge_triangles(middle_rad: float, arc_rad: float, inner: float, outer: floa
 
 class DamageIndicator:
     """Wedges round the view's middle (``parent``: its centre node) toward the shooters
-    that hurt the player lately."""
+    that hurt the player lately; redrawn when one has turned by a pixel of ``grid`` (the
+    HUD is drawn ``scale`` times as large) or faded by a colour step."""
 
-    def __init__(self, parent: NodePath, spec: DamageIndicatorSpec):
+    def __init__(self, parent: NodePath, spec: DamageIndicatorSpec,
+                 grid: PixelGrid | None = None, scale: float = 1.0):
         self.spec = spec
-        self.node = GeomNode("damage-indicator")
+        self.grid = grid if grid is not None else PixelGrid()
+        self.scale = scale
+        self.drawn = LastDrawn()
+        self.shape = DynamicGeoms("damage-indicator", (GeomTriangles,))
+        self.node = self.shape.node
         self.root = parent.attachNewNode(self.node)
         keep_alpha(self.root)
         self.root.setTransparency(TransparencyAttrib.MAlpha)
@@ -165,32 +178,20 @@ class DamageIndicator:
             east_m, north_m = source[1][0] - here_x, source[1][1] - here_y
             bearing = math.remainder(math.atan2(east_m, north_m) - heading, math.tau)
             bearings.append((bearing, source[0] / self.spec.shown_s))
-        if bearings or self.bearings:
+        seen = tuple((bearing_steps(self.grid, bearing, self.spec.radius, self.scale),
+                      colour_steps(share)) for bearing, share in bearings)
+        if self.drawn.changed("wedges", seen):
             self._draw(bearings)
         self.bearings = bearings
 
     def _draw(self, bearings: list[tuple[float, float]]) -> None:
-        self.node.removeAllGeoms()
-        if not bearings:
-            return
         s = self.spec
-        pieces = [(wedge_triangles(bearing, math.radians(s.arc_deg), s.radius - s.width,
-                                   s.radius, s.segments), share) for bearing, share in bearings]
-        rows = sum(len(triangles) * 3 for triangles, _ in pieces)
-        data = GeomVertexData("wedges", GeomVertexFormat.getV3c4(), Geom.UHStream)
-        data.setNumRows(rows)
-        vertex = GeomVertexWriter(data, "vertex")
-        colour = GeomVertexWriter(data, "color")
-        red, green, blue, alpha = s.colour
-        for triangles, share in pieces:
-            for x, y in triangles.reshape(-1, 2).tolist():
-                vertex.addData3(x, 0.0, y)
-                colour.addData4(red, green, blue, alpha * share)
-        primitive = GeomTriangles(Geom.UHStream)
-        primitive.addConsecutiveVertices(0, rows)
-        geom = Geom(data)
-        geom.addPrimitive(primitive)
-        self.node.addGeom(geom)
+        pieces = [wedge_triangles(bearing, math.radians(s.arc_deg), s.radius - s.width,
+                                  s.radius, s.segments).reshape(-1, 2) for bearing, _ in bearings]
+        colours = [np.tile(np.array(s.colour) * (1.0, 1.0, 1.0, share), (len(piece), 1))
+                   for piece, (_, share) in zip(pieces, bearings)]
+        self.shape.write(0, on_plane(np.concatenate(pieces) if pieces else np.zeros((0, 2))),
+                         np.concatenate(colours) if colours else np.zeros((0, 4)))
 
     def destroy(self) -> None:
         self.root.removeNode()

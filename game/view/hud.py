@@ -29,13 +29,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from panda3d.core import (Geom, GeomNode, GeomTriangles, GeomVertexData, GeomVertexFormat,
-                          GeomVertexWriter, LineSegs, NodePath, TextNode, TransparencyAttrib)
+from panda3d.core import GeomTriangles, LineSegs, NodePath, TextNode, TransparencyAttrib
 
 from game.sim.events import Event
 from game.view.dashboard import Dashboard
 from game.view.hit_indicators import (DamageIndicator, DamageIndicatorSpec, HitMarker,
                                       HitMarkerSpec)
+from game.view.hud_draw import DynamicGeoms, LastDrawn, PixelGrid, on_plane, set_text
 from game.view.hud_state import HudState, message_for
 from game.view.hud_text import hud_text
 from game.view.kill_feed import KillFeed, KillFeedSpec
@@ -126,18 +126,22 @@ class Hud:
     def __init__(self, corners: dict, spec: HudSpec, scale: float = 1.0):
         self.spec = spec
         self.scale = scale
+        self.grid = PixelGrid()
+        """The view's pixels in aspect2d units (:meth:`set_view_height`): what moved by less
+        than a pixel is not drawn again."""
+        self.drawn = LastDrawn()
         center = corners["center"]
         self._corner_roots: list[NodePath] = []
-        self.markers = MarkerLayer(center, spec.markers, spec, scale)
+        self.markers = MarkerLayer(center, spec.markers, spec, scale, self.grid)
         self._corner_roots.append(self.markers.root)
         self.root = self._corner(corners, "center")
         """The view's middle, scaled: the damage wedges and the scoreboard."""
-        self.dashboard = Dashboard(self._corner(corners, "bottom_left"), spec)
-        self.damage = DamageIndicator(self.root, spec.damage)
+        self.dashboard = Dashboard(self._corner(corners, "bottom_left"), spec, self.grid, scale)
+        self.damage = DamageIndicator(self.root, spec.damage, self.grid, scale)
         self._build_crosshair(center)
         self.hit_marker = HitMarker(self.crosshair, spec.hit_marker)
         top_right = self._corner(corners, "top_right")
-        self.minimap = Minimap(top_right, spec)
+        self.minimap = Minimap(top_right, spec, self.grid, scale)
         self.kill_feed = KillFeed(top_right, spec.kill_feed, spec)
         self._build_messages(self._corner(corners, "top_center"))
         self.scoreboard = ScoreboardView(self._corner(corners, "top_left"), self.root, spec,
@@ -172,10 +176,9 @@ class Hud:
             lines.moveTo(ax, 0, ay)
             lines.drawTo(bx, 0, by)
         self.crosshair.attachNewNode(lines.create())
-        self.reload_node = GeomNode("reload-ring")
-        self.reload_ring = self.crosshair.attachNewNode(self.reload_node)
+        self.reload_shape = DynamicGeoms("reload-ring", (GeomTriangles,))
+        self.reload_ring = self.crosshair.attachNewNode(self.reload_shape.node)
         self.reload_ring.setTransparency(TransparencyAttrib.MAlpha)
-        self._reload_share_drawn = None
         self.crosshair_xy: tuple | None = None
 
     def _build_messages(self, top: NodePath) -> None:
@@ -220,54 +223,50 @@ class Hud:
 
     # ----- per frame --------------------------------------------------------------------
 
+    def set_view_height(self, height_px: int) -> None:
+        """The view is ``height_px`` pixels high (what a pixel is, for what to redraw)."""
+        self.grid.set_view_height(height_px)
+
+    def _show(self, key: str, path: NodePath, visible: bool) -> None:
+        if self.drawn.changed(key, visible):
+            (path.show if visible else path.hide)()
+
     def _draw_ring(self, share: float | None) -> None:
+        """The reload ring's arc over ``share`` (None: no gun), redrawn when its end has
+        moved by a pixel or it turned ready."""
+        self._show("ring", self.reload_ring, share is not None)
         if share is None:
-            self.reload_ring.hide()
             return
-        self.reload_ring.show()
-        rounded = round(share, 3)
-        if rounded == self._reload_share_drawn:
-            return
-        self._reload_share_drawn = rounded
-        self.reload_node.removeAllGeoms()
         s = self.spec
-        colour = s.ready_colour if share >= 1.0 else s.reload_colour
         outer = s.reload_radius
+        ready = share >= 1.0
+        arc = self.grid.steps(min(max(share, 0.0), 1.0) * math.tau * outer, self.scale)
+        if not self.drawn.changed("ring-arc", (ready, arc)):
+            return
         triangles = ring_triangles(s.reload_segments, max(share, 1e-3), outer - s.reload_width,
                                    outer)
-        data = GeomVertexData("ring", GeomVertexFormat.getV3c4(), Geom.UHStream)
-        data.setNumRows(len(triangles) * 3)
-        vertex = GeomVertexWriter(data, "vertex")
-        colour_writer = GeomVertexWriter(data, "color")
-        for x, y in triangles.reshape(-1, 2):
-            vertex.addData3(float(x), 0.0, float(y))
-            colour_writer.addData4(*colour)
-        primitive = GeomTriangles(Geom.UHStream)
-        primitive.addConsecutiveVertices(0, len(triangles) * 3)
-        geom = Geom(data)
-        geom.addPrimitive(primitive)
-        self.reload_node.addGeom(geom)
+        self.reload_shape.write(0, on_plane(triangles.reshape(-1, 2)),
+                                s.ready_colour if ready else s.reload_colour)
 
     def set_crosshair(self, xy: tuple | None) -> None:
-        """Put the crosshair at aspect2d (x, y), or at the centre when None."""
+        """Put the crosshair at aspect2d (x, y), or at the centre when None (moved when it
+        has moved by a pixel)."""
         self.crosshair_xy = xy
         x, y = xy if xy is not None else (0.0, 0.0)
-        self.crosshair.setPos(x, 0.0, y)
+        if self.drawn.changed("crosshair", (self.grid.steps(x), self.grid.steps(y))):
+            self.crosshair.setPos(x, 0.0, y)
 
     def update(self, state: HudState, frame_s: float) -> None:
         self.state = state
         self.dashboard.update(state, frame_s)
         self._draw_ring(state.loaded_share)
-        if state.reload_s is None:
-            self.crosshair.hide()
-        else:
-            self.crosshair.show()
+        self._show("crosshair", self.crosshair, state.reload_s is not None)
         self.minimap.update(state)
-        self.markers.update(state.markers)
+        self.markers.update(state.markers, reserve=len(state.contacts))
         self.damage.update(state, frame_s)
         self.hit_marker.update(frame_s)
         self.kill_feed.update(frame_s)
-        self.score_text.node().setText(state.score_line or "")
+        set_text(self.score_text, state.score_line or "", self.drawn)
         self.scoreboard.update(state.ping_ms, state.board)
         self._fade_messages(frame_s)
 
@@ -285,6 +284,7 @@ class Hud:
     def show(self, visible: bool) -> None:
         for path in self._corner_roots:
             (path.show if visible else path.hide)()
+        self.drawn.forget()  # the next update shows its parts again as they should be
 
     def destroy(self) -> None:
         self.scoreboard.destroy()

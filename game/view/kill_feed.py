@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from panda3d.core import NodePath, TextNode
 
 from game.sim.events import Destroyed, Event
+from game.view.hud_draw import colour_steps
 from game.view.hud_text import hud_text
 from physics.model.spec import Spec, rgba, tuning
 
@@ -47,6 +48,8 @@ class KillFeed:
             self.texts.append(text)
         self.entries: list[list] = []
         """[line, seconds left, names the player] of the kills listed, oldest first."""
+        self._fades = [colour_steps(1.0)] * spec.lines
+        """Each line's opacity as last set, in colour steps."""
 
     def on_events(self, events: list[Event], player_name: str) -> None:
         changed = False
@@ -70,9 +73,11 @@ class KillFeed:
         self.entries = [entry for entry in self.entries if entry[1] > 0.0]
         if len(self.entries) != before:
             self._show()
-        for text, (_, left_s, _) in zip(self.texts, self.entries):
+        for index, (text, (_, left_s, _)) in enumerate(zip(self.texts, self.entries)):
             fade = min(left_s / self.spec.fade_s, 1.0) if self.spec.fade_s > 0.0 else 1.0
-            text.setAlphaScale(fade)
+            if colour_steps(fade) != self._fades[index]:
+                self._fades[index] = colour_steps(fade)
+                text.setAlphaScale(fade)
 
     def _show(self) -> None:
         for index, text in enumerate(self.texts):
@@ -84,6 +89,7 @@ class KillFeed:
             text.node().setTextColor(*(self.spec.own_colour if mine
                                        else self.hud_spec.text_colour))
             text.setAlphaScale(1.0)
+            self._fades[index] = colour_steps(1.0)
 
     @property
     def lines(self) -> list[str]:

@@ -16,15 +16,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 from panda3d.core import (Geom, GeomNode, GeomTriangles, GeomVertexData, GeomVertexFormat,
                           GeomVertexWriter, NodePath, TextNode)
 
 from game.sim.spotting import SpottingSpec, hull_middle_ws
 from game.view.hud_state import Marker, enemies_of
+from game.view.hud_draw import LastDrawn, PixelGrid, bearing_steps, set_text
 from game.view.hud_text import hud_text
 from game.view.overlay import keep_alpha
 from game.view.spotter import EnemySpotter, eye_of
-from game.view.view_projection import ViewProjection
+from game.view.view_projection import ViewProjection, place_on_overlay
 from physics.model.spec import Spec, SpecError, rgba, tuning
 
 CHEVRON = ((-0.5, 1.0), (0.0, 0.0), (0.0, 0.55), (-0.5, 1.0), (0.0, 0.55), (-0.22, 1.0),
@@ -93,15 +95,21 @@ class EnemyMarkers:
         enemies = enemies_of(simulation, battle, player)
         marked = self.spotter.update(simulation.time_s, eye_of(player), enemies,
                                      simulation.terrain)
-        here = hull_middle_ws(player).tolist()
+        if not marked:
+            return []
+        middles = np.array([hull_middle_ws(vehicle) for vehicle, _ in marked], np.float64)
+        distances = np.linalg.norm(middles - hull_middle_ws(player), axis=1).tolist()
+        anchors = middles + (0.0, 0.0, spec.lift_m)
+        # Every anchor into the camera's frame at once (the world's root to the camera).
+        camera = projection.camera
+        to_camera = np.array(camera.getTop().getMat(camera), np.float64)
+        local = (anchors @ to_camera[:3, :3] + to_camera[3, :3]).tolist()
         markers = []
-        for vehicle, wreck in marked:
-            middle = hull_middle_ws(vehicle)
-            anchor = middle.copy()
-            anchor[2] += spec.lift_m
-            place = projection.place(anchor, spec.edge_margin)
+        for (vehicle, wreck), point, distance in zip(marked, local, distances):
+            place = place_on_overlay(point, projection.tan_half_fov, projection.aspect,
+                                     spec.edge_margin)
             markers.append(Marker(vehicle.name, place.x, place.y, place.on_screen,
-                                  place.toward_rad, math.dist(here, middle.tolist()), wreck))
+                                  place.toward_rad, distance, wreck))
         return markers
 
 
@@ -123,10 +131,15 @@ def _triangles(name: str, corners, size: float, offset_y: float = 0.0) -> GeomNo
 
 class _MarkerNodes:
     """One marker's nodes: its place, and under it (scaled with the HUD) the chevron, the
-    edge arrow and the distance."""
+    edge arrow and the distance. Each is written only when what it shows changed (a place
+    or a direction by a pixel of ``grid``)."""
 
-    def __init__(self, parent: NodePath, spec: MarkerSpec, text_spec, scale: float):
+    def __init__(self, parent: NodePath, spec: MarkerSpec, text_spec, scale: float,
+                 grid: PixelGrid):
         self.spec = spec
+        self.scale = scale
+        self.grid = grid
+        self.drawn = LastDrawn()
         self.root = parent.attachNewNode("enemy-marker")
         self.shape = self.root.attachNewNode("shape")
         self.shape.setScale(scale)
@@ -138,22 +151,28 @@ class _MarkerNodes:
         self.text.node().setCardColor(*text_spec.panel_colour)
         self.text.node().setCardAsMargin(TEXT_CARD_MARGIN, TEXT_CARD_MARGIN, TEXT_CARD_MARGIN,
                                          TEXT_CARD_MARGIN)
-        self.colour: tuple | None = None
+
+    def set_visible(self, visible: bool) -> None:
+        if self.drawn.changed("shown", visible):
+            (self.root.show if visible else self.root.hide)()
 
     def show(self, marker: Marker) -> None:
         spec = self.spec
-        self.root.show()
-        self.root.setPos(marker.x, 0.0, marker.y)
+        self.set_visible(True)
+        if self.drawn.changed("place", (self.grid.steps(marker.x), self.grid.steps(marker.y))):
+            self.root.setPos(marker.x, 0.0, marker.y)
         step = spec.distance_step_m
-        words = f"{round(marker.distance_m / step) * step:.0f} m"
-        if self.text.node().getText() != words:
-            self.text.node().setText(words)
-        colour = spec.wreck_colour if marker.wreck else spec.enemy_colour
-        if colour != self.colour:
-            self.colour = colour
+        set_text(self.text, f"{round(marker.distance_m / step) * step:.0f} m", self.drawn)
+        if self.drawn.changed("wreck", marker.wreck):
+            colour = spec.wreck_colour if marker.wreck else spec.enemy_colour
             for path in (self.chevron, self.arrow):
                 path.setColor(*colour)
             self.text.node().setTextColor(*colour)
+        inward = spec.arrow_size + spec.text_scale * TEXT_HALF_WIDTHS
+        pointing = (None if marker.on_screen
+                    else bearing_steps(self.grid, marker.toward_rad, inward, self.scale))
+        if not self.drawn.changed("pointing", pointing):
+            return
         if marker.on_screen:
             self.chevron.show()
             self.arrow.hide()
@@ -162,17 +181,19 @@ class _MarkerNodes:
         self.chevron.hide()
         self.arrow.show()
         self.arrow.setR(-math.degrees(marker.toward_rad))  # setR turns clockwise
-        inward = spec.arrow_size + spec.text_scale * TEXT_HALF_WIDTHS
         self.text.setPos(-math.cos(marker.toward_rad) * inward, 0.0,
                          -math.sin(marker.toward_rad) * inward
                          - spec.text_scale * TEXT_MIDDLE_DROP)
 
 
 class MarkerLayer:
-    """Draws markers under ``parent`` (the view's aspect2d); ``scale``: the HUD's."""
+    """Draws markers under ``parent`` (the view's aspect2d); ``scale``: the HUD's; ``grid``:
+    the view's pixels. Each marker's nodes are kept for the next one (hidden meanwhile)."""
 
-    def __init__(self, parent: NodePath, spec: MarkerSpec, text_spec, scale: float = 1.0):
+    def __init__(self, parent: NodePath, spec: MarkerSpec, text_spec, scale: float = 1.0,
+                 grid: PixelGrid | None = None):
         self.spec = spec
+        self.grid = grid if grid is not None else PixelGrid()
         self.text_spec = text_spec
         self.scale = scale
         self.root = parent.attachNewNode("enemy-markers")
@@ -181,13 +202,16 @@ class MarkerLayer:
         self.markers: list[Marker] = []
         """The markers drawn last."""
 
-    def update(self, markers: list[Marker]) -> None:
-        while len(self._nodes) < len(markers):
-            self._nodes.append(_MarkerNodes(self.root, self.spec, self.text_spec, self.scale))
+    def update(self, markers: list[Marker], reserve: int = 0) -> None:
+        """Draw ``markers``; keep nodes for at least ``reserve`` (as many as could ever be
+        marked: no nodes are made mid-game when more enemies come into sight)."""
+        while len(self._nodes) < max(len(markers), reserve):
+            self._nodes.append(_MarkerNodes(self.root, self.spec, self.text_spec, self.scale,
+                                            self.grid))
         for nodes, marker in zip(self._nodes, markers):
             nodes.show(marker)
         for nodes in self._nodes[len(markers):]:
-            nodes.root.hide()
+            nodes.set_visible(False)
         self.markers = list(markers)
 
     def drawn(self) -> list[dict]:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import math
 
-from panda3d.core import (Geom, GeomLines, GeomNode, GeomPoints, GeomVertexData,
-                          GeomVertexFormat, GeomVertexWriter, LineSegs, NodePath, TextNode,
-                          TransparencyAttrib)
+import numpy as np
+from panda3d.core import GeomLines, GeomPoints, LineSegs, NodePath, TextNode, TransparencyAttrib
 
+from game.view.hud_draw import DynamicGeoms, LastDrawn, PixelGrid, on_plane
 from game.view.hud_state import HudState
 from game.view.hud_text import hud_text
 from game.view.overlay import card
@@ -25,10 +25,21 @@ FRAME_ALPHA = 0.6
 
 class Minimap:
     """The minimap's backing, frame and north mark under ``corner`` (the top right corner
-    of the view); :meth:`update` draws the dots of a :class:`HudState`."""
+    of the view); :meth:`update` draws the dots of a :class:`HudState`, again only when one
+    has moved by a pixel of ``grid`` (the view's; the HUD is drawn ``scale`` times as large)
+    or changed its kind."""
 
-    def __init__(self, corner: NodePath, spec):
+    KINDS = ("enemy", "wreck", "other")
+    """The kinds of dot, in the order of their colours."""
+
+    def __init__(self, corner: NodePath, spec, grid: PixelGrid | None = None,
+                 scale: float = 1.0):
         self.spec = spec
+        self.grid = grid if grid is not None else PixelGrid()
+        self.scale = scale
+        self.drawn = LastDrawn()
+        self._colours = np.array([spec.enemy_colour, spec.wreck_colour, spec.text_colour],
+                                 np.float64)
         m = spec.margin
         size = spec.minimap_size
         self.root = corner.attachNewNode("minimap")
@@ -44,59 +55,47 @@ class Minimap:
         north = hud_text(self.root, spec, spec.text_scale * 0.5, TextNode.ACenter)
         north.node().setText("N")
         north.setPos(self.centre[0], 0, -m - spec.text_scale * 0.55)
-        self.dots_node = GeomNode("minimap-dots")
-        self.dots_path = self.root.attachNewNode(self.dots_node)
+        self.shapes = DynamicGeoms("minimap-dots", (GeomPoints, GeomLines))
+        """The dots (the player's last), and the player's heading tick."""
+        self.dots_path = self.root.attachNewNode(self.shapes.node)
         self.dots_path.setRenderModeThickness(spec.minimap_dot_px)
         self.dots_path.setTransparency(TransparencyAttrib.MAlpha)
-        self.dots: list[tuple[float, float, str]] = []
-        """Last drawn dots: (x, y) in the corner's frame and their kind."""
+        self._xy, self._kinds = np.zeros((0, 2)), []
 
     def update(self, state: HudState) -> None:
         """The dots of the vehicles round the player, and the player's own."""
         s = self.spec
         half = s.minimap_size / 2.0
-        cx, cy = self.centre
-        px, py = state.position_xy
-        dots = []
-        for x, y, kind in state.contacts:
-            dx, dy = (x - px) / s.minimap_range_m, (y - py) / s.minimap_range_m
-            reach = max(abs(dx), abs(dy))
-            if reach > 1.0:  # beyond the range: pinned to the edge, in its direction
-                dx, dy = dx / reach, dy / reach
-            dots.append((cx + dx * half * EDGE_SHARE, cy + dy * half * EDGE_SHARE, kind))
-        self.dots = dots
-        self._draw(dots, state.heading_rad)
+        contacts = state.contacts
+        offsets = (np.array([(x, y) for x, y, _ in contacts], np.float64).reshape(-1, 2)
+                   - np.asarray(state.position_xy, np.float64)) / s.minimap_range_m
+        reach = np.max(np.abs(offsets), axis=1, initial=0.0)
+        # Beyond the range: pinned to the edge, in its direction.
+        offsets /= np.maximum(reach, 1.0)[:, None]
+        xy = np.asarray(self.centre) + offsets * (half * EDGE_SHARE)
+        kinds = [kind for _, _, kind in contacts]
+        self._xy, self._kinds = xy, kinds
+        tick = half * HEADING_TICK_SHARE
+        heading = (math.sin(state.heading_rad) * tick, math.cos(state.heading_rad) * tick)
+        seen = (self.grid.array_steps(xy, self.scale), tuple(kinds),
+                self.grid.array_steps(heading, self.scale))
+        if self.drawn.changed("dots", seen):
+            self._draw(xy, kinds, heading)
 
-    def _draw(self, dots: list, heading_rad: float) -> None:
+    def _draw(self, xy: np.ndarray, kinds: list, heading: tuple) -> None:
         s = self.spec
-        colours = {"enemy": s.enemy_colour, "wreck": s.wreck_colour, "other": s.text_colour}
-        cx, cy = self.centre
-        self.dots_node.removeAllGeoms()
-        data = GeomVertexData("dots", GeomVertexFormat.getV3c4(), Geom.UHStream)
-        vertex = GeomVertexWriter(data, "vertex")
-        colour = GeomVertexWriter(data, "color")
-        for x, y, kind in dots:
-            vertex.addData3(x, 0.0, y)
-            colour.addData4(*colours.get(kind, s.text_colour))
-        points = GeomPoints(Geom.UHStream)
-        if dots:
-            points.addConsecutiveVertices(0, len(dots))
-        # The player: a dot and a tick along its heading.
-        base = len(dots)
-        tick = s.minimap_size / 2.0 * HEADING_TICK_SHARE
-        for x, y in ((cx, cy), (cx + math.sin(heading_rad) * tick,
-                                 cy + math.cos(heading_rad) * tick)):
-            vertex.addData3(x, 0.0, y)
-            colour.addData4(*s.player_colour)
-        points.addVertex(base)
-        geom = Geom(data)
-        geom.addPrimitive(points)
-        self.dots_node.addGeom(geom)
-        heading_line = GeomLines(Geom.UHStream)
-        heading_line.addVertices(base, base + 1)
-        line = Geom(data)  # a Geom holds one kind of primitive
-        line.addPrimitive(heading_line)
-        self.dots_node.addGeom(line)
+        index = {kind: i for i, kind in enumerate(self.KINDS)}
+        colours = self._colours[[index.get(kind, len(self.KINDS) - 1) for kind in kinds]]
+        centre = np.asarray(self.centre)
+        self.shapes.write(0, on_plane(np.vstack([xy, centre])),
+                          np.vstack([colours.reshape(-1, 4), s.player_colour]))
+        self.shapes.write(1, on_plane(np.vstack([centre, centre + heading])), s.player_colour)
+
+    @property
+    def dots(self) -> list[tuple[float, float, str]]:
+        """The last dots: (x, y) in the corner's frame and their kind."""
+        return [(float(x), float(y), kind) for (x, y), kind in zip(self._xy.tolist(),
+                                                                    self._kinds)]
 
     def show(self, visible: bool) -> None:
         (self.root.show if visible else self.root.hide)()

@@ -1,10 +1,12 @@
 """One particle system for every effect: numpy arrays, one vectorised update, one draw.
 
-State lives in arrays over a fixed capacity; the live particles are always the
-first ``count`` rows, in the order they were born (dead ones are squeezed out in
-the same pass that ages the rest, so order is kept). A spawn that would overflow
-the capacity drops the oldest particles first: the count is bounded whatever the
-game throws at it.
+State lives in one float32 array, a row per particle over a fixed capacity (the
+named fields are column views of it); the live particles are always the first
+``count`` rows, in the order they were born (dead ones are squeezed out in one copy
+in the same pass that ages the rest, so order is kept). Spawning takes per-particle
+looks, so a whole frame's streams of different emitters are one call
+(:mod:`game.view.emission`). A spawn that would overflow the capacity drops the
+oldest particles first: the count is bounded whatever the game throws at it.
 
 Drawing: all live particles are ONE Geom of quads (four vertex rows a particle:
 centre, colour, size, glow and a corner) written from numpy through a memoryview
@@ -113,6 +115,13 @@ void main() {
 """
 
 _FLOATS_PER_ROW = 9  # x y z, r g b a, diameter, glow
+_STATE_LAYOUT = (slice(0, 3), slice(3, 6), 6, 7, slice(8, 10), slice(10, 14), slice(14, 18),
+                 18, 19, 20)
+"""Columns of a particle's state row: position, velocity, age, life, size (birth, death),
+colour at birth and at death, drag, lift, glow."""
+_STATE_COLUMNS = 21
+_SHORTEST_LIFE_S = 1e-3
+"""No particle lives shorter (its age over its life must stay finite)."""
 _CORNERS = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]], np.float32)
 
 
@@ -125,23 +134,58 @@ def _vertex_format() -> GeomVertexFormat:
     return GeomVertexFormat.registerFormat(GeomVertexFormat(array))
 
 
+_UP = np.array([0.0, 0.0, 1.0])
+_HELPER_SWITCH = 0.9
+"""An axis whose x is at least this is crossed with +y instead of +x (a cross product of
+nearly parallel vectors loses its precision)."""
+_SHORTEST_AXIS = 1e-9
+"""A direction shorter than this has none: it stands for straight up."""
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cross products of (k, 3) arrays (np.cross's axis handling costs more than
+    the arithmetic on small arrays)."""
+    return np.stack([a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1],
+                     a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
+                     a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]], axis=1)
+
+
+def cone_axes(directions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unit axes (k, 3) of ``directions`` (k, 3) (one too short: straight up), and two unit
+    vectors square to each axis and to each other."""
+    directions = np.asarray(directions, np.float64).reshape(-1, 3)
+    length = np.sqrt(np.einsum("ij,ij->i", directions, directions))[:, None]
+    axis = np.where(length > _SHORTEST_AXIS, directions / np.maximum(length, _SHORTEST_AXIS),
+                    _UP)
+    helper = np.zeros_like(axis)
+    use_y = np.abs(axis[:, 0]) >= _HELPER_SWITCH
+    helper[:, 0] = ~use_y
+    helper[:, 1] = use_y
+    u = _cross(axis, helper)
+    u /= np.sqrt(np.einsum("ij,ij->i", u, u))[:, None]
+    return axis, u, _cross(axis, u)
+
+
+def cone_directions_many(rng: np.random.Generator, directions, cos_max, stream
+                         ) -> np.ndarray:
+    """One unit vector per particle, uniform over the cap round its stream's direction:
+    ``stream`` (n,) indexes ``directions`` (k, 3); ``cos_max`` (n,) is the cosine of each
+    particle's cone half-angle (-1: the whole sphere)."""
+    axis, u, v = cone_axes(directions)
+    n = len(stream)
+    cos_t = 1.0 - rng.random(n) * (1.0 - cos_max)
+    sin_t = np.sqrt(np.maximum(0.0, 1.0 - cos_t * cos_t))
+    phi = rng.random(n) * (2.0 * math.pi)
+    return (cos_t[:, None] * axis[stream] + (sin_t * np.cos(phi))[:, None] * u[stream]
+            + (sin_t * np.sin(phi))[:, None] * v[stream])
+
+
 def cone_directions(rng: np.random.Generator, direction, spread_deg: float, n: int
                     ) -> np.ndarray:
     """``n`` unit vectors spread uniformly over the cap of half-angle ``spread_deg`` round
     ``direction`` (180: the whole sphere)."""
-    axis = np.asarray(direction, dtype=np.float64)
-    length = np.linalg.norm(axis)
-    axis = axis / length if length > 1e-9 else np.array([0.0, 0.0, 1.0])
     cos_max = math.cos(math.radians(min(max(spread_deg, 0.0), 180.0)))
-    cos_t = 1.0 - rng.random(n) * (1.0 - cos_max)
-    sin_t = np.sqrt(np.maximum(0.0, 1.0 - cos_t * cos_t))
-    phi = rng.random(n) * 2.0 * math.pi
-    helper = np.array([1.0, 0.0, 0.0]) if abs(axis[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
-    u = np.cross(axis, helper)
-    u /= np.linalg.norm(u)
-    v = np.cross(axis, u)
-    return (np.outer(cos_t, axis) + np.outer(sin_t * np.cos(phi), u)
-            + np.outer(sin_t * np.sin(phi), v))
+    return cone_directions_many(rng, direction, np.full(n, cos_max), np.zeros(n, np.int64))
 
 
 class ParticleSystem:
@@ -153,18 +197,12 @@ class ParticleSystem:
                  sort_back_to_front: bool = False):
         self.capacity = int(capacity)
         cap = self.capacity
-        self.position = np.zeros((cap, 3), np.float32)
-        self.velocity = np.zeros((cap, 3), np.float32)
-        self.age = np.zeros(cap, np.float32)
-        self.life = np.ones(cap, np.float32)
-        self.size = np.zeros((cap, 2), np.float32)          # birth, death
-        self.colour0 = np.zeros((cap, 4), np.float32)
-        self.colour1 = np.zeros((cap, 4), np.float32)
-        self.drag = np.zeros(cap, np.float32)
-        self.lift = np.zeros(cap, np.float32)
-        self.glow = np.zeros(cap, np.float32)
-        self._arrays = (self.position, self.velocity, self.age, self.life, self.size,
-                        self.colour0, self.colour1, self.drag, self.lift, self.glow)
+        self._state = np.zeros((cap, _STATE_COLUMNS), np.float32)
+        """Every particle's state in one row, so that retiring the dead is one copy."""
+        self.position, self.velocity, self.age, self.life, self.size, self.colour0, \
+            self.colour1, self.drag, self.lift, self.glow = (
+                self._state[:, column] for column in _STATE_LAYOUT)
+        self.life[:] = 1.0
         self._rows = np.zeros((cap, _FLOATS_PER_ROW), np.float32)
         self.count = 0
         self.spawned_total = 0
@@ -178,56 +216,35 @@ class ParticleSystem:
     # ----- state ----------------------------------------------------------------------
 
     def spawn(self, positions, velocities, life_s, size_m, colour_start, colour_end,
-              drag_per_s: float = 0.0, lift_m_s2: float = 0.0, additive: bool = False) -> int:
-        """Add particles (rows of ``positions`` and ``velocities``); ``life_s`` per particle
-        or one for all; sizes are (birth, death); colours RGBA. Returns how many were added."""
+              drag_per_s=0.0, lift_m_s2=0.0, additive=False) -> int:
+        """Add particles (rows of ``positions`` and ``velocities``). Every other field is one
+        value for all or one per particle: ``life_s``; sizes (birth, death); colours RGBA;
+        drag, lift and ``additive`` (True or 1: glows). Returns how many were added."""
         positions = np.asarray(positions, np.float32).reshape(-1, 3)
         n = len(positions)
         if n == 0:
             return 0
+        rows = np.empty((n, _STATE_COLUMNS), np.float32)
+        values = (positions, np.asarray(velocities, np.float32).reshape(-1, 3), 0.0,
+                  np.maximum(np.asarray(life_s, np.float32), _SHORTEST_LIFE_S), size_m,
+                  colour_start, colour_end, drag_per_s, lift_m_s2,
+                  np.asarray(additive, np.float32))
+        for column, value in zip(_STATE_LAYOUT, values):
+            rows[:, column] = value
         if n > self.capacity:  # keep the newest
-            positions = positions[-self.capacity:]
-            velocities = np.asarray(velocities, np.float32).reshape(-1, 3)[-self.capacity:]
-            life_s = np.broadcast_to(np.asarray(life_s, np.float32), (n,))[-self.capacity:]
+            rows = rows[-self.capacity:]
             self.dropped_total += n - self.capacity
             n = self.capacity
         overflow = self.count + n - self.capacity
         if overflow > 0:  # the oldest make room
             keep = self.count - overflow
-            for array in self._arrays:
-                array[:keep] = array[overflow:self.count]
+            self._state[:keep] = self._state[overflow:self.count]
             self.count = keep
             self.dropped_total += overflow
-        start, end = self.count, self.count + n
-        self.position[start:end] = positions
-        self.velocity[start:end] = np.asarray(velocities, np.float32).reshape(-1, 3)
-        self.age[start:end] = 0.0
-        self.life[start:end] = np.maximum(np.asarray(life_s, np.float32), 1e-3)
-        self.size[start:end] = np.asarray(size_m, np.float32)
-        self.colour0[start:end] = np.asarray(colour_start, np.float32)
-        self.colour1[start:end] = np.asarray(colour_end, np.float32)
-        self.drag[start:end] = drag_per_s
-        self.lift[start:end] = lift_m_s2
-        self.glow[start:end] = 1.0 if additive else 0.0
-        self.count = end
+        self._state[self.count:self.count + n] = rows
+        self.count += n
         self.spawned_total += n
         return n
-
-    def emit(self, rng: np.random.Generator, spec: EmitterSpec, count: int, point,
-             direction=(0.0, 0.0, 1.0), base_velocity=(0.0, 0.0, 0.0)) -> int:
-        """A burst of ``count`` particles of the kind ``spec`` describes at ``point``,
-        leaving round ``direction`` (plus ``base_velocity``, e.g. the gun's own motion)."""
-        if count <= 0:
-            return 0
-        directions = cone_directions(rng, direction, spec.spread_deg, count)
-        speeds = rng.uniform(spec.speed_mps[0], spec.speed_mps[1], count)[:, None]
-        offsets = (rng.normal(0.0, 1.0, (count, 3)) * (spec.jitter_m / 2.0)
-                   if spec.jitter_m > 0.0 else 0.0)
-        life = rng.uniform(spec.life_s[0], spec.life_s[1], count)
-        return self.spawn(np.asarray(point, np.float64) + offsets,
-                          directions * speeds + np.asarray(base_velocity, np.float64),
-                          life, spec.size_m, spec.colour_start, spec.colour_end,
-                          spec.drag_per_s, spec.lift_m_s2, spec.additive)
 
     def update(self, dt_s: float) -> None:
         """Age, move and retire every particle in one vectorised pass."""
@@ -239,8 +256,7 @@ class ParticleSystem:
         alive = age < self.life[:n]
         if not alive.all():
             keep = int(alive.sum())
-            for array in self._arrays:
-                array[:keep] = array[:n][alive]
+            self._state[:keep] = self._state[:n][alive]
             n = self.count = keep
             if n == 0:
                 return
@@ -259,15 +275,17 @@ class ParticleSystem:
         rows = self._rows[:n]
         if n == 0:
             return rows
-        t = (self.age[:n] / self.life[:n])[:, None]
-        rows[:, 0:3] = self.position[:n]
-        rows[:, 3:7] = self.colour0[:n] + (self.colour1[:n] - self.colour0[:n]) * t
-        rows[:, 7] = self.size[:n, 0] + (self.size[:n, 1] - self.size[:n, 0]) * t[:, 0]
-        rows[:, 8] = self.glow[:n]
+        live = self._state[:n]
         if self.sort_back_to_front and eye_ws is not None and n > 1:
-            offset = self.position[:n] - np.asarray(eye_ws, np.float32)
-            order = np.argsort(-np.einsum("ij,ij->i", offset, offset), kind="stable")
-            rows[:] = rows[order]
+            offset = live[:, 0:3] - np.asarray(eye_ws, np.float32)
+            live = live[np.argsort(-np.einsum("ij,ij->i", offset, offset), kind="stable")]
+        position, _, age, life, size, colour0, colour1, _, _, glow = (
+            live[:, column] for column in _STATE_LAYOUT)
+        t = (age / life)[:, None]
+        rows[:, 0:3] = position
+        rows[:, 3:7] = colour0 + (colour1 - colour0) * t
+        rows[:, 7] = size[:, 0] + (size[:, 1] - size[:, 0]) * t[:, 0]
+        rows[:, 8] = glow
         return rows
 
     # ----- drawing --------------------------------------------------------------------

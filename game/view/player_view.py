@@ -282,6 +282,7 @@ class PlayerView:
             return
         camera_spec = self.camera_spec
         self.screen.overlay.fit()
+        self.hud.set_view_height(self.screen.display_region.getPixelHeight())
         # The view's own shape (ShowBase sets its lens to the whole window's on a resize).
         aspect = region_aspect(self.screen.display_region)
         lens = self.screen.lens

@@ -31,7 +31,13 @@ class ScoreboardView:
                         for _, align, _ in COLUMNS]
         self.visible = False
         self._rows: list | None = None
-        self._backing: NodePath | None = None
+        self._ping_line: str | None = None
+        self._backing = card(self.panel, "scoreboard-backing", 0.0, 1.0, 0.0, 1.0,
+                             spec.panel_colour)
+        """A unit card, placed and stretched to fit the columns (:meth:`_place`)."""
+        self._backing.setBin("fixed", 0)
+        for column in self.columns:
+            column.setBin("fixed", 1)
         self.panel.hide()
 
     def toggle(self) -> None:
@@ -39,7 +45,10 @@ class ScoreboardView:
         (self.panel.show if self.visible and self._rows is not None else self.panel.hide)()
 
     def update(self, ping_ms: float | None, board: list | None) -> None:
-        self.ping_text.node().setText("" if ping_ms is None else f"ping {ping_ms:.0f} ms")
+        line = "" if ping_ms is None else f"ping {ping_ms:.0f} ms"
+        if line != self._ping_line:
+            self._ping_line = line
+            self.ping_text.node().setText(line)
         if board is None or board == self._rows:
             return
         self._rows = list(board)
@@ -59,13 +68,8 @@ class ScoreboardView:
         height = line_count * scale * 1.2
         for column, (_, _, at) in zip(self.columns, COLUMNS):
             column.setPos(-width / 2.0 + at * scale, 0, height / 2.0 - scale)
-            column.setBin("fixed", 1)
-        if self._backing is not None:
-            self._backing.removeNode()
-        self._backing = card(self.panel, "scoreboard-backing", -width / 2.0 - s.margin,
-                             width / 2.0 + s.margin, -height / 2.0 - s.margin,
-                             height / 2.0 + s.margin, s.panel_colour)
-        self._backing.setBin("fixed", 0)
+        self._backing.setPos(-width / 2.0 - s.margin, 0, -height / 2.0 - s.margin)
+        self._backing.setScale(width + 2.0 * s.margin, 1.0, height + 2.0 * s.margin)
 
     def destroy(self) -> None:
         self.ping_text.removeNode()
