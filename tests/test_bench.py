@@ -142,7 +142,6 @@ def test_the_frame_benchmark_times_our_work_panda_s_drawing_and_the_static_floor
     # A frame holds our work and the drawing: its median is at least either's.
     assert frame_ms >= frame_report["app_ms"]["median"] >= frame_report["steps_ms"]["median"]
     assert frame_ms >= frame_report["render_ms"]["median"]
-    assert frame_report["static_ms"]["median"] <= frame_ms
     assert frame_report["frame_over_static"] == pytest.approx(
         frame_ms / frame_report["static_ms"]["median"], abs=0.01)
     assert frame_report["steps"] == 20  # one fixed step a frame
