@@ -244,3 +244,13 @@ def test_the_panda_players_loops_follow_master_times_engine_at_once(panda_player
     panda_player.set_volumes(master=0.4, effects=0.1, engine=1.0)
     assert panda_player.sounds["engine_loop"].volume == pytest.approx(0.3)
     assert panda_player.sounds["gun_fire"].volume is None  # one-shots: when played
+
+
+def test_repeated_one_shots_move_one_node_per_sound_and_make_no_more(panda_player):
+    panda_player.play("gun_fire", (1.0, 2.0, 3.0))
+    nodes = panda_player.root.getChildren().getNumPaths()
+    for shot in range(40):
+        panda_player.play("gun_fire", (float(shot), 0.0, 0.0))
+    assert panda_player.root.getChildren().getNumPaths() == nodes
+    assert tuple(panda_player.root.find("gun_fire").getPos()) == pytest.approx((39.0, 0.0, 0.0))
+    assert panda_player.sounds["gun_fire"].plays == 41

@@ -25,7 +25,6 @@ from game.windowed_run import WindowedRun
 WARM_UP_FRAMES, FRAMES = 40, 60
 LOFT_RAD = 0.3
 SIDEWAYS_RAD = 1.5
-AUDIO_ROOT = "sound-emitters"  # game/audio: a node per positioned sound, not drawn
 
 config = load_window_config()
 window = replace(config.view.window, width_px=640, height_px=360)
@@ -42,10 +41,8 @@ def subtree(root) -> set:
     return {path.node().this for path in [root] + list(root.findAllMatches("**"))}
 
 
-def nodes() -> set:  # every node drawn (by its address), but the sounds' emitters
-    found = set().union(*(subtree(root) for root in roots))
-    audio = app.render.find("**/" + AUDIO_ROOT)
-    return found - subtree(audio) if not audio.isEmpty() else found
+def nodes() -> set:  # every node (by its address), the sounds' emitters too
+    return set().union(*(subtree(root) for root in roots))
 
 
 for _ in range(WARM_UP_FRAMES):

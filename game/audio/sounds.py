@@ -203,24 +203,26 @@ class PandaSoundPlayer:
         self.manager.setDropOffFactor(spec.drop_off_factor)
         self.root = base.render.attachNewNode("sound-emitters")
         self.sounds = {}
-        self._emitters = []
+        self._emitters: dict = {}
+        """Where each positioned sound plays from, by name: one sound per name, so one node,
+        made here and moved to each play (none is made or removed in play)."""
         for name in SOUND_NAMES:
             path = folder / f"{name}.wav"
             if not path.exists():
                 continue
             filename = Filename.fromOsSpecific(str(path))
-            self.sounds[name] = (base.loader.loadSfx(filename) if name in UI_SOUNDS
-                                 else self.manager.loadSfx(filename))
-        self._loop_nodes = {}
+            if name in UI_SOUNDS:
+                self.sounds[name] = base.loader.loadSfx(filename)
+                continue
+            self.sounds[name] = self.manager.loadSfx(filename)
+            self._emitters[name] = self.root.attachNewNode(name)
+            self.manager.attachSoundToObject(self.sounds[name], self._emitters[name])
+        self._loop_nodes = {name: self._emitters[name] for name in LOOPS if name in self.sounds}
         """Each loop's emitter, set where the player's vehicle is every frame."""
         self._loop_levels: dict[str, float] = {}
         """Each loop's level as :meth:`loop` last set it, before the player's volumes."""
-        for name in LOOPS:
-            sound = self.sounds.get(name)
-            if sound is None:
-                continue
-            self._loop_nodes[name] = self.root.attachNewNode(name)
-            self.manager.attachSoundToObject(sound, self._loop_nodes[name])
+        for name in self._loop_nodes:
+            sound = self.sounds[name]
             sound.setLoop(True)
             sound.setVolume(0.0)
             sound.play()
@@ -229,14 +231,8 @@ class PandaSoundPlayer:
         sound = self.sounds.get(name)
         if sound is None:
             return
-        if position is not None and name not in UI_SOUNDS:
-            node = self.root.attachNewNode(name)
-            node.setPos(*position)
-            self.manager.attachSoundToObject(sound, node)
-            self._emitters.append(node)
-            if len(self._emitters) > 16:
-                old = self._emitters.pop(0)
-                old.removeNode()
+        if position is not None and name in self._emitters:
+            self._emitters[name].setPos(*position)
         sound.setVolume(self.volumes.of(name))
         sound.play()
 
