@@ -52,18 +52,24 @@ class MovingPlane:
 
 class Mixed:
     """The reference's ground for a substep with some rays cast beforehand: the terrain
-    for every ray, replaced by ``exact``'s hits where ``mask`` is set."""
+    for every ray, replaced by ``exact``'s hits where ``mask`` is set and the terrain is
+    missed or farther (``chosen`` counts, per ray, how often the exact hit was taken)."""
 
     def __init__(self, terrain_ground, exact, mask):
         self.terrain_ground, self.exact, self.mask = terrain_ground, exact, mask
+        self.chosen = {True: 0, False: 0}
 
     def cast(self, origins_ws, directions_ws, length_m, min_ground_up):
         hits = self.terrain_ground.cast(origins_ws, directions_ws, length_m, min_ground_up)
         rays = np.flatnonzero(self.mask)
         exact = self.exact.cast(origins_ws[rays], directions_ws[rays], length_m,
                                 min_ground_up)
+        taken = ~hits.hit[rays] | (exact.hit & (exact.distance_m < hits.distance_m[rays]))
+        both = hits.hit[rays] & exact.hit
+        self.chosen[True] += int(np.count_nonzero(taken & both))
+        self.chosen[False] += int(np.count_nonzero(~taken & both))
         for field in dataclasses.fields(GroundHits):
-            getattr(hits, field.name)[rays] = getattr(exact, field.name)
+            getattr(hits, field.name)[rays[taken]] = getattr(exact, field.name)[taken]
         return hits
 
 
@@ -151,22 +157,28 @@ def test_on_moving_ground_cast_beforehand(config, kind):
         assert np.count_nonzero(ours.report.on_ground)
 
 
-def test_terrain_and_rays_cast_beforehand_together(config):
-    """Some vehicles' rays through a query (near a rock), the others' on the terrain."""
+def test_terrain_and_rays_cast_beforehand_together_the_nearer_kept(config):
+    """Some vehicles' rays through a query (near a rock) as well as on the terrain, the
+    others' on the terrain only: where both meet ground the nearer is kept, the body's
+    (a plane above the dunes) or the terrain's (the plane buried under them)."""
     terrain = build_terrain(MapChoice.parse("desert"), config.game.terrain, 4)
     rng = np.random.default_rng(8)
     vehicles = 6
     ours, theirs = models(config.tank, config, vehicles)
     near = np.repeat(np.arange(vehicles) % 2 == 0, ours.anchors)
     terrain_ground = reference.TerrainGround(terrain)
+    chosen = {True: 0, False: 0}
     for _ in range(3):
         states = random_states(rng, terrain, vehicles)
         plane = MovingPlane(float(states.position_ws[0, 2]) - 0.8, (1.0, 0.0, 0.0))
         command = random_command(rng, (vehicles, ours.anchors), steer=False)
-        expected = theirs.step(states, Mixed(terrain_ground, plane, near),
-                               command, SUBSTEP_S)
+        mixed = Mixed(terrain_ground, plane, near)
+        expected = theirs.step(states, mixed, command, SUBSTEP_S)
         impulses = ours.step(states, command, SUBSTEP_S, terrain, plane, near)
         assert_same(impulses, expected, ours, theirs)
+        chosen[True] += mixed.chosen[True]
+        chosen[False] += mixed.chosen[False]
+    assert chosen[True] > 0 and chosen[False] > 0
 
 
 def test_relaxing_a_vehicle_forgets_its_stretch_and_spin(config):

@@ -1,6 +1,7 @@
 """The grid broadphase answers exactly as measuring every pair: on random layouts, on points
 at cell borders and at exactly the limit, far outside the map, with one point or none, and
-without numba; and a fleet casts Bullet rays for exactly the vehicles near something."""
+without numba; and a fleet finds exactly the vehicles near something, the only ones whose
+rays may be cast through Bullet."""
 
 from __future__ import annotations
 
@@ -163,12 +164,12 @@ def box_body(name: str, position, half_extents_m, mass_kg: float) -> BulletRigid
     return body
 
 
-def test_a_fleet_casts_bullet_rays_for_exactly_the_vehicles_near_something(config,
-                                                                           monkeypatch):
+def test_a_fleet_finds_exactly_the_vehicles_near_something(config, monkeypatch):
     """Tanks at rest at random places on flat ground, a static block and a moving crate:
-    the anchors cast through Bullet are those of the tanks near another tank (twice the
-    reach and the room to spare), the block (the reach, half the room and its radius) or
-    the crate (the reach and its radius)."""
+    the vehicles near something are the tanks near another tank (twice the reach and the
+    room to spare), the block (the reach, half the room and its radius) or the crate (the
+    reach and its radius); only their anchors may be cast through Bullet (those whose rays
+    pass near a body: tests/test_ray_narrowing.py)."""
     world = PhysicsWorld(config.game.simulation)
     terrain = build_terrain(MapChoice.parse("flat"), config.game.terrain, 1)
     world.add_body(terrain_collider(terrain))
@@ -204,8 +205,10 @@ def test_a_fleet_casts_bullet_rays_for_exactly_the_vehicles_near_something(confi
                 | every_sphere(centres, spheres[1][0][None],
                                np.array([fleet.reach_m + spheres[1][1]])))
     fleet.update_drive(world.step_s)
+    assert fleet._plan.near.tolist() == expected.tolist()
     world.step()
-    assert cast_vehicles[0] == np.flatnonzero(expected).tolist()
+    for vehicles in cast_vehicles:
+        assert set(vehicles) <= set(np.flatnonzero(expected).tolist())
     assert 0 < expected.sum() < len(places)
     fleet.destroy()
     world.destroy()

@@ -1,30 +1,32 @@
 """The anchors' Bullet rays ask for Bullet's closest hit first and look through all of a
 ray's hits only when that one is not ground: the answers must be the ones looking through
-every hit gives, to the last bit (own hull, walls, hits behind the start, other hulls)."""
+every hit gives, to the last bit (own hull, walls, hits behind the start, other hulls),
+with the terrain's collider among the bodies met and (as the fleet casts them) without."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
+import pytest
 from panda3d.bullet import BulletBoxShape, BulletRigidBodyNode
 from panda3d.core import LQuaternionf, Point3, TransformState, Vec3
 
-from physics.bullet.bodies import make_hull_body, terrain_collider
+from physics.bullet.bodies import ABOVE_TERRAIN_MASK, make_hull_body, terrain_collider
 from physics.bullet.ground import BulletRays, _closest_ground
 from physics.bullet.poses import set_at_rest
-from physics.bullet.world import PhysicsWorld
+from physics.bullet.world import ALL_BODIES, PhysicsWorld
 from physics.model.terrain import MapChoice, build_terrain
 
 ANCHORS = 4
 
 
-def every_hit(world, vehicles, origins, directions, length_m, min_ground_up, rays):
+def every_hit(world, vehicles, origins, directions, length_m, min_ground_up, rays, mask):
     """The reference: every hit of each ray, the nearest ground one chosen."""
     found = []
     for start, direction, anchor in zip(origins, directions, rays):
         end = start + direction * length_m
-        hits = world.bullet.rayTestAll(Point3(*start), Point3(*end)).getHits()
+        hits = world.bullet.rayTestAll(Point3(*start), Point3(*end), mask).getHits()
         best = _closest_ground(hits, Vec3(*direction), min_ground_up,
                                vehicles[anchor // ANCHORS])
         found.append(None if best is None else (
@@ -33,7 +35,8 @@ def every_hit(world, vehicles, origins, directions, length_m, min_ground_up, ray
     return found
 
 
-def test_closest_first_gives_what_every_hit_gives(config):
+@pytest.mark.parametrize("with_terrain", [True, False])
+def test_closest_first_gives_what_every_hit_gives(config, with_terrain):
     world = PhysicsWorld(config.game.simulation)
     terrain = build_terrain(MapChoice.parse("desert"), config.game.terrain, 3)
     world.add_body(terrain_collider(terrain))
@@ -67,15 +70,17 @@ def test_closest_first_gives_what_every_hit_gives(config):
         origins[number * 10:number * 10 + 10] = centre + rng.uniform(-1.5, 1.5, (10, 3))
         rays[number * 10:number * 10 + 10] = number * ANCHORS + rng.integers(0, ANCHORS, 10)
     length_m, min_ground_up = 4.0, math.cos(math.radians(70.0))
-    caster = BulletRays(world, terrain, hulls, ANCHORS)
+    mask = ALL_BODIES if with_terrain else ABOVE_TERRAIN_MASK
+    caster = BulletRays(world, terrain, hulls, ANCHORS, mask)
     met, best_hits = caster._closest_hits(origins, directions, length_m, min_ground_up, rays)
     got = [None] * count
     for ray, best in zip(met, best_hits):
         got[ray] = (best.getHitFraction(), tuple(best.getHitPos()), tuple(best.getHitNormal()),
                     best.getNode().getName())
-    expected = every_hit(world, hulls, origins, directions, length_m, min_ground_up, rays)
+    expected = every_hit(world, hulls, origins, directions, length_m, min_ground_up, rays,
+                         mask)
     assert got == expected
     names = {hit[3] for hit in expected if hit is not None}
-    assert "terrain" in names and any(name.startswith("tank-") for name in names)
+    assert ("terrain" in names) == with_terrain and any(name.startswith("tank-") for name in names)
     assert sum(hit is None for hit in expected) > 0
     world.destroy()

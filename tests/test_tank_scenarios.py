@@ -16,6 +16,7 @@ from game.sim.events import ShiftRefused
 from game.sim.simulation import Simulation
 from game.sim.telemetry import telemetry_record
 from physics.bullet.ground import BulletRays
+from physics.bullet.world import ALL_BODIES
 from physics.model.anchor_model import AnchorModel
 from physics.model.anchors import AnchorCommand, AnchorReport, BodyStates, GroundHits
 from physics.model.pose import BodyState
@@ -212,7 +213,8 @@ def _assert_same_as_bullet(simulation, report: AnchorReport, model: AnchorModel
     # Bullet's rays reach further: a ray meets the collider, then the ripples above it
     # are taken off, so one just out of reach of the collider may still meet the ripples.
     reach_m = model.constants.ray_length_m
-    bullets = BulletRays(simulation.world, simulation.terrain, [None] * rays, 1).cast(
+    bullets = BulletRays(simulation.world, simulation.terrain, [None] * rays, 1,
+                         ALL_BODIES).cast(
         origins, directions, reach_m + 0.5, model.constants.min_ground_up, np.arange(rays))
     bullets.hit &= bullets.distance_m <= reach_m
     # A ray that starts under the ground (the dunes curve under a hull) meets it behind
@@ -275,9 +277,13 @@ def test_faces_steeper_than_the_limit_are_not_ground(config):
     # Its top face leans 75 degrees from up: more than the 70 allowed, so a wall.
     ramp.setTransform(TransformState.makePosHpr(Point3(20.0, 0.0, 1.0), Vec3(0.0, 0.0, 75.0)))
     simulation.world.add_body(ramp)
-    ground = BulletRays(simulation.world, simulation.terrain, [None], 1)
+    ground = BulletRays(simulation.world, simulation.terrain, [None], 1, ALL_BODIES)
     down = np.array([[0.0, 0.0, -1.0]])
     limit = math.cos(math.radians(config.tank.suspension.max_ground_angle_deg))
+    # As the fleet casts them, past the terrain's collider: the wall alone is no ground.
+    above_terrain = BulletRays(simulation.world, simulation.terrain, [None], 1)
+    assert not above_terrain.cast(np.array([[20.1, 0.0, 2.0]]), down, 3.0, limit,
+                                  np.array([0])).hit[0]
     hits = ground.cast(np.array([[20.1, 0.0, 2.0]]), down, 3.0, limit, np.array([0]))
     assert hits.hit[0]
     assert hits.point_ws[0, 2] == pytest.approx(0.0, abs=1e-3)  # it found the sand below

@@ -5,9 +5,11 @@ them together: once per fixed step the gearbox turns controls into track
 commands; before every Bullet substep the model pushes every anchor.
 
 Rays: the anchor kernel casts every anchor's against the terrain's height array; the
-anchors of vehicles near something else that could be ground (a crate, a rock, another
-vehicle) are cast through Bullet as well, before the substep
-(:class:`physics.bullet.ground.BulletRays`); the fleet decides which those are.
+anchors whose rays could meet something else that could be ground (a crate, a rock,
+another vehicle) are cast through Bullet as well, past its terrain collider, before the
+substep (:class:`physics.bullet.ground.BulletRays`), and the kernel keeps the nearer hit.
+The fleet decides which those are: the vehicles near something (once a step), then those
+of their rays that pass within a body's bounding sphere (every substep).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from physics.bullet.ground import BulletRays
 from physics.bullet.poses import FleetPoses, body_states, fleet_poses
 from physics.bullet.world import ALL_BODIES, PhysicsWorld
 from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
-from physics.model.broadphase import near_each_other, near_spheres
+from physics.model.broadphase import near_each_other, near_spheres, segments_near_spheres
 from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
 from physics.model.hull_clearance import HullClearance
 from physics.model.terrain import Terrain
@@ -32,6 +34,10 @@ _NEAR_TEST_SLACK_M = 2.0
 """Room added to the vehicles' reach when testing who is near what, so the test holds for
 as long as everyone stays within half of it (a few steps at full speed). More room: fewer
 tests, but more vehicles cast Bullet rays they do not need. Cost only, not behaviour."""
+
+_RAY_SLACK_M = 0.05
+"""Room added to every body's bounding sphere when choosing the rays cast through Bullet:
+more than Bullet's single-precision shapes and collision margins stand out of the bounds."""
 
 
 def _bounding_sphere(body: BulletRigidBodyNode) -> tuple[np.ndarray, float]:
@@ -68,6 +74,9 @@ class _StepPlan:
     """For the step's first substep (taken by it): nothing has moved since."""
     near: np.ndarray
     """Per vehicle: may meet something besides the terrain during the step."""
+    others: tuple[np.ndarray, np.ndarray]
+    """Bounding spheres of the bodies besides this fleet's vehicles, centres (S, 3) and
+    radii (S,), each grown by as far as it may move during the step."""
 
 
 class VehicleFleet:
@@ -101,6 +110,8 @@ class VehicleFleet:
         self.reach_m = float(np.linalg.norm(half) + spec.hull.centre_of_mass_drop_m
                              + self.constants.rest_length_m)
         """Radius around the centre of mass that holds the hull and every ray."""
+        self._hull_radius_m = float(np.linalg.norm(half) + spec.hull.centre_of_mass_drop_m)
+        """Radius around the centre of mass that holds the hull."""
         self.throttle = np.zeros(0)
         self.steer = np.zeros(0)
         self.brake = np.zeros(0)
@@ -213,7 +224,7 @@ class VehicleFleet:
         states = body_states(self.bodies)
         speeds = _forward_speeds(states)
         self._plan = _StepPlan(self.world.step_count, states,
-                               self._near_something(states, step_s))
+                               *self._near_something(states, step_s))
         self._pair_hulls_with_terrain(states, step_s)
         gears = self.gearbox.step(step_s, speeds, self.throttle)
         self.rpm = gears.command.rpm
@@ -221,9 +232,11 @@ class VehicleFleet:
                                           self.brake, self.handbrake, step_s, speeds)
         return gears
 
-    def _near_something(self, states: BodyStates, within_s: float) -> np.ndarray:
+    def _near_something(self, states: BodyStates, within_s: float
+                        ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """Per vehicle: could any ray meet something other than the terrain in the next
-        ``within_s`` seconds? Each body may close in at its present speed.
+        ``within_s`` seconds? Each body may close in at its present speed. With it, the
+        bounding spheres of the obstacles, the moving ones' grown by their travel.
 
         The test against the other vehicles and the static obstacles is made with room to
         spare (:data:`_NEAR_TEST_SLACK_M`) and kept while no vehicle has strayed, by the end
@@ -232,7 +245,7 @@ class VehicleFleet:
         (:mod:`physics.model.broadphase`): its cost grows with the count, not its square.
         """
         if self.always_bullet_rays:
-            return np.ones(len(self.bodies), dtype=bool)
+            return np.ones(len(self.bodies), dtype=bool), self._obstacle_spheres(within_s)
         centres = states.position_ws
         speeds = np.sqrt(np.einsum("vi,vi->v", states.velocity_ws, states.velocity_ws))
         own_travel_m = float(speeds.max()) * within_s
@@ -251,12 +264,22 @@ class VehicleFleet:
                 near |= near_spheres(centres, self._static_centres,
                                      self.reach_m + room_m / 2.0 + self._static_radii)
             test = self._near_test = _NearTest(centres, room_m, near)
+        others = self._obstacle_spheres(within_s)
         if not self.obstacles:
-            return test.near
-        obstacle_centres, radii, speeds_mps = self._moving_obstacles()
-        travel_m = own_travel_m + speeds_mps * within_s
-        return test.near | near_spheres(centres, obstacle_centres,
-                                        self.reach_m + radii + travel_m)
+            return test.near, others
+        moving_centres, moving_radii = (others[0][len(self._static_radii):],
+                                        others[1][len(self._static_radii):])
+        return test.near | near_spheres(centres, moving_centres,
+                                        self.reach_m + moving_radii + own_travel_m), others
+
+    def _obstacle_spheres(self, within_s: float) -> tuple[np.ndarray, np.ndarray]:
+        """The static obstacles' bounding spheres, then the moving ones' grown by how far
+        each may go in ``within_s`` at its present speed: centres (S, 3), radii (S,)."""
+        if not self.obstacles:
+            return self._static_centres, self._static_radii
+        centres, radii, speeds_mps = self._moving_obstacles()
+        return (np.vstack([self._static_centres, centres]),
+                np.concatenate([self._static_radii, radii + speeds_mps * within_s]))
 
     def _moving_obstacles(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The moving obstacles' bounding spheres now, centres (O, 3) and radii (O,), and
@@ -287,13 +310,12 @@ class VehicleFleet:
         plan = self._plan
         if plan is not None and plan.step == self.world.step_count:
             states, plan.states = plan.states or body_states(self.bodies), None
-            near = plan.near
+            near, others = plan.near, plan.others
         else:  # stepped without update_drive: read and look round every substep
             states = body_states(self.bodies)
-            near = self._near_something(states, substep_s)
+            near, others = self._near_something(states, substep_s)
             self._meet_terrain(np.ones(len(self.bodies), dtype=bool))  # nobody tests them
-        exact = (np.repeat(near, len(self.constants.position_bs)) if np.count_nonzero(near)
-                 else None)
+        exact = self._rays_near_bodies(states, near, others)
         impulses = self.model.step(states, self.command, substep_s, self.terrain,
                                    self._bullet_rays, exact)
         linear_ws, angular_ws = self._guarded(impulses.linear_ws, impulses.angular_ws,
@@ -307,6 +329,29 @@ class VehicleFleet:
         if exact is not None and self._bullet_rays.pushed_bodies:
             self._push_back(impulses.anchor_ws.reshape(-1, 3),
                             self.model.report.contact_point_ws.reshape(-1, 3))
+
+    def _rays_near_bodies(self, states: BodyStates, near: np.ndarray,
+                          others: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
+        """Per anchor of the vehicles ``near`` something: could its ray meet a body besides
+        the terrain (another of these vehicles where it is now, one of the ``others``)?
+        None: no ray could. Each body stands for its bounding sphere and
+        :data:`_RAY_SLACK_M`; a ray passing within it is cast through Bullet."""
+        if not np.count_nonzero(near):
+            return None
+        anchors = len(self.constants.position_bs)
+        wanted = np.repeat(near, anchors)
+        if self.always_bullet_rays:
+            return wanted
+        origins, directions = self.model.rays(states)
+        starts_ws = origins.reshape(-1, 3)
+        ends_ws = starts_ws + directions.reshape(-1, 3) * self.constants.ray_length_m
+        vehicles = len(self.bodies)
+        centres_ws = np.vstack([states.position_ws, others[0]])
+        limits_m = np.concatenate([np.full(vehicles, self._hull_radius_m), others[1]])
+        exact = segments_near_spheres(starts_ws, ends_ws,
+                                      np.repeat(np.arange(vehicles), anchors), wanted,
+                                      centres_ws, limits_m + _RAY_SLACK_M)
+        return exact if np.count_nonzero(exact) else None
 
     def _guarded(self, linear_ws: np.ndarray, angular_ws: np.ndarray,
                  extra_ws: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -327,7 +372,10 @@ class VehicleFleet:
     def _push_back(self, impulses_ws: np.ndarray, points_ws: np.ndarray) -> None:
         """The moving bodies anchors stand on take each anchor's impulse back, at its
         contact point."""
-        for anchor, ground_body in self._bullet_rays.pushed_bodies.items():
+        bullet_rays = self._bullet_rays
+        for anchor, ground_body in bullet_rays.pushed_bodies.items():
+            if not np.array_equal(points_ws[anchor], bullet_rays.pushed_points_ws[anchor]):
+                continue  # the terrain was nearer: the anchor stands on it instead
             push = -impulses_ws[anchor]
             if np.isfinite(push).all():
                 offset = points_ws[anchor] - np.array(ground_body.getTransform().getPos())

@@ -2,9 +2,10 @@
 through the Bullet world.
 
 The terrain is our own height array, which the anchor kernel casts every ray against.
-Only the anchors of vehicles whose bounds come near something else that could be ground
-(a crate, a rock, another vehicle) cast real Bullet rays too (:class:`BulletRays`, the
-model's :class:`~physics.model.anchors.GroundQuery`); those also find the moving bodies
+Only the anchors whose rays could meet something else that could be ground (a crate, a
+rock, another vehicle) cast real Bullet rays too (:class:`BulletRays`, the model's
+:class:`~physics.model.anchors.GroundQuery`); those pass through Bullet's terrain collider
+(the kernel keeps the nearer of their hit and the terrain's), and find the moving bodies
 the anchors stand on, so the fleet pushes back on them.
 
 Each ray is one call into Bullet (its closest hit; a second, for all of its hits, only
@@ -17,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
-from panda3d.core import LVecBase3f, Point3, Vec3
+from panda3d.core import BitMask32, LVecBase3f, Point3, Vec3
 
-from physics.bullet.bodies import TERRAIN_NAME
+from physics.bullet.bodies import ABOVE_TERRAIN_MASK, TERRAIN_NAME
 from physics.bullet.poses import read_floats
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchor_kernel import PARALLEL_COSINE
@@ -48,21 +49,26 @@ def _closest_ground(hits, direction: Vec3, min_ground_up: float, own):
 
 class BulletRays:
     """Rays through the Bullet world for the anchors of a fleet's vehicles, one call each,
-    each skipping its own vehicle.
+    each skipping its own vehicle and the terrain's collider (``mask``; a test may pass
+    :data:`~physics.bullet.world.ALL_BODIES`).
 
     Hits on the terrain read its surface map; anything else (rocks, crates, hulls) is
     hard ground: the "rock" surface. ``pushed_bodies`` holds, by anchor index, the moving
-    bodies the last cast's rays stand on.
+    bodies the last cast's rays met, and ``pushed_points_ws`` where (the kernel may stand
+    the anchor on the terrain instead, where that is nearer).
     """
 
     def __init__(self, world: PhysicsWorld, terrain: Terrain,
-                 vehicles: list[BulletRigidBodyNode], anchors: int):
+                 vehicles: list[BulletRigidBodyNode], anchors: int,
+                 mask: BitMask32 = ABOVE_TERRAIN_MASK):
         """Anchor ``n`` belongs to ``vehicles[n // anchors]``, which its ray must not meet."""
+        self.mask = mask
         self.world = world
         self.terrain = terrain
         self.vehicles, self.anchors = vehicles, anchors
         self._rock = terrain.surface_named("rock")
         self.pushed_bodies: dict[int, BulletRigidBodyNode] = {}
+        self.pushed_points_ws: dict[int, np.ndarray] = {}
 
     def cast(self, origins_ws, directions_ws, length_m, min_ground_up, rays) -> GroundHits:
         count = len(origins_ws)
@@ -75,6 +81,7 @@ class BulletRays:
         ground_velocity = np.zeros((count, 3))
         on_terrain = np.zeros(count, dtype=bool)
         self.pushed_bodies = {}
+        pushed: list[int] = []
         if met:
             hit[met] = True
             distance[met] = np.array([best.getHitFraction() for best in best_hits]) * length_m
@@ -84,8 +91,9 @@ class BulletRays:
             normal[met] = values[3 * len(met):].reshape(-1, 3)
             nodes = [best.getNode() for best in best_hits]
             on_terrain[met] = [node.getName() == TERRAIN_NAME for node in nodes]
-            self._moving_ground([(ray, node) for ray, node in zip(met, nodes)
-                                 if not on_terrain[ray]], rays, point, ground_velocity)
+            pushed = self._moving_ground([(ray, node) for ray, node in zip(met, nodes)
+                                          if not on_terrain[ray]], rays, point,
+                                         ground_velocity)
         # The terrain's surface and ripples, as the terrain look-up has them.
         ripple, grip, rolling = self.terrain.ground_at(point[:, :2].T)
         rock_grip, rock_rolling = self.terrain.surface_grip(self._rock)
@@ -94,6 +102,7 @@ class BulletRays:
         facing = -np.einsum("ni,ni->n", normal, directions_ws)
         distance -= np.where(on_terrain, ripple, 0.0) / np.maximum(facing, PARALLEL_COSINE)
         point = origins_ws + distance[:, None] * directions_ws
+        self.pushed_points_ws = {int(rays[ray]): point[ray] for ray in pushed}
         return GroundHits(hit, distance, point, normal, ground_velocity, grip, rolling)
 
     def _closest_hits(self, origins_ws, directions_ws, length_m, min_ground_up, rays
@@ -107,32 +116,35 @@ class BulletRays:
         less cost; only when it is not are all of the ray's hits looked through."""
         bullet = self.world.bullet
         ray_test_closest, ray_test_all = bullet.rayTestClosest, bullet.rayTestAll
-        vehicles, anchors = self.vehicles, self.anchors
+        vehicles, anchors, mask = self.vehicles, self.anchors, self.mask
         ends = origins_ws + directions_ws * length_m
         met, best_hits = [], []
         for ray, (start, end, direction, anchor) in enumerate(zip(
                 origins_ws.tolist(), ends.tolist(), directions_ws.tolist(), rays.tolist())):
             start, end = Point3(*start), Point3(*end)
-            closest = ray_test_closest(start, end)
+            closest = ray_test_closest(start, end, mask)
             if not closest.hasHit():
                 continue
             direction, own = Vec3(*direction), vehicles[anchor // anchors]
             best = closest
             if (closest.getHitFraction() <= 0.0 or closest.getNode() == own
                     or -closest.getHitNormal().dot(direction) < min_ground_up):
-                best = _closest_ground(ray_test_all(start, end).getHits(), direction,
+                best = _closest_ground(ray_test_all(start, end, mask).getHits(), direction,
                                        min_ground_up, own)
             if best is not None:
                 met.append(ray)
                 best_hits.append(best)
         return met, best_hits
 
-    def _moving_ground(self, hits_off_terrain, rays, point, ground_velocity) -> None:
+    def _moving_ground(self, hits_off_terrain, rays, point, ground_velocity) -> list[int]:
         """The velocity of the ground at the hits (ray, node) on moving bodies, and those
-        bodies by anchor (``pushed_bodies``)."""
+        bodies by anchor (``pushed_bodies``); returns those hits' rays."""
+        pushed = []
         for ray, node in hits_off_terrain:
             if isinstance(node, BulletRigidBodyNode) and node.getMass() > 0.0:
                 offset = point[ray] - np.array(node.getTransform().getPos())
                 ground_velocity[ray] = (np.array(node.getLinearVelocity())
                                         + np.cross(node.getAngularVelocity(), offset))
                 self.pushed_bodies[int(rays[ray])] = node
+                pushed.append(ray)
+        return pushed

@@ -31,7 +31,8 @@ The arrays :func:`anchor_substep` reads and writes (N = V * A anchors, vehicle b
 - constants: ``anchors`` (A, ANCHOR_COLUMNS) and ``model`` (MODEL_ENTRIES,);
 - the ground: the terrain's plane table, look-up and per-sample surface table
   (:class:`physics.model.terrain.Terrain`), cast against when ``on_terrain``; per anchor,
-  ``exact`` (1: take its column of ``exact_hits`` (EXACT_ROWS, N), cast beforehand);
+  ``exact`` (1: its column of ``exact_hits`` (EXACT_ROWS, N), cast beforehand, is the
+  ground where it is nearer than the terrain or the terrain is missed);
 - carried between substeps and brought up to date: ``deflection`` (2, N: the grip
   springs' stretch), ``last_distance`` (N: the terrain casts', ``warm`` once they are
   these rays'), ``wheel_spin_rad_s`` and ``wheel_angle_rad`` (N);
@@ -335,7 +336,8 @@ def _ground_under(ox, oy, oz, dx, dy, dz, n, ray_length, min_ground_up, planes, 
     """Anchor ``n``'s ground: whether it is ground within reach, the distance, the point,
     the normal, the ground's velocity there, and its surface's grip scale and added
     rolling resistance. Cast against the terrain (carrying the collider's distance to
-    the next substep), then taken from the hits cast beforehand where there are some."""
+    the next substep); where a hit was cast beforehand (a crate, a rock, a hull may be
+    under the anchor) the nearer of the two is the ground, the terrain on a tie."""
     hit, distance = False, 0.0
     qx = qy = qz = nx = ny = nz = surface_rolling = 0.0
     surface_grip = 1.0
@@ -345,7 +347,8 @@ def _ground_under(ox, oy, oz, dx, dy, dz, n, ray_length, min_ground_up, planes, 
          surface_rolling) = _cast_terrain(ox, oy, oz, dx, dy, dz, start_m, 1 if warm else 2,
                                           planes, lookup, ground, ray_length, min_ground_up)
         last_distance[n] = collider_m
-    if exact[n]:
+    if exact[n] and (not hit or (exact_hits[EXACT_HIT, n] > 0.5
+                                 and exact_hits[EXACT_DISTANCE, n] < distance)):
         return _exact_hit(exact_hits, n)
     return hit, distance, qx, qy, qz, nx, ny, nz, 0.0, 0.0, 0.0, surface_grip, surface_rolling
 

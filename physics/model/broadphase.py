@@ -14,6 +14,11 @@ reaches the cells of ``floor((x - limit) / cell)`` to ``floor((x + limit) / cell
 rounded as the points' own are; rounding and ``floor`` never reverse an order, so a point
 closer than the limit in x (and in y) always lies in a searched cell.
 
+The anchors' rays ask the same grid which of them pass near a body
+(:func:`segments_near_spheres`): the spheres' centres are sorted into cells as wide as the
+longest half ray and the largest limit together, and each ray measures, from its middle,
+only the cells within that reach, then its exact distance to those centres.
+
 A point with a coordinate that is not finite is near nothing (its distances are not
 under any limit), and nothing is near it. The loops are compiled with numba
 (:mod:`physics.model.compiled`) and run as plain Python without it.
@@ -183,3 +188,83 @@ def near_spheres(points_ws: np.ndarray, centres_ws: np.ndarray, limits_m: np.nda
     _near_any_sphere(points_ws, centres_ws, np.ascontiguousarray(limits_m), grid.members,
                      grid.rows, grid.columns, grid.cell_m, reach_m, near)
     return near
+
+
+def _segment_meets_any(starts, ends, a, centres, members, rows, columns, cell_m, reach_m,
+                       limits, skip):
+    """Does segment ``a`` (``starts[a]`` to ``ends[a]``) pass closer to a grid member ``b``
+    (a row of ``centres``, not ``skip``) than its limit (``limits[b]``)? Searches the
+    cells within ``reach_m`` of the segment's middle: at least half its length and every
+    limit."""
+    sx, sy, sz = starts[a, 0], starts[a, 1], starts[a, 2]
+    dx, dy, dz = ends[a, 0] - sx, ends[a, 1] - sy, ends[a, 2] - sz
+    length_squared = dx * dx + dy * dy + dz * dz
+    x, y = sx + 0.5 * dx, sy + 0.5 * dy
+    row_low, row_high = np.floor((y - reach_m) / cell_m), np.floor((y + reach_m) / cell_m)
+    column_low = np.floor((x - reach_m) / cell_m)
+    column_high = np.floor((x + reach_m) / cell_m)
+    count = len(members)
+    position = _at_or_after(rows, columns, row_low, column_low, 0, count)
+    while position < count and rows[position] <= row_high:
+        row, column = rows[position], columns[position]
+        if column < column_low:
+            position = _at_or_after(rows, columns, row, column_low, position, count)
+        elif column > column_high:
+            position = _after_row(rows, row, position, count)
+        else:
+            b = members[position]
+            if b != skip:
+                cx, cy, cz = centres[b, 0] - sx, centres[b, 1] - sy, centres[b, 2] - sz
+                along = 0.0
+                if length_squared > 0.0:  # the nearest point of the segment, as a fraction
+                    along = min(max((cx * dx + cy * dy + cz * dz) / length_squared, 0.0), 1.0)
+                ox, oy, oz = cx - along * dx, cy - along * dy, cz - along * dz
+                if ox * ox + oy * oy + oz * oz < limits[b] * limits[b]:
+                    return True
+            position += 1
+    return False
+
+
+def _segments_meeting(starts, ends, owners, wanted, centres, limits, members, rows, columns,
+                      cell_m, reach_m, meets):
+    """Per wanted segment with finite ends, into ``meets``: does it pass closer to a
+    sphere's centre (a grid member, not its owner) than that sphere's limit?"""
+    for a in range(len(starts)):
+        if wanted[a] and np.isfinite(starts[a, 0]) and np.isfinite(starts[a, 1]) \
+                and np.isfinite(starts[a, 2]) and np.isfinite(ends[a, 0]) \
+                and np.isfinite(ends[a, 1]) and np.isfinite(ends[a, 2]):
+            meets[a] = _segment_meets_any(starts, ends, a, centres, members, rows, columns,
+                                          cell_m, reach_m, limits, owners[a])
+
+
+_segment_meets_any = compiled(_segment_meets_any, inline=True) or _segment_meets_any
+_segments_meeting = compiled(_segments_meeting) or _segments_meeting
+
+
+def segments_near_spheres(starts_ws: np.ndarray, ends_ws: np.ndarray, owners: np.ndarray,
+                          wanted: np.ndarray, centres_ws: np.ndarray, limits_m: np.ndarray
+                          ) -> np.ndarray:
+    """Per segment (R, 3 starts and ends) marked in ``wanted`` (R,): does it pass closer to
+    the centre of a sphere (S, 3) than that sphere's limit (S,), leaving out sphere
+    ``owners[r]`` (-1: none)? The spheres' centres are sorted into the grid; a segment
+    measures only those within its half length and the largest limit of its middle."""
+    starts_ws = np.ascontiguousarray(starts_ws, dtype=float)
+    ends_ws = np.ascontiguousarray(ends_ws, dtype=float)
+    meets = np.zeros(len(starts_ws), dtype=bool)
+    limits_m = np.ascontiguousarray(limits_m, dtype=float)
+    centres_ws = np.ascontiguousarray(centres_ws, dtype=float).reshape(-1, 3)
+    ends_finite = np.isfinite(starts_ws).all(axis=1) & np.isfinite(ends_ws).all(axis=1)
+    endless = (limits_m == np.inf) & np.isfinite(centres_ws).all(axis=1)
+    if endless.any():  # every finite segment passes closer than that
+        return ends_finite & np.asarray(wanted, dtype=bool)
+    bounded = limits_m > 0.0  # NaN limits too are never met
+    if not len(starts_ws) or not bounded.any() or not np.any(wanted):
+        return meets
+    half_m = 0.5 * np.sqrt(np.einsum("ri,ri->r", ends_ws - starts_ws, ends_ws - starts_ws))
+    reach_m = float(limits_m[bounded].max()) + float(np.max(half_m, where=np.isfinite(half_m),
+                                                             initial=0.0))
+    grid = _grid(centres_ws, reach_m)
+    _segments_meeting(starts_ws, ends_ws, np.ascontiguousarray(owners, dtype=np.int64),
+                      np.ascontiguousarray(wanted, dtype=np.bool_), centres_ws, limits_m,
+                      grid.members, grid.rows, grid.columns, grid.cell_m, reach_m, meets)
+    return meets

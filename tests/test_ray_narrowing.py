@@ -1,0 +1,159 @@
+"""Which anchors' rays go through Bullet: the grid answers as measuring every ray against
+every sphere does (the ray's own sphere left out), with and without numba; in a fleet, a
+ray over another vehicle's hull is cast and rays far from every body are not, even for a
+vehicle near another; and a tank set on another's hull rides on it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from panda3d.core import LQuaternionf
+
+from physics.bullet.bodies import make_hull_body, terrain_collider
+from physics.bullet.fleet import VehicleFleet
+from physics.bullet.ground import BulletRays
+from physics.bullet.poses import set_at_rest
+from physics.bullet.world import PhysicsWorld
+from physics.model.broadphase import segments_near_spheres
+from physics.model.terrain import MapChoice, build_terrain
+
+
+def every_sphere_pair(starts, ends, owners, wanted, centres, limits) -> np.ndarray:
+    """Per wanted segment: does it pass closer than a sphere's limit to its centre (every
+    segment measured against every sphere but its owner)?"""
+    meets = np.zeros(len(starts), dtype=bool)
+    for a in np.flatnonzero(wanted):
+        along = ends[a] - starts[a]
+        for b in range(len(centres)):
+            if b == owners[a] or not np.isfinite(centres[b]).all():
+                continue
+            fraction = np.clip(np.dot(centres[b] - starts[a], along) / np.dot(along, along),
+                               0.0, 1.0)
+            if np.linalg.norm(centres[b] - (starts[a] + fraction * along)) < limits[b]:
+                meets[a] = True
+    return meets
+
+
+def random_rays(rng, count: int, spheres: int):
+    """Short downward rays and spheres over a patch of ground, some of them crowded."""
+    spread_m = rng.uniform(10.0, 200.0)
+    centres = rng.uniform(-spread_m, spread_m, (spheres, 3)) * (1.0, 1.0, 0.02)
+    starts = centres[rng.integers(0, spheres, count)] + rng.normal(0.0, 4.0, (count, 3))
+    directions = rng.normal(0.0, 0.3, (count, 3))
+    directions[:, 2] = -1.0
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    ends = starts + directions * rng.uniform(0.5, 2.0, (count, 1))
+    owners = rng.integers(-1, spheres, count)
+    wanted = rng.random(count) < 0.8
+    limits = rng.uniform(0.2, 4.0, spheres)
+    return starts, ends, owners, wanted, centres, limits
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_grid_finds_the_rays_every_pair_finds(seed):
+    rng = np.random.default_rng(seed)
+    arrays = random_rays(rng, 400, 60)
+    found = segments_near_spheres(*arrays)
+    assert found.tolist() == every_sphere_pair(*arrays).tolist()
+    assert 0 < np.count_nonzero(found) < np.count_nonzero(arrays[3])
+
+
+def test_rays_and_spheres_that_are_not_finite_or_none():
+    rng = np.random.default_rng(4)
+    starts, ends, owners, wanted, centres, limits = random_rays(rng, 50, 10)
+    starts[0, 0] = np.nan
+    centres[1, 2] = np.inf
+    wanted[:] = True
+    found = segments_near_spheres(starts, ends, owners, wanted, centres, limits)
+    assert not found[0]
+    assert found.tolist() == every_sphere_pair(starts, ends, owners, wanted, centres,
+                                               limits).tolist()
+    assert not segments_near_spheres(starts, ends, owners, wanted, centres[:0],
+                                     limits[:0]).any()
+    assert not segments_near_spheres(starts, ends, owners, ~wanted, centres, limits).any()
+
+
+PLAIN_PYTHON_RUN = """
+import json, sys
+import numpy as np
+sys.modules["numba"] = None  # as on a platform without numba
+sys.path.insert(0, "tests")
+from physics.model import broadphase
+from test_ray_narrowing import random_rays
+assert broadphase._segments_meeting.__module__ == "physics.model.broadphase"
+arrays = random_rays(np.random.default_rng(2), 300, 40)
+print(json.dumps(broadphase.segments_near_spheres(*arrays).tolist()))
+"""
+
+
+def test_without_numba_the_plain_loops_give_the_same_answers(repo_root):
+    done = subprocess.run([sys.executable, "-c", PLAIN_PYTHON_RUN], cwd=repo_root,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    arrays = random_rays(np.random.default_rng(2), 300, 40)
+    assert json.loads(done.stdout) == every_sphere_pair(*arrays).tolist()
+
+
+def test_a_ray_over_another_hull_is_cast_and_rays_far_from_every_body_are_not(
+        config, monkeypatch):
+    """Tank 1 lies on tank 0's hull, tank 2 stands two reaches from tank 0 (near it, but
+    its rays pass nowhere near a hull), tank 3 is alone: Bullet casts tank 1's rays (over
+    tank 0's hull), and no ray of tank 2 or 3."""
+    world = PhysicsWorld(config.game.simulation)
+    terrain = build_terrain(MapChoice.parse("flat"), config.game.terrain, 1)
+    world.add_body(terrain_collider(terrain))
+    fleet = VehicleFleet(world, terrain, config.tank, config.tank_gearbox)
+    ground_m = float(terrain.height_at(0.0, 0.0))
+    places = [(0.0, 0.0, ground_m + 1.0), (0.0, 0.5, ground_m + 3.0),
+              (2.0 * fleet.reach_m, 0.0, ground_m + 1.0), (60.0, 60.0, ground_m + 1.0)]
+    for number, place in enumerate(places):
+        body = make_hull_body(config.tank.hull, f"tank-{number}")
+        world.add_body(body)
+        set_at_rest(body, place, LQuaternionf(1, 0, 0, 0))
+        fleet.add(body)
+    cast_rays = []
+    cast = BulletRays.cast
+
+    def recording(self, origins_ws, directions_ws, length_m, min_ground_up, rays):
+        cast_rays.extend(rays.tolist())
+        return cast(self, origins_ws, directions_ws, length_m, min_ground_up, rays)
+
+    monkeypatch.setattr(BulletRays, "cast", recording)
+    fleet.update_drive(world.step_s)
+    assert fleet._plan.near.tolist() == [True, True, True, False]
+    world.step()
+    anchors = len(fleet.constants.position_bs)
+    cast_vehicles = {ray // anchors for ray in cast_rays}
+    assert set(range(anchors, 2 * anchors)) <= set(cast_rays)
+    assert 2 not in cast_vehicles and 3 not in cast_vehicles
+    fleet.destroy()
+    world.destroy()
+
+
+def test_a_tank_set_on_another_tanks_hull_rides_on_it():
+    """A tank set down on top of another stands on its springs on that hull (its rays are
+    cast through Bullet and the hull is nearer than the terrain), not on the sand under it."""
+    from game.config import load_config
+    from game.sim.simulation import Simulation
+    config = load_config()
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
+    below = simulation.player
+    x_m, y_m = below.current.position_ws[0], below.current.position_ws[1]
+    above = simulation.spawn("tank", "above", x_m, y_m, 0.0)
+    hull = config.tank.hull
+    hull_height_m = 2.0 * hull.half_extents_m[2]
+    for _ in range(round(1.0 / simulation.step_s)):  # the one below settles first
+        set_at_rest(above.body, (x_m, y_m, float(below.current.position_ws[2]) + hull_height_m
+                                 + 1.0), LQuaternionf(1, 0, 0, 0))
+        simulation.step()
+    for _ in range(round(2.0 / simulation.step_s)):
+        simulation.step()
+    lift_m = above.body.getTransform().getPos().z - below.body.getTransform().getPos().z
+    assert lift_m > hull_height_m
+    assert all(anchor["on_ground"] for anchor in above.anchor_reports())
+    assert all(anchor["compression"] > 0.0 for anchor in above.anchor_reports())
+    simulation.destroy()
