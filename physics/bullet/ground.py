@@ -30,20 +30,25 @@ from physics.model.terrain import Terrain
 _write_vector = LVecBase3f.writeDatagramFixed
 
 
+def _is_ground(hit, direction: Vec3, min_ground_up: float, own) -> bool:
+    """Whether a ray's ``hit`` is ground: in front of where the ray starts (not inside),
+    not its own vehicle ``own``, not a wall (its normal faces up the ray by at least
+    ``min_ground_up``)."""
+    return not (hit.getHitFraction() <= 0.0 or hit.getNode() == own
+                or -hit.getHitNormal().dot(direction) < min_ground_up)
+
+
 def _closest_ground(hits, direction: Vec3, min_ground_up: float, own):
-    """The nearest of one ray's ``hits`` that is ground: not its own vehicle, not where the
-    ray starts inside, not a wall (None: nothing)."""
+    """The nearest of one ray's ``hits`` that is ground (None: nothing); of equally near
+    ones, the first."""
     best = None
     best_fraction = 0.0
     for candidate in hits:
         fraction = candidate.getHitFraction()
-        if fraction <= 0.0 or candidate.getNode() == own:  # starts inside; itself
-            continue
         if best is not None and fraction >= best_fraction:
             continue
-        if -candidate.getHitNormal().dot(direction) < min_ground_up:
-            continue  # a wall, not ground
-        best, best_fraction = candidate, fraction
+        if _is_ground(candidate, direction, min_ground_up, own):
+            best, best_fraction = candidate, fraction
     return best
 
 
@@ -127,8 +132,7 @@ class BulletRays:
                 continue
             direction, own = Vec3(*direction), vehicles[anchor // anchors]
             best = closest
-            if (closest.getHitFraction() <= 0.0 or closest.getNode() == own
-                    or -closest.getHitNormal().dot(direction) < min_ground_up):
+            if not _is_ground(closest, direction, min_ground_up, own):
                 best = _closest_ground(ray_test_all(start, end, mask).getHits(), direction,
                                        min_ground_up, own)
             if best is not None:

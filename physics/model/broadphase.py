@@ -81,6 +81,28 @@ def _after_row(rows, row, start, stop):
     return start
 
 
+def _window(x, y, reach_m, cell_m):
+    """The grid cells within ``reach_m`` of (x, y): lowest and highest row, then column."""
+    return (np.floor((y - reach_m) / cell_m), np.floor((y + reach_m) / cell_m),
+            np.floor((x - reach_m) / cell_m), np.floor((x + reach_m) / cell_m))
+
+
+def _in_window(rows, columns, row_high, column_low, column_high, start, stop):
+    """The first position from ``start`` (rows sorted, then columns) whose cell lies in the
+    window up to ``row_high`` and between the columns, skipping whole runs of cells outside
+    it; ``stop`` when none is left."""
+    position = start
+    while position < stop and rows[position] <= row_high:
+        row, column = rows[position], columns[position]
+        if column < column_low:
+            position = _at_or_after(rows, columns, row, column_low, position, stop)
+        elif column > column_high:
+            position = _after_row(rows, row, position, stop)
+        else:
+            return position
+    return stop
+
+
 def _distance_m(points, a, others, b):
     """``np.linalg.norm(points[a] - others[b])``, summed in the order numpy sums."""
     dx = points[a, 0] - others[b, 0]
@@ -94,24 +116,18 @@ def _any_within(points, a, others, members, rows, columns, cell_m, reach_m, limi
     """Is any grid member ``b`` (a row of ``others``, not ``skip``) closer to ``points[a]``
     than its limit (``limits[b]``; ``shared_limit_m`` when ``limits`` is empty)? Searches
     the cells within ``reach_m``, at least every limit, of the point."""
-    x, y = points[a, 0], points[a, 1]
-    row_low, row_high = np.floor((y - reach_m) / cell_m), np.floor((y + reach_m) / cell_m)
-    column_low = np.floor((x - reach_m) / cell_m)
-    column_high = np.floor((x + reach_m) / cell_m)
+    row_low, row_high, column_low, column_high = _window(points[a, 0], points[a, 1], reach_m,
+                                                         cell_m)
     count = len(members)
     position = _at_or_after(rows, columns, row_low, column_low, 0, count)
-    while position < count and rows[position] <= row_high:
-        row, column = rows[position], columns[position]
-        if column < column_low:
-            position = _at_or_after(rows, columns, row, column_low, position, count)
-        elif column > column_high:
-            position = _after_row(rows, row, position, count)
-        else:
-            b = members[position]
-            limit_m = limits[b] if len(limits) else shared_limit_m
-            if b != skip and _distance_m(points, a, others, b) < limit_m:
-                return True
-            position += 1
+    position = _in_window(rows, columns, row_high, column_low, column_high, position, count)
+    while position < count:
+        b = members[position]
+        limit_m = limits[b] if len(limits) else shared_limit_m
+        if b != skip and _distance_m(points, a, others, b) < limit_m:
+            return True
+        position = _in_window(rows, columns, row_high, column_low, column_high, position + 1,
+                              count)
     return False
 
 
@@ -136,6 +152,8 @@ def _near_any_sphere(points, centres, limits, members, rows, columns, cell_m, re
 
 _at_or_after = compiled(_at_or_after, inline=True) or _at_or_after
 _after_row = compiled(_after_row, inline=True) or _after_row
+_window = compiled(_window, inline=True) or _window
+_in_window = compiled(_in_window, inline=True) or _in_window
 _distance_m = compiled(_distance_m, inline=True) or _distance_m
 _any_within = compiled(_any_within, inline=True) or _any_within
 _near_members = compiled(_near_members) or _near_members
@@ -199,29 +217,23 @@ def _segment_meets_any(starts, ends, a, centres, members, rows, columns, cell_m,
     sx, sy, sz = starts[a, 0], starts[a, 1], starts[a, 2]
     dx, dy, dz = ends[a, 0] - sx, ends[a, 1] - sy, ends[a, 2] - sz
     length_squared = dx * dx + dy * dy + dz * dz
-    x, y = sx + 0.5 * dx, sy + 0.5 * dy
-    row_low, row_high = np.floor((y - reach_m) / cell_m), np.floor((y + reach_m) / cell_m)
-    column_low = np.floor((x - reach_m) / cell_m)
-    column_high = np.floor((x + reach_m) / cell_m)
+    row_low, row_high, column_low, column_high = _window(sx + 0.5 * dx, sy + 0.5 * dy, reach_m,
+                                                         cell_m)
     count = len(members)
     position = _at_or_after(rows, columns, row_low, column_low, 0, count)
-    while position < count and rows[position] <= row_high:
-        row, column = rows[position], columns[position]
-        if column < column_low:
-            position = _at_or_after(rows, columns, row, column_low, position, count)
-        elif column > column_high:
-            position = _after_row(rows, row, position, count)
-        else:
-            b = members[position]
-            if b != skip:
-                cx, cy, cz = centres[b, 0] - sx, centres[b, 1] - sy, centres[b, 2] - sz
-                along = 0.0
-                if length_squared > 0.0:  # the nearest point of the segment, as a fraction
-                    along = min(max((cx * dx + cy * dy + cz * dz) / length_squared, 0.0), 1.0)
-                ox, oy, oz = cx - along * dx, cy - along * dy, cz - along * dz
-                if ox * ox + oy * oy + oz * oz < limits[b] * limits[b]:
-                    return True
-            position += 1
+    position = _in_window(rows, columns, row_high, column_low, column_high, position, count)
+    while position < count:
+        b = members[position]
+        if b != skip:
+            cx, cy, cz = centres[b, 0] - sx, centres[b, 1] - sy, centres[b, 2] - sz
+            along = 0.0
+            if length_squared > 0.0:  # the nearest point of the segment, as a fraction
+                along = min(max((cx * dx + cy * dy + cz * dz) / length_squared, 0.0), 1.0)
+            ox, oy, oz = cx - along * dx, cy - along * dy, cz - along * dz
+            if ox * ox + oy * oy + oz * oz < limits[b] * limits[b]:
+                return True
+        position = _in_window(rows, columns, row_high, column_low, column_high, position + 1,
+                              count)
     return False
 
 
