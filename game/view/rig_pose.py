@@ -17,6 +17,7 @@ import numpy as np
 
 from game.sim.vehicles import Vehicle, side_track_x_m, track_speeds_mps
 from game.view.track_belt import BeltTemplate, belt_rows_batch
+from physics.model.pose import blend_pose_arrays, rotation_matrix
 
 
 def wheel_height_weights(anchors_bs: np.ndarray, sides: list[np.ndarray],
@@ -69,27 +70,14 @@ def latch_step_values(rigs) -> None:
 
 def blend_hull_poses(rigs, alpha: float) -> list[tuple]:
     """Each rig's hull pose ``alpha`` of the way from its vehicle's previous step to the
-    last (as :func:`physics.model.pose.blend_poses`, over all rigs at once): a
-    (position, orientation quaternion, rotation matrix) per rig."""
-    start_ws = np.array([rig.vehicle.previous.position_ws for rig in rigs], dtype=np.float64)
-    end_ws = np.array([rig.vehicle.current.position_ws for rig in rigs], dtype=np.float64)
-    start = np.array([rig.vehicle.previous.orientation_ws for rig in rigs], dtype=np.float64)
-    end = np.array([rig.vehicle.current.orientation_ws for rig in rigs], dtype=np.float64)
-    position = start_ws + (end_ws - start_ws) * alpha
-    end = np.where(np.einsum("rq,rq->r", start, end)[:, None] < 0.0, -end, end)  # short way
-    orientation = start + (end - start) * alpha
-    orientation /= np.sqrt(np.einsum("rq,rq->r", orientation, orientation))[:, None]
-    return list(zip(position, orientation, rotation_matrices(orientation)))
-
-
-def rotation_matrices(quaternions: np.ndarray) -> np.ndarray:
-    """(R, 3, 3): :func:`physics.model.pose.rotation_matrix` of each (w, x, y, z) row."""
-    w, x, y, z = quaternions.T
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], axis=1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], axis=1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=1),
-    ], axis=1)
+    last, all rigs at once: a (position, orientation quaternion, rotation matrix) per rig."""
+    position, orientation = blend_pose_arrays(
+        np.array([rig.vehicle.previous.position_ws for rig in rigs], dtype=np.float64),
+        np.array([rig.vehicle.current.position_ws for rig in rigs], dtype=np.float64),
+        np.array([rig.vehicle.previous.orientation_ws for rig in rigs], dtype=np.float64),
+        np.array([rig.vehicle.current.orientation_ws for rig in rigs], dtype=np.float64),
+        alpha)
+    return list(zip(position, orientation, rotation_matrix(orientation)))
 
 
 def _layout(rig) -> tuple[int, int, int]:

@@ -38,21 +38,29 @@ class BodyState:
 
 
 def rotation_matrix(quaternion: np.ndarray) -> np.ndarray:
-    """3x3 matrix taking body-space column vectors to world space."""
-    w, x, y, z = quaternion
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ])
+    """3x3 matrix taking body-space column vectors to world space; of each (w, x, y, z)
+    row of a (..., 4) array, (..., 3, 3)."""
+    w, x, y, z = np.moveaxis(np.asarray(quaternion), -1, 0)
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], axis=-1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], axis=-1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=-1),
+    ], axis=-2)
+
+
+def blend_pose_arrays(start_ws: np.ndarray, end_ws: np.ndarray, start_q: np.ndarray,
+                      end_q: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Positions (..., 3) and orientations (..., 4) ``alpha`` of the way from the starts to
+    the ends, each orientation the short way round."""
+    position = start_ws + (end_ws - start_ws) * alpha
+    end_q = np.where(np.einsum("...q,...q->...", start_q, end_q)[..., None] < 0.0, -end_q, end_q)
+    orientation = start_q + (end_q - start_q) * alpha
+    return position, orientation / np.sqrt(np.einsum("...q,...q->...", orientation,
+                                                     orientation))[..., None]
 
 
 def blend_poses(previous: BodyState, current: BodyState, alpha: float
                 ) -> tuple[np.ndarray, np.ndarray]:
     """Position and orientation ``alpha`` of the way from ``previous`` to ``current``."""
-    position = previous.position_ws + (current.position_ws - previous.position_ws) * alpha
-    start, end = previous.orientation_ws, current.orientation_ws
-    if start @ end < 0.0:  # the short way round
-        end = -end
-    orientation = start + (end - start) * alpha
-    return position, orientation / np.linalg.norm(orientation)
+    return blend_pose_arrays(previous.position_ws, current.position_ws,
+                             previous.orientation_ws, current.orientation_ws, alpha)
