@@ -16,7 +16,7 @@ from game.sim.controls import Controls
 from game.sim.events import Destroyed, Hit, Shot
 from game.sim.simulation import Simulation
 from game.view.effects import Effects
-from game.view.particles import ParticleSystem, cone_directions
+from game.view.particles import ParticleSystem, cone_directions_many
 from physics.model.terrain import MapChoice
 
 
@@ -104,7 +104,10 @@ def test_drawing_gives_each_live_particle_a_quad_and_follows_the_count():
 
 def test_cone_directions_stay_inside_their_cone():
     rng = np.random.default_rng(1)
-    directions = cone_directions(rng, (0.0, 0.0, 2.0), 30.0, 2000)
+    count = 2000
+    directions = cone_directions_many(rng, [(0.0, 0.0, 2.0)],
+                                      np.full(count, np.cos(np.radians(30.0))),
+                                      np.zeros(count, np.int64))
     assert np.allclose(np.linalg.norm(directions, axis=1), 1.0)
     assert directions[:, 2].min() >= np.cos(np.radians(30.0)) - 1e-9
 

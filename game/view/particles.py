@@ -180,14 +180,6 @@ def cone_directions_many(rng: np.random.Generator, directions, cos_max, stream
             + (sin_t * np.sin(phi))[:, None] * v[stream])
 
 
-def cone_directions(rng: np.random.Generator, direction, spread_deg: float, n: int
-                    ) -> np.ndarray:
-    """``n`` unit vectors spread uniformly over the cap of half-angle ``spread_deg`` round
-    ``direction`` (180: the whole sphere)."""
-    cos_max = math.cos(math.radians(min(max(spread_deg, 0.0), 180.0)))
-    return cone_directions_many(rng, direction, np.full(n, cos_max), np.zeros(n, np.int64))
-
-
 class ParticleSystem:
     """Particles in arrays; ``spawn`` bursts, ``update(dt)`` ages and moves them all,
     ``draw(eye)`` writes them into the one GeomNode under ``parent`` (None: no drawing,
