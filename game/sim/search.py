@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from game.sim.spotting import SpottingSpec, hull_middle_ws, spotting_range_m
+from game.sim.spotting import SpottingSpec, clear_views, hull_middle_ws, spotting_range_m
 from physics.model.ballistics import gun_axes
 from physics.model.spec import Spec, tuning
 
@@ -51,23 +51,6 @@ class SearchGoal:
     stop_within_m: float
     vantage: bool
     """A vantage point (False: the target itself)."""
-
-
-def clear_views(terrain, eyes_ws: np.ndarray, target_ws: np.ndarray, step_m: float,
-                clearance_m: float) -> np.ndarray:
-    """For each eye (N, 3), whether the straight line from it to ``target_ws`` passes
-    ``clearance_m`` above the ground everywhere between (tested at least every ``step_m``;
-    the ends themselves are not)."""
-    eyes = np.asarray(eyes_ws, dtype=float).reshape(-1, 3)
-    offsets = np.asarray(target_ws, dtype=float) - eyes
-    longest = float(np.max(np.linalg.norm(offsets, axis=1))) if len(eyes) else 0.0
-    samples = max(1, math.ceil(longest / step_m))
-    shares = np.arange(1, samples) / samples
-    if not len(shares):
-        return np.ones(len(eyes), dtype=bool)
-    points = eyes[:, None, :] + offsets[:, None, :] * shares[None, :, None]
-    ground = terrain.height_at(points[..., 0], points[..., 1])
-    return np.all(points[..., 2] > ground + clearance_m, axis=1)
 
 
 def ring_points(here_xy, radii_m, bearings: int) -> np.ndarray:

@@ -49,17 +49,28 @@ def sight_clear(terrain, from_ws, to_ws, step_m: float, clearance_m: float = 0.0
     times a second, most lines are a few hundred samples long); the points and heights
     are the ones the array form takes, to the last bit."""
     start, end = np.asarray(from_ws, dtype=float), np.asarray(to_ws, dtype=float)
-    length = math.dist(start.tolist(), end.tolist())
-    samples = max(1, math.ceil(length / step_m))
-    if isinstance(terrain, Terrain):
-        return bool(_clear_over_planes(terrain.plane_table, terrain.plane_lookup,
-                                       start, end, samples, clearance_m))
-    shares = (np.arange(1, samples) / samples)[:, None]
+    if not isinstance(terrain, Terrain):
+        return bool(clear_views(terrain, start, end, step_m, clearance_m)[0])
+    samples = max(1, math.ceil(math.dist(start.tolist(), end.tolist()) / step_m))
+    return bool(_clear_over_planes(terrain.plane_table, terrain.plane_lookup, start, end,
+                                   samples, clearance_m))
+
+
+def clear_views(terrain, eyes_ws: np.ndarray, target_ws: np.ndarray, step_m: float,
+                clearance_m: float) -> np.ndarray:
+    """For each eye (N, 3), whether the straight line from it to ``target_ws`` passes
+    ``clearance_m`` above the ground everywhere between (tested at least every ``step_m``;
+    the ends themselves are not)."""
+    eyes = np.asarray(eyes_ws, dtype=float).reshape(-1, 3)
+    offsets = np.asarray(target_ws, dtype=float) - eyes
+    longest = float(np.max(np.linalg.norm(offsets, axis=1))) if len(eyes) else 0.0
+    samples = max(1, math.ceil(longest / step_m))
+    shares = np.arange(1, samples) / samples
     if not len(shares):
-        return True
-    points = start + (end - start) * shares
-    ground = terrain.height_at(points[:, 0], points[:, 1])
-    return bool(np.all(points[:, 2] > ground + clearance_m))
+        return np.ones(len(eyes), dtype=bool)
+    points = eyes[:, None, :] + offsets[:, None, :] * shares[None, :, None]
+    ground = terrain.height_at(points[..., 0], points[..., 1])
+    return np.all(points[..., 2] > ground + clearance_m, axis=1)
 
 
 def _clear_over_planes(planes, lookup, start, end, samples, clearance_m):
