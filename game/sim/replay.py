@@ -15,9 +15,9 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
+import game
 from game.errors import UserError
 from game.sim.ai import DIFFICULTIES
 from game.sim.arena import GEARBOXES
@@ -32,10 +32,8 @@ PLAIN_FILE_MODE = 0o644
 
 
 def game_version() -> str:
-    try:
-        return metadata.version("tank-battle")
-    except metadata.PackageNotFoundError:  # running from a checkout that is not installed
-        return "unknown"
+    """This game's version, the same from a checkout, a wheel or a packaged build."""
+    return game.__version__
 
 
 def config_digest(config_dir: Path) -> str:
