@@ -16,12 +16,13 @@ import os
 import random
 import resource
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+
+from game.hosting import game_command
 
 DEFAULT_CLIENTS = 8
 DEFAULT_BOTS = 8
@@ -34,7 +35,6 @@ DRIVING_MPS = 1.0
 TARGETS = {"down_kbit_s": 64.0, "up_kbit_s": 16.0, "own_rms_m": 0.25, "drawn_jump_m": 2.0,
            "remote_rms_m": 0.25, "remote_behind_s": 0.5, "server_step_ms": 16.667 / 2.0}
 """The issue's targets: the most each figure may be."""
-MAIN = Path(__file__).resolve().parents[1] / "main.py"
 
 
 def random_inputs(seed: int, seconds: float) -> dict:
@@ -53,9 +53,9 @@ def random_inputs(seed: int, seconds: float) -> dict:
 
 def _start_server(folder: Path, bots: int, seconds: float, seed: int):
     server = subprocess.Popen(
-        [sys.executable, str(MAIN), "--serve", "--host", "127.0.0.1", "--port", "0",
-         "--bots", str(bots), "--seconds", f"{seconds:g}", "--seed", str(seed),
-         "--telemetry", str(folder / "server.jsonl")],
+        game_command(["--serve", "--host", "127.0.0.1", "--port", "0",
+                      "--bots", str(bots), "--seconds", f"{seconds:g}", "--seed", str(seed),
+                      "--telemetry", str(folder / "server.jsonl")]),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = server.stdout.readline()
     if not line.startswith("serving on "):
@@ -84,10 +84,11 @@ def run(config, clients: int = DEFAULT_CLIENTS, bots: int = DEFAULT_BOTS,
                 if processes:  # one at a time: loading the game costs a second or two
                     _wait_for_rows(folder / f"client-{number}.jsonl", processes[-1])
                 processes.append(subprocess.Popen(
-                    [sys.executable, str(MAIN), "--headless", "--connect", f"127.0.0.1:{port}",
-                     "--name", f"client-{number + 1}", "--inputs", str(inputs), "--seconds",
-                     f"{seconds:g}", "--net-sim", net_sim, "--seed", str(number + 1),
-                     "--telemetry", str(folder / f"client-{number + 1}.jsonl")],
+                    game_command(["--headless", "--connect", f"127.0.0.1:{port}",
+                                  "--name", f"client-{number + 1}", "--inputs", str(inputs),
+                                  "--seconds", f"{seconds:g}", "--net-sim", net_sim,
+                                  "--seed", str(number + 1), "--telemetry",
+                                  str(folder / f"client-{number + 1}.jsonl")]),
                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
             deadline = time.monotonic() + seconds + START_TIMEOUT_S
             failures = [_finish(process, deadline) for process in processes]

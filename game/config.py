@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from game.errors import UserError
+from game.resources import config_folder
 from game.sim.ai import AISpec
 from game.sim.arena import SpawnSpec, WorldSpecs
 from game.sim.battle import BattleSpec
@@ -36,7 +37,8 @@ from physics.model.terrain import TerrainSpec
 from physics.model.tracks import TankSpec
 from physics.model.wheels import CarSpec
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "config"
+CONFIG_DIR = config_folder()
+"""The shipped tuning (``--config DIR`` reads another)."""
 
 
 def read_toml(path: Path) -> dict[str, Any]:

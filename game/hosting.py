@@ -13,9 +13,9 @@ import queue
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
-MAIN_SCRIPT = Path(__file__).resolve().parents[1] / "main.py"
+from game.resources import is_frozen
+
 READY_PREFIX = "serving on "
 """The server's first line (game/online.py ``serve``)."""
 
@@ -24,12 +24,13 @@ class HostingFailed(Exception):
     """The server could not start (its own one-line reason)."""
 
 
-def server_command(arguments: list[str]) -> list[str]:
-    """The command line that runs this game's program with ``arguments`` (a frozen build
-    is its own program; from source, Python runs main.py)."""
-    if getattr(sys, "frozen", False):
+def game_command(arguments: list[str]) -> list[str]:
+    """The command line that runs this game's program with ``arguments``: a packaged build
+    is its own program; otherwise this Python runs the ``game`` package, wherever it is
+    installed."""
+    if is_frozen():
         return [sys.executable, *arguments]
-    return [sys.executable, str(MAIN_SCRIPT), *arguments]
+    return [sys.executable, "-m", "game", *arguments]
 
 
 class HostedServer:
@@ -37,7 +38,7 @@ class HostedServer:
 
     def __init__(self, arguments: list[str], stop_wait_s: float):
         self.stop_wait_s = stop_wait_s
-        self.process = subprocess.Popen(server_command(arguments), stdin=subprocess.DEVNULL,
+        self.process = subprocess.Popen(game_command(arguments), stdin=subprocess.DEVNULL,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         text=True, bufsize=1)
         self._lines: queue.Queue[str] = queue.Queue()

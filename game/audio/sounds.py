@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from game.resources import sounds_folder
 from game.sim.events import Destroyed, Event, Hit, ShiftRefused, Shot
 from physics.model.spec import KMH_PER_MPS, Spec, tuning
 
-SOUNDS_DIR = Path(__file__).resolve().parents[2] / "assets" / "sounds"
-"""The synthesised WAVs: assets/sounds at the project's root."""
+SOUNDS_DIR = sounds_folder()
+"""The synthesised WAVs, assets/sounds, wherever the game is installed."""
 SOUND_NAMES = ("engine_loop", "gun_fire", "impact_metal", "impact_sand", "explosion",
                "gear_grind", "ui_click", "track_clatter", "tyre_roll", "tyre_skid")
 LOOPS = ("engine_loop", "track_clatter", "tyre_roll", "tyre_skid")
