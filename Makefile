@@ -1,10 +1,13 @@
 # Two commands for people: `make play` and `make test`. Both build .venv on first use.
+# `make dist [PLATFORMS=linux|windows|macos|all]`: packaged builds (tools/build_apps.py).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play test clean
+.PHONY: play test dist clean
+
+PLATFORMS ?= linux
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,5 +21,11 @@ play: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# build_apps reads pyproject.toml through setuptools, which needs 77 or newer for its
+# licence fields; it fetches each platform's wheels from the package index.
+dist: $(STAMP)
+	$(BIN)/python -m pip install --quiet 'setuptools>=77'
+	$(BIN)/python tools/build_apps.py $(PLATFORMS)
+
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache build dist *.egg-info

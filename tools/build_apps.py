@@ -1,0 +1,98 @@
+"""Packaged builds of the game with Panda3D's ``build_apps``: ``make dist`` runs this.
+
+    python tools/build_apps.py [linux|windows|macos|all, comma separated; default linux]
+
+``build_apps`` freezes ``main.py`` and everything it imports
+into one executable per platform (``build/PLATFORM/tank-battle``), copies the data files
+beside it (the config and sounds, found there by :mod:`game.resources`) with Panda's GL and
+OpenAL plugins, and ``bdist_apps`` packs each build into an archive in ``dist/``. The
+project's metadata (name, version) comes from pyproject.toml; this script only adds the
+build's options, kept out of the wheel's build.
+
+Each platform is built by its own run of ``setup()`` (a child process), because the wheels
+it freezes differ: pip evaluates a requirement's platform markers on the building machine,
+not the target, so each build gets its own requirements file. The wheels come from the
+ordinary package index. numba is left out: its compiled loops need an on-disk cache that a
+frozen program cannot keep, so a packaged build runs the plain numpy path
+(:mod:`physics.model.compiled` says so in its log).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from setuptools import setup
+
+ROOT = Path(__file__).resolve().parents[1]
+APP_NAME = "tank-battle"
+PLATFORMS = {
+    "linux": ("manylinux2014_x86_64", True),
+    "windows": ("win_amd64", True),
+    "macos": ("macosx_11_0_arm64", False),
+}
+"""The builds ``make dist`` knows, by their short names (``PLATFORMS=all`` builds each): the
+platform tag, and whether online play is in (pyenet has no macOS wheel)."""
+REQUIREMENTS = ("panda3d==1.10.16", "numpy==2.2.6", "tomli-w==1.2.0")
+"""What every build freezes, pinned to versions with wheels for all three platforms (numpy
+2.3 and newer have no manylinux2014 wheel)."""
+ONLINE_REQUIREMENT = "pyenet==1.3.17"
+ONE_PLATFORM_FLAG = "--one-platform"
+
+OPTIONS = {
+    "gui_apps": {APP_NAME: "main.py"},
+    "include_patterns": ["config/*.toml", "assets/sounds/*.wav", "assets/icon.png",
+                         "LICENSE", "README.md"],
+    "exclude_modules": {"*": ["numba", "numba.*", "llvmlite", "llvmlite.*", "pytest",
+                              "_pytest", "tests", "tests.*", "bench", "bench.*",
+                              "tkinter", "setuptools", "pip"]},
+    "icons": {APP_NAME: ["assets/icon.png"]},
+    "plugins": ["pandagl", "p3headlessgl", "p3openal_audio"],
+    # Panda3D's own index of optimised wheels is not used: the ordinary index has every
+    # wheel the build needs, and a build machine may reach only that one.
+    "use_optimized_wheels": False,
+    "pypi_extra_indexes": [],
+    # A double-clicked game has no console: everything it prints, Panda's own notices and
+    # any crash included, goes to this file ($USER_APPDATA: the per-user application data
+    # folder Panda's runtime finds on each platform).
+    "log_filename": "$USER_APPDATA/tank-battle/logs/tank-battle.log",
+    "log_append": False,
+}
+
+
+def platforms_from(names: str) -> list[str]:
+    """``linux,windows`` or ``all`` as short platform names."""
+    chosen = [name.strip() for name in names.split(",")]
+    if chosen == ["all"]:
+        return list(PLATFORMS)
+    unknown = [name for name in chosen if name not in PLATFORMS]
+    if unknown:
+        raise SystemExit(f"build_apps: unknown platform {unknown[0]!r}: expected all or "
+                         f"some of {', '.join(PLATFORMS)}, comma separated")
+    return chosen
+
+
+def build_one(name: str) -> None:
+    """Build and pack the ``name`` platform's app (in this process)."""
+    tag, online = PLATFORMS[name]
+    requirements = ROOT / "build" / f"requirements-{tag}.txt"
+    requirements.parent.mkdir(exist_ok=True)
+    requirements.write_text("\n".join(REQUIREMENTS + ((ONLINE_REQUIREMENT,) if online else ()))
+                            + "\n")
+    options = dict(OPTIONS, platforms=[tag], requirements_path=str(requirements))
+    setup(options={"build_apps": options}, script_args=["bdist_apps"])
+
+
+def main(arguments: list[str]) -> None:
+    os.chdir(ROOT)
+    if arguments[:1] == [ONE_PLATFORM_FLAG]:
+        build_one(arguments[1])
+        return
+    for name in platforms_from(arguments[0] if arguments else "linux"):
+        subprocess.run([sys.executable, __file__, ONE_PLATFORM_FLAG, name], check=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
