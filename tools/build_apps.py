@@ -74,13 +74,18 @@ def platforms_from(names: str) -> list[str]:
     return chosen
 
 
+def requirements_for(name: str) -> list[str]:
+    """The wheels the ``name`` platform's build freezes."""
+    online = PLATFORMS[name][1]
+    return list(REQUIREMENTS) + ([ONLINE_REQUIREMENT] if online else [])
+
+
 def build_one(name: str) -> None:
     """Build and pack the ``name`` platform's app (in this process)."""
-    tag, online = PLATFORMS[name]
+    tag = PLATFORMS[name][0]
     requirements = ROOT / "build" / f"requirements-{tag}.txt"
     requirements.parent.mkdir(exist_ok=True)
-    requirements.write_text("\n".join(REQUIREMENTS + ((ONLINE_REQUIREMENT,) if online else ()))
-                            + "\n")
+    requirements.write_text("\n".join(requirements_for(name)) + "\n")
     options = dict(OPTIONS, platforms=[tag], requirements_path=str(requirements))
     setup(options={"build_apps": options}, script_args=["bdist_apps"])
 
