@@ -7,7 +7,7 @@ same way from a checkout, an editable install and an installed wheel, whatever t
 directory: among the package's locations (the ones :mod:`importlib.resources` reads a
 namespace package from), the one that holds the expected file. A packaged build (Panda3D's ``build_apps``) freezes the code, and its
 frozen modules have no folder of their own; it copies the data files beside its executable
-instead, and there they are found.
+instead (into the bundle's Resources folder on macOS), and there they are found.
 """
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ def data_folder(package: str, marker: str) -> Path:
     """The folder of the data package ``package``, the one holding ``marker`` (a file or
     folder name inside it)."""
     if is_frozen():
-        locations = [Path(sys.executable).resolve().parent / package]
+        beside = Path(sys.executable).resolve().parent
+        # A macOS app bundle keeps them in Contents/Resources, beside Contents/MacOS.
+        locations = [beside / package, beside.parent / "Resources" / package]
     else:
         # Not importlib.resources.files itself: an editable install adds a location that is
         # no folder to a namespace package, and files() then refuses the whole package.

@@ -104,3 +104,13 @@ def test_the_committed_icon_is_the_one_the_script_draws():
         pixel = image.get_pixel(x, y)
         committed = (pixel.get_red(), pixel.get_green(), pixel.get_blue(), pixel.get_alpha())
         assert committed == tuple(int(value) for value in drawn[y, x])
+
+
+def test_a_macos_app_bundle_finds_its_data_in_its_resources(tmp_path, monkeypatch):
+    contents = tmp_path / "tank-battle.app" / "Contents"
+    (contents / "MacOS").mkdir(parents=True)
+    (contents / "Resources" / "config").mkdir(parents=True)
+    (contents / "Resources" / "config" / "game.toml").write_text("")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(contents / "MacOS" / "tank-battle"))
+    assert resources.config_folder() == contents / "Resources" / "config"
