@@ -61,6 +61,5 @@ class PhysicsGuard:
         x_m, y_m = np.clip(good.position_ws[:2], -self.terrain.half_extent_x_m,
                            self.terrain.half_extent_x_m)
         self.place(vehicle, float(x_m), float(y_m), heading)
-        vehicle.fleet.recover(vehicle.index)
         vehicle.last_good = vehicle.current
         return Recovered(vehicle.name, reason)

@@ -176,6 +176,7 @@ class Simulation:
         position = np.array([x_m, y_m, float(ground_m)]) + normal * lift_m
         position[2] += self.specs.spawn.drop_height_m
         set_at_rest(vehicle.body, position, ground_aligned_rotation(normal, heading_deg))
+        fleet.recover(vehicle.index)  # nothing of before (grip stretch, spin) carries over
         vehicle.record_state()
         vehicle.previous = vehicle.current
 

@@ -194,9 +194,11 @@ class AnchorModel:
         self._last = self._report = None  # its rows no longer match the vehicles
 
     def relax(self, vehicle: int) -> None:
-        """Forget one vehicle's grip stretch and wheel spin (it was set down afresh)."""
+        """Forget one vehicle's grip stretch and wheel spin (it was set down afresh), and
+        where the rays met the ground: the next casts start afresh, as a new vehicle's do."""
         self._deflection[:, self._columns(vehicle)] = 0.0
         self.spin_speed_rad_s[vehicle] = 0.0
+        self._warm = False
 
     def rays(self, states: BodyStates) -> tuple[np.ndarray, np.ndarray]:
         """Anchor origins and ray directions (V, A, 3): down the hull's -Z."""

@@ -69,6 +69,9 @@ class TrackDrive:
     def remove(self, vehicle: int) -> None:
         """Tracks keep nothing per vehicle between steps."""
 
+    def relax(self, vehicle: int) -> None:
+        """Tracks keep nothing per vehicle between steps."""
+
     def command(self, drive: DriveCommand, shifting: np.ndarray, steer: np.ndarray,
                 brake: np.ndarray, handbrake: np.ndarray, step_s: float,
                 forward_speed_mps: np.ndarray) -> AnchorCommand:

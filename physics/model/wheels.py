@@ -85,6 +85,11 @@ class WheelDrive:
         if vehicle < len(self.steer_rad):
             self.steer_rad = np.delete(self.steer_rad, vehicle)
 
+    def relax(self, vehicle: int) -> None:
+        """The wheels straight ahead again (the car was set down afresh)."""
+        if vehicle < len(self.steer_rad):
+            self.steer_rad[vehicle] = 0.0
+
     def lock_rad(self, speed_mps: np.ndarray) -> np.ndarray:
         """Most steer angle at each speed: full at a standstill, half at the halving speed."""
         return self._full_lock_rad / (1.0 + np.abs(speed_mps) / self._halving_mps)
@@ -100,8 +105,9 @@ class WheelDrive:
                 brake: np.ndarray, handbrake: np.ndarray, step_s: float,
                 forward_speed_mps: np.ndarray) -> AnchorCommand:
         spec = self.spec
-        if len(self.steer_rad) != len(steer):
-            self.steer_rad = np.resize(self.steer_rad, len(steer))
+        if len(self.steer_rad) != len(steer):  # a new car starts with its wheels straight
+            kept = self.steer_rad[:len(steer)]
+            self.steer_rad = np.concatenate([kept, np.zeros(len(steer) - len(kept))])
         wanted = steer * self.lock_rad(forward_speed_mps)
         step = self._rate_rad_s * step_s
         self.steer_rad = self.steer_rad + np.clip(wanted - self.steer_rad, -step, step)
