@@ -37,8 +37,6 @@ class TrackSpec(Spec):
                                           "full steer", minimum=0.0, maximum=50.0)
     steering_pull: float = tuning("share of the drive force steering may call on, on top of "
                                   "the throttle's", minimum=0.0, maximum=1.0)
-    drive_bias_front: float = tuning("drive share tilted toward the front (+) or rear (-) "
-                                     "anchors", minimum=-1.0, maximum=1.0)
 
 
 class TrackDrive:
@@ -48,11 +46,12 @@ class TrackDrive:
         self.spec = spec
         positions = constants.position_bs
         self.left = positions[:, 0] < 0.0
-        half_length = max(np.abs(positions[:, 1]).max(), np.finfo(float).eps)
-        weight = 1.0 + spec.drive_bias_front * positions[:, 1] / half_length
-        self.share = np.where(self.left, weight / weight[self.left].sum(),
-                              weight / weight[~self.left].sum())
-        """Each anchor's share of its track's force; sums to 1 per track."""
+        self.share = np.where(self.left, 1.0 / self.left.sum(), 1.0 / (~self.left).sum())
+        """Each anchor's share of its track's force, the same for all: the belt pulls along
+        the whole run on the ground, whichever sprocket drives it. (A sprocket at the front
+        or the rear does not pitch the hull: the pull acts at the ground either way, where
+        the grip stage applies it, and its squat comes from the centre of mass standing
+        above that line.)"""
         self._pivot_mps = spec.pivot_track_speed_kmh / KMH_PER_MPS
         self._side = np.where(self.left, _SIDES[0], _SIDES[1])
         """Per anchor: how its track's belt follows the steer (+ left, - right)."""
