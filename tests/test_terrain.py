@@ -7,6 +7,7 @@ flat map and a 20 degree slope.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import zlib
 
@@ -17,7 +18,9 @@ from panda3d.core import Point3
 
 from game.view.meshes import grid_triangles, terrain_mesh
 from physics.bullet.bodies import map_walls, terrain_collider
-from physics.model.terrain import HEIGHT_LEVELS, MapChoice, Terrain, build_terrain, plane_under
+from physics.model.spec import SpecError
+from physics.model.terrain import (HEIGHT_LEVELS, REFERENCE_SURFACE, MapChoice, Terrain,
+                                     TerrainSpec, build_terrain, plane_under)
 
 RAYS = 200
 HEIGHT_TOLERANCE_M = 0.01
@@ -326,3 +329,18 @@ def test_terrain_rejects_a_degenerate_grid():
         Terrain(np.zeros((1, 5)), 1.0, ())
     with pytest.raises(ValueError):
         Terrain(np.zeros(5), 1.0, ())
+
+
+@pytest.mark.parametrize("key, value", [("grip_scale", 0.9), ("rolling_resistance", 0.02)])
+def test_hardpan_is_the_reference_surface_vehicles_state_their_grip_on(config, key, value):
+    """Tracks and tyres state their own grip and rolling resistance on hardpan; other
+    surfaces scale the grip and add their drag. So hardpan itself may change neither."""
+    spec = config.world.terrain
+    surfaces = tuple(dataclasses.replace(surface, **{key: value})
+                     if surface.name == REFERENCE_SURFACE else surface
+                     for surface in spec.surfaces)
+    with pytest.raises(SpecError, match=key):
+        TerrainSpec(spec.desert, spec.test_maps, surfaces)
+    reference = next(s for s in spec.surfaces if s.name == REFERENCE_SURFACE)
+    assert (reference.grip_scale, reference.rolling_resistance) == (1.0, 0.0)
+    assert spec.test_maps.surface == REFERENCE_SURFACE  # flat-ground figures are on it

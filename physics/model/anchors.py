@@ -86,17 +86,19 @@ class SuspensionSpec(Spec):
 class GripSpec(Spec):
     """How the anchors hold on to the ground."""
 
-    grip: float = tuning("static friction coefficient: most ground force as a share of load",
+    grip: float = tuning("static friction coefficient on hardpan (the reference surface; "
+                         "others scale it): most ground force as a share of load",
                          minimum=0.05, maximum=3.0)
-    sliding_grip: float = tuning("friction coefficient while sliding", minimum=0.01,
-                                 maximum=3.0)
+    sliding_grip: float = tuning("friction coefficient while sliding, on hardpan",
+                                 minimum=0.01, maximum=3.0)
     grip_frequency_hz: float = tuning("stiffness of the grip's stick spring, as a natural "
                                       "frequency of the anchor's mass share", minimum=0.5,
                                       maximum=30.0)
     grip_damping_ratio: float = tuning("damping of the grip's stick spring", minimum=0.05,
                                        maximum=2.0)
-    rolling_resistance: float = tuning("force against rolling as a share of load",
-                                       minimum=0.0, maximum=0.5)
+    rolling_resistance: float = tuning("force against rolling as a share of load, on "
+                                       "hardpan (other surfaces add theirs)", minimum=0.0,
+                                       maximum=0.5)
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -56,6 +56,10 @@ class DesertSpec(Spec):
 
 
 SURFACE_NAMES = ("sand", "hardpan", "rock")
+REFERENCE_SURFACE = "hardpan"
+"""The surface a vehicle's own grip and rolling resistance are stated on (config/tank.toml,
+config/car.toml): it leaves them as they are, and every other surface scales the grip and
+adds its rolling resistance, the same for tracks and tyres."""
 
 
 @dataclass(frozen=True)
@@ -63,9 +67,11 @@ class SurfaceSpec(Spec):
     """What the ground is like: how well it holds, how much it drags, how rough it is."""
 
     name: str = tuning("which surface", choices=SURFACE_NAMES)
-    grip_scale: float = tuning("multiplies a tyre's or track's grip", minimum=0.05, maximum=2.0)
-    rolling_resistance: float = tuning("added force against rolling, as a share of load",
-                                       minimum=0.0, maximum=0.5)
+    grip_scale: float = tuning("multiplies a tyre's or track's grip (1 on the reference "
+                               "surface, hardpan)", minimum=0.05, maximum=2.0)
+    rolling_resistance: float = tuning("force against rolling added to the vehicle's own, as "
+                                       "a share of load (0 on hardpan)", minimum=0.0,
+                                       maximum=0.5)
     ripple_height_m: float = tuning("height of small bumps too many to be geometry",
                                     minimum=0.0, maximum=0.5)
     ripple_wavelength_m: float = tuning("distance between those bumps", minimum=0.2,
@@ -92,6 +98,18 @@ class TerrainSpec(Spec):
         if sorted(surface.name for surface in self.surfaces) != sorted(SURFACE_NAMES):
             raise SpecError("surfaces", [surface.name for surface in self.surfaces],
                             "each of " + ", ".join(SURFACE_NAMES) + " once")
+        for index, surface in enumerate(self.surfaces):
+            if surface.name != REFERENCE_SURFACE:
+                continue
+            if surface.grip_scale != 1.0:
+                raise SpecError(f"surfaces[{index}].grip_scale", surface.grip_scale,
+                                f"1.0 on {REFERENCE_SURFACE}, the surface vehicles' grip "
+                                f"is stated on")
+            if surface.rolling_resistance != 0.0:
+                raise SpecError(f"surfaces[{index}].rolling_resistance",
+                                surface.rolling_resistance,
+                                f"0.0 on {REFERENCE_SURFACE}, the surface vehicles' rolling "
+                                f"resistance is stated on")
 
 
 @dataclass(frozen=True)
