@@ -16,7 +16,7 @@ from physics.model.anchors import (AnchorCommand, AnchorConstants, AnchorImpulse
                                    BodyStates, GripSpec, GroundHits)
 from physics.model.spec import KMH_PER_MPS
 from physics.model.terrain import Terrain
-from physics.model.tyres import SlipTyreSpec
+from physics.model.tyres import SlipTyreSpec, WheelSpinSpec
 
 _TINY = np.finfo(float).tiny
 _DERIVATIVE_STEP_RAD_S = 1e-3
@@ -113,9 +113,11 @@ def _per_anchor_frames(states: BodyStates, anchors: int) -> np.ndarray:
 class AnchorModel:
     """Steps the anchors of V vehicles of one kind. Holds the grip springs' state."""
 
-    def __init__(self, constants: AnchorConstants, grip: GripSpec):
+    def __init__(self, constants: AnchorConstants, grip: GripSpec,
+                 spin: WheelSpinSpec | None = None):
         self.constants = constants
         self.grip = grip
+        self.wheel_spin = spin
         self.anchors = len(constants.position_bs)
         self._deflection = np.zeros((2, 0))
         """The grip springs' stretch along and across each anchor's heading, rows (2, N)."""
@@ -199,7 +201,7 @@ class AnchorModel:
         np.multiply(load * substep_s, normal, out=forces[:, 0])
         np.multiply(along * substep_s, forward, out=forces[:, 1])
         forces[:, 1] += (across * substep_s) * side
-        self._spin(hit, sliding, ground_along, flat, substep_s)
+        self._spin(hit, sliding, ground_along, along, flat, substep_s)
         # The report is built when read (the last substep's, at most once a frame).
         self._report = None
         self._report_parts = _ReportParts(
@@ -218,20 +220,33 @@ class AnchorModel:
             sums += per_anchor[..., anchor]
         return AnchorImpulses(per_anchor[0].transpose(1, 2, 0), sums[0].T, sums[1].T)
 
-    def _spin(self, hit, sliding, ground_along_mps, command: FlatCommand, substep_s) -> None:
-        """Grip tyres' wheels roll with the ground; sliding, or in the air, they turn at the
-        speed the drive asks (spinning up under power, locked under the brake)."""
+    def _spin(self, hit, sliding, ground_along_mps, along_n, command: FlatCommand,
+              substep_s) -> None:
+        """Grip tyres' wheels roll with the ground while they grip (or slide undriven);
+        sliding under power or brake, or in the air, they spin on their inertia, turned
+        toward the asked speed with at most the drive's force against the contact's pull;
+        free in the air, they coast."""
         radius = self.constants.wheel_radius_m
         if radius <= 0.0:
             return
+        inertia = self.wheel_spin.wheel_inertia_kg_m2
         shape = self.spin_speed_rad_s.shape
         spin = self.spin_speed_rad_s.reshape(-1)
-        driven = command.force_limit_n > 0.0
-        rim_mps = np.where(hit & ~sliding, ground_along_mps,
-                          np.where(driven, command.surface_speed_mps, spin * radius))
-        rim_mps = np.where(hit & sliding & ~driven, ground_along_mps, rim_mps)
-        self.spin_speed_rad_s = (rim_mps / radius).reshape(shape)
+        limit = command.force_limit_n
+        driven = limit > 0.0
+        ground_n = np.where(hit, along_n, 0.0)
+        wanted = ((command.surface_speed_mps - spin * radius) * inertia
+                  / (radius ** 2 * substep_s) + ground_n)
+        spun = spin + radius * (np.clip(wanted, -limit, limit) - ground_n) * substep_s / inertia
+        spin = np.where(hit & (~sliding | ~driven), ground_along_mps / radius,
+                        np.where(driven, spun, self._coasted(spin, substep_s)))
+        self.spin_speed_rad_s = spin.reshape(shape)
         self.spin_angle_rad = (self.spin_angle_rad + self.spin_speed_rad_s * substep_s) % TAU
+
+    def _coasted(self, spin, substep_s):
+        """Free wheels' spin after a substep of their bearings' drag."""
+        slowing = self.wheel_spin.bearing_drag_n_m * substep_s / self.wheel_spin.wheel_inertia_kg_m2
+        return spin - np.clip(spin, -slowing, slowing)
 
     def _suspension(self, hit, distance_m, normal, velocity):
         """Spring + damper along the normal, plus the bump stop; never pulls."""
@@ -341,8 +356,9 @@ class _ReportParts(NamedTuple):
 class SlipTyreModel(AnchorModel):
     """The anchor core with slip tyres in place of the friction-circle grip."""
 
-    def __init__(self, constants: AnchorConstants, grip: GripSpec, slip: SlipTyreSpec):
-        super().__init__(constants, grip)
+    def __init__(self, constants: AnchorConstants, grip: GripSpec, slip: SlipTyreSpec,
+                 spin: WheelSpinSpec):
+        super().__init__(constants, grip, spin)
         self.slip = slip
         self._peak_angle_tan = math.tan(math.radians(slip.peak_slip_angle_deg))
         self._blend_mps = slip.grip_model_below_kmh / KMH_PER_MPS
@@ -365,7 +381,7 @@ class SlipTyreModel(AnchorModel):
         c, k, spec = self.constants, self._per_anchor, self.slip
         grip_along, grip_across, grip_sliding = super()._grip(hit, load, along_mps, across_mps,
                                                               command, substep_s)
-        radius, inertia = c.wheel_radius_m, spec.wheel_inertia_kg_m2
+        radius, inertia = c.wheel_radius_m, self.wheel_spin.wheel_inertia_kg_m2
         relative_load = np.maximum(load, np.finfo(float).tiny) / k.static_load_n
         peak = self.grip.grip * self.surface_grip * relative_load ** -spec.load_sensitivity
         contact_load = np.where(hit, load, 0.0)
@@ -397,8 +413,14 @@ class SlipTyreModel(AnchorModel):
         sliding = np.where(weight >= 0.5, past_peak, grip_sliding)
         return along, across, sliding
 
-    def _spin(self, hit, sliding, ground_along_mps, command: FlatCommand, substep_s) -> None:
-        """The spin was integrated with the tyre forces; only the angle is left to turn."""
+    def _spin(self, hit, sliding, ground_along_mps, along_n, command: FlatCommand,
+              substep_s) -> None:
+        """The spin was integrated with the tyre forces; free in the air, the wheels coast;
+        then the angle turns."""
+        shape = self.spin_speed_rad_s.shape
+        spin = self.spin_speed_rad_s.reshape(-1)
+        free = ~hit & (command.force_limit_n <= 0.0)
+        self.spin_speed_rad_s = np.where(free, self._coasted(spin, substep_s), spin).reshape(shape)
         self.spin_angle_rad = (self.spin_angle_rad + self.spin_speed_rad_s * substep_s) % TAU
 
 

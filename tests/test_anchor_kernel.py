@@ -98,9 +98,10 @@ def models(spec, config, vehicles: int):
     constants = derive_constants(spec.suspension, spec.grip, spec.hull.mass_kg,
                                  config.game.simulation.gravity_m_s2, tracked=spec.tracked)
     slip = getattr(spec, "tyres", "grip") == "slip"
-    ours = AnchorModel(constants, spec.grip, spec.slip_tyres if slip else None)
-    theirs = (reference.SlipTyreModel(constants, spec.grip, spec.slip_tyres) if slip
-              else reference.AnchorModel(constants, spec.grip))
+    spin = getattr(spec, "wheel_spin", None)
+    ours = AnchorModel(constants, spec.grip, spec.slip_tyres if slip else None, spin)
+    theirs = (reference.SlipTyreModel(constants, spec.grip, spec.slip_tyres, spin) if slip
+              else reference.AnchorModel(constants, spec.grip, spin))
     for model in (ours, theirs):
         model.resize(vehicles)
     return ours, theirs

@@ -15,9 +15,11 @@ this order, each a small function of plain numbers:
    travel; it pushes, never pulls;
 5. **grip** (:func:`_grip`): drive and grip together inside the friction circle, held by
    a stiff stick spring, sliding past it; then rolling resistance;
-6. **wheel**: a grip tyre's wheel rolls with the ground, or turns at the speed the drive
-   asks while it slides or is in the air (:func:`_roll`); a slip tyre's wheel spins with
-   its own inertia and pulls by the tyre curve (:func:`_slip_tyre`); tracks have none;
+6. **wheel**: a grip tyre's wheel rolls with the ground while it grips, and spins on its
+   own inertia while it slides or is in the air (:func:`_roll`); a slip tyre's wheel
+   always spins with its own inertia and pulls by the tyre curve (:func:`_slip_tyre`);
+   free in the air, either slows under its bearings' drag (:func:`_coast`); tracks have
+   none;
 7. **impulses**: the support at the contact point and the grip at the centre of the
    stretch of track the anchor carries, their torques about the centre of mass, and
    their sums per vehicle.
@@ -71,8 +73,8 @@ TINY = 2.2250738585072014e-308
 
 # Entries of the vehicle kind's constants (MODEL_ENTRIES,).
 (RAY_LENGTH, TRAVEL, MIN_GROUND_UP, GRIP, SLIDING_GRIP, ROLLING, WHEEL_RADIUS, TYRE,
- WHEEL_INERTIA, PEAK_SLIP_RATIO, PEAK_ANGLE_TAN, SLIDING_SHARE, LOAD_SENSITIVITY,
- GRIP_MODEL_BELOW_MPS, MODEL_ENTRIES) = range(15)
+ WHEEL_INERTIA, BEARING_DRAG, PEAK_SLIP_RATIO, PEAK_ANGLE_TAN, SLIDING_SHARE, LOAD_SENSITIVITY,
+ GRIP_MODEL_BELOW_MPS, MODEL_ENTRIES) = range(16)
 NO_WHEELS, GRIP_TYRES, SLIP_TYRES = 0.0, 1.0, 2.0
 """The ``TYRE`` entry: tracks, wheels with the friction-circle grip, wheels with slip tyres."""
 
@@ -179,18 +181,32 @@ def _grip(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, grip_sha
         across, sliding
 
 
-def _roll(hit, sliding, along_mps, surface_speed_mps, limit_n, spin_rad_s, radius):
-    """A grip tyre's wheel rolls with the ground while it grips (or slides undriven); it
-    turns at the speed the drive asks while it slides under power or is in the air
-    (spinning up, locked under the brake); undriven in the air it keeps turning."""
+def _roll(hit, sliding, along_mps, surface_speed_mps, limit_n, along_n, spin_rad_s, model,
+          substep_s):
+    """A grip tyre's wheel: it rolls with the ground while it grips (or slides undriven).
+    Sliding under power or brake, or in the air, it spins on its own inertia: the engine
+    (or the brake) turns it toward the asked rim speed with at most its force at the rim,
+    against the pull of the sliding contact (``along_n``, the force the ground gives the
+    vehicle), so it spins up over time, and a brake stronger than the grip stops it and
+    holds it locked. Free in the air, it coasts."""
+    radius, inertia = model[WHEEL_RADIUS], model[WHEEL_INERTIA]
     driven = limit_n > 0.0
     if hit and (not sliding or not driven):
-        rim_mps = along_mps
-    elif driven:
-        rim_mps = surface_speed_mps
-    else:
-        rim_mps = spin_rad_s * radius
-    return rim_mps / radius
+        return along_mps / radius
+    if not driven:
+        return _coast(spin_rad_s, model, substep_s)
+    ground_n = along_n if hit else 0.0
+    wanted = ((surface_speed_mps - spin_rad_s * radius) * inertia / (radius * radius * substep_s)
+              + ground_n)
+    drive = clamp(wanted, -limit_n, limit_n)
+    return spin_rad_s + radius * (drive - ground_n) * substep_s / inertia
+
+
+def _coast(spin_rad_s, model, substep_s):
+    """A free wheel's spin after a substep of its bearings' drag (which never turns it
+    backwards)."""
+    slowing = model[BEARING_DRAG] * substep_s / model[WHEEL_INERTIA]
+    return spin_rad_s - clamp(spin_rad_s, -slowing, slowing)
 
 
 def _tyre_forces(spin_rad_s, along_mps, across_mps, load, peak_grip, model):
@@ -246,6 +262,7 @@ _cast_terrain = compiled(_cast_terrain, inline=True) or _cast_terrain
 _ground_frame = compiled(_ground_frame, inline=True) or _ground_frame
 _suspension = compiled(_suspension, inline=True) or _suspension
 _grip = compiled(_grip, inline=True) or _grip
+_coast = compiled(_coast, inline=True) or _coast
 _roll = compiled(_roll, inline=True) or _roll
 _tyre_forces = compiled(_tyre_forces, inline=True) or _tyre_forces
 _slip_tyre = compiled(_slip_tyre, inline=True) or _slip_tyre
@@ -324,9 +341,11 @@ def _wheel(n, hit, load, along_mps, across_mps, wheel_mps, limit_n, grip_share,
         along, across, sliding, wheel_spin_rad_s[n] = _slip_tyre(
             hit, load, along_mps, across_mps, wheel_mps, limit_n, grip_share, surface_rolling,
             wheel_spin_rad_s[n], along, across, sliding, anchor, model, substep_s)
+        if not hit and limit_n <= 0.0:
+            wheel_spin_rad_s[n] = _coast(wheel_spin_rad_s[n], model, substep_s)
     else:
-        wheel_spin_rad_s[n] = _roll(hit, sliding, along_mps, wheel_mps, limit_n,
-                                    wheel_spin_rad_s[n], model[WHEEL_RADIUS])
+        wheel_spin_rad_s[n] = _roll(hit, sliding, along_mps, wheel_mps, limit_n, along,
+                                    wheel_spin_rad_s[n], model, substep_s)
     wheel_angle_rad[n] = (wheel_angle_rad[n] + wheel_spin_rad_s[n] * substep_s) % TAU
     return along, across, sliding
 

@@ -20,7 +20,7 @@ from physics.model.anchors import (AnchorCommand, AnchorConstants, AnchorImpulse
                                    BodyStates, GripSpec, GroundQuery)
 from physics.model.spec import KMH_PER_MPS
 from physics.model.terrain import Terrain
-from physics.model.tyres import SlipTyreSpec
+from physics.model.tyres import SlipTyreSpec, WheelSpinSpec
 
 
 def anchor_table(constants: AnchorConstants) -> np.ndarray:
@@ -41,9 +41,10 @@ def anchor_table(constants: AnchorConstants) -> np.ndarray:
     return table
 
 
-def model_entries(constants: AnchorConstants, grip: GripSpec,
-                  slip: SlipTyreSpec | None) -> np.ndarray:
-    """The vehicle kind's constants the kernel reads: (MODEL_ENTRIES,)."""
+def model_entries(constants: AnchorConstants, grip: GripSpec, slip: SlipTyreSpec | None,
+                  spin: WheelSpinSpec | None = None) -> np.ndarray:
+    """The vehicle kind's constants the kernel reads: (MODEL_ENTRIES,). ``spin``: its
+    wheels' inertia and drag (a kind with wheels has them)."""
     entries = np.zeros(kernel.MODEL_ENTRIES)
     entries[kernel.RAY_LENGTH] = constants.ray_length_m
     entries[kernel.TRAVEL] = constants.travel_m
@@ -54,11 +55,15 @@ def model_entries(constants: AnchorConstants, grip: GripSpec,
     entries[kernel.WHEEL_RADIUS] = constants.wheel_radius_m
     if constants.wheel_radius_m <= 0.0:
         entries[kernel.TYRE] = kernel.NO_WHEELS
-    elif slip is None:
+        return entries
+    if spin is None:
+        raise ValueError("a vehicle with wheels needs their WheelSpinSpec")
+    entries[kernel.WHEEL_INERTIA] = spin.wheel_inertia_kg_m2
+    entries[kernel.BEARING_DRAG] = spin.bearing_drag_n_m
+    if slip is None:
         entries[kernel.TYRE] = kernel.GRIP_TYRES
     else:
         entries[kernel.TYRE] = kernel.SLIP_TYRES
-        entries[kernel.WHEEL_INERTIA] = slip.wheel_inertia_kg_m2
         entries[kernel.PEAK_SLIP_RATIO] = slip.peak_slip_ratio
         entries[kernel.PEAK_ANGLE_TAN] = math.tan(math.radians(slip.peak_slip_angle_deg))
         entries[kernel.SLIDING_SHARE] = slip.sliding_share
@@ -126,11 +131,11 @@ class AnchorModel:
     substeps: the grip springs' stretch, the terrain casts' distances, the wheels' spin."""
 
     def __init__(self, constants: AnchorConstants, grip: GripSpec,
-                 slip: SlipTyreSpec | None = None):
+                 slip: SlipTyreSpec | None = None, spin: WheelSpinSpec | None = None):
         self.constants = constants
         self.anchors = len(constants.position_bs)
         self._table = anchor_table(constants)
-        self._entries = model_entries(constants, grip, slip)
+        self._entries = model_entries(constants, grip, slip, spin)
         self._deflection = np.zeros((2, 0))
         """The grip springs' stretch along and across each anchor's heading, rows (2, N)."""
         self._last_distance = np.zeros(0)

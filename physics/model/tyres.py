@@ -1,7 +1,7 @@
 """Slip tyres: wheels that spin on their own and pull by how much they slip.
 
-Each wheel is a spinning body with its own inertia, turned by the engine and
-slowed by the brake (both through the drive's per-wheel command: a surface
+Each wheel is a spinning body with its own inertia (:class:`WheelSpinSpec`, which the
+grip tyres' wheels share), turned by the engine and slowed by the brake (both through the drive's per-wheel command: a surface
 speed to pull the rim toward, with at most a force at the rim). The tyre's pull
 follows a curve of the combined slip, ``s = |(slip ratio / peak ratio, tan slip
 angle / tan peak angle)|``: it rises to ``grip`` at ``s = 1`` and falls toward
@@ -25,9 +25,19 @@ from physics.model.spec import Spec, tuning
 
 
 @dataclass(frozen=True)
-class SlipTyreSpec(Spec):
+class WheelSpinSpec(Spec):
+    """How a car's wheel spins on its own, whichever tyre model holds the ground: spun up
+    by the engine in the air or in wheelspin, stopped by the brake until it locks, slowed
+    by its bearings when nothing drives it."""
+
     wheel_inertia_kg_m2: float = tuning("each wheel's inertia about its axle, with what turns "
                                         "with it", minimum=0.05, maximum=100.0)
+    bearing_drag_n_m: float = tuning("torque of the bearings and brake pads slowing a free "
+                                     "wheel", minimum=0.0, maximum=1000.0)
+
+
+@dataclass(frozen=True)
+class SlipTyreSpec(Spec):
     peak_slip_ratio: float = tuning("slip ratio the tyre pulls hardest at", minimum=0.01,
                                     maximum=1.0)
     peak_slip_angle_deg: float = tuning("slip angle the tyre corners hardest at",

@@ -20,7 +20,7 @@ from physics.model.anchors import AnchorCommand, AnchorConstants, GripSpec, Susp
 from physics.model.gearbox import DriveCommand
 from physics.model.hull import HullSpec
 from physics.model.spec import KMH_PER_MPS, Spec, SpecError, tuning
-from physics.model.tyres import SlipTyreSpec
+from physics.model.tyres import SlipTyreSpec, WheelSpinSpec
 
 AXLES = ("front", "rear", "all")
 
@@ -145,7 +145,8 @@ class CarSpec(Spec):
     grip: GripSpec = tuning("how the tyres hold the ground (both tyre kinds; slip tyres use "
                             "it at walking pace)")
     wheels: WheelSpec = tuning("steering, drive, brakes, drag")
-    slip_tyres: SlipTyreSpec = tuning("the slip tyres' curve and wheel inertia")
+    wheel_spin: WheelSpinSpec = tuning("the wheels' inertia and drag (both tyre kinds)")
+    slip_tyres: SlipTyreSpec = tuning("the slip tyres' curve")
 
     tracked = False
 
@@ -164,4 +165,4 @@ class CarSpec(Spec):
 
     def make_model(self, constants: AnchorConstants) -> AnchorModel:
         return AnchorModel(constants, self.grip,
-                           self.slip_tyres if self.tyres == "slip" else None)
+                           self.slip_tyres if self.tyres == "slip" else None, self.wheel_spin)
