@@ -13,8 +13,10 @@ Saved per user as TOML in the platform's config folder:
 
 Writing is atomic: a temporary file in the same folder, flushed to disk, then
 ``os.replace`` over the old one, so a crash mid-write leaves the old settings
-whole. A file that cannot be read (bad TOML, bad values, unknown keys) gives one
-warning line and the defaults; it is left as it is until the player saves.
+whole. The file is written with ``tomli_w`` (which escapes every string TOML needs),
+one ``name = value`` line per setting with the setting's meaning in a comment after it.
+A file that cannot be read (bad TOML, bad values, unknown keys) gives one warning
+(through :mod:`logging`) and the defaults; it is left as it is until the player saves.
 
 A file from an older version keeps working: its keys that were renamed since
 (:data:`RENAMED_KEYS`, e.g. ``volume``, now ``master_volume``) are read under their new
@@ -26,6 +28,7 @@ The player's key bindings live beside it, in ``bindings.toml`` (:mod:`game.input
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import re
 import sys
@@ -34,6 +37,8 @@ import tomllib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+
+import tomli_w
 
 from physics.model.spec import Spec, SpecError, build_spec, tuning
 
@@ -45,6 +50,15 @@ RESOLUTION_PATTERN = re.compile(r"([1-9][0-9]{2,4})x([1-9][0-9]{2,4})")
 """A resolution other than ``auto``: WIDTHxHEIGHT in pixels, e.g. ``1920x1080``."""
 RENAMED_KEYS = {"volume": "master_volume"}
 """Keys of older settings files, and the key each is read as now."""
+HEADER = "Tank Battle: your settings (written by the game's settings menu)."
+COMMENT_SPACING = "  "
+"""Between a value and the comment after it on the same line."""
+COMMENT_FORBIDDEN = frozenset(map(chr, [*range(0x20), 0x7F])) - {"\t"}
+"""The characters TOML allows in no comment: the ASCII controls but tab."""
+
+log = logging.getLogger(__name__)
+"""Where a file of the player's that cannot be read is reported when no ``warn`` is given
+(with no logging handler configured: the line alone on stderr)."""
 
 
 def parse_resolution(text: str) -> tuple[int, int] | None:
@@ -95,11 +109,6 @@ OVERRIDE_ENV = "TANK_BATTLE_CONFIG_HOME"
 
 
 DATA_OVERRIDE_ENV = "TANK_BATTLE_DATA_HOME"
-
-
-def warn_on_stderr(line: str) -> None:
-    """How a file of the player's that cannot be read is reported by default."""
-    print(line, file=sys.stderr)
 
 
 def user_folder(kind: str, environ=None, platform: str | None = None,
@@ -181,21 +190,34 @@ def with_renamed_keys(table: dict) -> dict:
     return renamed
 
 
-def toml_value(value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(float(value)) if isinstance(value, float) else str(value)
-    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{text}"'
+def toml_comment(text: str) -> str:
+    """``text`` as one TOML comment line: TOML allows no control character but tab in a
+    comment, so each other one (a line break too) becomes a space."""
+    return "# " + "".join(" " if char in COMMENT_FORBIDDEN else char for char in text)
+
+
+def commented_toml(header: str, rows) -> str:
+    """A TOML document of top-level ``(key, value, doc)`` rows (scalar or array values:
+    a table would swallow the rows after it), each written by ``tomli_w``, with ``header``
+    as its first comment line and each row's doc as a comment: after the value on the same
+    line, or above it when the value spans several lines."""
+    lines = [toml_comment(header)]
+    for key, value, doc in rows:
+        written = tomli_w.dumps({key: value}).rstrip("\n")
+        if not doc:
+            lines.append(written)
+        elif "\n" in written:
+            lines.extend([toml_comment(doc), written])
+        else:
+            lines.append(written + COMMENT_SPACING + toml_comment(doc))
+    return "\n".join(lines) + "\n"
 
 
 def settings_text(settings: UserSettingsSpec) -> str:
-    lines = ["# Tank Battle: your settings (written by the game's settings menu)."]
-    for item in dataclasses.fields(settings):
-        lines.append(f"{item.name} = {toml_value(getattr(settings, item.name))}"
-                     f"  # {item.metadata.get('doc', '')}")
-    return "\n".join(lines) + "\n"
+    """The settings file's text: every setting, each with its meaning."""
+    return commented_toml(HEADER, ((item.name, getattr(settings, item.name),
+                                    item.metadata.get("doc", ""))
+                                   for item in dataclasses.fields(settings)))
 
 
 def save_settings(path: Path, settings: UserSettingsSpec) -> None:
@@ -233,7 +255,7 @@ class UserSettings:
         self.current = loaded.settings
         self.warning = loaded.warning
         if loaded.warning is not None:
-            (warn or warn_on_stderr)(loaded.warning)
+            (warn or log.warning)(loaded.warning)
 
     def change(self, **values) -> UserSettingsSpec:
         """New values (checked against the spec's bounds); not saved until :meth:`save`."""

@@ -11,21 +11,24 @@ refused: while one is held Panda3D puts its name before every other key's ("shif
 so bound to an action they would stop the other keys.
 
 The player's bindings are saved as ``bindings.toml`` beside their ``settings.toml``
-(:func:`game.settings.user_folder`), written atomically: a ``[keyboard]`` and a
-``[gamepad]`` table naming only the actions that differ from config/controls.toml (the
-rest follow that file). A file that cannot be read (bad TOML, another table, an unknown
-action, a key or button that is not a string, an empty key list, an axis the config does
-not allow or one two actions share) gives one warning line and the defaults for both
+(:func:`game.settings.user_folder`), written atomically by ``tomli_w`` (which escapes
+every key name TOML needs) under a comment header: a ``[keyboard]`` and a ``[gamepad]``
+table naming only the actions that differ from config/controls.toml (the rest follow that
+file). A file that cannot be read (bad TOML, another table, an unknown action, a key or
+button that is not a string, an empty key list, an axis the config does not allow or one
+two actions share) gives one warning (through :mod:`logging`) and the defaults for both
 tables, and is left as it is until the player changes a binding.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
+import logging
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+
+import tomli_w
 
 from game.input.binding_rule import take
 from game.input.bindings import keys_in_words
@@ -33,7 +36,7 @@ from game.input.gamepad import GamepadSpec
 from game.input.keyboard import KeyboardSpec
 from game.input.pad_rebinding import PadAssignment, assign_pad_button, next_axis
 from game.input.pad_rebinding import binding_actions as pad_binding_actions
-from game.settings import user_folder, warn_on_stderr, write_atomically
+from game.settings import toml_comment, user_folder, write_atomically
 from physics.model.spec import SpecError, build_spec
 
 FILE_NAME = "bindings.toml"
@@ -43,6 +46,10 @@ CANCEL_KEY = "escape"
 """Ends the wait for a key without binding anything; never bound from the menu."""
 MODIFIERS = ("shift", "control", "alt", "meta")
 """Panda3D's modifier buttons (ShowBase's ButtonThrower prefixes them to other keys)."""
+HEADER = ("Tank Battle: your bindings (written by the pause menu's Controls page).",
+          "Only the actions you changed; the rest follow config/controls.toml.")
+
+log = logging.getLogger(__name__)
 
 
 def bindings_path(environ=None, platform: str | None = None, home: Path | None = None) -> Path:
@@ -170,28 +177,19 @@ def load_bindings(path: Path, defaults: KeyboardSpec,
                               f"expected {error.expected}; using the default bindings")
 
 
-def _changed_lines(spec, defaults) -> list[str]:
-    """``action = value`` for each binding of ``spec`` that differs from ``defaults``."""
-    lines = []
-    for field in dataclasses.fields(spec):
-        value = getattr(spec, field.name)
-        if value == getattr(defaults, field.name):
-            continue
-        # A JSON string is a TOML basic string (the same escapes).
-        text = (f"[{', '.join(json.dumps(item) for item in value)}]"
-                if isinstance(value, tuple) else json.dumps(value))
-        lines.append(f"{field.name} = {text}")
-    return lines
+def _changed(spec, defaults) -> dict:
+    """Each binding of ``spec`` that differs from ``defaults``, by action."""
+    return {field.name: getattr(spec, field.name) for field in dataclasses.fields(spec)
+            if getattr(spec, field.name) != getattr(defaults, field.name)}
 
 
 def bindings_text(keyboard: KeyboardSpec, defaults: KeyboardSpec, gamepad: GamepadSpec,
                   gamepad_defaults: GamepadSpec) -> str:
-    """The file's text: the keys and pad bindings that differ from the defaults."""
-    lines = ["# Tank Battle: your bindings (written by the pause menu's Controls page).",
-             "# Only the actions you changed; the rest follow config/controls.toml.",
-             f"[{KEYBOARD_TABLE}]", *_changed_lines(keyboard, defaults),
-             f"[{GAMEPAD_TABLE}]", *_changed_lines(gamepad, gamepad_defaults)]
-    return "\n".join(lines) + "\n"
+    """The file's text: the keys and pad bindings that differ from the defaults, both
+    tables always present."""
+    table = {KEYBOARD_TABLE: _changed(keyboard, defaults),
+             GAMEPAD_TABLE: _changed(gamepad, gamepad_defaults)}
+    return "\n".join(toml_comment(line) for line in HEADER) + "\n" + tomli_w.dumps(table)
 
 
 class UserBindings:
@@ -208,7 +206,7 @@ class UserBindings:
         self.gamepad = loaded.gamepad
         self.warning = loaded.warning
         if loaded.warning is not None:
-            (warn or warn_on_stderr)(loaded.warning)
+            (warn or log.warning)(loaded.warning)
 
     def assign(self, action: str, key: str) -> Assignment:
         """``key`` to ``action`` under the rule (not saved until :meth:`save`)."""
