@@ -1,5 +1,5 @@
-"""The README's "Default bindings" table is the one made from config/controls.toml, and it
-names every action of that file, so it cannot go stale."""
+"""The "Default bindings" table of docs/controls.md is the one made from
+config/controls.toml, and it names every action of that file, so it cannot go stale."""
 
 from __future__ import annotations
 
@@ -23,25 +23,26 @@ def _pad_actions(gamepad) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def readme_table(repo_root) -> str:
-    text = (repo_root / "README.md").read_text(encoding="utf-8")
+def controls_table(repo_root) -> str:
+    text = (repo_root / "docs" / "controls.md").read_text(encoding="utf-8")
     section = text.split("## Default bindings", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("|")]
     assert rows, "no table under ## Default bindings"
     return "\n".join(rows) + "\n"
 
 
-def test_the_readme_table_is_the_one_made_from_the_config(readme_table, config):
-    assert readme_table == bindings_table(config.controls), (
-        "README.md's Default bindings table is stale: paste `python -m tools.bindings_table`")
+def test_the_controls_table_is_the_one_made_from_the_config(controls_table, config):
+    assert controls_table == bindings_table(config.controls), (
+        "docs/controls.md's Default bindings table is stale: "
+        "paste `python -m tools.bindings_table`")
 
 
-def test_every_action_in_controls_toml_is_in_the_readme_table(readme_table, config):
-    named = set(re.findall(r"`([a-z0-9_]+)`", readme_table))
+def test_every_action_in_controls_toml_is_in_the_controls_table(controls_table, config):
+    named = set(re.findall(r"`([a-z0-9_]+)`", controls_table))
     keyboard = _actions(config.controls.keyboard)
     gamepad = _pad_actions(config.controls.gamepad)
-    assert keyboard - named == set(), "keyboard actions missing from the README table"
-    assert gamepad - named == set(), "gamepad actions missing from the README table"
+    assert keyboard - named == set(), "keyboard actions missing from the bindings table"
+    assert gamepad - named == set(), "gamepad actions missing from the bindings table"
 
 
 def test_every_row_names_real_actions_and_each_action_has_one_row(config):
