@@ -1,4 +1,4 @@
-"""The README's default-bindings table, made from config/controls.toml.
+"""The default-bindings table of docs/controls.md, made from config/controls.toml.
 
     python -m tools.bindings_table [--config DIR]     print the table
 """

@@ -1,5 +1,5 @@
 """The default bindings as one Markdown table (action | keyboard / mouse | gamepad), made
-from config/controls.toml: the README's "Default bindings" table is this table, and a test
+from config/controls.toml: the "Default bindings" table of docs/controls.md is this table, and a test
 
 keeps the two the same.
 

@@ -1,5 +1,5 @@
 """The pause menu's Controls page: every action with its keyboard / mouse keys and its pad
-controls, in the rows of the README's bindings table (:data:`game.input.bindings.ROWS`).
+controls, in the rows of the bindings table of docs/controls.md (:data:`game.input.bindings.ROWS`).
 
 Each keyboard action's keys are a button. Click one and it says "press a key...": the
 next key pressed (or mouse button clicked or wheel turned over the menu) becomes that
