@@ -1,7 +1,6 @@
 """The default bindings as one Markdown table (action | keyboard / mouse | gamepad), made
-from config/controls.toml: the "Default bindings" table of docs/controls.md is this table, and a test
-
-keeps the two the same.
+from config/controls.toml: the "Default bindings" table of docs/controls.md is this table,
+and a test keeps the two the same.
 
     python -m tools.bindings_table [--config DIR]     print the table
 
