@@ -11,7 +11,8 @@ import pytest
 from game.sim import events
 from game.sim.events import (EVENT_TYPES, Damage, Destroyed, Event, Hit, Joined, Left,
                              MatchEnd, Recovered, Reset, RoundEnd, RoundStart, Shift,
-                             ShiftRefused, ShiftStart, Shot, SwapVehicle, event_from_json)
+                             ShiftRefused, ShiftStart, Shot, SwapVehicle, ZoneCaptured,
+                             ZoneEnter, ZoneLeave, event_from_json)
 
 # What telemetry has always written for each kind (README: Telemetry).
 CONTRACT = [
@@ -48,6 +49,9 @@ CONTRACT = [
      {"type": "recovered", "vehicle": "player", "reason": "below the ground"}),
     (Joined("alpha"), {"type": "joined", "vehicle": "alpha"}),
     (Left("alpha", "timeout"), {"type": "left", "vehicle": "alpha", "reason": "timeout"}),
+    (ZoneEnter("bot-1", "bots"), {"type": "zone_enter", "vehicle": "bot-1", "side": "bots"}),
+    (ZoneLeave("bot-1", "bots"), {"type": "zone_leave", "vehicle": "bot-1", "side": "bots"}),
+    (ZoneCaptured(2, "player"), {"type": "zone_captured", "round": 2, "side": "player"}),
 ]
 
 

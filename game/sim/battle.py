@@ -23,9 +23,10 @@ import numpy as np
 
 from game.sim.ai import AISpec, Bot
 from game.sim.controls import Controls
-from game.sim.events import DRAW, Event, MatchEnd, RoundEnd, RoundStart
+from game.sim.events import DRAW, Event, MatchEnd, RoundEnd, RoundStart, ZoneCaptured
 from game.sim.match_stats import MatchStats
 from game.sim.simulation import Simulation
+from game.sim.zone import ZONE_MODE, CaptureZone, ZoneSpec
 from physics.model.spec import Spec, tuning
 
 BOT_STREAM = 0xB075
@@ -41,6 +42,7 @@ class BattleSpec(Spec):
     restart_delay_s: float = tuning("pause between a round's end and the next",
                                     minimum=0.0, maximum=60.0)
     rounds: int = tuning("rounds in a match", minimum=1, maximum=99)
+    zone: ZoneSpec = tuning("the capture zone of --mode zone")
 
 
 def rounds_limits() -> tuple[int, int]:
@@ -55,7 +57,7 @@ class Battle:
 
     def __init__(self, simulation: Simulation, spec: BattleSpec, ai: AISpec, bots: int,
                  free_for_all: bool = False, rounds: int | None = None,
-                 next_match_automatically: bool = False):
+                 next_match_automatically: bool = False, mode: str = "battle"):
         self.simulation = simulation
         self.spec = spec
         self.rounds = spec.rounds if rounds is None else rounds
@@ -104,7 +106,12 @@ class Battle:
             simulation.add_driver(name, self._drive(name))
         if self.bots and player is not None:
             self._face_the_bots(player)
-        if self.bots or self.free_for_all:
+        self.zone = (CaptureZone(simulation, spec.zone, centre[:2], self.side_of)
+                     if mode == ZONE_MODE else None)
+        """The capture zone (``--mode zone``), round the player's side's spawn."""
+        self._zone_left: list[Event] = []
+        """The zone's leave events of a restart, sent with the step's other events."""
+        if self.bots or self.free_for_all or self.zone is not None:
             simulation.add_rules(self._rules)
 
     def _face_the_bots(self, player) -> None:
@@ -216,25 +223,38 @@ class Battle:
         if not self.over:
             self.stats.record(events)
         if self._restart_at_s is None:
-            if self.over:
-                return []
-            winner = self._round_winner()
-            if winner is None:
-                return []
-            if winner in self.score:
-                self.score[winner] += 1
-            self._restart_at_s = simulation.time_s + self.spec.restart_delay_s
-            return [RoundEnd(self.round, winner, dict(self.score))]
+            return [] if self.over else self._round_goes_on(simulation)
         if simulation.time_s < self._restart_at_s:
             return []
         self._restart_at_s = None
         if self.over:
-            return [self._new_match()]
+            return self._with_zone_left(self._new_match())
         if self.round >= self.rounds:
             return [self._end_match()]
         self.round += 1
         self._restart()
-        return [RoundStart(self.round, dict(self.score))]
+        return self._with_zone_left(RoundStart(self.round, dict(self.score)))
+
+    def _round_goes_on(self, simulation: Simulation) -> list[Event]:
+        """A step of a round under way: the zone's comings and goings, and the round's end
+        when a side is out or has captured the zone."""
+        events = self.zone.update(simulation.step_s) if self.zone is not None else []
+        winner = self._round_winner()
+        if winner is None and self.zone is not None:
+            winner = self.zone.captured_by()
+            if winner is not None:
+                events.append(ZoneCaptured(self.round, winner))
+        if winner is None:
+            return events
+        if winner in self.score:
+            self.score[winner] += 1
+        self._restart_at_s = simulation.time_s + self.spec.restart_delay_s
+        return events + [RoundEnd(self.round, winner, dict(self.score))]
+
+    def _with_zone_left(self, event: Event) -> list[Event]:
+        """A restart's event, after the zone's leave events of everybody who was in it."""
+        left, self._zone_left = self._zone_left, []
+        return left + [event]
 
     def match_winner(self) -> str:
         """The side that won the most rounds, or "draw" when more than one did."""
@@ -264,6 +284,8 @@ class Battle:
         simulation = self.simulation
         simulation.combat.clear()
         self.stats.new_round()
+        if self.zone is not None:
+            self._zone_left += self.zone.reset()
         for vehicle in simulation.vehicles:
             if vehicle.name not in self.spawns:
                 continue

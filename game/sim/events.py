@@ -198,6 +198,34 @@ class Left(Event):
     reason: str
 
 
+@dataclass(frozen=True)
+class ZoneEnter(Event):
+    """A vehicle still in the fight came into the capture zone (``--mode zone``)."""
+
+    TYPE = "zone_enter"
+    vehicle: str
+    side: str
+
+
+@dataclass(frozen=True)
+class ZoneLeave(Event):
+    """A vehicle left the capture zone: drove out, was destroyed in it, or the round
+    restarted."""
+
+    TYPE = "zone_leave"
+    vehicle: str
+    side: str
+
+
+@dataclass(frozen=True)
+class ZoneCaptured(Event):
+    """A side held the capture zone alone long enough: it wins the round."""
+
+    TYPE = "zone_captured"
+    round: int
+    side: str
+
+
 def _by_type() -> dict[str, type[Event]]:
     kinds: dict[str, type[Event]] = {}
     for kind in Event.__subclasses__():

@@ -54,6 +54,9 @@ class GameOptions:
     start_gear``)."""
     rounds: int | None = None
     """Rounds in the match (None: config/game.toml's ``[battle] rounds``)."""
+    mode: str = "battle"
+    """What ends a round besides a side destroyed: "battle", nothing; "zone", the capture
+    zone taken (:mod:`game.sim.zone`)."""
     next_match_automatically: bool = False
     """After the match's end and the restart pause a fresh match begins by itself (a
     dedicated server, the soak); otherwise the game stops there and a new match is a new
@@ -80,7 +83,8 @@ class GameSession:
                                                                   difficulty=options.difficulty)
         self.battle = Battle(self.simulation, specs.battle, ai, options.bots,
                              free_for_all=options.free_for_all, rounds=options.rounds,
-                             next_match_automatically=options.next_match_automatically)
+                             next_match_automatically=options.next_match_automatically,
+                             mode=options.mode)
         if options.players > 1:
             add_second_player(self.simulation, self.battle, specs.local_players)
         self.recorder = recorder

@@ -1,0 +1,112 @@
+"""The capture zone (``--mode zone``): a side holding it alone for ``capture_s`` wins the
+round; with both sides in it nobody gains; left empty the hold ebbs away; entering and
+leaving are events, mapped from the trigger volume's bodies to vehicles."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from game.sim.controls import Controls
+from game.sim.events import RoundEnd, RoundStart, ZoneCaptured, ZoneEnter, ZoneLeave
+from game.sim.session import GameOptions, GameSession
+from physics.model.terrain import MapChoice
+
+CAPTURE_S = 3.0
+RELEASE_S = 2.0
+HOLD = Controls(handbrake=True)
+
+
+@pytest.fixture
+def session(config):
+    zone = dataclasses.replace(config.game.battle.zone, capture_s=CAPTURE_S,
+                               release_s=RELEASE_S)
+    battle = dataclasses.replace(config.game.battle, zone=zone, restart_delay_s=1.0)
+    specs = dataclasses.replace(config.session, battle=battle)
+    session = GameSession(specs, GameOptions(MapChoice("flat"), 1, "tank", 1, rounds=3,
+                                             mode="zone"))
+    yield session
+    session.destroy()
+
+
+def run(session, seconds: float) -> list:
+    simulation = session.simulation
+    events = []
+    for _ in range(round(seconds / simulation.step_s)):
+        events += simulation.step(HOLD, {"bot-1": HOLD})
+    return events
+
+
+def into_the_zone(session, name: str, offset_m: float = 8.0) -> None:
+    simulation = session.simulation
+    x_m, y_m = session.battle.zone.centre_xy
+    simulation.place(simulation.vehicle_named(name), x_m + offset_m, y_m, 0.0)
+
+
+def out_of_the_zone(session, name: str) -> None:
+    simulation = session.simulation
+    x_m, y_m = session.battle.zone.centre_xy
+    away_m = 3.0 * session.battle.zone.spec.radius_m
+    simulation.place(simulation.vehicle_named(name), x_m, y_m - away_m, 0.0)
+
+
+def of_type(events, kind) -> list:
+    return [event for event in events if isinstance(event, kind)]
+
+
+def test_the_player_holding_the_zone_alone_captures_it_and_wins_the_round(session):
+    events = run(session, CAPTURE_S + 0.5)
+    assert of_type(events, ZoneEnter) == [ZoneEnter("player", "player")]
+    assert of_type(events, ZoneCaptured) == [ZoneCaptured(1, "player")]
+    (end,) = of_type(events, RoundEnd)
+    assert end.winner == "player" and end.score["player"] == 1
+    assert events.index(of_type(events, ZoneCaptured)[0]) < events.index(end)
+    held_s = session.battle.zone.hold_s
+    assert held_s == pytest.approx(CAPTURE_S, abs=2.0 * session.simulation.step_s)
+
+
+def test_both_sides_in_the_zone_contest_it_and_nobody_gains(session):
+    run(session, 1.0)
+    into_the_zone(session, "bot-1")
+    events = run(session, CAPTURE_S + 1.0)
+    zone = session.battle.zone
+    assert ZoneEnter("bot-1", "bots") in events
+    assert zone.contested and zone.holder == "player"
+    assert zone.hold_s == pytest.approx(1.0, abs=2.0 * session.simulation.step_s)
+    assert not of_type(events, ZoneCaptured) and not of_type(events, RoundEnd)
+
+
+def test_left_empty_the_hold_ebbs_and_a_side_alone_takes_it_over(session):
+    run(session, 1.0)
+    out_of_the_zone(session, "player")
+    events = run(session, 0.5)
+    zone = session.battle.zone
+    assert ZoneLeave("player", "player") in events
+    assert zone.hold_s == pytest.approx(1.0 - 0.5 * CAPTURE_S / RELEASE_S,
+                                        abs=2.0 * session.simulation.step_s)
+    into_the_zone(session, "bot-1")
+    events = run(session, CAPTURE_S + 1.0)
+    assert zone.holder == "bots" or of_type(events, ZoneCaptured)
+    assert of_type(events, ZoneCaptured) == [ZoneCaptured(1, "bots")]
+    assert of_type(events, RoundEnd)[0].winner == "bots"
+
+
+def test_a_new_round_empties_the_zone(session):
+    events = run(session, CAPTURE_S + 0.5)
+    assert of_type(events, RoundEnd)
+    events = run(session, 1.5)
+    assert of_type(events, RoundStart)
+    left = of_type(events, ZoneLeave)
+    assert left == [ZoneLeave("player", "player")]
+    assert events.index(left[0]) < events.index(of_type(events, RoundStart)[0])
+    assert session.battle.zone.holder in (None, "player")
+    assert session.battle.zone.hold_s < 1.0
+
+
+def test_a_destroyed_vehicle_leaves_the_zone(session):
+    run(session, 1.0)
+    player = session.simulation.player
+    player.health, player.destroyed = 0.0, True
+    events = run(session, 0.1)
+    assert ZoneLeave("player", "player") in events
