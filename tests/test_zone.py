@@ -7,10 +7,14 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from panda3d.core import NodePath
 
 from game.sim.controls import Controls
 from game.sim.events import RoundEnd, RoundStart, ZoneCaptured, ZoneEnter, ZoneLeave
 from game.sim.session import GameOptions, GameSession
+from game.view.hud import Hud
+from game.view.hud_state import read_hud_state
+from game.view.zone_view import ZoneBand, zone_colour
 from physics.model.terrain import MapChoice
 
 CAPTURE_S = 3.0
@@ -110,3 +114,44 @@ def test_a_destroyed_vehicle_leaves_the_zone(session):
     player.health, player.destroyed = 0.0, True
     events = run(session, 0.1)
     assert ZoneLeave("player", "player") in events
+
+
+# ----- drawn ------------------------------------------------------------------------------
+
+def test_the_hud_shows_the_zone_whose_it_is_and_the_hold(session, config):
+    simulation, battle = session.simulation, session.battle
+    run(session, 1.5)
+    state = read_hud_state(simulation, battle)
+    zone = state.zone
+    assert zone.holder == "yours" and zone.inside and not zone.contested
+    assert zone.share == pytest.approx(1.5 / CAPTURE_S, abs=0.02)
+    assert zone.line == f"Zone yours: {round(zone.share * 100)} %"
+
+    root = NodePath("aspect2d")
+    hud = Hud({"center": root, "top_center": root.attachNewNode("top"),
+               "top_right": root.attachNewNode("right")}, config.view.hud)
+    hud.update(state, 1.0 / 60.0)
+    assert not hud.zone_bar.root.isHidden()
+    assert hud.zone_bar.text.node().getText() == zone.line
+    assert hud.minimap.shapes.node.getGeom(2).getVertexData().getNumRows() > 0
+    band = ZoneBand(NodePath("render"), simulation.terrain, battle.zone, config.view.hud.zone)
+    band.update(zone)
+    assert tuple(band.path.getColor()) == pytest.approx(
+        zone_colour(config.view.hud.zone, "yours", False), abs=1e-3)
+
+    into_the_zone(session, "bot-1")
+    run(session, 0.2)
+    contested = read_hud_state(simulation, battle).zone
+    assert contested.contested and contested.line == "Zone contested"
+    band.update(contested)
+    assert tuple(band.path.getColor()) == pytest.approx(config.view.hud.zone.contested_colour,
+                                                        abs=1e-3)
+    band.destroy()
+    hud.destroy()
+
+
+def test_a_game_without_a_zone_shows_none(config):
+    session = GameSession(config.session, GameOptions(MapChoice("flat"), 1, "tank", 1))
+    assert session.battle.zone is None
+    assert read_hud_state(session.simulation, session.battle).zone is None
+    session.destroy()

@@ -43,12 +43,17 @@ from game.view.markers import MarkerLayer, MarkerSpec
 from game.view.minimap import Minimap
 from game.view.overlay import keep_alpha, ring_triangles
 from game.view.scoreboard import ScoreboardView
+from game.view.zone_view import ZoneBar, ZoneViewSpec
 from physics.model.spec import Spec, rgba, tuning
 
 CROSSHAIR_GAP_SHARE = 0.35
 """The crosshair's strokes stop this share of its half size short of its middle."""
 CROSSHAIR_PX = 2.0
 """The crosshair's strokes' thickness."""
+MESSAGE_LINES_DOWN = 2.6
+MESSAGE_LINES_DOWN_WITH_ZONE = 3.9
+"""The messages' first line, in text heights below the top margin: under the score line,
+or under the capture zone's line and bar."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,8 @@ class HudSpec(Spec):
     hit_marker: HitMarkerSpec = tuning("the X round the crosshair for a hit and a kill")
     damage: DamageIndicatorSpec = tuning("wedges toward who hurt the player")
     kill_feed: KillFeedSpec = tuning("the last kills, under the minimap")
+    zone: ZoneViewSpec = tuning("the capture zone (--mode zone): its band on the sand, its "
+                                "line and bar under the score, its circle on the minimap")
 
 
 def hud_scale(region, least: float) -> float:
@@ -187,9 +194,18 @@ class Hud:
         self.score_text = hud_text(top, s, s.text_scale, TextNode.ACenter)
         self.score_text.setPos(0, 0, -s.margin - s.text_scale)
         self.message_text = hud_text(top, s, s.text_scale * 0.9, TextNode.ACenter)
-        self.message_text.setPos(0, 0, -s.margin - s.text_scale * 2.6)
+        self._message_y(zone=False)
+        self.zone_bar = ZoneBar(top, s, s.zone, -s.margin - s.text_scale * 1.3, self.grid,
+                                self.scale)
         self.messages: list[list] = []
         """[text, seconds left] of the messages shown, oldest first."""
+
+    def _message_y(self, zone: bool) -> None:
+        """The messages start under the score line, or under the zone's bar in a game with
+        a capture zone."""
+        s = self.spec
+        lines = MESSAGE_LINES_DOWN_WITH_ZONE if zone else MESSAGE_LINES_DOWN
+        self.message_text.setPos(0, 0, -s.margin - s.text_scale * lines)
 
     # ----- events and messages ------------------------------------------------------------
 
@@ -267,6 +283,9 @@ class Hud:
         self.hit_marker.update(frame_s)
         self.kill_feed.update(frame_s)
         set_text(self.score_text, state.score_line or "", self.drawn)
+        self.zone_bar.update(state.zone)
+        if self.drawn.changed("zone", state.zone is not None):
+            self._message_y(state.zone is not None)
         self.scoreboard.update(state.ping_ms, state.board)
         self._fade_messages(frame_s)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from game.sim.events import Destroyed, Event, RoundEnd, RoundStart, ShiftRefused
+from game.sim.events import Destroyed, Event, RoundEnd, RoundStart, ShiftRefused, ZoneCaptured
 from physics.model.spec import KMH_PER_MPS
 
 
@@ -25,6 +25,31 @@ class Marker:
     """Off the view: the arrow's direction, counterclockwise from right."""
     distance_m: float
     wreck: bool
+
+
+@dataclass(frozen=True)
+class ZoneState:
+    """The capture zone as the player sees it (``--mode zone``)."""
+
+    centre_xy: tuple
+    radius_m: float
+    holder: str | None
+    """"yours" (the player's side holds it), "theirs", or None (nobody's)."""
+    share: float
+    """The holder's hold as a share of a capture, 0..1."""
+    contested: bool
+    inside: bool
+    """The player is in it."""
+
+    @property
+    def line(self) -> str:
+        """The zone in words, for the line under the score."""
+        if self.contested:
+            return "Zone contested"
+        if self.holder is None:
+            return "Zone: nobody's" + ("   (you are in it)" if self.inside else "")
+        whose = "yours" if self.holder == "yours" else "the enemy's"
+        return f"Zone {whose}: {round(self.share * 100)} %"
 
 
 @dataclass
@@ -68,6 +93,8 @@ class HudState:
     indicator's directions."""
     markers: list = field(default_factory=list)
     """The enemy markers on the view (:class:`Marker`), when the view works them out."""
+    zone: ZoneState | None = None
+    """The capture zone, in a game that has one."""
 
     @property
     def score_line(self) -> str | None:
@@ -135,7 +162,21 @@ def read_hud_state(simulation, battle=None, vehicle=None) -> HudState:
         positions=positions, enemy_names=frozenset(fighting),
         round=getattr(battle, "round", None) if rounds else None,
         score=dict(battle.score) if rounds else None,
-        ping_ms=getattr(battle, "ping_ms", None), board=getattr(battle, "board", None))
+        ping_ms=getattr(battle, "ping_ms", None), board=getattr(battle, "board", None),
+        zone=read_zone_state(battle, player))
+
+
+def read_zone_state(battle, player) -> ZoneState | None:
+    """The battle's capture zone as ``player`` sees it (None: a game without one)."""
+    zone = getattr(battle, "zone", None)
+    if zone is None:
+        return None
+    holder = None
+    if zone.holder is not None:
+        holder = "yours" if zone.holder == battle.side_of(player.name) else "theirs"
+    inside = any(vehicle is player for vehicle in zone.volume.inside)
+    return ZoneState(zone.centre_xy, zone.spec.radius_m, holder, zone.share, zone.contested,
+                     inside)
 
 
 def enemies_of(simulation, battle, player) -> list:
@@ -178,6 +219,8 @@ def message_for(event: Event, player_name: str) -> str | None:
         return _round_end_words(event, player_name)
     if isinstance(event, RoundStart):
         return f"Round {event.round}"
+    if isinstance(event, ZoneCaptured):
+        return f"{_side_words(event.side, player_name)} captured the zone"
     if isinstance(event, Destroyed):
         if event.vehicle == player_name:
             return f"You were destroyed by {event.by}"
@@ -186,6 +229,13 @@ def message_for(event: Event, player_name: str) -> str | None:
         return (f"Shift to {event.gear} refused: "
                 f"{REFUSAL_WORDS.get(event.reason, event.reason)}")
     return None
+
+
+def _side_words(side: str, player_name: str) -> str:
+    """A side as the player hears of it: "You", "The bots", or a player's name."""
+    if side in ("player", player_name):
+        return "You"
+    return "The bots" if side == "bots" else side
 
 
 def _round_end_words(event: RoundEnd, player_name: str) -> str:

@@ -14,6 +14,7 @@ from game.view.hud_draw import DynamicGeoms, LastDrawn, PixelGrid, on_plane
 from game.view.hud_state import HudState
 from game.view.hud_text import hud_text
 from game.view.overlay import card
+from game.view.zone_view import minimap_circle, zone_colour
 
 EDGE_SHARE = 0.96
 """Dots reach at most this share of the minimap's half side (they stay inside its frame)."""
@@ -21,6 +22,8 @@ HEADING_TICK_SHARE = 0.14
 """The player's heading tick is this share of the minimap's half side."""
 FRAME_ALPHA = 0.6
 """The frame is drawn in the text colour at this opacity."""
+ZONE_SEGMENTS = 32
+"""Straight pieces round the capture zone's circle (a few pixels across)."""
 
 
 class Minimap:
@@ -55,12 +58,14 @@ class Minimap:
         north = hud_text(self.root, spec, spec.text_scale * 0.5, TextNode.ACenter)
         north.node().setText("N")
         north.setPos(self.centre[0], 0, -m - spec.text_scale * 0.55)
-        self.shapes = DynamicGeoms("minimap-dots", (GeomPoints, GeomLines))
-        """The dots (the player's last), and the player's heading tick."""
+        self.shapes = DynamicGeoms("minimap-dots", (GeomPoints, GeomLines, GeomLines))
+        """The dots (the player's last), the player's heading tick, and the capture zone's
+        circle."""
         self.dots_path = self.root.attachNewNode(self.shapes.node)
         self.dots_path.setRenderModeThickness(spec.minimap_dot_px)
         self.dots_path.setTransparency(TransparencyAttrib.MAlpha)
         self._xy, self._kinds = np.zeros((0, 2)), []
+        self.drawn.changed("zone", None)  # no zone's circle drawn yet
 
     def update(self, state: HudState) -> None:
         """The dots of the vehicles round the player, and the player's own."""
@@ -81,6 +86,22 @@ class Minimap:
                 self.grid.array_steps(heading, self.scale))
         if self.drawn.changed("dots", seen):
             self._draw(xy, kinds, heading)
+        self._draw_zone(state, half)
+
+    def _draw_zone(self, state: HudState, half: float) -> None:
+        """The capture zone's circle, where there is one, in its holder's colour."""
+        zone = state.zone
+        if zone is None:
+            if self.drawn.changed("zone", None):
+                self.shapes.write(2, np.zeros((0, 3)), self.spec.zone.nobodys_colour)
+            return
+        s = self.spec
+        points = minimap_circle(zone, state.position_xy, s.minimap_range_m, self.centre,
+                                half * EDGE_SHARE, ZONE_SEGMENTS)
+        colour = zone_colour(s.zone, zone.holder, zone.contested)
+        if self.drawn.changed("zone", (self.grid.array_steps(points[0], self.scale).tolist(),
+                                       colour)):
+            self.shapes.write(2, on_plane(points), colour)
 
     def _draw(self, xy: np.ndarray, kinds: list, heading: tuple) -> None:
         s = self.spec

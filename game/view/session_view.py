@@ -18,8 +18,10 @@ from game.sim.session import GameSession
 from game.view.combat_view import CombatView, CombatViewSpec
 from game.view.debug_overlay import DebugOverlay, DebugOverlaySpec
 from game.view.effects import Effects, EffectsSpec
+from game.view.hud_state import read_zone_state
 from game.view.vehicle_view import (VehicleLooks, VehicleView, pose_views_if_seen,
                                      update_views)
+from game.view.zone_view import ZoneBand, ZoneViewSpec
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,7 @@ class SessionViewSpecs:
     debug_overlay: DebugOverlaySpec
     fog_colour: tuple[float, ...]
     fog_density_per_m: float
+    zone: ZoneViewSpec
 
 
 class SessionView:
@@ -51,6 +54,10 @@ class SessionView:
         self._particle_projection = None
         self.overlay = DebugOverlay(render, overlay_2d, simulation, specs.debug_overlay,
                                     visible=debug_rays)
+        self.battle = session.battle
+        zone = getattr(session.battle, "zone", None)
+        self.zone_band = (ZoneBand(render, simulation.terrain, zone, specs.zone)
+                          if zone is not None else None)
 
     def on_events(self, events: list[Event]) -> None:
         self.effects.on_events(events)
@@ -93,8 +100,12 @@ class SessionView:
             self._particle_projection = projection
         self.effects.update(frame_s, eye_ws)
         self.overlay.update(step_ms)
+        if self.zone_band is not None and self.simulation.player is not None:
+            self.zone_band.update(read_zone_state(self.battle, self.simulation.player))
 
     def destroy(self) -> None:
+        if self.zone_band is not None:
+            self.zone_band.destroy()
         for view in self.vehicle_views.values():
             view.destroy()
         self.vehicle_views.clear()
