@@ -5,12 +5,15 @@ leaving are events, mapped from the trigger volume's bodies to vehicles."""
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 from panda3d.core import NodePath
 
+from game.errors import UserError
 from game.sim.controls import Controls
 from game.sim.events import RoundEnd, RoundStart, ZoneCaptured, ZoneEnter, ZoneLeave
+from game.sim.replay import ReplayHeader, ReplayRecorder, game_version, load_replay
 from game.sim.session import GameOptions, GameSession
 from game.view.hud import Hud
 from game.view.hud_state import read_hud_state
@@ -155,3 +158,21 @@ def test_a_game_without_a_zone_shows_none(config):
     assert session.battle.zone is None
     assert read_hud_state(session.simulation, session.battle).zone is None
     session.destroy()
+
+
+def test_a_replay_keeps_the_mode_and_old_replays_are_battles(tmp_path):
+    digest = "d" * 64
+    header = ReplayHeader(game_version(), digest, 1, "desert", "tank", 2, 0, mode="zone")
+    recorder = ReplayRecorder(header)
+    recorder.record(0, Controls(throttle=1.0))
+    path = tmp_path / "game.replay"
+    recorder.save(path)
+    assert load_replay(path, digest, 60.0).header.mode == "zone"
+    document = json.loads(path.read_text())
+    del document["mode"]  # a replay made before the mode was recorded
+    path.write_text(json.dumps(document))
+    assert load_replay(path, digest, 60.0).header.mode == "battle"
+    document["mode"] = "capture-the-flag"
+    path.write_text(json.dumps(document))
+    with pytest.raises(UserError, match="mode"):
+        load_replay(path, digest, 60.0)

@@ -23,8 +23,9 @@ from game.sim.ai import DIFFICULTIES
 from game.sim.arena import GEARBOXES
 from game.sim.battle import rounds_limits
 from game.sim.controls import CONTROL_NAMES, Controls, check_control
+from game.sim.zone import MODES
 
-_OPTIONAL = {"difficulty": "", "rounds": 0, "gearbox": ""}
+_OPTIONAL = {"difficulty": "", "rounds": 0, "gearbox": "", "mode": "battle"}
 """Header fields a replay made before they were recorded lacks, and what they were then."""
 REPLAY_FORMAT = "tank-battle-replay"
 REPLAY_VERSION = 1
@@ -63,6 +64,9 @@ class ReplayHeader:
     gearbox: str = ""
     """The player's gearbox as played, "automatic" or "manual" ("": the config's start
     gear, as replays made before it was recorded were played)."""
+    mode: str = "battle"
+    """What ends a round: "battle" or "zone" (replays made before it was recorded were
+    battles)."""
 
     def rounds_option(self) -> int | None:
         """The rounds for :class:`~game.sim.session.GameOptions` (None: the config's)."""
@@ -137,6 +141,9 @@ def _checked_header(path: Path, document: dict, digest: str) -> ReplayHeader:
     header = ReplayHeader(**values)
     if header.gearbox not in ("", *GEARBOXES):
         raise UserError(path, "gearbox", "one of " + ", ".join(GEARBOXES), header.gearbox,
+                        has_value=True)
+    if header.mode not in MODES:
+        raise UserError(path, "mode", "one of " + ", ".join(MODES), header.mode,
                         has_value=True)
     if header.difficulty not in ("", *DIFFICULTIES):
         raise UserError(path, "difficulty", "one of " + ", ".join(DIFFICULTIES),
