@@ -14,7 +14,6 @@ import json
 import math
 import os
 import random
-import resource
 import subprocess
 import tempfile
 import time
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.usage import children_cpu_s
 from game.hosting import game_command
 
 DEFAULT_CLIENTS = 8
@@ -75,7 +75,7 @@ def run(config, clients: int = DEFAULT_CLIENTS, bots: int = DEFAULT_BOTS,
         folder.mkdir(parents=True, exist_ok=True)
         server, port = _start_server(folder, bots, seconds + 30.0, seed)
         processes = []
-        cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu_before_s = children_cpu_s()
         started_s = time.monotonic()
         try:
             for number in range(clients):
@@ -96,13 +96,14 @@ def run(config, clients: int = DEFAULT_CLIENTS, bots: int = DEFAULT_BOTS,
             server.terminate()
             server.wait(timeout=30)
         wall_s = time.monotonic() - started_s
-        cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu_after_s = children_cpu_s()
         report = analyse(folder, clients, WARMUP_S, step_s)
-    cpu_s = (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime
-                                                         + cpu_before.ru_stime)
-    report["machine_load"] = round(cpu_s / (wall_s * (os.cpu_count() or 1)), 2)
+    report["machine_load"] = (None if cpu_before_s is None else
+                              round((cpu_after_s - cpu_before_s)
+                                    / (wall_s * (os.cpu_count() or 1)), 2))
     """The share of the machine's processors the server and clients kept busy: near 1,
-    they waited on each other for it, and lateness shows in the figures."""
+    they waited on each other for it, and lateness shows in the figures (None on Windows,
+    which does not count its children's processor time)."""
     report["parameters"] = {"clients": clients, "bots": bots, "seconds": seconds,
                             "net_sim": net_sim, "seed": seed, "warmup_s": WARMUP_S}
     report["client_failures"] = [failure for failure in failures if failure]
@@ -242,7 +243,7 @@ def table(report: dict) -> str:
         value = report[key]
         mark = "ok" if report["met"][key] else "MISSED"
         lines.append(f"  {key:18s} {value!s:>10s}  (at most {most:g}) {mark}")
-    lines.append(f"  machine load       {report['machine_load']:>10}  (of its "
+    lines.append(f"  machine load       {report['machine_load']!s:>10}  (of its "
                  f"{os.cpu_count()} processors)")
     for failure in report["client_failures"]:
         lines.append(f"  {failure}")

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from bench.usage import resident_memory_mb
 from game.config import load_config
 from game.sim.controls import GEAR_NAMES, Controls
 from game.sim.events import Recovered, RoundEnd
@@ -28,21 +28,8 @@ from game.sim.step_loop import StepLoop
 from physics.model.terrain import MapChoice
 
 SECONDS_PER_MINUTE = 60.0
-KIB_PER_MIB = 1024.0
 INPUT_HOLD_S = 1.5
 """The random player holds each random input this long."""
-
-
-def resident_memory_mb() -> float:
-    """The process's resident memory now (Linux), or its peak where that is all there is."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return float(line.split()[1]) / KIB_PER_MIB
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / KIB_PER_MIB
 
 
 def _segment_crosses_box(start, end, centre, axes, half_extents) -> bool:

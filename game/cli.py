@@ -7,12 +7,17 @@ printed as one line on stderr and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import logging
 import math
+import platform
 import sys
 from pathlib import Path
 
+from game import __version__
 from game.config import CONFIG_DIR, load_config
 from game.errors import CommandLineError, UserError, whole_number
+from game.logs import (DEFAULT_LEVEL, LEVELS, configure_logging, default_log_file, parse_level,
+                       record_crash, reset_logging)
 from game.settings import autosave_path
 from game.sim.ai import DIFFICULTIES
 from game.sim.battle import rounds_limits
@@ -24,6 +29,7 @@ from game.sim.arena import GEARBOXES
 from game.sim.session import GameOptions, GameSession
 from game.sim.step_loop import StepLoop, idle
 from game.sim.telemetry import TelemetryWriter
+from physics.model import compiled
 from physics.model.terrain import MapChoice
 
 EXIT_USAGE = 2
@@ -31,6 +37,8 @@ DEFAULT_HEADLESS_SECONDS = 10.0
 DEFAULT_OFFSCREEN_SECONDS = 3.0
 MAX_BOTS = 32
 MAX_NET_PLAYERS = 64
+
+log = logging.getLogger(__name__)
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -55,6 +63,13 @@ def _map_choice(text: str) -> MapChoice:
         return MapChoice.parse(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(f"{text!r}: expected {error}") from None
+
+
+def _log_level(text: str) -> str:
+    try:
+        return parse_level(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,7 +123,20 @@ def build_parser() -> argparse.ArgumentParser:
                              "(which then preset match setup); a window with no match flags "
                              "opens on it anyway")
     _add_online_arguments(parser.add_argument_group("online play"))
+    _add_diagnostic_arguments(parser)
     return parser
+
+
+def _add_diagnostic_arguments(parser) -> None:
+    """``--log-level``, ``--log-file`` and ``--version``."""
+    parser.add_argument("--log-level", type=_log_level, default=DEFAULT_LEVEL,
+                        metavar="|".join(LEVELS),
+                        help=f"the least serious message shown on stderr (default "
+                             f"{DEFAULT_LEVEL}; any case)")
+    parser.add_argument("--log-file", type=Path, metavar="FILE",
+                        help="also log to FILE, with time stamps and Panda3D's own messages "
+                             "(a packaged build always logs to its data folder)")
+    parser.add_argument("--version", action="version", version=f"tank-battle {__version__}")
 
 
 def _add_online_arguments(online) -> None:
@@ -149,7 +177,7 @@ def _link_simulation(text: str):
 
 
 NOT_MATCH_FLAGS = frozenset({"config", "menu", "offscreen", "screenshot", "debug_rays",
-                             "record", "telemetry", "help"})
+                             "record", "telemetry", "help", "log_level", "log_file", "version"})
 """Flags that set up how a game is shown or kept, not which game: a window given only these
 still opens on the title menu."""
 
@@ -221,6 +249,7 @@ def run(argv: list[str] | None = None) -> int:
     """Run the game; raises UserError for anything the user got wrong."""
     args = build_parser().parse_args(argv)
     _check_arguments(args)
+    _start_logging(args)
     # A window with no match flags is someone starting the game: the title menu.
     args.menu = args.menu or not (args.headless or args.offscreen
                                   or match_flags_given(argv))
@@ -261,6 +290,18 @@ def run(argv: list[str] | None = None) -> int:
     finally:
         if telemetry is not None:
             telemetry.close()
+
+
+def _start_logging(args: argparse.Namespace) -> None:
+    """The log set up as the flags say, and its first lines: what runs, and how."""
+    log_file = configure_logging(args.log_level, args.log_file or default_log_file(args.serve),
+                                 keep_previous=args.log_file is None)
+    log.info("version %s, Python %s on %s", __version__, platform.python_version(),
+             platform.platform())
+    if log_file is not None:
+        log.info("logging to %s", log_file)
+    log.info("config folder: %s", args.config)
+    compiled.log_status()
 
 
 def player_gearbox(args) -> str | None:
@@ -322,7 +363,7 @@ def _replay_saver(record: Path | None, interactive: bool):
             try:
                 recorder.save(path)
             except UserError as error:  # the game is over; losing its replay is not fatal
-                print(f"tank-battle: replay not saved: {error}", file=sys.stderr)
+                log.warning("replay not saved: %s", error)
     return save
 
 
@@ -331,4 +372,10 @@ def main(argv: list[str] | None = None) -> int:
         return run(argv)
     except UserError as error:
         print(f"tank-battle: {error}", file=sys.stderr)
+        log.info("stopped: %s", error)  # a packaged build has no console: its log says why
         return EXIT_USAGE
+    except Exception:
+        record_crash()
+        raise
+    finally:
+        reset_logging()

@@ -8,6 +8,7 @@ server ends normally is one line on stdout and exit 0.
 
 from __future__ import annotations
 
+import logging
 import signal
 import sys
 from dataclasses import replace
@@ -22,6 +23,8 @@ from game.sim.net.server import GameServer, ServerIdentity
 from game.sim.replay import config_digest, game_version
 from game.sim.session import GameOptions
 from game.sim.telemetry import TelemetryWriter
+
+log = logging.getLogger(__name__)
 
 EXIT_REFUSED = 2
 DEFAULT_CLIENT_SECONDS = 10.0
@@ -58,14 +61,17 @@ def serve(args) -> int:
                         endpoint, args.max_players, telemetry)
     stopping = []
     for signal_number in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signal_number, lambda *_: stopping.append(True))
+        signal.signal(signal_number, lambda number, _frame: stopping.append(number))
     print(f"serving on {args.host}:{endpoint.port}", flush=True)
+    log.info("server: up to %d players, %d bots, map %s, seed %d", args.max_players,
+             args.bots, args.map.text, args.seed)
     try:
         server.run(args.seconds, should_stop=lambda: bool(stopping))
     finally:
         server.destroy()
         if telemetry is not None:
             telemetry.close()
+    log.info("server stopped (%s)", f"signal {stopping[0]}" if stopping else "its time was up")
     return 0
 
 
@@ -75,7 +81,10 @@ def connect(args, config) -> NetClient:
     endpoint = Endpoint.client(args.net_sim, seed=args.seed)
     request = JoinRequest(address, port, args.name, args.vehicle, game_version(),
                           bytes.fromhex(config_digest(args.config)))
+    log.info("joining %s:%d", address, port)
     joined = join(endpoint, request, config.game.net.connect_timeout_s)
+    log.info("joined as %s: map %s, seed %d", joined.welcome.name, joined.welcome.map,
+             joined.welcome.seed)
     return NetClient(config.session, config.game.net, endpoint, joined, args.vehicle)
 
 

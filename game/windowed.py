@@ -4,6 +4,7 @@ the screenshot and the replay at the end."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Callable
 
@@ -13,6 +14,8 @@ from game.settings import UserSettings
 from game.sim.replay import ReplayRecorder
 from game.window_config import WindowConfig
 from game.windowed_run import WindowedRun
+
+log = logging.getLogger(__name__)
 
 
 def run_windowed(config: WindowConfig, run: WindowedRun, screenshot: Path | None = None,
@@ -28,6 +31,7 @@ def run_windowed(config: WindowConfig, run: WindowedRun, screenshot: Path | None
     app = None
     try:
         app = TankBattleApp(config, run, settings=settings, bindings=bindings)
+        _log_window(app, run.offscreen)
         app.run()
         if screenshot is not None:
             app.save_screenshot(screenshot)
@@ -40,3 +44,12 @@ def run_windowed(config: WindowConfig, run: WindowedRun, screenshot: Path | None
             if on_quit is not None and recorder is not None:
                 on_quit(recorder)
     return 0
+
+
+def _log_window(app: TankBattleApp, offscreen: bool) -> None:
+    """What opened: its size and the OpenGL context the driver gave."""
+    graphics = app.win.getGsg()
+    log.info("%s %dx%d: OpenGL %s, %s (%s)",
+             "offscreen buffer" if offscreen else "window", app.win.getXSize(),
+             app.win.getYSize(), graphics.getDriverVersion(), graphics.getDriverRenderer(),
+             graphics.getDriverVendor())

@@ -54,11 +54,9 @@ OPTIONS = {
     # wheel the build needs, and a build machine may reach only that one.
     "use_optimized_wheels": False,
     "pypi_extra_indexes": [],
-    # A double-clicked game has no console: everything it prints, Panda's own notices and
-    # any crash included, goes to this file ($USER_APPDATA: the per-user application data
-    # folder Panda's runtime finds on each platform).
-    "log_filename": "$USER_APPDATA/tank-battle/logs/tank-battle.log",
-    "log_append": False,
+    # No log_filename: a double-clicked game has no console, so the game itself logs to
+    # the user data folder when frozen (game/logs.py), Panda's own notices and a crash's
+    # traceback included; the runtime's redirect would write the same file.
 }
 
 

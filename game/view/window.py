@@ -18,6 +18,10 @@ from panda3d.core import loadPrcFileData
 from game.settings import parse_resolution
 from physics.model.spec import Spec, tuning
 
+GL_VERSION = (3, 2)
+"""The OpenGL context asked for: 3.2 is the least that gives a core profile, which macOS
+needs for the game's ``#version 330`` shaders (elsewhere the driver gives that or newer)."""
+
 
 @dataclass(frozen=True)
 class ResolutionSpec(Spec):
@@ -99,5 +103,6 @@ def configure_window(window: WindowSpec, offscreen: bool, settings=None,
         framebuffer-multisample {1 if multisamples else 0}
         multisamples {multisamples}
         sync-video {'true' if vsync else 'false'}
+        gl-version {GL_VERSION[0]} {GL_VERSION[1]}
         {'audio-library-name null' if offscreen else ''}
     """)

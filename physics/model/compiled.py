@@ -2,6 +2,12 @@
 per-sample loops that run every step with small arrays are compiled with numba instead;
 without it (a platform numba does not support) each use falls back as it says.
 
+Compiled loops are cached on disk, so that only the first start pays for compiling them.
+Where numba cannot cache (a packaged build: its frozen modules have no source file for
+numba to key a cache by, and ``cache=True`` raises RuntimeError as the loop is decorated)
+every loop takes its plain-Python path rather than compiling afresh at every start.
+:func:`log_status` says in one log line which path runs.
+
 numba keys a cached loop by its own file only: after editing a function it calls that
 lives in another module (a stage, :mod:`physics.model.scalars`, ``plane_under``), delete
 the caches (``find physics game -name '*.nb[ic]' -delete``) or the loop runs the old one.
@@ -9,20 +15,53 @@ the caches (``find physics game -name '*.nb[ic]' -delete``) or the loop runs the
 
 from __future__ import annotations
 
+import logging
+
 try:
     from numba import njit
 except ImportError:
     njit = None
 
-AVAILABLE = njit is not None
+log = logging.getLogger(__name__)
+
+
+def _probe() -> None:
+    """A loop that is decorated, never compiled: whether numba can cache here."""
+
+
+def plain_reason(decorator=None) -> str | None:
+    """Why the loops run as plain Python (numba missing, or unable to cache its compiled
+    loops); None when they are compiled. ``decorator``: numba's ``njit`` (a test's stand-in)."""
+    decorator = njit if decorator is None else decorator
+    if decorator is None:
+        return "numba is not installed"
+    try:
+        decorator(cache=True, nogil=True)(_probe)
+    except RuntimeError as error:
+        return f"numba cannot cache compiled loops here ({error})"
+    return None
+
+
+PLAIN_REASON = plain_reason()
+AVAILABLE = PLAIN_REASON is None
+"""Whether loops are compiled: numba is installed and can cache them."""
 
 
 def compiled(function, *, inline: bool = False):
     """``function`` compiled to machine code (cached on disk beside its module) where numba
-    is installed; None where it is not. ``inline``: a stage of a compiled loop, compiled
-    into each loop that calls it rather than on its own."""
+    is installed and can cache; None where not. ``inline``: a stage of a compiled loop,
+    compiled into each loop that calls it rather than on its own."""
     if not AVAILABLE:
         return None
     if inline:
         return njit(inline="always", nogil=True)(function)
     return njit(cache=True, nogil=True)(function)
+
+
+def log_status() -> None:
+    """One line on whether the loops are compiled or run as plain Python."""
+    if AVAILABLE:
+        import numba
+        log.info("numba %s: compiled loops, cached on disk", numba.__version__)
+    else:
+        log.info("%s: the loops run as plain Python (slower battles)", PLAIN_REASON)

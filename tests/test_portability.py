@@ -1,0 +1,118 @@
+"""What keeps the game, the bench and the tests running on Windows and macOS: no Unix-only
+module imported where every platform imports it, memory and processor time measured
+portably (bench/usage.py), and the core-profile OpenGL context macOS needs."""
+
+from __future__ import annotations
+
+import ast
+import ctypes
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from panda3d.core import ConfigVariableInt, unloadPrcFile
+
+from bench import usage
+from game.view.window import GL_VERSION, configure_window
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SCANNED = ("game", "physics", "bench", "tests", "tools")
+UNIX_ONLY = frozenset({"resource", "fcntl", "termios", "pwd", "grp", "posix", "tty", "pty",
+                       "crypt", "spwd", "syslog", "nis", "readline"})
+"""Standard modules Windows does not have."""
+
+
+def _imports_at_import_time(tree: ast.Module):
+    """The modules a file imports as it is imported: every import outside a function
+    (a function imports when it runs, on the platform whose branch it is in)."""
+    pending = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.module
+        pending.extend(ast.iter_child_nodes(node))
+
+
+def test_no_unix_only_module_is_imported_at_import_time():
+    found = []
+    for folder in SCANNED:
+        for path in sorted((REPO_ROOT / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+            found += [f"{path.relative_to(REPO_ROOT)}: {name}"
+                      for name in _imports_at_import_time(tree)
+                      if name.split(".")[0] in UNIX_ONLY]
+    assert not found, "Unix-only imports: " + ", ".join(found)
+
+
+def test_the_scan_sees_imports_in_classes_and_branches_but_not_in_functions():
+    tree = ast.parse("import os\nif True:\n    import fcntl\nclass A:\n    import pwd\n"
+                     "def f():\n    import resource\n")
+    assert set(_imports_at_import_time(tree)) == {"os", "fcntl", "pwd"}
+
+
+# ----- memory and processor time --------------------------------------------------------------
+
+
+def test_memory_is_a_plausible_number_of_mib():
+    peak = usage.peak_memory_mb()
+    assert 1.0 < usage.resident_memory_mb() <= peak * 1.01 + 1.0
+    assert peak < 1024.0 * 1024.0  # MiB, not KiB or bytes
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="resource is Unix-only")
+def test_peak_memory_reads_ru_maxrss_in_the_platforms_unit(monkeypatch):
+    import resource
+    monkeypatch.setattr(resource, "getrusage",
+                        lambda _who: type("Usage", (), {"ru_maxrss": 300 * 1024 * 1024}))
+    assert usage.peak_memory_mb("darwin") == pytest.approx(300.0)  # bytes on macOS
+    assert usage.peak_memory_mb("linux") == pytest.approx(300.0 * 1024.0)  # KiB on Linux
+
+
+def _fake_windows_dlls():
+    """psapi and kernel32 as Windows answers: the process's memory counters filled in."""
+    def get_process_memory_info(process, counters, size):
+        assert process == "this process" and size == ctypes.sizeof(usage._MemoryCounters)
+        counters._obj.PeakWorkingSetSize = 512 * 1024 * 1024
+        counters._obj.WorkingSetSize = 256 * 1024 * 1024
+        return 1
+
+    return (SimpleNamespace(GetProcessMemoryInfo=get_process_memory_info),
+            SimpleNamespace(GetCurrentProcess=lambda: "this process"))
+
+
+def test_windows_memory_comes_from_the_process_memory_counters(monkeypatch):
+    counters = usage._windows_counters(*_fake_windows_dlls())
+    assert counters.PeakWorkingSetSize / usage.BYTES_PER_MIB == 512.0
+    monkeypatch.setattr(usage, "_windows_counters", lambda: counters)
+    assert usage.peak_memory_mb("win32") == 512.0
+    assert usage.resident_memory_mb("win32") == 256.0
+
+
+def test_childrens_processor_time_counts_waited_children():
+    before_s = usage.children_cpu_s()
+    if sys.platform == "win32":
+        assert before_s is None
+        return
+    subprocess.run([sys.executable, "-c", "sum(range(3_000_000))"], check=True)
+    assert usage.children_cpu_s() > before_s
+    assert usage.children_cpu_s("win32") is None
+
+
+# ----- OpenGL ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("offscreen", [False, True])
+def test_the_window_asks_for_a_core_profile_context(config, offscreen):
+    page = configure_window(config.view.window, offscreen)
+    try:
+        assert GL_VERSION >= (3, 2)
+        variable = ConfigVariableInt("gl-version")
+        assert (variable.getWord(0), variable.getWord(1)) == GL_VERSION
+    finally:
+        unloadPrcFile(page)
