@@ -29,6 +29,7 @@ from game.sim.arena import GEARBOXES
 from game.sim.session import GameOptions, GameSession
 from game.sim.step_loop import StepLoop, idle
 from game.sim.telemetry import TelemetryWriter
+from game.sim.zone import MODES
 from physics.model import compiled
 from physics.model.terrain import MapChoice
 
@@ -88,6 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the bots' level (default: config/game.toml's [ai] difficulty)")
     parser.add_argument("--rounds", type=whole_number(*rounds_limits(), "rounds"), default=None,
                         help="rounds in a match (default: config/game.toml's [battle] rounds)")
+    parser.add_argument("--mode", choices=MODES, default=MODES[0],
+                        help="battle: a round ends when a side is destroyed; zone: also when "
+                             "a side holds the capture zone round the player's spawn alone "
+                             "long enough (default battle)")
     parser.add_argument("--gearbox", choices=GEARBOXES, default=None,
                         help="your gearbox (default: automatic in a window you play in, "
                              "else config/game.toml's [spawn] start_gear)")
@@ -221,6 +226,9 @@ def _check_arguments(args: argparse.Namespace) -> None:
 def _check_online_arguments(args: argparse.Namespace) -> None:
     if args.serve and args.connect:
         raise CommandLineError("--serve runs a server, --connect joins one: choose one")
+    if (args.serve or args.connect) and args.mode != MODES[0]:
+        raise CommandLineError(f"--mode {args.mode} is not played online yet: drop --mode, "
+                               f"or --serve and --connect")
     if args.serve:
         _refuse_given("--serve runs no local player", (
             ("--inputs", args.inputs), ("--offscreen", args.offscreen),
@@ -271,6 +279,7 @@ def run(argv: list[str] | None = None) -> int:
         args.difficulty = header.difficulty or None
         args.rounds = header.rounds_option()
         args.gearbox = header.gearbox or None
+        args.mode = header.mode
         args.map = MapChoice.parse(header.map)
         if args.seconds is None:
             args.seconds = header.steps / step_hz
@@ -279,7 +288,7 @@ def run(argv: list[str] | None = None) -> int:
         inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
     options = GameOptions(args.map, args.seed, args.vehicle, args.bots, args.players,
                           difficulty=args.difficulty, player_ai=args.player_ai,
-                          rounds=args.rounds, gearbox=args.gearbox)
+                          rounds=args.rounds, gearbox=args.gearbox, mode=args.mode)
     telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
     try:
         if args.headless:
@@ -316,7 +325,8 @@ def header_for(options: GameOptions, digest: str) -> ReplayHeader:
     """A replay's header for a game played with ``options``."""
     return ReplayHeader(game_version(), digest, options.seed, options.map.text,
                         options.vehicle, options.bots, 0, options.difficulty or "",
-                        rounds=options.rounds or 0, gearbox=options.gearbox or "")
+                        rounds=options.rounds or 0, gearbox=options.gearbox or "",
+                        mode=options.mode)
 
 
 def _run_headless(args, config, options: GameOptions, header: ReplayHeader, inputs,

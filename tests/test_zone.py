@@ -176,3 +176,19 @@ def test_a_replay_keeps_the_mode_and_old_replays_are_battles(tmp_path):
     path.write_text(json.dumps(document))
     with pytest.raises(UserError, match="mode"):
         load_replay(path, digest, 60.0)
+
+
+def test_mode_zone_on_the_command_line_writes_the_zone_events(run_cli, tmp_path):
+    telemetry = tmp_path / "zone.jsonl"
+    done = run_cli("--headless", "--mode", "zone", "--map", "flat", "--bots", "1",
+                   "--seconds", "1", "--telemetry", telemetry)
+    assert done.returncode == 0, done.stderr
+    kinds = [event["type"] for line in telemetry.read_text().splitlines()
+             for event in json.loads(line)["events"]]
+    assert kinds[:1] == ["zone_enter"]
+
+
+def test_mode_zone_online_is_refused_in_one_line(run_cli):
+    done = run_cli("--serve", "--mode", "zone")
+    assert done.returncode == 2
+    assert "--mode zone" in done.stderr and len(done.stderr.strip().splitlines()) == 1
