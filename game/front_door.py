@@ -38,7 +38,8 @@ def options_for(setup: MatchSetup, base: GameOptions) -> GameOptions:
     """A local match's options from match setup (the seed and players as ``base`` has them)."""
     return replace(base, map=MapChoice.parse(setup.map), vehicle=setup.vehicle,
                    bots=setup.bots, difficulty=setup.difficulty, gearbox=setup.gearbox,
-                   rounds=setup.rounds, free_for_all=False, player_ai=None)
+                   rounds=setup.rounds, mode=setup.mode, free_for_all=False,
+                   player_ai=None)
 
 
 def setup_from(options: GameOptions, difficulty: str, rounds: int) -> MatchSetup:
@@ -47,7 +48,7 @@ def setup_from(options: GameOptions, difficulty: str, rounds: int) -> MatchSetup
     return MatchSetup(map=options.map.text, vehicle=options.vehicle or "tank",
                       bots=options.bots, difficulty=options.difficulty or difficulty,
                       gearbox=options.gearbox or "automatic",
-                      rounds=options.rounds or rounds)
+                      rounds=options.rounds or rounds, mode=options.mode)
 
 
 def parse_address(text: str, default_port: int) -> tuple[str, int]:

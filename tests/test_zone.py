@@ -11,12 +11,14 @@ import pytest
 from panda3d.core import NodePath
 
 from game.errors import UserError
+from game.front_door import options_for, setup_from
 from game.sim.controls import Controls
 from game.sim.events import RoundEnd, RoundStart, ZoneCaptured, ZoneEnter, ZoneLeave
 from game.sim.replay import ReplayHeader, ReplayRecorder, game_version, load_replay
 from game.sim.session import GameOptions, GameSession
 from game.view.hud import Hud
 from game.view.hud_state import read_hud_state
+from game.view.title_menu import MatchSetup
 from game.view.zone_view import ZoneBand, zone_colour
 from physics.model.terrain import MapChoice
 
@@ -192,3 +194,11 @@ def test_mode_zone_online_is_refused_in_one_line(run_cli):
     done = run_cli("--serve", "--mode", "zone")
     assert done.returncode == 2
     assert "--mode zone" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_match_setup_offers_the_mode_and_starts_that_game():
+    setup = setup_from(GameOptions(bots=2, mode="zone"), "normal", 3)
+    assert setup.mode == "zone"
+    chosen = options_for(MatchSetup("desert", "tank", 2, "normal", "automatic", 3, "zone"),
+                         GameOptions())
+    assert chosen.mode == "zone" and chosen.bots == 2

@@ -18,6 +18,7 @@ from typing import Callable
 
 from direct.gui.DirectGui import DGG, DirectButton, DirectFrame, DirectLabel
 
+from game.sim.zone import MODES
 from game.view.menu_focus import MenuFocus
 from game.view.menu_spec import MenuSpec
 from game.view.menu_widgets import ChoiceRow, TextRow, play_click, with_click
@@ -58,6 +59,8 @@ class MatchSetup:
     gearbox: str
     """"automatic" or "manual"."""
     rounds: int
+    mode: str = MODES[0]
+    """"battle", or "zone": the capture zone decides rounds too (played locally only)."""
 
 
 @dataclass(frozen=True)
@@ -183,9 +186,11 @@ class TitleMenu:
         title = self.title_spec
         choices = {"map": title.maps, "vehicle": VEHICLE_CHOICES,
                    "bots": range(title.most_bots + 1), "difficulty": DIFFICULTY_CHOICES,
-                   "gearbox": GEARBOX_CHOICES, "rounds": title.round_choices}
+                   "gearbox": GEARBOX_CHOICES, "rounds": title.round_choices,
+                   "mode": MODES}
         labels = {"map": "Map", "vehicle": "Vehicle", "bots": "Bots",
-                  "difficulty": "Bots' level", "gearbox": "Gearbox", "rounds": "Rounds"}
+                  "difficulty": "Bots' level", "gearbox": "Gearbox", "rounds": "Rounds",
+                  "mode": "Mode"}
         rows = {}
         for index, key in enumerate(keys):
             rows[key] = ChoiceRow(self.pages[page], self.spec, labels[key], choices[key],
@@ -197,8 +202,8 @@ class TitleMenu:
     def _build_setup_page(self, setup: MatchSetup) -> dict:
         self.add_page("setup", 0.95, 0.9)
         self._heading("setup", "Match setup", 0.72)
-        rows = self._rows("setup", setup, 0.5, ("map", "bots", "difficulty", "vehicle",
-                                                 "gearbox", "rounds"))
+        rows = self._rows("setup", setup, 0.5, ("map", "mode", "bots", "difficulty",
+                                                 "vehicle", "gearbox", "rounds"))
         self.button("setup", "Start", lambda: self.on_play(self.current_setup()),
                     (-0.3, 0, -0.72), 0.25)
         self.button("setup", "Back", lambda: self.show_page("main"), (0.3, 0, -0.72), 0.25)
