@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from physics.model.anchor_kernel import PARALLEL_COSINE, SLIP_REFERENCE_SPEED_MPS, TAU
+from physics.model.kernel_tables import PARALLEL_COSINE, SLIP_REFERENCE_SPEED_MPS, TAU
 from physics.model.anchors import (AnchorCommand, AnchorConstants, AnchorImpulses, AnchorReport,
                                    BodyStates, GripSpec, GroundHits)
 from physics.model.spec import KMH_PER_MPS

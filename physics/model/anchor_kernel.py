@@ -16,9 +16,9 @@ this order, each a small function of plain numbers:
 5. **grip** (:func:`_grip`): drive and grip together inside the friction circle, held by
    a stiff stick spring, sliding past it; then rolling resistance;
 6. **wheel**: a grip tyre's wheel rolls with the ground while it grips, and spins on its
-   own inertia while it slides or is in the air (:func:`_roll`); a slip tyre's wheel
-   always spins with its own inertia and pulls by the tyre curve (:func:`_slip_tyre`);
-   free in the air, either slows under its bearings' drag (:func:`_coast`); tracks have
+   own inertia while it slides or is in the air (:func:`roll_spin`); a slip tyre's wheel
+   always spins with its own inertia and pulls by the tyre curve (:func:`slip_tyre`);
+   free in the air, either slows under its bearings' drag (:func:`coast_spin`); tracks have
    none;
 7. **impulses**: the support at the contact point and the grip at the centre of the
    stretch of track the anchor carries, their torques about the centre of mass, and
@@ -41,10 +41,11 @@ The arrays :func:`anchor_substep` reads and writes (N = V * A anchors, vehicle b
 - written: ``linear`` and ``angular`` (V, 3: the impulses summed per vehicle),
   ``impulse`` (3, N: each anchor's at its contact) and ``results`` (RESULT_ROWS, N).
 
-numba compiles every function here through the one guard (:mod:`physics.model.compiled`);
-without numba the same functions run as plain Python, slower. Vectors are three
-numbers (``x, y, z``); sums are bracketed as written, so the compiled loop gives the same
-numbers on every run.
+The arrays' layout is :mod:`physics.model.kernel_tables`; the wheel stage is
+:mod:`physics.model.wheel_stages`. numba compiles every function through the one guard
+(:mod:`physics.model.compiled`); without numba the same functions run as plain Python,
+slower. Vectors are three numbers (``x, y, z``); sums are bracketed as written, so the
+compiled loop gives the same numbers on every run.
 """
 
 from __future__ import annotations
@@ -52,40 +53,15 @@ from __future__ import annotations
 import math
 
 from physics.model.compiled import compiled
+from physics.model.kernel_tables import (
+    ACROSS, ALONG, BUMP_DAMPING, BUMP_STIFFNESS, COMPRESSION, DAMPING, DOWN, EXACT_DISTANCE,
+    EXACT_GRIP, EXACT_GROUND_VELOCITY, EXACT_HIT, EXACT_NORMAL, EXACT_POINT, EXACT_ROLLING,
+    GRIP, GRIP_DAMPING, GRIP_STIFFNESS, HIT, LOAD, MASS, MIN_GROUND_UP, NEGATIVE_COMPLIANCE,
+    NO_WHEELS, NORMAL, ORIGIN, PARALLEL_COSINE, PATCH, POINT, RAY_LENGTH, ROLLING, SLIDING,
+    SLIDING_GRIP, SLIP_TYRES, SPIN, SPIN_ANGLE, STIFFNESS, TAU, TINY, TRAVEL, TYRE, X, Y, Z)
 from physics.model.scalars import clamp, cross, dot, larger, smaller
 from physics.model.terrain import plane_under
-
-TAU = 2.0 * math.pi
-PARALLEL_COSINE = 1e-6
-"""Below this, a ray runs along (or away from) the terrain's face: no meeting point."""
-SLIP_REFERENCE_SPEED_MPS = 0.5
-"""Slip ratio and angle divide by the ground speed; below walking pace they would blow up,
-so the division uses at least this speed (a convention of the reports and the tyre
-curve, not tuning)."""
-SPIN_DERIVATIVE_STEP_RAD_S = 1e-3
-"""The spin change a slip tyre's force is measured over, to integrate the spin implicitly."""
-TINY = 2.2250738585072014e-308
-"""The smallest normal float: keeps a division by a length that may be zero finite."""
-
-# Columns of the per-anchor constants table (A, ANCHOR_COLUMNS).
-(X, Y, Z, MASS, STIFFNESS, DAMPING, BUMP_STIFFNESS, BUMP_DAMPING, GRIP_STIFFNESS,
- GRIP_DAMPING, PATCH, NEGATIVE_COMPLIANCE, STATIC_LOAD, ANCHOR_COLUMNS) = range(14)
-
-# Entries of the vehicle kind's constants (MODEL_ENTRIES,).
-(RAY_LENGTH, TRAVEL, MIN_GROUND_UP, GRIP, SLIDING_GRIP, ROLLING, WHEEL_RADIUS, TYRE,
- WHEEL_INERTIA, BEARING_DRAG, PEAK_SLIP_RATIO, PEAK_ANGLE_TAN, SLIDING_SHARE, LOAD_SENSITIVITY,
- GRIP_MODEL_BELOW_MPS, MODEL_ENTRIES) = range(16)
-NO_WHEELS, GRIP_TYRES, SLIP_TYRES = 0.0, 1.0, 2.0
-"""The ``TYRE`` entry: tracks, wheels with the friction-circle grip, wheels with slip tyres."""
-
-# Rows of the hits cast beforehand, (EXACT_ROWS, N): flags as 0 or 1, vectors as three rows.
-(EXACT_HIT, EXACT_DISTANCE, EXACT_POINT, EXACT_NORMAL, EXACT_GROUND_VELOCITY,
- EXACT_GRIP, EXACT_ROLLING, EXACT_ROWS) = (0, 1, 2, 5, 8, 11, 12, 13)
-
-# Rows of the per-anchor results, (RESULT_ROWS, N): flags as 0 or 1, vectors as three rows.
-(HIT, COMPRESSION, LOAD, SLIDING, POINT, NORMAL, ORIGIN, DOWN, ALONG, ACROSS, SPIN,
- SPIN_ANGLE, RESULT_ROWS) = (0, 1, 2, 3, 4, 7, 10, 13, 16, 17, 18, 19, 20)
-
+from physics.model.wheel_stages import coast_spin, roll_spin, slip_tyre
 
 # ----- the stages ---------------------------------------------------------------------------
 
@@ -181,91 +157,11 @@ def _grip(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, grip_sha
         across, sliding
 
 
-def _roll(hit, sliding, along_mps, surface_speed_mps, limit_n, along_n, spin_rad_s, model,
-          substep_s):
-    """A grip tyre's wheel: it rolls with the ground while it grips (or slides undriven).
-    Sliding under power or brake, or in the air, it spins on its own inertia: the engine
-    (or the brake) turns it toward the asked rim speed with at most its force at the rim,
-    against the pull of the sliding contact (``along_n``, the force the ground gives the
-    vehicle), so it spins up over time, and a brake stronger than the grip stops it and
-    holds it locked. Free in the air, it coasts."""
-    radius, inertia = model[WHEEL_RADIUS], model[WHEEL_INERTIA]
-    driven = limit_n > 0.0
-    if hit and (not sliding or not driven):
-        return along_mps / radius
-    if not driven:
-        return _coast(spin_rad_s, model, substep_s)
-    ground_n = along_n if hit else 0.0
-    wanted = ((surface_speed_mps - spin_rad_s * radius) * inertia / (radius * radius * substep_s)
-              + ground_n)
-    drive = clamp(wanted, -limit_n, limit_n)
-    return spin_rad_s + radius * (drive - ground_n) * substep_s / inertia
-
-
-def _coast(spin_rad_s, model, substep_s):
-    """A free wheel's spin after a substep of its bearings' drag (which never turns it
-    backwards)."""
-    slowing = model[BEARING_DRAG] * substep_s / model[WHEEL_INERTIA]
-    return spin_rad_s - clamp(spin_rad_s, -slowing, slowing)
-
-
-def _tyre_forces(spin_rad_s, along_mps, across_mps, load, peak_grip, model):
-    """A slip tyre's pull along and across for a wheel spin, and whether past the peak:
-    the curve of the combined slip rises to the peak grip at 1 and falls toward its
-    sliding share beyond."""
-    reference = larger(abs(along_mps), SLIP_REFERENCE_SPEED_MPS)
-    ratio = (spin_rad_s * model[WHEEL_RADIUS] - along_mps) / reference / model[PEAK_SLIP_RATIO]
-    angle = across_mps / reference / model[PEAK_ANGLE_TAN]
-    combined = math.hypot(ratio, angle)
-    past = combined - 1.0
-    if combined <= 1.0:
-        share = combined * (2.0 - combined)
-    else:
-        share = model[SLIDING_SHARE] + (1.0 - model[SLIDING_SHARE]) * math.exp(-(past * past))
-    scale = peak_grip * share * load / combined if combined > 0.0 else 0.0
-    return scale * ratio, -scale * angle, combined > 1.0
-
-
-def _slip_tyre(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, grip_share,
-               surface_rolling, spin_rad_s, grip_along, grip_across, grip_sliding, anchor,
-               model, substep_s):
-    """A slip tyre: the engine or brake turns the wheel toward the asked speed against the
-    tyre's pull (the spin integrated implicitly, the pull linearised in the spin); at
-    walking pace the stick-slip grip takes over (the wheel rolls with the ground).
-    Returns the forces along and across, the sliding flag and the new spin."""
-    radius, inertia = model[WHEEL_RADIUS], model[WHEEL_INERTIA]
-    relative_load = larger(load, TINY) / anchor[STATIC_LOAD]
-    peak = model[GRIP] * grip_share * relative_load ** -model[LOAD_SENSITIVITY]
-    contact_load = load if hit else 0.0
-    force = _tyre_forces(spin_rad_s, along_mps, across_mps, contact_load, peak, model)[0]
-    wanted = ((surface_speed_mps - spin_rad_s * radius) * inertia
-              / (radius ** 2 * substep_s) + force)
-    drive = clamp(wanted, -limit_n, limit_n)
-    nudged = _tyre_forces(spin_rad_s + SPIN_DERIVATIVE_STEP_RAD_S, along_mps, across_mps,
-                          contact_load, peak, model)[0]
-    stiffness = (nudged - force) / SPIN_DERIVATIVE_STEP_RAD_S
-    spin = spin_rad_s + radius * (drive - force) / (inertia / substep_s + radius * stiffness)
-    along, across, past_peak = _tyre_forces(spin, along_mps, across_mps, contact_load, peak,
-                                            model)
-    resistance = (model[ROLLING] + surface_rolling) * contact_load
-    along = along + clamp(-along_mps * anchor[MASS] / substep_s, -resistance, resistance)
-    weight = clamp(abs(along_mps) / model[GRIP_MODEL_BELOW_MPS], 0.0, 1.0) if hit else 1.0
-    grip_weight = 1.0 - weight
-    spin = weight * spin + grip_weight * along_mps / radius
-    return (weight * along + grip_weight * grip_along,
-            weight * across + grip_weight * grip_across,
-            past_peak if weight >= 0.5 else grip_sliding, spin)
-
-
 _ray = compiled(_ray, inline=True) or _ray
 _cast_terrain = compiled(_cast_terrain, inline=True) or _cast_terrain
 _ground_frame = compiled(_ground_frame, inline=True) or _ground_frame
 _suspension = compiled(_suspension, inline=True) or _suspension
 _grip = compiled(_grip, inline=True) or _grip
-_coast = compiled(_coast, inline=True) or _coast
-_roll = compiled(_roll, inline=True) or _roll
-_tyre_forces = compiled(_tyre_forces, inline=True) or _tyre_forces
-_slip_tyre = compiled(_slip_tyre, inline=True) or _slip_tyre
 
 
 # ----- the substep ----------------------------------------------------------------------
@@ -338,13 +234,13 @@ def _wheel(n, hit, load, along_mps, across_mps, wheel_mps, limit_n, grip_share,
     """Wheel ``n``'s spin and angle, brought up to date; a slip tyre's forces and sliding
     replace the friction circle's (``along``, ``across``, ``sliding``), which it returns."""
     if model[TYRE] == SLIP_TYRES:
-        along, across, sliding, wheel_spin_rad_s[n] = _slip_tyre(
+        along, across, sliding, wheel_spin_rad_s[n] = slip_tyre(
             hit, load, along_mps, across_mps, wheel_mps, limit_n, grip_share, surface_rolling,
             wheel_spin_rad_s[n], along, across, sliding, anchor, model, substep_s)
         if not hit and limit_n <= 0.0:
-            wheel_spin_rad_s[n] = _coast(wheel_spin_rad_s[n], model, substep_s)
+            wheel_spin_rad_s[n] = coast_spin(wheel_spin_rad_s[n], model, substep_s)
     else:
-        wheel_spin_rad_s[n] = _roll(hit, sliding, along_mps, wheel_mps, limit_n, along,
+        wheel_spin_rad_s[n] = roll_spin(hit, sliding, along_mps, wheel_mps, limit_n, along,
                                     wheel_spin_rad_s[n], model, substep_s)
     wheel_angle_rad[n] = (wheel_angle_rad[n] + wheel_spin_rad_s[n] * substep_s) % TAU
     return along, across, sliding

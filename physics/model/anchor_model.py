@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from physics.model import anchor_kernel as kernel
+from physics.model import kernel_tables as tables
 from physics.model.anchors import (AnchorCommand, AnchorConstants, AnchorImpulses, AnchorReport,
                                    BodyStates, GripSpec, GroundQuery)
 from physics.model.spec import KMH_PER_MPS
@@ -26,17 +27,17 @@ from physics.model.tyres import SlipTyreSpec, WheelSpinSpec
 def anchor_table(constants: AnchorConstants) -> np.ndarray:
     """Per anchor, the constants the kernel reads: (A, ANCHOR_COLUMNS)."""
     c = constants
-    table = np.empty((len(c.position_bs), kernel.ANCHOR_COLUMNS))
-    table[:, kernel.X:kernel.Z + 1] = c.position_bs
-    for column, values in ((kernel.MASS, c.mass_share_kg), (kernel.STIFFNESS, c.stiffness_n_m),
-                           (kernel.DAMPING, c.damping_n_s_m),
-                           (kernel.BUMP_STIFFNESS, c.bump_stiffness_n_m),
-                           (kernel.BUMP_DAMPING, c.bump_damping_n_s_m),
-                           (kernel.GRIP_STIFFNESS, c.grip_stiffness_n_m),
-                           (kernel.GRIP_DAMPING, c.grip_damping_n_s_m),
-                           (kernel.PATCH, c.patch_offset_m),
-                           (kernel.NEGATIVE_COMPLIANCE, -1.0 / c.grip_stiffness_n_m),
-                           (kernel.STATIC_LOAD, c.static_load_n)):
+    table = np.empty((len(c.position_bs), tables.ANCHOR_COLUMNS))
+    table[:, tables.X:tables.Z + 1] = c.position_bs
+    for column, values in ((tables.MASS, c.mass_share_kg), (tables.STIFFNESS, c.stiffness_n_m),
+                           (tables.DAMPING, c.damping_n_s_m),
+                           (tables.BUMP_STIFFNESS, c.bump_stiffness_n_m),
+                           (tables.BUMP_DAMPING, c.bump_damping_n_s_m),
+                           (tables.GRIP_STIFFNESS, c.grip_stiffness_n_m),
+                           (tables.GRIP_DAMPING, c.grip_damping_n_s_m),
+                           (tables.PATCH, c.patch_offset_m),
+                           (tables.NEGATIVE_COMPLIANCE, -1.0 / c.grip_stiffness_n_m),
+                           (tables.STATIC_LOAD, c.static_load_n)):
         table[:, column] = values
     return table
 
@@ -45,36 +46,36 @@ def model_entries(constants: AnchorConstants, grip: GripSpec, slip: SlipTyreSpec
                   spin: WheelSpinSpec | None = None) -> np.ndarray:
     """The vehicle kind's constants the kernel reads: (MODEL_ENTRIES,). ``spin``: its
     wheels' inertia and drag (a kind with wheels has them)."""
-    entries = np.zeros(kernel.MODEL_ENTRIES)
-    entries[kernel.RAY_LENGTH] = constants.ray_length_m
-    entries[kernel.TRAVEL] = constants.travel_m
-    entries[kernel.MIN_GROUND_UP] = constants.min_ground_up
-    entries[kernel.GRIP] = grip.grip
-    entries[kernel.SLIDING_GRIP] = grip.sliding_grip
-    entries[kernel.ROLLING] = grip.rolling_resistance
-    entries[kernel.WHEEL_RADIUS] = constants.wheel_radius_m
+    entries = np.zeros(tables.MODEL_ENTRIES)
+    entries[tables.RAY_LENGTH] = constants.ray_length_m
+    entries[tables.TRAVEL] = constants.travel_m
+    entries[tables.MIN_GROUND_UP] = constants.min_ground_up
+    entries[tables.GRIP] = grip.grip
+    entries[tables.SLIDING_GRIP] = grip.sliding_grip
+    entries[tables.ROLLING] = grip.rolling_resistance
+    entries[tables.WHEEL_RADIUS] = constants.wheel_radius_m
     if constants.wheel_radius_m <= 0.0:
-        entries[kernel.TYRE] = kernel.NO_WHEELS
+        entries[tables.TYRE] = tables.NO_WHEELS
         return entries
     if spin is None:
         raise ValueError("a vehicle with wheels needs their WheelSpinSpec")
-    entries[kernel.WHEEL_INERTIA] = spin.wheel_inertia_kg_m2
-    entries[kernel.BEARING_DRAG] = spin.bearing_drag_n_m
+    entries[tables.WHEEL_INERTIA] = spin.wheel_inertia_kg_m2
+    entries[tables.BEARING_DRAG] = spin.bearing_drag_n_m
     if slip is None:
-        entries[kernel.TYRE] = kernel.GRIP_TYRES
+        entries[tables.TYRE] = tables.GRIP_TYRES
     else:
-        entries[kernel.TYRE] = kernel.SLIP_TYRES
-        entries[kernel.PEAK_SLIP_RATIO] = slip.peak_slip_ratio
-        entries[kernel.PEAK_ANGLE_TAN] = math.tan(math.radians(slip.peak_slip_angle_deg))
-        entries[kernel.SLIDING_SHARE] = slip.sliding_share
-        entries[kernel.LOAD_SENSITIVITY] = slip.load_sensitivity
-        entries[kernel.GRIP_MODEL_BELOW_MPS] = slip.grip_model_below_kmh / KMH_PER_MPS
+        entries[tables.TYRE] = tables.SLIP_TYRES
+        entries[tables.PEAK_SLIP_RATIO] = slip.peak_slip_ratio
+        entries[tables.PEAK_ANGLE_TAN] = math.tan(math.radians(slip.peak_slip_angle_deg))
+        entries[tables.SLIDING_SHARE] = slip.sliding_share
+        entries[tables.LOAD_SENSITIVITY] = slip.load_sensitivity
+        entries[tables.GRIP_MODEL_BELOW_MPS] = slip.grip_model_below_kmh / KMH_PER_MPS
     return entries
 
 
 _NO_TERRAIN = (np.zeros((1, 6)), np.zeros(5), np.zeros((1, 4)))
 """The terrain's tables when there is none (every ray is cast beforehand)."""
-_NO_HITS = np.zeros((kernel.EXACT_ROWS, 0))
+_NO_HITS = np.zeros((tables.EXACT_ROWS, 0))
 """The hits cast beforehand when there are none."""
 
 
@@ -89,9 +90,9 @@ class _Substep(NamedTuple):
         rows = self.results
         vehicles, anchors = self.steer_rad.shape
         shape = (vehicles, anchors)
-        hit = rows[kernel.HIT] > 0.5
-        along, spin = rows[kernel.ALONG], rows[kernel.SPIN]
-        reference = np.maximum(np.abs(along), kernel.SLIP_REFERENCE_SPEED_MPS)
+        hit = rows[tables.HIT] > 0.5
+        along, spin = rows[tables.ALONG], rows[tables.SPIN]
+        reference = np.maximum(np.abs(along), tables.SLIP_REFERENCE_SPEED_MPS)
         slip_ratio = (np.where(hit, (spin * self.wheel_radius_m - along) / reference, 0.0)
                       if self.wheel_radius_m > 0.0 else np.zeros(hit.shape))
 
@@ -99,12 +100,12 @@ class _Substep(NamedTuple):
             return rows[first:first + 3].T.reshape(vehicles, anchors, 3)
 
         return AnchorReport(
-            hit.reshape(shape), rows[kernel.COMPRESSION].reshape(shape),
-            rows[kernel.LOAD].reshape(shape), ((rows[kernel.SLIDING] > 0.5) & hit).reshape(shape),
-            vectors(kernel.POINT), vectors(kernel.NORMAL), vectors(kernel.ORIGIN),
-            vectors(kernel.DOWN), self.steer_rad.copy(), spin.reshape(shape),
-            rows[kernel.SPIN_ANGLE].reshape(shape), slip_ratio.reshape(shape),
-            np.where(hit, np.arctan2(rows[kernel.ACROSS], reference), 0.0).reshape(shape))
+            hit.reshape(shape), rows[tables.COMPRESSION].reshape(shape),
+            rows[tables.LOAD].reshape(shape), ((rows[tables.SLIDING] > 0.5) & hit).reshape(shape),
+            vectors(tables.POINT), vectors(tables.NORMAL), vectors(tables.ORIGIN),
+            vectors(tables.DOWN), self.steer_rad.copy(), spin.reshape(shape),
+            rows[tables.SPIN_ANGLE].reshape(shape), slip_ratio.reshape(shape),
+            np.where(hit, np.arctan2(rows[tables.ACROSS], reference), 0.0).reshape(shape))
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
@@ -229,7 +230,7 @@ class AnchorModel:
                                    terrain.ground_table) if terrain is not None
                                   else _NO_TERRAIN)
         linear, angular = np.empty((vehicles, 3)), np.empty((vehicles, 3))
-        impulse, results = np.empty((3, count)), np.empty((kernel.RESULT_ROWS, count))
+        impulse, results = np.empty((3, count)), np.empty((tables.RESULT_ROWS, count))
         kernel.anchor_substep(
             states.position_ws, states.axes_ws, states.velocity_ws,
             states.angular_velocity_ws, command.surface_speed_mps, command.force_limit_n,
@@ -255,13 +256,13 @@ class AnchorModel:
         origins, directions = self.rays(states)
         hits = query.cast(origins.reshape(-1, 3)[rays], directions.reshape(-1, 3)[rays],
                           self.constants.ray_length_m, self.constants.min_ground_up, rays)
-        rows = np.zeros((kernel.EXACT_ROWS, count))
-        rows[kernel.EXACT_HIT, rays] = hits.hit
-        rows[kernel.EXACT_DISTANCE, rays] = hits.distance_m
-        rows[kernel.EXACT_POINT:kernel.EXACT_POINT + 3, rays] = np.asarray(hits.point_ws).T
-        rows[kernel.EXACT_NORMAL:kernel.EXACT_NORMAL + 3, rays] = np.asarray(hits.normal_ws).T
-        rows[kernel.EXACT_GROUND_VELOCITY:kernel.EXACT_GROUND_VELOCITY + 3, rays] = \
+        rows = np.zeros((tables.EXACT_ROWS, count))
+        rows[tables.EXACT_HIT, rays] = hits.hit
+        rows[tables.EXACT_DISTANCE, rays] = hits.distance_m
+        rows[tables.EXACT_POINT:tables.EXACT_POINT + 3, rays] = np.asarray(hits.point_ws).T
+        rows[tables.EXACT_NORMAL:tables.EXACT_NORMAL + 3, rays] = np.asarray(hits.normal_ws).T
+        rows[tables.EXACT_GROUND_VELOCITY:tables.EXACT_GROUND_VELOCITY + 3, rays] = \
             np.asarray(hits.ground_velocity_ws).T
-        rows[kernel.EXACT_GRIP, rays] = hits.grip_scale
-        rows[kernel.EXACT_ROLLING, rays] = hits.rolling_resistance
+        rows[tables.EXACT_GRIP, rays] = hits.grip_scale
+        rows[tables.EXACT_ROLLING, rays] = hits.rolling_resistance
         return np.ascontiguousarray(exact, dtype=np.bool_), rows

@@ -14,7 +14,7 @@ walking pace the anchors' stick-slip grip model takes over, so a braked car
 stands still on a slope instead of creeping.
 
 This is the tyre's spec; its maths is a stage of the anchor kernel
-(:func:`physics.model.anchor_kernel._slip_tyre`).
+(:func:`physics.model.wheel_stages.slip_tyre`).
 """
 
 from __future__ import annotations
