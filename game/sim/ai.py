@@ -290,7 +290,8 @@ class Bot:
     def _sight(self, simulation, me, target, eye_ws) -> float | None:
         """How long the target has been in sight, from the gun (None: it is not now)."""
         now_s = simulation.time_s
-        if not spotted(self.spec.spotting, simulation.terrain, eye_ws, target, now_s):
+        if not spotted(self.spec.spotting, simulation.terrain, eye_ws, target, now_s,
+                       simulation.world, me):
             self._seen_since_s = None
             return None
         if self._seen_since_s is None:

@@ -3,27 +3,29 @@
 The model (:mod:`physics.model`) describes each thing in numbers; here each becomes the
 collider Bullet steps: a hull box whose origin is the centre of mass, a rock's convex hull
 of exactly the vertices it is drawn with, the heightfield built from the same 16-bit
-levels the height look-ups read, and four planes that keep everything on the map.
+levels the height look-ups read, and four planes that keep everything on the map. Each
+is made in its collision group (:mod:`physics.bullet.groups`).
 """
 
 from __future__ import annotations
 
 from panda3d.bullet import (BulletBoxShape, BulletConvexHullShape, BulletHeightfieldShape,
                             BulletPlaneShape, BulletRigidBodyNode, ZUp)
-from panda3d.core import BitMask32, LQuaternionf, PNMImage, Point3, Texture, TransformState, Vec3
+from panda3d.core import LQuaternionf, PNMImage, Point3, Texture, TransformState, Vec3
 
+from physics.bullet import groups
 from physics.model.hull import HullSpec
 from physics.model.rocks import Rock
 from physics.model.terrain import Terrain
 
 TERRAIN_NAME = "terrain"
 """The collider's node name: how a ray knows it met the terrain."""
-TERRAIN_MASK = BitMask32.bit(1)
-"""The heightfield's collide bit: everything still meets it (every other body has all bits
-on), but a ray cast with :data:`ABOVE_TERRAIN_MASK` passes through it. Long rays over a
-heightfield cost Bullet a triangle test per cell under the ray's bounds; the terrain is our
-own array, so those rays are better answered from it."""
-ABOVE_TERRAIN_MASK = ~TERRAIN_MASK
+TERRAIN_MASK = groups.mask_of(groups.TERRAIN)
+"""The heightfield's group, as a query filter."""
+ABOVE_TERRAIN_MASK = groups.ALL_GROUPS & ~TERRAIN_MASK
+"""A filter of every group but the terrain: a ray cast with it passes through the
+heightfield. Long rays over a heightfield cost Bullet a triangle test per cell under the
+ray's bounds; the terrain is our own array, so those rays are better answered from it."""
 
 
 def make_hull_body(spec: HullSpec, name: str) -> BulletRigidBodyNode:
@@ -35,6 +37,7 @@ def make_hull_body(spec: HullSpec, name: str) -> BulletRigidBodyNode:
     body.setFriction(spec.friction)
     body.setAngularDamping(spec.angular_damping)
     body.setDeactivationEnabled(False)
+    body.setIntoCollideMask(groups.mask_of(groups.HULL))
     return body
 
 
@@ -45,6 +48,7 @@ def make_rock_body(rock: Rock, name: str) -> BulletRigidBodyNode:
         shape.addPoint(Point3(*point))
     body = BulletRigidBodyNode(name)
     body.addShape(shape)
+    body.setIntoCollideMask(groups.mask_of(groups.ROCK))
     rotation = LQuaternionf()
     rotation.setHpr(Vec3(-rock.heading_deg, 0.0, 0.0))
     body.setTransform(TransformState.makePosQuatScale(Point3(*rock.position_ws), rotation,
@@ -63,7 +67,7 @@ def terrain_collider(terrain: Terrain) -> BulletRigidBodyNode:
     shape = BulletHeightfieldShape(image, terrain.height_range_m, ZUp)
     body = BulletRigidBodyNode(TERRAIN_NAME)
     body.addShape(shape)
-    body.setIntoCollideMask(TERRAIN_MASK)
+    body.setIntoCollideMask(groups.mask_of(groups.TERRAIN))
     body.setTransform(TransformState.makePosHprScale(
         Point3(0.0, 0.0, terrain.min_height_m + terrain.height_range_m / 2),
         Vec3(0.0, 0.0, 0.0), Vec3(terrain.spacing_m, terrain.spacing_m, 1.0)))
@@ -78,6 +82,7 @@ def map_walls(terrain: Terrain) -> BulletRigidBodyNode:
                              (Vec3(0, 1, 0), -terrain.half_extent_y_m),
                              (Vec3(0, -1, 0), -terrain.half_extent_y_m)):
         body.addShape(BulletPlaneShape(normal, distance))
+    body.setIntoCollideMask(groups.mask_of(groups.EDGE))
     return body
 
 
@@ -85,5 +90,6 @@ def make_plate_body(name: str, centre_ws, half_extents_m) -> BulletRigidBodyNode
     """A static steel box (a firing-range plate) centred at ``centre_ws``."""
     body = BulletRigidBodyNode(name)
     body.addShape(BulletBoxShape(Vec3(*half_extents_m)))
+    body.setIntoCollideMask(groups.mask_of(groups.PROP))
     body.setTransform(TransformState.makePos(Point3(*centre_ws)))
     return body

@@ -20,10 +20,10 @@ import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import Point3, Vec3
 
-from physics.bullet.bodies import ABOVE_TERRAIN_MASK
+from physics.bullet import groups
 from physics.bullet.ground import BulletRays
 from physics.bullet.poses import FleetPoses, body_states, fleet_poses
-from physics.bullet.world import ALL_BODIES, PhysicsWorld
+from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
 from physics.model.broadphase import near_each_other, near_spheres, segments_near_spheres
 from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
@@ -34,6 +34,9 @@ _NEAR_TEST_SLACK_M = 2.0
 """Room added to the vehicles' reach when testing who is near what, so the test holds for
 as long as everyone stays within half of it (a few steps at full speed). More room: fewer
 tests, but more vehicles cast Bullet rays they do not need. Cost only, not behaviour."""
+
+_PAIRED_HULL = groups.mask_of(groups.HULL)
+_RAISED_HULL = groups.mask_of(groups.RAISED_HULL)
 
 _RAY_SLACK_M = 0.05
 """Room added to every body's bounding sphere when choosing the rays cast through Bullet:
@@ -297,11 +300,11 @@ class VehicleFleet:
         self._meet_terrain(~self._hull_clearance.clear(states, step_s))
 
     def _meet_terrain(self, wanted: np.ndarray) -> None:
-        """Put the hulls marked in ``wanted`` in Bullet's pair with the terrain, the
-        others out of it."""
+        """Put the hulls marked in ``wanted`` in Bullet's pair with the terrain (the hull
+        group), the others out of it (the raised hull group)."""
         for index in np.flatnonzero(wanted != self.meets_terrain).tolist():
-            self.world.set_collide_mask(self.bodies[index], ALL_BODIES if wanted[index]
-                                        else ABOVE_TERRAIN_MASK)
+            self.world.set_collide_mask(self.bodies[index], _PAIRED_HULL if wanted[index]
+                                        else _RAISED_HULL)
         self.meets_terrain = wanted
 
     def _substep(self, substep_s: float) -> None:

@@ -20,7 +20,8 @@ import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import BitMask32, LVecBase3f, Point3, Vec3
 
-from physics.bullet.bodies import ABOVE_TERRAIN_MASK, TERRAIN_NAME
+from physics.bullet import groups
+from physics.bullet.bodies import TERRAIN_NAME
 from physics.bullet.poses import read_floats
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchor_kernel import PARALLEL_COSINE
@@ -54,8 +55,9 @@ def _closest_ground(hits, direction: Vec3, min_ground_up: float, own):
 
 class BulletRays:
     """Rays through the Bullet world for the anchors of a fleet's vehicles, one call each,
-    each skipping its own vehicle and the terrain's collider (``mask``; a test may pass
-    :data:`~physics.bullet.world.ALL_BODIES`).
+    each skipping its own vehicle and meeting only the groups in ``mask``: by default
+    :data:`~physics.bullet.groups.ANCHOR_GROUND` (not the terrain's collider, not shells,
+    debris or triggers; a test may pass :data:`~physics.bullet.world.ALL_BODIES`).
 
     Hits on the terrain read its surface map; anything else (rocks, crates, hulls) is
     hard ground: the "rock" surface. ``pushed_bodies`` holds, by anchor index, the moving
@@ -65,7 +67,7 @@ class BulletRays:
 
     def __init__(self, world: PhysicsWorld, terrain: Terrain,
                  vehicles: list[BulletRigidBodyNode], anchors: int,
-                 mask: BitMask32 = ABOVE_TERRAIN_MASK):
+                 mask: BitMask32 = groups.ANCHOR_GROUND):
         """Anchor ``n`` belongs to ``vehicles[n // anchors]``, which its ray must not meet."""
         self.mask = mask
         self.world = world

@@ -1,12 +1,18 @@
 """Shells in flight: real Bullet bodies, fired, flown and retired inside one physics world.
 
-Shells are small dynamic spheres with continuous collision detection, fired from the
-muzzle at the muzzle velocity plus the firing tank's own velocity. After each fixed
-step every live shell is checked two ways: the contacts Bullet reports for it (mapped
-to what it touched through the world's handle map), and a ray along the path it flew
-in that step (CCD clamps a shell at the face it meets, and the ray gives the exact
-point and normal even for a thin plate). The first contact retires the shell: it
-leaves Bullet and the handle map at once and a hit is reported.
+Shells are small dynamic spheres with continuous collision detection (CCD), fired from
+the muzzle at the muzzle velocity plus the firing tank's own velocity. After each fixed
+step every live shell is checked two ways: the contacts Bullet reports for it (mapped to
+what it touched through the world's handle map), and a sphere of its radius swept along
+the path it flew in that step (CCD clamps a shell at the face it meets, and the sweep
+gives the exact point and normal even for a thin plate). The first contact retires the
+shell: it leaves Bullet and the handle map at once and a hit is reported.
+
+For its first ``firer_pass_m`` (the gun's) a shell passes through the tank that fired
+it: neither its sweep nor its contacts strike it. Bullet filters by group, not by body,
+so until a step ends with it past that reach it flies in the fresh-shell group, which
+passes through every hull, and without CCD (which heeds no groups); its sweep finds the
+other hulls it meets meanwhile.
 
 The aiming and the arc over the height array are :mod:`physics.model.ballistics`'.
 """
@@ -20,8 +26,8 @@ import numpy as np
 from panda3d.bullet import BulletRigidBodyNode, BulletSphereShape
 from panda3d.core import NodePath, Point3, TransformState, Vec3
 
-from physics.bullet.bodies import ABOVE_TERRAIN_MASK
-from physics.bullet.world import PhysicsWorld
+from physics.bullet import groups
+from physics.bullet.world import PhysicsWorld, sphere_shape
 from physics.model.ballistics import GunSpec, GunState, arc_meets_terrain, arc_points, gun_axes
 from physics.model.pose import BodyState
 from physics.model.terrain import Terrain
@@ -30,8 +36,11 @@ CCD_MOTION_SHARE = 0.5
 """CCD starts when a shell moves more than this share of its radius in a substep."""
 CCD_SWEPT_SHARE = 0.9
 """The swept sphere CCD uses, as a share of the shell's radius (Bullet's usual recipe)."""
-SWEEP_REACH_RADII = 2.0
-"""The path ray runs this many radii past the shell, to the face CCD stopped it short of."""
+SWEEP_REACH_RADII = 1.0
+"""The swept sphere runs on this many radii past the shell: its front reaches the face CCD
+stopped the shell short of."""
+_SHELL_GROUP = groups.mask_of(groups.SHELL)
+_FRESH_SHELL_GROUP = groups.mask_of(groups.FRESH_SHELL)
 
 
 @dataclass(eq=False)  # an owner in the handle map: hashed by identity
@@ -44,6 +53,10 @@ class Shell:
     last_position_ws: np.ndarray
     last_velocity_ws: np.ndarray
     radius_m: float
+    muzzle_ws: np.ndarray
+    """Where it left the gun."""
+    firer_pass_m: float
+    """Within this distance of the muzzle it passes through the tank that fired it."""
 
     @property
     def body(self) -> BulletRigidBodyNode:
@@ -85,20 +98,30 @@ class ShellSystem:
         direction = barrel + spread - (spread @ barrel) * barrel
         direction /= np.linalg.norm(direction)
         velocity = state.velocity_ws + direction * gun.muzzle_velocity_mps
+        shell = self.launch(owner, muzzle, velocity, gun, time_s)
+        recoil = -barrel * gun.shell_mass_kg * gun.muzzle_velocity_mps
+        owner_body.applyImpulse(Vec3(*recoil), Point3(*(muzzle - state.position_ws)))
+        aim.reload_left_s = gun.reload_s
+        return shell
+
+    def launch(self, owner, muzzle_ws, velocity_ws, gun: GunSpec, time_s: float) -> Shell:
+        """Put a shell of ``gun``'s into flight at ``muzzle_ws`` (what firing does once the
+        gun has been aimed)."""
+        muzzle, velocity = np.asarray(muzzle_ws, dtype=float), np.asarray(velocity_ws, float)
         body = BulletRigidBodyNode(f"shell-{self._fired}")
         self._fired += 1
         body.addShape(BulletSphereShape(gun.shell_radius_m))
         body.setMass(gun.shell_mass_kg)
-        body.setCcdMotionThreshold(gun.shell_radius_m * CCD_MOTION_SHARE)
-        body.setCcdSweptSphereRadius(gun.shell_radius_m * CCD_SWEPT_SHARE)
         body.setTransform(TransformState.makePos(Point3(*muzzle)))
         body.setLinearVelocity(Vec3(*velocity))
         body.setDeactivationEnabled(False)
-        shell = Shell(owner, None, time_s, muzzle, velocity, gun.shell_radius_m)
+        shell = Shell(owner, None, time_s, muzzle, velocity, gun.shell_radius_m, muzzle,
+                      gun.firer_pass_m)
+        fresh = _passing(shell, muzzle)
+        body.setIntoCollideMask(_FRESH_SHELL_GROUP if fresh else _SHELL_GROUP)
+        if not fresh:
+            _armed(body, shell.radius_m)
         shell.path = self.world.add_body(body, owner=shell)
-        recoil = -barrel * gun.shell_mass_kg * gun.muzzle_velocity_mps
-        owner_body.applyImpulse(Vec3(*recoil), Point3(*(muzzle - state.position_ws)))
-        aim.reload_left_s = gun.reload_s
         self.shells.append(shell)
         return shell
 
@@ -137,27 +160,47 @@ class ShellSystem:
             else:
                 shell.last_position_ws = position
                 shell.last_velocity_ws = velocity
+                if body.getIntoCollideMask() != _SHELL_GROUP and not _passing(shell, position):
+                    _armed(body, shell.radius_m)
+                    self.world.set_collide_mask(body, _SHELL_GROUP)
                 flying.append(shell)
         self.shells = flying
         return hits, expired
 
     def _struck(self, shell: Shell, position, contact) -> ShellHit | None:
-        """The shell's first contact this step, from the swept ray or Bullet's contacts."""
+        """The shell's first contact this step, from the swept sphere or Bullet's contacts."""
         owner_body = getattr(shell.owner, "body", None)
         travel = position - shell.last_position_ws
         length = np.linalg.norm(travel)
-        # CCD stops the sphere a radius short of the face: reach past it to find the face.
+        # CCD stops the sphere short of the face: reach past it to find the face.
         reach = travel / length * SWEEP_REACH_RADII * shell.radius_m if length > 0.0 else 0.0
-        ray = self.world.ray_closest(shell.last_position_ws, position + reach, exclude=shell.body)
-        if ray is not None and ray.node != owner_body:
-            target = self.world.handles.owner_of(ray.node)
-            return ShellHit(shell, target, ray.position_ws, ray.normal_ws, shell.last_velocity_ws)
-        if contact is not None and contact[0] != owner_body:
+        swept = self._sweep(shell, shell.last_position_ws, position + reach, owner_body)
+        if swept is not None:
+            target = self.world.handles.owner_of(swept.node)
+            return ShellHit(shell, target, swept.position_ws, swept.normal_ws,
+                            shell.last_velocity_ws)
+        if contact is not None and not (contact[0] == owner_body
+                                        and _passing(shell, contact[1])):
             other, point = contact
             normal = -travel / max(length, np.finfo(float).tiny)
             return ShellHit(shell, self.world.handles.owner_of(other), point, normal,
-                       shell.last_velocity_ws)
+                            shell.last_velocity_ws)
         return None
+
+    def _sweep(self, shell: Shell, start_ws, end_ws, owner_body):
+        """The shell's sphere swept from ``start_ws`` to ``end_ws``: the first hit, where
+        the tank that fired it is passed through for as long as the shell is within
+        ``firer_pass_m`` of the muzzle (the path is cut where it leaves that reach)."""
+        shape = sphere_shape(shell.radius_m)
+        if owner_body is None or not _passing(shell, start_ws):
+            return self.world.sweep_closest(shape, start_ws, end_ws, groups.SHELL_PATH)
+        leaves = _leaves_sphere(start_ws, end_ws, shell.muzzle_ws, shell.firer_pass_m)
+        cut_ws = start_ws + (end_ws - start_ws) * leaves
+        hit = self.world.sweep_closest(shape, start_ws, cut_ws, groups.SHELL_PATH,
+                                       exclude=owner_body)
+        if hit is not None or leaves >= 1.0:
+            return hit
+        return self.world.sweep_closest(shape, cut_ws, end_ws, groups.SHELL_PATH)
 
     def retire(self, shell: Shell) -> None:
         """Take a shell out of Bullet and the handle map."""
@@ -199,24 +242,40 @@ def _arc_meets_body(world: PhysicsWorld, muzzle_ws, velocity_ws, gravity_m_s2: f
     ends = arc_points(muzzle_ws, velocity_ws, gravity_m_s2,
                        np.arange(chords + 1) * (until_s / chords))
     for start, end in zip(ends[:-1], ends[1:]):
-        hit = world.ray_closest(start, end, exclude=exclude, mask=ABOVE_TERRAIN_MASK)
+        hit = world.ray_closest(start, end, exclude=exclude, mask=groups.ARC_BLOCKERS)
         if hit is not None:
             return hit.position_ws
     return None
 
 
 def splash_owners(world: PhysicsWorld, centre_ws: np.ndarray, radius_m: float) -> list:
-    """The owners of every body a blast of ``radius_m`` reaches (a Bullet overlap query with
-    a sphere). Only which bodies overlap is read: Panda's manifold points from a contact
-    test are not reliable to read back, so distances are measured by the caller."""
-    probe = BulletRigidBodyNode("blast")
-    probe.addShape(BulletSphereShape(radius_m))
-    probe.setTransform(TransformState.makePos(Point3(*centre_ws)))
-    result = world.bullet.contactTest(probe)
-    owners = []
-    for contact in result.getContacts():
-        other = contact.getNode1() if contact.getNode0() == probe else contact.getNode0()
-        owner = world.handles.owner_of(other)
-        if owner is not None and owner not in owners:
-            owners.append(owner)
-    return owners
+    """The owners of every body a blast of ``radius_m`` may harm (the blast group) that the
+    blast's sphere reaches: the world's overlap query. Only which bodies overlap is read;
+    the caller measures distances."""
+    return world.overlap_sphere(centre_ws, radius_m, groups.BLAST)
+
+
+def _armed(body: BulletRigidBodyNode, radius_m: float) -> None:
+    """A shell past its first metres (or fired with none) gets CCD (it is off before,
+    as Bullet's CCD heeds no collision groups and would stop the shell at the hull it
+    passes through; the swept sphere finds what it meets meanwhile)."""
+    body.setCcdMotionThreshold(radius_m * CCD_MOTION_SHARE)
+    body.setCcdSweptSphereRadius(radius_m * CCD_SWEPT_SHARE)
+
+
+def _passing(shell: Shell, point_ws) -> bool:
+    """Whether a point is within the reach from the muzzle where the shell passes through
+    the tank that fired it."""
+    offset = np.asarray(point_ws) - shell.muzzle_ws
+    return float(offset @ offset) < shell.firer_pass_m ** 2
+
+
+def _leaves_sphere(start_ws, end_ws, centre_ws, radius_m: float) -> float:
+    """The share of the way from ``start_ws`` (inside the sphere) to ``end_ws`` at which a
+    straight path leaves the sphere; 1.0 when it does not."""
+    path, offset = end_ws - start_ws, start_ws - centre_ws
+    a, b, c = float(path @ path), float(path @ offset), float(offset @ offset) - radius_m ** 2
+    if a == 0.0:
+        return 1.0
+    share = (-b + math.sqrt(max(b * b - a * c, 0.0))) / a
+    return min(max(share, 0.0), 1.0)

@@ -15,6 +15,7 @@ from typing import Any, Callable, Hashable
 from panda3d.bullet import BulletCylinderShape, BulletGhostNode, ZUp
 from panda3d.core import BitMask32, Point3, TransformState
 
+from physics.bullet import groups
 from physics.bullet.world import PhysicsWorld
 
 Admit = Callable[[Any], bool]
@@ -24,11 +25,12 @@ Admit = Callable[[Any], bool]
 class TriggerVolume:
     """An upright cylinder of ``radius_m`` and ``height_m`` centred at ``centre_ws``,
     reporting the owners ``admit`` accepts (``key`` orders them) as they enter and leave.
-    ``mask``: which bodies' collide masks it overlaps."""
+    ``mask``: its collision group (:mod:`physics.bullet.groups`: the trigger group meets
+    the hulls only)."""
 
     def __init__(self, world: PhysicsWorld, name: str, centre_ws, radius_m: float,
                  height_m: float, admit: Admit, key: Callable[[Any], Hashable],
-                 mask: BitMask32 = BitMask32.all_on(), owner: Any = None):
+                 mask: BitMask32 = groups.mask_of(groups.TRIGGER), owner: Any = None):
         self.world = world
         self.admit = admit
         self.key = key

@@ -6,6 +6,11 @@ substep hooks run (vehicle controllers apply their impulses there), so forces
 are applied at the physics rate, never once per rendered frame. Bullet is
 stepped with ``doPhysics(h, 0)``: one step of exactly ``h``, which leaves node
 transforms in sync with the simulation (no motion-state interpolation lag).
+
+Queries: the closest hit of a ray, every hit of a ray (nearest first), the closest hit of
+a swept sphere or box, and the bodies a sphere or a box overlaps. Each takes a filter, a
+mask of collision groups (:mod:`physics.bullet.groups`): it meets only the bodies whose
+group is in it.
 """
 
 from __future__ import annotations
@@ -14,9 +19,12 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
-from panda3d.bullet import BulletRigidBodyNode, BulletWorld
-from panda3d.core import BitMask32, NodePath, Point3, TransformState, Vec3
+from panda3d.bullet import (BulletBoxShape, BulletRigidBodyNode, BulletShape, BulletSphereShape,
+                            BulletWorld)
+from panda3d.core import BitMask32, LMatrix3f, LQuaternionf, NodePath, Point3, TransformState, Vec3
 
+from physics.bullet import groups
+from physics.bullet.overlap import Solid, body_solid, overlaps, probe_solid
 from physics.model.stepping import SimulationSpec
 
 SubstepHook = Callable[[float], None]
@@ -24,7 +32,8 @@ SubstepHook = Callable[[float], None]
 
 @dataclass(frozen=True)
 class RayHit:
-    """The closest hit of a ray query, in world space."""
+    """One hit of a ray or a sweep, in world space: the point met, the normal there, and
+    the share of the way gone."""
 
     position_ws: np.ndarray
     normal_ws: np.ndarray
@@ -56,7 +65,49 @@ class HandleMap:
 
 
 ALL_BODIES = BitMask32.allOn()
-"""A ray mask that meets every body."""
+"""A query filter that meets every body."""
+NO_GROUPS = BitMask32()
+"""The mask of a body no query meets."""
+
+
+def sphere_shape(radius_m: float) -> BulletSphereShape:
+    """A sphere to sweep."""
+    return BulletSphereShape(radius_m)
+
+
+def box_shape(half_extents_m) -> BulletBoxShape:
+    """A box to sweep or test, by its half extents along its own axes."""
+    return BulletBoxShape(Vec3(*half_extents_m))
+
+
+def _placed(position_ws, axes_ws) -> TransformState:
+    """A shape's transform: at ``position_ws``, its axes the rows of ``axes_ws`` (None:
+    the world's)."""
+    if axes_ws is None:
+        return TransformState.makePos(Point3(*position_ws))
+    rotation = LMatrix3f(*np.asarray(axes_ws, dtype=float).ravel().tolist())
+    return TransformState.makePosQuatScale(Point3(*position_ws), _quaternion(rotation),
+                                           Vec3(1.0, 1.0, 1.0))
+
+
+def _quaternion(rotation: LMatrix3f):
+    quaternion = LQuaternionf()
+    quaternion.setFromMatrix(rotation)
+    return quaternion
+
+
+def _nodes(exclude) -> tuple:
+    """A query's ``exclude``: nothing, one node, or several."""
+    if exclude is None:
+        return ()
+    if isinstance(exclude, (tuple, list, set, frozenset)):
+        return tuple(exclude)
+    return (exclude,)
+
+
+def _ray_hit(result) -> RayHit:
+    return RayHit(np.array(result.getHitPos()), np.array(result.getHitNormal()),
+                  result.getHitFraction(), result.getNode())
 
 
 class PhysicsWorld:
@@ -67,6 +118,7 @@ class PhysicsWorld:
         self.step_s = spec.step_s
         self.substep_s = spec.step_s / spec.substeps
         self.bullet = BulletWorld()
+        groups.configure(self.bullet)
         self.bullet.setGravity(Vec3(0.0, 0.0, -spec.gravity_m_s2))
         self.root = NodePath("physics")
         self.handles = HandleMap()
@@ -122,20 +174,98 @@ class PhysicsWorld:
 
     def ray_closest(self, from_ws, to_ws, exclude=None, mask: BitMask32 = ALL_BODIES
                     ) -> RayHit | None:
-        """The closest hit between two world points on bodies whose collide mask shares a
-        bit with ``mask``, ignoring the ``exclude`` node."""
-        start, end = Point3(*from_ws), Point3(*to_ws)
+        """The closest hit between two world points on bodies whose group is in ``mask``,
+        ignoring the ``exclude`` node (or nodes)."""
         if exclude is None:
-            result = self.bullet.rayTestClosest(start, end, mask)
-            hits = [result] if result.hasHit() else []
-        else:
-            hits = sorted((hit for hit in self.bullet.rayTestAll(start, end, mask).getHits()
-                           if hit.getNode() != exclude), key=lambda hit: hit.getHitFraction())
-        if not hits:
-            return None
-        hit = hits[0]
-        return RayHit(np.array(hit.getHitPos()), np.array(hit.getHitNormal()),
-                      hit.getHitFraction(), hit.getNode())
+            result = self.bullet.rayTestClosest(Point3(*from_ws), Point3(*to_ws), mask)
+            return _ray_hit(result) if result.hasHit() else None
+        hits = self.ray_all(from_ws, to_ws, mask, exclude)
+        return hits[0] if hits else None
+
+    def ray_all(self, from_ws, to_ws, mask: BitMask32 = ALL_BODIES, exclude=None
+                ) -> list[RayHit]:
+        """Every hit between two world points on bodies whose group is in ``mask``, the
+        ``exclude`` node (or nodes) aside, nearest first (equally near ones in Bullet's
+        order)."""
+        excluded = _nodes(exclude)
+        hits = self.bullet.rayTestAll(Point3(*from_ws), Point3(*to_ws), mask).getHits()
+        return [_ray_hit(hit) for hit in sorted(
+            (hit for hit in hits if hit.getNode() not in excluded),
+            key=lambda hit: hit.getHitFraction())]
+
+    def sweep_closest(self, shape: BulletShape, from_ws, to_ws, mask: BitMask32 = ALL_BODIES,
+                      exclude=None, axes_ws=None) -> RayHit | None:
+        """Where a convex ``shape`` (:func:`sphere_shape`, :func:`box_shape`), moved without
+        turning from ``from_ws`` to ``to_ws``, first touches a body whose group is in
+        ``mask``, the ``exclude`` node (or nodes) aside: the point of contact on that body,
+        its normal, and the share of the way the shape had gone. ``axes_ws``: the shape's
+        axes in world space, one a row (default: the world's).
+
+        Bullet's sweep reports only the closest body, so an excluded one is taken out of
+        every group for the length of the query (its pairs and state are untouched)."""
+        hidden = self._hide(exclude, mask)
+        try:
+            result = self.bullet.sweepTestClosest(shape, _placed(from_ws, axes_ws),
+                                                  _placed(to_ws, axes_ws), mask, 0.0)
+        finally:
+            for node, own_mask in hidden:
+                node.setIntoCollideMask(own_mask)
+        return _ray_hit(result) if result.hasHit() else None
+
+    def overlap_sphere(self, centre_ws, radius_m: float, mask: BitMask32 = ALL_BODIES,
+                       exclude=None) -> list:
+        """The owners (in the handle map) of the bodies whose group is in ``mask`` that a
+        sphere overlaps, the ``exclude`` node (or nodes) aside; each once, in Bullet's
+        order. See :meth:`overlap_box` for how exact it is."""
+        return self._overlapping(sphere_shape(radius_m), _placed(centre_ws, None),
+                                 probe_solid(centre_ws, radius_m), mask, exclude)
+
+    def overlap_box(self, centre_ws, half_extents_m, mask: BitMask32 = ALL_BODIES,
+                    exclude=None, axes_ws=None) -> list:
+        """The owners of the bodies whose group is in ``mask`` that a box overlaps (its
+        ``axes_ws`` one a row; default the world's), as :meth:`overlap_sphere`.
+
+        Exact for bodies of one sphere or one box (hulls, plates, shells: touching
+        counts); for other shapes (rocks, the terrain) Bullet's contact test decides,
+        which also counts some bodies near the shape (:mod:`physics.bullet.overlap`).
+        Only which bodies overlap is answered; a caller measures distances."""
+        return self._overlapping(box_shape(half_extents_m), _placed(centre_ws, axes_ws),
+                                 probe_solid(centre_ws, None, half_extents_m, axes_ws), mask,
+                                 exclude)
+
+    def _overlapping(self, shape: BulletShape, placed: TransformState, probe: Solid,
+                     mask: BitMask32, exclude) -> list:
+        """The owners of what ``shape`` at ``placed`` (the same as ``probe``) overlaps:
+        Bullet's contact test, each body's answer checked exactly where its shape allows
+        (:mod:`physics.bullet.overlap`)."""
+        node = BulletRigidBodyNode("overlap-probe")
+        node.addShape(shape)
+        node.setTransform(placed)
+        excluded = _nodes(exclude)
+        owners, seen = [], []
+        for contact in self.bullet.contactTest(node).getContacts():
+            other = contact.getNode1() if contact.getNode0() == node else contact.getNode0()
+            if (other.getIntoCollideMask() & mask).isZero() or other in excluded \
+                    or other in seen:
+                continue
+            seen.append(other)
+            solid = body_solid(other)
+            if solid is not None and not overlaps(probe, solid):
+                continue
+            owner = self.handles.owner_of(other)
+            if owner is not None and owner not in owners:
+                owners.append(owner)
+        return owners
+
+    @staticmethod
+    def _hide(exclude, mask: BitMask32) -> list:
+        """Take the ``exclude`` nodes a query with ``mask`` could meet out of every group;
+        returns them with their masks, to be put back."""
+        hidden = [(node, node.getIntoCollideMask()) for node in _nodes(exclude)
+                  if not (node.getIntoCollideMask() & mask).isZero()]
+        for node, _ in hidden:
+            node.setIntoCollideMask(NO_GROUPS)
+        return hidden
 
     def destroy(self) -> None:
         for body in list(self.bullet.getRigidBodies()):

@@ -49,6 +49,8 @@ class GunSpec(Spec):
     splash_damage: float = tuning("damage at the centre of the blast, falling to 0 at its "
                                   "radius", minimum=0.0, maximum=10000.0)
     splash_radius_m: float = tuning("reach of the blast", minimum=0.1, maximum=100.0)
+    firer_pass_m: float = tuning("a shell passes through the tank that fired it until it is "
+                                 "this far from the muzzle", minimum=0.0, maximum=100.0)
 
     def __post_init__(self) -> None:
         super().__post_init__()
