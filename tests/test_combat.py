@@ -236,3 +236,24 @@ def test_guns_start_loading_when_a_tank_appears_and_after_a_round(config):
         shots += [e for e in simulation.step(Controls(fire=True)) if isinstance(e, Shot)]
     assert len(shots) == 1
     simulation.destroy()
+
+
+def test_a_shell_fired_from_a_turning_hull_leaves_with_the_muzzles_swing(config):
+    """Launch velocity: the hull's velocity at the muzzle (v + w x r) plus the muzzle
+    velocity along the barrel; the recoil pushes the hull back at the muzzle."""
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
+    player = simulation.player
+    gun = dataclasses.replace(player.spec.gun, dispersion_mrad=0.0)
+    yaw_rate_rad_s = 0.8
+    state = dataclasses.replace(player.current, velocity_ws=np.array([1.0, 2.0, 0.0]),
+                                angular_velocity_ws=np.array([0.0, 0.0, yaw_rate_rad_s]))
+    player.aim.turret_heading_rad = math.radians(90.0)  # the gun over the right side
+    muzzle, barrel = gun_axes(state, gun, player.aim)
+    shell = simulation.combat.shell_system.fire(player, player.body, state, gun, player.aim,
+                                                simulation.time_s, np.random.default_rng(0))
+    lever = muzzle - state.position_ws
+    swing = np.cross(state.angular_velocity_ws, lever)
+    assert np.linalg.norm(swing) == pytest.approx(yaw_rate_rad_s * np.hypot(*lever[:2]))
+    assert np.allclose(shell.velocity_ws, state.velocity_ws + swing
+                       + barrel * gun.muzzle_velocity_mps)
+    simulation.destroy()

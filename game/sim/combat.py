@@ -23,7 +23,7 @@ from game.sim.vehicles import Vehicle
 from physics.bullet.bodies import make_plate_body
 from physics.bullet.shells import Shell, ShellHit, ShellSystem, predicted_impact, splash_owners
 from physics.bullet.world import PhysicsWorld
-from physics.model.ballistics import GunSpec, aim_gun, gun_axes
+from physics.model.ballistics import GunSpec, aim_gun, gun_axes, launch_velocity_ws
 from physics.model.spec import Spec, SpecError, tuning
 from physics.model.terrain import Terrain
 
@@ -192,7 +192,7 @@ class Combat:
             return None
         gun = vehicle.spec.gun
         muzzle, barrel = gun_axes(vehicle.current, gun, vehicle.aim)
-        velocity = vehicle.current.velocity_ws + barrel * gun.muzzle_velocity_mps
+        velocity = launch_velocity_ws(vehicle.current, muzzle, barrel, gun.muzzle_velocity_mps)
         return predicted_impact(self.world, self.terrain, muzzle, velocity, self.gravity_m_s2,
                                 vehicle.body, max_time_s or gun.shell_lifetime_s,
                                 gun.shell_radius_m)

@@ -28,7 +28,8 @@ from panda3d.core import NodePath, Point3, TransformState, Vec3
 
 from physics.bullet import groups
 from physics.bullet.world import PhysicsWorld, sphere_shape
-from physics.model.ballistics import GunSpec, GunState, arc_meets_terrain, arc_points, gun_axes
+from physics.model.ballistics import (GunSpec, GunState, arc_meets_terrain, arc_points, gun_axes,
+                                      launch_velocity_ws)
 from physics.model.pose import BodyState
 from physics.model.terrain import Terrain
 
@@ -97,7 +98,7 @@ class ShellSystem:
         spread = rng.normal(0.0, gun.dispersion_mrad / 1000.0, 3)
         direction = barrel + spread - (spread @ barrel) * barrel
         direction /= np.linalg.norm(direction)
-        velocity = state.velocity_ws + direction * gun.muzzle_velocity_mps
+        velocity = launch_velocity_ws(state, muzzle, direction, gun.muzzle_velocity_mps)
         shell = self.launch(owner, muzzle, velocity, gun, time_s)
         recoil = -barrel * gun.shell_mass_kg * gun.muzzle_velocity_mps
         owner_body.applyImpulse(Vec3(*recoil), Point3(*(muzzle - state.position_ws)))

@@ -92,6 +92,16 @@ def gun_axes(state: BodyState, gun: GunSpec, aim: GunState) -> tuple[np.ndarray,
     return state.position_ws + muzzle_bs @ axes, barrel_bs @ axes
 
 
+def launch_velocity_ws(state: BodyState, muzzle_ws: np.ndarray, direction_ws: np.ndarray,
+                       muzzle_velocity_mps: float) -> np.ndarray:
+    """A shell's velocity as it leaves the muzzle: the muzzle's own (the hull's velocity
+    there, ``v + w x r``: a turning hull swings its gun) plus the muzzle velocity along
+    ``direction_ws``."""
+    lever_ws = np.asarray(muzzle_ws, dtype=float) - state.position_ws
+    return (state.velocity_ws + np.cross(state.angular_velocity_ws, lever_ws)
+            + np.asarray(direction_ws, dtype=float) * muzzle_velocity_mps)
+
+
 def aim_gun(aim: GunState, gun: GunSpec, turret: float, elevation: float, step_s: float) -> None:
     """Turn the turret and raise the gun at their rates (controls -1..1)."""
     aim.turret_heading_rad = math.remainder(
