@@ -14,6 +14,7 @@ of their rays that pass within a body's bounding sphere (every substep).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -330,8 +331,7 @@ class VehicleFleet:
         for body, impulse in zip(self.bodies, map(Vec3, *angular_ws.T.tolist())):
             _apply_torque_impulse(body, impulse)
         if exact is not None and self._bullet_rays.pushed_bodies:
-            self._push_back(impulses.anchor_ws.reshape(-1, 3),
-                            self.model.report.contact_point_ws.reshape(-1, 3))
+            self._push_back(impulses.anchor_ws.reshape(-1, 3), self.model.report, states)
 
     def _rays_near_bodies(self, states: BodyStates, near: np.ndarray,
                           others: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
@@ -372,17 +372,43 @@ class VehicleFleet:
             angular_ws[broken] = 0.0
         return linear_ws, angular_ws
 
-    def _push_back(self, impulses_ws: np.ndarray, points_ws: np.ndarray) -> None:
-        """The moving bodies anchors stand on take each anchor's impulse back, at its
-        contact point."""
+    def _push_back(self, impulses_ws: np.ndarray, report, states: BodyStates) -> None:
+        """The moving bodies anchors stand on take each anchor's impulse back, equal and
+        opposite in force and in torque: the whole of it at the contact point, and the
+        couple of the grip's lever, which acts on the vehicle at the centre of the stretch
+        of track the anchor carries (the patch), not at the contact."""
         bullet_rays = self._bullet_rays
+        points_ws = report.contact_point_ws.reshape(-1, 3)
         for anchor, ground_body in bullet_rays.pushed_bodies.items():
             if not np.array_equal(points_ws[anchor], bullet_rays.pushed_points_ws[anchor]):
                 continue  # the terrain was nearer: the anchor stands on it instead
             push = -impulses_ws[anchor]
-            if np.isfinite(push).all():
-                offset = points_ws[anchor] - np.array(ground_body.getTransform().getPos())
-                ground_body.applyImpulse(Vec3(*push), Point3(*offset))
+            if not np.isfinite(push).all():
+                continue
+            offset = points_ws[anchor] - np.array(ground_body.getTransform().getPos())
+            ground_body.applyImpulse(Vec3(*push), Point3(*offset))
+            couple = self._grip_couple(anchor, push, report, states)
+            if couple is not None:
+                ground_body.applyTorqueImpulse(Vec3(*couple))
+
+    def _grip_couple(self, anchor: int, push: np.ndarray, report, states: BodyStates
+                     ) -> np.ndarray | None:
+        """The torque impulse that, with ``push`` at the contact, gives the ground body the
+        opposite of what anchor ``anchor`` gave its vehicle: the patch's lever crossed with
+        the grip's part of the push (None where the patch is the contact: a wheel's)."""
+        count = len(self.constants.patch_offset_m)
+        patch_m = float(self.constants.patch_offset_m[anchor % count])
+        if patch_m == 0.0:
+            return None
+        vehicle = anchor // count
+        normal = report.contact_normal_ws.reshape(-1, 3)[anchor]
+        steer = float(report.steer_rad.reshape(-1)[anchor])
+        right, forward = states.axes_ws[vehicle, 0], states.axes_ws[vehicle, 1]
+        heading = math.cos(steer) * forward + math.sin(steer) * right
+        heading = heading - (heading @ normal) * normal
+        heading /= max(float(np.linalg.norm(heading)), np.finfo(float).tiny)
+        grip = push - (push @ normal) * normal
+        return np.cross(patch_m * heading, grip)
 
     def recover(self, index: int) -> None:
         """A vehicle was set down afresh: clear its fault, its anchors' state and its
