@@ -39,7 +39,7 @@ def read(path) -> list[dict]:
 def test_the_bot_brain_drives_and_fights_for_the_player(run_cli, tmp_path):
     telemetry = tmp_path / "watch.jsonl"
     result = run_cli("--headless", "--bots", "1", "--player-ai", "hard", "--difficulty",
-                     "easy", "--seconds", "45", "--seed", "2", "--telemetry", telemetry)
+                     "easy", "--seconds", "45", "--seed", "5", "--telemetry", telemetry)
     assert result.returncode == 0, result.stderr
     rows = read(telemetry)
     start = rows[0]["pos"]
@@ -120,9 +120,11 @@ def test_a_stuck_bot_tries_the_other_way_then_full_throttle_then_its_own_way_aga
                for step in range(50))
 
 
-HIDDEN_SEED = 4
+HIDDEN_SEED = 9
 """On this desert a dune hides the player's spawn from the bot's, and a bot circling the
-player does not see over it for a long while."""
+player does not see over it for a long while. (Picked by trying seeds: paths change with
+the tanks' handling, and seed 4, picked before the tracks' drive shares were made equal,
+no longer hid the player for long enough.)"""
 FIND_WITHIN_S = 70.0
 
 
