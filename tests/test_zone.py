@@ -202,3 +202,24 @@ def test_match_setup_offers_the_mode_and_starts_that_game():
     chosen = options_for(MatchSetup("desert", "tank", 2, "normal", "automatic", 3, "zone"),
                          GameOptions())
     assert chosen.mode == "zone" and chosen.bots == 2
+
+
+def test_the_bots_drive_into_the_zone_and_stand_in_it(config):
+    zone = dataclasses.replace(config.game.battle.zone, capture_s=600.0)
+    battle = dataclasses.replace(config.game.battle, zone=zone)
+    specs = dataclasses.replace(config.session, battle=battle)
+    session = GameSession(specs, GameOptions(MapChoice("flat"), 1, "tank", 1, mode="zone"))
+    simulation = session.simulation
+    bot = simulation.vehicle_named("bot-1")
+    entered_s = None
+    for _ in range(round(120.0 / simulation.step_s)):
+        bot.aim.reload_left_s = bot.spec.gun.reload_s  # it may not fire: the player stays
+        events = simulation.step(HOLD)
+        if ZoneEnter("bot-1", "bots") in events:
+            entered_s = simulation.time_s
+            break
+    assert entered_s is not None
+    for _ in range(round(10.0 / simulation.step_s)):
+        bot.aim.reload_left_s = bot.spec.gun.reload_s
+        assert ZoneLeave("bot-1", "bots") not in simulation.step(HOLD)
+    session.destroy()

@@ -159,7 +159,10 @@ class Bot:
         on its right; chosen as it starts circling (the way it already faces) and kept, so
         it does not dither; None while it does something else."""
 
-    def controls(self, simulation, me, target) -> Controls:
+    def controls(self, simulation, me, target, objective: SearchGoal | None = None
+                 ) -> Controls:
+        """This step's controls for ``me``, fighting ``target``; with an ``objective`` (a
+        capture zone to hold) it drives there first, and there it stands and fights."""
         if target is None or target.destroyed:
             return Controls(brake=1.0, gear=AUTOMATIC)
         if self._steps_between is None:  # the step never changes in a simulation
@@ -174,7 +177,9 @@ class Bot:
             return Controls(brake=1.0, gear=AUTOMATIC, turret=turret, elevation=elevation,
                             fire=fire)
         searching = simulation.time_s - self._last_seen_s >= self.spec.search.after_s
-        goal = self._search.goal(simulation, me, target) if searching else None
+        goal = objective
+        if goal is None and searching:
+            goal = self._search.goal(simulation, me, target)
         state = me.current
         throttle, steer = self._unsticker.drive(
             simulation.time_s, state.forward_speed_mps(),

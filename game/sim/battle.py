@@ -25,6 +25,7 @@ from game.sim.ai import AISpec, Bot
 from game.sim.controls import Controls
 from game.sim.events import DRAW, Event, MatchEnd, RoundEnd, RoundStart, ZoneCaptured
 from game.sim.match_stats import MatchStats
+from game.sim.search import SearchGoal
 from game.sim.simulation import Simulation
 from game.sim.zone import ZONE_MODE, CaptureZone, ZoneSpec
 from physics.model.spec import Spec, tuning
@@ -33,6 +34,9 @@ BOT_STREAM = 0xB075
 """Seeds the bots' random stream apart from the world's others."""
 PLAYER_BRAIN_STREAM = 0xB076
 """Seeds the random stream of the brain that drives the player (``--player-ai``)."""
+ZONE_HOLD_SHARE = 0.5
+"""A bot brain drives to within this share of the capture zone's radius of its middle,
+well inside it, then stands there and fights."""
 
 
 @dataclass(frozen=True)
@@ -191,8 +195,16 @@ class Battle:
 
         def controls(simulation) -> Controls:
             me = simulation.vehicle_named(name)
-            return bot.controls(simulation, me, self.target_of(me))
+            return bot.controls(simulation, me, self.target_of(me), self._objective())
         return controls
+
+    def _objective(self) -> SearchGoal | None:
+        """Where a bot brain drives before anything else: into the capture zone (None: no
+        zone in this game)."""
+        if self.zone is None:
+            return None
+        return SearchGoal(np.asarray(self.zone.centre_xy),
+                          self.zone.spec.radius_m * ZONE_HOLD_SHARE, vantage=True)
 
     def brain_for(self, name: str, ai: AISpec):
         """A bot brain for a vehicle of the player's side (``--player-ai``): the controls
@@ -201,7 +213,7 @@ class Battle:
 
         def controls(simulation) -> Controls:
             me = simulation.vehicle_named(name)
-            return brain.controls(simulation, me, self._nearest_bot(me))
+            return brain.controls(simulation, me, self._nearest_bot(me), self._objective())
         return controls
 
     def _nearest_bot(self, me):
