@@ -274,3 +274,30 @@ def test_a_network_client_marks_the_servers_bot(config):
         session.destroy()
     finally:
         net.close()
+
+
+def test_a_wreck_between_hides_an_enemy_from_the_markers_as_from_the_bots(config):
+    from game.sim.battle import Battle
+    from game.sim.simulation import Simulation
+    from physics.model.terrain import MapChoice
+    simulation = Simulation(config.world, MapChoice.parse("flat"), 3)
+    try:
+        battle = Battle(simulation, config.game.battle, config.game.ai, 1)
+        player, bot = simulation.player, simulation.vehicle_named("bot-1")
+        here, there = player.current.position_ws, bot.current.position_ws
+        middle = (here + there) / 2.0
+        heading = math.degrees(math.atan2(*(there - here)[:2]))
+        wreck = simulation.spawn("tank", "wreck", float(middle[0]), float(middle[1]),
+                                 heading + 90.0)
+        wreck.health, wreck.destroyed = 0.0, True
+        for _ in range(30):  # everybody settled on the ground
+            simulation.step()
+        projection = camera_behind(tuple(here), tuple((there - here)[:2]))
+        markers = EnemyMarkers(config.view.hud.markers, config.game.ai.spotting)
+        assert [m.name for m in markers.update(simulation, battle, player, projection)] == []
+        simulation.remove(wreck)
+        markers = EnemyMarkers(config.view.hud.markers, config.game.ai.spotting)
+        assert [m.name for m in markers.update(simulation, battle, player,
+                                               projection)] == ["bot-1"]
+    finally:
+        simulation.destroy()

@@ -93,8 +93,11 @@ class EnemyMarkers:
         """The markers of the enemies ``player`` has spotted, on ``projection``'s view."""
         spec = self.spec
         enemies = enemies_of(simulation, battle, player)
+        # Online, the vehicles drawn are stand-ins with no bodies of their own: the ground
+        # alone hides them there.
+        world = None if getattr(battle, "online", False) else getattr(simulation, "world", None)
         marked = self.spotter.update(simulation.time_s, eye_of(player), enemies,
-                                     simulation.terrain)
+                                     simulation.terrain, world, player)
         if not marked:
             return []
         middles = np.array([hull_middle_ws(vehicle) for vehicle, _ in marked], np.float64)

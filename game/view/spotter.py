@@ -80,8 +80,11 @@ class EnemySpotter:
         """Shots: stamped with the time of the next :meth:`update`."""
         self._new_shots.update(event.vehicle for event in events if isinstance(event, Shot))
 
-    def update(self, now_s: float, eye_ws, enemies: list, terrain) -> list[tuple[object, bool]]:
-        """The enemies to mark now, each with whether it is a wreck."""
+    def update(self, now_s: float, eye_ws, enemies: list, terrain, world=None,
+               looker=None) -> list[tuple[object, bool]]:
+        """The enemies to mark now, each with whether it is a wreck. Given the physics
+        ``world`` (and the ``looker``), what hides an enemy from the bots hides it here too:
+        a rock, a plate or a wreck, as well as the ground."""
         if now_s < self._last_s:  # the clock went back: a new game
             self.reset()
         self._last_s = now_s
@@ -97,11 +100,12 @@ class EnemySpotter:
             if track is None:
                 track = self._tracks[vehicle.name] = _Track(
                     now_s, self.recheck_s * index / len(enemies))
-            if self._marks(track, vehicle, now_s, eye_ws, terrain):
+            if self._marks(track, vehicle, now_s, eye_ws, terrain, world, looker):
                 marked.append((vehicle, bool(vehicle.destroyed)))
         return marked
 
-    def _marks(self, track: _Track, vehicle, now_s: float, eye_ws, terrain) -> bool:
+    def _marks(self, track: _Track, vehicle, now_s: float, eye_ws, terrain, world=None,
+               looker=None) -> bool:
         """Whether ``vehicle`` is marked now (checking its sight line when due)."""
         if not vehicle.destroyed and track.wreck_seen:  # whole again: a new round
             track.wreck_seen = False
@@ -111,7 +115,8 @@ class EnemySpotter:
             return True
         if now_s >= track.next_check_s:
             self.checks += 1
-            if spotted(self.spotting, terrain, eye_ws, self._sighted(vehicle), now_s):
+            if spotted(self.spotting, terrain, eye_ws, self._sighted(vehicle), now_s, world,
+                       looker):
                 track.seen_at_s = now_s
             track.next_check_s = now_s + self.recheck_s + track.stagger_s
             track.stagger_s = 0.0
