@@ -90,9 +90,12 @@ def test_the_wheel_carries_every_config_file_and_sound(wheel):
 
 def test_the_installed_command_plays_headless_from_another_directory(installed, tmp_path):
     telemetry = tmp_path / "run.jsonl"
+    # The loops run as plain Python: compiling them for a new install would cost the suite
+    # some 20 s, and what this checks is the install, not numba.
     played = subprocess.run([str(installed / "tank-battle"), "--headless", "--seconds", "2",
-                             "--telemetry", str(telemetry)], cwd=tmp_path, env=cli_env(),
-                            capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+                             "--telemetry", str(telemetry)], cwd=tmp_path,
+                            env=cli_env(NUMBA_DISABLE_JIT="1"), capture_output=True, text=True,
+                            timeout=RUN_TIMEOUT_S)
     assert played.returncode == 0, played.stderr[-3000:]
     rows = telemetry.read_text().splitlines()
     assert len(rows) > 10
