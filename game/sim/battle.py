@@ -113,6 +113,10 @@ class Battle:
         self.zone = (CaptureZone(simulation, spec.zone, centre[:2], self.side_of)
                      if mode == ZONE_MODE else None)
         """The capture zone (``--mode zone``), round the player's side's spawn."""
+        self.zone_goal = (SearchGoal(np.asarray(self.zone.centre_xy),
+                                     spec.zone.radius_m * ZONE_HOLD_SHARE, vantage=True)
+                          if self.zone is not None else None)
+        """Where a bot brain drives before anything else: into the capture zone."""
         self._zone_left: list[Event] = []
         """The zone's leave events of a restart, sent with the step's other events."""
         if self.bots or self.free_for_all or self.zone is not None:
@@ -195,16 +199,8 @@ class Battle:
 
         def controls(simulation) -> Controls:
             me = simulation.vehicle_named(name)
-            return bot.controls(simulation, me, self.target_of(me), self._objective())
+            return bot.controls(simulation, me, self.target_of(me), self.zone_goal)
         return controls
-
-    def _objective(self) -> SearchGoal | None:
-        """Where a bot brain drives before anything else: into the capture zone (None: no
-        zone in this game)."""
-        if self.zone is None:
-            return None
-        return SearchGoal(np.asarray(self.zone.centre_xy),
-                          self.zone.spec.radius_m * ZONE_HOLD_SHARE, vantage=True)
 
     def brain_for(self, name: str, ai: AISpec):
         """A bot brain for a vehicle of the player's side (``--player-ai``): the controls
@@ -213,7 +209,7 @@ class Battle:
 
         def controls(simulation) -> Controls:
             me = simulation.vehicle_named(name)
-            return brain.controls(simulation, me, self._nearest_bot(me), self._objective())
+            return brain.controls(simulation, me, self._nearest_bot(me), self.zone_goal)
         return controls
 
     def _nearest_bot(self, me):
