@@ -19,12 +19,13 @@ from game.sim.session import GameOptions, GameSession
 from game.view.hud import Hud
 from game.view.hud_state import read_hud_state
 from game.view.title_menu import MatchSetup
+from tests.test_match import HOLD
+from tests.test_match import run as run_match
 from game.view.zone_view import ZoneBand, zone_colour
 from physics.model.terrain import MapChoice
 
 CAPTURE_S = 3.0
 RELEASE_S = 2.0
-HOLD = Controls(handbrake=True)
 
 
 @pytest.fixture
@@ -40,11 +41,8 @@ def session(config):
 
 
 def run(session, seconds: float) -> list:
-    simulation = session.simulation
-    events = []
-    for _ in range(round(seconds / simulation.step_s)):
-        events += simulation.step(HOLD, {"bot-1": HOLD})
-    return events
+    """Every vehicle held where it stands for ``seconds``; the events."""
+    return run_match(session.simulation, seconds, player=lambda simulation: HOLD)
 
 
 def into_the_zone(session, name: str, offset_m: float = 8.0) -> None:
