@@ -110,17 +110,22 @@ class Battle:
             simulation.add_driver(name, self._drive(name))
         if self.bots and player is not None:
             self._face_the_bots(player)
-        self.zone = (CaptureZone(simulation, spec.zone, centre[:2], self.side_of)
-                     if mode == ZONE_MODE else None)
-        """The capture zone (``--mode zone``), round the player's side's spawn."""
-        self.zone_goal = (SearchGoal(np.asarray(self.zone.centre_xy),
-                                     spec.zone.radius_m * ZONE_HOLD_SHARE, vantage=True)
-                          if self.zone is not None else None)
+        self._set_up_zone(mode, centre[:2])
+        if self.bots or self.free_for_all or self.zone is not None:
+            simulation.add_rules(self._rules)
+
+    def _set_up_zone(self, mode: str, centre_xy) -> None:
+        """In zone mode, the capture zone round ``centre_xy`` (the player's side's spawn)
+        and the bots' goal in it; otherwise neither."""
+        zone = (CaptureZone(self.simulation, self.spec.zone, centre_xy, self.side_of)
+                if mode == ZONE_MODE else None)
+        self.zone = zone
+        self.zone_goal = (SearchGoal(np.asarray(zone.centre_xy),
+                                     zone.spec.radius_m * ZONE_HOLD_SHARE, vantage=True)
+                          if zone is not None else None)
         """Where a bot brain drives before anything else: into the capture zone."""
         self._zone_left: list[Event] = []
         """The zone's leave events of a restart, sent with the step's other events."""
-        if self.bots or self.free_for_all or self.zone is not None:
-            simulation.add_rules(self._rules)
 
     def _face_the_bots(self, player) -> None:
         """Turn the player, at its spawn, toward the middle of the bots' ring: a round
