@@ -39,7 +39,7 @@ def read(path) -> list[dict]:
 def test_the_bot_brain_drives_and_fights_for_the_player(run_cli, tmp_path):
     telemetry = tmp_path / "watch.jsonl"
     result = run_cli("--headless", "--bots", "1", "--player-ai", "hard", "--difficulty",
-                     "easy", "--seconds", "45", "--seed", "5", "--telemetry", telemetry)
+                     "easy", "--seconds", "45", "--seed", "6", "--telemetry", telemetry)
     assert result.returncode == 0, result.stderr
     rows = read(telemetry)
     start = rows[0]["pos"]

@@ -1,4 +1,8 @@
-"""Behaviour of the H-pattern gearbox (physics/gearbox.py): specs, shifting, drive command, automatic."""
+"""Behaviour of the H-pattern gearbox with its engine and clutch (physics/model/gearbox.py,
+physics/model/engine.py): specs, shifting, the drive command, automatic.
+
+The drive is tried against a point mass driven as the anchors drive a vehicle: toward the
+commanded rim speed with at most the commanded force."""
 
 from __future__ import annotations
 
@@ -9,12 +13,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from physics.model.engine import RPM_PER_RAD_S, Driveline
 from physics.model.gearbox import (KMH_PER_MPS, DriveCommand, Gearbox, GearboxSpec, GearboxStep,
                                    GearRequest, gate_layout)
+from physics.model.kernel_tables import (DRIVELINE_COLUMNS, DRIVELINE_DRIVE, DRIVELINE_FREE_LOAD,
+                                         DRIVELINE_GRIPPING, DRIVELINE_RIM, DRIVELINE_STEER)
 from physics.model.spec import SpecError, build_spec
 
 CONFIG = Path(__file__).resolve().parents[1] / "config" / "gearboxes.toml"
 DT_S = 1.0 / 60.0
+MASS_KG = 45000.0
+SPROCKET_M = 0.33
+ROLLING_N = 0.04 * MASS_KG * 9.81
+"""The tank's rolling resistance on hardpan."""
 
 
 def tank_table() -> dict:
@@ -39,13 +50,31 @@ def steps_per_shift(spec: GearboxSpec) -> int:
     return round(spec.shift_time_s / DT_S)
 
 
+def gearbox(spec: GearboxSpec, count: int = 1, automatic=False) -> Gearbox:
+    """Gearboxes of ``count`` tanks, the steer unit geared like first gear."""
+    return Gearbox(spec, count, automatic=automatic,
+                   driveline=Driveline(SPROCKET_M, MASS_KG, 0.0, spec.rad_s_per_mps("1")))
+
+
+def rolling(speed_mps, gripping=1.0, free_load_n=0.0, steer_mps=0.0, drive_n=0.0) -> np.ndarray:
+    """Driveline sums of vehicles whose tracks grip and roll at ``speed_mps``."""
+    speeds = np.atleast_1d(np.asarray(speed_mps, dtype=float))
+    sums = np.zeros((len(speeds), DRIVELINE_COLUMNS))
+    sums[:, DRIVELINE_RIM] = speeds
+    sums[:, DRIVELINE_GRIPPING] = gripping
+    sums[:, DRIVELINE_FREE_LOAD] = free_load_n
+    sums[:, DRIVELINE_STEER] = steer_mps
+    sums[:, DRIVELINE_DRIVE] = drive_n
+    return sums
+
+
 def engaged(spec: GearboxSpec, name: str, count: int = 1, automatic: bool = False) -> Gearbox:
     """A gearbox with every vehicle already in ``name`` (shift finished), at rest."""
-    box = Gearbox(spec, count, automatic=automatic)
+    box = gearbox(spec, count, automatic=automatic)
     for vehicle in range(count):
         box.request(vehicle, name, 0.0)
     for _ in range(steps_per_shift(spec) + 1):
-        box.step(DT_S, np.zeros(count), np.zeros(count))
+        box.step(DT_S, np.zeros(count), np.zeros(count), rolling(np.zeros(count)))
     assert box.gear_names() == [name] * count
     return box
 
@@ -57,10 +86,29 @@ def shifts_of(box: Gearbox, result: GearboxStep, vehicle: int = 0) -> list[tuple
         ([("shift", *box.shift_names(vehicle))] if result.finished[vehicle] else [])
 
 
-def step1(box: Gearbox, speed_mps: float, throttle: float
-          ) -> tuple[DriveCommand, list[tuple[str, str, str]]]:
-    result = box.step(DT_S, np.array([speed_mps]), np.array([throttle]))
+def step1(box: Gearbox, speed_mps: float, throttle: float, rim_mps: float | None = None,
+          **driveline) -> tuple[DriveCommand, list[tuple[str, str, str]]]:
+    result = box.step(DT_S, np.array([speed_mps]), np.array([throttle]),
+                      rolling(speed_mps if rim_mps is None else rim_mps, **driveline))
     return result.command, shifts_of(box, result)
+
+
+def drive(box: Gearbox, seconds: float, throttle: float, speed_mps: float = 0.0,
+          resistance_n: float = ROLLING_N) -> tuple[float, list[tuple[float, float, float]]]:
+    """A point mass on gripping tracks, driven as the anchors drive it (toward the rim speed
+    with at most the force), held back by ``resistance_n`` against its motion. Returns its
+    speed at the end and, per step, (speed, engine rpm, the driveline's rpm)."""
+    rows, drive_n = [], 0.0
+    for _ in range(round(seconds / DT_S)):
+        command, _ = step1(box, speed_mps, throttle, drive_n=drive_n)
+        wanted_n = MASS_KG * (command.rim_speed_mps[0] - speed_mps) / DT_S
+        drive_n = float(np.clip(wanted_n, -command.force_n[0], command.force_n[0]))
+        holding_n = float(np.clip(MASS_KG * speed_mps / DT_S + drive_n, -resistance_n,
+                                  resistance_n))
+        speed_mps += (drive_n - holding_n) * DT_S / MASS_KG
+        ratio = abs(box._stepping_table[box.gear_index[0], 1])
+        rows.append((speed_mps, command.rpm[0], abs(speed_mps) * ratio * RPM_PER_RAD_S))
+    return speed_mps, rows
 
 
 # ----- specs -------------------------------------------------------------------
@@ -70,7 +118,6 @@ def test_tank_config_validates(spec):
     assert sorted(names) == ["1", "2", "3", "4", "5", "R"]
     forward = [gear(spec, n) for n in "12345"]
     assert all(a.top_speed_kmh < b.top_speed_kmh for a, b in zip(forward, forward[1:]))
-    assert all(a.pull >= b.pull for a, b in zip(forward, forward[1:]))
     assert spec.idle_rpm < spec.redline_rpm
 
 
@@ -132,7 +179,7 @@ def test_automatic_thresholds_that_would_hunt_rejected(down):
 
 
 def test_gate_layout_is_an_h_with_neutral_in_the_centre(spec):
-    gate = Gearbox(spec, 1).gate
+    gate = gearbox(spec).gate
     assert gate == gate_layout(5)
     assert gate["N"] == (0.0, 0.0)
     assert gate["1"] == (-1.0, 1.0) and gate["2"] == (-1.0, -1.0)
@@ -142,19 +189,31 @@ def test_gate_layout_is_an_h_with_neutral_in_the_centre(spec):
 
 # ----- shifting ----------------------------------------------------------------
 
-def test_shift_takes_shift_time_without_drive_then_gives_new_pull(spec):
+def test_shift_takes_shift_time_without_drive_then_drives_again(spec):
     box = engaged(spec, "2")
     speed_mps = 0.5 * top_mps(spec, "2")
+    drive(box, 1.0, 1.0, speed_mps)
     assert box.request(0, "3", speed_mps) == GearRequest("started", "2", "3")
     for _ in range(steps_per_shift(spec)):
         command, events = step1(box, speed_mps, 1.0)
-        assert command.force_fraction[0] == 0.0
-        assert command.target_speed_mps[0] == 0.0
+        assert command.force_n[0] == 0.0
     assert events == [("shift", "2", "3")]
     assert box.gear_name(0) == "3"
-    command, events = step1(box, speed_mps, 1.0)
-    assert events == []
-    assert command.force_fraction[0] == pytest.approx(gear(spec, "3").pull)
+    speeds = [drive(box, DT_S, 1.0, speed_mps)[0]]
+    speeds.append(drive(box, 1.0, 1.0, speeds[0])[0])
+    assert speeds[1] > speeds[0] > speed_mps
+
+
+def test_the_overall_ratios_put_the_redline_at_each_gears_top_speed(spec):
+    box = gearbox(spec)
+    for name in "R12345":
+        index = box.names.index(name)
+        sprocket_rad_s = top_mps(spec, name) / SPROCKET_M
+        assert box.overall_ratios[index] * sprocket_rad_s * RPM_PER_RAD_S == pytest.approx(
+            spec.redline_rpm)
+        assert box.gear_ratios[index] == pytest.approx(box.overall_ratios[index]
+                                                       / spec.final_drive_ratio)
+    assert box.overall_ratios[box.names.index("N")] == 0.0
 
 
 def test_requesting_the_current_gear_is_a_no_op(spec):
@@ -196,7 +255,7 @@ def test_over_rev_downshift_refused(spec):
 
 
 def test_sequential_shifting_walks_the_gear_order(spec):
-    box = Gearbox(spec, 1)
+    box = gearbox(spec)
     assert box.shift_down(0, 0.0).to_gear == "R"
     assert box.selected_name(0) == "R" and box.gear_name(0) == "N"  # nothing engaged mid-shift
     for _ in range(steps_per_shift(spec)):
@@ -212,56 +271,97 @@ def test_sequential_shifting_walks_the_gear_order(spec):
 # ----- drive command -----------------------------------------------------------
 
 def test_neutral_gives_no_force(spec):
-    box = Gearbox(spec, 1)
-    command, _ = step1(box, 0.0, 1.0)
-    assert command.force_fraction[0] == 0.0
-    assert command.target_speed_mps[0] == 0.0
+    box = gearbox(spec)
+    for _ in range(30):
+        command, _ = step1(box, 0.0, 1.0)
+        assert command.force_n[0] == 0.0
 
 
 @pytest.mark.parametrize("name", ["1", "3", "5"])
-@pytest.mark.parametrize("throttle", [1.0, 0.5])
-def test_forward_target_speed_and_force(spec, name, throttle):
+def test_full_throttle_reaches_the_gears_top_speed_and_holds_it(spec, name):
     box = engaged(spec, name)
-    command, _ = step1(box, 0.0, throttle)
-    assert command.target_speed_mps[0] == pytest.approx(throttle * top_mps(spec, name))
-    assert command.force_fraction[0] == pytest.approx(throttle * gear(spec, name).pull)
+    speed_mps, rows = drive(box, 40.0, 1.0)
+    assert speed_mps == pytest.approx(top_mps(spec, name), rel=0.03)
+    assert rows[-1][1] == pytest.approx(spec.redline_rpm, rel=0.03)
+    assert abs(rows[-1][1] - rows[-2][1]) < 1.0  # on the limiter, steady
 
 
-def test_reverse_target_speed_is_negative_for_positive_throttle(spec):
+def test_reverse_drives_backward_for_positive_throttle(spec):
     box = engaged(spec, "R")
     command, _ = step1(box, 0.0, 0.5)
-    assert command.target_speed_mps[0] == pytest.approx(-0.5 * top_mps(spec, "R"))
-    assert command.force_fraction[0] == pytest.approx(0.5 * gear(spec, "R").pull)
+    speed_mps, _ = drive(box, 20.0, 1.0)
+    assert speed_mps == pytest.approx(-top_mps(spec, "R"), rel=0.03)
 
 
-def test_off_throttle_engine_brakes_toward_zero(spec):
-    box = engaged(spec, "3")
-    command, _ = step1(box, 0.5 * top_mps(spec, "3"), 0.0)
-    assert command.target_speed_mps[0] == 0.0
-    assert command.force_fraction[0] == pytest.approx(spec.engine_brake * gear(spec, "3").pull)
-    command, _ = step1(box, 0.5 * top_mps(spec, "3"), -1.0)  # negative throttle in a forward gear counts as 0
-    assert command.target_speed_mps[0] == 0.0
-    assert command.force_fraction[0] == pytest.approx(spec.engine_brake * gear(spec, "3").pull)
+def test_pulling_away_the_clutch_slips_then_locks(spec):
+    box = engaged(spec, "1")
+    _, rows = drive(box, 3.0, 1.0)
+    engine, driveline = np.array([row[1] for row in rows]), np.array([row[2] for row in rows])
+    slipping = engine - driveline > 100.0
+    assert slipping[:5].all()  # the engine runs ahead of the tracks at first
+    locked = np.flatnonzero(~slipping)[0]
+    assert engine[locked] > spec.clutch.bite_rpm
+    assert np.allclose(engine[locked + 5:], driveline[locked + 5:], atol=30.0)  # then with them
 
 
-def test_rpm_idle_at_rest_and_redline_at_top_speed(spec):
-    box = engaged(spec, "2")
-    command, _ = step1(box, 0.0, 1.0)
-    assert command.rpm[0] == pytest.approx(spec.idle_rpm)
-    command, _ = step1(box, top_mps(spec, "2"), 1.0)
-    assert command.rpm[0] == pytest.approx(spec.redline_rpm)
-    command, _ = step1(box, 2.0 * top_mps(spec, "2"), 1.0)
-    assert command.rpm[0] == pytest.approx(spec.redline_rpm)  # clipped
+def test_in_gear_off_the_throttle_the_engine_brakes_and_in_neutral_it_rolls(spec):
+    speed_mps = 0.9 * top_mps(spec, "3")
+    in_gear, in_neutral = engaged(spec, "3"), gearbox(spec)
+    drive(in_gear, 5.0, 1.0, speed_mps)
+    braked_mps, rows = drive(in_gear, 3.0, 0.0, speed_mps)
+    rolled_mps, _ = drive(in_neutral, 3.0, 0.0, speed_mps)
+    rolling_loss_mps = ROLLING_N / MASS_KG * 3.0
+    assert rolled_mps == pytest.approx(speed_mps - rolling_loss_mps, rel=1e-3)
+    assert braked_mps < rolled_mps - 0.2  # the engine's drag on top of the rolling resistance
+    assert rows[-1][1] == pytest.approx(rows[-1][2], abs=30.0)  # turned by the tracks
+
+
+def test_negative_throttle_in_a_forward_gear_counts_as_none(spec):
+    speed_mps = 0.5 * top_mps(spec, "3")
+    boxes = [engaged(spec, "3"), engaged(spec, "3")]
+    ends = [drive(box, 2.0, throttle, speed_mps)[0] for box, throttle in zip(boxes, (0.0, -1.0))]
+    assert ends[0] == ends[1]
+
+
+def test_standing_in_gear_at_idle_it_does_not_creep(spec):
+    box = engaged(spec, "1")
+    speed_mps, rows = drive(box, 5.0, 0.0)
+    assert speed_mps == 0.0
+    assert rows[-1][1] == pytest.approx(spec.idle_rpm, rel=0.05)
 
 
 def test_rpm_free_revs_in_neutral(spec):
-    box = Gearbox(spec, 1)
+    box = gearbox(spec)
     rpms = [step1(box, 0.0, 1.0)[0].rpm[0] for _ in range(round(10 * spec.shift_time_s / DT_S))]
     assert spec.idle_rpm < rpms[0] < rpms[10] < spec.redline_rpm
-    assert rpms[-1] == pytest.approx(spec.redline_rpm, rel=1e-3)
+    assert rpms[-1] == pytest.approx(spec.redline_rpm, rel=0.05)
     for _ in range(round(10 * spec.shift_time_s / DT_S)):
         command, _ = step1(box, 0.0, 0.0)
-    assert command.rpm[0] == pytest.approx(spec.idle_rpm, rel=1e-3)
+    assert command.rpm[0] == pytest.approx(spec.idle_rpm, rel=0.05)
+
+
+def test_spinning_tracks_rev_the_engine(spec):
+    """Held still against a wall the engine bogs down on gripping tracks; on ice the
+    tracks run with the engine (their belt speed is the commanded one) and it revs."""
+    gripping, spinning = engaged(spec, "2"), engaged(spec, "2")
+    belt_mps = 0.0
+    for _ in range(40):
+        gripped = step1(gripping, 0.0, 1.0)[0].rpm[0]
+        command, _ = step1(spinning, 0.0, 1.0, rim_mps=belt_mps, gripping=0.0,
+                           free_load_n=0.1 * ROLLING_N)
+        spun, belt_mps = command.rpm[0], command.rim_speed_mps[0]
+    assert spun > gripped + 500.0
+    assert spun == pytest.approx(spec.redline_rpm, rel=0.05)
+
+
+def test_pivoting_governs_the_engine_up_to_the_steer_units_speed(spec):
+    box = gearbox(spec)
+    pivot_mps = 6.0 / KMH_PER_MPS
+    for _ in range(60):
+        command, _ = step1(box, 0.0, 0.0, steer_mps=pivot_mps)
+    steer_unit_rpm = spec.rad_s_per_mps("1") * pivot_mps * RPM_PER_RAD_S
+    assert command.rpm[0] == pytest.approx(steer_unit_rpm, rel=0.05)
+    assert command.rpm[0] > spec.idle_rpm + 500.0
 
 
 # ----- automatic ---------------------------------------------------------------
@@ -288,8 +388,8 @@ def test_automatic_selects_reverse_on_negative_throttle_at_standstill(spec):
     for _ in range(steps_per_shift(spec)):
         command, _ = step1(box, 0.0, -1.0)
     assert box.gear_name(0) == "R"
-    command, _ = step1(box, 0.0, -1.0)  # in automatic, the stick's back direction drives backward
-    assert command.target_speed_mps[0] == pytest.approx(-top_mps(spec, "R"))
+    speed_mps, _ = drive(box, 20.0, -1.0)  # in automatic, the stick's back direction drives backward
+    assert speed_mps == pytest.approx(-top_mps(spec, "R"), rel=0.03)
     _, events = step1(box, 0.0, 1.0)
     assert events[0][2] == "1"
 
@@ -316,12 +416,12 @@ def test_hundred_vehicles_in_one_call_match_each_alone(spec):
     names = ["R", "N", "1", "2", "3", "4", "5"]
     start = [names[i % len(names)] for i in range(count)]
     automatic = rng.random(count) < 0.5
-    many = Gearbox(spec, count, automatic=automatic)
+    many = gearbox(spec, count, automatic=automatic)
     for vehicle, name in enumerate(start):
         many.request(vehicle, name, 0.0)
     alone = []
     for vehicle, name in enumerate(start):
-        box = Gearbox(spec, 1, automatic=bool(automatic[vehicle]))
+        box = gearbox(spec, 1, automatic=bool(automatic[vehicle]))
         box.request(0, name, 0.0)
         alone.append(box)
     speeds = rng.uniform(-3.0, 14.0, count)
@@ -332,9 +432,12 @@ def test_hundred_vehicles_in_one_call_match_each_alone(spec):
             for vehicle in range(0, count, 9):
                 assert (many.shift_up(vehicle, speeds[vehicle])
                         == alone[vehicle].shift_up(0, speeds[vehicle]))
-        result = many.step(DT_S, speeds, throttle)
+        sums = rolling(speeds, gripping=rng.random(count), free_load_n=rng.normal(0.0, 1e4, count),
+                       steer_mps=rng.normal(0.0, 1.0, count), drive_n=rng.normal(0.0, 1e5, count))
+        result = many.step(DT_S, speeds, throttle, sums)
         for vehicle, box in enumerate(alone):
-            single = box.step(DT_S, speeds[vehicle:vehicle + 1], throttle[vehicle:vehicle + 1])
+            single = box.step(DT_S, speeds[vehicle:vehicle + 1], throttle[vehicle:vehicle + 1],
+                              sums[vehicle:vehicle + 1])
             for field in DriveCommand._fields:
                 assert (getattr(result.command, field)[vehicle]
                         == getattr(single.command, field)[0]), (step, vehicle, field)

@@ -10,14 +10,15 @@ import pytest
 from game.sim.controls import Controls
 from tests.test_car_scenarios import KMH, car_simulation
 
-DROP_M = 45.0
+DROP_M = 50.0
 """Dropped from this high, the car is in the air for three seconds."""
 FIRST_STEP_SHARE = 0.3
 """On the first step of throttle a wheel has not got near the asked speed."""
 SPUN_UP_SHARE = 0.9
 SPIN_UP_GEAR = "3"
-"""In 1st the wheel is up to speed in a few steps (full pull, a low speed); 3rd shows the
-spin-up step by step."""
+"""The engine revs the wheels up with it, through the gear: 3rd shows it step by step."""
+SPIN_UP_WITHIN_S = 2.0
+"""The engine's own inertia takes about a second from idle to the redline."""
 BRAKE_TEST_KMH = 60.0
 LOCKED_RAD_S = 0.5
 """A wheel turning slower than this (its rim at walking pace's tenth) is locked."""
@@ -54,14 +55,16 @@ def test_in_the_air_the_engine_spins_the_wheels_up_over_time_and_they_slow_again
     assert _in_the_air(simulation)
 
     spins = []
-    while len(spins) * simulation.step_s < 1.0:
+    while len(spins) * simulation.step_s < SPIN_UP_WITHIN_S:
         simulation.step(Controls(throttle=1.0))
         spins.append(_spin_rad_s(simulation)[driven].mean())
+        if spins[-1] >= SPUN_UP_SHARE * asked:
+            break
     assert _in_the_air(simulation)
     assert spins[0] < FIRST_STEP_SHARE * asked  # not the whole speed at once
     spun_up = next(step for step, spin in enumerate(spins) if spin >= SPUN_UP_SHARE * asked)
     spin_up_s = (spun_up + 1) * simulation.step_s
-    assert 2 * simulation.step_s < spin_up_s < 1.0
+    assert 2 * simulation.step_s < spin_up_s < SPIN_UP_WITHIN_S
     assert not _spin_rad_s(simulation)[~driven].any()  # the front wheels are not driven
 
     # Off the throttle in gear, engine braking slows the driven wheels, over time too.

@@ -100,7 +100,7 @@ class VehicleFleet:
                                           world.spec.gravity_m_s2, tracked=spec.tracked)
         self.drive = spec.make_drive(self.constants)
         self.model = spec.make_model(self.constants)
-        self.gearbox = Gearbox(gearbox_spec, 0)
+        self.gearbox = Gearbox(gearbox_spec, 0, driveline=spec.driveline(gearbox_spec))
         self.bodies: list[BulletRigidBodyNode] = []
         self.obstacles: list[BulletRigidBodyNode] = []
         """Moving bodies anchors may stand on; static ones are kept as bounding spheres."""
@@ -230,7 +230,7 @@ class VehicleFleet:
         self._plan = _StepPlan(self.world.step_count, states,
                                *self._near_something(states, step_s))
         self._pair_hulls_with_terrain(states, step_s)
-        gears = self.gearbox.step(step_s, speeds, self.throttle)
+        gears = self.gearbox.step(step_s, speeds, self.throttle, self.model.driveline)
         self.rpm = gears.command.rpm
         self.command = self.drive.command(gears.command, self.gearbox.shifting, self.steer,
                                           self.brake, self.handbrake, step_s, speeds)
@@ -411,11 +411,12 @@ class VehicleFleet:
         return np.cross(patch_m * heading, grip)
 
     def recover(self, index: int) -> None:
-        """A vehicle was set down afresh: clear its fault, its anchors' state and its
-        drive's (a car's steering)."""
+        """A vehicle was set down afresh: clear its fault, its anchors' state, its drive's
+        (a car's steering) and its engine's speed."""
         self.faulted[index] = False
         self.model.relax(index)
         self.drive.relax(index)
+        self.gearbox.relax(index)
 
     def destroy(self) -> None:
         self.world.remove_substep_hook(self._substep)

@@ -19,7 +19,7 @@ this order, each a small function of plain numbers:
    own inertia while it slides or is in the air (:func:`roll_spin`); a slip tyre's wheel
    always spins with its own inertia and pulls by the tyre curve (:func:`slip_tyre`);
    free in the air, either slows under its bearings' drag (:func:`coast_spin`); tracks have
-   none;
+   none; then what the driven anchor passes back to the engine (:func:`_driveline_sums`);
 7. **impulses**: the support at the contact point and the grip at the centre of the
    stretch of track the anchor carries, their torques about the centre of mass, and
    their sums per vehicle.
@@ -39,7 +39,8 @@ The arrays :func:`anchor_substep` reads and writes (N = V * A anchors, vehicle b
   springs' stretch), ``last_distance`` (N: the terrain casts', ``warm`` once they are
   these rays'), ``wheel_spin_rad_s`` and ``wheel_angle_rad`` (N);
 - written: ``linear`` and ``angular`` (V, 3: the impulses summed per vehicle),
-  ``impulse`` (3, N: each anchor's at its contact) and ``results`` (RESULT_ROWS, N).
+  ``impulse`` (3, N: each anchor's at its contact), ``results`` (RESULT_ROWS, N) and
+  ``driveline`` (V, DRIVELINE_COLUMNS: the driven anchors' sums the engine reads).
 
 The arrays' layout is :mod:`physics.model.kernel_tables`; the wheel stage is
 :mod:`physics.model.wheel_stages`. numba compiles every function through the one guard
@@ -54,11 +55,15 @@ import math
 
 from physics.model.compiled import compiled
 from physics.model.kernel_tables import (
-    ACROSS, ALONG, BUMP_DAMPING, BUMP_STIFFNESS, COMPRESSION, DAMPING, DOWN, EXACT_DISTANCE,
+    ACROSS, ALONG, BUMP_DAMPING, BUMP_STIFFNESS, COMPRESSION, DAMPING, DOWN, DRIVE_SHARE,
+    DRIVELINE_DRIVE, DRIVELINE_FREE_LOAD, DRIVELINE_GRIPPING, DRIVELINE_RIM, DRIVELINE_STEER,
+    DRIVELINE_STIFFNESS,
+    EXACT_DISTANCE,
     EXACT_GRIP, EXACT_GROUND_VELOCITY, EXACT_HIT, EXACT_NORMAL, EXACT_POINT, EXACT_ROLLING,
     GRIP, GRIP_DAMPING, GRIP_STIFFNESS, HIT, LOAD, MASS, MIN_GROUND_UP, NEGATIVE_COMPLIANCE,
     NO_WHEELS, NORMAL, ORIGIN, PARALLEL_COSINE, PATCH, POINT, RAY_LENGTH, ROLLING, SLIDING,
-    SLIDING_GRIP, SLIP_TYRES, SPIN, SPIN_ANGLE, STIFFNESS, TAU, TINY, TRAVEL, TYRE, X, Y, Z)
+    SIDE, SLIDING_GRIP, SLIP_TYRES, SPIN, SPIN_ANGLE, STIFFNESS, TAU, TINY, TRAVEL, TYRE,
+    WHEEL_RADIUS, X, Y, Z)
 from physics.model.scalars import clamp, cross, dot, larger, smaller
 from physics.model.terrain import plane_under
 from physics.model.wheel_stages import coast_spin, roll_spin, slip_tyre
@@ -170,11 +175,12 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
                    steer_rad, grip_share, anchors, model, terrain_planes, terrain_lookup,
                    terrain_ground, on_terrain, exact, exact_hits, deflection, last_distance,
                    warm, wheel_spin_rad_s, wheel_angle_rad, substep_s, linear, angular,
-                   impulse, results):
+                   impulse, results, driveline):
     """One substep of every anchor of V vehicles of one kind, in place (the arrays are
     the module docstring's)."""
     count = anchors.shape[0]
     sums = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    driven = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     ray_length, travel, min_ground_up = model[RAY_LENGTH], model[TRAVEL], model[MIN_GROUND_UP]
     grip, sliding_grip, rolling = model[GRIP], model[SLIDING_GRIP], model[ROLLING]
     wheels = model[TYRE] != NO_WHEELS
@@ -211,12 +217,11 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
             along, across, sliding = _grip(hit, load, along_mps, across_mps, wheel_mps, limit_n,
                                            share, surface_rolling, deflection, n, constants,
                                            grip, sliding_grip, rolling, substep_s)
-            # 6. The wheel.
-            if wheels:
-                along, across, sliding = _wheel(
-                    n, hit, load, along_mps, across_mps, wheel_mps, limit_n, share,
-                    surface_rolling, along, across, sliding, wheel_spin_rad_s, wheel_angle_rad,
-                    constants, model, substep_s)
+            # 6. The wheel; what the anchor passes back to the engine.
+            along, across, sliding, driven = _wheel_and_driveline(
+                driven, anchor == 0, wheels, n, hit, load, along_mps, across_mps, wheel_mps,
+                limit_n, share, surface_rolling, along, across, sliding, wheel_spin_rad_s,
+                wheel_angle_rad, constants, model, substep_s)
             # 7. Impulses, summed over the vehicle's anchors.
             sums = _summed(sums, anchor == 0, _impulses(
                 impulse, n, load * substep_s, along * substep_s, across * substep_s, nx, ny,
@@ -224,17 +229,50 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
             _report(results, n, hit, compression, load, sliding, qx, qy, qz, nx, ny, nz,
                     ox, oy, oz, dx, dy, dz, along_mps, across_mps, wheel_spin_rad_s[n],
                     wheel_angle_rad[n])
-        linear[vehicle, 0], linear[vehicle, 1], linear[vehicle, 2] = sums[:3]
-        angular[vehicle, 0], angular[vehicle, 1], angular[vehicle, 2] = sums[3:]
+        _store(vehicle, sums, driven, linear, angular, driveline)
+
+
+def _store(vehicle, sums, driven, linear, angular, driveline):
+    """A vehicle's summed impulses and driveline sums, into its rows."""
+    linear[vehicle, 0], linear[vehicle, 1], linear[vehicle, 2] = sums[:3]
+    angular[vehicle, 0], angular[vehicle, 1], angular[vehicle, 2] = sums[3:]
+    (driveline[vehicle, DRIVELINE_RIM], driveline[vehicle, DRIVELINE_GRIPPING],
+     driveline[vehicle, DRIVELINE_FREE_LOAD], driveline[vehicle, DRIVELINE_STEER],
+     driveline[vehicle, DRIVELINE_DRIVE], driveline[vehicle, DRIVELINE_STIFFNESS]) = driven
+
+
+def _wheel_and_driveline(driven, first, wheels, n, hit, load, along_mps, across_mps, wheel_mps,
+                         limit_n, grip_share, surface_rolling, along, across, sliding,
+                         wheel_spin_rad_s, wheel_angle_rad, anchor, model, substep_s):
+    """Stage 6: a wheel's spin (:func:`_wheel`; tracks have none), then the anchor's part of
+    the vehicle's driveline sums (:func:`_driveline_sums`: a wheel's rim turns at its spin;
+    a track's belt at the ground's speed while it grips, at its commanded speed while it
+    slides or hangs). Returns the forces along and across, the sliding flag and the sums."""
+    elastic_n_s_m = 0.0
+    if wheels:
+        along, across, sliding, elastic_n_s_m = _wheel(
+            n, hit, load, along_mps, across_mps, wheel_mps, limit_n, grip_share,
+            surface_rolling, along, across, sliding, wheel_spin_rad_s, wheel_angle_rad, anchor,
+            model, substep_s)
+    gripping = hit and not sliding
+    rim_mps = (wheel_spin_rad_s[n] * model[WHEEL_RADIUS] if wheels
+               else (along_mps if gripping else wheel_mps))
+    driven = _driveline_sums(driven, first, anchor, gripping and elastic_n_s_m == 0.0, rim_mps,
+                             along, along_mps, (model[ROLLING] + surface_rolling) * load,
+                             elastic_n_s_m, substep_s)
+    return along, across, sliding, driven
 
 
 def _wheel(n, hit, load, along_mps, across_mps, wheel_mps, limit_n, grip_share,
            surface_rolling, along, across, sliding, wheel_spin_rad_s, wheel_angle_rad, anchor,
            model, substep_s):
     """Wheel ``n``'s spin and angle, brought up to date; a slip tyre's forces and sliding
-    replace the friction circle's (``along``, ``across``, ``sliding``), which it returns."""
+    replace the friction circle's (``along``, ``across``, ``sliding``), which it returns,
+    with how much the force along grows per m/s of rim speed where a tyre curve couples
+    the wheel to the ground (0 where it rolls with the ground or slides)."""
+    elastic_n_s_m = 0.0
     if model[TYRE] == SLIP_TYRES:
-        along, across, sliding, wheel_spin_rad_s[n] = slip_tyre(
+        along, across, sliding, wheel_spin_rad_s[n], elastic_n_s_m = slip_tyre(
             hit, load, along_mps, across_mps, wheel_mps, limit_n, grip_share, surface_rolling,
             wheel_spin_rad_s[n], along, across, sliding, anchor, model, substep_s)
         if not hit and limit_n <= 0.0:
@@ -243,7 +281,30 @@ def _wheel(n, hit, load, along_mps, across_mps, wheel_mps, limit_n, grip_share,
         wheel_spin_rad_s[n] = roll_spin(hit, sliding, along_mps, wheel_mps, limit_n, along,
                                     wheel_spin_rad_s[n], model, substep_s)
     wheel_angle_rad[n] = (wheel_angle_rad[n] + wheel_spin_rad_s[n] * substep_s) % TAU
-    return along, across, sliding
+    return along, across, sliding, elastic_n_s_m
+
+
+def _driveline_sums(sums, first, anchor, gripping, rim_mps, along_n, along_mps, resistance_n,
+                    elastic_n_s_m, substep_s):
+    """A vehicle's running driveline sums (the ``first`` anchor starts them): this anchor's
+    rim speed by its drive share, the share that grips, the force it passes if it does
+    not grip, its rim speed by share and side (the tracks' difference), the drive it
+    passes if it grips (its force along less the rolling resistance the grip stage added:
+    ``resistance_n`` at most, as much as stops the anchor within the substep), and how its
+    force grows with its rim speed (a slip tyre's curve)."""
+    share = anchor[DRIVE_SHARE]
+    rim = share * rim_mps
+    driven = share != 0.0
+    grips = share if gripping else 0.0
+    free = along_n if driven and not gripping else 0.0
+    drive = (along_n - clamp(-along_mps * anchor[MASS] / substep_s, -resistance_n, resistance_n)
+             if driven and gripping else 0.0)
+    steer = anchor[SIDE] * rim
+    elastic = elastic_n_s_m if driven else 0.0
+    if first:
+        return rim, grips, free, steer, drive, elastic
+    return (sums[0] + rim, sums[1] + grips, sums[2] + free, sums[3] + steer, sums[4] + drive,
+            sums[5] + elastic)
 
 
 def _ground_under(ox, oy, oz, dx, dy, dz, n, ray_length, min_ground_up, planes, lookup,
@@ -330,6 +391,9 @@ def _report(results, n, hit, compression, load, sliding, qx, qy, qz, nx, ny, nz,
 
 
 _wheel = compiled(_wheel, inline=True) or _wheel
+_driveline_sums = compiled(_driveline_sums, inline=True) or _driveline_sums
+_wheel_and_driveline = compiled(_wheel_and_driveline, inline=True) or _wheel_and_driveline
+_store = compiled(_store, inline=True) or _store
 _exact_hit = compiled(_exact_hit, inline=True) or _exact_hit
 _ground_under = compiled(_ground_under, inline=True) or _ground_under
 _contact_velocities = compiled(_contact_velocities, inline=True) or _contact_velocities

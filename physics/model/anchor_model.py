@@ -24,8 +24,10 @@ from physics.model.terrain import Terrain
 from physics.model.tyres import SlipTyreSpec, WheelSpinSpec
 
 
-def anchor_table(constants: AnchorConstants) -> np.ndarray:
-    """Per anchor, the constants the kernel reads: (A, ANCHOR_COLUMNS)."""
+def anchor_table(constants: AnchorConstants, drive_share: np.ndarray, side: np.ndarray
+                 ) -> np.ndarray:
+    """Per anchor, the constants the kernel reads: (A, ANCHOR_COLUMNS). ``drive_share``
+    and ``side`` (A,): see :mod:`physics.model.kernel_tables`."""
     c = constants
     table = np.empty((len(c.position_bs), tables.ANCHOR_COLUMNS))
     table[:, tables.X:tables.Z + 1] = c.position_bs
@@ -37,7 +39,8 @@ def anchor_table(constants: AnchorConstants) -> np.ndarray:
                            (tables.GRIP_DAMPING, c.grip_damping_n_s_m),
                            (tables.PATCH, c.patch_offset_m),
                            (tables.NEGATIVE_COMPLIANCE, -1.0 / c.grip_stiffness_n_m),
-                           (tables.STATIC_LOAD, c.static_load_n)):
+                           (tables.STATIC_LOAD, c.static_load_n),
+                           (tables.DRIVE_SHARE, drive_share), (tables.SIDE, side)):
         table[:, column] = values
     return table
 
@@ -129,13 +132,21 @@ def _resized(array: np.ndarray, count: int) -> np.ndarray:
 
 class AnchorModel:
     """Steps the anchors of V vehicles of one kind; holds what carries over between
-    substeps: the grip springs' stretch, the terrain casts' distances, the wheels' spin."""
+    substeps: the grip springs' stretch, the terrain casts' distances, the wheels' spin,
+    and what the driven anchors last passed back to the engine.
+
+    ``drive_share`` and ``side`` (A,): each anchor's share of the engine's drive and its
+    track (:mod:`physics.model.kernel_tables`); by default every anchor drives alike and
+    none is on a track."""
 
     def __init__(self, constants: AnchorConstants, grip: GripSpec,
-                 slip: SlipTyreSpec | None = None, spin: WheelSpinSpec | None = None):
+                 slip: SlipTyreSpec | None = None, spin: WheelSpinSpec | None = None,
+                 drive_share: np.ndarray | None = None, side: np.ndarray | None = None):
         self.constants = constants
         self.anchors = len(constants.position_bs)
-        self._table = anchor_table(constants)
+        self._table = anchor_table(
+            constants, np.full(self.anchors, 1.0 / self.anchors) if drive_share is None
+            else drive_share, np.zeros(self.anchors) if side is None else side)
         self._entries = model_entries(constants, grip, slip, spin)
         self._deflection = np.zeros((2, 0))
         """The grip springs' stretch along and across each anchor's heading, rows (2, N)."""
@@ -144,6 +155,8 @@ class AnchorModel:
         """Whether ``_last_distance`` holds the terrain casts of these same rays."""
         self.spin_speed_rad_s = np.zeros((0, self.anchors))
         self.spin_angle_rad = np.zeros((0, self.anchors))
+        self.driveline = np.zeros((0, tables.DRIVELINE_COLUMNS))
+        """Per vehicle, what its driven anchors did in the last substep, for the engine."""
         self._no_exact = np.zeros(0, dtype=np.bool_)
         self._last: _Substep | None = None
         self._report: AnchorReport | None = None
@@ -167,6 +180,7 @@ class AnchorModel:
                                                 .reshape(-1, 2).T)
         self.spin_speed_rad_s = _resized(self.spin_speed_rad_s, count)
         self.spin_angle_rad = _resized(self.spin_angle_rad, count)
+        self.driveline = _resized(self.driveline, count)
         self._new_casts(count)
 
     def _new_casts(self, count: int) -> None:
@@ -180,14 +194,16 @@ class AnchorModel:
         """One vehicle's columns of the per-anchor rows."""
         return slice(vehicle * self.anchors, (vehicle + 1) * self.anchors)
 
-    def vehicle_state(self, vehicle: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """One vehicle's carried-over state (grip stretch, wheel spin and angle), copied."""
+    def vehicle_state(self, vehicle: int) -> tuple[np.ndarray, ...]:
+        """One vehicle's carried-over state (grip stretch, wheel spin and angle, driveline
+        sums), copied."""
         return (self._deflection[:, self._columns(vehicle)].copy(),
-                self.spin_speed_rad_s[vehicle].copy(), self.spin_angle_rad[vehicle].copy())
+                self.spin_speed_rad_s[vehicle].copy(), self.spin_angle_rad[vehicle].copy(),
+                self.driveline[vehicle].copy())
 
     def set_vehicle_state(self, vehicle: int, state: tuple) -> None:
-        self._deflection[:, self._columns(vehicle)], self.spin_speed_rad_s[vehicle], \
-            self.spin_angle_rad[vehicle] = state
+        (self._deflection[:, self._columns(vehicle)], self.spin_speed_rad_s[vehicle],
+         self.spin_angle_rad[vehicle], self.driveline[vehicle]) = state
         self._warm = False
 
     def remove(self, vehicle: int) -> None:
@@ -196,6 +212,7 @@ class AnchorModel:
             self._deflection, np.r_[self._columns(vehicle)], axis=1))
         self.spin_speed_rad_s = np.delete(self.spin_speed_rad_s, vehicle, axis=0)
         self.spin_angle_rad = np.delete(self.spin_angle_rad, vehicle, axis=0)
+        self.driveline = np.delete(self.driveline, vehicle, axis=0)
         self._new_casts(len(self.spin_speed_rad_s))
         self._last = self._report = None  # its rows no longer match the vehicles
 
@@ -204,6 +221,7 @@ class AnchorModel:
         where the rays met the ground: the next casts start afresh, as a new vehicle's do."""
         self._deflection[:, self._columns(vehicle)] = 0.0
         self.spin_speed_rad_s[vehicle] = 0.0
+        self.driveline[vehicle] = 0.0
         self._warm = False
 
     def rays(self, states: BodyStates) -> tuple[np.ndarray, np.ndarray]:
@@ -238,7 +256,8 @@ class AnchorModel:
             self._entries, planes, lookup,
             ground, terrain is not None, exact, exact_hits, self._deflection,
             self._last_distance, self._warm, self.spin_speed_rad_s.reshape(-1),
-            self.spin_angle_rad.reshape(-1), substep_s, linear, angular, impulse, results)
+            self.spin_angle_rad.reshape(-1), substep_s, linear, angular, impulse, results,
+            self.driveline)
         self._warm = self._warm or terrain is not None
         self._last = _Substep(results, command.steer_rad, self.constants.wheel_radius_m)
         self._report = None

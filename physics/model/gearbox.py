@@ -1,22 +1,26 @@
-"""The H-pattern gearbox: gear selection, shifting and the drive command, for many vehicles at once.
+"""The H-pattern gearbox with its engine and clutch: gear selection, shifting and the
+drive command, for many vehicles at once.
 
-No Bullet, no Panda3D. One :class:`Gearbox` holds the state of ``count`` vehicles
-as arrays and steps them all in one call (a loop compiled with numba where it is
-installed); the vehicle model then drives each vehicle toward
-``DriveCommand.target_speed_mps`` with at most ``force_fraction`` of its maximum drive
-force.
+No Bullet, no Panda3D. One :class:`Gearbox` holds the state of ``count`` vehicles as
+arrays and steps them all in one call (a loop compiled with numba where it is installed):
+the engine and clutch of :mod:`physics.model.engine` through the engaged gear, each
+vehicle's driveline read back from its anchors' last substep. The vehicle model then
+drives each vehicle's tracks or wheels toward ``DriveCommand.rim_speed_mps`` with at most
+``DriveCommand.force_n``.
 
-Gears are indexed R, N, 1, 2, ... (``Gearbox.names``). While a shift is under way
-no gear is engaged (``gear_index`` is N, ``target_index`` the selected gear) and
-there is no drive for ``shift_time_s``; shifting into N is instant.
+Each gear's overall ratio (gearbox times final drive) follows from its top speed: the
+engine at the redline turns the tracks or wheels at that speed. Gears are indexed R, N, 1,
+2, ... (``Gearbox.names``). While a shift is under way no gear is engaged (``gear_index``
+is N, ``target_index`` the selected gear), the clutch is out and the throttle closed for
+``shift_time_s``; shifting into N is instant.
 
 Engagement rules (requests that break them are refused with an event, never an
 exception): R only below ``reverse_engage_below_kmh`` in either direction
 (reason ``"moving"``); a forward gear not while rolling backwards at or above that
 speed (``"moving"``: this covers leaving R while reversing), nor one whose top
 speed is below the current speed (``"over_rev"``); an unknown name is refused
-with ``"unknown"``. Requesting the selected gear again is a no-op. There are no separate "grind" events: a refusal with
-reason ``"moving"`` is the grind, for audio to play.
+with ``"unknown"``. Requesting the selected gear again is a no-op. There are no separate
+"grind" events: a refusal with reason ``"moving"`` is the grind, for audio to play.
 
 Throttle is one axis in -1..1. The pedal is its positive part, except in automatic
 mode in R, where the axis is a direction and the pedal is its negative part.
@@ -33,34 +37,47 @@ from typing import NamedTuple
 import numpy as np
 
 from physics.model.compiled import compiled
+from physics.model.engine import (MASS, RPM_PER_RAD_S, ClutchSpec, Driveline, EngineSpec,
+                                  engine_settings, engine_step, torque_curve_table)
+from physics.model.kernel_tables import (DRIVELINE_DRIVE, DRIVELINE_FREE_LOAD,
+                                         DRIVELINE_GRIPPING, DRIVELINE_RIM, DRIVELINE_STEER,
+                                         DRIVELINE_STIFFNESS)
 from physics.model.spec import KMH_PER_MPS, Spec, SpecError, tuning
 
 REVERSE = "R"
 NEUTRAL = "N"
 FORWARD_NAMES = ("1", "2", "3", "4", "5")
+FIRST = FORWARD_NAMES[0]
 _TIME_EPSILON_S = 1e-9  # float slack so n steps of dt_s finish an n * dt_s shift
 
 
 @dataclass(frozen=True)
 class GearSpec(Spec):
-    """One gear: how fast it tops out and how hard it pulls."""
+    """One gear: how fast it tops out, which sets its ratio."""
 
     name: str = tuning("gear name: 'R' or a forward gear '1'..'5'", choices=(REVERSE,) + FORWARD_NAMES)
-    top_speed_kmh: float = tuning("speed magnitude this gear tops out at (km/h)", minimum=0.1, maximum=1000.0)
-    pull: float = tuning("fraction of the vehicle's maximum drive force this gear gives", minimum=0.0, maximum=1.0)
+    top_speed_kmh: float = tuning("speed magnitude at which the engine reaches the redline in "
+                                  "this gear (km/h): its ratio follows", minimum=0.1,
+                                  maximum=1000.0)
 
 
 @dataclass(frozen=True)
 class GearboxSpec(Spec):
-    """A vehicle kind's gearbox: its gears, engine speeds, shift and automatic tuning."""
+    """A vehicle kind's drivetrain: its engine, clutch, gears, shift and automatic tuning."""
 
     gears: tuple[GearSpec, ...] = tuning("one 'R' and forward gears '1'..'N' in order", length=(2, 6))
     idle_rpm: float = tuning("engine speed at rest or in neutral off the throttle (rpm)", minimum=100.0, maximum=20000.0)
     redline_rpm: float = tuning("engine speed at a gear's top speed (rpm)", minimum=100.0, maximum=20000.0)
+    final_drive_ratio: float = tuning("the final drive's reduction, behind the gearbox's (the "
+                                      "gear ratios are the overall ones divided by it)",
+                                      minimum=0.1, maximum=100.0)
+    driveline_inertia_kg_m2: float = tuning("the gearbox's and shafts' inertia, at the engine",
+                                            minimum=0.0, maximum=100.0)
+    engine: EngineSpec = tuning("torque curve, inertia, governor and limiter")
+    clutch: ClutchSpec = tuning("the automatic clutch")
     shift_time_s: float = tuning("duration of a shift, with no drive meanwhile (s)", minimum=0.0, maximum=5.0)
     reverse_engage_below_kmh: float = tuning("R, or a forward gear while reversing, only below this speed (km/h)",
                                              minimum=0.1, maximum=50.0)
-    engine_brake: float = tuning("fraction of the gear's pull slowing the vehicle off the throttle", minimum=0.0, maximum=1.0)
     automatic_upshift_fraction: float = tuning("automatic: shift up above this fraction of the gear's top speed",
                                                minimum=0.1, maximum=1.0)
     automatic_downshift_fraction: float = tuning("automatic: shift down below this fraction of the gear's top speed",
@@ -82,10 +99,9 @@ class GearboxSpec(Spec):
             if gear.top_speed_kmh <= previous.top_speed_kmh:
                 raise SpecError(f"gears[{index}].top_speed_kmh", gear.top_speed_kmh,
                                 f"above gear {previous.name}'s {previous.top_speed_kmh} km/h")
-            if gear.pull > previous.pull:
-                raise SpecError(f"gears[{index}].pull", gear.pull, f"at most gear {previous.name}'s pull {previous.pull}")
         if self.redline_rpm <= self.idle_rpm:
             raise SpecError("redline_rpm", self.redline_rpm, f"above idle_rpm ({self.idle_rpm})")
+        self._check_engine()
         up, down = self.automatic_upshift_fraction, self.automatic_downshift_fraction
         if down >= up:
             raise SpecError("automatic_downshift_fraction", down, f"below automatic_upshift_fraction ({up})")
@@ -94,6 +110,29 @@ class GearboxSpec(Spec):
                 raise SpecError("automatic_downshift_fraction", down,
                                 f"below {up * low.top_speed_kmh / high.top_speed_kmh:.3f} so that gear "
                                 f"{high.name} does not shift back down right after the upshift from {low.name}")
+
+
+    def rad_s_per_mps(self, name: str) -> float:
+        """Gear ``name``'s engine speed per m/s of rim speed: the redline at its top speed."""
+        top_kmh = next(gear.top_speed_kmh for gear in self.gears if gear.name == name)
+        return self.redline_rpm / RPM_PER_RAD_S / (top_kmh / KMH_PER_MPS)
+
+    def _check_engine(self) -> None:
+        """The torque curve spans idle to redline; the clutch bites above idle (a vehicle at
+        idle in gear stands still) and locks by the redline."""
+        curve = self.engine.torque_curve
+        if curve[0].rpm > self.idle_rpm:
+            raise SpecError("engine.torque_curve[0].rpm", curve[0].rpm,
+                            f"at most idle_rpm ({self.idle_rpm})")
+        if curve[-1].rpm < self.redline_rpm:
+            raise SpecError(f"engine.torque_curve[{len(curve) - 1}].rpm", curve[-1].rpm,
+                            f"at least redline_rpm ({self.redline_rpm})")
+        if self.clutch.bite_rpm <= self.idle_rpm:
+            raise SpecError("clutch.bite_rpm", self.clutch.bite_rpm,
+                            f"above idle_rpm ({self.idle_rpm})")
+        if self.clutch.lock_rpm > self.redline_rpm:
+            raise SpecError("clutch.lock_rpm", self.clutch.lock_rpm,
+                            f"at most redline_rpm ({self.redline_rpm})")
 
 
 class GearRequest(NamedTuple):
@@ -111,9 +150,9 @@ class GearRequest(NamedTuple):
 class DriveCommand(NamedTuple):
     """What the engine asks of each vehicle this step (arrays, one entry per vehicle)."""
 
-    target_speed_mps: np.ndarray  # signed forward speed to drive toward (m/s)
-    force_fraction: np.ndarray   # 0..1 of the vehicle's maximum drive force available
-    rpm: np.ndarray              # engine speed, idle..redline (rpm)
+    rim_speed_mps: np.ndarray  # signed forward speed of the tracks or driven wheels to drive toward (m/s)
+    force_n: np.ndarray        # most force the clutch passes to them, all together (N, >= 0)
+    rpm: np.ndarray            # engine speed (rpm)
 
 
 class GearboxStep(NamedTuple):
@@ -155,7 +194,8 @@ class Gearbox:
     shift started from), ``shift_left_s``, ``automatic`` and ``rpm``.
     """
 
-    def __init__(self, spec: GearboxSpec, count: int, automatic: bool | np.ndarray = False):
+    def __init__(self, spec: GearboxSpec, count: int, automatic: bool | np.ndarray = False,
+                 *, driveline: Driveline):
         self.spec = spec
         self.count = count
         gears = {gear.name: gear for gear in spec.gears}
@@ -165,30 +205,43 @@ class Gearbox:
         self.gate = gate_layout(len(forward))
         table = [gears.get(name) for name in self.names]
         self._top_mps = np.array([g.top_speed_kmh / KMH_PER_MPS if g else 0.0 for g in table])
-        self._pull = np.array([g.pull if g else 0.0 for g in table])
         self._direction = np.array([-1.0, 0.0] + [1.0] * len(forward))
         self._reverse_engage_mps = spec.reverse_engage_below_kmh / KMH_PER_MPS
+        engaged = self._top_mps > 0.0
+        redline_rad_s = spec.redline_rpm / RPM_PER_RAD_S
+        rad_s_per_mps = np.where(engaged, redline_rad_s / np.where(engaged, self._top_mps, 1.0),
+                                 0.0)
+        self.overall_ratios = rad_s_per_mps * driveline.radius_m
+        """Per gear: engine turns per turn of the sprockets or driven wheels (0 in N)."""
+        self.gear_ratios = self.overall_ratios / spec.final_drive_ratio
+        """Per gear: the gearbox's own ratio, before the final drive."""
         gear_numbers = np.arange(len(self.names))
         forward_gear = gear_numbers >= self.first
         self._stepping_table = np.column_stack([
             self._top_mps * self._direction,
-            self._pull,
-            spec.redline_rpm / np.where(self._top_mps > 0.0, self._top_mps, 1.0),
+            rad_s_per_mps * self._direction,
+            spec.driveline_inertia_kg_m2 + driveline.rim_inertia_kg_m2
+            / np.where(engaged, self.overall_ratios, 1.0) ** 2,
             np.where(forward_gear & (gear_numbers < self.top),
                      spec.automatic_upshift_fraction * self._top_mps, np.inf),
             np.where(forward_gear & (gear_numbers > self.first),
                      spec.automatic_downshift_fraction * self._top_mps, -np.inf)])
-        """Per gear, what a step reads of it in one look-up: signed top speed (m/s), pull,
-        engine rpm per m/s, and the speeds automatic mode shifts up above and down below
-        (never, where there is no gear to shift to)."""
-        self._settings = np.array([self._reverse_engage_mps, spec.shift_time_s,
-                                   spec.engine_brake, spec.idle_rpm, spec.redline_rpm])
+        """Per gear, what a step reads of it in one look-up: signed top speed (m/s), engine
+        rad/s per m/s of forward rim speed (signed; 0 in N), the driveline's own inertia at
+        the engine, and the speeds automatic mode shifts up above and down below (never,
+        where there is no gear to shift to)."""
+        self._settings = np.array([self._reverse_engage_mps, spec.shift_time_s])
+        self._engine = np.array(engine_settings(spec.engine, spec.clutch, spec.idle_rpm,
+                                                spec.redline_rpm, driveline))
+        self._curve = np.array(torque_curve_table(spec.engine))
         self.gear_index = np.full(count, self.neutral, dtype=np.int64)
         self.target_index = self.gear_index.copy()
         self.from_index = self.gear_index.copy()
         self.shift_left_s = np.zeros(count)
         self.automatic = np.broadcast_to(np.asarray(automatic, dtype=bool), (count,)).copy()
         self.rpm = np.full(count, spec.idle_rpm)
+        self.speed_mps = np.zeros(count)
+        """Each vehicle's forward speed at the start of the last step."""
 
     def add_vehicle(self, automatic: bool = False) -> int:
         """Grow the set by one vehicle (in N, at idle); return its index."""
@@ -198,10 +251,12 @@ class Gearbox:
         self.shift_left_s = np.append(self.shift_left_s, 0.0)
         self.automatic = np.append(self.automatic, bool(automatic))
         self.rpm = np.append(self.rpm, self.spec.idle_rpm)
+        self.speed_mps = np.append(self.speed_mps, 0.0)
         self.count += 1
         return self.count - 1
 
-    _STATE = ("gear_index", "target_index", "from_index", "shift_left_s", "automatic", "rpm")
+    _STATE = ("gear_index", "target_index", "from_index", "shift_left_s", "automatic", "rpm",
+              "speed_mps")
 
     def vehicle_state(self, vehicle: int) -> tuple:
         """One vehicle's gearbox as it stands (to set it back with :meth:`set_vehicle_state`)."""
@@ -210,6 +265,12 @@ class Gearbox:
     def set_vehicle_state(self, vehicle: int, state: tuple) -> None:
         for name, value in zip(self._STATE, state):
             getattr(self, name)[vehicle] = value
+
+    def relax(self, vehicle: int) -> None:
+        """The vehicle was set down afresh, standing: its engine back at idle (the lever
+        stays where the driver left it)."""
+        self.rpm[vehicle] = self.spec.idle_rpm
+        self.speed_mps[vehicle] = 0.0
 
     def remove_vehicle(self, vehicle: int) -> None:
         """Shrink the set by one: the vehicles after ``vehicle`` move down one index."""
@@ -285,24 +346,28 @@ class Gearbox:
         self.automatic[vehicle] = on
 
     # ----- stepping ------------------------------------------------------------
-    def step(self, dt_s: float, forward_speed_mps: np.ndarray, throttle: np.ndarray
-             ) -> GearboxStep:
+    def step(self, dt_s: float, forward_speed_mps: np.ndarray, throttle: np.ndarray,
+             driveline: np.ndarray) -> GearboxStep:
         """Advance every vehicle by ``dt_s``; return this step's drive command and shifts.
 
-        ``forward_speed_mps`` (signed, + forward) and ``throttle`` (-1..1) have one
-        entry per vehicle (scalars broadcast). The command holds for the whole step,
-        from the state at its start; shifts that finish during it report at its end.
+        ``forward_speed_mps`` (signed, + forward) and ``throttle`` (-1..1) have one entry
+        per vehicle (scalars broadcast); ``driveline`` (V,
+        DRIVELINE_COLUMNS) is what each vehicle's driven anchors did in the last substep
+        (:mod:`physics.model.kernel_tables`). The command holds for the whole step, from the
+        state at its start; shifts that finish during it report at its end.
         """
         count = self.count
-        target_speed_mps, force_fraction = np.empty(count), np.empty(count)
+        rim_speed_mps, force_n = np.empty(count), np.empty(count)
         started, finished = np.zeros(count, dtype=np.bool_), np.zeros(count, dtype=np.bool_)
         _step_gearboxes(
             dt_s, np.ascontiguousarray(_per_vehicle(forward_speed_mps, count)),
-            np.ascontiguousarray(_per_vehicle(throttle, count)), self.automatic,
+            np.ascontiguousarray(_per_vehicle(throttle, count)),
+            np.ascontiguousarray(driveline, dtype=float), self.automatic,
             self.gear_index, self.target_index, self.from_index, self.shift_left_s, self.rpm,
-            self._stepping_table, self._settings, self.reverse, self.neutral, self.first,
-            target_speed_mps, force_fraction, started, finished)
-        return GearboxStep(DriveCommand(target_speed_mps, force_fraction, self.rpm.copy()),
+            self.speed_mps, self._stepping_table, self._settings, self._engine,
+            self._curve, self.reverse, self.neutral, self.first, rim_speed_mps, force_n, started,
+            finished)
+        return GearboxStep(DriveCommand(rim_speed_mps, force_n, self.rpm.copy()),
                            started, finished)
 
     def shift_names(self, vehicle: int) -> tuple[str, str]:
@@ -310,52 +375,66 @@ class Gearbox:
         return self.names[self.from_index[vehicle]], self.names[self.target_index[vehicle]]
 
 
-def _step_gearboxes(dt_s, speed_mps, throttle, automatic, gear_index, target_index, from_index,
-                    shift_left_s, rpm, gears, settings, reverse, neutral, first,
-                    target_speed_mps, force_fraction, started, finished):
+def _automatic_shift(vehicle, speed, stick, gear, gears, reverse_engage_mps, shift_time_s,
+                     reverse, neutral, first, gear_index, target_index, from_index,
+                     shift_left_s, started):
+    """Automatic mode: shift up or down at the gear's thresholds (not while shifting); at a
+    standstill the stick picks the direction. Returns the engaged gear (N once a shift
+    starts)."""
+    wanted = gear
+    if speed > gears[gear, 3]:
+        wanted += 1
+    if speed < gears[gear, 4]:
+        wanted -= 1
+    if abs(speed) < reverse_engage_mps:
+        if stick > 0.0 and gear < first:
+            wanted = first
+        if stick < 0.0 and gear != reverse:
+            wanted = reverse
+    if wanted == gear:
+        return gear
+    from_index[vehicle] = gear
+    target_index[vehicle] = wanted
+    gear_index[vehicle] = neutral
+    shift_left_s[vehicle] = shift_time_s
+    started[vehicle] = True
+    return neutral
+
+
+def _step_gearboxes(dt_s, speed_mps, throttle, driveline, automatic, gear_index, target_index,
+                    from_index, shift_left_s, rpm, last_speed_mps, gears, settings, engine,
+                    curve, reverse, neutral, first, rim_speed_mps, force_n, started,
+                    finished):
     """One step of every gearbox, in place (compiled where numba is installed; a plain loop
-    otherwise). ``gears`` is the stepping table; ``settings``: reverse engage speed,
-    shift time, engine brake, idle and redline rpm."""
-    reverse_engage_mps, shift_time_s, engine_brake = settings[0], settings[1], settings[2]
-    idle_rpm, redline_rpm = settings[3], settings[4]
-    lag = np.exp(-dt_s / shift_time_s) if shift_time_s > 0.0 else 0.0
+    otherwise). ``gears`` is the stepping table; ``settings``: reverse engage speed and
+    shift time; ``engine`` and ``curve``: :mod:`physics.model.engine`'s settings and
+    torque curve; ``last_speed_mps``: each vehicle's forward speed a step ago, brought up
+    to date (the resistance besides the anchors' is what their forces leave unexplained of
+    the vehicle's acceleration over the last step)."""
+    reverse_engage_mps, shift_time_s = settings[0], settings[1]
     for vehicle in range(speed_mps.shape[0]):
-        speed, gear = speed_mps[vehicle], gear_index[vehicle]
+        gear = gear_index[vehicle]
         stick = min(max(throttle[vehicle], -1.0), 1.0)
-        # Automatic mode: shift up or down at the gear's thresholds (not while shifting);
-        # at a standstill the stick picks the direction.
         if automatic[vehicle] and target_index[vehicle] == gear:
-            wanted = gear
-            if speed > gears[gear, 3]:
-                wanted += 1
-            if speed < gears[gear, 4]:
-                wanted -= 1
-            if abs(speed) < reverse_engage_mps:
-                if stick > 0.0 and gear < first:
-                    wanted = first
-                if stick < 0.0 and gear != reverse:
-                    wanted = reverse
-            if wanted != gear:
-                from_index[vehicle] = gear
-                target_index[vehicle] = wanted
-                gear = gear_index[vehicle] = neutral
-                shift_left_s[vehicle] = shift_time_s
-                started[vehicle] = True
-        engaged = 1.0 if target_index[vehicle] == gear else 0.0
-        # The pedal: the throttle, reversed for an automatic in R (the stick pulled back).
+            gear = _automatic_shift(vehicle, speed_mps[vehicle], stick, gear, gears,
+                                    reverse_engage_mps, shift_time_s, reverse, neutral, first,
+                                    gear_index, target_index, from_index, shift_left_s, started)
+        engaged = target_index[vehicle] == gear
+        # The pedal: the throttle, reversed for an automatic in R (the stick pulled back);
+        # closed while a shift is under way (the clutch is out).
         pedal = max(-stick if automatic[vehicle] and target_index[vehicle] == reverse
-                    else stick, 0.0)
-        target_speed_mps[vehicle] = pedal * gears[gear, 0] * engaged
-        force_fraction[vehicle] = gears[gear, 1] * (pedal if pedal > 0.0 else engine_brake) \
-            * engaged
-        # Engine speed: locked to the wheels in gear, free-revving (lagging by about one
-        # shift time) in N and during shifts.
-        revving_to_rpm = idle_rpm + pedal * (redline_rpm - idle_rpm)
-        if engaged and gear != neutral:
-            engine_rpm = abs(speed) * gears[gear, 2]
-        else:
-            engine_rpm = revving_to_rpm + (rpm[vehicle] - revving_to_rpm) * lag
-        rpm[vehicle] = min(max(engine_rpm, idle_rpm), redline_rpm)
+                    else stick, 0.0) if engaged else 0.0
+        free_load_n = driveline[vehicle, DRIVELINE_FREE_LOAD]
+        resistance_n = (driveline[vehicle, DRIVELINE_DRIVE] + free_load_n - engine[MASS]
+                        * (speed_mps[vehicle] - last_speed_mps[vehicle]) / dt_s)
+        last_speed_mps[vehicle] = speed_mps[vehicle]
+        engine_rad_s, rim_speed_mps[vehicle], force = engine_step(
+            dt_s, rpm[vehicle] / RPM_PER_RAD_S, gears[gear, 1], gears[gear, 2], pedal,
+            driveline[vehicle, DRIVELINE_RIM], driveline[vehicle, DRIVELINE_GRIPPING],
+            free_load_n, driveline[vehicle, DRIVELINE_STIFFNESS], resistance_n,
+            driveline[vehicle, DRIVELINE_STEER], engine, curve)
+        rpm[vehicle] = engine_rad_s * RPM_PER_RAD_S
+        force_n[vehicle] = abs(force)
         if not engaged:
             shift_left_s[vehicle] -= dt_s
             if shift_left_s[vehicle] <= _TIME_EPSILON_S:
@@ -364,4 +443,5 @@ def _step_gearboxes(dt_s, speed_mps, throttle, automatic, gear_index, target_ind
                 finished[vehicle] = True
 
 
+_automatic_shift = compiled(_automatic_shift, inline=True) or _automatic_shift
 _step_gearboxes = compiled(_step_gearboxes) or _step_gearboxes

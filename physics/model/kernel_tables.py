@@ -22,7 +22,10 @@ TINY = 2.2250738585072014e-308
 
 # Columns of the per-anchor constants table (A, ANCHOR_COLUMNS).
 (X, Y, Z, MASS, STIFFNESS, DAMPING, BUMP_STIFFNESS, BUMP_DAMPING, GRIP_STIFFNESS,
- GRIP_DAMPING, PATCH, NEGATIVE_COMPLIANCE, STATIC_LOAD, ANCHOR_COLUMNS) = range(14)
+ GRIP_DAMPING, PATCH, NEGATIVE_COMPLIANCE, STATIC_LOAD, DRIVE_SHARE, SIDE,
+ ANCHOR_COLUMNS) = range(16)
+"""``DRIVE_SHARE``: the anchor's share of the engine's drive (0 where undriven; the shares
+sum to 1); ``SIDE``: + 1 on the left track, - 1 on the right, 0 for wheels."""
 
 # Entries of the vehicle kind's constants (MODEL_ENTRIES,).
 (RAY_LENGTH, TRAVEL, MIN_GROUND_UP, GRIP, SLIDING_GRIP, ROLLING, WHEEL_RADIUS, TYRE,
@@ -30,6 +33,18 @@ TINY = 2.2250738585072014e-308
  GRIP_MODEL_BELOW_MPS, MODEL_ENTRIES) = range(16)
 NO_WHEELS, GRIP_TYRES, SLIP_TYRES = 0.0, 1.0, 2.0
 """The ``TYRE`` entry: tracks, wheels with the friction-circle grip, wheels with slip tyres."""
+
+# Columns of the per-vehicle driveline sums (V, DRIVELINE_COLUMNS) the kernel writes for the
+# engine: the driven anchors' rim speed (a wheel's spin times its radius; a track's belt speed:
+# its ground speed while it grips, its commanded speed while it slides or is in the air),
+# averaged by drive share; the share of them that grip (on the ground, not sliding); the
+# force the others pass along their headings; half the left and right tracks' speed
+# difference; the drive the gripping ones passed (their force along, less the rolling
+# resistance); and how much the others' force grows per m/s of rim speed (slip tyres on their
+# curve; N s/m). Slip tyres on their curve count as not gripping: the curve, not the car's
+# mass, is what the engine drives against.
+(DRIVELINE_RIM, DRIVELINE_GRIPPING, DRIVELINE_FREE_LOAD, DRIVELINE_STEER, DRIVELINE_DRIVE,
+ DRIVELINE_STIFFNESS, DRIVELINE_COLUMNS) = range(7)
 
 # Rows of the hits cast beforehand, (EXACT_ROWS, N): flags as 0 or 1, vectors as three rows.
 (EXACT_HIT, EXACT_DISTANCE, EXACT_POINT, EXACT_NORMAL, EXACT_GROUND_VELOCITY,

@@ -1,10 +1,11 @@
-"""Tracks: a tank's controls and gearbox become per-anchor commands.
+"""Tracks: a tank's controls and drivetrain become per-anchor commands.
 
-Each track has one belt speed, the mean speed from the gearbox plus or minus
-the steer's differential (right steer runs the left track faster), and one
-force limit shared among its anchors by a front/rear bias. Steering is nothing
-but the two belts running at different speeds, so with the throttle at zero
-and the stick over, the tank pivots on the spot.
+Each track has one belt speed, the rim speed the engine drives toward plus or minus the
+steer's differential (right steer runs the left track faster), and one force limit, half
+the engine's plus half the steer unit's, shared evenly among its anchors. Steering is
+nothing but the two belts running at different speeds, so with the throttle at zero and
+the stick over, the tank pivots on the spot. The steer unit is fed from the engine ahead of
+the clutch, geared like first gear: pivoting governs the engine up to its speed.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from physics.model.anchor_model import AnchorModel
 from physics.model.anchors import AnchorCommand, AnchorConstants, GripSpec, SuspensionSpec
 from physics.model.ballistics import ArmourSpec, GunSpec
 from physics.model.compiled import compiled
-from physics.model.gearbox import DriveCommand
+from physics.model.engine import Driveline
+from physics.model.gearbox import FIRST, DriveCommand, GearboxSpec
 from physics.model.hull import HullSpec
 from physics.model.spec import KMH_PER_MPS, Spec, tuning
 
@@ -29,14 +31,24 @@ _SIDES = np.array([1.0, -1.0])
 class TrackSpec(Spec):
     """Drive and brakes of the two tracks."""
 
-    drive_force_n: float = tuning("most tractive force of both tracks together in a gear "
-                                  "with full pull", minimum=0.0, maximum=5e6)
+    sprocket_radius_m: float = tuning("radius at which the drive sprockets move the belts",
+                                      minimum=0.05, maximum=2.0)
     brake_force_n: float = tuning("most braking force of both tracks together", minimum=0.0,
                                   maximum=5e6)
     pivot_track_speed_kmh: float = tuning("each track's speed difference from the mean at "
                                           "full steer", minimum=0.0, maximum=50.0)
-    steering_pull: float = tuning("share of the drive force steering may call on, on top of "
-                                  "the throttle's", minimum=0.0, maximum=1.0)
+    steering_force_n: float = tuning("most force of the steer unit at full steer, both tracks "
+                                     "together, on top of the engine's through the gearbox",
+                                     minimum=0.0, maximum=5e6)
+
+
+def track_shares(constants: AnchorConstants) -> tuple[np.ndarray, np.ndarray]:
+    """Each anchor's share of its track's force (the same for all: the belt pulls along
+    the whole run on the ground, whichever sprocket drives it), and its side: + 1 on the
+    left track, - 1 on the right."""
+    left = constants.position_bs[:, 0] < 0.0
+    return (np.where(left, 1.0 / left.sum(), 1.0 / (~left).sum()),
+            np.where(left, _SIDES[0], _SIDES[1]))
 
 
 class TrackDrive:
@@ -45,16 +57,12 @@ class TrackDrive:
     def __init__(self, spec: TrackSpec, constants: AnchorConstants):
         self.spec = spec
         positions = constants.position_bs
-        self.left = positions[:, 0] < 0.0
-        self.share = np.where(self.left, 1.0 / self.left.sum(), 1.0 / (~self.left).sum())
-        """Each anchor's share of its track's force, the same for all: the belt pulls along
-        the whole run on the ground, whichever sprocket drives it. (A sprocket at the front
-        or the rear does not pitch the hull: the pull acts at the ground either way, where
-        the grip stage applies it, and its squat comes from the centre of mass standing
-        above that line.)"""
+        self.share, self._side = track_shares(constants)
+        """Each anchor's share of its track's force (a sprocket at the front or the rear does
+        not pitch the hull: the pull acts at the ground either way, where the grip stage
+        applies it, and its squat comes from the centre of mass standing above that line);
+        and how its track's belt follows the steer (+ left, - right)."""
         self._pivot_mps = spec.pivot_track_speed_kmh / KMH_PER_MPS
-        self._side = np.where(self.left, _SIDES[0], _SIDES[1])
-        """Per anchor: how its track's belt follows the steer (+ left, - right)."""
         self._idle = AnchorCommand.idle(0, len(positions))
         """Steer angles (none: tracks turn by their speeds) and grip scales (whole), kept
         and handed out read-only for as long as the number of vehicles stays the same."""
@@ -78,9 +86,9 @@ class TrackDrive:
         vehicles = len(steer)
         belt_mps = np.empty((vehicles, len(self.share)))
         force_n = np.empty((vehicles, len(self.share)))
-        _track_commands(drive.target_speed_mps, drive.force_fraction, shifting, steer, brake,
-                        handbrake, self._side, self.share, self._pivot_mps, spec.steering_pull,
-                        spec.drive_force_n / 2.0, spec.brake_force_n / 2.0, belt_mps, force_n)
+        _track_commands(drive.rim_speed_mps, drive.force_n, shifting, steer, brake, handbrake,
+                        self._side, self.share, self._pivot_mps, spec.steering_force_n / 2.0,
+                        spec.brake_force_n / 2.0, belt_mps, force_n)
         return AnchorCommand(belt_mps, force_n, *self._constant(vehicles))
 
     def _constant(self, vehicles: int) -> tuple[np.ndarray, np.ndarray]:
@@ -95,22 +103,25 @@ class TrackDrive:
         return None
 
 
-def _track_commands(target_speed_mps, force_fraction, shifting, steer, brake, handbrake, side,
-                    share, pivot_mps, steering_pull, track_force_n, track_brake_n, belt_mps,
-                    force_n):
+def _track_commands(rim_speed_mps, engine_force_n, shifting, steer, brake, handbrake, side,
+                    share, pivot_mps, track_steering_n, track_brake_n, belt_mps, force_n):
     """Each anchor's belt speed and force limit (V, A), in place (compiled where numba is
-    installed). Right steer (+) runs the left track faster than the right one; no steer
-    while shifting; held tracks stop, with the brake's force if it is the greater."""
+    installed). Right steer (+) runs the left track faster than the right one, about the
+    engine's rim speed (none with the clutch out: a neutral steer); no steer while
+    shifting; held tracks stop, with the brake's force if it is the greater."""
     for vehicle in range(steer.shape[0]):
         stick = 0.0 if shifting[vehicle] else steer[vehicle]
-        drive_n = min(force_fraction[vehicle] + abs(stick) * steering_pull, 1.0) * track_force_n
+        drive_n = engine_force_n[vehicle] / 2.0 + abs(stick) * track_steering_n
         braking = max(brake[vehicle], 1.0 if handbrake[vehicle] else 0.0)
+        # With the clutch out, steering is a neutral steer: the gearbox's output held, the
+        # tracks run opposite ways and the tank pivots where it stands.
+        mean_mps = rim_speed_mps[vehicle] if engine_force_n[vehicle] > 0.0 or stick == 0.0 \
+            else 0.0
         if braking > 0.0:
             drive_n = max(drive_n, braking * track_brake_n)
         for anchor in range(share.shape[0]):
             belt_mps[vehicle, anchor] = (0.0 if braking > 0.0 else
-                                        target_speed_mps[vehicle]
-                                        + (stick * pivot_mps) * side[anchor])
+                                        mean_mps + (stick * pivot_mps) * side[anchor])
             force_n[vehicle, anchor] = drive_n * share[anchor]
 
 
@@ -135,4 +146,11 @@ class TankSpec(Spec):
         return TrackDrive(self.tracks, constants)
 
     def make_model(self, constants: AnchorConstants) -> AnchorModel:
-        return AnchorModel(constants, self.grip)
+        share, side = track_shares(constants)
+        return AnchorModel(constants, self.grip, drive_share=share / 2.0, side=side)
+
+    def driveline(self, gearbox: GearboxSpec) -> Driveline:
+        """What the engine drives: the sprockets, the tank's mass, and the steer unit
+        geared like first gear."""
+        return Driveline(self.tracks.sprocket_radius_m, self.hull.mass_kg, 0.0,
+                         gearbox.rad_s_per_mps(FIRST))

@@ -74,7 +74,9 @@ def slip_tyre(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, grip
     """A slip tyre: the engine or brake turns the wheel toward the asked speed against the
     tyre's pull (the spin integrated implicitly, the pull linearised in the spin); at
     walking pace the stick-slip grip takes over (the wheel rolls with the ground).
-    Returns the forces along and across, the sliding flag and the new spin."""
+    Returns the forces along and across, the sliding flag, the new spin, and how much the
+    force along grows per m/s of rim speed where the tyre curve holds (0 where the wheel
+    rolls with the ground: the engine then carries the car's mass instead)."""
     radius, inertia = model[WHEEL_RADIUS], model[WHEEL_INERTIA]
     relative_load = larger(load, TINY) / anchor[STATIC_LOAD]
     peak = model[GRIP] * grip_share * relative_load ** -model[LOAD_SENSITIVITY]
@@ -94,9 +96,11 @@ def slip_tyre(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, grip
     weight = clamp(abs(along_mps) / model[GRIP_MODEL_BELOW_MPS], 0.0, 1.0) if hit else 1.0
     grip_weight = 1.0 - weight
     spin = weight * spin + grip_weight * along_mps / radius
+    curve_holds = weight >= 0.5
     return (weight * along + grip_weight * grip_along,
             weight * across + grip_weight * grip_across,
-            past_peak if weight >= 0.5 else grip_sliding, spin)
+            past_peak if curve_holds else grip_sliding, spin,
+            weight * stiffness / radius if curve_holds else 0.0)
 
 
 coast_spin = compiled(coast_spin, inline=True) or coast_spin

@@ -17,7 +17,8 @@ import numpy as np
 
 from physics.model.anchor_model import AnchorModel
 from physics.model.anchors import AnchorCommand, AnchorConstants, GripSpec, SuspensionSpec
-from physics.model.gearbox import DriveCommand
+from physics.model.engine import Driveline
+from physics.model.gearbox import DriveCommand, GearboxSpec
 from physics.model.hull import HullSpec
 from physics.model.spec import KMH_PER_MPS, Spec, SpecError, tuning
 from physics.model.tyres import SlipTyreSpec, WheelSpinSpec
@@ -30,8 +31,6 @@ class WheelSpec(Spec):
     """Steering, drive, brakes and drag."""
 
     driven_axle: str = tuning("which wheels the engine drives", choices=AXLES)
-    drive_force_n: float = tuning("most force of the driven wheels together, in a gear with "
-                                  "full pull", minimum=0.0, maximum=1e6)
     brake_force_n: float = tuning("most braking force of all four wheels together",
                                   minimum=0.0, maximum=1e6)
     brake_front_share: float = tuning("share of the braking force on the front axle (weight "
@@ -52,6 +51,14 @@ class WheelSpec(Spec):
     air_density_kg_m3: float = tuning("density of the air", minimum=0.0, maximum=2.0)
 
 
+def drive_shares(spec: WheelSpec, constants: AnchorConstants) -> np.ndarray:
+    """Each wheel's share of the engine's drive: the driven axle's wheels alike."""
+    front = constants.position_bs[:, 1] > 0.0
+    driven = {"front": front, "rear": ~front, "all": np.ones(len(front), dtype=bool)}[
+        spec.driven_axle]
+    return driven / driven.sum()
+
+
 class WheelDrive:
     """Per-wheel surface speed, force limit, steer angle and grip, from the controls."""
 
@@ -61,9 +68,7 @@ class WheelDrive:
         self.front = positions[:, 1] > 0.0
         self.wheelbase_m = positions[self.front, 1].mean() - positions[~self.front, 1].mean()
         self.lateral_m = positions[:, 0]
-        driven = {"front": self.front, "rear": ~self.front,
-                  "all": np.ones(len(positions), dtype=bool)}[spec.driven_axle]
-        self.drive_share = driven / driven.sum()
+        self.drive_share = drive_shares(spec, constants)
         self.brake_share = np.where(self.front, spec.brake_front_share / self.front.sum(),
                                     (1.0 - spec.brake_front_share) / (~self.front).sum())
         self.steer_rad = np.zeros(0)
@@ -113,8 +118,8 @@ class WheelDrive:
         self.steer_rad = self.steer_rad + np.clip(wanted - self.steer_rad, -step, step)
 
         vehicles, wheels = len(steer), len(self.front)
-        speed = np.repeat(drive.target_speed_mps[:, None], wheels, axis=1)
-        limit = (drive.force_fraction * spec.drive_force_n)[:, None] * self.drive_share[None, :]
+        speed = np.repeat(drive.rim_speed_mps[:, None], wheels, axis=1)
+        limit = drive.force_n[:, None] * self.drive_share[None, :]
         grip = np.ones((vehicles, wheels))
         braking = brake > 0.0
         speed[braking] = 0.0
@@ -165,4 +170,13 @@ class CarSpec(Spec):
 
     def make_model(self, constants: AnchorConstants) -> AnchorModel:
         return AnchorModel(constants, self.grip,
-                           self.slip_tyres if self.tyres == "slip" else None, self.wheel_spin)
+                           self.slip_tyres if self.tyres == "slip" else None, self.wheel_spin,
+                           drive_share=drive_shares(self.wheels, constants))
+
+    def driveline(self, gearbox: GearboxSpec) -> Driveline:
+        """What the engine drives: the driven wheels (their own inertia too) and the car."""
+        ahead = sum(anchor.y_m > 0.0 for anchor in self.suspension.anchors)
+        wheels = len(self.suspension.anchors)
+        driven = {"front": ahead, "rear": wheels - ahead, "all": wheels}[self.wheels.driven_axle]
+        return Driveline(self.suspension.wheel_radius_m, self.hull.mass_kg,
+                         driven * self.wheel_spin.wheel_inertia_kg_m2, 0.0)

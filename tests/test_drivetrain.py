@@ -1,0 +1,110 @@
+"""The drivetrain felt through the whole simulation: the engine's speed comes back from the
+tracks (a pivot revs it, tracks spinning on slick sand rev it, gripping ones hold it to the
+ground speed), the clutch slips pulling away and then locks, and a tank in gear slows on its
+engine's drag where one in neutral rolls on."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from game.sim.controls import Controls
+from game.sim.simulation import Simulation
+from physics.model.engine import RPM_PER_RAD_S
+from physics.model.terrain import MapChoice
+
+SLICK_SAND_GRIP = 0.2
+"""Sand this slick cannot take a tank's first-gear pull: the tracks spin."""
+SLIPPING_RPM = 300.0
+"""The engine this far ahead of the speed the ground turns the tracks at: they spin, or the
+clutch slips."""
+LOCKED_SHARE = 0.02
+"""The engine within this share of the ground speed's rpm: clutch locked, tracks gripping."""
+
+
+def tank_simulation(config, surface: str = "hardpan", gear: str = "1",
+                    sand_grip: float | None = None) -> Simulation:
+    """The player's tank alone on a flat map of one ``surface``, in ``gear``."""
+    game = config.game
+    surfaces = tuple(dataclasses.replace(spec, grip_scale=sand_grip)
+                     if spec.name == "sand" and sand_grip is not None else spec
+                     for spec in game.terrain.surfaces)
+    terrain = dataclasses.replace(game.terrain, surfaces=surfaces,
+                                  test_maps=dataclasses.replace(game.terrain.test_maps,
+                                                                surface=surface))
+    game = dataclasses.replace(game, terrain=terrain,
+                               spawn=dataclasses.replace(game.spawn, start_gear=gear))
+    simulation = Simulation(dataclasses.replace(config, game=game).world,
+                            MapChoice.parse("flat"), seed=1)
+    run(simulation, 1.0, Controls())  # settled on its springs, the gear in
+    return simulation
+
+
+def run(simulation: Simulation, seconds: float, controls: Controls) -> list[tuple[float, float]]:
+    """Step for ``seconds``; after each step the engine's rpm and the rpm the tank's ground
+    speed turns it at through the engaged gear."""
+    player = simulation.player
+    gearbox = player.fleet.gearbox
+    radius_m = player.fleet.spec.tracks.sprocket_radius_m
+    rows = []
+    for _ in range(round(seconds / simulation.step_s)):
+        simulation.step(controls)
+        ratio = gearbox.overall_ratios[gearbox.gear_index[player.index]]
+        ground_rpm = abs(player.current.forward_speed_mps()) / radius_m * ratio * RPM_PER_RAD_S
+        rows.append((player.rpm, ground_rpm))
+    return rows
+
+
+@pytest.mark.parametrize("gear", ["N", "1"])
+def test_a_pivot_at_full_stick_revs_the_engine_above_idle(config, gear):
+    simulation = tank_simulation(config, gear=gear)
+    idle_rpm = config.tank_gearbox.idle_rpm
+    rows = run(simulation, 3.0, Controls(steer=1.0))
+    engine = np.array([rpm for rpm, _ in rows[-60:]])
+    assert engine.min() > idle_rpm + 500.0  # the steer unit holds it up
+    assert engine.max() < config.tank_gearbox.redline_rpm
+    rows = run(simulation, 3.0, Controls())
+    assert rows[-1][0] == pytest.approx(idle_rpm, rel=0.05)  # stick back: idle again
+    simulation.destroy()
+
+
+def test_tracks_spinning_on_slick_sand_rev_the_engine_and_gripping_ones_do_not(config):
+    slick = tank_simulation(config, "sand", "2", sand_grip=SLICK_SAND_GRIP)
+    gripping = tank_simulation(config, "hardpan", "2")
+    full = Controls(throttle=1.0)
+    spun, held = run(slick, 4.0, full), run(gripping, 4.0, full)
+    assert slick.player.anchors().sliding.any()
+    assert all(rpm > ground + SLIPPING_RPM for rpm, ground in spun[-60:])
+    assert all(rpm == pytest.approx(ground, rel=LOCKED_SHARE) for rpm, ground in held[-60:])
+    for simulation in (slick, gripping):
+        simulation.destroy()
+
+
+def test_pulling_away_the_clutch_slips_then_locks(config):
+    simulation = tank_simulation(config, gear="1")
+    rows = run(simulation, 3.0, Controls(throttle=1.0))
+    bite = config.tank_gearbox.clutch.bite_rpm
+    slipping = [rpm > ground + SLIPPING_RPM for rpm, ground in rows]
+    assert any(slipping[:30])  # the engine runs ahead of the tracks
+    assert max(rpm for rpm, _ in rows[:30]) > bite
+    assert all(rpm == pytest.approx(ground, rel=LOCKED_SHARE) for rpm, ground in rows[-30:])
+    simulation.destroy()
+
+
+def test_in_gear_the_engine_brakes_and_in_neutral_the_tank_rolls(config):
+    speeds = {}
+    for gear in ("3", "N"):
+        simulation = tank_simulation(config, gear="3")
+        run(simulation, 8.0, Controls(throttle=1.0))
+        start_mps = simulation.player.current.forward_speed_mps()
+        rows = run(simulation, 3.0, Controls(gear=gear))
+        speeds[gear] = simulation.player.current.forward_speed_mps()
+        assert speeds[gear] < start_mps
+        if gear == "3":
+            assert rows[-1][0] == pytest.approx(rows[-1][1], rel=LOCKED_SHARE)  # turned by the tracks
+        else:
+            assert rows[-1][0] == pytest.approx(config.tank_gearbox.idle_rpm, rel=0.05)
+        simulation.destroy()
+    assert speeds["3"] < speeds["N"] - 0.3
