@@ -120,11 +120,11 @@ def test_a_stuck_bot_tries_the_other_way_then_full_throttle_then_its_own_way_aga
                for step in range(50))
 
 
-HIDDEN_SEED = 9
+HIDDEN_SEED = 3
 """On this desert a dune hides the player's spawn from the bot's, and a bot circling the
 player does not see over it for a long while. (Picked by trying seeds: paths change with
-the tanks' handling, and seed 4, picked before the tracks' drive shares were made equal,
-no longer hid the player for long enough.)"""
+the tanks' handling; seed 9 stopped hiding the player once the tanks had an engine and a
+clutch.)"""
 FIND_WITHIN_S = 70.0
 
 
