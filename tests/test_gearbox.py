@@ -169,6 +169,27 @@ def test_unknown_key_in_a_gear_rejected():
     assert error.value.key == "gears[1].ratio"
 
 
+@pytest.mark.parametrize("change, key", [
+    (lambda t: t.update(driveline_inertia_kg_m2=0.0), "driveline_inertia_kg_m2"),
+    (lambda t: t["engine"]["torque_curve"][-1].update(rpm=2500.0),
+     "engine.torque_curve[7].rpm"),  # the curve stops short of the redline
+    (lambda t: t["engine"].update(torque_curve=t["engine"]["torque_curve"][2:]),
+     "engine.torque_curve[0].rpm"),  # nor does it reach down to idle
+    (lambda t: t["engine"]["torque_curve"][3].update(rpm=900.0),
+     "engine.torque_curve[3].rpm"),  # rpm not ascending
+    (lambda t: t["engine"]["torque_curve"][2].update(closed_throttle_nm=10.0),
+     "engine.torque_curve[2].closed_throttle_nm"),  # a drag that drives
+    (lambda t: t["clutch"].update(bite_rpm=600.0), "clutch.bite_rpm"),  # it would creep at idle
+    (lambda t: t["clutch"].update(lock_rpm=850.0), "clutch.lock_rpm"),
+])
+def test_engine_and_clutch_mistakes_rejected(change, key):
+    table = tank_table()
+    change(table)
+    with pytest.raises(SpecError) as error:
+        build_spec(GearboxSpec, table)
+    assert error.value.key == key
+
+
 @pytest.mark.parametrize("down", [0.9, 0.95, 0.6])
 def test_automatic_thresholds_that_would_hunt_rejected(down):
     table = tank_table()

@@ -72,7 +72,7 @@ class GearboxSpec(Spec):
                                       "gear ratios are the overall ones divided by it)",
                                       minimum=0.1, maximum=100.0)
     driveline_inertia_kg_m2: float = tuning("the gearbox's and shafts' inertia, at the engine",
-                                            minimum=0.0, maximum=100.0)
+                                            minimum=0.001, maximum=100.0)
     engine: EngineSpec = tuning("torque curve, inertia, governor and limiter")
     clutch: ClutchSpec = tuning("the automatic clutch")
     shift_time_s: float = tuning("duration of a shift, with no drive meanwhile (s)", minimum=0.0, maximum=5.0)
