@@ -1,7 +1,7 @@
 """The drivetrain felt through the whole simulation: the engine's speed comes back from the
 tracks (a pivot revs it, tracks spinning on slick sand rev it, gripping ones hold it to the
-ground speed), the clutch slips pulling away and then locks, and a tank in gear slows on its
-engine's drag where one in neutral rolls on."""
+ground speed), the clutch slips pulling away and then locks, a tank in gear slows on its
+engine's drag where one in neutral rolls on, and one left in gear on a slope is held."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ LOCKED_SHARE = 0.02
 
 
 def tank_simulation(config, surface: str = "hardpan", gear: str = "1",
-                    sand_grip: float | None = None) -> Simulation:
+                    sand_grip: float | None = None, map_name: str = "flat") -> Simulation:
     """The player's tank alone on a flat map of one ``surface``, in ``gear``."""
     game = config.game
     surfaces = tuple(dataclasses.replace(spec, grip_scale=sand_grip)
@@ -37,7 +37,7 @@ def tank_simulation(config, surface: str = "hardpan", gear: str = "1",
     game = dataclasses.replace(game, terrain=terrain,
                                spawn=dataclasses.replace(game.spawn, start_gear=gear))
     simulation = Simulation(dataclasses.replace(config, game=game).world,
-                            MapChoice.parse("flat"), seed=1)
+                            MapChoice.parse(map_name), seed=1)
     run(simulation, 1.0, Controls())  # settled on its springs, the gear in
     return simulation
 
@@ -108,3 +108,13 @@ def test_in_gear_the_engine_brakes_and_in_neutral_the_tank_rolls(config):
             assert rows[-1][0] == pytest.approx(config.tank_gearbox.idle_rpm, rel=0.05)
         simulation.destroy()
     assert speeds["3"] < speeds["N"] - 0.3
+
+
+def test_left_in_gear_on_a_slope_the_hill_hold_keeps_it_and_the_throttle_pulls_away(config):
+    simulation = tank_simulation(config, gear="1", map_name="slope:15")
+    start = simulation.player.current.position_ws.copy()
+    run(simulation, 5.0, Controls())
+    assert np.linalg.norm(simulation.player.current.position_ws - start) < 0.05
+    run(simulation, 3.0, Controls(throttle=1.0))
+    assert simulation.player.current.forward_speed_mps() > 1.0
+    simulation.destroy()

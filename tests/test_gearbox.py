@@ -351,6 +351,17 @@ def test_standing_in_gear_at_idle_it_does_not_creep(spec):
     assert rows[-1][1] == pytest.approx(spec.idle_rpm, rel=0.05)
 
 
+def test_in_gear_off_the_throttle_and_nearly_still_the_brakes_hold(spec):
+    hold_mps = spec.hold_below_kmh / KMH_PER_MPS
+    box = engaged(spec, "1")
+    assert step1(box, 0.0, 0.0)[0].hold[0]
+    assert step1(box, -0.5 * hold_mps, 0.0)[0].hold[0]  # rolling back: held too
+    assert step1(box, -3.0 * hold_mps, 0.0)[0].hold[0]  # against the gear's way, at any speed
+    assert not step1(box, 0.0, 0.3)[0].hold[0]  # the throttle lets go
+    assert not step1(box, 2.0 * hold_mps, 0.0)[0].hold[0]  # moving: it coasts
+    assert not step1(gearbox(spec), 0.0, 0.0)[0].hold[0]  # in N it rolls
+
+
 def test_rpm_free_revs_in_neutral(spec):
     box = gearbox(spec)
     rpms = [step1(box, 0.0, 1.0)[0].rpm[0] for _ in range(round(10 * spec.shift_time_s / DT_S))]

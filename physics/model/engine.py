@@ -8,9 +8,11 @@ the last rpm before the redline.
 
 The clutch joins the engine to the driveline (gearbox, shafts, the tracks or the driven
 wheels, and, through the ground, the vehicle). It is an automatic clutch: it engages with
-the engine's speed between ``bite_rpm`` and ``lock_rpm``, while the throttle is pressed
-or the driveline already turns above the bite (so a vehicle standing in gear at idle does
-not creep, and one rolling in gear brakes on its engine). Each step it passes the torque
+speed between ``bite_rpm`` and ``lock_rpm`` (the engine's, or the driveline's where that
+turns faster), while the throttle is pressed or the driveline already turns faster than
+the bite, either way (so a vehicle standing in
+gear at idle does not creep, and one rolling in gear, even backwards, brakes on its
+engine). Each step it passes the torque
 that brings the two sides to one speed, if its capacity allows (locked), or its capacity
 (slipping): pulling away, and just after a shift, the engine runs ahead of the tracks.
 
@@ -182,7 +184,7 @@ def engine_step(dt_s, engine_rad_s, rad_s_per_mps, driveline_inertia, pedal, rim
     if rad_s_per_mps == 0.0:  # no gear engaged: the engine turns free
         return max(engine_rad_s + dt_s * torque / inertia, 0.0), rim_mps, 0.0
     driveline_rad_s = rad_s_per_mps * rim_mps
-    closing = pedal > 0.0 or driveline_rad_s * RPM_PER_RAD_S >= settings[BITE]
+    closing = pedal > 0.0 or abs(driveline_rad_s) * RPM_PER_RAD_S >= settings[BITE]
     capacity = clutch_capacity_nm(rpm, closing, settings)
     if capacity == 0.0:  # the clutch is out: the tracks or wheels roll free
         return max(engine_rad_s + dt_s * torque / inertia, 0.0), rim_mps, 0.0

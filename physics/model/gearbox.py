@@ -36,19 +36,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from physics.model.compiled import compiled
-from physics.model.engine import (MASS, RPM_PER_RAD_S, ClutchSpec, Driveline, EngineSpec,
-                                  engine_settings, engine_step, torque_curve_table)
-from physics.model.kernel_tables import (DRIVELINE_DRIVE, DRIVELINE_FREE_LOAD,
-                                         DRIVELINE_GRIPPING, DRIVELINE_RIM, DRIVELINE_STEER,
-                                         DRIVELINE_STIFFNESS)
+from physics.model.engine import (RPM_PER_RAD_S, ClutchSpec, Driveline, EngineSpec,
+                                  engine_settings, torque_curve_table)
+from physics.model.gear_stepping import step_gearboxes
 from physics.model.spec import KMH_PER_MPS, Spec, SpecError, tuning
 
 REVERSE = "R"
 NEUTRAL = "N"
 FORWARD_NAMES = ("1", "2", "3", "4", "5")
 FIRST = FORWARD_NAMES[0]
-_TIME_EPSILON_S = 1e-9  # float slack so n steps of dt_s finish an n * dt_s shift
 
 
 @dataclass(frozen=True)
@@ -78,6 +74,9 @@ class GearboxSpec(Spec):
     shift_time_s: float = tuning("duration of a shift, with no drive meanwhile (s)", minimum=0.0, maximum=5.0)
     reverse_engage_below_kmh: float = tuning("R, or a forward gear while reversing, only below this speed (km/h)",
                                              minimum=0.1, maximum=50.0)
+    hold_below_kmh: float = tuning("in gear off the throttle below this speed, or rolling against "
+                                   "the gear's way, the brakes hold the vehicle (a hill hold)",
+                                   minimum=0.0, maximum=20.0)
     automatic_upshift_fraction: float = tuning("automatic: shift up above this fraction of the gear's top speed",
                                                minimum=0.1, maximum=1.0)
     automatic_downshift_fraction: float = tuning("automatic: shift down below this fraction of the gear's top speed",
@@ -153,6 +152,7 @@ class DriveCommand(NamedTuple):
     rim_speed_mps: np.ndarray  # signed forward speed of the tracks or driven wheels to drive toward (m/s)
     force_n: np.ndarray        # most force the clutch passes to them, all together (N, >= 0)
     rpm: np.ndarray            # engine speed (rpm)
+    hold: np.ndarray           # in gear, off the throttle, nearly still or rolling back: held
 
 
 class GearboxStep(NamedTuple):
@@ -230,7 +230,8 @@ class Gearbox:
         rad/s per m/s of forward rim speed (signed; 0 in N), the driveline's own inertia at
         the engine, and the speeds automatic mode shifts up above and down below (never,
         where there is no gear to shift to)."""
-        self._settings = np.array([self._reverse_engage_mps, spec.shift_time_s])
+        self._settings = np.array([self._reverse_engage_mps, spec.shift_time_s,
+                                   spec.hold_below_kmh / KMH_PER_MPS])
         self._engine = np.array(engine_settings(spec.engine, spec.clutch, spec.idle_rpm,
                                                 spec.redline_rpm, driveline))
         self._curve = np.array(torque_curve_table(spec.engine))
@@ -358,90 +359,18 @@ class Gearbox:
         """
         count = self.count
         rim_speed_mps, force_n = np.empty(count), np.empty(count)
-        started, finished = np.zeros(count, dtype=np.bool_), np.zeros(count, dtype=np.bool_)
-        _step_gearboxes(
+        hold, started, finished = (np.zeros(count, dtype=np.bool_) for _ in range(3))
+        step_gearboxes(
             dt_s, np.ascontiguousarray(_per_vehicle(forward_speed_mps, count)),
             np.ascontiguousarray(_per_vehicle(throttle, count)),
             np.ascontiguousarray(driveline, dtype=float), self.automatic,
             self.gear_index, self.target_index, self.from_index, self.shift_left_s, self.rpm,
             self.speed_mps, self._stepping_table, self._settings, self._engine,
-            self._curve, self.reverse, self.neutral, self.first, rim_speed_mps, force_n, started,
-            finished)
-        return GearboxStep(DriveCommand(rim_speed_mps, force_n, self.rpm.copy()),
+            self._curve, self.reverse, self.neutral, self.first, rim_speed_mps, force_n, hold,
+            started, finished)
+        return GearboxStep(DriveCommand(rim_speed_mps, force_n, self.rpm.copy(), hold),
                            started, finished)
 
     def shift_names(self, vehicle: int) -> tuple[str, str]:
         """The gears one vehicle's latest shift went from and to."""
         return self.names[self.from_index[vehicle]], self.names[self.target_index[vehicle]]
-
-
-def _automatic_shift(vehicle, speed, stick, gear, gears, reverse_engage_mps, shift_time_s,
-                     reverse, neutral, first, gear_index, target_index, from_index,
-                     shift_left_s, started):
-    """Automatic mode: shift up or down at the gear's thresholds (not while shifting); at a
-    standstill the stick picks the direction. Returns the engaged gear (N once a shift
-    starts)."""
-    wanted = gear
-    if speed > gears[gear, 3]:
-        wanted += 1
-    if speed < gears[gear, 4]:
-        wanted -= 1
-    if abs(speed) < reverse_engage_mps:
-        if stick > 0.0 and gear < first:
-            wanted = first
-        if stick < 0.0 and gear != reverse:
-            wanted = reverse
-    if wanted == gear:
-        return gear
-    from_index[vehicle] = gear
-    target_index[vehicle] = wanted
-    gear_index[vehicle] = neutral
-    shift_left_s[vehicle] = shift_time_s
-    started[vehicle] = True
-    return neutral
-
-
-def _step_gearboxes(dt_s, speed_mps, throttle, driveline, automatic, gear_index, target_index,
-                    from_index, shift_left_s, rpm, last_speed_mps, gears, settings, engine,
-                    curve, reverse, neutral, first, rim_speed_mps, force_n, started,
-                    finished):
-    """One step of every gearbox, in place (compiled where numba is installed; a plain loop
-    otherwise). ``gears`` is the stepping table; ``settings``: reverse engage speed and
-    shift time; ``engine`` and ``curve``: :mod:`physics.model.engine`'s settings and
-    torque curve; ``last_speed_mps``: each vehicle's forward speed a step ago, brought up
-    to date (the resistance besides the anchors' is what their forces leave unexplained of
-    the vehicle's acceleration over the last step)."""
-    reverse_engage_mps, shift_time_s = settings[0], settings[1]
-    for vehicle in range(speed_mps.shape[0]):
-        gear = gear_index[vehicle]
-        stick = min(max(throttle[vehicle], -1.0), 1.0)
-        if automatic[vehicle] and target_index[vehicle] == gear:
-            gear = _automatic_shift(vehicle, speed_mps[vehicle], stick, gear, gears,
-                                    reverse_engage_mps, shift_time_s, reverse, neutral, first,
-                                    gear_index, target_index, from_index, shift_left_s, started)
-        engaged = target_index[vehicle] == gear
-        # The pedal: the throttle, reversed for an automatic in R (the stick pulled back);
-        # closed while a shift is under way (the clutch is out).
-        pedal = max(-stick if automatic[vehicle] and target_index[vehicle] == reverse
-                    else stick, 0.0) if engaged else 0.0
-        free_load_n = driveline[vehicle, DRIVELINE_FREE_LOAD]
-        resistance_n = (driveline[vehicle, DRIVELINE_DRIVE] + free_load_n - engine[MASS]
-                        * (speed_mps[vehicle] - last_speed_mps[vehicle]) / dt_s)
-        last_speed_mps[vehicle] = speed_mps[vehicle]
-        engine_rad_s, rim_speed_mps[vehicle], force = engine_step(
-            dt_s, rpm[vehicle] / RPM_PER_RAD_S, gears[gear, 1], gears[gear, 2], pedal,
-            driveline[vehicle, DRIVELINE_RIM], driveline[vehicle, DRIVELINE_GRIPPING],
-            free_load_n, driveline[vehicle, DRIVELINE_STIFFNESS], resistance_n,
-            driveline[vehicle, DRIVELINE_STEER], engine, curve)
-        rpm[vehicle] = engine_rad_s * RPM_PER_RAD_S
-        force_n[vehicle] = abs(force)
-        if not engaged:
-            shift_left_s[vehicle] -= dt_s
-            if shift_left_s[vehicle] <= _TIME_EPSILON_S:
-                gear_index[vehicle] = target_index[vehicle]
-                shift_left_s[vehicle] = 0.0
-                finished[vehicle] = True
-
-
-_automatic_shift = compiled(_automatic_shift, inline=True) or _automatic_shift
-_step_gearboxes = compiled(_step_gearboxes) or _step_gearboxes

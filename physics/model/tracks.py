@@ -86,8 +86,8 @@ class TrackDrive:
         vehicles = len(steer)
         belt_mps = np.empty((vehicles, len(self.share)))
         force_n = np.empty((vehicles, len(self.share)))
-        _track_commands(drive.rim_speed_mps, drive.force_n, shifting, steer, brake, handbrake,
-                        self._side, self.share, self._pivot_mps, spec.steering_force_n / 2.0,
+        _track_commands(drive.rim_speed_mps, drive.force_n, drive.hold, shifting, steer, brake,
+                        handbrake, self._side, self.share, self._pivot_mps, spec.steering_force_n / 2.0,
                         spec.brake_force_n / 2.0, belt_mps, force_n)
         return AnchorCommand(belt_mps, force_n, *self._constant(vehicles))
 
@@ -103,16 +103,18 @@ class TrackDrive:
         return None
 
 
-def _track_commands(rim_speed_mps, engine_force_n, shifting, steer, brake, handbrake, side,
-                    share, pivot_mps, track_steering_n, track_brake_n, belt_mps, force_n):
+def _track_commands(rim_speed_mps, engine_force_n, hold, shifting, steer, brake, handbrake,
+                    side, share, pivot_mps, track_steering_n, track_brake_n, belt_mps, force_n):
     """Each anchor's belt speed and force limit (V, A), in place (compiled where numba is
     installed). Right steer (+) runs the left track faster than the right one, about the
     engine's rim speed (none with the clutch out: a neutral steer); no steer while
-    shifting; held tracks stop, with the brake's force if it is the greater."""
+    shifting; held tracks stop, with the brake's force if it is the greater (the gearbox's
+    hill hold too, unless the stick is over: then the tank pivots)."""
     for vehicle in range(steer.shape[0]):
         stick = 0.0 if shifting[vehicle] else steer[vehicle]
         drive_n = engine_force_n[vehicle] / 2.0 + abs(stick) * track_steering_n
-        braking = max(brake[vehicle], 1.0 if handbrake[vehicle] else 0.0)
+        braking = max(brake[vehicle], 1.0 if handbrake[vehicle]
+                      or (hold[vehicle] and stick == 0.0) else 0.0)
         # With the clutch out, steering is a neutral steer: the gearbox's output held, the
         # tracks run opposite ways and the tank pivots where it stands.
         mean_mps = rim_speed_mps[vehicle] if engine_force_n[vehicle] > 0.0 or stick == 0.0 \

@@ -121,6 +121,7 @@ class WheelDrive:
         speed = np.repeat(drive.rim_speed_mps[:, None], wheels, axis=1)
         limit = drive.force_n[:, None] * self.drive_share[None, :]
         grip = np.ones((vehicles, wheels))
+        brake = np.where(drive.hold, np.maximum(brake, 1.0), brake)  # the hill hold
         braking = brake > 0.0
         speed[braking] = 0.0
         limit[braking] = (brake[braking] * spec.brake_force_n)[:, None] * self.brake_share
