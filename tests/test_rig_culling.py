@@ -45,12 +45,15 @@ def aim_camera(camera: NodePath, view: VehicleView, towards: bool) -> None:
 
 
 def parts_pose(view: VehicleView) -> np.ndarray:
-    """Every wheel's and spinner's transform in the rig's frame, and the belts' vertices."""
+    """Every wheel's and spinner's transform in the rig's frame (a tank's wheels: their
+    poses, which its wheel set's shader reads), and the belts' vertices."""
     root = view.root
     paths = [path for name in ("wheel-mount", "drive-wheel", "steer", "spin", "wheel")
              for path in root.findAllMatches(f"**/{name}")]
-    assert paths
     mats = [np.array(path.getMat(root)).ravel() for path in paths]
+    if hasattr(view.rig, "wheels"):
+        mats.append(np.array(view.rig.wheels.poses, dtype=np.float64).ravel())
+    assert mats
     belts = [np.frombuffer(memoryview(belt.node().getGeom(0).getVertexData().getArray(0))
                            .cast("B"), dtype=np.float32)
              for belt in getattr(view.rig, "belts", [])]

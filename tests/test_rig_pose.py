@@ -26,9 +26,7 @@ from game.view.vehicle_view import VehicleLooks, VehicleView, pose_views, update
 from physics.model.terrain import MapChoice
 
 SAME = 1e-5
-"""Metres (and degrees, and texture units): float32 rows and Panda's float transforms."""
-FLOAT32 = 1e-6
-"""Relative: a spin angle of hundreds of degrees, kept in float32."""
+"""Metres (and radians, and texture units): float32 rows and poses."""
 TANKS = (("east", 30.0, 10.0, 90.0, Controls(throttle=1.0, steer=0.6)),
          ("west", -25.0, -15.0, 200.0, Controls(throttle=0.8, steer=-0.4)),
          ("north", 5.0, 40.0, 10.0, Controls(throttle=0.6, steer=1.0)))
@@ -43,6 +41,12 @@ FRAME_SHARES = (0.35, 0.65, 0.0)
 
 
 # ----- the per-tank reference ---------------------------------------------------------
+
+def same_angle(drawn: float, expected: float) -> bool:
+    """Whether two angles (radians) are one, a whole number of turns aside."""
+    apart = math.remainder(float(drawn) - float(expected), math.tau)
+    return abs(apart) <= SAME
+
 
 def reference_strip(yz_a, x_a, yz_b, x_b, normal, u, v_a, v_b):
     count = len(yz_a)
@@ -127,6 +131,7 @@ class ReferenceTank:
         previous, current = self.steps[0][0], self.steps[1][0]
         distances = previous + (current - previous) * alpha
         left = rig.anchors_bs[:, 0] < 0.0
+        drawn_wheels = rig.wheels.poses  # what the WHEELS shader reads: centre, spin
         wheel = 0
         for side, on_side in enumerate((left, ~left)):
             order = np.argsort(rig.anchors_bs[on_side, 1])
@@ -134,22 +139,24 @@ class ReferenceTank:
             ground_z = (rig.anchors_bs[on_side, 2] - distances[on_side])[order]
             centre_z = (np.interp(rig.station_y[side], ys, ground_z) + spec.track_thickness_m
                         + spec.road_wheel_radius_m)
-            spin = -math.degrees(self.travelled_m[side] / spec.road_wheel_radius_m)
+            spin = -self.travelled_m[side] / spec.road_wheel_radius_m
             for y, z in zip(rig.station_y[side], centre_z):
-                mount = rig.wheel_mounts[wheel]
-                np.testing.assert_allclose(mount.getPos(), (rig.shape.track_x[side], y, z),
-                                           atol=SAME)
-                assert mount.getChild(0).getP() == pytest.approx(spin, rel=FLOAT32, abs=SAME)
+                np.testing.assert_allclose(drawn_wheels[wheel, :3],
+                                           (rig.shape.track_x[side], y, z), atol=SAME)
+                assert same_angle(drawn_wheels[wheel, 3], spin)
                 wheel += 1
             rows = reference_belt_rows(rig.belt_shapes[side], centre_z, self.travelled_m[side],
                                        rig.belt_colour)
-            drawn = np.frombuffer(memoryview(rig.belt_data[side].getArray(0)).cast("B"),
-                                  dtype=np.float32).reshape(rows.shape)
+            drawn = np.frombuffer(memoryview(rig.belt_data.getArray(0)).cast("B"),
+                                  dtype=np.float32).reshape(2, *rows.shape)[side]
             np.testing.assert_allclose(drawn, rows, atol=SAME)
-        for spinner, side in rig.drive_wheels:
-            assert spinner.getP() == pytest.approx(
-                -math.degrees(self.travelled_m[side] / spec.drive_wheel_radius_m), rel=FLOAT32,
-                abs=SAME)
+        for index, side in enumerate(rig.drive_wheel_sides):
+            rear_y, front_y, drive_z = rig.drive_centres[side]
+            drawn = drawn_wheels[wheel + index]
+            np.testing.assert_allclose(drawn[:3], (rig.shape.track_x[side],
+                                                   (rear_y, front_y)[index % 2], drive_z),
+                                       atol=SAME)
+            assert same_angle(drawn[3], -self.travelled_m[side] / spec.drive_wheel_radius_m)
 
 
 # ----- tests --------------------------------------------------------------------------
@@ -222,15 +229,19 @@ def test_batched_belt_rows_match_the_per_belt_reference():
         np.testing.assert_allclose(rows[k], expected.astype(np.float32), atol=1e-6)
 
 
-def test_a_sides_road_wheels_share_one_spinner_and_the_fixed_pieces_are_one_node_each(
+def test_a_tanks_wheels_are_one_mesh_and_the_fixed_pieces_are_one_node_each(
         config, battle):
     view = VehicleView(NodePath("render"), battle.player, looks(config), battle.step_s)
     rig = view.rig
-    for side, spinner in enumerate(rig.side_spinners):
-        mounts = [m for m, (x, _) in zip(rig.wheel_mounts, rig.wheel_xy)
-                  if (x < 0.0) == (side == 0)]
-        assert len(mounts) == len(rig.station_y[side])
-        assert all(mount.getChild(0).node() == spinner.node() for mount in mounts)
+    wheels = rig.root.findAllMatches("wheels")
+    assert wheels.getNumPaths() == 1 and wheels[0].node().getNumGeoms() == 1
+    road = sum(len(stations) for stations in rig.station_y)
+    assert rig.wheels.count == road + len(rig.drive_wheel_sides)
+    data = wheels[0].node().getGeom(0).getVertexData()
+    index = np.frombuffer(memoryview(data.getArray(0)).cast("B"), dtype=np.float32)
+    index = index.reshape(data.getNumRows(), -1)[:, -1]  # the "wheel" column, last
+    assert set(index.tolist()) == set(range(rig.wheels.count))
+    assert rig.root.find("**/wheel-mount").isEmpty()  # no node per wheel
     assert rig.root.findAllMatches("hull").getNumPaths() == 1
     assert rig.root.find("hull").node().getNumGeoms() == 1
     turret_pieces = [child for child in rig.turret.getChildren() if child.name != "gun"]

@@ -35,6 +35,7 @@ from panda3d.core import (ColorBlendAttrib, Geom, GeomNode, GeomTriangles, GeomV
                           GeomVertexData, GeomVertexFormat, InternalName, NodePath,
                           OmniBoundingVolume, Shader, Vec2, Vec3)
 
+from game.view.particle_kernel import quad_rows_loop
 from physics.model.spec import Spec, SpecError, least_most, rgba, tuning
 
 
@@ -120,6 +121,11 @@ _STATE_LAYOUT = (slice(0, 3), slice(3, 6), 6, 7, slice(8, 10), slice(10, 14), sl
 """Columns of a particle's state row: position, velocity, age, life, size (birth, death),
 colour at birth and at death, drag, lift, glow."""
 _STATE_COLUMNS = 21
+_POSITION, _, _AGE, _LIFE, _SIZE, _COLOUR0, _COLOUR1, _, _, _GLOW = _STATE_LAYOUT
+_QUAD_COLUMNS = tuple(column.start if isinstance(column, slice) else column
+                      for column in (_POSITION, _AGE, _LIFE, _SIZE, _COLOUR0, _COLOUR1, _GLOW))
+"""Where :data:`quad_rows_loop` reads position, age, life, size, both colours and glow
+(the first column of each)."""
 _SHORTEST_LIFE_S = 1e-3
 """No particle lives shorter (its age over its life must stay finite)."""
 _CORNERS = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]], np.float32)
@@ -268,9 +274,9 @@ class ParticleSystem:
         if n == 0:
             return rows
         live = self._state[:n]
-        if self.sort_back_to_front and eye_ws is not None and n > 1:
-            offset = live[:, 0:3] - np.asarray(eye_ws, np.float32)
-            live = live[np.argsort(-np.einsum("ij,ij->i", offset, offset), kind="stable")]
+        order = self._draw_order(eye_ws)
+        if order is not None:
+            live = live[order]
         position, _, age, life, size, colour0, colour1, _, _, glow = (
             live[:, column] for column in _STATE_LAYOUT)
         t = (age / life)[:, None]
@@ -279,6 +285,15 @@ class ParticleSystem:
         rows[:, 7] = size[:, 0] + (size[:, 1] - size[:, 0]) * t[:, 0]
         rows[:, 8] = glow
         return rows
+
+    def _draw_order(self, eye_ws) -> np.ndarray | None:
+        """The live particles' order to draw in, far ones first, where sorting is on and
+        ``eye_ws`` is given (None: as they are)."""
+        n = self.count
+        if not (self.sort_back_to_front and eye_ws is not None and n > 1):
+            return None
+        offset = self._state[:n, 0:3] - np.asarray(eye_ws, np.float32)
+        return np.argsort(-np.einsum("ij,ij->i", offset, offset), kind="stable")
 
     # ----- drawing --------------------------------------------------------------------
 
@@ -327,14 +342,13 @@ class ParticleSystem:
         """Write the live particles into the GeomNode (one memoryview copy)."""
         if self.path is None:
             return
-        rows = self.vertex_rows(eye_ws)
-        n = len(rows)
+        n = self.count
         geom = self.node.modifyGeom(0)
         data = geom.modifyVertexData()
         data.uncleanSetNumRows(n * 4)
         if n:  # each row to its quad's four corners, then from our memory into Panda's
             quads = self._vertex_rows[:n * 4]
-            quads.reshape(n, 4, -1)[:, :, :_FLOATS_PER_ROW] = rows[:, None, :]
+            self._write_quads(quads, eye_ws)
             memoryview(data.modifyArray(0)).cast("B")[:] = memoryview(quads).cast("B")
         if n != self.drawn:  # the triangles of n quads are always the same numbers
             indices = geom.modifyPrimitive(0).modifyVertices(n * 6)
@@ -342,6 +356,18 @@ class ParticleSystem:
             if n:
                 memoryview(indices).cast("B")[:] = memoryview(self._indices[:n * 6]).cast("B")
         self.drawn = n
+
+    def _write_quads(self, quads: np.ndarray, eye_ws) -> None:
+        """Each live particle's vertex row (:meth:`vertex_rows`) into its quad's four rows
+        of ``quads``: in one compiled loop where numba is, else with numpy."""
+        if quad_rows_loop is None:
+            rows = self.vertex_rows(eye_ws)
+            quads.reshape(len(rows), 4, -1)[:, :, :_FLOATS_PER_ROW] = rows[:, None, :]
+            return
+        order = self._draw_order(eye_ws)
+        if order is None:
+            order = np.arange(self.count)
+        quad_rows_loop(self._state, order, *_QUAD_COLUMNS, quads)
 
     def destroy(self) -> None:
         if self.path is not None:

@@ -5,13 +5,15 @@ ground speed) is read for every tank of a fleet at once from the fleet's arrays
 (:func:`latch_step_values`); what it shows once per frame (the road wheels' heights, the
 wheels' spin, both belts' vertex rows) is worked out for all the tanks seen this frame
 in a few numpy operations (:func:`pose_tank_parts`), and so are the hulls' blended poses
-(:func:`blend_hull_poses`). Only the writes into Panda's nodes and vertex buffers remain
-one tank after another, and only of what changed since it was last shown: a tank standing
-still rewrites nothing (each transform written is a new TransformState to make and later
-collect, each vertex buffer written one to upload again).
+(:func:`blend_hull_poses`). Only the writes into Panda's memory remain one tank after
+another (its wheels' pose array, :mod:`game.view.wheel_set`, and its belts' vertex
+buffers), and only of what changed since it was last shown: a tank standing still rewrites
+nothing (each vertex buffer written is one to upload again).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -127,15 +129,14 @@ def _pose_group(rigs) -> None:
     travelled = np.array([rig.travelled_m for rig in rigs])
     radii = np.array([(rig.spec.road_wheel_radius_m, rig.spec.drive_wheel_radius_m)
                       for rig in rigs])
-    road_spin_deg = -np.degrees(travelled / radii[:, :1])
-    drive_spin_deg = -np.degrees(travelled / radii[:, 1:])
+    # Spins about X as a node's setP turns (the WHEELS shader's sense), in radians wrapped
+    # to one turn so that the float32 pose array keeps them precise on a long drive.
+    road_spin_rad = np.remainder(-travelled / radii[:, :1], math.tau)
+    drive_spin_rad = np.remainder(-travelled / radii[:, 1:], math.tau)
     colour = np.array([rig.belt_colour for rig in rigs], dtype=np.float64)
     moved = _belts_moved(rigs, centre_z, travelled, colour)
     belt_z = centre_z.reshape(len(moved), -1)
-    for rig, wheel_z, road_deg, drive_deg, run in zip(
-            rigs, centre_z.tolist(), road_spin_deg.tolist(), drive_spin_deg.tolist(),
-            travelled.tolist()):
-        _write_wheels(rig, wheel_z, road_deg, drive_deg, run)
+    _write_wheels(rigs, centre_z, road_spin_rad, drive_spin_rad)
     _write_belts(rigs, moved, belt_z, travelled.ravel(), np.repeat(colour, 2, axis=0))
     for rig, wheel_z, run, paint in zip(rigs, centre_z, travelled, colour):
         rig.shown_wheel_z, rig.shown_travelled_m, rig.shown_belt_colour = wheel_z, run, paint
@@ -153,33 +154,37 @@ def _belts_moved(rigs, centre_z: np.ndarray, travelled_m: np.ndarray,
     return (rose | ran | shaded[:, None]).ravel()
 
 
-def _write_wheels(rig, wheel_z: list, road_deg: list, drive_deg: list,
-                  travelled_m: list) -> None:
-    """Set the transforms of the rig's wheel mounts and spinners that changed since they
-    were last shown (a tank standing still sets none)."""
-    for mount, (x, y), z, shown in zip(rig.wheel_mounts, rig.wheel_xy, wheel_z,
-                                       rig.shown_wheel_z):
-        if z != shown:
-            mount.setPos(x, y, z)
-    turned = [run != shown for run, shown in zip(travelled_m, rig.shown_travelled_m)]
-    for spinner, angle, side_turned in zip(rig.side_spinners, road_deg, turned):
-        if side_turned:
-            spinner.setP(angle)
-    for spinner, side in rig.drive_wheels:
-        if turned[side]:
-            spinner.setP(drive_deg[side])
+def _write_wheels(rigs, centre_z: np.ndarray, road_rad: np.ndarray,
+                  drive_rad: np.ndarray) -> None:
+    """Each rig's wheel poses (centres and spins, road wheels then sprockets and idlers)
+    from the road wheels' heights ``centre_z`` (R, W) and each side's spins (R, 2); written
+    only for the rigs where one changed since it was last shown (a tank standing still
+    writes none), one copy for all of a rig's wheels."""
+    shown = np.array([rig.wheel_poses for rig in rigs])
+    poses = shown.copy()
+    road = centre_z.shape[1]
+    poses[:, :road, 2] = centre_z
+    poses[:, :road, 3] = np.repeat(road_rad, road // road_rad.shape[1], axis=1)
+    poses[:, road:, 3] = drive_rad[:, rigs[0].drive_wheel_sides]
+    for index in np.flatnonzero((poses != shown).any(axis=(1, 2))).tolist():
+        rig = rigs[index]
+        rig.wheel_poses = poses[index]
+        rig.wheels.write(poses[index])
 
 
 def _write_belts(rigs, moved: np.ndarray, belt_z: np.ndarray, travelled_m: np.ndarray,
                  colour: np.ndarray) -> None:
-    """Rewrite the vertex rows of the belts ``moved`` (a flag per belt, two per rig)."""
+    """Rewrite the vertex rows of both belts of each rig where either ``moved`` (a flag
+    per belt, two per rig): one copy per rig."""
     template = _StackedTemplates.of([rig.belt_template for rig in rigs])
-    belts = np.flatnonzero(moved)
-    if len(belts) == 0:
+    rewritten = np.flatnonzero(moved.reshape(len(rigs), 2).any(axis=1))
+    if len(rewritten) == 0:
         return
+    belts = np.stack([2 * rewritten, 2 * rewritten + 1], axis=1).ravel()
     if len(belts) < len(moved):
         template = template.take(belts)
     rows = belt_rows_batch(template, belt_z[belts], travelled_m[belts], colour[belts])
-    for belt, belt_rows in zip(belts.tolist(), rows):
-        data = rigs[belt // 2].belt_data[belt % 2]
-        memoryview(data.modifyArray(0)).cast("B")[:] = memoryview(belt_rows).cast("B")
+    for index, rig in enumerate(rewritten.tolist()):
+        data = rigs[rig].belt_data
+        memoryview(data.modifyArray(0)).cast("B")[:] = memoryview(
+            rows[2 * index:2 * index + 2]).cast("B")

@@ -3,10 +3,17 @@
 - ``lit``: sun (with shadow map) + hemisphere sky light + distance fog that fades
   into the sky's horizon colour. Variants by ``#define``: ``SAND`` adds world-space
   sand detail (two tiled scales blended by a large-scale mask, plus normal detail),
-  ``TEXTURED`` multiplies by texture 0 (the tracks' links).
+  ``TEXTURED`` multiplies by texture 0 (the tracks' links), ``WHEELS`` places and spins a
+  tank's wheels (below).
 - ``sky``: the gradient dome, horizon colour at the horizon, sky colour at the zenith,
   a warm glow around the sun.
-- ``depth``: the sun's shadow pass; writes depth only.
+- ``depth``: the sun's shadow pass; writes depth only (``WHEELS``: the same variant).
+
+``WHEELS``: one mesh holds all of a rig's wheels, each built about its own centre, each
+vertex naming its wheel in a ``wheel`` column; the ``wheel_pose`` array gives each wheel's
+centre in the rig's frame (xyz) and its spin about the X axis (w, radians, as a node's
+``setP``), so a frame poses every wheel by rewriting that array in place (no node
+transforms to make).
 
 The shared scene inputs (sun, sky, fog, shadow map) are set once on the scene's root by
 :class:`game.view.scene.DesertScene`; every lit node inherits them.
@@ -18,7 +25,34 @@ from functools import lru_cache
 
 from panda3d.core import Shader
 
-_LIT_VERTEX = """
+WHEEL_SLOTS = 40
+"""The ``wheel_pose`` array's length: the most wheels a ``WHEELS`` mesh may hold."""
+WHEELS_SHADOW_TAG_KEY = "shadow-pass"
+WHEELS_SHADOW_TAG_VALUE = "wheels"
+"""A node tagged so draws in the shadow pass with the ``WHEELS`` depth shader."""
+
+_WHEEL_POSE = """
+#ifdef WHEELS
+uniform vec4 wheel_pose[%d];     // xyz: a wheel's centre, w: its spin about X (radians)
+in float wheel;                  // which wheel a vertex belongs to
+vec3 spun(vec3 v, float angle) {
+    float c = cos(angle);
+    float s = sin(angle);
+    return vec3(v.x, c * v.y - s * v.z, s * v.y + c * v.z);
+}
+#endif
+""" % WHEEL_SLOTS
+
+_POSED_VERTEX = """
+#ifdef WHEELS
+    vec4 pose = wheel_pose[int(wheel + 0.5)];
+    vec4 vertex = vec4(pose.xyz + spun(p3d_Vertex.xyz, pose.w), 1.0);
+#else
+    vec4 vertex = p3d_Vertex;
+#endif
+"""
+
+_LIT_VERTEX = _WHEEL_POSE + """
 uniform mat4 p3d_ModelViewProjectionMatrix;
 uniform mat4 p3d_ModelMatrix;
 uniform mat4 p3d_ViewMatrixInverse;
@@ -45,10 +79,15 @@ out vec4 v_haze;                 // rgb: haze colour toward this point, a: visib
 
 void main() {
     // Lighting is per vertex (the terrain's dune shapes come from its vertex normals); the
-    // fragments add only detail, the shadow map and textures.
-    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
-    vec3 world = (p3d_ModelMatrix * p3d_Vertex).xyz;
-    vec3 normal = normalize(mat3(p3d_ModelMatrix) * p3d_Normal);
+    // fragments add only detail, the shadow map and textures.""" + _POSED_VERTEX + """
+#ifdef WHEELS
+    vec3 model_normal = spun(p3d_Normal, pose.w);
+#else
+    vec3 model_normal = p3d_Normal;
+#endif
+    gl_Position = p3d_ModelViewProjectionMatrix * vertex;
+    vec3 world = (p3d_ModelMatrix * vertex).xyz;
+    vec3 normal = normalize(mat3(p3d_ModelMatrix) * model_normal);
     vec3 away = world - p3d_ViewMatrixInverse[3].xyz;
     float distance = length(away);
     float n_dot_l = dot(normal, sun_direction);
@@ -59,7 +98,7 @@ void main() {
         v_specular = sun_colour * specular_strength * pow(max(dot(normal, halfway), 0.0), 24.0);
     }
     v_colour = p3d_Color;
-    v_shadow = trans_model_to_clip_of_suncam * p3d_Vertex;
+    v_shadow = trans_model_to_clip_of_suncam * vertex;
     float fog_distance = fog_density * distance;
     vec2 flat_away = away.xy / max(length(away.xy), 1e-4);
     v_haze = vec4(sky_colour(vec3(flat_away, 0.0), false), exp(-fog_distance * fog_distance));
@@ -181,11 +220,11 @@ void main() {
 }
 """
 
-_DEPTH_VERTEX = """
+_DEPTH_VERTEX = _WHEEL_POSE + """
 uniform mat4 p3d_ModelViewProjectionMatrix;
 in vec4 p3d_Vertex;
-void main() {
-    gl_Position = p3d_ModelViewProjectionMatrix * p3d_Vertex;
+void main() {""" + _POSED_VERTEX + """
+    gl_Position = p3d_ModelViewProjectionMatrix * vertex;
 }
 """
 
@@ -224,7 +263,8 @@ def _source(body: str, defines: tuple[str, ...]) -> str:
 
 @lru_cache(maxsize=None)
 def lit_shader(*defines: str) -> Shader:
-    """The lit shader; ``defines`` pick its variant (``"SAND"``, ``"TEXTURED"``)."""
+    """The lit shader; ``defines`` pick its variant (``"SAND"``, ``"TEXTURED"``,
+    ``"WHEELS"``)."""
     return Shader.make(Shader.SL_GLSL, _source(_SKY_FUNCTION + _LIT_VERTEX, defines),
                        _source(_LIT_FRAGMENT, defines))
 
@@ -235,8 +275,10 @@ def sky_shader() -> Shader:
 
 
 @lru_cache(maxsize=None)
-def depth_shader() -> Shader:
-    return Shader.make(Shader.SL_GLSL, _source(_DEPTH_VERTEX, ()), _source(_DEPTH_FRAGMENT, ()))
+def depth_shader(*defines: str) -> Shader:
+    """The shadow pass's shader; ``defines``: ``"WHEELS"`` or none."""
+    return Shader.make(Shader.SL_GLSL, _source(_DEPTH_VERTEX, defines),
+                       _source(_DEPTH_FRAGMENT, defines))
 
 
 @lru_cache(maxsize=None)

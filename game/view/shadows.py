@@ -22,7 +22,7 @@ from panda3d.core import (BitMask32, Camera, ColorWriteAttrib, FrameBufferProper
                           GraphicsOutput, GraphicsPipe, NodePath, OrthographicLens, Point3,
                           SamplerState, Texture, Vec4, WindowProperties)
 
-from game.view.shaders import depth_shader
+from game.view.shaders import WHEELS_SHADOW_TAG_KEY, WHEELS_SHADOW_TAG_VALUE, depth_shader
 from physics.model.spec import Spec, tuning
 
 
@@ -49,6 +49,15 @@ BUFFER_SORT = -10
 """The depth pass renders before the windows that read it."""
 
 
+def _depth_pass_state(*defines: str) -> NodePath:
+    """What the shadow pass draws with: the depth shader (its ``defines`` variant), no
+    colour; over whatever the nodes drawn set."""
+    state = NodePath("shadow-pass-state")
+    state.setShader(depth_shader(*defines), 100)
+    state.setAttrib(ColorWriteAttrib.make(ColorWriteAttrib.COff), 100)
+    return state
+
+
 class SunShadow:
     """The shadow buffer, its camera and the depth texture the lit shader samples.
 
@@ -70,10 +79,10 @@ class SunShadow:
         lens.setNearFar(0.0, spec.depth_range_m)
         node = Camera("shadow-camera", lens)
         node.setCameraMask(SHADOW_CASTER_MASK)
-        state = NodePath("shadow-pass-state")
-        state.setShader(depth_shader(), 100)
-        state.setAttrib(ColorWriteAttrib.make(ColorWriteAttrib.COff), 100)
-        node.setInitialState(state.getState())
+        node.setInitialState(_depth_pass_state().getState())
+        # Wheel sets place their wheels in the vertex shader: the depth pass must too.
+        node.setTagStateKey(WHEELS_SHADOW_TAG_KEY)
+        node.setTagState(WHEELS_SHADOW_TAG_VALUE, _depth_pass_state("WHEELS").getState())
         self.camera = render.attachNewNode(node)
         self.camera.lookAt(Point3(*(-self.towards_sun)))
         # The camera's own axes, to snap its position to whole texels.

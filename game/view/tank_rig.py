@@ -18,9 +18,10 @@ forward, +X right, +Z up), in proportion to the hull box of the physics spec:
   (:mod:`game.view.track_belt`), whose vertices are rewritten in place (no new nodes)
   each frame the tank may be seen; its links' texture scrolls at the track's ground speed.
 
-The wheels and belts of many tanks are posed together (:mod:`game.view.rig_pose`): each
-side's road wheels share one spinning node (instanced under every wheel's mount), so a
-frame turns them all with one call.
+The wheels and belts of many tanks are posed together (:mod:`game.view.rig_pose`): all of a
+tank's wheels are one mesh that the ``WHEELS`` shader places and spins from one small
+array (:mod:`game.view.wheel_set`), so a frame poses them with one copy and no node
+transforms.
 
 :class:`TankRig` only reads the vehicle; it never writes physics state.
 """
@@ -34,14 +35,19 @@ from panda3d.core import LQuaternionf, NodePath, Point3
 
 from game.view.meshes import cylinder_mesh
 from game.view.rig_hull import HullShape, hull_node
+from game.view.rig_culling import geometry_reach_m
 from game.view.rig_pose import pose_tank_parts, wheel_height_weights
 from game.view.shaders import lit_shader
 from game.view.step_latch import StepLatch
 from game.view.tank_turret import TurretRig
 from game.view.textures import track_texture
-from game.view.track_belt import BeltShape, BeltTemplate, belt_node, wheel_stations
+from game.view.track_belt import BeltShape, BeltTemplate, belts_node, wheel_stations
+from game.view.wheel_set import WheelSet
 from physics.model.pose import blend_poses, rotation_matrix
 from physics.model.spec import Spec, rgb, tuning
+
+OUTWARD = (-1.0, 1.0)
+"""Which way each side's wheels face out: the left (-X), the right (+X)."""
 
 
 @dataclass(frozen=True)
@@ -203,8 +209,9 @@ class TankRig:
         self.turret, self.gun = self.turret_rig.turret, self.turret_rig.gun
         self.muzzle_bs = self.turret_rig.muzzle_bs
         """The muzzle in the gun node's frame."""
-        self._build_road_wheels()
-        self._build_drive_wheels()
+        self.travel_m = float(constants.ray_length_m)
+        """The most a wheel's centre moves from where it was built (a whole ray's length)."""
+        self._build_wheels()
         self._build_belts(track_colour)
         self.step_latch = StepLatch(self._step_values)
         rest = np.full(len(self.anchors_bs), self.rest_length_m)
@@ -215,7 +222,7 @@ class TankRig:
         self.parts_posed = False
         """The wheels and belts show this frame's pose (:meth:`pose_parts` ran since the
         last :meth:`update`)."""
-        self.shown_wheel_z = np.full(len(self.wheel_mounts), self.shape.wheel_centre_rest_z)
+        self.shown_wheel_z = np.full(len(self.wheel_xy), self.shape.wheel_centre_rest_z)
         self.shown_travelled_m = np.zeros(2)
         self.shown_belt_colour = self.belt_colour
         """What the wheels' and belts' nodes show (as built: at rest, not run): posing
@@ -225,64 +232,55 @@ class TankRig:
 
     # ----- wheels and tracks ------------------------------------------------------------
 
-    def _build_road_wheels(self) -> None:
-        """A road wheel at each anchor and more between, on each side; each anchor's
-        nearest wheel stands for it (:meth:`anchor_contacts_ws`). A side's wheels are one
-        spinner node instanced under each wheel's mount: they turn together."""
+    def _build_wheels(self) -> None:
+        """A road wheel at each anchor and more between, on each side, then each side's
+        sprocket (behind) and idler (ahead), raised: one :class:`WheelSet`, the road wheels
+        first. Each anchor's nearest road wheel stands for it (:meth:`anchor_contacts_ws`)."""
         spec, shape = self.spec, self.shape
-        self.wheel_mounts: list[NodePath] = []
-        self.side_spinners: list[NodePath] = []
-        self.wheel_xy: list[tuple[float, float]] = []
-        """Each road wheel's centre across and along the hull (its height moves)."""
+        half_width = spec.wheel_width_share * shape.track_half_width
         self.station_y: list[np.ndarray] = []
         self.anchor_wheel = np.zeros(len(self.anchors_bs), dtype=np.int64)
         left = self.anchors_bs[:, 0] < 0.0
         sides = [np.nonzero(left)[0], np.nonzero(~left)[0]]
+        pieces, centres = [], []
         for side, on_side in enumerate(sides):
             stations = wheel_stations(self.anchors_bs[on_side, 1], spec.road_wheels_per_side)
             self.station_y.append(stations)
-            outward = -1.0 if side == 0 else 1.0
-            spinner = NodePath("wheel")
-            spinner.attachNewNode(self._wheel_node(
-                spec.road_wheel_radius_m, spec.wheel_width_share * shape.track_half_width,
-                outward, paint=spec.wheel_colour))
-            self.side_spinners.append(spinner)
-            first = len(self.wheel_mounts)
-            for y in stations:
-                mount = self.root.attachNewNode("wheel-mount")
-                mount.setPos(shape.track_x[side], y, shape.wheel_centre_rest_z)
-                spinner.instanceTo(mount)
-                self.wheel_mounts.append(mount)
-                self.wheel_xy.append((float(shape.track_x[side]), float(y)))
+            wheel = self._wheel_node(spec.road_wheel_radius_m, half_width, OUTWARD[side],
+                                     paint=spec.wheel_colour)
             for anchor in on_side:
-                self.anchor_wheel[anchor] = first + int(np.argmin(
+                self.anchor_wheel[anchor] = len(centres) + int(np.argmin(
                     np.abs(stations - self.anchors_bs[anchor, 1])))
+            pieces += [wheel] * len(stations)
+            centres += [(shape.track_x[side], y, shape.wheel_centre_rest_z) for y in stations]
+        self.wheel_xy = np.array(centres)[:, :2]
+        """Each road wheel's centre across and along the hull (its height moves)."""
         self.wheel_weights = wheel_height_weights(self.anchors_bs, sides, self.station_y)
         """Road wheels' centre heights from the anchors' ground heights (before the lift)."""
         self.wheel_lift_m = spec.track_thickness_m + spec.road_wheel_radius_m
         """A road wheel's centre stands this far above the ground under it."""
-
-    def _build_drive_wheels(self) -> None:
-        """The sprocket behind and the idler ahead of each side's road wheels, raised."""
-        spec, shape = self.spec, self.shape
         drive_z = shape.wheel_centre_rest_z + spec.drive_wheel_raise_m
-        self.drive_wheels: list[tuple[NodePath, int]] = []
         self.drive_centres = []  # per side: (rear (sprocket) y, front (idler) y, z)
+        self.drive_wheel_sides: list[int] = []
+        """Each sprocket's and idler's side (0 left, 1 right), in the set's order."""
         for side in (0, 1):
-            outward = -1.0 if side == 0 else 1.0
             stations = self.station_y[side]
             rear_y = stations[0] - spec.drive_wheel_gap_m
             front_y = stations[-1] + spec.drive_wheel_gap_m
             self.drive_centres.append((rear_y, front_y, drive_z))
             for y, teeth in ((rear_y, True), (front_y, False)):
-                mount = self.root.attachNewNode("drive-wheel")
-                mount.setPos(shape.track_x[side], y, drive_z)
-                spinner = mount.attachNewNode("spin")
-                spinner.attachNewNode(self._wheel_node(
-                    spec.drive_wheel_radius_m, spec.wheel_width_share * shape.track_half_width,
-                    outward, paint=spec.metal_colour if teeth else spec.wheel_colour,
+                pieces.append(self._wheel_node(
+                    spec.drive_wheel_radius_m, half_width, OUTWARD[side],
+                    paint=spec.metal_colour if teeth else spec.wheel_colour,
                     sides=spec.sprocket_sides if teeth else spec.wheel_sides))
-                self.drive_wheels.append((spinner, side))
+                centres.append((shape.track_x[side], y, drive_z))
+                self.drive_wheel_sides.append(side)
+        centres = np.array(centres)
+        reach = (np.linalg.norm(centres, axis=1).max() + self.travel_m
+                 + max(geometry_reach_m(piece) for piece in pieces))
+        self.wheels = WheelSet(self.root, pieces, centres, reach)
+        self.wheel_poses = np.column_stack([centres, np.zeros(len(centres))])
+        """Each wheel's centre (rig frame) and spin (radians), as last written."""
 
     def _wheel_node(self, radius: float, half_width: float, outward: float, paint,
                     sides: int | None = None):
@@ -302,7 +300,7 @@ class TankRig:
                              smooth=False)
 
     def _build_belts(self, track_colour) -> None:
-        """Each side's track belt, textured with links, at ride height."""
+        """Both sides' track belts, textured with links, at ride height: one mesh."""
         spec = self.spec
         self.travelled_m = np.zeros(2)
         """Metres each track's belt has run (drives the links' scroll and the wheels' spin)."""
@@ -315,17 +313,16 @@ class TankRig:
         self.belt_shapes = [self._belt_shape(side) for side in (0, 1)]
         self.belt_template = BeltTemplate.of(self.belt_shapes)
         """Both belts' fixed geometry, for the batched pass (:mod:`game.view.rig_pose`)."""
-        self.belts: list[NodePath] = []
-        self.belt_data = []
-        for side, belt in enumerate(self.belt_shapes):
-            rest_z = np.full(len(belt.stations_y), self.shape.wheel_centre_rest_z)
-            node = belt_node(f"track-{side}", belt, rest_z, track_colour)
-            path = self.root.attachNewNode(node)
-            path.setShader(lit_shader("TEXTURED"))
-            path.setTexture(self.track_tex)
-            path.setShaderInput("specular_strength", 0.0)
-            self.belts.append(path)
-            self.belt_data.append(node.modifyGeom(0).modifyVertexData())
+        rest_z = [np.full(len(belt.stations_y), self.shape.wheel_centre_rest_z)
+                  for belt in self.belt_shapes]
+        node = belts_node("tracks", self.belt_shapes, rest_z, track_colour)
+        path = self.root.attachNewNode(node)
+        path.setShader(lit_shader("TEXTURED"))
+        path.setTexture(self.track_tex)
+        path.setShaderInput("specular_strength", 0.0)
+        self.belts: list[NodePath] = [path]
+        self.belt_data = node.modifyGeom(0).modifyVertexData()
+        """Both belts' vertex rows, the left belt's first (one copy rewrites them)."""
 
     def _belt_shape(self, side: int) -> BeltShape:
         spec = self.spec
@@ -374,7 +371,7 @@ class TankRig:
             hull_pose = (position, orientation, rotation_matrix(orientation))
         position, orientation, self.rotation = hull_pose
         self.position = position
-        self.root.setPosQuat(Point3(*position), LQuaternionf(*orientation))
+        self.root.setPosQuat(Point3(*position.tolist()), LQuaternionf(*orientation.tolist()))
         self.turret_rig.aim(vehicle.turret_heading_rad, vehicle.gun_elevation_rad)
         self.parts_posed = False
         if pose_parts:
@@ -392,8 +389,8 @@ class TankRig:
         """Where the track under each anchor's wheel meets the ground, world space (A, 3)."""
         render = self.root.getTop()
         drop = self.spec.track_thickness_m + self.spec.road_wheel_radius_m
-        return np.array([render.getRelativePoint(self.wheel_mounts[w], Point3(0.0, 0.0, -drop))
-                         for w in self.anchor_wheel])
+        return np.array([render.getRelativePoint(self.root, Point3(
+            *self.wheel_xy[w], self.shown_wheel_z[w] - drop)) for w in self.anchor_wheel])
 
     def gun_pose_ws(self, offset_m=(0.0, 0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
         """A point fixed to the gun (``offset_m``: right, forward, up from the trunnion) and

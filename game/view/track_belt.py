@@ -3,7 +3,7 @@
 The belt runs along the top from the rear sprocket to the front idler, down round the
 idler, back along the bottom under the road wheels (which rise and fall with the
 ground) and up round the sprocket. Its vertices are rewritten in place each frame
-(:func:`belt_rows_batch`, for many belts at once, into the node :func:`belt_node` made);
+(:func:`belt_rows_batch`, for many belts at once, into the node :func:`belts_node` made);
 the links' texture scrolls by the metres the track has run.
 """
 
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from panda3d.core import GeomNode
 
+from game.view.belt_kernel import belt_rows_loop, strip_table
 from game.view.meshes import make_mesh
 
 BELT_STRIPS = 4
@@ -174,11 +175,31 @@ STRIPS = (
 and the two edges (:data:`BELT_STRIPS`)."""
 
 
+_STRIP_TABLE = strip_table(STRIPS)
+
+
 def belt_rows_batch(template: BeltTemplate, centre_z: np.ndarray, travelled_m: np.ndarray,
                     colour: np.ndarray) -> np.ndarray:
     """(B, rows, 12) float32: each belt's vertex rows (see :data:`ROW_POSITION` ...), its
     road wheels' centres at ``centre_z`` (B, W), its links' texture moved on by
-    ``travelled_m`` (B,), coloured ``colour`` (B, 3)."""
+    ``travelled_m`` (B,), coloured ``colour`` (B, 3). Compiled where numba is, else numpy
+    (:func:`belt_rows_numpy`): the same rows."""
+    if belt_rows_loop is None:
+        return belt_rows_numpy(template, centre_z, travelled_m, colour)
+    belts, count = template.path_y.shape
+    rows = np.empty((belts, BELT_STRIPS, count + 1, 2, 12), dtype=np.float32)
+    floats = [np.ascontiguousarray(values, dtype=np.float64) for values in (  # one signature
+        template.path_y, template.path_z, centre_z, template.wheel_radius_m,
+        template.wrap_dz_m, template.x_m, template.thickness_m, template.link_length_m,
+        travelled_m, colour)]
+    belt_rows_loop(*floats[:2], int(template.first_moving), *floats[2:], *_STRIP_TABLE,
+                   MIN_TANGENT_LENGTH_M, rows)
+    return rows.reshape(belts, BELT_STRIPS * (count + 1) * 2, 12)
+
+
+def belt_rows_numpy(template: BeltTemplate, centre_z: np.ndarray, travelled_m: np.ndarray,
+                    colour: np.ndarray) -> np.ndarray:
+    """:func:`belt_rows_batch` in numpy operations over all the belts at once."""
     path = belt_paths(template, centre_z)
     inner = np.concatenate([path, path[:, :1]], axis=1)  # closed: the first point again
     tangent = np.roll(path, -1, axis=1) - np.roll(path, 1, axis=1)
@@ -239,8 +260,14 @@ def _belt_triangles(rows: np.ndarray) -> np.ndarray:
     return triangles
 
 
-def belt_node(name: str, shape: BeltShape, centre_z: np.ndarray, colour) -> GeomNode:
-    """The belt as one dynamic mesh (its rows rewritten each frame), not yet run."""
-    rows = belt_rows(shape, centre_z, 0.0, colour)
+def belts_node(name: str, shapes: list[BeltShape], centre_z: np.ndarray, colour) -> GeomNode:
+    """The belts of ``shapes`` (their road wheels' centres at heights ``centre_z``, one row
+    per belt) as one dynamic mesh, not yet run: each belt's rows after the one before's
+    (:func:`belt_rows_batch`'s order), so that one copy rewrites them all."""
+    rows = [belt_rows(shape, heights, 0.0, colour) for shape, heights in zip(shapes, centre_z)]
+    starts = np.cumsum([0] + [len(belt) for belt in rows[:-1]])
+    triangles = np.concatenate([_belt_triangles(belt) + start
+                                for belt, start in zip(rows, starts)])
+    rows = np.concatenate(rows)
     return make_mesh(name, rows[:, ROW_POSITION], rows[:, ROW_NORMAL], rows[:, ROW_COLOUR],
-                     _belt_triangles(rows), uvs=rows[:, ROW_UV], dynamic=True)
+                     triangles, uvs=rows[:, ROW_UV], dynamic=True)

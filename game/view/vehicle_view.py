@@ -14,6 +14,7 @@ import numpy as np
 from panda3d.core import Geom, InternalName, NodePath
 
 from game.view.car_rig import CarRig, CarRigSpec
+from game.view.rig_culling import reach_m, spheres_seen
 from game.view.rig_pose import blend_hull_poses, latch_step_values, pose_tank_parts
 from game.view.scene import SceneSpec
 from game.view.tank_rig import TankRig, TankRigSpec
@@ -79,10 +80,24 @@ def pose_views(views: list[VehicleView]) -> None:
             view.rig.pose_parts()
 
 
+def views_seen(views: list[VehicleView], frustums) -> list[VehicleView]:
+    """Those of ``views`` that any of ``frustums`` may see (see :meth:`VehicleView.seen_by`),
+    tested together for the views under each parent node."""
+    by_parent: dict[int, tuple[NodePath, list]] = {}
+    for view in views:
+        parent = view.root.getParent()
+        by_parent.setdefault(parent.getKey(), (parent, []))[1].append(view)
+    seen = []
+    for parent, group in by_parent.values():
+        mask = spheres_seen(parent, np.array([view.position for view in group]),
+                            np.array([view.reach_m for view in group]), frustums)
+        seen += [view for view, visible in zip(group, mask) if visible]
+    return seen
+
+
 def pose_views_if_seen(views: list[VehicleView], frustums) -> None:
     """:meth:`VehicleView.pose_parts_if_seen` for every view, the seen ones together."""
-    pose_views([view for view in views
-                if not view.rig.parts_posed and view.seen_by(frustums)])
+    pose_views(views_seen([view for view in views if not view.rig.parts_posed], frustums))
 
 
 class ColourShade:
@@ -125,6 +140,13 @@ class VehicleView:
         """The hull's length: the chase camera's distances scale with it."""
         self.has_gun = isinstance(self.rig, TankRig)
         """A tank (a :class:`TankRig`); else a car."""
+        # The wheels move from where they were built by at most a ray's length (a tank's
+        # wheel set's bounds hold that already); a belt's outer face swings with its run.
+        travel_m = float(vehicle.fleet.constants.ray_length_m)
+        if self.has_gun:
+            travel_m += 2.0 * looks.tank_rig.track_thickness_m
+        self.reach_m = reach_m(self.root) + travel_m
+        """A sphere this big about the rig's origin holds it, however its parts move."""
         self._wreck_shade = looks.scene.wreck_shade
         self._shade = ColourShade(self.root)
         self.wrecked = False
@@ -151,16 +173,11 @@ class VehicleView:
             self._set_wrecked(destroyed)
 
     def seen_by(self, frustums) -> bool:
-        """Whether the rig's bounding sphere meets any of ``frustums``: (camera NodePath,
-        its lens's bounds in the camera's frame) pairs."""
-        bounds = self.root.getBounds()  # in the frame of the rig's parent
-        parent = self.root.getParent()
-        for camera, frustum in frustums:
-            sphere = bounds.makeCopy()
-            sphere.xform(parent.getMat(camera))
-            if frustum.contains(sphere):
-                return True
-        return False
+        """Whether the rig's reach (a sphere of :attr:`reach_m` about its drawn position)
+        meets any of ``frustums``: (camera NodePath, its lens's bounds in the camera's
+        frame) pairs."""
+        return bool(spheres_seen(self.root.getParent(), np.array([self.position]),
+                                 np.array([self.reach_m]), frustums)[0])
 
     def pose_parts_if_seen(self, frustums) -> bool:
         """Pose the rig's moving parts this frame if some camera may see them (see

@@ -1,0 +1,36 @@
+"""The particles' compiled quad loop (game/view/particle_kernel.py) writes the very vertex
+rows the numpy path does: sorted far to near from an eye, and unsorted."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from panda3d.core import NodePath
+
+import game.view.particles as particles
+from game.view.particle_kernel import quad_rows_loop
+
+COUNT = 1500
+CAPACITY = 4000
+EYE_WS = (3.0, -40.0, 5.0)
+
+
+def drawn_rows(system: particles.ParticleSystem, eye_ws) -> np.ndarray:
+    system.draw(eye_ws)
+    return system._vertex_rows[:system.count * 4].copy()
+
+
+@pytest.mark.skipif(quad_rows_loop is None, reason="numba is not available here")
+@pytest.mark.parametrize("sort_back_to_front", [True, False])
+def test_the_compiled_quads_are_the_numpy_quads(monkeypatch, sort_back_to_front):
+    random = np.random.default_rng(3)
+    system = particles.ParticleSystem(CAPACITY, NodePath("render"),
+                                      sort_back_to_front=sort_back_to_front)
+    system.spawn(random.normal(size=(COUNT, 3)) * 20.0, random.normal(size=(COUNT, 3)),
+                 random.uniform(0.5, 3.0, COUNT), (0.3, 2.0), (1.0, 0.5, 0.2, 0.9),
+                 (0.2, 0.2, 0.2, 0.0), 0.5, 0.3, random.uniform(size=COUNT) > 0.5)
+    system.update(0.4)  # some age, none dies
+    compiled = drawn_rows(system, EYE_WS)
+    monkeypatch.setattr(particles, "quad_rows_loop", None)
+    assert np.array_equal(compiled, drawn_rows(system, EYE_WS))
+    assert system.count == COUNT
