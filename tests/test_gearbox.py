@@ -17,7 +17,8 @@ from physics.model.engine import RPM_PER_RAD_S, Driveline
 from physics.model.gearbox import (KMH_PER_MPS, DriveCommand, Gearbox, GearboxSpec, GearboxStep,
                                    GearRequest, gate_layout)
 from physics.model.kernel_tables import (DRIVELINE_COLUMNS, DRIVELINE_DRIVE, DRIVELINE_FREE_LOAD,
-                                         DRIVELINE_GRIPPING, DRIVELINE_RIM, DRIVELINE_STEER)
+                                         DRIVELINE_GRIPPING, DRIVELINE_GROUNDED, DRIVELINE_RIM,
+                                         DRIVELINE_STEER)
 from physics.model.spec import SpecError, build_spec
 
 CONFIG = Path(__file__).resolve().parents[1] / "config" / "gearboxes.toml"
@@ -56,7 +57,8 @@ def gearbox(spec: GearboxSpec, count: int = 1, automatic=False) -> Gearbox:
                    driveline=Driveline(SPROCKET_M, MASS_KG, 0.0, spec.rad_s_per_mps("1")))
 
 
-def rolling(speed_mps, gripping=1.0, free_load_n=0.0, steer_mps=0.0, drive_n=0.0) -> np.ndarray:
+def rolling(speed_mps, gripping=1.0, free_load_n=0.0, steer_mps=0.0, drive_n=0.0,
+            grounded=1.0) -> np.ndarray:
     """Driveline sums of vehicles whose tracks grip and roll at ``speed_mps``."""
     speeds = np.atleast_1d(np.asarray(speed_mps, dtype=float))
     sums = np.zeros((len(speeds), DRIVELINE_COLUMNS))
@@ -65,6 +67,7 @@ def rolling(speed_mps, gripping=1.0, free_load_n=0.0, steer_mps=0.0, drive_n=0.0
     sums[:, DRIVELINE_FREE_LOAD] = free_load_n
     sums[:, DRIVELINE_STEER] = steer_mps
     sums[:, DRIVELINE_DRIVE] = drive_n
+    sums[:, DRIVELINE_GROUNDED] = grounded
     return sums
 
 
@@ -360,6 +363,7 @@ def test_in_gear_off_the_throttle_and_nearly_still_the_brakes_hold(spec):
     assert not step1(box, 0.0, 0.3)[0].hold[0]  # the throttle lets go
     assert not step1(box, 2.0 * hold_mps, 0.0)[0].hold[0]  # moving: it coasts
     assert not step1(gearbox(spec), 0.0, 0.0)[0].hold[0]  # in N it rolls
+    assert not step1(box, 0.0, 0.0, gripping=0.0, grounded=0.0)[0].hold[0]  # in the air
 
 
 def test_rpm_free_revs_in_neutral(spec):

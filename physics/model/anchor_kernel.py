@@ -56,8 +56,8 @@ import math
 from physics.model.compiled import compiled
 from physics.model.kernel_tables import (
     ACROSS, ALONG, BUMP_DAMPING, BUMP_STIFFNESS, COMPRESSION, DAMPING, DOWN, DRIVE_SHARE,
-    DRIVELINE_DRIVE, DRIVELINE_FREE_LOAD, DRIVELINE_GRIPPING, DRIVELINE_RIM, DRIVELINE_STEER,
-    DRIVELINE_STIFFNESS,
+    DRIVELINE_DRIVE, DRIVELINE_FREE_LOAD, DRIVELINE_GRIPPING, DRIVELINE_GROUNDED, DRIVELINE_RIM,
+    DRIVELINE_STEER, DRIVELINE_STIFFNESS,
     EXACT_DISTANCE,
     EXACT_GRIP, EXACT_GROUND_VELOCITY, EXACT_HIT, EXACT_NORMAL, EXACT_POINT, EXACT_ROLLING,
     GRIP, GRIP_DAMPING, GRIP_STIFFNESS, HIT, LOAD, MASS, MIN_GROUND_UP, NEGATIVE_COMPLIANCE,
@@ -180,7 +180,7 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
     the module docstring's)."""
     count = anchors.shape[0]
     sums = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-    driven = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    driven = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     ray_length, travel, min_ground_up = model[RAY_LENGTH], model[TRAVEL], model[MIN_GROUND_UP]
     grip, sliding_grip, rolling = model[GRIP], model[SLIDING_GRIP], model[ROLLING]
     wheels = model[TYRE] != NO_WHEELS
@@ -238,7 +238,8 @@ def _store(vehicle, sums, driven, linear, angular, driveline):
     angular[vehicle, 0], angular[vehicle, 1], angular[vehicle, 2] = sums[3:]
     (driveline[vehicle, DRIVELINE_RIM], driveline[vehicle, DRIVELINE_GRIPPING],
      driveline[vehicle, DRIVELINE_FREE_LOAD], driveline[vehicle, DRIVELINE_STEER],
-     driveline[vehicle, DRIVELINE_DRIVE], driveline[vehicle, DRIVELINE_STIFFNESS]) = driven
+     driveline[vehicle, DRIVELINE_DRIVE], driveline[vehicle, DRIVELINE_STIFFNESS],
+     driveline[vehicle, DRIVELINE_GROUNDED]) = driven
 
 
 def _wheel_and_driveline(driven, first, wheels, n, hit, load, along_mps, across_mps, wheel_mps,
@@ -257,7 +258,8 @@ def _wheel_and_driveline(driven, first, wheels, n, hit, load, along_mps, across_
     gripping = hit and not sliding
     rim_mps = (wheel_spin_rad_s[n] * model[WHEEL_RADIUS] if wheels
                else (along_mps if gripping else wheel_mps))
-    driven = _driveline_sums(driven, first, anchor, gripping and elastic_n_s_m == 0.0, rim_mps,
+    driven = _driveline_sums(driven, first, anchor, hit, gripping and elastic_n_s_m == 0.0,
+                             rim_mps,
                              along, along_mps, (model[ROLLING] + surface_rolling) * load,
                              elastic_n_s_m, substep_s)
     return along, across, sliding, driven
@@ -284,14 +286,14 @@ def _wheel(n, hit, load, along_mps, across_mps, wheel_mps, limit_n, grip_share,
     return along, across, sliding, elastic_n_s_m
 
 
-def _driveline_sums(sums, first, anchor, gripping, rim_mps, along_n, along_mps, resistance_n,
-                    elastic_n_s_m, substep_s):
+def _driveline_sums(sums, first, anchor, hit, gripping, rim_mps, along_n, along_mps,
+                    resistance_n, elastic_n_s_m, substep_s):
     """A vehicle's running driveline sums (the ``first`` anchor starts them): this anchor's
     rim speed by its drive share, the share that grips, the force it passes if it does
     not grip, its rim speed by share and side (the tracks' difference), the drive it
     passes if it grips (its force along less the rolling resistance the grip stage added:
     ``resistance_n`` at most, as much as stops the anchor within the substep), and how its
-    force grows with its rim speed (a slip tyre's curve)."""
+    force grows with its rim speed (a slip tyre's curve), and the share on the ground."""
     share = anchor[DRIVE_SHARE]
     rim = share * rim_mps
     driven = share != 0.0
@@ -301,10 +303,11 @@ def _driveline_sums(sums, first, anchor, gripping, rim_mps, along_n, along_mps, 
              if driven and gripping else 0.0)
     steer = anchor[SIDE] * rim
     elastic = elastic_n_s_m if driven else 0.0
+    grounded = share if hit else 0.0
     if first:
-        return rim, grips, free, steer, drive, elastic
+        return rim, grips, free, steer, drive, elastic, grounded
     return (sums[0] + rim, sums[1] + grips, sums[2] + free, sums[3] + steer, sums[4] + drive,
-            sums[5] + elastic)
+            sums[5] + elastic, sums[6] + grounded)
 
 
 def _ground_under(ox, oy, oz, dx, dy, dz, n, ray_length, min_ground_up, planes, lookup,

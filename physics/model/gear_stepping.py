@@ -8,8 +8,8 @@ from __future__ import annotations
 from physics.model.compiled import compiled
 from physics.model.engine import MASS, RPM_PER_RAD_S, engine_step
 from physics.model.kernel_tables import (DRIVELINE_DRIVE, DRIVELINE_FREE_LOAD,
-                                         DRIVELINE_GRIPPING, DRIVELINE_RIM, DRIVELINE_STEER,
-                                         DRIVELINE_STIFFNESS)
+                                         DRIVELINE_GRIPPING, DRIVELINE_GROUNDED, DRIVELINE_RIM,
+                                         DRIVELINE_STEER, DRIVELINE_STIFFNESS)
 
 _TIME_EPSILON_S = 1e-9  # float slack so n steps of dt_s finish an n * dt_s shift
 
@@ -46,8 +46,8 @@ def step_gearboxes(dt_s, speed_mps, throttle, driveline, automatic, gear_index, 
                     finished):
     """One step of every gearbox, in place (compiled where numba is installed; a plain loop
     otherwise). ``gears`` is the stepping table; ``settings``: reverse engage speed, shift
-    time and the speed below which a vehicle in gear off the throttle is held (as it is
-    rolling against its gear's way at any speed); ``engine`` and ``curve``: :mod:`physics.model.engine`'s settings and
+    time and the speed below which a vehicle in gear off the throttle, on the ground, is
+    held (as it is rolling against its gear's way at any speed); ``engine`` and ``curve``: :mod:`physics.model.engine`'s settings and
     torque curve; ``last_speed_mps``: each vehicle's forward speed a step ago, brought up
     to date (the resistance besides the anchors' is what their forces leave unexplained of
     the vehicle's acceleration over the last step)."""
@@ -76,6 +76,7 @@ def step_gearboxes(dt_s, speed_mps, throttle, driveline, automatic, gear_index, 
         rpm[vehicle] = engine_rad_s * RPM_PER_RAD_S
         force_n[vehicle] = abs(force)
         hold[vehicle] = (engaged and gear != neutral and pedal == 0.0
+                         and driveline[vehicle, DRIVELINE_GROUNDED] > 0.0
                          and (abs(speed_mps[vehicle]) < hold_mps
                               or speed_mps[vehicle] * gears[gear, 1] < 0.0))
         if not engaged:

@@ -74,8 +74,9 @@ class GearboxSpec(Spec):
     shift_time_s: float = tuning("duration of a shift, with no drive meanwhile (s)", minimum=0.0, maximum=5.0)
     reverse_engage_below_kmh: float = tuning("R, or a forward gear while reversing, only below this speed (km/h)",
                                              minimum=0.1, maximum=50.0)
-    hold_below_kmh: float = tuning("in gear off the throttle below this speed, or rolling against "
-                                   "the gear's way, the brakes hold the vehicle (a hill hold)",
+    hold_below_kmh: float = tuning("in gear off the throttle on the ground below this speed, or "
+                                   "rolling against the gear's way, the brakes hold the vehicle "
+                                   "(a hill hold)",
                                    minimum=0.0, maximum=20.0)
     automatic_upshift_fraction: float = tuning("automatic: shift up above this fraction of the gear's top speed",
                                                minimum=0.1, maximum=1.0)

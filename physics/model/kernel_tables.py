@@ -41,10 +41,10 @@ NO_WHEELS, GRIP_TYRES, SLIP_TYRES = 0.0, 1.0, 2.0
 # force the others pass along their headings; half the left and right tracks' speed
 # difference; the drive the gripping ones passed (their force along, less the rolling
 # resistance); and how much the others' force grows per m/s of rim speed (slip tyres on their
-# curve; N s/m). Slip tyres on their curve count as not gripping: the curve, not the car's
-# mass, is what the engine drives against.
+# curve; N s/m); and the share of them on the ground. Slip tyres on their curve count as not
+# gripping: the curve, not the car's mass, is what the engine drives against.
 (DRIVELINE_RIM, DRIVELINE_GRIPPING, DRIVELINE_FREE_LOAD, DRIVELINE_STEER, DRIVELINE_DRIVE,
- DRIVELINE_STIFFNESS, DRIVELINE_COLUMNS) = range(7)
+ DRIVELINE_STIFFNESS, DRIVELINE_GROUNDED, DRIVELINE_COLUMNS) = range(8)
 
 # Rows of the hits cast beforehand, (EXACT_ROWS, N): flags as 0 or 1, vectors as three rows.
 (EXACT_HIT, EXACT_DISTANCE, EXACT_POINT, EXACT_NORMAL, EXACT_GROUND_VELOCITY,
