@@ -8,13 +8,12 @@ the last rpm before the redline.
 
 The clutch joins the engine to the driveline (gearbox, shafts, the tracks or the driven
 wheels, and, through the ground, the vehicle). It is an automatic clutch: it engages with
-speed between ``bite_rpm`` and ``lock_rpm`` (the engine's, or the driveline's where that
-turns faster), while the throttle is pressed or the driveline already turns faster than
-the bite, either way (so a vehicle standing in
-gear at idle does not creep, and one rolling in gear, even backwards, brakes on its
-engine). Each step it passes the torque
-that brings the two sides to one speed, if its capacity allows (locked), or its capacity
-(slipping): pulling away, and just after a shift, the engine runs ahead of the tracks.
+the engine's speed between ``bite_rpm`` and ``lock_rpm``, while the throttle is pressed or
+the driveline already turns faster than the bite, either way. So a vehicle standing in gear
+at idle does not creep, one rolling in gear brakes on its engine, and the engine is never
+dragged below the bite. Each step the clutch passes the torque that brings the two sides to
+one speed, if its capacity allows (locked), or its capacity (slipping): pulling away, and
+just after a shift, the engine runs ahead of the tracks.
 
 The driveline's inertia, seen at the engine, is its own plus the vehicle's mass reflected
 through the gear, ``m (r / G)^2``, for the share of the driven anchors that grip. Anchors
@@ -22,11 +21,15 @@ that slide (wheelspin) or hang in the air do not carry the vehicle's mass; the f
 pass instead is a load the step reads back from the last substep. Slip tyres on their curve
 count among those: the curve couples them to the ground, and how steeply its force grows
 with the wheel's speed is taken as part of the step. So on ice the engine revs, in the air
-the wheels spin up with the engine, and on a gripping track it pulls the whole mass.
+the wheels spin up with the engine, and on a gripping track it pulls the whole mass. What
+else holds the vehicle back (rolling resistance, a slope, the air) is a load too: the
+gearbox works it out from the last step, as what the anchors passed less what the
+vehicle's mass took to accelerate.
 
 What the step gives the anchors is a rim speed to drive toward (the driveline's speed at
-the end of the step) and the force the clutch passes, as the servo's limit: the anchor
-kernel's grip stage then pushes the vehicle with at most that force.
+the end of the step; the engine's own while the clutch slips) and the force the clutch
+passes, as the servo's limit: the anchor kernel's grip stage then pushes the vehicle with
+at most that force.
 
 Functions of plain numbers, compiled into the gearbox's loop where numba is installed.
 """
