@@ -109,7 +109,7 @@ def drive(box: Gearbox, seconds: float, throttle: float, speed_mps: float = 0.0,
         holding_n = float(np.clip(MASS_KG * speed_mps / DT_S + drive_n, -resistance_n,
                                   resistance_n))
         speed_mps += (drive_n - holding_n) * DT_S / MASS_KG
-        ratio = abs(box._stepping_table[box.gear_index[0], 1])
+        ratio = box.overall_ratios[box.gear_index[0]] / SPROCKET_M
         rows.append((speed_mps, command.rpm[0], abs(speed_mps) * ratio * RPM_PER_RAD_S))
     return speed_mps, rows
 

@@ -100,7 +100,8 @@ class VehicleFleet:
                                           world.spec.gravity_m_s2, tracked=spec.tracked)
         self.drive = spec.make_drive(self.constants)
         self.model = spec.make_model(self.constants)
-        self.gearbox = Gearbox(gearbox_spec, 0, driveline=spec.driveline(gearbox_spec))
+        self.gearbox = Gearbox(gearbox_spec, 0,
+                               driveline=spec.driveline(gearbox_spec, self.constants))
         self.bodies: list[BulletRigidBodyNode] = []
         self.obstacles: list[BulletRigidBodyNode] = []
         """Moving bodies anchors may stand on; static ones are kept as bounding spheres."""
@@ -123,7 +124,6 @@ class VehicleFleet:
         self.faulted = np.zeros(0, dtype=bool)
         """Per vehicle: its anchor maths went non-finite since the last ``recover``."""
         self.command = AnchorCommand.idle(0, len(self.constants.position_bs))
-        self.rpm = np.zeros(0)
         self._near_test: _NearTest | None = None
         self._hull_clearance = HullClearance(terrain, spec.hull)
         self.meets_terrain = np.zeros(0, dtype=bool)
@@ -147,7 +147,6 @@ class VehicleFleet:
         self.faulted = np.append(self.faulted, False)
         self.meets_terrain = np.append(self.meets_terrain, True)
         self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
-        self.rpm = np.append(self.rpm, self.gearbox.spec.idle_rpm)
         return index
 
     def remove(self, index: int) -> None:
@@ -157,8 +156,7 @@ class VehicleFleet:
         self.gearbox.remove_vehicle(index)
         self.model.remove(index)
         self.drive.remove(index)
-        for name in ("throttle", "steer", "brake", "handbrake", "faulted", "meets_terrain",
-                     "rpm"):
+        for name in ("throttle", "steer", "brake", "handbrake", "faulted", "meets_terrain"):
             setattr(self, name, np.delete(getattr(self, name), index))
         self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
         self._near_test = None
@@ -169,15 +167,19 @@ class VehicleFleet:
         and drive), to set it back with :meth:`set_vehicle_state` (a network client
         rewinding its prediction)."""
         return (self.gearbox.vehicle_state(index), self.model.vehicle_state(index),
-                self.drive.vehicle_state(index), float(self.rpm[index]))
+                self.drive.vehicle_state(index))
 
     def set_vehicle_state(self, index: int, state: tuple) -> None:
-        gearbox, model, drive, rpm = state
+        gearbox, model, drive = state
         self.gearbox.set_vehicle_state(index, gearbox)
         self.model.set_vehicle_state(index, model)
         self.drive.set_vehicle_state(index, drive)
-        self.rpm[index] = rpm
         self._near_test = None
+
+    @property
+    def rpm(self) -> np.ndarray:
+        """Each vehicle's engine speed (rpm): its gearbox's engine."""
+        return self.gearbox.rpm
 
     def remove_obstacle(self, body: BulletRigidBodyNode) -> None:
         """A moving body anchors could stand on is gone."""
@@ -231,7 +233,6 @@ class VehicleFleet:
                                *self._near_something(states, step_s))
         self._pair_hulls_with_terrain(states, step_s)
         gears = self.gearbox.step(step_s, speeds, self.throttle, self.model.driveline)
-        self.rpm = gears.command.rpm
         self.command = self.drive.command(gears.command, self.gearbox.shifting, self.steer,
                                           self.brake, self.handbrake, step_s, speeds)
         return gears

@@ -81,10 +81,6 @@ class EngineSpec(Spec):
             if high <= low:
                 raise SpecError(f"torque_curve[{index}].rpm", high, f"above {low} (rpm ascending)")
 
-    def peak_torque_nm(self) -> float:
-        """The most torque the curve gives at full throttle."""
-        return max(point.full_throttle_nm for point in self.torque_curve)
-
 
 @dataclass(frozen=True)
 class ClutchSpec(Spec):
@@ -184,12 +180,11 @@ def engine_step(dt_s, engine_rad_s, rad_s_per_mps, driveline_inertia, pedal, rim
     throttle = max(pedal, clamp((governed_rpm - rpm) / settings[GOVERNOR_BAND], 0.0, 1.0))
     torque = engine_torque_nm(rpm, throttle, curve, settings)
     inertia = settings[INERTIA]
-    if rad_s_per_mps == 0.0:  # no gear engaged: the engine turns free
-        return max(engine_rad_s + dt_s * torque / inertia, 0.0), rim_mps, 0.0
     driveline_rad_s = rad_s_per_mps * rim_mps
-    closing = pedal > 0.0 or abs(driveline_rad_s) * RPM_PER_RAD_S >= settings[BITE]
+    closing = rad_s_per_mps != 0.0 and (
+        pedal > 0.0 or abs(driveline_rad_s) * RPM_PER_RAD_S >= settings[BITE])
     capacity = clutch_capacity_nm(rpm, closing, settings)
-    if capacity == 0.0:  # the clutch is out: the tracks or wheels roll free
+    if capacity == 0.0:  # no gear, or the clutch out: the engine turns free, the tracks roll
         return max(engine_rad_s + dt_s * torque / inertia, 0.0), rim_mps, 0.0
     carried = driveline_inertia + (gripping * settings[MASS] + dt_s * stiffness_n_s_m) / (
         rad_s_per_mps * rad_s_per_mps)

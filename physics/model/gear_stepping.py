@@ -21,9 +21,9 @@ def _automatic_shift(vehicle, speed, stick, gear, gears, reverse_engage_mps, shi
     standstill the stick picks the direction. Returns the engaged gear (N once a shift
     starts)."""
     wanted = gear
-    if speed > gears[gear, 3]:
+    if speed > gears[gear, 2]:
         wanted += 1
-    if speed < gears[gear, 4]:
+    if speed < gears[gear, 3]:
         wanted -= 1
     if abs(speed) < reverse_engage_mps:
         if stick > 0.0 and gear < first:
@@ -69,7 +69,7 @@ def step_gearboxes(dt_s, speed_mps, throttle, driveline, automatic, gear_index, 
                         * (speed_mps[vehicle] - last_speed_mps[vehicle]) / dt_s)
         last_speed_mps[vehicle] = speed_mps[vehicle]
         engine_rad_s, rim_speed_mps[vehicle], force = engine_step(
-            dt_s, rpm[vehicle] / RPM_PER_RAD_S, gears[gear, 1], gears[gear, 2], pedal,
+            dt_s, rpm[vehicle] / RPM_PER_RAD_S, gears[gear, 0], gears[gear, 1], pedal,
             driveline[vehicle, DRIVELINE_RIM], driveline[vehicle, DRIVELINE_GRIPPING],
             free_load_n, driveline[vehicle, DRIVELINE_STIFFNESS], resistance_n,
             driveline[vehicle, DRIVELINE_STEER], engine, curve)
@@ -78,7 +78,7 @@ def step_gearboxes(dt_s, speed_mps, throttle, driveline, automatic, gear_index, 
         hold[vehicle] = (engaged and gear != neutral and pedal == 0.0
                          and driveline[vehicle, DRIVELINE_GROUNDED] > 0.0
                          and (abs(speed_mps[vehicle]) < hold_mps
-                              or speed_mps[vehicle] * gears[gear, 1] < 0.0))
+                              or speed_mps[vehicle] * gears[gear, 0] < 0.0))
         if not engaged:
             shift_left_s[vehicle] -= dt_s
             if shift_left_s[vehicle] <= _TIME_EPSILON_S:

@@ -209,9 +209,8 @@ class Gearbox:
         self._direction = np.array([-1.0, 0.0] + [1.0] * len(forward))
         self._reverse_engage_mps = spec.reverse_engage_below_kmh / KMH_PER_MPS
         engaged = self._top_mps > 0.0
-        redline_rad_s = spec.redline_rpm / RPM_PER_RAD_S
-        rad_s_per_mps = np.where(engaged, redline_rad_s / np.where(engaged, self._top_mps, 1.0),
-                                 0.0)
+        rad_s_per_mps = np.array([spec.rad_s_per_mps(name) if gear else 0.0
+                                  for name, gear in zip(self.names, table)])
         self.overall_ratios = rad_s_per_mps * driveline.radius_m
         """Per gear: engine turns per turn of the sprockets or driven wheels (0 in N)."""
         self.gear_ratios = self.overall_ratios / spec.final_drive_ratio
@@ -219,7 +218,6 @@ class Gearbox:
         gear_numbers = np.arange(len(self.names))
         forward_gear = gear_numbers >= self.first
         self._stepping_table = np.column_stack([
-            self._top_mps * self._direction,
             rad_s_per_mps * self._direction,
             spec.driveline_inertia_kg_m2 + driveline.rim_inertia_kg_m2
             / np.where(engaged, self.overall_ratios, 1.0) ** 2,
@@ -227,9 +225,8 @@ class Gearbox:
                      spec.automatic_upshift_fraction * self._top_mps, np.inf),
             np.where(forward_gear & (gear_numbers > self.first),
                      spec.automatic_downshift_fraction * self._top_mps, -np.inf)])
-        """Per gear, what a step reads of it in one look-up: signed top speed (m/s), engine
-        rad/s per m/s of forward rim speed (signed; 0 in N), the driveline's own inertia at
-        the engine, and the speeds automatic mode shifts up above and down below (never,
+        """Per gear, what a step reads of it in one look-up: engine rad/s per m/s of forward
+        rim speed (signed; 0 in N), the driveline's own inertia at the engine, and the speeds automatic mode shifts up above and down below (never,
         where there is no gear to shift to)."""
         self._settings = np.array([self._reverse_engage_mps, spec.shift_time_s,
                                    spec.hold_below_kmh / KMH_PER_MPS])

@@ -151,8 +151,8 @@ class TankSpec(Spec):
         share, side = track_shares(constants)
         return AnchorModel(constants, self.grip, drive_share=share / 2.0, side=side)
 
-    def driveline(self, gearbox: GearboxSpec) -> Driveline:
+    def driveline(self, gearbox: GearboxSpec, constants: AnchorConstants) -> Driveline:
         """What the engine drives: the sprockets, the tank's mass, and the steer unit
-        geared like first gear."""
+        geared like first gear (every anchor's track is driven: ``constants`` add nothing)."""
         return Driveline(self.tracks.sprocket_radius_m, self.hull.mass_kg, 0.0,
                          gearbox.rad_s_per_mps(FIRST))

@@ -174,10 +174,8 @@ class CarSpec(Spec):
                            self.slip_tyres if self.tyres == "slip" else None, self.wheel_spin,
                            drive_share=drive_shares(self.wheels, constants))
 
-    def driveline(self, gearbox: GearboxSpec) -> Driveline:
+    def driveline(self, gearbox: GearboxSpec, constants: AnchorConstants) -> Driveline:
         """What the engine drives: the driven wheels (their own inertia too) and the car."""
-        ahead = sum(anchor.y_m > 0.0 for anchor in self.suspension.anchors)
-        wheels = len(self.suspension.anchors)
-        driven = {"front": ahead, "rear": wheels - ahead, "all": wheels}[self.wheels.driven_axle]
+        driven = np.count_nonzero(drive_shares(self.wheels, constants))
         return Driveline(self.suspension.wheel_radius_m, self.hull.mass_kg,
                          driven * self.wheel_spin.wheel_inertia_kg_m2, 0.0)
