@@ -67,7 +67,7 @@ def terrain_collider(terrain: Terrain) -> BulletRigidBodyNode:
     shape = BulletHeightfieldShape(image, terrain.height_range_m, ZUp)
     body = BulletRigidBodyNode(TERRAIN_NAME)
     body.addShape(shape)
-    body.setIntoCollideMask(groups.mask_of(groups.TERRAIN))
+    body.setIntoCollideMask(TERRAIN_MASK)
     body.setTransform(TransformState.makePosHprScale(
         Point3(0.0, 0.0, terrain.min_height_m + terrain.height_range_m / 2),
         Vec3(0.0, 0.0, 0.0), Vec3(terrain.spacing_m, terrain.spacing_m, 1.0)))
