@@ -260,7 +260,8 @@ def test_the_one_point_plane_look_up_gives_what_planes_at_gives(terrains):
     terrain = next(terrain for name, terrain in terrains.items() if name.startswith("desert"))
     xy = np.random.default_rng(3).uniform(-1.2, 1.2, (2, 400)) * terrain.half_extent_x_m
     height, normal = terrain.planes_at(xy)
-    one_by_one = np.array([plane_under(terrain.plane_table, terrain.plane_lookup, x, y)
+    tables = terrain.tables
+    one_by_one = np.array([plane_under(tables.planes, tables.directory, tables.lookup, x, y)
                            for x, y in xy.T])
     assert np.array_equal(one_by_one[:, 0], height)
     assert np.array_equal(one_by_one[:, 1:], normal.T)

@@ -19,7 +19,7 @@ import numpy as np
 from physics.bullet import groups
 from physics.model.compiled import compiled
 from physics.model.spec import Spec, tuning
-from physics.model.terrain import Terrain, plane_under
+from physics.model.terrain import plane_under
 
 
 @dataclass(frozen=True)
@@ -48,15 +48,19 @@ def sight_clear(terrain, from_ws, to_ws, step_m: float, clearance_m: float = 0.0
     """Whether the straight line between two points passes ``clearance_m`` above the ground
     everywhere between them (tested every ``step_m``; the ends themselves are not).
 
-    On a :class:`~physics.model.terrain.Terrain` the samples are taken one by one in a
+    On a terrain with :class:`~physics.model.terrain.TerrainTables` (a whole map or a
+    tiled one) the samples are taken one by one in a
     compiled loop that stops at the first one under the ground (a bot looks several
     times a second, most lines are a few hundred samples long); the points and heights
     are the ones the array form takes, to the last bit."""
     start, end = np.asarray(from_ws, dtype=float), np.asarray(to_ws, dtype=float)
-    if not isinstance(terrain, Terrain):
+    if not hasattr(terrain, "tables"):
         return bool(clear_views(terrain, start, end, step_m, clearance_m)[0])
     samples = max(1, math.ceil(math.dist(start.tolist(), end.tolist()) / step_m))
-    return bool(_clear_over_planes(terrain.plane_table, terrain.plane_lookup, start, end,
+    terrain.prepare_box(*np.minimum(start[:2], end[:2]).tolist(),
+                        *np.maximum(start[:2], end[:2]).tolist())
+    tables = terrain.tables
+    return bool(_clear_over_planes(tables.planes, tables.directory, tables.lookup, start, end,
                                    samples, clearance_m))
 
 
@@ -77,7 +81,7 @@ def clear_views(terrain, eyes_ws: np.ndarray, target_ws: np.ndarray, step_m: flo
     return np.all(points[..., 2] > ground + clearance_m, axis=1)
 
 
-def _clear_over_planes(planes, lookup, start, end, samples, clearance_m):
+def _clear_over_planes(planes, directory, lookup, start, end, samples, clearance_m):
     """:func:`sight_clear` on a terrain's plane table: the points at ``k / samples`` of the
     way (0 < k < samples), each ``start + (end - start) * share`` as numpy forms it."""
     offset_x, offset_y, offset_z = end[0] - start[0], end[1] - start[1], end[2] - start[2]
@@ -86,7 +90,7 @@ def _clear_over_planes(planes, lookup, start, end, samples, clearance_m):
         x = start[0] + offset_x * share
         y = start[1] + offset_y * share
         z = start[2] + offset_z * share
-        if not z > plane_under(planes, lookup, x, y)[0] + clearance_m:
+        if not z > plane_under(planes, directory, lookup, x, y)[0] + clearance_m:
             return False
     return True
 

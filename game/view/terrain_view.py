@@ -18,7 +18,8 @@ from panda3d.core import LODNode, NodePath, Point3
 
 from game.view.meshes import grid_triangles, make_mesh
 from physics.model.spec import Spec, tuning
-from physics.model.terrain import Terrain, fractal_noise
+from physics.model.desert_field import fractal_noise
+from physics.model.terrain import Terrain
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,8 @@ The arrays :func:`anchor_substep` reads and writes (N = V * A anchors, vehicle b
 - the command (V, A): ``surface_speed_mps``, ``force_limit_n``, ``steer_rad``,
   ``grip_share``;
 - constants: ``anchors`` (A, ANCHOR_COLUMNS) and ``model`` (MODEL_ENTRIES,);
-- the ground: the terrain's plane table, look-up and per-sample surface table
-  (:class:`physics.model.terrain.Terrain`), cast against when ``on_terrain``; per anchor,
+- the ground: the terrain's tiles of planes and per-sample surfaces, their directory
+  and look-up (:class:`physics.model.terrain.TerrainTables`), cast against when ``on_terrain``; per anchor,
   ``exact`` (1: its column of ``exact_hits`` (EXACT_ROWS, N), cast beforehand, is the
   ground where it is nearer than the terrain or the terrain is missed);
 - carried between substeps and brought up to date: ``deflection`` (2, N: the grip
@@ -65,7 +65,7 @@ from physics.model.kernel_tables import (
     SIDE, SLIDING_GRIP, SLIP_TYRES, SPIN, SPIN_ANGLE, STIFFNESS, TAU, TINY, TRAVEL, TYRE,
     WHEEL_RADIUS, X, Y, Z)
 from physics.model.scalars import clamp, cross, dot, larger, smaller
-from physics.model.terrain import plane_under
+from physics.model.terrain import ground_sample, plane_under
 from physics.model.wheel_stages import coast_spin, roll_spin, slip_tyre
 
 # ----- the stages ---------------------------------------------------------------------------
@@ -76,8 +76,8 @@ def _ray(px, py, pz, rx, ry, rz, fx, fy, fz, ux, uy, uz, ax, ay, az):
             pz + ((ax * rz + ay * fz) + az * uz), -ux, -uy, -uz)
 
 
-def _cast_terrain(ox, oy, oz, dx, dy, dz, start_m, refinements, planes, lookup, ground,
-                  ray_length, min_ground_up):
+def _cast_terrain(ox, oy, oz, dx, dy, dz, start_m, refinements, planes, ground, directory,
+                  lookup, ray_length, min_ground_up):
     """Where the ray meets the terrain: each refinement lands exactly on the plane of the
     triangle under the last guess (from ``start_m`` along the ray); the surface's ripples
     stand a little above that face. Returns whether it is ground within reach, the
@@ -87,22 +87,20 @@ def _cast_terrain(ox, oy, oz, dx, dy, dz, start_m, refinements, planes, lookup, 
     nx = ny = nz = facing = 0.0
     for _ in range(refinements):
         gx, gy, gz = ox + distance * dx, oy + distance * dy, oz + distance * dz
-        height, nx, ny, nz = plane_under(planes, lookup, gx, gy)
+        height, nx, ny, nz = plane_under(planes, directory, lookup, gx, gy)
         facing = dot(nx, ny, nz, dx, dy, dz)  # < 0: the ray meets the face
         distance = distance + nz * (height - gz) / smaller(facing, -PARALLEL_COSINE)
     collider_m = distance
-    half_x, half_y, spacing = lookup[0], lookup[1], lookup[2]
     qx, qy = ox + distance * dx, oy + distance * dy
-    sample = (min(max(round((qy + half_y) / spacing), 0), int(lookup[4])) * (int(lookup[3]) + 1)
-              + min(max(round((qx + half_x) / spacing), 0), int(lookup[3])))
-    wave = ground[sample, 1]
-    ripple = ground[sample, 0] * (1.0 + math.sin(wave * qx) * math.sin(wave * qy))
+    slot, sample = ground_sample(directory, lookup, qx, qy)
+    wave = ground[slot, sample, 1]
+    ripple = ground[slot, sample, 0] * (1.0 + math.sin(wave * qx) * math.sin(wave * qy))
     distance = distance - ripple / larger(-facing, PARALLEL_COSINE)
     qx, qy, qz = ox + distance * dx, oy + distance * dy, oz + distance * dz
     hit = (distance <= ray_length and -facing >= min_ground_up
-           and abs(qx) <= half_x and abs(qy) <= half_y)
-    return (hit, collider_m, distance, qx, qy, qz, nx, ny, nz, ground[sample, 2],
-            ground[sample, 3])
+           and abs(qx) <= lookup[0] and abs(qy) <= lookup[1])
+    return (hit, collider_m, distance, qx, qy, qz, nx, ny, nz, ground[slot, sample, 2],
+            ground[slot, sample, 3])
 
 
 def _ground_frame(fx, fy, fz, rx, ry, rz, nx, ny, nz, steer_rad):
@@ -172,9 +170,9 @@ _grip = compiled(_grip, inline=True) or _grip
 # ----- the substep ----------------------------------------------------------------------
 
 def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limit_n,
-                   steer_rad, grip_share, anchors, model, terrain_planes, terrain_lookup,
-                   terrain_ground, on_terrain, exact, exact_hits, deflection, last_distance,
-                   warm, wheel_spin_rad_s, wheel_angle_rad, substep_s, linear, angular,
+                   steer_rad, grip_share, anchors, model, terrain_planes, terrain_ground,
+                   terrain_directory, terrain_lookup, on_terrain, exact, exact_hits,
+                   deflection, last_distance, warm, wheel_spin_rad_s, wheel_angle_rad, substep_s, linear, angular,
                    impulse, results, driveline):
     """One substep of every anchor of V vehicles of one kind, in place (the arrays are
     the module docstring's)."""
@@ -199,9 +197,9 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
                                           constants[X], constants[Y], constants[Z])
             (hit, distance, qx, qy, qz, nx, ny, nz, gx, gy, gz, surface_grip,
              surface_rolling) = _ground_under(ox, oy, oz, dx, dy, dz, n, ray_length,
-                                              min_ground_up, terrain_planes, terrain_lookup,
-                                              terrain_ground, on_terrain, last_distance, warm,
-                                              exact, exact_hits)
+                                              min_ground_up, terrain_planes, terrain_ground,
+                                              terrain_directory, terrain_lookup, on_terrain,
+                                              last_distance, warm, exact, exact_hits)
             # 3. The ground frame; where the contact and the patch are, how they move.
             ex, ey, ez, sx, sy, sz = _ground_frame(fx, fy, fz, rx, ry, rz, nx, ny, nz,
                                                    steer_rad[vehicle, anchor])
@@ -310,8 +308,8 @@ def _driveline_sums(sums, first, anchor, hit, gripping, rim_mps, along_n, along_
             sums[5] + elastic, sums[6] + grounded)
 
 
-def _ground_under(ox, oy, oz, dx, dy, dz, n, ray_length, min_ground_up, planes, lookup,
-                  ground, on_terrain, last_distance, warm, exact, exact_hits):
+def _ground_under(ox, oy, oz, dx, dy, dz, n, ray_length, min_ground_up, planes, ground,
+                  directory, lookup, on_terrain, last_distance, warm, exact, exact_hits):
     """Anchor ``n``'s ground: whether it is ground within reach, the distance, the point,
     the normal, the ground's velocity there, and its surface's grip scale and added
     rolling resistance. Cast against the terrain (carrying the collider's distance to
@@ -324,7 +322,8 @@ def _ground_under(ox, oy, oz, dx, dy, dz, n, ray_length, min_ground_up, planes, 
         start_m = clamp(last_distance[n], 0.0, ray_length) if warm else 0.0
         (hit, collider_m, distance, qx, qy, qz, nx, ny, nz, surface_grip,
          surface_rolling) = _cast_terrain(ox, oy, oz, dx, dy, dz, start_m, 1 if warm else 2,
-                                          planes, lookup, ground, ray_length, min_ground_up)
+                                          planes, ground, directory, lookup, ray_length,
+                                          min_ground_up)
         last_distance[n] = collider_m
     if exact[n] and (not hit or (exact_hits[EXACT_HIT, n] > 0.5
                                  and exact_hits[EXACT_DISTANCE, n] < distance)):

@@ -20,7 +20,7 @@ from physics.model import kernel_tables as tables
 from physics.model.anchors import (AnchorCommand, AnchorConstants, AnchorImpulses, AnchorReport,
                                    BodyStates, GripSpec, GroundQuery)
 from physics.model.spec import KMH_PER_MPS
-from physics.model.terrain import Terrain
+from physics.model.terrain import Terrain, TerrainTables
 from physics.model.tyres import SlipTyreSpec, WheelSpinSpec
 
 
@@ -76,7 +76,8 @@ def model_entries(constants: AnchorConstants, grip: GripSpec, slip: SlipTyreSpec
     return entries
 
 
-_NO_TERRAIN = (np.zeros((1, 6)), np.zeros(5), np.zeros((1, 4)))
+_NO_TERRAIN = TerrainTables(np.zeros((1, 1, 6)), np.zeros((1, 1, 4)),
+                            np.zeros((1, 1), dtype=np.int64), np.ones(7))
 """The terrain's tables when there is none (every ray is cast beforehand)."""
 _NO_HITS = np.zeros((tables.EXACT_ROWS, 0))
 """The hits cast beforehand when there are none."""
@@ -148,6 +149,9 @@ class AnchorModel:
             constants, np.full(self.anchors, 1.0 / self.anchors) if drive_share is None
             else drive_share, np.zeros(self.anchors) if side is None else side)
         self._entries = model_entries(constants, grip, slip, spin)
+        self._reach_m = (float(np.max(np.linalg.norm(constants.position_bs, axis=1)))
+                         + constants.ray_length_m)
+        """Every ray of a vehicle ends within this of its centre of mass."""
         self._deflection = np.zeros((2, 0))
         """The grip springs' stretch along and across each anchor's heading, rows (2, N)."""
         self._last_distance = np.zeros(0)
@@ -244,24 +248,32 @@ class AnchorModel:
         vehicles = len(states.position_ws)
         count = vehicles * self.anchors
         exact, exact_hits = self._cast_exact(states, terrain, query, exact, count)
-        planes, lookup, ground = ((terrain.plane_table, terrain.plane_lookup,
-                                   terrain.ground_table) if terrain is not None
-                                  else _NO_TERRAIN)
+        ground_tables = _NO_TERRAIN
+        if terrain is not None:
+            self._prepare_ground(states, terrain)
+            ground_tables = terrain.tables
         linear, angular = np.empty((vehicles, 3)), np.empty((vehicles, 3))
         impulse, results = np.empty((3, count)), np.empty((tables.RESULT_ROWS, count))
         kernel.anchor_substep(
             states.position_ws, states.axes_ws, states.velocity_ws,
             states.angular_velocity_ws, command.surface_speed_mps, command.force_limit_n,
             _read_only(command.steer_rad), _read_only(command.grip_scale), self._table,
-            self._entries, planes, lookup,
-            ground, terrain is not None, exact, exact_hits, self._deflection,
-            self._last_distance, self._warm, self.spin_speed_rad_s.reshape(-1),
+            self._entries, *ground_tables, terrain is not None, exact, exact_hits,
+            self._deflection, self._last_distance, self._warm, self.spin_speed_rad_s.reshape(-1),
             self.spin_angle_rad.reshape(-1), substep_s, linear, angular, impulse, results,
             self.driveline)
         self._warm = self._warm or terrain is not None
         self._last = _Substep(results, command.steer_rad, self.constants.wheel_radius_m)
         self._report = None
         return AnchorImpulses(impulse.T.reshape(vehicles, self.anchors, 3), linear, angular)
+
+    def _prepare_ground(self, states: BodyStates, terrain: Terrain) -> None:
+        """Have the terrain make the tiles every ray of these vehicles may reach."""
+        reach_m = self._reach_m
+        low_x, low_y = states.position_ws[:, :2].min(axis=0).tolist()
+        high_x, high_y = states.position_ws[:, :2].max(axis=0).tolist()
+        terrain.prepare_box(low_x - reach_m, low_y - reach_m, high_x + reach_m,
+                            high_y + reach_m)
 
     def _cast_exact(self, states, terrain, query, exact, count
                     ) -> tuple[np.ndarray, np.ndarray]:

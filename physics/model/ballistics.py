@@ -128,14 +128,18 @@ def arc_meets_terrain(terrain: Terrain, muzzle_ws, velocity_ws, gravity_m_s2: fl
     triangle and the arc nearly straight over a metre). ``(max_time_s, None)`` if never."""
     fastest_mps = math.hypot(*velocity_ws) + gravity_m_s2 * max_time_s
     samples = max(2, math.ceil(fastest_mps * max_time_s / (terrain.spacing_m / 2.0)) + 1)
-    when_s = _march_arc(terrain.plane_table, terrain.plane_lookup, muzzle_ws, velocity_ws,
-                        gravity_m_s2, max_time_s, samples)
+    ends = arc_points(np.asarray(muzzle_ws, dtype=float), np.asarray(velocity_ws, dtype=float),
+                      gravity_m_s2, np.array([0.0, max_time_s]))
+    terrain.prepare_box(*ends[:, :2].min(axis=0).tolist(), *ends[:, :2].max(axis=0).tolist())
+    tables = terrain.tables
+    when_s = _march_arc(tables.planes, tables.directory, tables.lookup, muzzle_ws,
+                        velocity_ws, gravity_m_s2, max_time_s, samples)
     if when_s < 0.0:
         return max_time_s, None
     return when_s, arc_points(muzzle_ws, velocity_ws, gravity_m_s2, np.array([when_s]))[0]
 
 
-def _march_arc(planes, lookup, muzzle_ws, velocity_ws, gravity_m_s2, max_time_s, samples):
+def _march_arc(planes, directory, lookup, muzzle_ws, velocity_ws, gravity_m_s2, max_time_s, samples):
     """The time the arc first goes below the ground, sampled at ``samples`` even times
     (-1: never); compiled where numba is installed."""
     step_s = max_time_s / (samples - 1)
@@ -145,7 +149,7 @@ def _march_arc(planes, lookup, muzzle_ws, velocity_ws, gravity_m_s2, max_time_s,
         x = muzzle_ws[0] + time_s * velocity_ws[0]
         y = muzzle_ws[1] + time_s * velocity_ws[1]
         z = (muzzle_ws[2] + time_s * velocity_ws[2]) - 0.5 * gravity_m_s2 * time_s ** 2
-        clearance = z - plane_under(planes, lookup, x, y)[0]
+        clearance = z - plane_under(planes, directory, lookup, x, y)[0]
         if clearance <= 0.0:
             if sample == 0:
                 return 0.0

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from physics.model.compiled import compiled
+from physics.model.desert_field import DesertField
 from physics.model.spec import Spec, SpecError, tuning
 
 HEIGHT_LEVELS = 65535
@@ -144,20 +146,108 @@ class MapChoice:
         raise ValueError(expected)
 
 
-def plane_under(planes, lookup, x_m, y_m):
+class TerrainTables(NamedTuple):
+    """The terrain as compiled loops read it: the heights cut into tiles, each tile's
+    triangle planes and ground in a slot of a pool, and a directory of which tile is in
+    which slot. A whole-map terrain is one tile in one slot; a tiled one holds only the
+    tiles made so far (:mod:`physics.model.tiled_terrain`)."""
+
+    planes: np.ndarray
+    """(slots, triangles of a tile, 6): per triangle ``(a, b, c, nx, ny, nz)`` (see
+    :func:`triangle_planes`)."""
+    ground: np.ndarray
+    """(slots, samples of a tile, 4): per sample half the ripple height, the ripple's wave
+    number, the grip scale and the added rolling resistance."""
+    directory: np.ndarray
+    """(tiles in y, tiles in x), int64: each tile's slot, -1 where it is not made."""
+    lookup: np.ndarray
+    """The map's half extents in x and y, the sample spacing, the last sample's column and
+    row, and a tile's cells in x and in y."""
+
+
+MISSING_HEIGHT_M = -1.0e9
+"""What :func:`plane_under` reads where a tile is not made: far below anything, so a ray
+or a shell meets no ground there (callers make the tiles they need first)."""
+
+
+def plane_under(planes, directory, lookup, x_m, y_m):
     """Height, and unit normal (x, y, z), of the collider's triangle under one point: what
-    :meth:`Terrain.planes_at` gives, for compiled loops (``planes`` is
-    :attr:`Terrain.plane_table`, ``lookup`` :attr:`Terrain.plane_lookup`)."""
+    :meth:`Terrain.planes_at` gives, for compiled loops (the arrays are
+    :class:`TerrainTables`'); points off the map read its edge."""
     cell_u = np.minimum(np.maximum((x_m + lookup[0]) / lookup[2], 0.0), lookup[3])
     cell_v = np.minimum(np.maximum((y_m + lookup[1]) / lookup[2], 0.0), lookup[4])
     i, j = min(int(cell_u), int(lookup[3]) - 1), min(int(cell_v), int(lookup[4]) - 1)
     fu, fv = cell_u - i, cell_v - j
-    row = 2 * i + 2 * int(lookup[3]) * j + (1 if fu + fv > 1.0 else 0)
-    height = planes[row, 0] + fu * planes[row, 1] + fv * planes[row, 2]
-    return height, planes[row, 3], planes[row, 4], planes[row, 5]
+    tile_cells_x, tile_cells_y = int(lookup[5]), int(lookup[6])
+    tile_i, tile_j = i // tile_cells_x, j // tile_cells_y
+    slot = directory[tile_j, tile_i]
+    if slot < 0:
+        return MISSING_HEIGHT_M, 0.0, 0.0, 1.0
+    row = (2 * (i - tile_i * tile_cells_x) + 2 * tile_cells_x * (j - tile_j * tile_cells_y)
+           + (1 if fu + fv > 1.0 else 0))
+    height = planes[slot, row, 0] + fu * planes[slot, row, 1] + fv * planes[slot, row, 2]
+    return height, planes[slot, row, 3], planes[slot, row, 4], planes[slot, row, 5]
+
+
+def ground_sample(directory, lookup, x_m, y_m):
+    """The slot and the row in it of the sample nearest a point (its surface), for
+    compiled loops; slot 0, row 0 where the tile is not made."""
+    column = min(max(round((x_m + lookup[0]) / lookup[2]), 0), int(lookup[3]))
+    row = min(max(round((y_m + lookup[1]) / lookup[2]), 0), int(lookup[4]))
+    tile_cells_x, tile_cells_y = int(lookup[5]), int(lookup[6])
+    tile_i = min(column // tile_cells_x, directory.shape[1] - 1)
+    tile_j = min(row // tile_cells_y, directory.shape[0] - 1)
+    slot = directory[tile_j, tile_i]
+    if slot < 0:
+        return 0, 0
+    return slot, ((row - tile_j * tile_cells_y) * (tile_cells_x + 1)
+                  + column - tile_i * tile_cells_x)
 
 
 plane_under = compiled(plane_under) or plane_under
+ground_sample = compiled(ground_sample) or ground_sample
+
+
+def triangle_planes(heights_m: np.ndarray, spacing_m: float) -> np.ndarray:
+    """Per cell and triangle of a height grid, row ``(cell_j * (columns - 1) + cell_i) * 2
+    + upper``: the plane's height as ``a + fu * b + fv * c`` at fractions (fu, fv) of the
+    cell, and its unit normal: ``(a, b, c, nx, ny, nz)``.
+
+    A point lies in the lower triangle when fu + fv <= 1, which spans corners (i, j),
+    (i+1, j) and (i, j+1); else in the upper one, spanning (i+1, j+1), (i, j+1) and
+    (i+1, j): Bullet's split of the cell.
+    """
+    h = heights_m
+    h00, h10, h01, h11 = h[:-1, :-1], h[:-1, 1:], h[1:, :-1], h[1:, 1:]
+    planes = np.empty(h00.shape + (2, 6))
+    for upper, (base, along_u, along_v) in enumerate((
+            (h00, h10 - h00, h01 - h00),
+            (h01 + h10 - h11, h11 - h01, h11 - h10))):
+        slope_x, slope_y = along_u / spacing_m, along_v / spacing_m
+        normal = np.stack([-slope_x, -slope_y, np.ones_like(slope_x)], axis=-1)
+        planes[:, :, upper, 0] = base
+        planes[:, :, upper, 1] = along_u
+        planes[:, :, upper, 2] = along_v
+        planes[:, :, upper, 3:] = normal / np.linalg.norm(normal, axis=-1, keepdims=True)
+    return planes.reshape(-1, 6)
+
+
+def ground_by_sample(surface_table: np.ndarray, surface_index: np.ndarray) -> np.ndarray:
+    """Per sample, flat: half the ripple height, the ripple's wave number, the grip scale
+    and the added rolling resistance of its surface (``surface_table``'s rows: grip
+    scale, rolling resistance, ripple height, ripple wavelength)."""
+    per_surface = np.column_stack([surface_table[:, 2] * 0.5, 2.0 * math.pi / surface_table[:, 3],
+                                   surface_table[:, :2]])
+    return per_surface.take(surface_index.reshape(-1), axis=0)
+
+
+def quantised(heights_m: np.ndarray, min_height_m: float, height_range_m: float
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Heights as the collider's 16-bit levels over a range, and the heights those levels
+    stand for."""
+    levels = np.rint((heights_m - min_height_m) / height_range_m * HEIGHT_LEVELS
+                     ).astype(np.uint16)
+    return levels, min_height_m + levels * (height_range_m / HEIGHT_LEVELS)
 
 
 def _clip(values: np.ndarray, low, high) -> np.ndarray:
@@ -178,9 +268,8 @@ class Terrain:
         self.min_height_m = float(heights_m.min())
         # A flat map still needs a non-zero range for the 16-bit encoding.
         self.height_range_m = max(float(heights_m.max()) - self.min_height_m, 1.0)
-        self.levels = np.rint((heights_m - self.min_height_m) / self.height_range_m
-                              * HEIGHT_LEVELS).astype(np.uint16)
-        self.heights_m = self.min_height_m + self.levels * (self.height_range_m / HEIGHT_LEVELS)
+        self.levels, self.heights_m = quantised(heights_m, self.min_height_m,
+                                                self.height_range_m)
         self.rows, self.columns = self.heights_m.shape
         self.half_extent_x_m = (self.columns - 1) / 2 * self.spacing_m
         self.half_extent_y_m = (self.rows - 1) / 2 * self.spacing_m
@@ -196,15 +285,15 @@ class Terrain:
         self._half_extents_m = np.array([self.half_extent_x_m, self.half_extent_y_m])
         self._last_sample = np.array([self.columns - 1, self.rows - 1])
         self._last_cell = self._last_sample - 1
-        self._planes = self._triangle_planes()
-        self._plane_lookup = np.array([self.half_extent_x_m, self.half_extent_y_m,
-                                       self.spacing_m, self.columns - 1.0, self.rows - 1.0])
+        self._planes = triangle_planes(self.heights_m, self.spacing_m)
         self._plane_strides = np.array([2, 2 * (self.columns - 1)])
         """Row of ``_planes`` per cell step in i and j (each cell has two triangles)."""
-        table = self._surface_table
-        self._ripple_table = np.stack([table[:, 2] * 0.5, 2.0 * math.pi / table[:, 3]], axis=-1)
-        """Per surface: half the ripple height and the ripple's wave number."""
-        self._sample_ground = self._ground_by_sample()
+        self._sample_ground = ground_by_sample(self._surface_table, self._surface_index)
+        self._tables = TerrainTables(
+            self._planes[None], self._sample_ground[None], np.zeros((1, 1), dtype=np.int64),
+            np.array([self.half_extent_x_m, self.half_extent_y_m, self.spacing_m,
+                      self.columns - 1.0, self.rows - 1.0, self.columns - 1.0,
+                      self.rows - 1.0]))
 
     @property
     def surface_index(self) -> np.ndarray:
@@ -214,28 +303,15 @@ class Terrain:
         view.setflags(write=False)
         return view
 
-    def _ground_by_sample(self) -> np.ndarray:
-        """Per sample, flat: half the ripple height, the ripple's wave number, the grip
-        scale and the added rolling resistance of its surface (one look-up for a ray)."""
-        per_surface = np.column_stack([self._ripple_table, self._surface_table[:, :2]])
-        return per_surface.take(self._surface_index.reshape(-1), axis=0)
-
     @property
-    def plane_lookup(self) -> np.ndarray:
-        """What :func:`plane_under` needs besides the table: the map's half extents in x
-        and y, the sample spacing, and the last sample's column and row."""
-        return self._plane_lookup
+    def tables(self) -> TerrainTables:
+        """The whole map as one tile, for compiled loops."""
+        return self._tables
 
-    @property
-    def plane_table(self) -> np.ndarray:
-        """Per triangle (see :meth:`_triangle_planes`): ``(a, b, c, nx, ny, nz)``."""
-        return self._planes
-
-    @property
-    def ground_table(self) -> np.ndarray:
-        """Per sample, flat: half the ripple height, the ripple's wave number, the grip
-        scale and the added rolling resistance (see :meth:`_ground_by_sample`)."""
-        return self._sample_ground
+    def prepare_box(self, x_min_m: float, y_min_m: float, x_max_m: float, y_max_m: float
+                    ) -> None:
+        """Make the tiles under a box, for compiled loops to read (every tile of this
+        terrain is always made)."""
 
     def ground_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Ripple height, grip scale and added rolling resistance at N points, rows (2, N)
@@ -259,29 +335,6 @@ class Terrain:
 
     def contains(self, x_m, y_m) -> np.ndarray:
         return (np.abs(x_m) <= self.half_extent_x_m) & (np.abs(y_m) <= self.half_extent_y_m)
-
-    def _triangle_planes(self) -> np.ndarray:
-        """Per cell and triangle, row ``(cell_j * (columns - 1) + cell_i) * 2 + upper``: the
-        plane's height as ``a + fu * b + fv * c`` at fractions (fu, fv) of the cell, and its
-        unit normal: ``(a, b, c, nx, ny, nz)``.
-
-        A point lies in the lower triangle when fu + fv <= 1, which spans corners (i, j),
-        (i+1, j) and (i, j+1); else in the upper one, spanning (i+1, j+1), (i, j+1) and
-        (i+1, j): Bullet's split of the cell.
-        """
-        h = self.heights_m
-        h00, h10, h01, h11 = h[:-1, :-1], h[:-1, 1:], h[1:, :-1], h[1:, 1:]
-        planes = np.empty(h00.shape + (2, 6))
-        for upper, (base, along_u, along_v) in enumerate((
-                (h00, h10 - h00, h01 - h00),
-                (h01 + h10 - h11, h11 - h01, h11 - h10))):
-            slope_x, slope_y = along_u / self.spacing_m, along_v / self.spacing_m
-            normal = np.stack([-slope_x, -slope_y, np.ones_like(slope_x)], axis=-1)
-            planes[:, :, upper, 0] = base
-            planes[:, :, upper, 1] = along_u
-            planes[:, :, upper, 2] = along_v
-            planes[:, :, upper, 3:] = normal / np.linalg.norm(normal, axis=-1, keepdims=True)
-        return planes.reshape(-1, 6)
 
     def planes_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Height (N,) and unit normal (3, N) of the collider's triangle under each of N
@@ -328,7 +381,7 @@ class Terrain:
         x_grid, y_grid = self.sample_positions()
         inside = (x_grid - x_m) ** 2 + (y_grid - y_m) ** 2 <= radius_m ** 2
         self._surface_index[inside] = self.surface_named(name)
-        self._sample_ground = self._ground_by_sample()
+        self._sample_ground[:] = ground_by_sample(self._surface_table, self._surface_index)
 
 
 
@@ -336,58 +389,12 @@ def _grid_samples(size_m: float, spacing_m: float) -> int:
     return int(round(size_m / spacing_m)) + 1
 
 
-def value_noise(x_m: np.ndarray, y_m: np.ndarray, scale_m: float,
-                rng: np.random.Generator) -> np.ndarray:
-    """Smooth noise in [-1, 1] with features about ``scale_m`` across (quintic-faded lattice)."""
-    u = (x_m - x_m.min()) / scale_m
-    v = (y_m - y_m.min()) / scale_m
-    lattice = rng.uniform(-1.0, 1.0, size=(int(v.max()) + 2, int(u.max()) + 2))
-    i, j = np.floor(u).astype(np.int64), np.floor(v).astype(np.int64)
-    fu, fv = u - i, v - j
-    fu = fu * fu * fu * (fu * (fu * 6 - 15) + 10)
-    fv = fv * fv * fv * (fv * (fv * 6 - 15) + 10)
-    bottom = lattice[j, i] * (1 - fu) + lattice[j, i + 1] * fu
-    top = lattice[j + 1, i] * (1 - fu) + lattice[j + 1, i + 1] * fu
-    return bottom * (1 - fv) + top * fv
-
-
-def fractal_noise(x_m, y_m, scale_m: float, octaves: int, rng) -> np.ndarray:
-    """Octaves of value noise, each half the size and half the amplitude; about [-1, 1]."""
-    total = np.zeros_like(x_m)
-    amplitude, norm = 1.0, 0.0
-    for octave in range(octaves):
-        total += amplitude * value_noise(x_m, y_m, scale_m / 2 ** octave, rng)
-        norm += amplitude
-        amplitude *= 0.5
-    return total / norm
-
-
 def desert_heights(spec: DesertSpec, seed: int) -> np.ndarray:
     """Dune ridges across a seeded wind, on rolling ground, with ripples; heights[j, i]."""
-    rng = np.random.default_rng(seed)
     samples = _grid_samples(spec.size_m, spec.spacing_m)
     xs = (np.arange(samples) - (samples - 1) / 2) * spec.spacing_m
     x_m, y_m = np.meshgrid(xs, xs)
-    wind_rad = rng.uniform(0.0, 2.0 * math.pi)
-    along_m = x_m * math.cos(wind_rad) + y_m * math.sin(wind_rad)
-    across_m = -x_m * math.sin(wind_rad) + y_m * math.cos(wind_rad)
-
-    wander_m = spec.ridge_wander_m * fractal_noise(x_m, y_m, spec.ridge_wander_scale_m, 2, rng)
-    phase = (along_m + wander_m) / spec.dune_wavelength_m
-    position = phase - np.floor(phase)  # 0..1 through one dune, windward face first
-    windward = 1.0 - spec.lee_fraction
-    rise = np.where(position < windward, position / windward,
-                    (1.0 - position) / spec.lee_fraction)
-    profile = rise * rise * (3.0 - 2.0 * rise)  # rounded crests and troughs
-    crest_scale = 1.0 - spec.crest_variation * 0.5 * (
-        1.0 + value_noise(along_m, across_m, spec.crest_variation_scale_m, rng))
-    dunes = spec.dune_height_m * profile * crest_scale
-
-    undulation = spec.undulation_height_m * fractal_noise(
-        x_m, y_m, spec.undulation_scale_m, spec.undulation_octaves, rng)
-    ripple_phase = 2.0 * math.pi * (along_m + wander_m) / spec.ripple_wavelength_m
-    ripples = spec.ripple_height_m * 0.5 * np.sin(ripple_phase)
-    return dunes + undulation + ripples
+    return DesertField(spec, seed, float(xs[-1] - xs[0])).heights(x_m, y_m)
 
 
 def build_terrain(choice: MapChoice, spec: TerrainSpec, seed: int) -> Terrain:
