@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from game.sim.combat import Plate, RangeSpec, build_plates
 from game.sim.controls import GEAR_NAMES
 
@@ -14,12 +16,14 @@ GEARBOXES = ("automatic", "manual")
 """How a player may drive: the automatic gearbox or their own shifts."""
 from physics.bullet.bodies import make_rock_body, map_walls, terrain_collider
 from physics.bullet.fleet import VehicleFleet
+from physics.bullet.terrain_tiles import StreamedColliders
 from physics.bullet.world import PhysicsWorld
 from physics.model.gearbox import GearboxSpec
 from physics.model.rocks import RockSpec, scatter_rocks
 from physics.model.spec import Spec, tuning
 from physics.model.stepping import SimulationSpec
 from physics.model.terrain import MapChoice, TerrainSpec, build_terrain
+from physics.model.tiled_terrain import TiledTerrain
 from physics.model.tracks import TankSpec
 from physics.model.wheels import CarSpec
 
@@ -58,7 +62,13 @@ class Arena:
     def __init__(self, specs: WorldSpecs, map_choice: MapChoice, seed: int):
         self.world = PhysicsWorld(specs.simulation)
         self.terrain = build_terrain(map_choice, specs.terrain, seed)
-        self.world.add_body(terrain_collider(self.terrain), owner=self.terrain)
+        self._desert = map_choice.kind == "desert"
+        self.colliders: StreamedColliders | None = None
+        """A big desert's colliders, streamed round what moves (None: one for the map)."""
+        if isinstance(self.terrain, TiledTerrain):
+            self.colliders = StreamedColliders(self.world, self.terrain)
+        else:
+            self.world.add_body(terrain_collider(self.terrain), owner=self.terrain)
         self.world.add_body(map_walls(self.terrain), owner=self.terrain)
         self.fleets = {
             "tank": VehicleFleet(self.world, self.terrain, specs.tank, specs.tank_gearbox),
@@ -74,7 +84,7 @@ class Arena:
             self.plates = build_plates(self.world, range_spec, self.spawn_points[0],
                                        float(self.terrain.height_at(*self.spawn_points[0])))
         self.rocks = (scatter_rocks(self.terrain, specs.rocks, seed, self.spawn_points)
-                      if map_choice.kind == "desert" else [])
+                      if map_choice.kind == "desert" and self.colliders is None else [])
         for number, rock in enumerate(self.rocks):
             self.terrain.paint_surface(rock.position_ws[0], rock.position_ws[1],
                                        rock.radius_m * specs.rocks.rock_ground_scale, "rock")
@@ -83,7 +93,25 @@ class Arena:
             for fleet in self.fleets.values():
                 fleet.add_obstacle(body)
 
+    @property
+    def colliders_resident(self) -> int | None:
+        """On a desert, how many terrain colliders are in the Bullet world now: a big
+        desert's tiles near what moves, or the 512 m desert's one (None: another map)."""
+        if self.colliders is not None:
+            return self.colliders.resident
+        return 1 if self._desert else None
+
+    def stream(self, points_xy: np.ndarray) -> None:
+        """Before a fixed step, with where the vehicles and shells are (N, 2): a big
+        desert's tiles and colliders follow them (other maps hold all of theirs)."""
+        if self.colliders is not None:
+            self.terrain.stream(points_xy)
+            self.colliders.update(points_xy)
+
     def destroy(self) -> None:
         for fleet in self.fleets.values():
             fleet.destroy()
+        if self.colliders is not None:
+            self.colliders.destroy()
+            self.terrain.destroy()
         self.world.destroy()

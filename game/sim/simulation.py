@@ -232,6 +232,7 @@ class Simulation:
         for vehicle in self.vehicles:
             if vehicle.name in drivers:
                 events += self._drive(vehicle, drivers[vehicle.name])
+        self.arena.stream(self._moving_points_xy())
         for fleet in self.fleets.values():
             members = [vehicle.name for vehicle in self.vehicles if vehicle.fleet is fleet]
             events += step_events(fleet, fleet.update_drive(self.step_s), members)
@@ -241,6 +242,13 @@ class Simulation:
         for rules in self._rules:
             events += rules(self, events)
         return events
+
+    def _moving_points_xy(self) -> np.ndarray:
+        """Where every vehicle and shell is (N, 2): what a big desert streams round."""
+        shells = [shell.position_ws[:2] for shell in self.shells]
+        if not shells:
+            return self.vehicle_positions_xy()
+        return np.vstack([self.vehicle_positions_xy(), np.array(shells).reshape(-1, 2)])
 
     def _buttons_pressed(self, player_controls: Controls, others: dict[str, Controls]
                          ) -> list[Event]:

@@ -25,7 +25,7 @@ def telemetry_record(simulation: Simulation, events: list[Event]) -> dict:
     player = simulation.player
     state = player.current
     heading, pitch, roll = state.heading_pitch_roll_deg()
-    return {
+    record = {
         "t": round(simulation.time_s, DECIMALS),
         "pos": rounded(state.position_ws),
         "vel": rounded(state.velocity_ws),
@@ -40,6 +40,10 @@ def telemetry_record(simulation: Simulation, events: list[Event]) -> dict:
                      for key, value in anchor.items()} for anchor in player.anchor_reports()],
         "events": [event.to_json() for event in events],
     }
+    colliders = simulation.arena.colliders_resident
+    if colliders is not None:
+        record["colliders_resident"] = colliders
+    return record
 
 
 class TelemetryWriter:

@@ -9,6 +9,7 @@ is made in its collision group (:mod:`physics.bullet.groups`).
 
 from __future__ import annotations
 
+import numpy as np
 from panda3d.bullet import (BulletBoxShape, BulletConvexHullShape, BulletHeightfieldShape,
                             BulletPlaneShape, BulletRigidBodyNode, ZUp)
 from panda3d.core import LQuaternionf, PNMImage, Point3, Texture, TransformState, Vec3
@@ -58,19 +59,28 @@ def make_rock_body(rock: Rock, name: str) -> BulletRigidBodyNode:
 
 def terrain_collider(terrain: Terrain) -> BulletRigidBodyNode:
     """A static Bullet heightfield body that matches the terrain's ``heights_m``."""
+    return heightfield_body(terrain.levels, terrain.min_height_m, terrain.height_range_m,
+                            terrain.spacing_m, (0.0, 0.0))
+
+
+def heightfield_body(levels: np.ndarray, min_height_m: float, height_range_m: float,
+                     spacing_m: float, centre_xy_m: tuple[float, float]
+                     ) -> BulletRigidBodyNode:
+    """A static Bullet heightfield from 16-bit ``levels`` (rows by y) over a height range,
+    its samples ``spacing_m`` apart, centred on a point (Bullet centres the shape)."""
+    rows, columns = levels.shape
     texture = Texture("terrain-heights")
-    texture.setup2dTexture(terrain.columns, terrain.rows, Texture.T_unsigned_short,
-                           Texture.F_luminance)
-    texture.setRamImage(terrain.levels.tobytes())
+    texture.setup2dTexture(columns, rows, Texture.T_unsigned_short, Texture.F_luminance)
+    texture.setRamImage(np.ascontiguousarray(levels, dtype=np.uint16).tobytes())
     image = PNMImage()
     texture.store(image)
-    shape = BulletHeightfieldShape(image, terrain.height_range_m, ZUp)
+    shape = BulletHeightfieldShape(image, height_range_m, ZUp)
     body = BulletRigidBodyNode(TERRAIN_NAME)
     body.addShape(shape)
     body.setIntoCollideMask(TERRAIN_MASK)
     body.setTransform(TransformState.makePosHprScale(
-        Point3(0.0, 0.0, terrain.min_height_m + terrain.height_range_m / 2),
-        Vec3(0.0, 0.0, 0.0), Vec3(terrain.spacing_m, terrain.spacing_m, 1.0)))
+        Point3(centre_xy_m[0], centre_xy_m[1], min_height_m + height_range_m / 2),
+        Vec3(0.0, 0.0, 0.0), Vec3(spacing_m, spacing_m, 1.0)))
     return body
 
 

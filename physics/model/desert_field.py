@@ -13,8 +13,11 @@ map's finest noise, the undulation's last octave, is a few hundred values a side
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
+
+from physics.model.spec import Spec, SpecError, tuning
 
 
 class NoiseLattice:
@@ -79,6 +82,7 @@ class DesertField:
     def __init__(self, spec, seed: int, size_m: float):
         """``spec``: a :class:`~physics.model.terrain.DesertSpec` (its ``size_m`` aside)."""
         self.spec = spec
+        self.seed, self.size_m = seed, size_m
         rng = np.random.default_rng(seed)
         half = size_m / 2.0
         self.wind_rad = rng.uniform(0.0, 2.0 * math.pi)
@@ -120,3 +124,40 @@ class DesertField:
         ripple_phase = 2.0 * math.pi * (along_m + wander_m) / spec.ripple_wavelength_m
         ripples = spec.ripple_height_m * 0.5 * np.sin(ripple_phase)
         return dunes + undulation + ripples
+
+
+@dataclass(frozen=True)
+class TileSpec(Spec):
+    """How a big desert (``desert:SIZE``) is made and kept: in square tiles, made ahead
+    of what moves and dropped behind it."""
+
+    tile_size_m: float = tuning("side of a tile (divides 512 m, a whole number of samples)",
+                                minimum=64.0, maximum=512.0)
+    load_radius_m: float = tuning("tiles within this of a vehicle or a shell are made ahead "
+                                  "of need", minimum=16.0, maximum=2000.0)
+    unload_radius_m: float = tuning("... and dropped once further than this from all of "
+                                    "them (more than load_radius_m: no coming and going at "
+                                    "a border)", minimum=32.0, maximum=4000.0)
+    collider_radius_m: float = tuning("tiles within this of a vehicle or a shell have a "
+                                      "Bullet collider ...", minimum=16.0, maximum=2000.0)
+    collider_unload_radius_m: float = tuning("... until further than this from all of them",
+                                             minimum=32.0, maximum=4000.0)
+    tiles_queued_ahead: int = tuning("tiles the worker thread makes ahead of need at a "
+                                     "time at most (the ones needed now are made at once)",
+                                     minimum=1, maximum=64)
+    spare_tiles: int = tuning("tiles a look far off made (a sight line, a shell's path) "
+                              "kept besides the ones near what moves, the least lately used "
+                              "dropped first", minimum=0, maximum=256)
+    overview_samples: int = tuning("samples a side of the coarse overview of the whole map "
+                                   "(its relief sets where hardpan lies; the minimap)",
+                                   minimum=16, maximum=1024)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if 512.0 % self.tile_size_m:
+            raise SpecError("tile_size_m", self.tile_size_m, "a divisor of 512")
+        for near, far in (("load_radius_m", "unload_radius_m"),
+                          ("collider_radius_m", "collider_unload_radius_m")):
+            if getattr(self, far) <= getattr(self, near):
+                raise SpecError(far, getattr(self, far), f"more than {near} "
+                                f"({getattr(self, near)})")

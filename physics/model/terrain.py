@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from physics.model.compiled import compiled
-from physics.model.desert_field import DesertField
+from physics.model.desert_field import DesertField, TileSpec
 from physics.model.spec import Spec, SpecError, tuning
 
 HEIGHT_LEVELS = 65535
@@ -92,6 +92,7 @@ class TestMapSpec(Spec):
 @dataclass(frozen=True)
 class TerrainSpec(Spec):
     desert: DesertSpec = tuning("the procedural desert map")
+    tiles: TileSpec = tuning("how a big desert (desert:SIZE) is made and kept in tiles")
     test_maps: TestMapSpec = tuning("the flat and slope:DEG maps")
     surfaces: tuple[SurfaceSpec, ...] = tuning("each surface once", length=(3, 3))
 
@@ -120,29 +121,45 @@ class MapChoice:
 
     kind: str
     slope_deg: float = 0.0
+    size_m: int | None = None
+    """``desert:SIZE``: the side of a big desert made in tiles (None: the 512 m desert)."""
 
     MAX_SLOPE_DEG = 60.0
+    DESERT_SIZES_M = (512, 16384)
+    """The least and the greatest ``desert:SIZE``."""
+    DESERT_SIZE_STEP_M = 512
+    """A big desert's side is a whole number of these (of its tiles)."""
 
     @property
     def text(self) -> str:
         """The ``--map`` value that gives this choice."""
-        return f"slope:{self.slope_deg:g}" if self.kind == "slope" else self.kind
+        if self.kind == "slope":
+            return f"slope:{self.slope_deg:g}"
+        return f"desert:{self.size_m}" if self.size_m is not None else self.kind
 
     @classmethod
     def parse(cls, text: str) -> "MapChoice":
-        """Parse ``desert``, ``flat``, ``slope:DEG`` or ``range``; ValueError says what was
-        expected. The range is flat ground (steel plates stand on it)."""
-        expected = f"desert, flat, slope:DEG with DEG in [0, {cls.MAX_SLOPE_DEG:g}] or range"
+        """Parse ``desert``, ``desert:SIZE``, ``flat``, ``slope:DEG`` or ``range``;
+        ValueError says what was expected. The range is flat ground (steel plates stand
+        on it)."""
+        least, most = cls.DESERT_SIZES_M
+        expected = (f"desert, desert:SIZE with SIZE in metres in [{least}, {most}] and a "
+                    f"multiple of {cls.DESERT_SIZE_STEP_M}, flat, slope:DEG with DEG in "
+                    f"[0, {cls.MAX_SLOPE_DEG:g}] or range")
         if text in ("desert", "flat", "range"):
             return cls(text)
-        kind, _, degrees = text.partition(":")
+        kind, _, value = text.partition(":")
         if kind == "slope":
             try:
-                slope_deg = float(degrees)
+                slope_deg = float(value)
             except ValueError:
                 raise ValueError(expected) from None
             if math.isfinite(slope_deg) and 0.0 <= slope_deg <= cls.MAX_SLOPE_DEG:
                 return cls("slope", slope_deg)
+        if kind == "desert" and value.isdigit():
+            size_m = int(value)
+            if least <= size_m <= most and size_m % cls.DESERT_SIZE_STEP_M == 0:
+                return cls("desert", size_m=size_m)
         raise ValueError(expected)
 
 
@@ -256,7 +273,59 @@ def _clip(values: np.ndarray, low, high) -> np.ndarray:
     return np.minimum(np.maximum(values, low), high)
 
 
-class Terrain:
+class TerrainBase:
+    """What every terrain answers from its :meth:`planes_at`: heights, normals, whether a
+    point is on the map, and its surfaces' grip. A subclass sets ``half_extent_x_m``,
+    ``half_extent_y_m``, ``min_height_m``, ``height_range_m``, ``surfaces`` and
+    ``_surface_table``."""
+
+    half_extent_x_m: float
+    half_extent_y_m: float
+    min_height_m: float
+    height_range_m: float
+    surfaces: tuple[SurfaceSpec, ...]
+    _surface_table: np.ndarray
+
+    def planes_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    @property
+    def max_height_m(self) -> float:
+        return self.min_height_m + self.height_range_m
+
+    def contains(self, x_m, y_m) -> np.ndarray:
+        return (np.abs(x_m) <= self.half_extent_x_m) & (np.abs(y_m) <= self.half_extent_y_m)
+
+    def contains_rows(self, xy_m: np.ndarray) -> np.ndarray:
+        """:meth:`contains` for N points, rows (2, N) of x and y."""
+        return (np.abs(xy_m[0]) <= self.half_extent_x_m) & (np.abs(xy_m[1])
+                                                             <= self.half_extent_y_m)
+
+    def height_at(self, x_m, y_m) -> np.ndarray:
+        """Ground height under (x, y), exactly as the collider has it (clamped to the map)."""
+        return self.surface_at(x_m, y_m)[0]
+
+    def normal_at(self, x_m, y_m) -> np.ndarray:
+        """Unit normal of the collider's triangle under (x, y); shape (..., 3)."""
+        return self.surface_at(x_m, y_m)[1]
+
+    def surface_at(self, x_m, y_m) -> tuple[np.ndarray, np.ndarray]:
+        """Height and unit normal under (x, y) in one look-up."""
+        x_m, y_m = np.broadcast_arrays(np.asarray(x_m, dtype=np.float64),
+                                       np.asarray(y_m, dtype=np.float64))
+        height, normal = self.planes_at(np.stack([x_m.ravel(), y_m.ravel()]))
+        return height.reshape(x_m.shape), normal.T.reshape(x_m.shape + (3,))
+
+    def surface_named(self, name: str) -> int:
+        return next(i for i, surface in enumerate(self.surfaces) if surface.name == name)
+
+    def surface_grip(self, index) -> tuple[np.ndarray, np.ndarray]:
+        """Grip scale and added rolling resistance of the surfaces numbered ``index``."""
+        row = self._surface_table[index]
+        return row[..., 0], row[..., 1]
+
+
+class Terrain(TerrainBase):
     """A height grid centred on the origin, with exact height and normal look-ups."""
 
     def __init__(self, heights_m: np.ndarray, spacing_m: float,
@@ -323,18 +392,11 @@ class Terrain:
         wave_x, wave_y = np.sin(wave * xy_m)
         return half_height * (1.0 + wave_x * wave_y), grip, rolling
 
-    @property
-    def max_height_m(self) -> float:
-        return self.min_height_m + self.height_range_m
-
     def sample_positions(self) -> tuple[np.ndarray, np.ndarray]:
         """World x and y of every sample, each shaped like ``heights_m``."""
         xs = (np.arange(self.columns) - (self.columns - 1) / 2) * self.spacing_m
         ys = (np.arange(self.rows) - (self.rows - 1) / 2) * self.spacing_m
         return np.meshgrid(xs, ys)
-
-    def contains(self, x_m, y_m) -> np.ndarray:
-        return (np.abs(x_m) <= self.half_extent_x_m) & (np.abs(y_m) <= self.half_extent_y_m)
 
     def planes_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Height (N,) and unit normal (3, N) of the collider's triangle under each of N
@@ -348,41 +410,12 @@ class Terrain:
         row = self._planes.take(self._plane_strides @ cell + upper, axis=0)
         return row[:, 0] + fraction[0] * row[:, 1] + fraction[1] * row[:, 2], row[:, 3:].T
 
-    def height_at(self, x_m, y_m) -> np.ndarray:
-        """Ground height under (x, y), exactly as the collider has it (clamped to the map)."""
-        return self.surface_at(x_m, y_m)[0]
-
-    def normal_at(self, x_m, y_m) -> np.ndarray:
-        """Unit normal of the collider's triangle under (x, y); shape (..., 3)."""
-        return self.surface_at(x_m, y_m)[1]
-
-    def surface_at(self, x_m, y_m) -> tuple[np.ndarray, np.ndarray]:
-        """Height and unit normal under (x, y) in one look-up."""
-        x_m, y_m = np.broadcast_arrays(np.asarray(x_m, dtype=np.float64),
-                                       np.asarray(y_m, dtype=np.float64))
-        height, normal = self.planes_at(np.stack([x_m.ravel(), y_m.ravel()]))
-        return height.reshape(x_m.shape), normal.T.reshape(x_m.shape + (3,))
-
-    def surface_named(self, name: str) -> int:
-        return next(i for i, surface in enumerate(self.surfaces) if surface.name == name)
-
-    def surface_grip(self, index) -> tuple[np.ndarray, np.ndarray]:
-        """Grip scale and added rolling resistance of the surfaces numbered ``index``."""
-        row = self._surface_table[index]
-        return row[..., 0], row[..., 1]
-
-    def contains_rows(self, xy_m: np.ndarray) -> np.ndarray:
-        """:meth:`contains` for N points, rows (2, N) of x and y."""
-        inside_x, inside_y = np.abs(xy_m) <= self._half_extents_m[:, None]
-        return inside_x & inside_y
-
     def paint_surface(self, x_m: float, y_m: float, radius_m: float, name: str) -> None:
         """Make the ground within ``radius_m`` of (x, y) the named surface."""
         x_grid, y_grid = self.sample_positions()
         inside = (x_grid - x_m) ** 2 + (y_grid - y_m) ** 2 <= radius_m ** 2
         self._surface_index[inside] = self.surface_named(name)
         self._sample_ground[:] = ground_by_sample(self._surface_table, self._surface_index)
-
 
 
 def _grid_samples(size_m: float, spacing_m: float) -> int:
@@ -397,9 +430,13 @@ def desert_heights(spec: DesertSpec, seed: int) -> np.ndarray:
     return DesertField(spec, seed, float(xs[-1] - xs[0])).heights(x_m, y_m)
 
 
-def build_terrain(choice: MapChoice, spec: TerrainSpec, seed: int) -> Terrain:
+def build_terrain(choice: MapChoice, spec: TerrainSpec, seed: int) -> TerrainBase:
     """The terrain for a ``--map`` choice."""
     names = [surface.name for surface in spec.surfaces]
+    if choice.kind == "desert" and choice.size_m is not None:
+        # Imported here: the tiled terrain is built on this module's tables.
+        from physics.model.tiled_terrain import TiledTerrain
+        return TiledTerrain(DesertField(spec.desert, seed, float(choice.size_m)), spec)
     if choice.kind == "desert":
         heights = desert_heights(spec.desert, seed)
         relief = (heights - heights.min()) / max(np.ptp(heights), np.finfo(float).eps)

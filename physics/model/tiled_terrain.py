@@ -1,0 +1,324 @@
+"""A big desert (``desert:SIZE``), made in square tiles as they are needed and dropped
+behind what moves.
+
+A tile is ``tile_size_m`` square: its samples are the map's samples over it, its last
+row and column the first of its neighbours', so two tiles agree along their border to
+the bit (each sample's height is the :class:`~physics.model.desert_field.DesertField`'s
+at that sample's world position, whichever tile computes it). Heights are quantised to
+the 16 bits a collider is built from over the field's whole possible range, the same
+for every tile.
+
+Tiles live in slots of a pool (:class:`~physics.model.terrain.TerrainTables`): the
+compiled loops read a point's tile through the directory. A tile is made:
+
+- at once, when something needs it now: :meth:`TiledTerrain.prepare_box` (the anchor
+  model before each substep, a shell's path, a sight line), or a look-up on it;
+- ahead of need, within ``load_radius_m`` of a vehicle or a shell: at each fixed step
+  (:meth:`TiledTerrain.stream`) the nearest missing ones go to a worker thread, a few at
+  a time, and the ones it has finished are put in their slots.
+
+Tiles further than ``unload_radius_m`` from everything that moves become spares, of
+which the ``spare_tiles`` most lately used are kept. Whatever the order tiles are made
+and dropped in, their contents are the same: a simulation is as deterministic as on a
+whole map.
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import NamedTuple
+
+import numpy as np
+
+from physics.model.desert_field import DesertField
+from physics.model.terrain import (TerrainBase, TerrainTables, TerrainSpec, ground_by_sample,
+                                   quantised, triangle_planes)
+
+TileKey = tuple[int, int]
+"""A tile's column and row in the map's grid of tiles."""
+
+_FIRST_SLOTS = 16
+
+
+class _TileData(NamedTuple):
+    """One tile's contents, in the order of the pools."""
+
+    planes: np.ndarray
+    ground: np.ndarray
+    heights_m: np.ndarray
+    levels: np.ndarray
+    surface: np.ndarray
+
+
+def _rect_distances_m(centres_xy: np.ndarray, half_side_m: float, points_xy: np.ndarray
+                      ) -> np.ndarray:
+    """Distance from each of T squares (centres (T, 2), half side) to the nearest of N
+    points (N, 2): (T,)."""
+    gap = np.maximum(np.abs(centres_xy[:, None, :] - points_xy[None, :, :]) - half_side_m, 0.0)
+    return np.sqrt((gap ** 2).sum(axis=-1)).min(axis=1)
+
+
+class TiledTerrain(TerrainBase):
+    """A ``DesertField`` map kept as the tiles near what moves."""
+
+    def __init__(self, field: DesertField, spec: TerrainSpec):
+        self.field, self.tile_spec = field, spec.tiles
+        self.spacing_m = spec.desert.spacing_m
+        self.tile_size_m = spec.tiles.tile_size_m
+        self.tile_cells = int(round(self.tile_size_m / self.spacing_m))
+        self.tiles_per_side = int(round(field.size_m / self.tile_size_m))
+        self.columns = self.rows = self.tiles_per_side * self.tile_cells + 1
+        self.half_extent_x_m = self.half_extent_y_m = (self.columns - 1) / 2 * self.spacing_m
+        low_m, high_m = field.bounds_m
+        self.min_height_m, self.height_range_m = low_m, high_m - low_m
+        self.surfaces = tuple(spec.surfaces)
+        self._surface_table = np.array([[surface.grip_scale, surface.rolling_resistance,
+                                         surface.ripple_height_m, surface.ripple_wavelength_m]
+                                        for surface in self.surfaces])
+        names = [surface.name for surface in self.surfaces]
+        self._hardpan, self._sand = names.index("hardpan"), names.index("sand")
+        self.overview_m = self._overview(spec.tiles.overview_samples)
+        """Heights on a coarse grid over the whole map (rows by y, columns by x), straight
+        from the field: the relief hardpan is judged by, and what a minimap draws."""
+        relief_low_m = float(self.overview_m.min())
+        self._hardpan_below_m = relief_low_m + spec.desert.hardpan_below_fraction * max(
+            float(self.overview_m.max()) - relief_low_m, np.finfo(float).eps)
+        self._slots: dict[TileKey, int] = {}
+        self._free: list[int] = []
+        self._used: dict[TileKey, int] = {}
+        """Each made tile's last epoch of use (an epoch is one :meth:`stream`)."""
+        self._near: set[TileKey] = set()
+        """The tiles within ``unload_radius_m`` of something moving at the last stream."""
+        self._epoch = 0
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="terrain-tiles")
+        """Makes tiles ahead of need; numpy lets go of the interpreter for most of it."""
+        self._pending: dict[TileKey, Future] = {}
+        self.tiles_made = 0
+        """How many tiles were made since the start (one made again counts again)."""
+        self._directory = np.full((self.tiles_per_side, self.tiles_per_side), -1,
+                                  dtype=np.int64)
+        self._lookup = np.array([self.half_extent_x_m, self.half_extent_y_m, self.spacing_m,
+                                 self.columns - 1.0, self.rows - 1.0, float(self.tile_cells),
+                                 float(self.tile_cells)])
+        self._grow(_FIRST_SLOTS)
+
+    # ----- the pool ---------------------------------------------------------------------
+
+    def _grow(self, slots: int) -> None:
+        """Make room for ``slots`` more tiles (the tables are new arrays afterwards)."""
+        cells, samples = self.tile_cells, self.tile_cells + 1
+        old = len(self._free) + len(self._slots)
+        shapes = ((2 * cells * cells, 6), (samples * samples, 4), (samples, samples),
+                  (samples, samples), (samples, samples))
+        kinds = (np.float64, np.float64, np.float64, np.uint16, np.uint8)
+        pools = [np.zeros((old + slots,) + shape, dtype=kind)
+                 for shape, kind in zip(shapes, kinds)]
+        if old:
+            for pool, existing in zip(pools, (self._planes, self._ground, self._heights,
+                                              self._levels, self._surface)):
+                pool[:old] = existing
+        self._planes, self._ground, self._heights, self._levels, self._surface = pools
+        self._free.extend(range(old + slots - 1, old - 1, -1))
+        self._tables = TerrainTables(self._planes, self._ground, self._directory,
+                                     self._lookup)
+
+    def _slot(self, key: TileKey) -> int:
+        """The slot of a tile, made now if it is not; it counts as used this epoch."""
+        self._used[key] = self._epoch
+        slot = self._slots.get(key)
+        if slot is None:
+            slot = self._make(key)
+        return slot
+
+    def _compute(self, key: TileKey) -> _TileData:
+        """A tile's contents: a pure function of the field and the key (safe to run on the
+        worker thread)."""
+        x_m, y_m = self.tile_sample_positions(key)
+        raw_m = self.field.heights(x_m, y_m)
+        levels, heights_m = quantised(raw_m, self.min_height_m, self.height_range_m)
+        surface = np.where(raw_m < self._hardpan_below_m, self._hardpan, self._sand
+                           ).astype(np.uint8)
+        return _TileData(triangle_planes(heights_m, self.spacing_m),
+                         ground_by_sample(self._surface_table, surface), heights_m, levels,
+                         surface)
+
+    def _make(self, key: TileKey) -> int:
+        """Put a tile in a slot: the worker's, if it has made it, else made now."""
+        pending = self._pending.pop(key, None)
+        data = pending.result() if pending is not None else self._compute(key)
+        if not self._free:
+            self._grow(len(self._slots))
+        slot = self._free.pop()
+        self._slots[key] = slot
+        for pool, values in zip((self._planes, self._ground, self._heights, self._levels,
+                                 self._surface), data):
+            pool[slot] = values
+        self._directory[key[1], key[0]] = slot
+        self.tiles_made += 1
+        return slot
+
+    def _drop(self, key: TileKey) -> None:
+        slot = self._slots.pop(key)
+        self._used.pop(key, None)
+        self._directory[key[1], key[0]] = -1
+        self._free.append(slot)
+
+    # ----- tiles ------------------------------------------------------------------------
+
+    @property
+    def tables(self) -> TerrainTables:
+        """The tiles made so far, for compiled loops (make the ones they need first:
+        :meth:`prepare_box`)."""
+        return self._tables
+
+    @property
+    def resident_tiles(self) -> list[TileKey]:
+        """The tiles made and kept now, in order."""
+        return sorted(self._slots)
+
+    def tile_sample_positions(self, key: TileKey) -> tuple[np.ndarray, np.ndarray]:
+        """World x and y of a tile's samples, (cells + 1) square, rows by y: the map's own
+        sample positions, so a border sample is the same point in both its tiles."""
+        cells = self.tile_cells
+        offset = (self.columns - 1) / 2
+        xs = (key[0] * cells + np.arange(cells + 1) - offset) * self.spacing_m
+        ys = (key[1] * cells + np.arange(cells + 1) - offset) * self.spacing_m
+        return np.meshgrid(xs, ys)
+
+    def tile_heights(self, key: TileKey) -> np.ndarray:
+        """A tile's heights (cells + 1 square, rows by y), made if need be (read-only)."""
+        view = self._heights[self._slot(key)].view()
+        view.setflags(write=False)
+        return view
+
+    def tile_levels(self, key: TileKey) -> np.ndarray:
+        """A tile's 16-bit collider levels over ``[min_height_m, max_height_m]``."""
+        return self._levels[self._slot(key)].copy()
+
+    def tile_centre(self, key: TileKey) -> tuple[float, float]:
+        return ((key[0] + 0.5) * self.tile_size_m - self.half_extent_x_m,
+                (key[1] + 0.5) * self.tile_size_m - self.half_extent_y_m)
+
+    def _tile_index(self, coordinate_m) -> np.ndarray:
+        return np.clip(np.floor((np.asarray(coordinate_m) + self.half_extent_x_m)
+                                / self.tile_size_m), 0, self.tiles_per_side - 1
+                       ).astype(np.int64)
+
+    def prepare_box(self, x_min_m: float, y_min_m: float, x_max_m: float, y_max_m: float
+                    ) -> None:
+        """Make every tile under a box (clamped to the map) now."""
+        (first_i, last_i), (first_j, last_j) = (self._tile_index([x_min_m, x_max_m]).tolist(),
+                                                self._tile_index([y_min_m, y_max_m]).tolist())
+        for row in range(first_j, last_j + 1):
+            for column in range(first_i, last_i + 1):
+                self._slot((column, row))
+
+    def tiles_near(self, points_xy: np.ndarray, radius_m: float) -> list[TileKey]:
+        """The tiles any part of which lies within ``radius_m`` of one of the points
+        (N, 2), in order."""
+        points = np.asarray(points_xy, dtype=float).reshape(-1, 2)
+        if not len(points):
+            return []
+        first = self._tile_index(points.min(axis=0) - radius_m)
+        last = self._tile_index(points.max(axis=0) + radius_m)
+        columns, rows = np.meshgrid(np.arange(first[0], last[0] + 1),
+                                    np.arange(first[1], last[1] + 1))
+        keys = np.stack([columns.ravel(), rows.ravel()], axis=1)
+        centres = (keys + 0.5) * self.tile_size_m - self.half_extent_x_m
+        near = _rect_distances_m(centres, self.tile_size_m / 2, points) <= radius_m
+        return [(int(column), int(row)) for column, row in keys[near]]
+
+    def stream(self, points_xy: np.ndarray) -> None:
+        """Once per fixed step, with where the vehicles and shells are (N, 2): make a few
+        of the tiles near them ahead of need, and drop what is far from all of them."""
+        self._epoch += 1
+        spec = self.tile_spec
+        self._near = set(self.tiles_near(points_xy, spec.unload_radius_m))
+        loading = self.tiles_near(points_xy, spec.load_radius_m)
+        missing = [key for key in loading if key not in self._slots]
+        if missing:
+            centres = np.array([self.tile_centre(key) for key in missing])
+            order = np.argsort(_rect_distances_m(centres, self.tile_size_m / 2,
+                                                 np.asarray(points_xy, dtype=float)
+                                                 .reshape(-1, 2)), kind="stable")
+            self._take_finished()
+            for index in order.tolist():
+                if len(self._pending) >= spec.tiles_queued_ahead:
+                    break
+                if missing[index] not in self._pending:
+                    self._pending[missing[index]] = self._worker.submit(self._compute,
+                                                                        missing[index])
+        spares = sorted((key for key in self._slots if key not in self._near
+                         and self._used.get(key, -1) < self._epoch - 1),
+                        key=lambda key: (self._used.get(key, -1), key))
+        for key in spares[:max(len(spares) - spec.spare_tiles, 0)]:
+            self._drop(key)
+
+    def _take_finished(self) -> None:
+        """Put the tiles the worker has finished in their slots."""
+        for key in [key for key, future in self._pending.items() if future.done()]:
+            self._slot(key)
+
+    def destroy(self) -> None:
+        """Stop the worker (tiles it was making are dropped)."""
+        for future in self._pending.values():
+            future.cancel()
+        self._pending.clear()
+        self._worker.shutdown(wait=True)
+
+    def _overview(self, samples: int) -> np.ndarray:
+        positions = np.linspace(-self.half_extent_x_m, self.half_extent_x_m, samples)
+        x_m, y_m = np.meshgrid(positions, positions)
+        return self.field.heights(x_m, y_m)
+
+    # ----- look-ups ---------------------------------------------------------------------
+
+    def _slots_of_cells(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For cells or samples (2, N) of the map's grid: the slot of the tile each lies
+        in (made now if need be) and its place in that tile (2, N)."""
+        tiles = np.minimum(cells // self.tile_cells, self.tiles_per_side - 1)
+        for column, row in set(zip(*tiles.tolist())):
+            self._slot((column, row))
+        return self._directory[tiles[1], tiles[0]], cells - tiles * self.tile_cells
+
+    def planes_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Height (N,) and unit normal (3, N) of the collider's triangle under each of N
+        points, rows (2, N) of x and y; points off the map read its edge."""
+        last = self.columns - 1.0
+        uv = np.minimum(np.maximum((xy_m + self.half_extent_x_m) / self.spacing_m, 0.0), last)
+        cell = np.minimum(uv.astype(np.int64), self.columns - 2)
+        fraction = uv - cell
+        upper = fraction[0] + fraction[1] > 1.0
+        slot, local = self._slots_of_cells(cell)
+        rows = 2 * local[0] + 2 * self.tile_cells * local[1] + upper
+        plane = self._planes[slot, rows]
+        return (plane[:, 0] + fraction[0] * plane[:, 1] + fraction[1] * plane[:, 2],
+                plane[:, 3:].T)
+
+    def ground_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Ripple height, grip scale and added rolling resistance at N points, rows (2, N)
+        of x and y, from the nearest sample's surface."""
+        sample = np.minimum(np.maximum(np.rint((xy_m + self.half_extent_x_m) / self.spacing_m),
+                                       0), self.columns - 1).astype(np.int64)
+        slot, local = self._slots_of_cells(sample)
+        half_height, wave, grip, rolling = self._ground[
+            slot, local[1] * (self.tile_cells + 1) + local[0]].T
+        wave_x, wave_y = np.sin(wave * xy_m)
+        return half_height * (1.0 + wave_x * wave_y), grip, rolling
+
+    def sample_heights(self, columns: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Heights of samples of the map's grid, by column and row (any shape)."""
+        sample = np.stack([np.ravel(columns), np.ravel(rows)]).astype(np.int64)
+        slot, local = self._slots_of_cells(sample)
+        return self._heights[slot, local[1], local[0]].reshape(np.shape(columns))
+
+    @property
+    def memory_bytes(self) -> int:
+        """What the pool of tiles holds."""
+        return sum(pool.nbytes for pool in (self._planes, self._ground, self._heights,
+                                            self._levels, self._surface))
+
+    def __repr__(self) -> str:
+        return (f"TiledTerrain({self.field.size_m:g} m, {len(self._slots)} tiles made of "
+                f"{self.tiles_per_side ** 2}, {math.ceil(self.memory_bytes / 2 ** 20)} MiB)")
