@@ -35,6 +35,7 @@ from bench import ai, battle, frame, net, vehicles
 from bench.machine import machine_info
 from game.errors import whole_number
 from game.sim.net.link import enet_available
+from physics.model.terrain import MapChoice
 
 NOT_AVAILABLE: dict[str, str] = {}
 DEFAULT_PARTICLES = 10_000
@@ -53,6 +54,15 @@ def _counts(text: str) -> list[int]:
 
 
 _POSITIVE = whole_number(1, None, "")
+
+
+def _map_name(text: str) -> str:
+    """A ``--map`` value, checked as the game checks it."""
+    try:
+        MapChoice.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected {error}") from None
+    return text
 _AT_LEAST_ZERO = whole_number(0, None, "")
 
 
@@ -71,6 +81,9 @@ def _add_battle(commands, common) -> None:
                        help=f"simulated seconds (default {battle.DEFAULT_SECONDS:g})")
     fight.add_argument("--seed", type=int, default=battle.DEFAULT_SEED,
                        help=f"world and bot seed (default {battle.DEFAULT_SEED})")
+    fight.add_argument("--map", type=_map_name, default=battle.DEFAULT_MAP,
+                       help=f"the map fought on, as the game's --map (default "
+                            f"{battle.DEFAULT_MAP})")
 
 
 def _add_ai(commands, common) -> None:
@@ -156,6 +169,9 @@ def _parser() -> argparse.ArgumentParser:
                             f"(default {vehicles.DEFAULT_WARMUP_STEPS})")
     bench.add_argument("--seed", type=int, default=vehicles.DEFAULT_SEED,
                        help=f"desert map seed (default {vehicles.DEFAULT_SEED})")
+    bench.add_argument("--map", type=_map_name, default=vehicles.DEFAULT_MAP,
+                       help=f"the map, as the game's --map: desert or desert:SIZE (default "
+                            f"{vehicles.DEFAULT_MAP})")
     _add_battle(commands, common)
     sparks = commands.add_parser("particles", parents=[common],
                                  help="our particles against Panda's ParticleEffect")
@@ -194,7 +210,8 @@ def _run_one(name: str, options, config, quiet: bool, alone: bool) -> tuple[dict
         return report, ai.table(report)
     if name == "battle":
         tanks = options.tanks if options.bots is None else [options.bots + 1]
-        report = battle.run(config, tanks=tanks, seconds=options.seconds, seed=options.seed)
+        report = battle.run(config, tanks=tanks, seconds=options.seconds, seed=options.seed,
+                            map_name=options.map)
         return report, battle.table(report)
     progress = None if quiet else (
         lambda result: print(f"  {result['count']} tanks: ours "
@@ -203,7 +220,7 @@ def _run_one(name: str, options, config, quiet: bool, alone: bool) -> tuple[dict
                              file=sys.stderr, flush=True))
     report = vehicles.run(config, counts=options.counts, steps=options.steps,
                           repeats=options.repeats, warmup_steps=options.warmup,
-                          seed=options.seed, progress=progress)
+                          seed=options.seed, progress=progress, map_name=options.map)
     return report, vehicles.table(report)
 
 

@@ -19,12 +19,14 @@ ALL_BENCHMARKS_TANKS = (8, 32)
 """``python -m bench`` (every benchmark): a battle of 8 tanks and one of 32."""
 DEFAULT_SECONDS = 120.0
 DEFAULT_SEED = 1
+DEFAULT_MAP = "desert"
 
 
-def run_one(config, tanks: int, seconds: float, seed: int) -> dict:
+def run_one(config, tanks: int, seconds: float, seed: int, map_name: str = DEFAULT_MAP
+            ) -> dict:
     """One battle of ``tanks`` tanks (``tanks - 1`` bots): its wall time, real-time factor,
     ms a step and the events counted."""
-    loop = random_battle(config, tanks - 1, seed)
+    loop = random_battle(config, tanks - 1, seed, map_name)
     step_s = loop.simulation.step_s
     steps = max(round(seconds / step_s), 2)
     counts = dict.fromkeys((Shot, Hit, Destroyed, RoundEnd), 0)
@@ -45,11 +47,12 @@ def run_one(config, tanks: int, seconds: float, seed: int) -> dict:
 
 
 def run(config, tanks=DEFAULT_TANKS, seconds: float = DEFAULT_SECONDS,
-        seed: int = DEFAULT_SEED) -> dict:
+        seed: int = DEFAULT_SEED, map_name: str = DEFAULT_MAP) -> dict:
     """One battle per entry of ``tanks``, in turn; ``realtime_factor`` maps each size (as
     text, for JSON) to its factor."""
-    results = [run_one(config, count, seconds, seed) for count in tanks]
-    return {"parameters": {"tanks": list(tanks), "simulated_s": seconds, "seed": seed},
+    results = [run_one(config, count, seconds, seed, map_name) for count in tanks]
+    return {"parameters": {"tanks": list(tanks), "simulated_s": seconds, "seed": seed,
+                           "map": map_name},
             "results": results,
             "realtime_factor": {str(result["tanks"]): result["realtime_factor"]
                                 for result in results}}
@@ -57,7 +60,8 @@ def run(config, tanks=DEFAULT_TANKS, seconds: float = DEFAULT_SECONDS,
 
 def table(report: dict) -> str:
     parameters = report["parameters"]
-    lines = [f"battle: {parameters['simulated_s']:g} s simulated (seed {parameters['seed']})"]
+    lines = [f"battle: {parameters['simulated_s']:g} s simulated on {parameters['map']} "
+             f"(seed {parameters['seed']})"]
     for result in report["results"]:
         lines.append(f"  {result['tanks']:>3} tanks: {result['realtime_factor']:.1f}x real time "
                      f"({result['ms_per_step']:.2f} ms a step, {result['wall_s']:.1f} s); "

@@ -38,12 +38,14 @@ from panda3d.core import Point3, TransformState, Vec3
 
 from game.config import GameConfig
 from physics.bullet.bodies import make_hull_body, map_walls, terrain_collider
+from physics.bullet.terrain_tiles import StreamedColliders
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.poses import ground_aligned_rotation
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import derive_constants
 from physics.model.spec import KMH_PER_MPS
 from physics.model.terrain import MapChoice, Terrain, build_terrain
+from physics.model.tiled_terrain import TiledTerrain
 
 DEFAULT_COUNTS = (1, 10, 100)
 DEFAULT_STEPS = 300
@@ -51,6 +53,7 @@ DEFAULT_REPEATS = 5
 DEFAULT_WARMUP_STEPS = 60
 """One second: the shift into gear (0.4 s) is done and the tanks are at speed."""
 DEFAULT_SEED = 1
+DEFAULT_MAP = "desert"
 
 GEAR = "1"
 _SPACING_M = 46.0
@@ -102,11 +105,32 @@ class _Start:
             body.setAngularVelocity(Vec3(0, 0, 0))
 
 
-def _world(config: GameConfig, terrain: Terrain) -> PhysicsWorld:
-    world = PhysicsWorld(config.game.simulation)
-    world.add_body(terrain_collider(terrain))
-    world.add_body(map_walls(terrain))
-    return world
+class _Ground:
+    """The map's colliders in a harness's world: the whole map's one, or a big desert's
+    tiles streamed round the tanks before each step (as the game does, on the clock)."""
+
+    def __init__(self, config: GameConfig, terrain: Terrain):
+        self.world = PhysicsWorld(config.game.simulation)
+        self.world.add_body(map_walls(terrain))
+        self.terrain = terrain
+        self.colliders = None
+        if isinstance(terrain, TiledTerrain):
+            self.colliders = StreamedColliders(self.world, terrain)
+        else:
+            self.world.add_body(terrain_collider(terrain))
+
+    def follow(self, bodies) -> None:
+        """A big desert's tiles and colliders round the bodies (nothing on other maps)."""
+        if self.colliders is not None:
+            points = np.array([body.getTransform().getPos() for body in bodies])[:, :2]
+            self.terrain.take_finished()
+            self.terrain.stream(points)
+            self.colliders.update(points)
+
+    def destroy(self) -> None:
+        if self.colliders is not None:
+            self.colliders.destroy()
+        self.world.destroy()
 
 
 class AnchorTanks:
@@ -115,7 +139,8 @@ class AnchorTanks:
     label = "ours"
 
     def __init__(self, config: GameConfig, terrain: Terrain, points):
-        self.world = _world(config, terrain)
+        self.ground = _Ground(config, terrain)
+        self.world = self.ground.world
         self.fleet = VehicleFleet(self.world, terrain, config.tank, config.tank_gearbox)
         self.bodies = []
         for number, (x, y, heading, steer) in enumerate(points):
@@ -132,6 +157,7 @@ class AnchorTanks:
         self._start.place(self.bodies)
 
     def step(self) -> None:
+        self.ground.follow(self.bodies)
         self.fleet.update_drive(self.world.step_s)
         self.world.step()
 
@@ -140,7 +166,7 @@ class AnchorTanks:
 
     def destroy(self) -> None:
         self.fleet.destroy()
-        self.world.destroy()
+        self.ground.destroy()
 
 
 class BulletVehicleTanks:
@@ -149,7 +175,8 @@ class BulletVehicleTanks:
     label = "bullet_vehicle"
 
     def __init__(self, config: GameConfig, terrain: Terrain, points):
-        self.world = _world(config, terrain)
+        self.ground = _Ground(config, terrain)
+        self.world = self.ground.world
         spec = config.tank
         mass = spec.hull.mass_kg
         constants = derive_constants(spec.suspension, spec.grip, mass,
@@ -197,6 +224,7 @@ class BulletVehicleTanks:
             vehicle.resetSuspension()
 
     def step(self) -> None:
+        self.ground.follow(self.bodies)
         self.world.step()
 
     def positions(self) -> np.ndarray:
@@ -206,7 +234,7 @@ class BulletVehicleTanks:
         for vehicle in self.vehicles:
             self.world.bullet.removeVehicle(vehicle)
         self.vehicles.clear()
-        self.world.destroy()
+        self.ground.destroy()
 
 
 def _timed_run(harness, steps: int, warmup_steps: int) -> dict:
@@ -241,11 +269,11 @@ def _summary(runs: list[dict], count: int) -> dict:
 
 def run(config: GameConfig, counts=DEFAULT_COUNTS, steps: int = DEFAULT_STEPS,
         repeats: int = DEFAULT_REPEATS, warmup_steps: int = DEFAULT_WARMUP_STEPS,
-        seed: int = DEFAULT_SEED, progress=None) -> dict:
+        seed: int = DEFAULT_SEED, progress=None, map_name: str = DEFAULT_MAP) -> dict:
     """The benchmark's parameters and one result per vehicle count."""
-    terrain = build_terrain(MapChoice("desert"), config.game.terrain, seed)
+    terrain = build_terrain(MapChoice.parse(map_name), config.game.terrain, seed)
     parameters = {"counts": list(counts), "steps": steps, "repeats": repeats,
-                  "warmup_steps": warmup_steps, "seed": seed, "map": "desert",
+                  "warmup_steps": warmup_steps, "seed": seed, "map": map_name,
                   "vehicle": "tank", "gear": GEAR,
                   "step_hz": config.game.simulation.step_hz,
                   "substeps": config.game.simulation.substeps}
@@ -265,6 +293,8 @@ def run(config: GameConfig, counts=DEFAULT_COUNTS, steps: int = DEFAULT_STEPS,
         results.append(result)
         if progress is not None:
             progress(result)
+    if isinstance(terrain, TiledTerrain):
+        terrain.destroy()
     return {"parameters": parameters, "results": results}
 
 

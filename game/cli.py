@@ -80,7 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--vehicle", choices=["tank", "car"], default="tank",
                         help="the player's vehicle (default tank)")
     parser.add_argument("--map", type=_map_choice, default=MapChoice("desert"),
-                        metavar="desert|flat|slope:DEG", help="terrain (default desert)")
+                        metavar="desert|desert:SIZE|flat|slope:DEG|range",
+                        help="terrain (default desert; desert:SIZE a SIZE-metre desert made in "
+                             "tiles, 512..16384)")
     parser.add_argument("--seed", type=whole_number(0, None, "seed"), default=1,
                         help="world seed (default 1)")
     parser.add_argument("--bots", type=whole_number(0, MAX_BOTS, "bots"), default=0,

@@ -62,7 +62,8 @@ def test_the_battle_benchmark_runs_a_real_battle():
     done = bench("battle", "--seconds", "3", "--bots", "2", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)["results"]["battle"]
-    assert report["parameters"] == {"tanks": [3], "simulated_s": 3, "seed": 1}
+    assert report["parameters"] == {"tanks": [3], "simulated_s": 3, "seed": 1,
+                                    "map": "desert"}
     (result,) = report["results"]
     assert result["tanks"] == 3
     assert result["realtime_factor"] > 0.0 and result["wall_s"] > 0.0

@@ -341,7 +341,7 @@ def test_hardpan_is_the_reference_surface_vehicles_state_their_grip_on(config, k
                      if surface.name == REFERENCE_SURFACE else surface
                      for surface in spec.surfaces)
     with pytest.raises(SpecError, match=key):
-        TerrainSpec(spec.desert, spec.test_maps, surfaces)
+        dataclasses.replace(spec, surfaces=surfaces)
     reference = next(s for s in spec.surfaces if s.name == REFERENCE_SURFACE)
     assert (reference.grip_scale, reference.rolling_resistance) == (1.0, 0.0)
     assert spec.test_maps.surface == REFERENCE_SURFACE  # flat-ground figures are on it

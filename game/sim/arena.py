@@ -65,6 +65,8 @@ class Arena:
         self._desert = map_choice.kind == "desert"
         self.colliders: StreamedColliders | None = None
         """A big desert's colliders, streamed round what moves (None: one for the map)."""
+        self._streamed_round: np.ndarray | None = None
+        """Where what moves was when the tiles and colliders were last worked out."""
         if isinstance(self.terrain, TiledTerrain):
             self.colliders = StreamedColliders(self.world, self.terrain)
         else:
@@ -104,9 +106,17 @@ class Arena:
     def stream(self, points_xy: np.ndarray) -> None:
         """Before a fixed step, with where the vehicles and shells are (N, 2): a big
         desert's tiles and colliders follow them (other maps hold all of theirs)."""
-        if self.colliders is not None:
-            self.terrain.stream(points_xy)
-            self.colliders.update(points_xy)
+        if self.colliders is None:
+            return
+        self.terrain.take_finished()
+        last = self._streamed_round
+        if last is not None and last.shape == points_xy.shape:
+            moved_m = float(np.abs(points_xy - last).max(initial=0.0))
+            if moved_m < self.terrain.tile_spec.restream_after_m:
+                return
+        self._streamed_round = np.array(points_xy, dtype=float)
+        self.terrain.stream(points_xy)
+        self.colliders.update(points_xy)
 
     def destroy(self) -> None:
         for fleet in self.fleets.values():

@@ -32,9 +32,10 @@ The arrays :func:`anchor_substep` reads and writes (N = V * A anchors, vehicle b
   ``grip_share``;
 - constants: ``anchors`` (A, ANCHOR_COLUMNS) and ``model`` (MODEL_ENTRIES,);
 - the ground: the terrain's tiles of planes and per-sample surfaces, their directory
-  and look-up (:class:`physics.model.terrain.TerrainTables`), cast against when ``on_terrain``; per anchor,
-  ``exact`` (1: its column of ``exact_hits`` (EXACT_ROWS, N), cast beforehand, is the
-  ground where it is nearer than the terrain or the terrain is missed);
+  and look-up (:class:`physics.model.terrain.TerrainTables`), cast against when
+  ``on_terrain``; per anchor, ``exact`` (1: its column of ``exact_hits`` (EXACT_ROWS, N),
+  cast beforehand, is the ground where it is nearer than the terrain or the terrain is
+  missed);
 - carried between substeps and brought up to date: ``deflection`` (2, N: the grip
   springs' stretch), ``last_distance`` (N: the terrain casts', ``warm`` once they are
   these rays'), ``wheel_spin_rad_s`` and ``wheel_angle_rad`` (N);
@@ -172,8 +173,8 @@ _grip = compiled(_grip, inline=True) or _grip
 def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limit_n,
                    steer_rad, grip_share, anchors, model, terrain_planes, terrain_ground,
                    terrain_directory, terrain_lookup, on_terrain, exact, exact_hits,
-                   deflection, last_distance, warm, wheel_spin_rad_s, wheel_angle_rad, substep_s, linear, angular,
-                   impulse, results, driveline):
+                   deflection, last_distance, warm, wheel_spin_rad_s, wheel_angle_rad,
+                   substep_s, linear, angular, impulse, results, driveline):
     """One substep of every anchor of V vehicles of one kind, in place (the arrays are
     the module docstring's)."""
     count = anchors.shape[0]

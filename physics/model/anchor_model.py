@@ -77,7 +77,7 @@ def model_entries(constants: AnchorConstants, grip: GripSpec, slip: SlipTyreSpec
 
 
 _NO_TERRAIN = TerrainTables(np.zeros((1, 1, 6)), np.zeros((1, 1, 4)),
-                            np.zeros((1, 1), dtype=np.int64), np.ones(7))
+                            np.zeros((1, 1), dtype=np.int64), np.ones(7), np.zeros((1, 2, 2)))
 """The terrain's tables when there is none (every ray is cast beforehand)."""
 _NO_HITS = np.zeros((tables.EXACT_ROWS, 0))
 """The hits cast beforehand when there are none."""
@@ -258,7 +258,9 @@ class AnchorModel:
             states.position_ws, states.axes_ws, states.velocity_ws,
             states.angular_velocity_ws, command.surface_speed_mps, command.force_limit_n,
             _read_only(command.steer_rad), _read_only(command.grip_scale), self._table,
-            self._entries, *ground_tables, terrain is not None, exact, exact_hits,
+            self._entries, ground_tables.planes, ground_tables.ground,
+            ground_tables.directory, ground_tables.lookup, terrain is not None, exact,
+            exact_hits,
             self._deflection, self._last_distance, self._warm, self.spin_speed_rad_s.reshape(-1),
             self.spin_angle_rad.reshape(-1), substep_s, linear, angular, impulse, results,
             self.driveline)

@@ -139,7 +139,8 @@ def arc_meets_terrain(terrain: Terrain, muzzle_ws, velocity_ws, gravity_m_s2: fl
     return when_s, arc_points(muzzle_ws, velocity_ws, gravity_m_s2, np.array([when_s]))[0]
 
 
-def _march_arc(planes, directory, lookup, muzzle_ws, velocity_ws, gravity_m_s2, max_time_s, samples):
+def _march_arc(planes, directory, lookup, muzzle_ws, velocity_ws, gravity_m_s2, max_time_s,
+               samples):
     """The time the arc first goes below the ground, sampled at ``samples`` even times
     (-1: never); compiled where numba is installed."""
     step_s = max_time_s / (samples - 1)

@@ -145,6 +145,10 @@ class TileSpec(Spec):
     tiles_queued_ahead: int = tuning("tiles the worker thread makes ahead of need at a "
                                      "time at most (the ones needed now are made at once)",
                                      minimum=1, maximum=64)
+    restream_after_m: float = tuning("the tiles and colliders wanted are worked out afresh "
+                                     "once something has moved this far since the last time "
+                                     "(or something came or went)", minimum=0.0,
+                                     maximum=64.0)
     spare_tiles: int = tuning("tiles a look far off made (a sight line, a shell's path) "
                               "kept besides the ones near what moves, the least lately used "
                               "dropped first", minimum=0, maximum=256)
@@ -156,6 +160,9 @@ class TileSpec(Spec):
         super().__post_init__()
         if 512.0 % self.tile_size_m:
             raise SpecError("tile_size_m", self.tile_size_m, "a divisor of 512")
+        if self.collider_radius_m <= 2.0 * self.restream_after_m:
+            raise SpecError("restream_after_m", self.restream_after_m,
+                            f"less than half collider_radius_m ({self.collider_radius_m})")
         for near, far in (("load_radius_m", "unload_radius_m"),
                           ("collider_radius_m", "collider_unload_radius_m")):
             if getattr(self, far) <= getattr(self, near):

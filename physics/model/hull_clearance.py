@@ -26,7 +26,7 @@ import numpy as np
 from physics.model.anchors import BodyStates
 from physics.model.compiled import compiled
 from physics.model.hull import HullSpec
-from physics.model.terrain import Terrain
+from physics.model.terrain import MISSING_HEIGHT_M, Terrain, sample_height
 
 CONTACT_SLACK_M = 0.1
 """Clearance kept beyond the plane's movement: more than Bullet's own contact distances
@@ -77,9 +77,12 @@ def _closing_m(velocity, spin, hull, normal_x, normal_y, normal_z, lever_m, stre
 
 
 def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, box_reach_m,
-                 within_s, heights, spacing_m, map_half_x_m, map_half_y_m, clear):
-    """Per hull, into ``clear``: the test above, a loop over the height samples round it."""
-    rows, columns = heights.shape
+                 within_s, heights, directory, lookup, clear):
+    """Per hull, into ``clear``: the test above, a loop over the height samples round it
+    (the terrain's :class:`~physics.model.terrain.TerrainTables`; a hull over a tile not
+    made is not clear)."""
+    map_half_x_m, map_half_y_m, spacing_m = lookup[0], lookup[1], lookup[2]
+    columns, rows = int(lookup[3]) + 1, int(lookup[4]) + 1
     stretch_s = SPEED_ALLOWANCE * within_s
     for hull in range(position.shape[0]):
         up_x, up_y, up_z = axes[hull, 2, 0], axes[hull, 2, 1], axes[hull, 2, 2]
@@ -116,7 +119,10 @@ def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, bo
                 offset_x, offset_y = x - centre_x, y - centre_y
                 if (abs(heading_x * offset_x + heading_y * offset_y) <= extent_along
                         and abs(across_x * offset_x + across_y * offset_y) <= extent_across):
-                    outside_m = (normal_z * (heights[row, column] - face_z)
+                    height = sample_height(heights, directory, lookup, column, row)
+                    if height == MISSING_HEIGHT_M:
+                        nearest_m = -np.inf
+                    outside_m = (normal_z * (height - face_z)
                                  + normal_x * (x - face_x) + normal_y * (y - face_y))
                     nearest_m = min(nearest_m, outside_m)
         lever_m = np.hypot(extent_along, extent_across) + box_reach_m
@@ -145,11 +151,11 @@ class HullClearance:
         """Per vehicle (V,): no part of the terrain can come within Bullet's contact
         distance of the hull in the next ``within_s`` seconds."""
         clear = np.zeros(len(states.position_ws), dtype=bool)
-        if _clear_hulls is None or not len(clear) or not hasattr(self.terrain, "heights_m"):
-            return clear  # no test (a tiled map has no one height array): Bullet's pairs
-        terrain = self.terrain
+        if _clear_hulls is None or not len(clear):
+            return clear
+        tables = self.terrain.tables
         _clear_hulls(states.position_ws, states.axes_ws, states.velocity_ws,
                      states.angular_velocity_ws, self._half_extents_m, self._centre_lift_m,
-                     self._box_reach_m, within_s, terrain.heights_m, terrain.spacing_m,
-                     terrain.half_extent_x_m, terrain.half_extent_y_m, clear)
+                     self._box_reach_m, within_s, tables.heights, tables.directory,
+                     tables.lookup, clear)
         return clear

@@ -180,6 +180,8 @@ class TerrainTables(NamedTuple):
     lookup: np.ndarray
     """The map's half extents in x and y, the sample spacing, the last sample's column and
     row, and a tile's cells in x and in y."""
+    heights: np.ndarray
+    """(slots, samples of a tile in y, in x): the heights the planes were made from."""
 
 
 MISSING_HEIGHT_M = -1.0e9
@@ -221,8 +223,21 @@ def ground_sample(directory, lookup, x_m, y_m):
                   + column - tile_i * tile_cells_x)
 
 
+def sample_height(heights, directory, lookup, column, row):
+    """The height of the map's sample at (column, row), for compiled loops;
+    :data:`MISSING_HEIGHT_M` where its tile is not made."""
+    tile_cells_x, tile_cells_y = int(lookup[5]), int(lookup[6])
+    tile_i = min(column // tile_cells_x, directory.shape[1] - 1)
+    tile_j = min(row // tile_cells_y, directory.shape[0] - 1)
+    slot = directory[tile_j, tile_i]
+    if slot < 0:
+        return MISSING_HEIGHT_M
+    return heights[slot, row - tile_j * tile_cells_y, column - tile_i * tile_cells_x]
+
+
 plane_under = compiled(plane_under) or plane_under
 ground_sample = compiled(ground_sample) or ground_sample
+sample_height = compiled(sample_height) or sample_height
 
 
 def triangle_planes(heights_m: np.ndarray, spacing_m: float) -> np.ndarray:
@@ -362,7 +377,7 @@ class Terrain(TerrainBase):
             self._planes[None], self._sample_ground[None], np.zeros((1, 1), dtype=np.int64),
             np.array([self.half_extent_x_m, self.half_extent_y_m, self.spacing_m,
                       self.columns - 1.0, self.rows - 1.0, self.columns - 1.0,
-                      self.rows - 1.0]))
+                      self.rows - 1.0]), self.heights_m[None])
 
     @property
     def surface_index(self) -> np.ndarray:

@@ -39,6 +39,7 @@ TileKey = tuple[int, int]
 """A tile's column and row in the map's grid of tiles."""
 
 _FIRST_SLOTS = 16
+"""The pool starts with room for this many tiles and grows by as many at a time."""
 
 
 class _TileData(NamedTuple):
@@ -121,7 +122,7 @@ class TiledTerrain(TerrainBase):
         self._planes, self._ground, self._heights, self._levels, self._surface = pools
         self._free.extend(range(old + slots - 1, old - 1, -1))
         self._tables = TerrainTables(self._planes, self._ground, self._directory,
-                                     self._lookup)
+                                     self._lookup, self._heights)
 
     def _slot(self, key: TileKey) -> int:
         """The slot of a tile, made now if it is not; it counts as used this epoch."""
@@ -148,7 +149,7 @@ class TiledTerrain(TerrainBase):
         pending = self._pending.pop(key, None)
         data = pending.result() if pending is not None else self._compute(key)
         if not self._free:
-            self._grow(len(self._slots))
+            self._grow(_FIRST_SLOTS)
         slot = self._free.pop()
         self._slots[key] = slot
         for pool, values in zip((self._planes, self._ground, self._heights, self._levels,
@@ -188,46 +189,48 @@ class TiledTerrain(TerrainBase):
 
     def tile_heights(self, key: TileKey) -> np.ndarray:
         """A tile's heights (cells + 1 square, rows by y), made if need be (read-only)."""
-        view = self._heights[self._slot(key)].view()
+        slot = self._slot(key)  # first: making it may give the pools new arrays
+        view = self._heights[slot].view()
         view.setflags(write=False)
         return view
 
     def tile_levels(self, key: TileKey) -> np.ndarray:
         """A tile's 16-bit collider levels over ``[min_height_m, max_height_m]``."""
-        return self._levels[self._slot(key)].copy()
+        slot = self._slot(key)
+        return self._levels[slot].copy()
 
     def tile_centre(self, key: TileKey) -> tuple[float, float]:
         return ((key[0] + 0.5) * self.tile_size_m - self.half_extent_x_m,
                 (key[1] + 0.5) * self.tile_size_m - self.half_extent_y_m)
 
-    def _tile_index(self, coordinate_m) -> np.ndarray:
-        return np.clip(np.floor((np.asarray(coordinate_m) + self.half_extent_x_m)
-                                / self.tile_size_m), 0, self.tiles_per_side - 1
-                       ).astype(np.int64)
+    def _tile_index(self, coordinate_m: float) -> int:
+        """The column (or row) of tiles a coordinate lies in, clamped to the map."""
+        index = math.floor((coordinate_m + self.half_extent_x_m) / self.tile_size_m)
+        return min(max(index, 0), self.tiles_per_side - 1)
 
     def prepare_box(self, x_min_m: float, y_min_m: float, x_max_m: float, y_max_m: float
                     ) -> None:
         """Make every tile under a box (clamped to the map) now."""
-        (first_i, last_i), (first_j, last_j) = (self._tile_index([x_min_m, x_max_m]).tolist(),
-                                                self._tile_index([y_min_m, y_max_m]).tolist())
-        for row in range(first_j, last_j + 1):
-            for column in range(first_i, last_i + 1):
+        for row in range(self._tile_index(y_min_m), self._tile_index(y_max_m) + 1):
+            for column in range(self._tile_index(x_min_m), self._tile_index(x_max_m) + 1):
                 self._slot((column, row))
 
     def tiles_near(self, points_xy: np.ndarray, radius_m: float) -> list[TileKey]:
         """The tiles any part of which lies within ``radius_m`` of one of the points
         (N, 2), in order."""
-        points = np.asarray(points_xy, dtype=float).reshape(-1, 2)
-        if not len(points):
-            return []
-        first = self._tile_index(points.min(axis=0) - radius_m)
-        last = self._tile_index(points.max(axis=0) + radius_m)
-        columns, rows = np.meshgrid(np.arange(first[0], last[0] + 1),
-                                    np.arange(first[1], last[1] + 1))
-        keys = np.stack([columns.ravel(), rows.ravel()], axis=1)
-        centres = (keys + 0.5) * self.tile_size_m - self.half_extent_x_m
-        near = _rect_distances_m(centres, self.tile_size_m / 2, points) <= radius_m
-        return [(int(column), int(row)) for column, row in keys[near]]
+        half_tile, size = self.tile_size_m / 2, self.tile_size_m
+        offset = half_tile - self.half_extent_x_m
+        near: set[TileKey] = set()
+        for x_m, y_m in np.asarray(points_xy, dtype=float).reshape(-1, 2).tolist():
+            rows = range(self._tile_index(y_m - radius_m), self._tile_index(y_m + radius_m) + 1)
+            for column in range(self._tile_index(x_m - radius_m),
+                                self._tile_index(x_m + radius_m) + 1):
+                gap_x = max(abs(column * size + offset - x_m) - half_tile, 0.0)
+                for row in rows:
+                    gap_y = max(abs(row * size + offset - y_m) - half_tile, 0.0)
+                    if gap_x * gap_x + gap_y * gap_y <= radius_m * radius_m:
+                        near.add((column, row))
+        return sorted(near)
 
     def stream(self, points_xy: np.ndarray) -> None:
         """Once per fixed step, with where the vehicles and shells are (N, 2): make a few
@@ -242,7 +245,6 @@ class TiledTerrain(TerrainBase):
             order = np.argsort(_rect_distances_m(centres, self.tile_size_m / 2,
                                                  np.asarray(points_xy, dtype=float)
                                                  .reshape(-1, 2)), kind="stable")
-            self._take_finished()
             for index in order.tolist():
                 if len(self._pending) >= spec.tiles_queued_ahead:
                     break
@@ -255,8 +257,8 @@ class TiledTerrain(TerrainBase):
         for key in spares[:max(len(spares) - spec.spare_tiles, 0)]:
             self._drop(key)
 
-    def _take_finished(self) -> None:
-        """Put the tiles the worker has finished in their slots."""
+    def take_finished(self) -> None:
+        """Put the tiles the worker has finished in their slots (between steps)."""
         for key in [key for key, future in self._pending.items() if future.done()]:
             self._slot(key)
 
