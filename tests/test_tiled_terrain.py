@@ -1,0 +1,167 @@
+"""The big desert (``--map desert:SIZE``): tiles made from the seed in any order, seamless,
+streamed round what moves, and a tank that drives 2 km across their borders."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+from panda3d.core import Point3
+
+from game.sim.controls import AUTOMATIC, Controls
+from game.sim.simulation import Simulation
+from game.sim.telemetry import telemetry_record
+from physics.bullet.terrain_tiles import StreamedColliders
+from physics.bullet.world import ALL_BODIES, PhysicsWorld
+from physics.model.terrain import MapChoice, build_terrain, plane_under
+from physics.model.tiled_terrain import TiledTerrain
+
+BIG = "desert:4096"
+
+
+@pytest.fixture
+def big(config):
+    terrain = build_terrain(MapChoice.parse(BIG), config.world.terrain, 1)
+    yield terrain
+    terrain.destroy()
+
+
+def _digest(terrain: TiledTerrain, key) -> str:
+    return hashlib.sha1(terrain.tile_heights(key).tobytes()
+                        + terrain.tile_levels(key).tobytes()).hexdigest()
+
+
+def test_map_choice_parses_big_deserts_and_refuses_odd_sizes():
+    choice = MapChoice.parse("desert:4096")
+    assert (choice.kind, choice.size_m, choice.text) == ("desert", 4096, "desert:4096")
+    assert MapChoice.parse("desert").size_m is None
+    for text in ("desert:0", "desert:256", "desert:1000", "desert:32768", "desert:-512",
+                 "desert:4096.0", "desert:"):
+        with pytest.raises(ValueError, match="desert:SIZE"):
+            MapChoice.parse(text)
+
+
+def test_a_big_desert_is_as_big_as_asked_and_holds_no_tiles_at_first(big):
+    assert isinstance(big, TiledTerrain)
+    assert big.half_extent_x_m == big.half_extent_y_m == 2048.0
+    assert big.tiles_per_side == 16 and big.resident_tiles == []
+
+
+def test_neighbouring_tiles_share_their_border_samples_exactly(big):
+    for column in (6, 7, 8):
+        for row in (6, 7, 8):
+            here = big.tile_heights((column, row))
+            assert np.array_equal(here[:, -1], big.tile_heights((column + 1, row))[:, 0])
+            assert np.array_equal(here[-1, :], big.tile_heights((column, row + 1))[0, :])
+            x_m, y_m = big.tile_sample_positions((column, row))
+            right_x, _ = big.tile_sample_positions((column + 1, row))
+            assert np.array_equal(x_m[:, -1], right_x[:, 0])
+
+
+def test_the_same_seed_gives_the_same_tiles_in_any_order(config, big):
+    keys = [(3, 4), (12, 1), (7, 7), (0, 15), (8, 8)]
+    first = {key: _digest(big, key) for key in keys}
+    again = build_terrain(MapChoice.parse(BIG), config.world.terrain, 1)
+    try:
+        again.prepare_box(-2048.0, -2048.0, 2048.0, -1800.0)  # other tiles first
+        assert {key: _digest(again, key) for key in reversed(keys)} == first
+    finally:
+        again.destroy()
+    other = build_terrain(MapChoice.parse(BIG), config.world.terrain, 2)
+    try:
+        assert _digest(other, (7, 7)) != first[(7, 7)]
+    finally:
+        other.destroy()
+
+
+def test_the_compiled_look_up_reads_the_tiles_as_the_array_one_does(big):
+    xy = np.random.default_rng(4).uniform(-2100.0, 2100.0, (2, 300))
+    height, normal = big.planes_at(xy)
+    tables = big.tables  # after planes_at: it made every tile these points need
+    one_by_one = np.array([plane_under(tables.planes, tables.directory, tables.lookup, x, y)
+                           for x, y in xy.T])
+    assert np.array_equal(one_by_one[:, 0], height)
+    assert np.array_equal(one_by_one[:, 1:], normal.T)
+    assert np.isfinite(height).all() and (normal[2] > 0.5).all()
+
+
+def test_rays_across_tile_borders_meet_the_streamed_colliders_where_the_tiles_say(config,
+                                                                                   big):
+    """A grid of rays across the corner of four tiles, cast through Bullet at the
+    colliders streamed round it: no gap, no step at a border."""
+    world = PhysicsWorld(config.world.simulation)
+    colliders = StreamedColliders(world, big)
+    try:
+        corner_xy = np.array([[256.0, -256.0]])  # a corner shared by four tiles
+        colliders.update(corner_xy)
+        assert colliders.resident == 4
+        offsets = np.linspace(-9.7, 9.7, 15)
+        for dx in offsets:
+            for dy in offsets:
+                x, y = 256.0 + dx, -256.0 + dy
+                hit = world.bullet.rayTestClosest(Point3(x, y, 100.0), Point3(x, y, -100.0),
+                                                  ALL_BODIES)
+                assert hit.hasHit(), (x, y)
+                assert hit.getHitPos().z == pytest.approx(float(big.height_at(x, y)),
+                                                          abs=2e-3)
+    finally:
+        colliders.destroy()
+        world.destroy()
+
+
+def test_streaming_keeps_a_bounded_set_of_tiles_and_colliders_on_a_long_trip(config, big):
+    world = PhysicsWorld(config.world.simulation)
+    colliders = StreamedColliders(world, big)
+    spec = big.tile_spec
+    tiles_near = ((2 * spec.unload_radius_m + spec.tile_size_m) // spec.tile_size_m + 1) ** 2
+    try:
+        most_tiles = most_colliders = 0
+        for x_m in np.arange(-1900.0, 1900.0, 10.0):  # one point, 3.8 km east
+            points = np.array([[x_m, 0.3 * x_m]])
+            big.prepare_box(x_m - 5.0, 0.3 * x_m - 5.0, x_m + 5.0, 0.3 * x_m + 5.0)
+            big.take_finished()
+            big.stream(points)
+            colliders.update(points)
+            most_tiles = max(most_tiles, len(big.resident_tiles))
+            most_colliders = max(most_colliders, colliders.resident)
+            assert set(colliders.tiles) <= set(big.resident_tiles)
+        assert most_tiles <= tiles_near + spec.spare_tiles
+        assert 1 <= most_colliders <= 4
+        assert big.tiles_made > most_tiles  # the trip crossed more tiles than it kept
+    finally:
+        colliders.destroy()
+        world.destroy()
+
+
+def test_a_tank_drives_2_km_across_tile_borders_without_falling_through(config):
+    """Full throttle straight ahead through the big desert: it never sinks below the ground,
+    its height changes step by step no more than the ground's under it does (plus a
+    little), and the colliders it needs come and go, a few at a time."""
+    simulation = Simulation(config.world, MapChoice.parse(BIG), seed=1)
+    try:
+        start = simulation.player.current.position_ws.copy()
+        terrain = simulation.terrain
+        previous, worst_excess_m, lowest_m, colliders = None, 0.0, np.inf, set()
+        crossed = set()
+        for _ in range(60 * 240):
+            simulation.step(Controls(throttle=1.0, gear=AUTOMATIC))
+            position = simulation.player.current.position_ws
+            ground_m = float(terrain.height_at(position[0], position[1]))
+            if previous is not None:
+                worst_excess_m = max(worst_excess_m, abs(position[2] - previous[0])
+                                     - abs(ground_m - previous[1]))
+            previous = (position[2], ground_m)
+            lowest_m = min(lowest_m, position[2] - ground_m)
+            record = telemetry_record(simulation, [])
+            colliders.add(record["colliders_resident"])
+            crossed.add(tuple(np.floor((position[:2] + 2048.0) / 256.0).astype(int)))
+            if np.linalg.norm(position[:2] - start[:2]) >= 2000.0:
+                break
+        assert np.linalg.norm(position[:2] - start[:2]) >= 2000.0
+        assert lowest_m > 0.0
+        assert worst_excess_m < 0.05
+        assert len(crossed) >= 8  # it crossed tile borders
+        assert max(colliders) <= 4 and min(colliders) >= 1
+    finally:
+        simulation.destroy()
