@@ -91,11 +91,14 @@ class FlatCommand(NamedTuple):
     force_limit_n: np.ndarray
     steer_rad: np.ndarray
     grip_scale: np.ndarray
+    force_bias_n: np.ndarray
 
     @classmethod
     def of(cls, command: AnchorCommand) -> "FlatCommand":
+        bias = (np.zeros(command.force_limit_n.size) if command.force_bias_n is None
+                else command.force_bias_n.reshape(-1))
         return cls(command.surface_speed_mps.reshape(-1), command.force_limit_n.reshape(-1),
-                   command.steer_rad.reshape(-1), command.grip_scale.reshape(-1))
+                   command.steer_rad.reshape(-1), command.grip_scale.reshape(-1), bias)
 
 
 def _per_anchor_frames(states: BodyStates, anchors: int) -> np.ndarray:
@@ -289,14 +292,15 @@ class AnchorModel:
         np.negative(wanted, out=wanted)
         wanted_along, wanted_across = wanted
         # Sticking: the track passes on what the engine (or brake) can give along it.
-        along = np.minimum(np.maximum(wanted_along, -drive_limit), drive_limit)
+        low, high = command.force_bias_n - drive_limit, command.force_bias_n + drive_limit
+        along = np.minimum(np.maximum(wanted_along, low), high)
         capacity = self.surface_grip * load
         sliding = np.hypot(along, wanted_across) > spec.grip * capacity
         # Sliding: kinetic friction against the slip, the drive still capped by the engine;
         # the force wanted is scaled down to the sliding grip (sticking: left as it is).
         scale = np.divide(spec.sliding_grip * capacity, np.hypot(wanted_along, wanted_across),
                           out=np.ones_like(capacity), where=sliding)
-        along = np.minimum(np.maximum(wanted_along * scale, -drive_limit), drive_limit)
+        along = np.minimum(np.maximum(wanted_along * scale, low), high)
         across = wanted_across * scale
         # The stick spring keeps only the stretch that matches the force it passed on, so an
         # engine-limited or sliding anchor does not wind up; off the ground it relaxes.

@@ -118,3 +118,31 @@ def test_left_in_gear_on_a_slope_the_hill_hold_keeps_it_and_the_throttle_pulls_a
     run(simulation, 3.0, Controls(throttle=1.0))
     assert simulation.player.current.forward_speed_mps() > 1.0
     simulation.destroy()
+
+
+def _turn_at_speed(config, steer: float) -> tuple[float, float]:
+    """Full throttle for 8 s, then 5 s more with ``steer``: the degrees it turned in those
+    5 s and its speed at the end (km/h)."""
+    simulation = tank_simulation(config, gear="A")
+    run(simulation, 8.0, Controls(throttle=1.0, gear="A"))
+    turned_deg, previous = 0.0, simulation.player.current.heading_pitch_roll_deg()[0]
+    for _ in range(5 * 60):
+        simulation.step(Controls(throttle=1.0, steer=steer, gear="A"))
+        heading = simulation.player.current.heading_pitch_roll_deg()[0]
+        turned_deg += (heading - previous + 180.0) % 360.0 - 180.0
+        previous = heading
+    speed_kmh = simulation.player.current.forward_speed_mps() * 3.6
+    simulation.destroy()
+    return turned_deg, speed_kmh
+
+
+def test_steering_while_driving_turns_by_the_stick_and_keeps_going(config):
+    """The steer unit turns the tracks apart and the engine's pull goes to both: a little
+    stick a gentle curve, more a tighter one, and the tank keeps its speed (the tracks do
+    not pull against each other with the engine's force)."""
+    turns = {steer: _turn_at_speed(config, steer) for steer in (0.1, 0.3, -0.3)}
+    gentle, firmer, left = turns[0.1], turns[0.3], turns[-0.3]
+    assert 5.0 < gentle[0] < firmer[0]  # right steer turns right (heading grows)
+    assert left[0] == pytest.approx(-firmer[0], rel=0.1)
+    for _, speed_kmh in turns.values():
+        assert speed_kmh > 30.0

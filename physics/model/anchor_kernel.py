@@ -28,8 +28,8 @@ The arrays :func:`anchor_substep` reads and writes (N = V * A anchors, vehicle b
 
 - bodies: ``position``, ``velocity``, ``spin`` (V, 3) and ``axes`` (V, 3, 3: rows right,
   forward, up);
-- the command (V, A): ``surface_speed_mps``, ``force_limit_n``, ``steer_rad``,
-  ``grip_share``;
+- the command (V, A): ``surface_speed_mps``, ``force_limit_n`` and ``force_bias_n`` (a
+  track's drive stays within the limit of the bias), ``steer_rad``, ``grip_share``;
 - constants: ``anchors`` (A, ANCHOR_COLUMNS) and ``model`` (MODEL_ENTRIES,);
 - the ground: the terrain's tiles of planes and per-sample surfaces, their directory
   and look-up (:class:`physics.model.terrain.TerrainTables`), cast against when
@@ -131,10 +131,11 @@ def _suspension(hit, distance, closing_mps, anchor, ray_length, travel):
     return (larger(spring + bump, 0.0) if hit else 0.0), compression
 
 
-def _grip(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, grip_share,
+def _grip(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, bias_n, grip_share,
           surface_rolling, deflection, n, anchor, grip, sliding_grip, rolling, substep_s):
     """Drive and grip inside the friction circle: the stick spring's force, the drive
-    capped by the engine (or brake), scaled down to the sliding grip past the circle.
+    kept within ``limit_n`` of ``bias_n`` by the engine (or brake), scaled down to the
+    sliding grip past the circle.
     The spring keeps only the stretch matching the force it passed on (off the ground
     it relaxes). ``grip_share`` is the surface's grip times the command's share of it
     (a handbrake lowers it). Returns the forces along (rolling resistance added) and
@@ -146,12 +147,12 @@ def _grip(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, grip_sha
     stretch_across = deflection[1, n] + slip_across * substep_s
     wanted_along = -(anchor[GRIP_STIFFNESS] * stretch_along + grip_damping * slip_along)
     wanted_across = -(anchor[GRIP_STIFFNESS] * stretch_across + grip_damping * slip_across)
-    along = clamp(wanted_along, -limit_n, limit_n)
+    along = clamp(wanted_along, bias_n - limit_n, bias_n + limit_n)
     capacity = grip_share * load
     sliding = math.hypot(along, wanted_across) > grip * capacity
     scale = (sliding_grip * capacity / math.hypot(wanted_along, wanted_across)
              if sliding else 1.0)
-    along = clamp(wanted_along * scale, -limit_n, limit_n)
+    along = clamp(wanted_along * scale, bias_n - limit_n, bias_n + limit_n)
     across = wanted_across * scale
     keep = anchor[NEGATIVE_COMPLIANCE] if hit else 0.0
     deflection[0, n] = (along + grip_damping * slip_along) * keep
@@ -171,7 +172,7 @@ _grip = compiled(_grip, inline=True) or _grip
 # ----- the substep ----------------------------------------------------------------------
 
 def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limit_n,
-                   steer_rad, grip_share, anchors, model, terrain_planes, terrain_ground,
+                   force_bias_n, steer_rad, grip_share, anchors, model, terrain_planes, terrain_ground,
                    terrain_directory, terrain_lookup, on_terrain, exact, exact_hits,
                    deflection, last_distance, warm, wheel_spin_rad_s, wheel_angle_rad,
                    substep_s, linear, angular, impulse, results, driveline):
@@ -214,8 +215,9 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
             share = surface_grip * grip_share[vehicle, anchor]
             wheel_mps, limit_n = surface_speed_mps[vehicle, anchor], force_limit_n[vehicle, anchor]
             along, across, sliding = _grip(hit, load, along_mps, across_mps, wheel_mps, limit_n,
-                                           share, surface_rolling, deflection, n, constants,
-                                           grip, sliding_grip, rolling, substep_s)
+                                           force_bias_n[vehicle, anchor], share,
+                                           surface_rolling, deflection, n, constants, grip,
+                                           sliding_grip, rolling, substep_s)
             # 6. The wheel; what the anchor passes back to the engine.
             along, across, sliding, driven = _wheel_and_driveline(
                 driven, anchor == 0, wheels, n, hit, load, along_mps, across_mps, wheel_mps,

@@ -162,6 +162,7 @@ class AnchorModel:
         self.driveline = np.zeros((0, tables.DRIVELINE_COLUMNS))
         """Per vehicle, what its driven anchors did in the last substep, for the engine."""
         self._no_exact = np.zeros(0, dtype=np.bool_)
+        self._no_bias = np.zeros((0, self.anchors))
         self._last: _Substep | None = None
         self._report: AnchorReport | None = None
 
@@ -257,7 +258,7 @@ class AnchorModel:
         kernel.anchor_substep(
             states.position_ws, states.axes_ws, states.velocity_ws,
             states.angular_velocity_ws, command.surface_speed_mps, command.force_limit_n,
-            _read_only(command.steer_rad), _read_only(command.grip_scale), self._table,
+            self._bias(command), _read_only(command.steer_rad), _read_only(command.grip_scale), self._table,
             self._entries, ground_tables.planes, ground_tables.ground,
             ground_tables.directory, ground_tables.lookup, terrain is not None, exact,
             exact_hits,
@@ -268,6 +269,15 @@ class AnchorModel:
         self._last = _Substep(results, command.steer_rad, self.constants.wheel_radius_m)
         self._report = None
         return AnchorImpulses(impulse.T.reshape(vehicles, self.anchors, 3), linear, angular)
+
+    def _bias(self, command: AnchorCommand) -> np.ndarray:
+        """The command's force bias (zeros, kept, when it has none)."""
+        if command.force_bias_n is not None:
+            return command.force_bias_n
+        if self._no_bias.shape != command.force_limit_n.shape:
+            self._no_bias = np.zeros(command.force_limit_n.shape)
+            self._no_bias.setflags(write=False)
+        return self._no_bias
 
     def _prepare_ground(self, states: BodyStates, terrain: Terrain) -> None:
         """Have the terrain make the tiles every ray of these vehicles may reach."""

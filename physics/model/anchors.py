@@ -244,6 +244,10 @@ class AnchorCommand:
     force_limit_n: np.ndarray     # most force the engine or brake gives there, >= 0
     steer_rad: np.ndarray         # heading from the hull's forward, + to the right
     grip_scale: np.ndarray        # share of the grip available (a handbrake lowers it)
+    force_bias_n: np.ndarray | None = None
+    """A track's drive stays within ``force_limit_n`` of this (+ forward; None: of 0): the
+    engine's share while the steer unit, limited to its own force, turns the tracks
+    apart."""
 
     @classmethod
     def idle(cls, vehicles: int, anchors: int) -> "AnchorCommand":

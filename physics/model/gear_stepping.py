@@ -42,8 +42,8 @@ def _automatic_shift(vehicle, speed, stick, gear, gears, reverse_engage_mps, shi
 
 def step_gearboxes(dt_s, speed_mps, throttle, driveline, automatic, gear_index, target_index,
                     from_index, shift_left_s, rpm, last_speed_mps, gears, settings, engine,
-                    curve, reverse, neutral, first, rim_speed_mps, force_n, hold, started,
-                    finished):
+                    curve, reverse, neutral, first, rim_speed_mps, force_n, push_n, hold,
+                    started, finished):
     """One step of every gearbox, in place (compiled where numba is installed; a plain loop
     otherwise). ``gears`` is the stepping table; ``settings``: reverse engage speed, shift
     time and the speed below which a vehicle in gear off the throttle, on the ground, is
@@ -75,6 +75,7 @@ def step_gearboxes(dt_s, speed_mps, throttle, driveline, automatic, gear_index, 
             driveline[vehicle, DRIVELINE_STEER], engine, curve)
         rpm[vehicle] = engine_rad_s * RPM_PER_RAD_S
         force_n[vehicle] = abs(force)
+        push_n[vehicle] = force
         hold[vehicle] = (engaged and gear != neutral and pedal == 0.0
                          and driveline[vehicle, DRIVELINE_GROUNDED] > 0.0
                          and (abs(speed_mps[vehicle]) < hold_mps

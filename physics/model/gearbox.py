@@ -154,6 +154,7 @@ class DriveCommand(NamedTuple):
     force_n: np.ndarray        # most force the clutch passes to them, all together (N, >= 0)
     rpm: np.ndarray            # engine speed (rpm)
     hold: np.ndarray           # in gear, off the throttle, nearly still or rolling back: held
+    push_n: np.ndarray         # the force the clutch passes, signed (N, + forward)
 
 
 class GearboxStep(NamedTuple):
@@ -356,7 +357,7 @@ class Gearbox:
         state at its start; shifts that finish during it report at its end.
         """
         count = self.count
-        rim_speed_mps, force_n = np.empty(count), np.empty(count)
+        rim_speed_mps, force_n, push_n = np.empty(count), np.empty(count), np.empty(count)
         hold, started, finished = (np.zeros(count, dtype=np.bool_) for _ in range(3))
         step_gearboxes(
             dt_s, np.ascontiguousarray(_per_vehicle(forward_speed_mps, count)),
@@ -364,9 +365,9 @@ class Gearbox:
             np.ascontiguousarray(driveline, dtype=float), self.automatic,
             self.gear_index, self.target_index, self.from_index, self.shift_left_s, self.rpm,
             self.speed_mps, self._stepping_table, self._settings, self._engine,
-            self._curve, self.reverse, self.neutral, self.first, rim_speed_mps, force_n, hold,
-            started, finished)
-        return GearboxStep(DriveCommand(rim_speed_mps, force_n, self.rpm.copy(), hold),
+            self._curve, self.reverse, self.neutral, self.first, rim_speed_mps, force_n, push_n,
+            hold, started, finished)
+        return GearboxStep(DriveCommand(rim_speed_mps, force_n, self.rpm.copy(), hold, push_n),
                            started, finished)
 
     def shift_names(self, vehicle: int) -> tuple[str, str]:

@@ -37,9 +37,11 @@ class TrackSpec(Spec):
                                   maximum=5e6)
     pivot_track_speed_kmh: float = tuning("each track's speed difference from the mean at "
                                           "full steer", minimum=0.0, maximum=50.0)
-    steering_force_n: float = tuning("most force of the steer unit at full steer, both tracks "
-                                     "together, on top of the engine's through the gearbox",
-                                     minimum=0.0, maximum=5e6)
+    steering_force_n: float = tuning("most force of the steer unit, both tracks together, on "
+                                     "top of the engine's through the gearbox: in gear it "
+                                     "drives the tracks toward the speed difference the stick "
+                                     "asks with up to this; in a pivot (clutch out) with the "
+                                     "stick's share of it", minimum=0.0, maximum=5e6)
 
 
 def track_shares(constants: AnchorConstants) -> tuple[np.ndarray, np.ndarray]:
@@ -86,10 +88,12 @@ class TrackDrive:
         vehicles = len(steer)
         belt_mps = np.empty((vehicles, len(self.share)))
         force_n = np.empty((vehicles, len(self.share)))
-        _track_commands(drive.rim_speed_mps, drive.force_n, drive.hold, shifting, steer, brake,
-                        handbrake, self._side, self.share, self._pivot_mps, spec.steering_force_n / 2.0,
-                        spec.brake_force_n / 2.0, belt_mps, force_n)
-        return AnchorCommand(belt_mps, force_n, *self._constant(vehicles))
+        bias_n = np.empty((vehicles, len(self.share)))
+        _track_commands(drive.rim_speed_mps, drive.push_n, drive.hold, shifting, steer, brake,
+                        handbrake, self._side, self.share, self._pivot_mps,
+                        spec.steering_force_n / 2.0, spec.brake_force_n / 2.0, belt_mps, force_n,
+                        bias_n)
+        return AnchorCommand(belt_mps, force_n, *self._constant(vehicles), bias_n)
 
     def _constant(self, vehicles: int) -> tuple[np.ndarray, np.ndarray]:
         if self._idle.steer_rad.shape[0] != vehicles:
@@ -103,28 +107,40 @@ class TrackDrive:
         return None
 
 
-def _track_commands(rim_speed_mps, engine_force_n, hold, shifting, steer, brake, handbrake,
-                    side, share, pivot_mps, track_steering_n, track_brake_n, belt_mps, force_n):
-    """Each anchor's belt speed and force limit (V, A), in place (compiled where numba is
-    installed). Right steer (+) runs the left track faster than the right one, about the
-    engine's rim speed (none with the clutch out: a neutral steer); no steer while
+def _track_commands(rim_speed_mps, engine_push_n, hold, shifting, steer, brake, handbrake,
+                    side, share, pivot_mps, track_steering_n, track_brake_n, belt_mps, force_n,
+                    bias_n):
+    """Each anchor's belt speed, force limit and force bias (V, A), in place (compiled where
+    numba is installed). Right steer (+) runs the left track faster than the right one,
+    about the engine's rim speed (none with the clutch out: a neutral steer); no steer while
     shifting; held tracks stop, with the brake's force if it is the greater (the gearbox's
-    hill hold too, unless the stick is over: then the tank pivots)."""
+    hill hold too, unless the stick is over: then the tank pivots).
+
+    Steering in gear, each track passes its half of what the clutch passes (the bias), and
+    the steer unit, geared to the engine, drives them apart toward the speed difference
+    the stick asks with up to its whole force either way (the limit): the inner track is
+    held back by the steer unit alone, so the tracks never pull against each other with
+    the engine's force and the tank keeps going as it turns, at a rate set by the stick."""
     for vehicle in range(steer.shape[0]):
         stick = 0.0 if shifting[vehicle] else steer[vehicle]
-        drive_n = engine_force_n[vehicle] / 2.0 + abs(stick) * track_steering_n
+        push_n = engine_push_n[vehicle]
+        steering_n = abs(stick) * track_steering_n
+        drive_n = abs(push_n) / 2.0 + steering_n
+        bias = 0.0
         braking = max(brake[vehicle], 1.0 if handbrake[vehicle]
                       or (hold[vehicle] and stick == 0.0) else 0.0)
         # With the clutch out, steering is a neutral steer: the gearbox's output held, the
         # tracks run opposite ways and the tank pivots where it stands.
-        mean_mps = rim_speed_mps[vehicle] if engine_force_n[vehicle] > 0.0 or stick == 0.0 \
-            else 0.0
+        mean_mps = rim_speed_mps[vehicle] if push_n != 0.0 or stick == 0.0 else 0.0
         if braking > 0.0:
             drive_n = max(drive_n, braking * track_brake_n)
+        elif stick != 0.0 and push_n != 0.0:
+            bias, drive_n = push_n / 2.0, track_steering_n
         for anchor in range(share.shape[0]):
             belt_mps[vehicle, anchor] = (0.0 if braking > 0.0 else
                                         mean_mps + (stick * pivot_mps) * side[anchor])
             force_n[vehicle, anchor] = drive_n * share[anchor]
+            bias_n[vehicle, anchor] = bias * share[anchor]
 
 
 _track_commands = compiled(_track_commands) or _track_commands
