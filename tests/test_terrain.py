@@ -18,9 +18,10 @@ from panda3d.core import Point3
 
 from game.view.meshes import grid_triangles, terrain_mesh
 from physics.bullet.bodies import map_walls, terrain_collider
+from physics.model.height_grid import HEIGHT_LEVELS
 from physics.model.spec import SpecError
-from physics.model.terrain import (HEIGHT_LEVELS, REFERENCE_SURFACE, MapChoice, Terrain,
-                                     TerrainSpec, build_terrain, plane_under)
+from physics.model.terrain import (REFERENCE_SURFACE, MapChoice, Terrain, build_terrain,
+                                   plane_under)
 
 RAYS = 200
 HEIGHT_TOLERANCE_M = 0.01

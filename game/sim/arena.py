@@ -18,6 +18,7 @@ from physics.bullet.bodies import make_rock_body, map_walls, terrain_collider
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.terrain_tiles import StreamedColliders
 from physics.bullet.world import PhysicsWorld
+from physics.model.craters import CraterSpec, checked_crater
 from physics.model.gearbox import GearboxSpec
 from physics.model.rocks import RockSpec, scatter_rocks
 from physics.model.spec import Spec, tuning
@@ -70,7 +71,11 @@ class Arena:
         if isinstance(self.terrain, TiledTerrain):
             self.colliders = StreamedColliders(self.world, self.terrain)
         else:
-            self.world.add_body(terrain_collider(self.terrain), owner=self.terrain)
+            self._collider = self.world.add_body(terrain_collider(self.terrain),
+                                                 owner=self.terrain)
+        self.crater_spec: CraterSpec | None = (specs.terrain.craters if self._desert
+                                               else None)
+        """How shells dig into this map's sand (None: they do not, off the deserts)."""
         self.world.add_body(map_walls(self.terrain), owner=self.terrain)
         self.fleets = {
             "tank": VehicleFleet(self.world, self.terrain, specs.tank, specs.tank_gearbox),
@@ -117,6 +122,23 @@ class Arena:
         self._streamed_round = np.array(points_xy, dtype=float)
         self.terrain.stream(points_xy)
         self.colliders.update(points_xy)
+
+    def dig(self, x_m: float, y_m: float, radius_m: float, depth_m: float) -> None:
+        """Dig a crater (a :class:`~game.sim.events.CraterDug`'s numbers, checked: a
+        ValueError names what is wrong) into the ground and its colliders, at once; past
+        the most the desert keeps, the oldest are filled back in."""
+        if self.crater_spec is None:
+            return
+        crater = checked_crater(self.crater_spec, x_m, y_m, radius_m, depth_m)
+        boxes = [self.terrain.dig(crater)]
+        while len(self.terrain.craters) > self.crater_spec.most_craters:
+            boxes.append(self.terrain.fill_oldest())
+        if self.colliders is not None:
+            self.colliders.refresh(boxes)
+        else:
+            self.world.remove_body(self._collider)
+            self._collider = self.world.add_body(terrain_collider(self.terrain),
+                                                 owner=self.terrain)
 
     def destroy(self) -> None:
         for fleet in self.fleets.values():

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from game.sim.controls import Controls
-from game.sim.events import Damage, Destroyed, Event, Hit, Shot
+from game.sim.events import CraterDug, Damage, Destroyed, Event, Hit, Shot
 from game.sim.spotting import hull_middle_ws
 from game.sim.vehicles import Vehicle
 from physics.bullet.bodies import make_plate_body
@@ -25,6 +25,7 @@ from physics.bullet.shells import Shell, ShellHit, ShellSystem, predicted_impact
 from physics.bullet.world import PhysicsWorld
 from physics.model.ballistics import GunSpec, aim_gun, gun_axes, launch_velocity_ws
 from physics.model.spec import Spec, SpecError, tuning
+from physics.model.craters import CraterSpec, crater_from_hit
 from physics.model.terrain import Terrain
 
 SHOT_STREAM = 0x5407
@@ -119,9 +120,12 @@ class Combat:
     """The guns of every vehicle and the shells they fire, inside one physics world: shots,
     shells flown and retired, hits turned into damage and wrecks."""
 
-    def __init__(self, world: PhysicsWorld, terrain: Terrain, seed: int, gravity_m_s2: float):
+    def __init__(self, world: PhysicsWorld, terrain: Terrain, seed: int, gravity_m_s2: float,
+                 crater_spec: CraterSpec | None = None):
+        """``crater_spec``: how shells that hit sand dig into it (None: they do not)."""
         self.world = world
         self.terrain = terrain
+        self.crater_spec = crater_spec
         self.gravity_m_s2 = gravity_m_s2
         self.shell_system = ShellSystem(world)
         self.rng = np.random.default_rng([seed, SHOT_STREAM])
@@ -153,7 +157,19 @@ class Combat:
             events.append(hit_event(hit, shooter.name))
             for victim, amount in self._damage_of(hit).items():
                 events += self.damage(victim, amount, shooter)
+            events += self._crater(hit)
         return events
+
+    def _crater(self, hit: ShellHit) -> list[Event]:
+        """The crater a shell digs where it hit sand (none elsewhere)."""
+        x_m, y_m = float(hit.position_ws[0]), float(hit.position_ws[1])
+        if (self.crater_spec is None or hit.target is not self.terrain
+                or self.terrain.surface_name_at(x_m, y_m) != "sand"):
+            return []
+        gun = hit.shell.owner.spec.gun
+        crater = crater_from_hit(self.crater_spec, hit.position_ws, gun.shell_mass_kg,
+                                 float(np.linalg.norm(hit.velocity_ws)))
+        return [CraterDug(crater.x_m, crater.y_m, crater.radius_m, crater.depth_m)]
 
     def _damage_of(self, hit: ShellHit) -> dict[Vehicle, float]:
         """What a hit does to each vehicle: impact damage to the one struck (by how squarely),

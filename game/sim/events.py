@@ -226,6 +226,18 @@ class ZoneCaptured(Event):
     side: str
 
 
+@dataclass(frozen=True)
+class CraterDug(Event):
+    """A shell dug a crater where it hit sand (:mod:`physics.model.craters`): the ground
+    is lower there for everyone from this step on."""
+
+    TYPE = "crater"
+    x_m: float
+    y_m: float
+    radius_m: float
+    depth_m: float
+
+
 def _by_type() -> dict[str, type[Event]]:
     kinds: dict[str, type[Event]] = {}
     for kind in Event.__subclasses__():

@@ -20,7 +20,7 @@ import numpy as np
 from game.sim.arena import Arena, WorldSpecs
 from game.sim.combat import Combat
 from game.sim.controls import ButtonEdges, Controls
-from game.sim.events import Event, Reset, SwapVehicle
+from game.sim.events import CraterDug, Event, Reset, SwapVehicle
 from game.sim.guard import PhysicsGuard
 from game.sim.vehicles import Vehicle, step_events
 from physics.bullet.bodies import make_hull_body
@@ -49,7 +49,8 @@ class Simulation:
         self.arena = Arena(specs, map_choice, seed)
         self.world, self.terrain = self.arena.world, self.arena.terrain
         self.fleets = self.arena.fleets
-        self.combat = Combat(self.world, self.terrain, seed, specs.simulation.gravity_m_s2)
+        self.combat = Combat(self.world, self.terrain, seed, specs.simulation.gravity_m_s2,
+                             self.arena.crater_spec)
         self.guard = PhysicsGuard(self.terrain, specs.spawn.below_ground_limit_m, self.place)
         self.vehicles: list[Vehicle] = []
         self._by_name: dict[str, Vehicle] = {}
@@ -238,10 +239,18 @@ class Simulation:
             events += step_events(fleet, fleet.update_drive(self.step_s), members)
         self.world.step()
         events += self.guard.record_and_guard(self.vehicles, list(self.fleets.values()))
-        events += self.combat.resolve(self.vehicles, self.time_s)
+        fought = self.combat.resolve(self.vehicles, self.time_s)
+        for event in fought:
+            if isinstance(event, CraterDug):
+                self.dig(event)
+        events += fought
         for rules in self._rules:
             events += rules(self, events)
         return events
+
+    def dig(self, crater: CraterDug) -> None:
+        """Dig a crater into the ground (ValueError: its numbers are not a shell's)."""
+        self.arena.dig(crater.x_m, crater.y_m, crater.radius_m, crater.depth_m)
 
     def _moving_points_xy(self) -> np.ndarray:
         """Where every vehicle and shell is (N, 2): what a big desert streams round."""

@@ -17,6 +17,11 @@ from physics.bullet.world import PhysicsWorld
 from physics.model.tiled_terrain import TiledTerrain, TileKey
 
 
+def _meets(first, second) -> bool:
+    return not (first[2] < second[0] or first[0] > second[2] or first[3] < second[1]
+                or first[1] > second[3])
+
+
 class StreamedColliders:
     """The heightfield bodies of the tiles near the points it is given."""
 
@@ -42,6 +47,14 @@ class StreamedColliders:
         for key in self.terrain.tiles_near(points_xy, spec.collider_radius_m):
             if key not in self._bodies:
                 self._bodies[key] = self._add(key)
+
+    def refresh(self, boxes_m) -> None:
+        """Build again the colliders of the tiles under any of the boxes (the ground there
+        changed: a crater)."""
+        for key in [key for key in self._bodies
+                    if any(_meets(self.terrain.tile_box(key), box) for box in boxes_m)]:
+            self.world.remove_body(self._bodies.pop(key))
+            self._bodies[key] = self._add(key)
 
     def _add(self, key: TileKey) -> NodePath:
         terrain = self.terrain

@@ -17,11 +17,11 @@ from typing import NamedTuple
 import numpy as np
 
 from physics.model.compiled import compiled
+from physics.model.craters import CraterBook, CraterSpec, DugGrid, sample_window
 from physics.model.desert_field import DesertField, TileSpec
+from physics.model.height_grid import ground_by_sample, quantised, triangle_planes
 from physics.model.spec import Spec, SpecError, tuning
 
-HEIGHT_LEVELS = 65535
-"""The collider is built from a 16-bit image: heights take this many steps over their range."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,7 @@ class TerrainSpec(Spec):
     tiles: TileSpec = tuning("how a big desert (desert:SIZE) is made and kept in tiles")
     test_maps: TestMapSpec = tuning("the flat and slope:DEG maps")
     surfaces: tuple[SurfaceSpec, ...] = tuning("each surface once", length=(3, 3))
+    craters: CraterSpec = tuning("the holes shells dig in sand")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -240,57 +241,9 @@ ground_sample = compiled(ground_sample) or ground_sample
 sample_height = compiled(sample_height) or sample_height
 
 
-def triangle_planes(heights_m: np.ndarray, spacing_m: float) -> np.ndarray:
-    """Per cell and triangle of a height grid, row ``(cell_j * (columns - 1) + cell_i) * 2
-    + upper``: the plane's height as ``a + fu * b + fv * c`` at fractions (fu, fv) of the
-    cell, and its unit normal: ``(a, b, c, nx, ny, nz)``.
-
-    A point lies in the lower triangle when fu + fv <= 1, which spans corners (i, j),
-    (i+1, j) and (i, j+1); else in the upper one, spanning (i+1, j+1), (i, j+1) and
-    (i+1, j): Bullet's split of the cell.
-    """
-    h = heights_m
-    h00, h10, h01, h11 = h[:-1, :-1], h[:-1, 1:], h[1:, :-1], h[1:, 1:]
-    planes = np.empty(h00.shape + (2, 6))
-    for upper, (base, along_u, along_v) in enumerate((
-            (h00, h10 - h00, h01 - h00),
-            (h01 + h10 - h11, h11 - h01, h11 - h10))):
-        slope_x, slope_y = along_u / spacing_m, along_v / spacing_m
-        normal = np.stack([-slope_x, -slope_y, np.ones_like(slope_x)], axis=-1)
-        planes[:, :, upper, 0] = base
-        planes[:, :, upper, 1] = along_u
-        planes[:, :, upper, 2] = along_v
-        planes[:, :, upper, 3:] = normal / np.linalg.norm(normal, axis=-1, keepdims=True)
-    return planes.reshape(-1, 6)
-
-
-def ground_by_sample(surface_table: np.ndarray, surface_index: np.ndarray) -> np.ndarray:
-    """Per sample, flat: half the ripple height, the ripple's wave number, the grip scale
-    and the added rolling resistance of its surface (``surface_table``'s rows: grip
-    scale, rolling resistance, ripple height, ripple wavelength)."""
-    per_surface = np.column_stack([surface_table[:, 2] * 0.5, 2.0 * math.pi / surface_table[:, 3],
-                                   surface_table[:, :2]])
-    return per_surface.take(surface_index.reshape(-1), axis=0)
-
-
-def quantised(heights_m: np.ndarray, min_height_m: float, height_range_m: float
-              ) -> tuple[np.ndarray, np.ndarray]:
-    """Heights as the collider's 16-bit levels over a range, and the heights those levels
-    stand for."""
-    levels = np.rint((heights_m - min_height_m) / height_range_m * HEIGHT_LEVELS
-                     ).astype(np.uint16)
-    return levels, min_height_m + levels * (height_range_m / HEIGHT_LEVELS)
-
-
-def _clip(values: np.ndarray, low, high) -> np.ndarray:
-    """np.clip's numbers without its Python wrapper (a look-up is a handful of calls, so
-    the wrapper's cost shows)."""
-    return np.minimum(np.maximum(values, low), high)
-
-
-class TerrainBase:
+class TerrainBase(CraterBook):
     """What every terrain answers from its :meth:`planes_at`: heights, normals, whether a
-    point is on the map, and its surfaces' grip. A subclass sets ``half_extent_x_m``,
+    point is on the map, and its surfaces' grip; and the craters dug into it. A subclass sets ``half_extent_x_m``,
     ``half_extent_y_m``, ``min_height_m``, ``height_range_m``, ``surfaces`` and
     ``_surface_table``."""
 
@@ -373,11 +326,35 @@ class Terrain(TerrainBase):
         self._plane_strides = np.array([2, 2 * (self.columns - 1)])
         """Row of ``_planes`` per cell step in i and j (each cell has two triangles)."""
         self._sample_ground = ground_by_sample(self._surface_table, self._surface_index)
+        self._untouched: np.ndarray | None = None
+        """The heights before the first crater (None: none dug yet)."""
+        self._start_craters()
         self._tables = TerrainTables(
             self._planes[None], self._sample_ground[None], np.zeros((1, 1), dtype=np.int64),
             np.array([self.half_extent_x_m, self.half_extent_y_m, self.spacing_m,
                       self.columns - 1.0, self.rows - 1.0, self.columns - 1.0,
                       self.rows - 1.0]), self.heights_m[None])
+
+    def _untouched_at(self, x_m: float, y_m: float) -> float:
+        untouched = self.heights_m if self._untouched is None else self._untouched
+        column = min(max(round((x_m + self.half_extent_x_m) / self.spacing_m), 0),
+                     self.columns - 1)
+        row = min(max(round((y_m + self.half_extent_y_m) / self.spacing_m), 0), self.rows - 1)
+        return float(untouched[row, column])
+
+    def _rework(self, box_m: tuple[float, float, float, float]) -> None:
+        if self._untouched is None:
+            self._untouched = self.heights_m.copy()
+        window = sample_window(box_m, (self.half_extent_x_m, self.half_extent_y_m),
+                               self.spacing_m, (self.columns - 1, self.rows - 1))
+        first_column, last_column, first_row, last_row = window
+        x_m, y_m = self.sample_positions()
+        part = (slice(first_row, last_row + 1), slice(first_column, last_column + 1))
+        craters = [(crater, ground) for crater, ground in self._craters
+                   if crater.overlaps(box_m)]
+        DugGrid(self.heights_m, self.levels, self._planes, self.spacing_m, self.min_height_m,
+                self.height_range_m).rework(window, self._untouched[part], x_m[part],
+                                            y_m[part], craters)
 
     @property
     def surface_index(self) -> np.ndarray:
@@ -396,6 +373,13 @@ class Terrain(TerrainBase):
                     ) -> None:
         """Make the tiles under a box, for compiled loops to read (every tile of this
         terrain is always made)."""
+
+    def surface_name_at(self, x_m: float, y_m: float) -> str:
+        """The surface of the sample nearest a point."""
+        column = min(max(round((x_m + self.half_extent_x_m) / self.spacing_m), 0),
+                     self.columns - 1)
+        row = min(max(round((y_m + self.half_extent_y_m) / self.spacing_m), 0), self.rows - 1)
+        return self.surfaces[int(self._surface_index[row, column])].name
 
     def ground_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Ripple height, grip scale and added rolling resistance at N points, rows (2, N)
@@ -431,6 +415,12 @@ class Terrain(TerrainBase):
         inside = (x_grid - x_m) ** 2 + (y_grid - y_m) ** 2 <= radius_m ** 2
         self._surface_index[inside] = self.surface_named(name)
         self._sample_ground[:] = ground_by_sample(self._surface_table, self._surface_index)
+
+
+def _clip(values: np.ndarray, low, high) -> np.ndarray:
+    """np.clip's numbers without its Python wrapper (a look-up is a handful of calls, so
+    the wrapper's cost shows)."""
+    return np.minimum(np.maximum(values, low), high)
 
 
 def _grid_samples(size_m: float, spacing_m: float) -> int:

@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from physics.model.craters import DugGrid, sample_window
 from physics.model.desert_field import DesertField
 from physics.model.terrain import (TerrainBase, TerrainTables, TerrainSpec, ground_by_sample,
                                    quantised, triangle_planes)
@@ -50,6 +51,11 @@ class _TileData(NamedTuple):
     heights_m: np.ndarray
     levels: np.ndarray
     surface: np.ndarray
+
+
+def _boxes_meet(first, second) -> bool:
+    return not (first[2] < second[0] or first[0] > second[2] or first[3] < second[1]
+                or first[1] > second[3])
 
 
 def _rect_distances_m(centres_xy: np.ndarray, half_side_m: float, points_xy: np.ndarray
@@ -72,6 +78,7 @@ class TiledTerrain(TerrainBase):
         self.columns = self.rows = self.tiles_per_side * self.tile_cells + 1
         self.half_extent_x_m = self.half_extent_y_m = (self.columns - 1) / 2 * self.spacing_m
         low_m, high_m = field.bounds_m
+        low_m -= spec.craters.deepest_m  # room for a crater at the lowest point
         self.min_height_m, self.height_range_m = low_m, high_m - low_m
         self.surfaces = tuple(spec.surfaces)
         self._surface_table = np.array([[surface.grip_scale, surface.rolling_resistance,
@@ -102,6 +109,7 @@ class TiledTerrain(TerrainBase):
         self._lookup = np.array([self.half_extent_x_m, self.half_extent_y_m, self.spacing_m,
                                  self.columns - 1.0, self.rows - 1.0, float(self.tile_cells),
                                  float(self.tile_cells)])
+        self._start_craters()
         self._grow(_FIRST_SLOTS)
 
     # ----- the pool ---------------------------------------------------------------------
@@ -157,6 +165,9 @@ class TiledTerrain(TerrainBase):
             pool[slot] = values
         self._directory[key[1], key[0]] = slot
         self.tiles_made += 1
+        box = self.tile_box(key)
+        if any(crater.overlaps(box) for crater, _ in self._craters):
+            self._rework_tile(key, slot, box)
         return slot
 
     def _drop(self, key: TileKey) -> None:
@@ -257,6 +268,49 @@ class TiledTerrain(TerrainBase):
         for key in spares[:max(len(spares) - spec.spare_tiles, 0)]:
             self._drop(key)
 
+    # ----- craters ----------------------------------------------------------------------
+
+    def tile_box(self, key: TileKey) -> tuple[float, float, float, float]:
+        """A tile's square: least x and y, greatest x and y."""
+        centre_x, centre_y = self.tile_centre(key)
+        half = self.tile_size_m / 2
+        return centre_x - half, centre_y - half, centre_x + half, centre_y + half
+
+    def _untouched_at(self, x_m: float, y_m: float) -> float:
+        last = self.columns - 1
+        column = min(max(round((x_m + self.half_extent_x_m) / self.spacing_m), 0), last)
+        row = min(max(round((y_m + self.half_extent_y_m) / self.spacing_m), 0), last)
+        offset = last / 2
+        raw_m = self.field.heights(np.array([(column - offset) * self.spacing_m]),
+                                   np.array([(row - offset) * self.spacing_m]))
+        return float(quantised(raw_m, self.min_height_m, self.height_range_m)[1][0])
+
+    def _rework(self, box_m: tuple[float, float, float, float]) -> None:
+        """Rework the made tiles under a box (the others get the craters when made)."""
+        for key, slot in sorted(self._slots.items()):
+            if _boxes_meet(self.tile_box(key), box_m):
+                self._rework_tile(key, slot, box_m)
+
+    def _rework_tile(self, key: TileKey, slot: int, box_m) -> None:
+        origin_x, origin_y = key[0] * self.tile_cells, key[1] * self.tile_cells
+        last = self.columns - 1
+        first_column, last_column, first_row, last_row = sample_window(
+            box_m, (self.half_extent_x_m, self.half_extent_y_m), self.spacing_m, (last, last))
+        cells = self.tile_cells
+        window = (max(first_column - origin_x, 0), min(last_column - origin_x, cells),
+                  max(first_row - origin_y, 0), min(last_row - origin_y, cells))
+        if window[0] > window[1] or window[2] > window[3]:
+            return  # the box only touches this tile's square beyond its samples
+        x_m, y_m = self.tile_sample_positions(key)
+        part = (slice(window[2], window[3] + 1), slice(window[0], window[1] + 1))
+        untouched_m = quantised(self.field.heights(x_m[part], y_m[part]), self.min_height_m,
+                                self.height_range_m)[1]
+        craters = [(crater, ground) for crater, ground in self._craters
+                   if crater.overlaps(box_m)]
+        DugGrid(self._heights[slot], self._levels[slot], self._planes[slot], self.spacing_m,
+                self.min_height_m, self.height_range_m).rework(window, untouched_m, x_m[part],
+                                                               y_m[part], craters)
+
     def take_finished(self) -> None:
         """Put the tiles the worker has finished in their slots (between steps)."""
         for key in [key for key, future in self._pending.items() if future.done()]:
@@ -297,6 +351,13 @@ class TiledTerrain(TerrainBase):
         plane = self._planes[slot, rows]
         return (plane[:, 0] + fraction[0] * plane[:, 1] + fraction[1] * plane[:, 2],
                 plane[:, 3:].T)
+
+    def surface_name_at(self, x_m: float, y_m: float) -> str:
+        """The surface of the sample nearest a point."""
+        sample = np.minimum(np.maximum(np.rint((np.array([[x_m], [y_m]]) + self.half_extent_x_m)
+                                               / self.spacing_m), 0), self.columns - 1)
+        slot, local = self._slots_of_cells(sample.astype(np.int64))
+        return self.surfaces[int(self._surface[slot[0], local[1, 0], local[0, 0]])].name
 
     def ground_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Ripple height, grip scale and added rolling resistance at N points, rows (2, N)

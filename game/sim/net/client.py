@@ -19,12 +19,13 @@ outside ``input_margin_steps`` the client takes an extra step or skips one.
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass, replace
 from typing import Callable
 
 from game.sim.controls import Controls
-from game.sim.events import Event
+from game.sim.events import CraterDug, Event
 from game.sim.net.link import Arrival, Endpoint
 from game.sim.net.prediction import OwnPrediction
 from game.sim.net.protocol import (MAX_INPUTS_PER_PACKET, NO_TICK, RELIABLE_CHANNEL, SNAPSHOT,
@@ -36,6 +37,8 @@ from game.sim.net.spec import NetSpec
 from game.sim.session import GameOptions, GameSession, SessionSpecs
 from game.sim.telemetry import DECIMALS, rounded, telemetry_record
 from physics.model.terrain import MapChoice
+
+_log = logging.getLogger(__name__)
 
 
 RENDER_LAG_FOLLOW = 0.02
@@ -221,6 +224,7 @@ class NetClient:
         message = decode_server(arrival.data)
         if isinstance(message, Events):
             self._events.extend(message.events)
+            self._dig(message.events)
         elif isinstance(message, Roster):
             self._roster(message)
         elif isinstance(message, Scoreboard):
@@ -351,6 +355,16 @@ class NetClient:
             self._lead_adjust += 1
             return 0
         return 1
+
+    def _dig(self, events) -> None:
+        """The server's craters, dug into our ground too (one whose numbers are not a
+        shell's is left out and logged: the game goes on)."""
+        for event in events:
+            if isinstance(event, CraterDug):
+                try:
+                    self.simulation.dig(event)
+                except ValueError as error:
+                    _log.warning("server sent a crater we left out: %s", error)
 
     def step(self, controls: Controls) -> list[Event]:
         """One client step with the player's controls; what happened (the server's events
