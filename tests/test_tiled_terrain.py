@@ -3,6 +3,7 @@ streamed round what moves, and a tank that drives 2 km across their borders."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 import numpy as np
@@ -137,8 +138,11 @@ def test_streaming_keeps_a_bounded_set_of_tiles_and_colliders_on_a_long_trip(con
 def test_a_tank_drives_2_km_across_tile_borders_without_falling_through(config):
     """Full throttle straight ahead through the big desert: it never sinks below the ground,
     its height changes step by step no more than the ground's under it does (plus a
-    little), and the colliders it needs come and go, a few at a time."""
-    simulation = Simulation(config.world, MapChoice.parse(BIG), seed=1)
+    little), and the colliders it needs come and go, a few at a time. (No rocks: nothing
+    steers round them.)"""
+    world = dataclasses.replace(config.world,
+                                rocks=dataclasses.replace(config.world.rocks, count=0))
+    simulation = Simulation(world, MapChoice.parse(BIG), seed=1)
     try:
         start = simulation.player.current.position_ws.copy()
         terrain = simulation.terrain
@@ -163,5 +167,66 @@ def test_a_tank_drives_2_km_across_tile_borders_without_falling_through(config):
         assert worst_excess_m < 0.05
         assert len(crossed) >= 8  # it crossed tile borders
         assert max(colliders) <= 4 and min(colliders) >= 1
+    finally:
+        simulation.destroy()
+
+
+def test_a_shell_far_from_everything_still_hits_the_ground(config):
+    """Fired at ground 1.5 km from any vehicle, where no tile was made: the tiles and
+    colliders follow the shell, and a shell that got below the height tiles anyway
+    strikes them where it is."""
+    simulation = Simulation(config.world, MapChoice.parse(BIG), seed=1)
+    try:
+        gun = simulation.player.spec.gun
+        far_xy = (1500.0, -1500.0)
+        assert not any(abs(x - 1500.0) < 300 for x, _ in
+                       [simulation.terrain.tile_centre(key)
+                        for key in simulation.terrain.resident_tiles])
+        simulation.combat.shell_system.launch(
+            simulation.player, np.array([*far_xy, 80.0]), np.array([30.0, 0.0, -400.0]), gun,
+            simulation.time_s)
+        hits = []
+        for _ in range(30):
+            hits += [event for event in simulation.step() if event.TYPE == "hit"]
+            if hits:
+                break
+        assert len(hits) == 1 and hits[0].target == "terrain"
+        ground_m = float(simulation.terrain.height_at(*hits[0].point[:2]))
+        assert hits[0].point[2] == pytest.approx(ground_m, abs=0.5)
+        # Below the height tiles without Bullet seeing it: struck where it is.
+        shells = simulation.combat.shell_system
+        shell = shells.launch(simulation.player, np.array([*far_xy, -50.0]),
+                              np.array([0.0, 0.0, -10.0]), gun, simulation.time_s)
+        struck = shells.under_ground(simulation.terrain, simulation.terrain)
+        assert [hit.shell for hit in struck] == [shell] and not shells.shells
+        assert struck[0].position_ws[2] == pytest.approx(
+            float(simulation.terrain.height_at(*far_xy)), abs=1e-6)
+    finally:
+        simulation.destroy()
+
+
+def test_a_big_desert_has_rocks_tile_by_tile_with_their_ground_and_colliders(config):
+    simulation = Simulation(config.world, MapChoice.parse(BIG), seed=1)
+    try:
+        terrain, arena = simulation.terrain, simulation.arena
+        simulation.step()
+        rocks = simulation.rocks
+        tiles = arena.colliders.tiles
+        assert rocks and rocks == [rock for key in tiles for rock in terrain.tile_rocks(key)]
+        per_tile = config.world.rocks.count * (256.0 / config.world.terrain.desert.size_m) ** 2
+        assert 0.4 * per_tile * len(tiles) < len(rocks) < 2.0 * per_tile * len(tiles)
+        for rock in rocks:
+            assert terrain.surface_name_at(*rock.position_ws[:2]) == "rock"
+            assert np.linalg.norm(rock.position_ws[:2]) > config.world.rocks.spawn_clearance_m
+        anchors = simulation.tanks  # anchors may stand on them: the fleet knows them all
+        assert len(anchors._static_radii) == len(rocks)
+        again = build_terrain(MapChoice.parse(BIG), config.world.terrain, 1)
+        try:
+            again.scatter_rocks(terrain._tile_rocks)
+            key = tiles[0]
+            assert [rock.position_ws.tolist() for rock in again.tile_rocks(key)] == \
+                [rock.position_ws.tolist() for rock in terrain.tile_rocks(key)]
+        finally:
+            again.destroy()
     finally:
         simulation.destroy()

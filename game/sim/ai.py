@@ -149,6 +149,7 @@ class Bot:
         self._wanted_ws: np.ndarray | None = None
         """The gun's direction chosen at the last look (None: the target is out of range)."""
         self._rocks_xy: np.ndarray | None = None
+        self._rocks_revision = 0
         self._search = Search(spec.search, spec.spotting, spec.near_distance_m,
                               spec.far_distance_m, spec.avoid_radius_m)
         self._unsticker = Unsticker(spec.stuck)
@@ -253,9 +254,12 @@ class Bot:
         """A push away from everything solid nearby (the map's edges too), stronger the
         closer it is."""
         radius = self.spec.avoid_radius_m
-        if self._rocks_xy is None:  # rocks never move: gather them once
+        revision = simulation.arena.rocks_revision
+        if self._rocks_xy is None or self._rocks_revision != revision:
+            # Rocks never move: gather them again only when some came or went.
             self._rocks_xy = np.array([rock.position_ws[:2] for rock in simulation.rocks]
                                       ).reshape(-1, 2)
+            self._rocks_revision = revision
         here_x, here_y = here.tolist()
         edge_x, edge_y = simulation.terrain.half_extent_x_m, simulation.terrain.half_extent_y_m
         edges = np.array([[edge_x, here_y], [-edge_x, here_y], [here_x, edge_y],

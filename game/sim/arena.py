@@ -24,6 +24,7 @@ from physics.model.rocks import RockSpec, scatter_rocks
 from physics.model.spec import Spec, tuning
 from physics.model.stepping import SimulationSpec
 from physics.model.terrain import MapChoice, TerrainSpec, build_terrain
+from physics.model.tile_rocks import TileRocks
 from physics.model.tiled_terrain import TiledTerrain
 from physics.model.tracks import TankSpec
 from physics.model.wheels import CarSpec
@@ -68,8 +69,19 @@ class Arena:
         """A big desert's colliders, streamed round what moves (None: one for the map)."""
         self._streamed_round: np.ndarray | None = None
         """Where what moves was when the tiles and colliders were last worked out."""
+        self.fleets = {
+            "tank": VehicleFleet(self.world, self.terrain, specs.tank, specs.tank_gearbox),
+            "car": VehicleFleet(self.world, self.terrain, specs.car, specs.car_gearbox),
+        }
+        self.spawn_points = [(0.0, 0.0)]
+        """Where the player starts (x, y): the map's centre, or the range's firing line."""
         if isinstance(self.terrain, TiledTerrain):
-            self.colliders = StreamedColliders(self.world, self.terrain)
+            desert = specs.terrain.desert
+            self.terrain.scatter_rocks(TileRocks(
+                self.terrain.field, specs.rocks, seed, specs.rocks.count / desert.size_m ** 2,
+                self.spawn_points))
+            self.colliders = StreamedColliders(self.world, self.terrain,
+                                               list(self.fleets.values()))
         else:
             self._collider = self.world.add_body(terrain_collider(self.terrain),
                                                  owner=self.terrain)
@@ -77,12 +89,6 @@ class Arena:
                                                else None)
         """How shells dig into this map's sand (None: they do not, off the deserts)."""
         self.world.add_body(map_walls(self.terrain), owner=self.terrain)
-        self.fleets = {
-            "tank": VehicleFleet(self.world, self.terrain, specs.tank, specs.tank_gearbox),
-            "car": VehicleFleet(self.world, self.terrain, specs.car, specs.car_gearbox),
-        }
-        self.spawn_points = [(0.0, 0.0)]
-        """Where the player starts (x, y): the map's centre, or the range's firing line."""
         self.plates: list[Plate] = []
         if map_choice.kind == "range":
             range_spec = specs.range
@@ -90,15 +96,25 @@ class Arena:
                                   + range_spec.spawn_from_edge_m)]
             self.plates = build_plates(self.world, range_spec, self.spawn_points[0],
                                        float(self.terrain.height_at(*self.spawn_points[0])))
-        self.rocks = (scatter_rocks(self.terrain, specs.rocks, seed, self.spawn_points)
-                      if map_choice.kind == "desert" and self.colliders is None else [])
-        for number, rock in enumerate(self.rocks):
+        self._rocks = (scatter_rocks(self.terrain, specs.rocks, seed, self.spawn_points)
+                       if map_choice.kind == "desert" and self.colliders is None else [])
+        for number, rock in enumerate(self._rocks):
             self.terrain.paint_surface(rock.position_ws[0], rock.position_ws[1],
                                        rock.radius_m * specs.rocks.rock_ground_scale, "rock")
             body = make_rock_body(rock, f"rock-{number}")
             self.world.add_body(body, owner=rock)
             for fleet in self.fleets.values():
                 fleet.add_obstacle(body)
+
+    @property
+    def rocks(self) -> list:
+        """The rocks in the world: all of the map's, or a big desert's near what moves."""
+        return self._rocks if self.colliders is None else self.colliders.rocks
+
+    @property
+    def rocks_revision(self) -> int:
+        """Changes whenever :attr:`rocks` does (a big desert's come and go with tiles)."""
+        return 0 if self.colliders is None else self.colliders.revision
 
     @property
     def colliders_resident(self) -> int | None:
@@ -141,9 +157,9 @@ class Arena:
                                                  owner=self.terrain)
 
     def destroy(self) -> None:
-        for fleet in self.fleets.values():
-            fleet.destroy()
-        if self.colliders is not None:
+        if self.colliders is not None:  # first: its rocks leave the fleets too
             self.colliders.destroy()
             self.terrain.destroy()
+        for fleet in self.fleets.values():
+            fleet.destroy()
         self.world.destroy()

@@ -151,6 +151,7 @@ class Combat:
         """Shells that struck something this step: hit events, damage, wrecks."""
         lifetime = max((v.spec.gun.shell_lifetime_s for v in vehicles if v.aim), default=0.0)
         hits, _ = self.shell_system.update(time_s, lifetime)
+        hits += self.shell_system.under_ground(self.terrain, self.terrain)
         events: list[Event] = []
         for hit in hits:
             shooter = hit.shell.owner

@@ -107,6 +107,7 @@ class VehicleFleet:
         """Moving bodies anchors may stand on; static ones are kept as bounding spheres."""
         self._static_centres = np.zeros((0, 3))
         self._static_radii = np.zeros(0)
+        self._static_bodies: list[BulletRigidBodyNode] = []
         self.always_bullet_rays = always_bullet_rays
         self.terrain = terrain
         self._bullet_rays = BulletRays(world, terrain, self.bodies,
@@ -182,9 +183,15 @@ class VehicleFleet:
         return self.gearbox.rpm
 
     def remove_obstacle(self, body: BulletRigidBodyNode) -> None:
-        """A moving body anchors could stand on is gone."""
+        """A body anchors could stand on is gone."""
         if body in self.obstacles:
             self.obstacles.remove(body)
+        elif body in self._static_bodies:
+            index = self._static_bodies.index(body)
+            del self._static_bodies[index]
+            self._near_test = None
+            self._static_centres = np.delete(self._static_centres, index, axis=0)
+            self._static_radii = np.delete(self._static_radii, index)
 
     def add_obstacle(self, body: BulletRigidBodyNode) -> None:
         """Something besides the terrain that anchors may stand on (a crate, a rock).
@@ -196,6 +203,7 @@ class VehicleFleet:
             return
         centre, radius = _bounding_sphere(body)
         self._near_test = None
+        self._static_bodies.append(body)
         self._static_centres = np.vstack([self._static_centres, centre])
         self._static_radii = np.append(self._static_radii, radius)
 

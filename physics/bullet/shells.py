@@ -203,6 +203,26 @@ class ShellSystem:
             return hit
         return self.world.sweep_closest(shape, cut_ws, end_ws, groups.SHELL_PATH)
 
+    def under_ground(self, terrain, owner) -> list[ShellHit]:
+        """Shells in flight that are below ``terrain``'s height array (a big desert's tile
+        whose collider came too late, a tunnel through a thin edge): each strikes the
+        ground where it is, on ``owner`` (the terrain's handle), and is retired."""
+        if not self.shells:
+            return []
+        positions = np.array([shell.position_ws for shell in self.shells])
+        ground_m, normals = terrain.planes_at(positions[:, :2].T)
+        hits, flying = [], []
+        for index, shell in enumerate(self.shells):
+            if positions[index, 2] >= ground_m[index]:
+                flying.append(shell)
+                continue
+            point = np.array([positions[index, 0], positions[index, 1], ground_m[index]])
+            hits.append(ShellHit(shell, owner, point, normals[:, index].copy(),
+                                 shell.last_velocity_ws))
+            self.retire(shell)
+        self.shells = flying
+        return hits
+
     def retire(self, shell: Shell) -> None:
         """Take a shell out of Bullet and the handle map."""
         if shell.path is not None:

@@ -2,7 +2,7 @@
 
 A tile within ``collider_radius_m`` of a vehicle or a shell gets a static heightfield
 body built from its 16-bit levels (the same numbers the anchor kernel's planes come
-from); it is removed once it is further than ``collider_unload_radius_m`` from all of
+from), and its rocks' bodies, which the fleets' anchors may stand on; they are removed once it is further than ``collider_unload_radius_m`` from all of
 them, so a tank at a border does not make one come and go. Bodies are added and removed
 only between fixed steps (:meth:`StreamedColliders.update`).
 """
@@ -12,8 +12,10 @@ from __future__ import annotations
 import numpy as np
 from panda3d.core import NodePath
 
-from physics.bullet.bodies import heightfield_body
+from physics.bullet.bodies import heightfield_body, make_rock_body
+from physics.bullet.fleet import VehicleFleet
 from physics.bullet.world import PhysicsWorld
+from physics.model.rocks import Rock
 from physics.model.tiled_terrain import TiledTerrain, TileKey
 
 
@@ -25,9 +27,19 @@ def _meets(first, second) -> bool:
 class StreamedColliders:
     """The heightfield bodies of the tiles near the points it is given."""
 
-    def __init__(self, world: PhysicsWorld, terrain: TiledTerrain):
-        self.world, self.terrain = world, terrain
+    def __init__(self, world: PhysicsWorld, terrain: TiledTerrain,
+                 fleets: list[VehicleFleet] = ()):
+        """``fleets``: whose anchors may stand on the tiles' rocks."""
+        self.world, self.terrain, self.fleets = world, terrain, list(fleets)
         self._bodies: dict[TileKey, NodePath] = {}
+        self._rock_bodies: dict[TileKey, list[NodePath]] = {}
+        self.revision = 0
+        """Counts the changes to the rocks in the world (they come and go with tiles)."""
+
+    @property
+    def rocks(self) -> list[Rock]:
+        """The rocks in the world now: those of the tiles with colliders."""
+        return [rock for key in sorted(self._bodies) for rock in self.terrain.tile_rocks(key)]
 
     @property
     def resident(self) -> int:
@@ -44,9 +56,28 @@ class StreamedColliders:
         keep = set(self.terrain.tiles_near(points_xy, spec.collider_unload_radius_m))
         for key in [key for key in self._bodies if key not in keep]:
             self.world.remove_body(self._bodies.pop(key))
+            self._remove_rocks(key)
         for key in self.terrain.tiles_near(points_xy, spec.collider_radius_m):
             if key not in self._bodies:
                 self._bodies[key] = self._add(key)
+                self._add_rocks(key)
+
+    def _add_rocks(self, key: TileKey) -> None:
+        paths = []
+        for number, rock in enumerate(self.terrain.tile_rocks(key)):
+            body = make_rock_body(rock, f"rock-{key[0]}-{key[1]}-{number}")
+            paths.append(self.world.add_body(body, owner=rock))
+            for fleet in self.fleets:
+                fleet.add_obstacle(body)
+        self._rock_bodies[key] = paths
+        self.revision += 1
+
+    def _remove_rocks(self, key: TileKey) -> None:
+        for path in self._rock_bodies.pop(key, []):
+            for fleet in self.fleets:
+                fleet.remove_obstacle(path.node())
+            self.world.remove_body(path)
+        self.revision += 1
 
     def refresh(self, boxes_m) -> None:
         """Build again the colliders of the tiles under any of the boxes (the ground there
@@ -64,6 +95,6 @@ class StreamedColliders:
         return self.world.add_body(body, owner=terrain)
 
     def destroy(self) -> None:
-        for path in self._bodies.values():
-            self.world.remove_body(path)
-        self._bodies.clear()
+        for key in list(self._bodies):
+            self.world.remove_body(self._bodies.pop(key))
+            self._remove_rocks(key)

@@ -247,6 +247,8 @@ class TerrainBase(CraterBook):
     ``half_extent_y_m``, ``min_height_m``, ``height_range_m``, ``surfaces`` and
     ``_surface_table``."""
 
+    name = "terrain"
+    """What a hit on it is called in the event log, whatever kind of terrain it is."""
     half_extent_x_m: float
     half_extent_y_m: float
     min_height_m: float

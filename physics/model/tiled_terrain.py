@@ -33,6 +33,8 @@ import numpy as np
 
 from physics.model.craters import DugGrid, sample_window
 from physics.model.desert_field import DesertField
+from physics.model.rocks import Rock
+from physics.model.tile_rocks import TileRocks
 from physics.model.terrain import (TerrainBase, TerrainTables, TerrainSpec, ground_by_sample,
                                    quantised, triangle_planes)
 
@@ -86,6 +88,9 @@ class TiledTerrain(TerrainBase):
                                         for surface in self.surfaces])
         names = [surface.name for surface in self.surfaces]
         self._hardpan, self._sand = names.index("hardpan"), names.index("sand")
+        self._rock = names.index("rock")
+        self._tile_rocks: TileRocks | None = None
+        self._rocks: dict[TileKey, list[Rock]] = {}
         self.overview_m = self._overview(spec.tiles.overview_samples)
         """Heights on a coarse grid over the whole map (rows by y, columns by x), straight
         from the field: the relief hardpan is judged by, and what a minimap draws."""
@@ -148,6 +153,10 @@ class TiledTerrain(TerrainBase):
         levels, heights_m = quantised(raw_m, self.min_height_m, self.height_range_m)
         surface = np.where(raw_m < self._hardpan_below_m, self._hardpan, self._sand
                            ).astype(np.uint8)
+        if self._tile_rocks is not None:
+            for rock_x, rock_y, reach_m in self._tile_rocks.rock_ground(
+                    key, self.tile_box(key), self.tile_size_m):
+                surface[(x_m - rock_x) ** 2 + (y_m - rock_y) ** 2 <= reach_m ** 2] = self._rock
         return _TileData(triangle_planes(heights_m, self.spacing_m),
                          ground_by_sample(self._surface_table, surface), heights_m, levels,
                          surface)
@@ -171,6 +180,7 @@ class TiledTerrain(TerrainBase):
         return slot
 
     def _drop(self, key: TileKey) -> None:
+        self._rocks.pop(key, None)
         slot = self._slots.pop(key)
         self._used.pop(key, None)
         self._directory[key[1], key[0]] = -1
@@ -183,6 +193,22 @@ class TiledTerrain(TerrainBase):
         """The tiles made so far, for compiled loops (make the ones they need first:
         :meth:`prepare_box`)."""
         return self._tables
+
+    def scatter_rocks(self, tile_rocks: TileRocks) -> None:
+        """Rocks on every tile from now on (before any tile is made: their bare rock ground
+        is part of the tiles)."""
+        if self._slots or self._pending:
+            raise RuntimeError("rocks are scattered before the first tile is made")
+        self._tile_rocks = tile_rocks
+
+    def tile_rocks(self, key: TileKey) -> list[Rock]:
+        """The rocks standing in a tile (none without :meth:`scatter_rocks`)."""
+        if self._tile_rocks is None:
+            return []
+        rocks = self._rocks.get(key)
+        if rocks is None:
+            rocks = self._rocks[key] = self._tile_rocks.rocks(key, self.tile_box(key))
+        return rocks
 
     @property
     def resident_tiles(self) -> list[TileKey]:

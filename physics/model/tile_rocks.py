@@ -1,0 +1,71 @@
+"""A big desert's rocks, tile by tile: each tile's from its own seeded stream, as many on
+average per square metre as the 512 m desert has, so a tile's rocks are the same
+whichever order tiles are made in. Their bare rock ground is painted into the tile they
+stand on and into its neighbours wherever it reaches across a border."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from physics.model.desert_field import DesertField
+from physics.model.rocks import Rock, RockSpec, icosphere
+
+ROCK_STREAM = 0x70C5
+"""Seeds the rocks' random streams apart from the terrain's (the 512 m desert's too)."""
+
+Box = tuple[float, float, float, float]
+
+
+class TileRocks:
+    """Where a big desert's rocks are, tile by tile."""
+
+    def __init__(self, field: DesertField, spec: RockSpec, seed: int, per_m2: float,
+                 keep_clear_xy: list[tuple[float, float]]):
+        """``per_m2``: rocks per square metre on average; ``keep_clear_xy``: spawn points no
+        rock comes near."""
+        self.field, self.spec, self.seed, self.per_m2 = field, spec, seed, per_m2
+        self._clear = np.asarray(keep_clear_xy, dtype=float).reshape(-1, 2)
+        self._unit_points, self._triangles = icosphere()
+        self._limit_m = field.size_m / 2.0 - spec.edge_clearance_m
+
+    def rocks(self, key: tuple[int, int], box_m: Box) -> list[Rock]:
+        """The rocks standing in a tile (its square ``box_m``)."""
+        spec = self.spec
+        rng = np.random.default_rng([self.seed, ROCK_STREAM, key[0], key[1]])
+        area_m2 = (box_m[2] - box_m[0]) * (box_m[3] - box_m[1])
+        count = int(rng.poisson(self.per_m2 * area_m2))
+        rocks = []
+        for _ in range(count):
+            xy = rng.uniform(box_m[:2], box_m[2:])
+            radius = rng.uniform(spec.min_radius_m, spec.max_radius_m)
+            lumps = 1.0 + spec.lumpiness * rng.uniform(-1.0, 1.0, len(self._unit_points))
+            heading_deg = float(rng.uniform(0.0, 360.0))
+            if np.abs(xy).max() > self._limit_m or (self._clear.size and np.min(
+                    np.linalg.norm(self._clear - xy, axis=1)) < spec.spawn_clearance_m):
+                continue
+            points = self._unit_points * lumps[:, None] * radius
+            points[:, 2] *= spec.flattening
+            ground_m = float(self.field.heights(xy[:1], xy[1:])[0])
+            height = points[:, 2].max() - points[:, 2].min()
+            sink = points[:, 2].min() + spec.buried_fraction * height
+            rocks.append(Rock(np.array([xy[0], xy[1], ground_m - sink]), heading_deg, points,
+                              self._triangles, radius))
+        return rocks
+
+    def rock_ground(self, key: tuple[int, int], box_m: Box, tile_size_m: float
+                    ) -> list[tuple[float, float, float]]:
+        """The bare rock discs (x, y, radius) that reach into a tile: its own rocks' and
+        its eight neighbours'."""
+        discs = []
+        scale = self.spec.rock_ground_scale
+        for d_column in (-1, 0, 1):
+            for d_row in (-1, 0, 1):
+                neighbour_box = (box_m[0] + d_column * tile_size_m, box_m[1] + d_row * tile_size_m,
+                                 box_m[2] + d_column * tile_size_m, box_m[3] + d_row * tile_size_m)
+                for rock in self.rocks((key[0] + d_column, key[1] + d_row), neighbour_box):
+                    reach_m = rock.radius_m * scale
+                    x_m, y_m = float(rock.position_ws[0]), float(rock.position_ws[1])
+                    if (box_m[0] - reach_m <= x_m <= box_m[2] + reach_m
+                            and box_m[1] - reach_m <= y_m <= box_m[3] + reach_m):
+                        discs.append((x_m, y_m, reach_m))
+        return discs
