@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from game.sim.controls import Controls
-from game.sim.events import Destroyed, Hit, Joined, Left, RoundEnd, Shot
+from game.sim.events import CraterDug, Destroyed, Hit, Joined, Left, RoundEnd, Shot
 from game.sim.net.client import ConnectionRefused
 from game.sim.net.link import Endpoint, enet_available
 from game.sim.net.protocol import NO_TICK, RELIABLE_CHANNEL, STATE_CHANNEL, Hello, Inputs
@@ -314,3 +314,29 @@ def test_a_window_draws_the_servers_shells_from_shot_to_hit(harness):
         loop.advance(1.0 / 60.0)
     assert session.simulation.shells == []  # it reached the hit's point and was gone
     session.destroy()
+
+
+def test_a_crater_on_the_server_is_dug_into_the_clients_ground_too(harness):
+    """On a big desert a shell into sand digs a crater on the server; the event reaches
+    the client, whose own ground (and anchors) get the same hole."""
+    net = harness(map_text="desert:4096")
+    alpha = net.join("alpha")
+    server = net.server.simulation
+    gun = net.server_vehicle("alpha").spec.gun
+    spot = next((x, 60.0) for x in range(-60, 60, 3)
+                if server.terrain.surface_name_at(float(x), 60.0) == "sand")
+    ground_m = float(server.terrain.height_at(*spot))
+    server.combat.shell_system.launch(net.server_vehicle("alpha"),
+                                      np.array([*spot, ground_m + 30.0]),
+                                      np.array([0.0, 0.0, -gun.muzzle_velocity_mps]), gun,
+                                      server.time_s)
+    net.step_until(lambda: any(isinstance(event, CraterDug)
+                               for event in net.events["alpha"]), "the crater's event", 300)
+    crater = next(event for event in net.events["alpha"] if isinstance(event, CraterDug))
+    assert server.terrain.craters and alpha.simulation.terrain.craters
+    assert alpha.simulation.terrain.craters == server.terrain.craters
+    for dx in (-2.0, -0.7, 0.0, 0.9, 1.8):
+        point = (crater.x_m + dx, crater.y_m + 0.3 * dx)
+        assert float(alpha.simulation.terrain.height_at(*point)) == \
+            float(server.terrain.height_at(*point))
+    assert float(server.terrain.height_at(crater.x_m, crater.y_m)) < ground_m - 0.3
