@@ -5,6 +5,8 @@ stand on and into its neighbours wherever it reaches across a border."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from physics.model.desert_field import DesertField
@@ -14,6 +16,8 @@ ROCK_STREAM = 0x70C5
 """Seeds the rocks' random streams apart from the terrain's (the 512 m desert's too)."""
 
 Box = tuple[float, float, float, float]
+_TILES_KEPT = 256
+"""Tiles whose rocks are kept once worked out."""
 
 
 class TileRocks:
@@ -27,14 +31,20 @@ class TileRocks:
         self._clear = np.asarray(keep_clear_xy, dtype=float).reshape(-1, 2)
         self._unit_points, self._triangles = icosphere()
         self._limit_m = field.size_m / 2.0 - spec.edge_clearance_m
+        self._cached = lru_cache(maxsize=_TILES_KEPT)(self._scatter)
+        """Thread-safe: the worker thread paints rock ground as it makes tiles."""
 
     def rocks(self, key: tuple[int, int], box_m: Box) -> list[Rock]:
-        """The rocks standing in a tile (its square ``box_m``)."""
+        """The rocks standing in a tile (its square ``box_m``); the last few hundred tiles'
+        are kept (a tile's neighbours ask for its rocks too)."""
+        return self._cached(key, box_m)
+
+    def _scatter(self, key: tuple[int, int], box_m: Box) -> list[Rock]:
         spec = self.spec
         rng = np.random.default_rng([self.seed, ROCK_STREAM, key[0], key[1]])
         area_m2 = (box_m[2] - box_m[0]) * (box_m[3] - box_m[1])
         count = int(rng.poisson(self.per_m2 * area_m2))
-        rocks = []
+        drawn = []
         for _ in range(count):
             xy = rng.uniform(box_m[:2], box_m[2:])
             radius = rng.uniform(spec.min_radius_m, spec.max_radius_m)
@@ -43,12 +53,18 @@ class TileRocks:
             if np.abs(xy).max() > self._limit_m or (self._clear.size and np.min(
                     np.linalg.norm(self._clear - xy, axis=1)) < spec.spawn_clearance_m):
                 continue
+            drawn.append((xy, radius, lumps, heading_deg))
+        if not drawn:
+            return []
+        where = np.array([xy for xy, _, _, _ in drawn])
+        ground_m = self.field.heights(where[:, 0], where[:, 1])
+        rocks = []
+        for (xy, radius, lumps, heading_deg), ground in zip(drawn, ground_m.tolist()):
             points = self._unit_points * lumps[:, None] * radius
             points[:, 2] *= spec.flattening
-            ground_m = float(self.field.heights(xy[:1], xy[1:])[0])
             height = points[:, 2].max() - points[:, 2].min()
             sink = points[:, 2].min() + spec.buried_fraction * height
-            rocks.append(Rock(np.array([xy[0], xy[1], ground_m - sink]), heading_deg, points,
+            rocks.append(Rock(np.array([xy[0], xy[1], ground - sink]), heading_deg, points,
                               self._triangles, radius))
         return rocks
 
