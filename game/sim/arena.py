@@ -68,7 +68,9 @@ class Arena:
         self.colliders: StreamedColliders | None = None
         """A big desert's colliders, streamed round what moves (None: one for the map)."""
         self._streamed_round: np.ndarray | None = None
-        """Where what moves was when the tiles and colliders were last worked out."""
+        """Where the vehicles were when the tiles and colliders were last worked out."""
+        self._shells_held = False
+        """Some shell had colliders of its own at the last stream."""
         self.fleets = {
             "tank": VehicleFleet(self.world, self.terrain, specs.tank, specs.tank_gearbox),
             "car": VehicleFleet(self.world, self.terrain, specs.car, specs.car_gearbox),
@@ -124,20 +126,28 @@ class Arena:
             return self.colliders.resident
         return 1 if self._desert else None
 
-    def stream(self, points_xy: np.ndarray) -> None:
-        """Before a fixed step, with where the vehicles and shells are (N, 2): a big
-        desert's tiles and colliders follow them (other maps hold all of theirs)."""
+    def stream(self, vehicles_xy: np.ndarray, shells_xy: np.ndarray | None = None,
+               shell_reach_m=0.0) -> None:
+        """Before a fixed step, with where the vehicles are (V, 2) and the shells (S, 2)
+        with how far each may go in the step: a big desert's tiles and colliders follow the
+        vehicles (worked out again once one has moved ``restream_after_m``), and the shells
+        have colliders under them for as long as they fly (other maps hold all theirs)."""
         if self.colliders is None:
             return
         self.terrain.take_finished()
+        flying = shells_xy is not None and len(shells_xy) > 0
         last = self._streamed_round
-        if last is not None and last.shape == points_xy.shape:
-            moved_m = float(np.abs(points_xy - last).max(initial=0.0))
-            if moved_m < self.terrain.tile_spec.restream_after_m:
-                return
-        self._streamed_round = np.array(points_xy, dtype=float)
-        self.terrain.stream(points_xy)
-        self.colliders.update(points_xy)
+        moved = (last is None or last.shape != vehicles_xy.shape
+                 or float(np.abs(vehicles_xy - last).max(initial=0.0))
+                 >= self.terrain.tile_spec.restream_after_m)
+        if moved:
+            self._streamed_round = np.array(vehicles_xy, dtype=float)
+            self.terrain.stream(vehicles_xy)
+        else:
+            self.terrain.trim()
+        if moved or flying or self._shells_held:
+            self.colliders.update(self._streamed_round, shells_xy, shell_reach_m)
+        self._shells_held = flying
 
     def dig(self, x_m: float, y_m: float, radius_m: float, depth_m: float) -> None:
         """Dig a crater (a :class:`~game.sim.events.CraterDug`'s numbers, checked: a

@@ -233,7 +233,7 @@ class Simulation:
         for vehicle in self.vehicles:
             if vehicle.name in drivers:
                 events += self._drive(vehicle, drivers[vehicle.name])
-        self.arena.stream(self._moving_points_xy())
+        self._stream()
         for fleet in self.fleets.values():
             members = [vehicle.name for vehicle in self.vehicles if vehicle.fleet is fleet]
             events += step_events(fleet, fleet.update_drive(self.step_s), members)
@@ -252,12 +252,17 @@ class Simulation:
         """Dig a crater into the ground (ValueError: its numbers are not a shell's)."""
         self.arena.dig(crater.x_m, crater.y_m, crater.radius_m, crater.depth_m)
 
-    def _moving_points_xy(self) -> np.ndarray:
-        """Where every vehicle and shell is (N, 2): what a big desert streams round."""
-        shells = [shell.position_ws[:2] for shell in self.shells]
+    def _stream(self) -> None:
+        """A big desert follows the vehicles, and the shells for the step ahead (each may
+        go its speed times the step, and as far again to spare)."""
+        shells = self.shells
         if not shells:
-            return self.vehicle_positions_xy()
-        return np.vstack([self.vehicle_positions_xy(), np.array(shells).reshape(-1, 2)])
+            self.arena.stream(self.vehicle_positions_xy())
+            return
+        positions = np.array([shell.position_ws[:2] for shell in shells])
+        reach_m = 2.0 * self.step_s * np.array([np.linalg.norm(shell.velocity_ws)
+                                                for shell in shells])
+        self.arena.stream(self.vehicle_positions_xy(), positions, reach_m)
 
     def _buttons_pressed(self, player_controls: Controls, others: dict[str, Controls]
                          ) -> list[Event]:

@@ -50,14 +50,21 @@ class StreamedColliders:
     def tiles(self) -> list[TileKey]:
         return sorted(self._bodies)
 
-    def update(self, points_xy: np.ndarray) -> None:
-        """Colliders for the tiles near the points (N, 2), none for the far ones."""
-        spec = self.terrain.tile_spec
-        keep = set(self.terrain.tiles_near(points_xy, spec.collider_unload_radius_m))
+    def update(self, points_xy: np.ndarray, passing_xy: np.ndarray | None = None,
+               passing_reach_m=0.0) -> None:
+        """Colliders for the tiles near the points (N, 2), none for the far ones; and for
+        the tiles within ``passing_reach_m`` (one for all, or one each) of things passing
+        through (shells: (S, 2)), only while they are there."""
+        spec, terrain = self.terrain.tile_spec, self.terrain
+        wanted = terrain.tiles_near(points_xy, spec.collider_radius_m)
+        keep = set(terrain.tiles_near(points_xy, spec.collider_unload_radius_m))
+        if passing_xy is not None and len(passing_xy):
+            passing = terrain.tiles_near(passing_xy, passing_reach_m)
+            wanted, keep = sorted(set(wanted) | set(passing)), keep | set(passing)
         for key in [key for key in self._bodies if key not in keep]:
             self.world.remove_body(self._bodies.pop(key))
             self._remove_rocks(key)
-        for key in self.terrain.tiles_near(points_xy, spec.collider_radius_m):
+        for key in wanted:
             if key not in self._bodies:
                 self._bodies[key] = self._add(key)
                 self._add_rocks(key)

@@ -100,7 +100,7 @@ class TiledTerrain(TerrainBase):
         self._slots: dict[TileKey, int] = {}
         self._free: list[int] = []
         self._used: dict[TileKey, int] = {}
-        """Each made tile's last epoch of use (an epoch is one :meth:`stream`)."""
+        """Each made tile's last epoch of use (an epoch is one fixed step: :meth:`trim`)."""
         self._near: set[TileKey] = set()
         """The tiles within ``unload_radius_m`` of something moving at the last stream."""
         self._epoch = 0
@@ -125,7 +125,7 @@ class TiledTerrain(TerrainBase):
         old = len(self._free) + len(self._slots)
         shapes = ((2 * cells * cells, 6), (samples * samples, 4), (samples, samples),
                   (samples, samples), (samples, samples))
-        kinds = (np.float64, np.float64, np.float64, np.uint16, np.uint8)
+        kinds = (np.float32, np.float32, np.float64, np.uint16, np.uint8)
         pools = [np.zeros((old + slots,) + shape, dtype=kind)
                  for shape, kind in zip(shapes, kinds)]
         if old:
@@ -252,13 +252,15 @@ class TiledTerrain(TerrainBase):
             for column in range(self._tile_index(x_min_m), self._tile_index(x_max_m) + 1):
                 self._slot((column, row))
 
-    def tiles_near(self, points_xy: np.ndarray, radius_m: float) -> list[TileKey]:
-        """The tiles any part of which lies within ``radius_m`` of one of the points
-        (N, 2), in order."""
+    def tiles_near(self, points_xy: np.ndarray, radius_m) -> list[TileKey]:
+        """The tiles any part of which lies within ``radius_m`` (one for all, or one per
+        point) of one of the points (N, 2), in order."""
         half_tile, size = self.tile_size_m / 2, self.tile_size_m
         offset = half_tile - self.half_extent_x_m
         near: set[TileKey] = set()
-        for x_m, y_m in np.asarray(points_xy, dtype=float).reshape(-1, 2).tolist():
+        points = np.asarray(points_xy, dtype=float).reshape(-1, 2)
+        radii = np.broadcast_to(np.asarray(radius_m, dtype=float), len(points)).tolist()
+        for (x_m, y_m), radius_m in zip(points.tolist(), radii):
             rows = range(self._tile_index(y_m - radius_m), self._tile_index(y_m + radius_m) + 1)
             for column in range(self._tile_index(x_m - radius_m),
                                 self._tile_index(x_m + radius_m) + 1):
@@ -272,7 +274,6 @@ class TiledTerrain(TerrainBase):
     def stream(self, points_xy: np.ndarray) -> None:
         """Once per fixed step, with where the vehicles and shells are (N, 2): make a few
         of the tiles near them ahead of need, and drop what is far from all of them."""
-        self._epoch += 1
         spec = self.tile_spec
         self._near = set(self.tiles_near(points_xy, spec.unload_radius_m))
         loading = self.tiles_near(points_xy, spec.load_radius_m)
@@ -288,10 +289,21 @@ class TiledTerrain(TerrainBase):
                 if missing[index] not in self._pending:
                     self._pending[missing[index]] = self._worker.submit(self._compute,
                                                                         missing[index])
+        self.trim()
+
+    def trim(self) -> None:
+        """Once per fixed step (:meth:`stream` does it): of the tiles far from what moves
+        (as of the last stream), keep the ``spare_tiles`` most lately used and drop the
+        rest. Cheap enough for every step, so the tiles a shell's path made go soon after
+        it, while the ones the bots' sight lines keep using stay."""
+        self._epoch += 1
+        limit = self.tile_spec.spare_tiles
+        if len(self._slots) <= limit:
+            return
         spares = sorted((key for key in self._slots if key not in self._near
-                         and self._used.get(key, -1) < self._epoch - 1),
+                         and self._used.get(key, -1) < self._epoch),
                         key=lambda key: (self._used.get(key, -1), key))
-        for key in spares[:max(len(spares) - spec.spare_tiles, 0)]:
+        for key in spares[:max(len(spares) - limit, 0)]:
             self._drop(key)
 
     # ----- craters ----------------------------------------------------------------------
