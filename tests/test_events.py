@@ -9,7 +9,7 @@ import json
 import pytest
 
 from game.sim import events
-from game.sim.events import (EVENT_TYPES, Damage, Destroyed, Event, Hit, Joined, Left,
+from game.sim.events import (EVENT_TYPES, CraterDug, Damage, Destroyed, Event, Hit, Joined, Left,
                              MatchEnd, Recovered, Reset, RoundEnd, RoundStart, Shift,
                              ShiftRefused, ShiftStart, Shot, SwapVehicle, ZoneCaptured,
                              ZoneEnter, ZoneLeave, event_from_json)
@@ -52,6 +52,8 @@ CONTRACT = [
     (ZoneEnter("bot-1", "bots"), {"type": "zone_enter", "vehicle": "bot-1", "side": "bots"}),
     (ZoneLeave("bot-1", "bots"), {"type": "zone_leave", "vehicle": "bot-1", "side": "bots"}),
     (ZoneCaptured(2, "player"), {"type": "zone_captured", "round": 2, "side": "player"}),
+    (CraterDug(12.5, -3.25, 2.5, 0.8),
+     {"type": "crater", "x_m": 12.5, "y_m": -3.25, "radius_m": 2.5, "depth_m": 0.8}),
 ]
 
 

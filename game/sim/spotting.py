@@ -19,7 +19,7 @@ import numpy as np
 from physics.bullet import groups
 from physics.model.compiled import compiled
 from physics.model.spec import Spec, tuning
-from physics.model.terrain import plane_under
+from physics.model.terrain_base import plane_under
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ from physics.model.kernel_tables import (
     SIDE, SLIDING_GRIP, SLIP_TYRES, SPIN, SPIN_ANGLE, STIFFNESS, TAU, TINY, TRAVEL, TYRE,
     WHEEL_RADIUS, X, Y, Z)
 from physics.model.scalars import clamp, cross, dot, larger, smaller
-from physics.model.terrain import ground_sample, plane_under
+from physics.model.terrain_base import ground_sample, plane_under
 from physics.model.wheel_stages import coast_spin, roll_spin, slip_tyre
 
 # ----- the stages ---------------------------------------------------------------------------

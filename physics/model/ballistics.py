@@ -16,7 +16,7 @@ import numpy as np
 from physics.model.compiled import compiled
 from physics.model.pose import BodyState
 from physics.model.spec import Spec, SpecError, tuning
-from physics.model.terrain import Terrain, plane_under
+from physics.model.terrain_base import TerrainBase, plane_under
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ def arc_points(muzzle_ws, velocity_ws, gravity_m_s2: float, times_s: np.ndarray
     return points
 
 
-def arc_meets_terrain(terrain: Terrain, muzzle_ws, velocity_ws, gravity_m_s2: float,
+def arc_meets_terrain(terrain: TerrainBase, muzzle_ws, velocity_ws, gravity_m_s2: float,
                       max_time_s: float) -> tuple[float, np.ndarray | None]:
     """When and where the arc first goes below the ground, from the height array: samples
     half a terrain cell apart along the arc, and a straight line between the two around

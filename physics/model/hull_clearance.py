@@ -26,7 +26,7 @@ import numpy as np
 from physics.model.anchors import BodyStates
 from physics.model.compiled import compiled
 from physics.model.hull import HullSpec
-from physics.model.terrain import MISSING_HEIGHT_M, Terrain, sample_height
+from physics.model.terrain_base import MISSING_HEIGHT_M, TerrainBase, sample_height
 
 CONTACT_SLACK_M = 0.1
 """Clearance kept beyond the plane's movement: more than Bullet's own contact distances
@@ -139,7 +139,7 @@ class HullClearance:
     """The clearance test for the hulls of one vehicle kind over one terrain (compiled:
     without numba no hull is ever called clear, and Bullet tests them all as before)."""
 
-    def __init__(self, terrain: Terrain, hull: HullSpec):
+    def __init__(self, terrain: TerrainBase, hull: HullSpec):
         self.terrain = terrain
         self._half_extents_m = np.asarray(hull.half_extents_m, dtype=float)
         self._centre_lift_m = hull.centre_of_mass_drop_m

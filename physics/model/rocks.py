@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from physics.model.spec import Spec, SpecError, tuning
-from physics.model.terrain import Terrain
+from physics.model.terrain_base import TerrainBase
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def icosphere() -> tuple[np.ndarray, np.ndarray]:
     return np.array(vertices), np.array(subdivided)
 
 
-def scatter_rocks(terrain: Terrain, spec: RockSpec, seed: int,
+def scatter_rocks(terrain: TerrainBase, spec: RockSpec, seed: int,
                   keep_clear_xy: list[tuple[float, float]]) -> list[Rock]:
     """Seeded rocks over the map, none near the edges or the given spawn points."""
     rng = np.random.default_rng([seed, 0x70C5])  # a stream of its own: terrain keeps `seed`

@@ -33,10 +33,10 @@ import numpy as np
 
 from physics.model.craters import DugGrid, sample_window
 from physics.model.desert_field import DesertField
+from physics.model.height_grid import ground_by_sample, quantised, triangle_planes
 from physics.model.rocks import Rock
+from physics.model.terrain_base import TerrainBase, TerrainSpec, TerrainTables
 from physics.model.tile_rocks import TileRocks
-from physics.model.terrain import (TerrainBase, TerrainTables, TerrainSpec, ground_by_sample,
-                                   quantised, triangle_planes)
 
 TileKey = tuple[int, int]
 """A tile's column and row in the map's grid of tiles."""
