@@ -34,3 +34,25 @@ def test_the_compiled_quads_are_the_numpy_quads(monkeypatch, sort_back_to_front)
     monkeypatch.setattr(particles, "quad_rows_loop", None)
     assert np.array_equal(compiled, drawn_rows(system, EYE_WS))
     assert system.count == COUNT
+
+
+def test_a_count_that_varies_a_little_leaves_the_vertex_array_its_size():
+    """Resizing Panda's vertex array copies it: a count that changes every frame by a few
+    particles resizes it only when it grows past what is held (or falls far below)."""
+    system = particles.ParticleSystem(CAPACITY, NodePath("scene"))
+    rng = np.random.default_rng(4)
+    sizes = []
+    for frame in range(60):
+        count = int(rng.integers(1, 40))
+        system.spawn(rng.normal(0.0, 5.0, (count, 3)), np.zeros((count, 3)),
+                     rng.uniform(0.05, 0.5, count), (0.5, 1.0), (1, 1, 1, 1), (1, 1, 1, 0))
+        system.update(1.0 / 60.0)
+        system.draw(EYE_WS)
+        data = system.node.getGeom(0).getVertexData()
+        assert data.getNumRows() >= system.count * 4
+        assert len(system.node.getGeom(0).getPrimitive(0).getVertexList()) == system.count * 6
+        sizes.append(data.getNumRows())
+    assert len(set(sizes)) <= 2, "resized again and again"
+    system.update(10.0)  # all gone: nothing is drawn
+    system.draw(EYE_WS)
+    assert len(system.node.getGeom(0).getPrimitive(0).getVertexList()) == 0

@@ -66,7 +66,8 @@ def test_particles_move_age_fade_and_fall_in_one_pass():
 
 
 def _drawn_geometry(system: ParticleSystem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """What the GPU would get: every vertex's position and corner, and the triangles."""
+    """What the GPU draws: the position and corner of every vertex the triangles reach (the
+    vertex array may hold rows past them, kept for the next frames), and the triangles."""
     geom = system.node.getGeom(0)
     data = geom.getVertexData()
     positions, corners = [], []
@@ -75,8 +76,10 @@ def _drawn_geometry(system: ParticleSystem) -> tuple[np.ndarray, np.ndarray, np.
         while not reader.isAtEnd():
             values.append(tuple(reader.getData3() if column == "vertex" else reader.getData2()))
     triangles = geom.getPrimitive(0).getVertexList()
-    return np.array(positions).reshape(-1, 3), np.array(corners).reshape(-1, 2), \
-        np.array(triangles)
+    reached = len(triangles) // 6 * 4  # four corners a quad, two triangles
+    assert len(positions) >= reached
+    return np.array(positions[:reached]).reshape(-1, 3), \
+        np.array(corners[:reached]).reshape(-1, 2), np.array(triangles)
 
 
 def test_drawing_gives_each_live_particle_a_quad_and_follows_the_count():

@@ -20,6 +20,7 @@ from typing import Protocol
 
 from game.resources import sounds_folder
 from game.sim.events import Destroyed, Event, Hit, ShiftRefused, Shot
+from game.sim.vehicles import Vehicle, side_track_x_m
 from physics.model.spec import KMH_PER_MPS, Spec, tuning
 
 SOUNDS_DIR = sounds_folder()
@@ -173,11 +174,12 @@ class GameAudio:
         """Once a frame: the loops follow the player's vehicle (a tank clatters, a car's
         tyres roar and squeal; the other kind's loops fall silent)."""
         vehicle = self.simulation.player
-        spec, position = self.spec, tuple(float(v) for v in vehicle.current.position_ws)
+        spec, position = self.spec, tuple(vehicle.current.position_ws.tolist())
         self.player.loop("engine_loop", *engine_note(spec, vehicle.rpm, throttle), position)
         clatter, roll, skid = (1.0, 0.0), (1.0, 0.0), 0.0
         if vehicle.spec.tracked:
-            left, right = vehicle.track_speeds_mps()
+            left, right = (track_speeds_of(vehicle) if isinstance(vehicle, Vehicle)
+                           else vehicle.track_speeds_mps())
             clatter = track_clatter(spec, (abs(left) + abs(right)) / 2.0)
         else:
             anchors = vehicle.anchors()
@@ -188,6 +190,34 @@ class GameAudio:
         self.player.loop("track_clatter", *clatter, position)
         self.player.loop("tyre_roll", *roll, position)
         self.player.loop("tyre_skid", 1.0, skid, position)
+
+
+def track_speeds_of(vehicle: Vehicle) -> tuple[float, float]:
+    """:meth:`Vehicle.track_speeds_mps` worked out in plain floats (one vehicle's few
+    numbers cost less so than as numpy arrays); equal to it to rounding."""
+    state = vehicle.current
+    (rx, ry, rz), (fx, fy, fz), _ = state.axes_ws().tolist()
+    vx, vy, vz = state.velocity_ws.tolist()
+    wx, wy, wz = state.angular_velocity_ws.tolist()
+    along = vx * fx + vy * fy + vz * fz
+    # The point under a track moves at v + w x (right * x): along the hull, v.f + x (w x right).f.
+    turning = (wy * rz - wz * ry) * fx + (wz * rx - wx * rz) * fy + (wx * ry - wy * rx) * fz
+    left_x, right_x = _side_tracks(vehicle.fleet.constants)
+    return along + turning * left_x, along + turning * right_x
+
+
+_SIDE_TRACKS: dict[int, tuple] = {}
+"""Each fleet's constants (by id, with the constants) and its tracks' x across the hull."""
+
+
+def _side_tracks(constants) -> tuple[float, float]:
+    """The left and right tracks' x across the hull (:func:`side_track_x_m`) of a fleet's
+    ``constants``, worked out once for them."""
+    known = _SIDE_TRACKS.get(id(constants))
+    if known is None or known[0] is not constants:
+        known = _SIDE_TRACKS[id(constants)] = (
+            constants, tuple(side_track_x_m(constants.position_bs).tolist()))
+    return known[1]
 
 
 class PandaSoundPlayer:
@@ -222,6 +252,8 @@ class PandaSoundPlayer:
         """Each loop's emitter, set where the player's vehicle is every frame."""
         self._loop_levels: dict[str, float] = {}
         """Each loop's level as :meth:`loop` last set it, before the player's volumes."""
+        self._loop_shown: dict[str, tuple] = {}
+        """Each loop's rate, level and position as last set: only what changes is set."""
         for name in self._loop_nodes:
             sound = self.sounds[name]
             sound.setLoop(True)
@@ -241,11 +273,16 @@ class PandaSoundPlayer:
         node = self._loop_nodes.get(name)
         if node is None:
             return
-        node.setPos(*position)
+        shown = self._loop_shown.get(name)
+        if shown is None or shown[2] != position:
+            node.setPos(*position)
         sound = self.sounds[name]
-        sound.setPlayRate(play_rate)
-        self._loop_levels[name] = volume
-        sound.setVolume(volume * self.volumes.of(name))
+        if shown is None or shown[0] != play_rate:
+            sound.setPlayRate(play_rate)
+        if shown is None or shown[1] != volume:
+            self._loop_levels[name] = volume
+            sound.setVolume(volume * self.volumes.of(name))
+        self._loop_shown[name] = (play_rate, volume, position)
 
     def set_volumes(self, master: float, effects: float, engine: float) -> None:
         """The player's volumes (0..1): the loops change at once (also while the game is

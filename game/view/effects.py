@@ -31,6 +31,7 @@ import numpy as np
 
 from game.settings import QUALITY_LEVELS
 from game.sim.events import Destroyed, Event, Hit, RoundStart, Shot
+from game.sim.vehicles import Vehicle
 from game.view.emission import EmitterTable, StreamCarry, emit_streams
 from game.view.particles import EmitterSpec, ParticleSystem
 from physics.model.ballistics import gun_axes
@@ -85,8 +86,20 @@ WRECK_SMOKE_RISE_M = 1.5
 SLOWEST_MPS = 1e-6
 """A vehicle slower than this has no direction of travel."""
 UP = (0.0, 0.0, 1.0)
+DUST_FIELDS = ("on_ground", "sliding", "contact_point_ws", "contact_normal_ws")
+"""What dust reads of each anchor from the controller's last report."""
 STREAMS = ("track_dust", "slide_dust", "wreck_smoke")
 """The emitters that stream (particles per second) rather than burst."""
+
+
+def _anchor_field(source, name: str, picked: list | None) -> np.ndarray:
+    """One field of anchors, a row per anchor: of a fleet's report (``source``) the rows of
+    its vehicles ``picked``, or all of one vehicle's AnchorView (``picked`` None)."""
+    field = getattr(source, name)
+    if picked is None:
+        return field
+    rows = field[picked]
+    return rows.reshape((-1,) + rows.shape[2:])
 
 
 class Effects:
@@ -193,26 +206,47 @@ class Effects:
         return [np.full(len(making), self.table.index[name]), due[making], points[making],
                 directions[making], base_velocities[making]]
 
+    def _anchor_rows(self) -> tuple[list, tuple, dict]:
+        """Every vehicle's anchors (those with a report), in the simulation's order: the
+        vehicles, the layout (name, anchors) and the report's rows of them (on_ground,
+        sliding, contact_point_ws, contact_normal_ws) concatenated, read a run of one
+        fleet's vehicles at a time rather than vehicle by vehicle."""
+        blocks: list[tuple] = []  # (report or AnchorView, fleet rows or None, vehicles, fleet)
+        for vehicle in self.simulation.vehicles:
+            if not isinstance(vehicle, Vehicle):
+                anchors = vehicle.anchors()
+                if anchors is not None:
+                    blocks.append((anchors, None, [vehicle], None))
+            elif blocks and blocks[-1][3] is vehicle.fleet:
+                blocks[-1][1].append(vehicle.index)
+                blocks[-1][2].append(vehicle)
+            elif vehicle.fleet.model.report is not None:
+                blocks.append((vehicle.fleet.model.report, [vehicle.index], [vehicle],
+                               vehicle.fleet))
+        vehicles = [vehicle for _, _, group, _ in blocks for vehicle in group]
+        sizes = [source.on_ground.shape[-1] for source, _, group, _ in blocks for _ in group]
+        rows = {name: np.concatenate([_anchor_field(source, name, picked)
+                                      for source, picked, _, _ in blocks]) if blocks else None
+                for name in DUST_FIELDS}
+        return vehicles, tuple(zip((vehicle.name for vehicle in vehicles), sizes)), rows
+
     def _dust(self, dt_s: float) -> list[list]:
         """Dust under every anchor on the ground: thrown back and up, carried along at a
         share of the speed, more the faster; and more where it slides."""
         spec = self.spec
-        reports = [(vehicle, vehicle.anchors()) for vehicle in self.simulation.vehicles]
-        reports = [(vehicle, anchors) for vehicle, anchors in reports if anchors is not None]
-        if not reports:
+        vehicles, layout, rows = self._anchor_rows()
+        if not vehicles:
             return []
-        layout = tuple((vehicle.name, len(anchors.on_ground)) for vehicle, anchors in reports)
         per_vehicle = np.array([size for _, size in layout])
-        velocity = np.repeat(np.array([vehicle.current.velocity_ws for vehicle, _ in reports],
+        velocity = np.repeat(np.array([vehicle.current.velocity_ws for vehicle in vehicles],
                                       np.float64), per_vehicle, axis=0)
         speed = np.sqrt(np.einsum("ij,ij->i", velocity, velocity))
         share = np.clip((speed - spec.dust_min_speed_mps)
                         / max(spec.dust_max_speed_mps - spec.dust_min_speed_mps, 1e-6),
                         0.0, 1.0)
-        on_ground = np.concatenate([anchors.on_ground for _, anchors in reports]).astype(bool)
-        sliding = np.concatenate([anchors.sliding for _, anchors in reports]).astype(bool)
-        points = np.concatenate([anchors.contact_point_ws for _, anchors in reports])
-        normals = np.concatenate([anchors.contact_normal_ws for _, anchors in reports])
+        on_ground = rows["on_ground"].astype(bool)
+        sliding = rows["sliding"].astype(bool)
+        points, normals = rows["contact_point_ws"], rows["contact_normal_ws"]
         travel = velocity / np.maximum(speed, SLOWEST_MPS)[:, None]
         return [self._streams("track_dust", layout, spec.track_dust.count * share,
                               on_ground & (share > 0.0), dt_s, points,

@@ -135,7 +135,7 @@ def read_hud_state(simulation, battle=None, vehicle=None) -> HudState:
     for vehicle in simulation.vehicles:
         if vehicle is player:
             continue
-        x, y = (float(v) for v in vehicle.current.position_ws[:2])
+        x, y = vehicle.current.position_ws[:2].tolist()
         kind = ("wreck" if vehicle.destroyed else "enemy" if vehicle.name in enemies
                 else "other")
         contacts.append((x, y, kind))

@@ -143,6 +143,8 @@ class _MarkerNodes:
         self.scale = scale
         self.grid = grid
         self.drawn = LastDrawn()
+        self._shown: tuple | None = None
+        """What :meth:`show` drew last: place in pixels, text, wreck, edge arrow's bearing."""
         self.root = parent.attachNewNode("enemy-marker")
         self.shape = self.root.attachNewNode("shape")
         self.shape.setScale(scale)
@@ -158,25 +160,40 @@ class _MarkerNodes:
     def set_visible(self, visible: bool) -> None:
         if self.drawn.changed("shown", visible):
             (self.root.show if visible else self.root.hide)()
+            if not visible:
+                self._shown = None  # shown again, it is drawn afresh
 
     def show(self, marker: Marker) -> None:
+        """Draw ``marker``: nothing is written where it shows what was drawn last (the same
+        pixel, text, colour and edge arrow), which is most frames for most markers."""
         spec = self.spec
-        self.set_visible(True)
-        if self.drawn.changed("place", (self.grid.steps(marker.x), self.grid.steps(marker.y))):
-            self.root.setPos(marker.x, 0.0, marker.y)
+        place = (self.grid.steps(marker.x), self.grid.steps(marker.y))
         step = spec.distance_step_m
-        set_text(self.text, f"{round(marker.distance_m / step) * step:.0f} m", self.drawn)
+        text = f"{round(marker.distance_m / step) * step:.0f} m"
+        inward = spec.arrow_size + spec.text_scale * TEXT_HALF_WIDTHS
+        pointing = (None if marker.on_screen
+                    else bearing_steps(self.grid, marker.toward_rad, inward, self.scale))
+        shown = (place, text, marker.wreck, pointing)
+        if shown == self._shown:
+            return
+        self._shown = shown
+        self.set_visible(True)
+        if self.drawn.changed("place", place):
+            self.root.setPos(marker.x, 0.0, marker.y)
+        set_text(self.text, text, self.drawn)
         if self.drawn.changed("wreck", marker.wreck):
             colour = spec.wreck_colour if marker.wreck else spec.enemy_colour
             for path in (self.chevron, self.arrow):
                 path.setColor(*colour)
             self.text.node().setTextColor(*colour)
-        inward = spec.arrow_size + spec.text_scale * TEXT_HALF_WIDTHS
-        pointing = (None if marker.on_screen
-                    else bearing_steps(self.grid, marker.toward_rad, inward, self.scale))
-        if not self.drawn.changed("pointing", pointing):
-            return
-        if marker.on_screen:
+        if self.drawn.changed("pointing", pointing):
+            self._point(marker, pointing is None, inward)
+
+    def _point(self, marker: Marker, on_screen: bool, inward: float) -> None:
+        """The chevron over an enemy in view; else the edge arrow toward it, the distance
+        beside it."""
+        spec = self.spec
+        if on_screen:
             self.chevron.show()
             self.arrow.hide()
             self.text.setPos(0.0, 0.0, spec.gap)

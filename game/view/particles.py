@@ -128,6 +128,8 @@ _QUAD_COLUMNS = tuple(column.start if isinstance(column, slice) else column
 (the first column of each)."""
 _SHORTEST_LIFE_S = 1e-3
 """No particle lives shorter (its age over its life must stay finite)."""
+_ROW_BLOCK_PARTICLES = 256
+"""Panda's vertex array of the particles grows and shrinks in blocks of this many."""
 _CORNERS = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]], np.float32)
 
 
@@ -309,6 +311,9 @@ class ParticleSystem:
                          ).ravel()
         self._vertex_rows = np.zeros((self.capacity * 4, _FLOATS_PER_ROW + 2), np.float32)
         self._vertex_rows[:, _FLOATS_PER_ROW:] = np.tile(_CORNERS, (self.capacity, 1))
+        self._rows_allocated = 0
+        """Particles whose rows Panda's vertex array holds (:meth:`_rows_kept`): those past
+        the live ones are left as they were, and no triangle reads them."""
         self.node = GeomNode("particles")
         self.node.addGeom(geom)
         self.node.setBounds(OmniBoundingVolume())  # no bounds pass over thousands of points
@@ -345,17 +350,30 @@ class ParticleSystem:
         n = self.count
         geom = self.node.modifyGeom(0)
         data = geom.modifyVertexData()
-        data.uncleanSetNumRows(n * 4)
+        rows = self._rows_kept(n)
+        if rows != self._rows_allocated:
+            data.uncleanSetNumRows(rows * 4)
+            self._rows_allocated = rows
         if n:  # each row to its quad's four corners, then from our memory into Panda's
             quads = self._vertex_rows[:n * 4]
             self._write_quads(quads, eye_ws)
-            memoryview(data.modifyArray(0)).cast("B")[:] = memoryview(quads).cast("B")
+            target = memoryview(data.modifyArray(0)).cast("B")
+            target[:quads.nbytes] = memoryview(quads).cast("B")
         if n != self.drawn:  # the triangles of n quads are always the same numbers
             indices = geom.modifyPrimitive(0).modifyVertices(n * 6)
             indices.uncleanSetNumRows(n * 6)
             if n:
                 memoryview(indices).cast("B")[:] = memoryview(self._indices[:n * 6]).cast("B")
         self.drawn = n
+
+    def _rows_kept(self, count: int) -> int:
+        """How many particles' rows Panda's vertex array holds for ``count`` live ones: whole
+        blocks of :data:`_ROW_BLOCK_PARTICLES`, grown when too few, shrunk only when two
+        blocks too many (the count changes every frame; resizing the array copies it)."""
+        allocated = self._rows_allocated
+        if count <= allocated <= count + 2 * _ROW_BLOCK_PARTICLES:
+            return allocated
+        return min(-(-count // _ROW_BLOCK_PARTICLES) * _ROW_BLOCK_PARTICLES, self.capacity)
 
     def _write_quads(self, quads: np.ndarray, eye_ws) -> None:
         """Each live particle's vertex row (:meth:`vertex_rows`) into its quad's four rows

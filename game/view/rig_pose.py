@@ -4,11 +4,12 @@ What a tank rig reads once per step (each anchor's distance to the ground, each 
 ground speed) is read for every tank of a fleet at once from the fleet's arrays
 (:func:`latch_step_values`); what it shows once per frame (the road wheels' heights, the
 wheels' spin, both belts' vertex rows) is worked out for all the tanks seen this frame
-in a few numpy operations (:func:`pose_tank_parts`), and so are the hulls' blended poses
-(:func:`blend_hull_poses`). Only the writes into Panda's memory remain one tank after
-another (its wheels' pose array, :mod:`game.view.wheel_set`, and its belts' vertex
-buffers), and only of what changed since it was last shown: a tank standing still rewrites
-nothing (each vertex buffer written is one to upload again).
+in a few numpy operations (:func:`pose_tank_parts`), and so are the hulls' blended poses,
+their rotations and the tracks' run (:func:`place_tank_rigs`). Only the writes into
+Panda's memory remain one tank after another (its hull's transform, its turret's and gun's
+angles where they changed, its wheels' pose array, :mod:`game.view.wheel_set`, and its
+belts' vertex buffers), and the parts' only where they changed since last shown: a tank
+standing still rewrites no parts (each vertex buffer written is one to upload again).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from panda3d.core import LQuaternionf, Point3
 
-from game.sim.vehicles import Vehicle, side_track_x_m, track_speeds_mps
+from game.sim.vehicles import Vehicle, side_track_x_m
 from game.view.track_belt import BeltTemplate, belt_rows_batch
-from physics.model.pose import blend_pose_arrays, rotation_matrix
+from physics.model.pose import blend_pose_arrays
 
 
 def wheel_height_weights(anchors_bs: np.ndarray, sides: list[np.ndarray],
@@ -49,6 +51,36 @@ def anchor_distances(report, index: np.ndarray, rest_length_m: float) -> np.ndar
     return np.where(report.on_ground[index], along, rest_length_m)
 
 
+def track_speeds(velocity_ws: np.ndarray, spin_ws: np.ndarray, axes_ws: np.ndarray,
+                 side_x_m: np.ndarray) -> np.ndarray:
+    """(V, 2) ground speed along the hull (+ forward) under the left and right tracks of V
+    bodies: velocities and spins (V, 3), axes (V, 3, 3) as rows, the tracks ``side_x_m``
+    across the hull. The numbers of :func:`game.sim.vehicles.track_speeds_mps`, with the
+    cross product written out (np.cross costs more than its arithmetic on small arrays)."""
+    right, forward = axes_ws[:, 0], axes_ws[:, 1]
+    turning_ws = np.stack([spin_ws[:, 1] * right[:, 2] - spin_ws[:, 2] * right[:, 1],
+                           spin_ws[:, 2] * right[:, 0] - spin_ws[:, 0] * right[:, 2],
+                           spin_ws[:, 0] * right[:, 1] - spin_ws[:, 1] * right[:, 0]], axis=1)
+    along = np.einsum("vi,vi->v", velocity_ws, forward)
+    turning = np.einsum("vi,vi->v", turning_ws, forward)
+    return along[:, None] + turning[:, None] * side_x_m[None, :]
+
+
+class _SideTracks:
+    """Each fleet's tracks across the hull (:func:`side_track_x_m`), worked out once per
+    fleet's constants."""
+
+    by_constants: dict = {}
+
+    @classmethod
+    def of(cls, constants) -> np.ndarray:
+        key = id(constants)
+        kept = cls.by_constants.get(key)
+        if kept is None or kept[0] is not constants:
+            kept = cls.by_constants[key] = (constants, side_track_x_m(constants.position_bs))
+        return kept[1]
+
+
 def latch_step_values(rigs) -> None:
     """Latch the per-step values of every tank rig in ``rigs`` whose vehicle stepped since
     it last looked, read one fleet at a time; the others (no fleet report yet, a network
@@ -56,30 +88,76 @@ def latch_step_values(rigs) -> None:
     fleets: dict[int, list] = {}
     for rig in rigs:
         vehicle = rig.vehicle
-        if (rig.step_latch.stale(vehicle.current) and isinstance(vehicle, Vehicle)
-                and vehicle.fleet.model.report is not None):
+        if rig.step_latch.stale(vehicle.current) and isinstance(vehicle, Vehicle):
             fleets.setdefault(id(vehicle.fleet), []).append(rig)
     for group in fleets.values():
         fleet = group[0].vehicle.fleet
+        report = fleet.model.report
+        if report is None:
+            continue
         index = np.array([rig.vehicle.index for rig in group])
         constants = fleet.constants
-        distances = anchor_distances(fleet.model.report, index, float(constants.rest_length_m))
-        speeds = track_speeds_mps([rig.vehicle.current for rig in group],
-                                  side_track_x_m(constants.position_bs))
-        for rig, distance, speed in zip(group, distances, speeds):
-            rig.step_latch.offer(rig.vehicle.current, (distance, speed))
+        distances = anchor_distances(report, index, float(constants.rest_length_m))
+        states = [rig.vehicle.current for rig in group]
+        speeds = track_speeds(np.array([state.velocity_ws for state in states]),
+                              np.array([state.angular_velocity_ws for state in states]),
+                              np.array([state.axes_ws() for state in states]),
+                              _SideTracks.of(constants))
+        for rig, state, distance, speed in zip(group, states, distances, speeds):
+            rig.step_latch.offer(state, (distance, speed))
 
 
-def blend_hull_poses(rigs, alpha: float) -> list[tuple]:
+def blend_hull_poses(rigs, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each rig's hull pose ``alpha`` of the way from its vehicle's previous step to the
-    last, all rigs at once: a (position, orientation quaternion, rotation matrix) per rig."""
+    last, all rigs at once: positions (R, 3), orientation quaternions (R, 4) and rotation
+    matrices (R, 3, 3)."""
     position, orientation = blend_pose_arrays(
         np.array([rig.vehicle.previous.position_ws for rig in rigs], dtype=np.float64),
         np.array([rig.vehicle.current.position_ws for rig in rigs], dtype=np.float64),
         np.array([rig.vehicle.previous.orientation_ws for rig in rigs], dtype=np.float64),
         np.array([rig.vehicle.current.orientation_ws for rig in rigs], dtype=np.float64),
         alpha)
-    return list(zip(position, orientation, rotation_matrix(orientation)))
+    return position, orientation, rotation_matrices(orientation)
+
+
+def rotation_matrices(quaternion: np.ndarray) -> np.ndarray:
+    """(R, 3, 3) :func:`physics.model.pose.rotation_matrix` of each (w, x, y, z) row of
+    ``quaternion`` (R, 4), the same numbers written straight into one array (stacking
+    nine small arrays costs more than the arithmetic)."""
+    w, x, y, z = quaternion.T
+    matrix = np.empty((len(quaternion), 3, 3))
+    matrix[:, 0, 0] = 1 - 2 * (y * y + z * z)
+    matrix[:, 0, 1] = 2 * (x * y - w * z)
+    matrix[:, 0, 2] = 2 * (x * z + w * y)
+    matrix[:, 1, 0] = 2 * (x * y + w * z)
+    matrix[:, 1, 1] = 1 - 2 * (x * x + z * z)
+    matrix[:, 1, 2] = 2 * (y * z - w * x)
+    matrix[:, 2, 0] = 2 * (x * z - w * y)
+    matrix[:, 2, 1] = 2 * (y * z + w * x)
+    matrix[:, 2, 2] = 1 - 2 * (x * x + y * y)
+    return matrix
+
+
+def place_tank_rigs(rigs, alpha: float, frame_s: float) -> None:
+    """Every rig of ``rigs`` (tank rigs) at its hull pose ``alpha`` of the way from its
+    vehicle's previous step to the last, its turret and gun aimed, its tracks run on by
+    ``frame_s`` at their ground speeds: the numbers for all rigs at once, then one short
+    loop of node writes. Their wheels and belts wait for :func:`pose_tank_parts`."""
+    if not rigs:
+        return
+    pairs = [rig.step_latch.update(rig.vehicle.current) for rig in rigs]
+    travelled = (np.array([rig.travelled_m for rig in rigs])
+                 + np.array([pair[1][1] for pair in pairs]) * frame_s)
+    position, orientation, rotation = blend_hull_poses(rigs, alpha)
+    for rig, pair, run, place, turn, where, facing in zip(
+            rigs, pairs, travelled, position, rotation, position.tolist(),
+            orientation.tolist()):
+        rig.step_pair, rig.step_alpha, rig.travelled_m = pair, alpha, run
+        rig.position, rig.rotation = place, turn
+        rig.root.setPosQuat(Point3(*where), LQuaternionf(*facing))
+        vehicle = rig.vehicle
+        rig.turret_rig.aim(vehicle.turret_heading_rad, vehicle.gun_elevation_rad)
+        rig.parts_posed = False
 
 
 def _layout(rig) -> tuple[int, int, int]:

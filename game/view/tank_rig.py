@@ -31,19 +31,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from panda3d.core import LQuaternionf, NodePath, Point3
+from panda3d.core import NodePath, Point3
 
 from game.view.meshes import cylinder_mesh
 from game.view.rig_hull import HullShape, hull_node
 from game.view.rig_culling import geometry_reach_m
-from game.view.rig_pose import pose_tank_parts, wheel_height_weights
+from game.view.rig_pose import place_tank_rigs, pose_tank_parts, wheel_height_weights
 from game.view.shaders import lit_shader
 from game.view.step_latch import StepLatch
 from game.view.tank_turret import TurretRig
 from game.view.textures import track_texture
 from game.view.track_belt import BeltShape, BeltTemplate, belts_node, wheel_stations
 from game.view.wheel_set import WheelSet
-from physics.model.pose import blend_poses, rotation_matrix
 from physics.model.spec import Spec, rgb, tuning
 
 OUTWARD = (-1.0, 1.0)
@@ -355,25 +354,12 @@ class TankRig:
         return (self._anchor_distances(),
                 np.array(self.vehicle.track_speeds_mps(), dtype=np.float64))
 
-    def update(self, alpha: float, frame_s: float = 0.0, pose_parts: bool = True,
-               hull_pose: tuple | None = None) -> None:
+    def update(self, alpha: float, frame_s: float = 0.0, pose_parts: bool = True) -> None:
         """Pose the hull and turret at the state ``alpha`` of the way from the previous step
         to the last one; ``frame_s`` advances the tracks' and wheels' spin. The wheels and
         belts follow only with ``pose_parts`` (else :meth:`pose_parts` may, this frame).
-        ``hull_pose``: that state's (position, orientation, rotation matrix) where it is
-        blended already (:func:`game.view.rig_pose.blend_hull_poses`, many rigs at once)."""
-        vehicle = self.vehicle
-        self.step_pair = self.step_latch.update(vehicle.current)
-        self.step_alpha = alpha
-        self.travelled_m += self.step_pair[1][1] * frame_s
-        if hull_pose is None:
-            position, orientation = blend_poses(vehicle.previous, vehicle.current, alpha)
-            hull_pose = (position, orientation, rotation_matrix(orientation))
-        position, orientation, self.rotation = hull_pose
-        self.position = position
-        self.root.setPosQuat(Point3(*position.tolist()), LQuaternionf(*orientation.tolist()))
-        self.turret_rig.aim(vehicle.turret_heading_rad, vehicle.gun_elevation_rad)
-        self.parts_posed = False
+        Many rigs at once: :func:`game.view.rig_pose.place_tank_rigs`."""
+        place_tank_rigs([self], alpha, frame_s)
         if pose_parts:
             self.pose_parts()
 

@@ -15,7 +15,7 @@ from panda3d.core import Geom, InternalName, NodePath
 
 from game.view.car_rig import CarRig, CarRigSpec
 from game.view.rig_culling import reach_m, spheres_seen
-from game.view.rig_pose import blend_hull_poses, latch_step_values, pose_tank_parts
+from game.view.rig_pose import latch_step_values, place_tank_rigs, pose_tank_parts
 from game.view.scene import SceneSpec
 from game.view.tank_rig import TankRig, TankRigSpec
 
@@ -58,14 +58,16 @@ def make_rig(parent: NodePath, vehicle, looks: VehicleLooks, step_s: float = 1.0
 def update_views(views: list[VehicleView], alpha: float, frame_s: float,
                  pose_parts: bool = True) -> None:
     """:meth:`VehicleView.update` for every view in ``views``, the tanks' per-step values
-    read for all of them at once; their moving parts too with ``pose_parts``."""
+    read and their hulls and turrets placed for all of them at once; their moving parts
+    too with ``pose_parts``."""
     tanks = [view for view in views if view.has_gun]
     rigs = [view.rig for view in tanks]
     latch_step_values(rigs)
-    for view, hull_pose in zip(tanks, blend_hull_poses(rigs, alpha) if rigs else []):
-        view.update(alpha, frame_s, pose_parts=False, hull_pose=hull_pose)
+    place_tank_rigs(rigs, alpha, frame_s)
     for view in views:
-        if not view.has_gun:
+        if view.has_gun:
+            view.follow_wreck()
+        else:
             view.update(alpha, frame_s, pose_parts=False)
     if pose_parts:
         pose_views(views)
@@ -159,15 +161,14 @@ class VehicleView:
     def rotation(self) -> np.ndarray:
         return self.rig.rotation
 
-    def update(self, alpha: float, frame_s: float = 0.0, pose_parts: bool = True,
-               hull_pose: tuple | None = None) -> None:
+    def update(self, alpha: float, frame_s: float = 0.0, pose_parts: bool = True) -> None:
         """The rig at the blended pose; its moving parts (wheels, belts) only with
-        ``pose_parts``, else by :meth:`pose_parts_if_seen` once the cameras are placed.
-        ``hull_pose``: a tank's pose blended already (see :meth:`TankRig.update`)."""
-        if hull_pose is None:
-            self.rig.update(alpha, frame_s, pose_parts)
-        else:
-            self.rig.update(alpha, frame_s, pose_parts, hull_pose)
+        ``pose_parts``, else by :meth:`pose_parts_if_seen` once the cameras are placed."""
+        self.rig.update(alpha, frame_s, pose_parts)
+        self.follow_wreck()
+
+    def follow_wreck(self) -> None:
+        """Drawn burnt while the vehicle is destroyed, as built while it is not."""
         destroyed = bool(getattr(self.vehicle, "destroyed", False))
         if destroyed != self.wrecked:
             self._set_wrecked(destroyed)
