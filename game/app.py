@@ -197,7 +197,7 @@ class TankBattleApp(ShowBase):
             self.render, self.a2dTopLeft, session,
             SessionViewSpecs(self.game_config.vehicle_looks, view.combat_view, view.effects,
                              view.debug_overlay, view.scene.fog_colour,
-                             view.scene.fog_density_per_m, view.hud.zone),
+                             self.scene.fog_density_per_m, view.hud.zone),
             self.user.quality, debug_rays)
         self.audio = GameAudio(session.simulation, self.sounds, view.audio)
         gearbox = self.player_gearbox if self.online else session.options.gearbox

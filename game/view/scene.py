@@ -16,10 +16,12 @@ from panda3d.core import CullFaceAttrib, DepthTestAttrib, NodePath, Vec2, Vec3, 
 from game.view.meshes import flat_mesh, loft_triangles, make_mesh
 from game.view.shaders import lit_shader, sky_shader
 from game.view.shadows import MAIN_CAMERA_MASK, SHADOW_CASTER_MASK, ShadowSpec, SunShadow
-from game.view.terrain_view import TerrainView, TerrainViewSpec
+from game.view.streamed_terrain_view import StreamedTerrainView
+from game.view.terrain_view import TerrainView, TerrainViewSpec, terrain_view_for
 from game.view.textures import sand_detail_texture
 from physics.model.spec import Spec, rgb, tuning
-from physics.model.terrain import Terrain
+from physics.model.terrain import TerrainBase
+from physics.model.tiled_terrain import TiledTerrain
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,9 @@ class SceneSpec(Spec):
                                             "fades into, 0..1")
     fog_density_per_m: float = tuning("haze: visibility falls as exp(-(density x distance)^2)",
                                       minimum=0.0, maximum=0.1)
+    big_desert_fog_density_per_m: float = tuning("the haze of a big desert (desert:SIZE), "
+                                                 "whose tanks see and shoot further",
+                                                 minimum=0.0, maximum=0.1)
     sky_gradient_exponent: float = tuning("how quickly the sky turns from the horizon colour "
                                           "to the zenith colour (< 1: quickly)", minimum=0.05,
                                           maximum=5.0)
@@ -145,10 +150,10 @@ def sky_dome_mesh(radius_m: float, rings: int, sides: int):
 
 
 class DesertScene:
-    """Builds the scene under ``render``; ``update(camera_ws, focus_ws)`` each frame;
-    ``destroy()`` takes it all down."""
+    """Builds the scene under ``render``; ``update(focus_ws)`` each frame; ``destroy()``
+    takes it all down."""
 
-    def __init__(self, base, render: NodePath, camera: NodePath, terrain: Terrain, rocks,
+    def __init__(self, base, render: NodePath, camera: NodePath, terrain: TerrainBase, rocks,
                  spec: SceneSpec, sand: SandSpec, shadows: ShadowSpec,
                  terrain_view: TerrainViewSpec):
         self._render = render
@@ -192,23 +197,31 @@ class DesertScene:
         self.sand, self.terrain_view_spec = sand, terrain_view
         self.sand_texture = sand_detail_texture(sand.texture_size_px, sand.ripples_per_tile,
                                                 sand.ripple_slope, sand.grain_slope, 0)
-        self.terrain: TerrainView | None = None
+        self._cameras = [camera]
+        """The cameras the scene is seen through (a big desert is drawn round them)."""
+        self.terrain: TerrainView | StreamedTerrainView | None = None
         self.rocks: NodePath | None = None
+        self.fog_density_per_m = spec.fog_density_per_m
+        """The haze of the map drawn now (a big desert's is thinner)."""
         self.set_ground(terrain, rocks)
 
-    def set_ground(self, terrain: Terrain, rocks) -> None:
+    def set_ground(self, terrain: TerrainBase, rocks) -> None:
         """Draw ``terrain`` and ``rocks`` (another map: the sky, sun and shadows stay)."""
         self._remove_ground()
         spec, sand = self.spec, self.sand
-        self.terrain = TerrainView(self.root, terrain, self.terrain_view_spec,
-                                   spec.sand_light_colour, spec.sand_dark_colour,
-                                   sand.blend_mask_tile_m)
+        self.fog_density_per_m = (spec.big_desert_fog_density_per_m
+                                  if isinstance(terrain, TiledTerrain)
+                                  else spec.fog_density_per_m)
+        self._render.setShaderInput("fog_density", self.fog_density_per_m)
+        self.terrain = terrain_view_for(self.root, terrain, self.terrain_view_spec,
+                                        spec.sand_light_colour, spec.sand_dark_colour,
+                                        sand.blend_mask_tile_m)
         self.terrain.root.hide(SHADOW_CASTER_MASK)
         self.terrain.root.setShader(lit_shader("SAND"))
         self.terrain.root.setShaderInput("sand_detail", self.sand_texture)
         self.terrain.root.setShaderInput("sand_scales", Vec4(
             1.0 / sand.fine_tile_m, 1.0 / sand.coarse_tile_m,
-            math.exp(-(spec.fog_density_per_m * sand.fine_detail_distance_m) ** 2),
+            math.exp(-(self.fog_density_per_m * sand.fine_detail_distance_m) ** 2),
             sand.normal_strength))
         self.terrain.root.setShaderInput("sand_variation", Vec2(sand.fine_variation,
                                                                 sand.coarse_variation))
@@ -227,13 +240,17 @@ class DesertScene:
         """Another camera (split screen; it draws ``camera_mask``) gets its own sky dome
         round it: each camera sees only its own."""
         sky = self.sky.copyTo(camera)
+        self._cameras.append(camera)
         sky.hide(MAIN_CAMERA_MASK)
         self.sky.hide(camera_mask)
         self._view_skies.append(sky)
 
     def update(self, focus_ws: np.ndarray) -> None:
-        """Once a frame: the shadowed square follows ``focus_ws`` (the player)."""
+        """Once a frame: the shadowed square follows ``focus_ws`` (the player); a big
+        desert's tiles follow the cameras."""
         self.shadow.follow(focus_ws)
+        self.terrain.update(np.array([tuple(camera.getPos(self._render))[:2]
+                                      for camera in self._cameras]))
 
     def destroy(self) -> None:
         self._render.clearShader()

@@ -36,7 +36,8 @@ class TitleMenuSpec(Spec):
     focus_colour: tuple[float, ...] = rgba("the outline round the item the keyboard or pad "
                                            "has the focus on")
     focus_thickness_px: float = tuning("that outline's width", minimum=1.0, maximum=8.0)
-    maps: tuple[str, ...] = tuning("maps match setup offers (desert, flat, slope:DEG)",
+    maps: tuple[str, ...] = tuning("maps match setup offers (desert, desert:SIZE, flat, "
+                                   "slope:DEG)",
                                    length=(1, 16))
     most_bots: int = tuning("match setup offers 0 to this many bots", minimum=1, maximum=32)
     round_choices: tuple[int, ...] = tuning("match lengths, in rounds, match setup offers",
