@@ -18,6 +18,7 @@ from game.sim.simulation import Simulation
 from game.view.sand_mesh import BlendMask
 from game.view.streamed_terrain_view import StreamedTerrainView
 from game.view.terrain_view import TerrainView, terrain_view_for
+from physics.model.craters import Crater
 from physics.model.spec import SpecError, build_spec
 from physics.model.terrain import MapChoice, build_terrain
 
@@ -268,3 +269,51 @@ def test_the_streamed_spec_checks_its_levels(config):
                          "skirt_depths_m": [1.0, 2.0]})
     with pytest.raises(SpecError, match="pieced_below_level"):
         build_spec(cls, {**table, "level_distances_m": [90.0, 100.0], "pieced_below_level": 3})
+
+
+def test_a_crater_is_drawn_at_once_where_the_anchors_feel_it(config, terrain):
+    """A crater dug near the camera: the next update draws the finest pieces under it
+    again, their heights the dug ones (the 200-point check the colliders get)."""
+    camera_xy = np.array([300.0, -500.0])
+    terrain.prepare_box(*(camera_xy - 300.0), *(camera_xy + 300.0))
+    view = make_view(terrain, config)
+    settle(view, camera_xy)
+    crater = Crater(camera_xy[0] + 10.0, camera_xy[1] + 5.0, 3.0, 1.0)
+    before = float(terrain.height_at(crater.x_m, crater.y_m))
+    terrain.dig(crater)
+    view.update(camera_xy)
+    under = (int((crater.x_m + terrain.half_extent_x_m) // terrain.tile_size_m),
+             int((crater.y_m + terrain.half_extent_y_m) // terrain.tile_size_m))
+    heights = terrain.tile_heights(under)
+    assert float(terrain.height_at(crater.x_m, crater.y_m)) < before - 0.5
+    checked = 0
+    for piece in view.tiles[under].path.findAllMatches("level-0-piece-*"):
+        i0, j0 = (int(part) for part in piece.getName().split("-")[3:5])
+        grid = piece_grid(piece)
+        window = (slice(j0, j0 + len(grid)), slice(i0, i0 + len(grid)))
+        np.testing.assert_array_equal(grid[..., 2].astype(np.float32),
+                                      heights[window].astype(np.float32))
+        checked += grid.shape[0] * grid.shape[1]
+    assert checked >= 200
+
+
+def test_a_crater_on_the_whole_map_is_drawn_from_the_dug_heights(config):
+    whole = build_terrain(MapChoice.parse("desert"), config.game.terrain, SEED)
+    view = terrain_view_for(NodePath("render"), whole, config.view.terrain_view, LIGHT, DARK,
+                            170.0)
+    crater = Crater(20.0, -12.0, 3.0, 1.0)
+    whole.dig(crater)
+    view.update(np.zeros(2))
+    cells = config.view.terrain_view.tile_cells
+    i = int((crater.x_m + whole.half_extent_x_m) / whole.spacing_m)
+    j = int((crater.y_m + whole.half_extent_y_m) / whole.spacing_m)
+    key = (i - i % cells, j - j % cells)
+    node = view.tiles[key].find("level-0").node()
+    rows = np.frombuffer(memoryview(node.getGeom(0).getVertexData().getArray(0)),
+                         dtype=np.float32).reshape(-1, FLOATS_PER_VERTEX)
+    samples = cells + 1
+    grid = rows[:samples * samples, 2].reshape(samples, samples)
+    np.testing.assert_array_equal(
+        grid, whole.heights_m[key[1]:key[1] + samples, key[0]:key[0] + samples].astype(
+            np.float32))
+    assert grid.min() < float(whole.heights_m.max())

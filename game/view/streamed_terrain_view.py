@@ -152,6 +152,8 @@ class StreamedTerrainView:
         self._jobs: list[tuple[float, TileKey, tuple[int, ...]]] = []
         """Tiles to build: distance, key and levels, nearest first."""
         self._stand_ins: set[TileKey] = set()
+        self._revision = terrain.revision
+        """The terrain's revision drawn (craters dug since are drawn at the next update)."""
         self.apron = self.root.attachNewNode("terrain-apron")
         self._apron_blocks = [(self.apron.attachNewNode(node), centre) for node, centre in
                               apron_blocks(terrain, terrain.field.heights,
@@ -168,6 +170,7 @@ class StreamedTerrainView:
         """Once a frame, with where the cameras are ((2,) or (N, 2), metres): drop the
         tiles out of range and build the nearest missing ones."""
         points = np.asarray(cameras_xy, dtype=float).reshape(-1, 2)
+        self._redraw_dug()
         if self._plan_is_stale(points):
             self._plan(points)
         everything = not self.tiles
@@ -180,6 +183,22 @@ class StreamedTerrainView:
             built += 1
         del self._jobs[:built]
         self.waiting = len(self._jobs)
+
+    def _redraw_dug(self) -> None:
+        """Draw again, at once, the finest-level tiles under a crater dug or filled in
+        since the last frame (coarser ones are read from the field, which has none)."""
+        terrain = self.terrain
+        if terrain.revision == self._revision:
+            return
+        boxes = terrain.changes_since(self._revision)
+        self._revision = terrain.revision
+        for key, shown in list(self.tiles.items()):
+            tile = terrain.tile_box(key)
+            if 0 in shown.levels and (boxes is None or any(
+                    not (tile[2] < box[0] or tile[0] > box[2] or tile[3] < box[1]
+                         or tile[1] > box[3]) for box in boxes)):
+                self._arrays.pop(key, None)
+                self._show(key, shown.levels)
 
     def _plan_is_stale(self, points: np.ndarray) -> bool:
         """Whether what to draw must be worked out again: a camera moved, came or went,

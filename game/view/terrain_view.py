@@ -61,46 +61,97 @@ def terrain_view_for(parent: NodePath, terrain, spec: TerrainViewSpec, light_col
     return TerrainView(parent, terrain, spec, light_colour, dark_colour, mask_scale_m)
 
 
+def _meet(first, second) -> bool:
+    return not (first[2] < second[0] or first[0] > second[2] or first[3] < second[1]
+                or first[1] > second[3])
+
+
 class TerrainView:
     """Builds the tiled terrain and the apron under ``parent``."""
 
     def __init__(self, parent: NodePath, terrain: Terrain, spec, light_colour, dark_colour,
                  mask_scale_m: float):
         self.root = parent.attachNewNode("terrain-view")
+        self.terrain, self.spec = terrain, spec
+        self._colours = (light_colour, dark_colour)
         x_m, y_m = terrain.sample_positions()
-        heights = terrain.heights_m
-        normals = grid_normals(heights, terrain.spacing_m)
-        colours = sand_colours(terrain, heights, light_colour, dark_colour,
-                               blend_mask(x_m, y_m, mask_scale_m))
-        positions = np.stack([x_m, y_m, heights], axis=-1)
+        self._mask = blend_mask(x_m, y_m, mask_scale_m)
+        self._positions = np.stack([x_m, y_m, terrain.heights_m], axis=-1)
+        self._normals, self._vertex_colours = self._shading()
+        self._revision = terrain.revision
+        self.tiles: dict[tuple[int, int], NodePath] = {}
         cells = spec.tile_cells
-        self.tiles: list[NodePath] = []
-        levels = [2 ** level for level in range(len(spec.lod_distances_m) + 1)]
-        switches = [0.0, *spec.lod_distances_m, spec.lod_far_m]
         for j0 in range(0, terrain.rows - 1, cells):
             for i0 in range(0, terrain.columns - 1, cells):
-                j1, i1 = min(j0 + cells, terrain.rows - 1), min(i0 + cells, terrain.columns - 1)
-                centre = positions[(j0 + j1) // 2, (i0 + i1) // 2]
-                lod = LODNode(f"terrain-tile-{i0}-{j0}")
-                lod.setCenter(Point3(*centre))
-                tile = self.root.attachNewNode(lod)
-                for level, step in enumerate(levels):
-                    if (j1 - j0) % step or (i1 - i0) % step:
-                        step = 1  # an odd-sized edge tile keeps full detail
-                    window = (slice(j0, j1 + 1, step), slice(i0, i1 + 1, step))
-                    rows, columns = positions[window].shape[:2]
-                    skirt = spec.skirt_depth_m if level > 0 or len(levels) > 1 else 0.0
-                    node = grid_node(f"level-{level}", positions[window], normals[window],
-                                     colours[window], rows, columns, skirt)
-                    lod.addSwitch(switches[level + 1], switches[level])
-                    tile.attachNewNode(node)
-                self.tiles.append(tile)
+                self.tiles[(i0, j0)] = self._tile(i0, j0)
         self.apron = self.root.attachNewNode(apron_node(
             terrain, terrain.height_at, float(terrain.heights_m.mean()), spec, light_colour,
             dark_colour))
 
+    def _shading(self) -> tuple[np.ndarray, np.ndarray]:
+        heights = self.terrain.heights_m
+        light, dark = self._colours
+        return (grid_normals(heights, self.terrain.spacing_m),
+                sand_colours(self.terrain, heights, light, dark, self._mask))
+
+    def _tile(self, i0: int, j0: int) -> NodePath:
+        """The tile whose first cell is (i0, j0), at every level of detail."""
+        terrain, cells = self.terrain, self.spec.tile_cells
+        j1, i1 = min(j0 + cells, terrain.rows - 1), min(i0 + cells, terrain.columns - 1)
+        centre = self._positions[(j0 + j1) // 2, (i0 + i1) // 2]
+        lod = LODNode(f"terrain-tile-{i0}-{j0}")
+        lod.setCenter(Point3(*centre))
+        tile = self.root.attachNewNode(lod)
+        switches = [0.0, *self.spec.lod_distances_m, self.spec.lod_far_m]
+        for level, node in enumerate(self._level_nodes(i0, j0)):
+            lod.addSwitch(switches[level + 1], switches[level])
+            tile.attachNewNode(node)
+        return tile
+
+    def _level_nodes(self, i0: int, j0: int) -> list:
+        """The tile's mesh at each level of detail, from the arrays as they are now."""
+        spec, terrain, positions = self.spec, self.terrain, self._positions
+        cells = spec.tile_cells
+        levels = [2 ** level for level in range(len(spec.lod_distances_m) + 1)]
+        j1, i1 = min(j0 + cells, terrain.rows - 1), min(i0 + cells, terrain.columns - 1)
+        nodes = []
+        for level, step in enumerate(levels):
+            if (j1 - j0) % step or (i1 - i0) % step:
+                step = 1  # an odd-sized edge tile keeps full detail
+            window = (slice(j0, j1 + 1, step), slice(i0, i1 + 1, step))
+            rows, columns = positions[window].shape[:2]
+            skirt = spec.skirt_depth_m if level > 0 or len(levels) > 1 else 0.0
+            nodes.append(grid_node(f"level-{level}", positions[window], self._normals[window],
+                                   self._vertex_colours[window], rows, columns, skirt))
+        return nodes
+
+    def _redraw(self, i0: int, j0: int) -> None:
+        """The tile's meshes made again in the nodes it has (a crater is no reason to make
+        or destroy nodes)."""
+        for old, new in zip(self.tiles[(i0, j0)].getChildren(), self._level_nodes(i0, j0)):
+            node = old.node()
+            node.removeAllGeoms()
+            for index in range(new.getNumGeoms()):
+                node.addGeom(new.modifyGeom(index), new.getGeomState(index))
+
     def update(self, cameras_xy: np.ndarray) -> None:
-        """Once a frame, with where the cameras are: the whole map is drawn already."""
+        """Once a frame, with where the cameras are: the whole map is drawn already; the
+        tiles under a crater dug (or filled in) since the last frame are drawn again."""
+        terrain = self.terrain
+        if terrain.revision == self._revision:
+            return
+        boxes = terrain.changes_since(self._revision)
+        self._revision = terrain.revision
+        self._positions[..., 2] = terrain.heights_m
+        self._normals, self._vertex_colours = self._shading()
+        spacing, cells = terrain.spacing_m, self.spec.tile_cells
+        for i0, j0 in self.tiles:
+            low_x = i0 * spacing - terrain.half_extent_x_m
+            low_y = j0 * spacing - terrain.half_extent_y_m
+            square = (low_x - spacing, low_y - spacing, low_x + (cells + 1) * spacing,
+                      low_y + (cells + 1) * spacing)
+            if boxes is None or any(_meet(square, box) for box in boxes):
+                self._redraw(i0, j0)
 
     def destroy(self) -> None:
         self.root.removeNode()
