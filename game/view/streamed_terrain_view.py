@@ -38,8 +38,9 @@ from panda3d.core import NodePath
 
 from game.view.sand_mesh import (BlendMask, apron_blocks, grid_normals, grid_pieces,
                                  sand_colours)
+from physics.model.craters import boxes_meet
 from physics.model.spec import Spec, SpecError, tuning
-from physics.model.tiled_terrain import TiledTerrain, TileKey
+from physics.model.tiled_terrain import TiledTerrain, TileKey, rect_distances_m
 
 
 @dataclass(frozen=True)
@@ -109,13 +110,6 @@ class TileArrays(NamedTuple):
     positions: np.ndarray
     normals: np.ndarray
     colours: np.ndarray
-
-
-def _rect_distances_m(centres_xy: np.ndarray, half_side_m: float, points_xy: np.ndarray
-                      ) -> np.ndarray:
-    """Distance from each of T squares (centres (T, 2)) to the nearest of N points (N, 2)."""
-    gap = np.maximum(np.abs(centres_xy[:, None, :] - points_xy[None, :, :]) - half_side_m, 0.0)
-    return np.sqrt((gap ** 2).sum(axis=-1)).min(axis=1)
 
 
 class StreamedTerrainView:
@@ -195,8 +189,7 @@ class StreamedTerrainView:
         for key, shown in list(self.tiles.items()):
             tile = terrain.tile_box(key)
             if 0 in shown.levels and (boxes is None or any(
-                    not (tile[2] < box[0] or tile[0] > box[2] or tile[3] < box[1]
-                         or tile[1] > box[3]) for box in boxes)):
+                    boxes_meet(tile, box) for box in boxes)):
                 self._arrays.pop(key, None)
                 self._show(key, shown.levels)
 
@@ -223,7 +216,7 @@ class StreamedTerrainView:
                             for key, (distance_m, levels) in wanted.items()
                             if key not in self.tiles or self.tiles[key].levels != levels)
         centres = np.array([centre for _, centre in self._apron_blocks]).reshape(-1, 2)
-        far = _rect_distances_m(centres, self.spec.apron_block_m / 2, points
+        far = rect_distances_m(centres, self.spec.apron_block_m / 2, points
                                 ) > self.spec.draw_distance_m
         for (path, _), hidden in zip(self._apron_blocks, far.tolist()):
             if hidden != path.isStashed():
@@ -248,7 +241,7 @@ class StreamedTerrainView:
         if not keys:
             return {}
         centres = np.array([terrain.tile_centre(key) for key in keys])
-        distances = _rect_distances_m(centres, terrain.tile_size_m / 2, points)
+        distances = rect_distances_m(centres, terrain.tile_size_m / 2, points)
         shown = [self.tiles[key].levels if key in self.tiles else () for key in keys]
         tile_levels = self._levels(distances, np.array([min(levels, default=-1)
                                                         for levels in shown]))
@@ -271,7 +264,7 @@ class StreamedTerrainView:
                       shown: tuple[int, ...]) -> tuple[int, ...]:
         """Each piece's level in a tile drawn in pieces."""
         half_piece_m = self.spec.piece_cells * self.terrain.spacing_m / 2
-        distances = _rect_distances_m(centre + self._piece_offsets_m, half_piece_m, points)
+        distances = rect_distances_m(centre + self._piece_offsets_m, half_piece_m, points)
         current = (np.array(shown) if len(shown) == len(distances)
                    else np.full(len(distances), -1))
         return tuple(self._levels(distances, current).tolist())

@@ -21,6 +21,7 @@ from panda3d.core import LODNode, NodePath, Point3
 
 from game.view.sand_mesh import apron_node, blend_mask, grid_node, grid_normals, sand_colours
 from game.view.streamed_terrain_view import StreamedTerrainSpec, StreamedTerrainView
+from physics.model.craters import boxes_meet
 from physics.model.spec import Spec, tuning
 from physics.model.terrain import Terrain
 from physics.model.tiled_terrain import TiledTerrain
@@ -59,11 +60,6 @@ def terrain_view_for(parent: NodePath, terrain, spec: TerrainViewSpec, light_col
         return StreamedTerrainView(parent, terrain, spec, light_colour, dark_colour,
                                    mask_scale_m)
     return TerrainView(parent, terrain, spec, light_colour, dark_colour, mask_scale_m)
-
-
-def _meet(first, second) -> bool:
-    return not (first[2] < second[0] or first[0] > second[2] or first[3] < second[1]
-                or first[1] > second[3])
 
 
 class TerrainView:
@@ -150,7 +146,7 @@ class TerrainView:
             low_y = j0 * spacing - terrain.half_extent_y_m
             square = (low_x - spacing, low_y - spacing, low_x + (cells + 1) * spacing,
                       low_y + (cells + 1) * spacing)
-            if boxes is None or any(_meet(square, box) for box in boxes):
+            if boxes is None or any(boxes_meet(square, box) for box in boxes):
                 self._redraw(i0, j0)
 
     def destroy(self) -> None:

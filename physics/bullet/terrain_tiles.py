@@ -15,13 +15,9 @@ from panda3d.core import NodePath
 from physics.bullet.bodies import heightfield_body, make_rock_body
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.world import PhysicsWorld
+from physics.model.craters import boxes_meet
 from physics.model.rocks import Rock
 from physics.model.tiled_terrain import TiledTerrain, TileKey
-
-
-def _meets(first, second) -> bool:
-    return not (first[2] < second[0] or first[0] > second[2] or first[3] < second[1]
-                or first[1] > second[3])
 
 
 class StreamedColliders:
@@ -90,7 +86,7 @@ class StreamedColliders:
         """Build again the colliders of the tiles under any of the boxes (the ground there
         changed: a crater)."""
         for key in [key for key in self._bodies
-                    if any(_meets(self.terrain.tile_box(key), box) for box in boxes_m)]:
+                    if any(boxes_meet(self.terrain.tile_box(key), box) for box in boxes_m)]:
             self.world.remove_body(self._bodies.pop(key))
             self._bodies[key] = self._add(key)
 

@@ -63,9 +63,13 @@ class Crater:
                 self.x_m + self.radius_m, self.y_m + self.radius_m)
 
     def overlaps(self, box_m: tuple[float, float, float, float]) -> bool:
-        low_x, low_y, high_x, high_y = self.box_m()
-        return not (high_x < box_m[0] or low_x > box_m[2] or high_y < box_m[1]
-                    or low_y > box_m[3])
+        return boxes_meet(self.box_m(), box_m)
+
+
+def boxes_meet(first, second) -> bool:
+    """Whether two boxes (least x and y, greatest x and y) touch or overlap."""
+    return not (first[2] < second[0] or first[0] > second[2] or first[3] < second[1]
+                or first[1] > second[3])
 
 
 def checked_crater(spec: CraterSpec, x_m, y_m, radius_m, depth_m) -> Crater:

@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from physics.model.craters import DugGrid, sample_window
+from physics.model.craters import DugGrid, boxes_meet, sample_window
 from physics.model.desert_field import DesertField
 from physics.model.height_grid import ground_by_sample, quantised, triangle_planes
 from physics.model.rocks import Rock
@@ -55,12 +55,7 @@ class _TileData(NamedTuple):
     surface: np.ndarray
 
 
-def _boxes_meet(first, second) -> bool:
-    return not (first[2] < second[0] or first[0] > second[2] or first[3] < second[1]
-                or first[1] > second[3])
-
-
-def _rect_distances_m(centres_xy: np.ndarray, half_side_m: float, points_xy: np.ndarray
+def rect_distances_m(centres_xy: np.ndarray, half_side_m: float, points_xy: np.ndarray
                       ) -> np.ndarray:
     """Distance from each of T squares (centres (T, 2), half side) to the nearest of N
     points (N, 2): (T,)."""
@@ -280,7 +275,7 @@ class TiledTerrain(TerrainBase):
         missing = [key for key in loading if key not in self._slots]
         if missing:
             centres = np.array([self.tile_centre(key) for key in missing])
-            order = np.argsort(_rect_distances_m(centres, self.tile_size_m / 2,
+            order = np.argsort(rect_distances_m(centres, self.tile_size_m / 2,
                                                  np.asarray(points_xy, dtype=float)
                                                  .reshape(-1, 2)), kind="stable")
             for index in order.tolist():
@@ -326,7 +321,7 @@ class TiledTerrain(TerrainBase):
     def _rework(self, box_m: tuple[float, float, float, float]) -> None:
         """Rework the made tiles under a box (the others get the craters when made)."""
         for key, slot in sorted(self._slots.items()):
-            if _boxes_meet(self.tile_box(key), box_m):
+            if boxes_meet(self.tile_box(key), box_m):
                 self._rework_tile(key, slot, box_m)
 
     def _rework_tile(self, key: TileKey, slot: int, box_m) -> None:
