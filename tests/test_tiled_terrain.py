@@ -205,6 +205,24 @@ def test_a_shell_far_from_everything_still_hits_the_ground(config):
         simulation.destroy()
 
 
+def test_the_tiles_at_the_edges_and_corners_of_a_rocky_big_desert_are_made(config):
+    simulation = Simulation(config.world, MapChoice.parse(BIG), seed=1)
+    try:
+        terrain = simulation.terrain
+        last = terrain.tiles_per_side - 1
+        for key in ((0, 0), (last, 0), (0, last), (last, last), (0, 7), (7, last)):
+            heights = terrain.tile_heights(key)
+            assert np.isfinite(heights).all()
+            box = terrain.tile_box(key)
+            for rock in terrain.tile_rocks(key):
+                assert box[0] <= rock.position_ws[0] <= box[2]
+                assert box[1] <= rock.position_ws[1] <= box[3]
+                assert np.abs(rock.position_ws[:2]).max() <= (
+                    terrain.half_extent_x_m - config.world.rocks.edge_clearance_m)
+    finally:
+        simulation.destroy()
+
+
 def test_a_big_desert_has_rocks_tile_by_tile_with_their_ground_and_colliders(config):
     simulation = Simulation(config.world, MapChoice.parse(BIG), seed=1)
     try:

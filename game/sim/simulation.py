@@ -254,15 +254,15 @@ class Simulation:
 
     def _stream(self) -> None:
         """A big desert follows the vehicles, and the shells for the step ahead (each may
-        go its speed times the step, and as far again to spare)."""
+        go its speed times the step, and as far again to spare) and the way they fly."""
         shells = self.shells
         if not shells:
             self.arena.stream(self.vehicle_positions_xy())
             return
         positions = np.array([shell.position_ws[:2] for shell in shells])
-        reach_m = 2.0 * self.step_s * np.array([np.linalg.norm(shell.velocity_ws)
-                                                for shell in shells])
-        self.arena.stream(self.vehicle_positions_xy(), positions, reach_m)
+        velocities = np.array([shell.velocity_ws for shell in shells])
+        reach_m = 2.0 * self.step_s * np.linalg.norm(velocities, axis=1)
+        self.arena.stream(self.vehicle_positions_xy(), positions, reach_m, velocities[:, :2])
 
     def _buttons_pressed(self, player_controls: Controls, others: dict[str, Controls]
                          ) -> list[Event]:

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from panda3d.bullet import (BulletBoxShape, BulletConvexHullShape, BulletHeightfieldShape,
                             BulletPlaneShape, BulletRigidBodyNode, ZUp)
-from panda3d.core import LQuaternionf, PNMImage, Point3, Texture, TransformState, Vec3
+from panda3d.core import (PTA_LVecBase3f, LQuaternionf, LVecBase3f, PNMImage, Point3,
+                          Texture, TransformState, Vec3)
 
 from physics.bullet import groups
 from physics.model.hull import HullSpec
@@ -45,8 +46,7 @@ def make_hull_body(spec: HullSpec, name: str) -> BulletRigidBodyNode:
 def make_rock_body(rock: Rock, name: str) -> BulletRigidBodyNode:
     """A static convex-hull collider of the rock's vertices."""
     shape = BulletConvexHullShape()
-    for point in rock.points_bs:
-        shape.addPoint(Point3(*point))
+    shape.addArray(PTA_LVecBase3f([LVecBase3f(*point) for point in rock.points_bs.tolist()]))
     body = BulletRigidBodyNode(name)
     body.addShape(shape)
     body.setIntoCollideMask(groups.mask_of(groups.ROCK))

@@ -184,28 +184,42 @@ class VehicleFleet:
 
     def remove_obstacle(self, body: BulletRigidBodyNode) -> None:
         """A body anchors could stand on is gone."""
-        if body in self.obstacles:
-            self.obstacles.remove(body)
-        elif body in self._static_bodies:
-            index = self._static_bodies.index(body)
-            del self._static_bodies[index]
+        self.remove_obstacles([body])
+
+    def remove_obstacles(self, bodies: list[BulletRigidBodyNode]) -> None:
+        """Bodies anchors could stand on are gone (at once: a tile's rocks)."""
+        gone = set(bodies)
+        self.obstacles = [body for body in self.obstacles if body not in gone]
+        kept = [index for index, body in enumerate(self._static_bodies) if body not in gone]
+        if len(kept) < len(self._static_bodies):
             self._near_test = None
-            self._static_centres = np.delete(self._static_centres, index, axis=0)
-            self._static_radii = np.delete(self._static_radii, index)
+            self._static_bodies = [self._static_bodies[index] for index in kept]
+            self._static_centres = self._static_centres[kept]
+            self._static_radii = self._static_radii[kept]
 
     def add_obstacle(self, body: BulletRigidBodyNode) -> None:
         """Something besides the terrain that anchors may stand on (a crate, a rock).
 
         A static body's bounds are taken once; a moving one's every step.
         """
-        if body.getMass() > 0.0:
-            self.obstacles.append(body)
+        self.add_obstacles([body])
+
+    def add_obstacles(self, bodies: list[BulletRigidBodyNode]) -> None:
+        """Several things anchors may stand on (at once: a tile's rocks)."""
+        static = []
+        for body in bodies:
+            if body.getMass() > 0.0:
+                self.obstacles.append(body)
+            else:
+                static.append(body)
+        if not static:
             return
-        centre, radius = _bounding_sphere(body)
+        spheres = [_bounding_sphere(body) for body in static]
         self._near_test = None
-        self._static_bodies.append(body)
-        self._static_centres = np.vstack([self._static_centres, centre])
-        self._static_radii = np.append(self._static_radii, radius)
+        self._static_bodies.extend(static)
+        self._static_centres = np.concatenate(
+            [self._static_centres, np.array([centre for centre, _ in spheres])])
+        self._static_radii = np.append(self._static_radii, [radius for _, radius in spheres])
 
     def set_controls(self, index: int, throttle: float, steer: float, brake: float,
                      handbrake: bool) -> None:

@@ -66,19 +66,19 @@ class StreamedColliders:
                 self._add_rocks(key)
 
     def _add_rocks(self, key: TileKey) -> None:
-        paths = []
-        for number, rock in enumerate(self.terrain.tile_rocks(key)):
-            body = make_rock_body(rock, f"rock-{key[0]}-{key[1]}-{number}")
-            paths.append(self.world.add_body(body, owner=rock))
-            for fleet in self.fleets:
-                fleet.add_obstacle(body)
+        paths = [self.world.add_body(make_rock_body(rock, f"rock-{key[0]}-{key[1]}-{number}"),
+                                     owner=rock)
+                 for number, rock in enumerate(self.terrain.tile_rocks(key))]
+        for fleet in self.fleets:
+            fleet.add_obstacles([path.node() for path in paths])
         self._rock_bodies[key] = paths
         self.revision += 1
 
     def _remove_rocks(self, key: TileKey) -> None:
-        for path in self._rock_bodies.pop(key, []):
-            for fleet in self.fleets:
-                fleet.remove_obstacle(path.node())
+        paths = self._rock_bodies.pop(key, [])
+        for fleet in self.fleets:
+            fleet.remove_obstacles([path.node() for path in paths])
+        for path in paths:
             self.world.remove_body(path)
         self.revision += 1
 

@@ -149,9 +149,17 @@ class TileSpec(Spec):
                                      "once something has moved this far since the last time "
                                      "(or something came or went)", minimum=0.0,
                                      maximum=64.0)
+    shell_lookahead_s: float = tuning("the tiles a flying shell will pass over within this "
+                                      "time are made ahead on the worker thread (it makes "
+                                      "one in about 10 ms; a shell crosses one in 0.2 s)",
+                                      minimum=0.0, maximum=5.0)
     spare_tiles: int = tuning("tiles a look far off made (a sight line, a shell's path) "
                               "kept besides the ones near what moves, the least lately used "
                               "dropped first", minimum=0, maximum=256)
+    pool_tiles: int = tuning("room set aside at the start for this many tiles (address "
+                             "space: memory is used only by the tiles made); past it the "
+                             "pool doubles, a copy of every tile made (a hitch)",
+                             minimum=1, maximum=4096)
     overview_samples: int = tuning("samples a side of the coarse overview of the whole map "
                                    "(its relief sets where hardpan lies; the minimap)",
                                    minimum=16, maximum=1024)

@@ -44,29 +44,25 @@ class TileRocks:
         rng = np.random.default_rng([self.seed, ROCK_STREAM, key[0], key[1]])
         area_m2 = (box_m[2] - box_m[0]) * (box_m[3] - box_m[1])
         count = int(rng.poisson(self.per_m2 * area_m2))
-        drawn = []
-        for _ in range(count):
-            xy = rng.uniform(box_m[:2], box_m[2:])
-            radius = rng.uniform(spec.min_radius_m, spec.max_radius_m)
-            lumps = 1.0 + spec.lumpiness * rng.uniform(-1.0, 1.0, len(self._unit_points))
-            heading_deg = float(rng.uniform(0.0, 360.0))
-            if np.abs(xy).max() > self._limit_m or (self._clear.size and np.min(
-                    np.linalg.norm(self._clear - xy, axis=1)) < spec.spawn_clearance_m):
-                continue
-            drawn.append((xy, radius, lumps, heading_deg))
-        if not drawn:
-            return []
-        where = np.array([xy for xy, _, _, _ in drawn])
-        ground_m = self.field.heights(where[:, 0], where[:, 1])
-        rocks = []
-        for (xy, radius, lumps, heading_deg), ground in zip(drawn, ground_m.tolist()):
-            points = self._unit_points * lumps[:, None] * radius
-            points[:, 2] *= spec.flattening
-            height = points[:, 2].max() - points[:, 2].min()
-            sink = points[:, 2].min() + spec.buried_fraction * height
-            rocks.append(Rock(np.array([xy[0], xy[1], ground - sink]), heading_deg, points,
-                              self._triangles, radius))
-        return rocks
+        xy = rng.uniform(box_m[:2], box_m[2:], (count, 2))
+        radii = rng.uniform(spec.min_radius_m, spec.max_radius_m, count)
+        lumps = 1.0 + spec.lumpiness * rng.uniform(-1.0, 1.0, (count, len(self._unit_points)))
+        headings_deg = rng.uniform(0.0, 360.0, count)
+        kept = np.abs(xy).max(axis=1, initial=0.0) <= self._limit_m
+        if self._clear.size:
+            gaps = np.linalg.norm(xy[:, None, :] - self._clear[None, :, :], axis=2)
+            kept &= gaps.min(axis=1, initial=np.inf) >= spec.spawn_clearance_m
+        xy, radii, lumps, headings_deg = xy[kept], radii[kept], lumps[kept], headings_deg[kept]
+        points = self._unit_points[None, :, :] * (lumps * radii[:, None])[:, :, None]
+        points[:, :, 2] *= spec.flattening
+        low, high = points[:, :, 2].min(axis=1), points[:, :, 2].max(axis=1)
+        sinks = low + spec.buried_fraction * (high - low)
+        ground_m = self.field.heights(xy[:, 0], xy[:, 1]) if len(xy) else np.zeros(0)
+        return [Rock(np.array([x_m, y_m, ground - sink]), heading_deg, shape, self._triangles,
+                     radius)
+                for (x_m, y_m), ground, sink, heading_deg, shape, radius in zip(
+                    xy.tolist(), ground_m.tolist(), sinks.tolist(), headings_deg.tolist(),
+                    points, radii.tolist())]
 
     def rock_ground(self, key: tuple[int, int], box_m: Box, tile_size_m: float
                     ) -> list[tuple[float, float, float]]:
@@ -74,8 +70,12 @@ class TileRocks:
         its eight neighbours'."""
         discs = []
         scale = self.spec.rock_ground_scale
+        tiles_per_side = round(self.field.size_m / tile_size_m)
         for d_column in (-1, 0, 1):
             for d_row in (-1, 0, 1):
+                if not (0 <= key[0] + d_column < tiles_per_side
+                        and 0 <= key[1] + d_row < tiles_per_side):
+                    continue  # beyond the map's edge: no tile, no rocks
                 neighbour_box = (box_m[0] + d_column * tile_size_m, box_m[1] + d_row * tile_size_m,
                                  box_m[2] + d_column * tile_size_m, box_m[3] + d_row * tile_size_m)
                 for rock in self.rocks((key[0] + d_column, key[1] + d_row), neighbour_box):

@@ -41,10 +41,6 @@ from physics.model.tile_rocks import TileRocks
 TileKey = tuple[int, int]
 """A tile's column and row in the map's grid of tiles."""
 
-_FIRST_SLOTS = 16
-"""The pool starts with room for this many tiles and grows by as many at a time."""
-
-
 class _TileData(NamedTuple):
     """One tile's contents, in the order of the pools."""
 
@@ -110,7 +106,7 @@ class TiledTerrain(TerrainBase):
                                  self.columns - 1.0, self.rows - 1.0, float(self.tile_cells),
                                  float(self.tile_cells)])
         self._start_craters()
-        self._grow(_FIRST_SLOTS)
+        self._grow(spec.tiles.pool_tiles)
 
     # ----- the pool ---------------------------------------------------------------------
 
@@ -149,8 +145,11 @@ class TiledTerrain(TerrainBase):
         surface = np.where(raw_m < self._hardpan_below_m, self._hardpan, self._sand
                            ).astype(np.uint8)
         if self._tile_rocks is not None:
+            # At least half a cell's diagonal: the sample nearest a small rock is rock too.
+            least_m = self.spacing_m * math.sqrt(0.5)
             for rock_x, rock_y, reach_m in self._tile_rocks.rock_ground(
                     key, self.tile_box(key), self.tile_size_m):
+                reach_m = max(reach_m, least_m)
                 surface[(x_m - rock_x) ** 2 + (y_m - rock_y) ** 2 <= reach_m ** 2] = self._rock
         return _TileData(triangle_planes(heights_m, self.spacing_m),
                          ground_by_sample(self._surface_table, surface), heights_m, levels,
@@ -161,7 +160,7 @@ class TiledTerrain(TerrainBase):
         pending = self._pending.pop(key, None)
         data = pending.result() if pending is not None else self._compute(key)
         if not self._free:
-            self._grow(_FIRST_SLOTS)
+            self._grow(len(self._slots))
         slot = self._free.pop()
         self._slots[key] = slot
         for pool, values in zip((self._planes, self._ground, self._heights, self._levels,
@@ -247,12 +246,14 @@ class TiledTerrain(TerrainBase):
             for column in range(self._tile_index(x_min_m), self._tile_index(x_max_m) + 1):
                 self._slot((column, row))
 
-    def tiles_near(self, points_xy: np.ndarray, radius_m) -> list[TileKey]:
+    def tiles_near(self, points_xy: np.ndarray, radius_m, ordered: bool = False
+                   ) -> list[TileKey]:
         """The tiles any part of which lies within ``radius_m`` (one for all, or one per
-        point) of one of the points (N, 2), in order."""
+        point) of one of the points (N, 2): sorted, or ``ordered`` by the first point each
+        is near."""
         half_tile, size = self.tile_size_m / 2, self.tile_size_m
         offset = half_tile - self.half_extent_x_m
-        near: set[TileKey] = set()
+        near: dict[TileKey, None] = {}
         points = np.asarray(points_xy, dtype=float).reshape(-1, 2)
         radii = np.broadcast_to(np.asarray(radius_m, dtype=float), len(points)).tolist()
         for (x_m, y_m), radius_m in zip(points.tolist(), radii):
@@ -263,8 +264,8 @@ class TiledTerrain(TerrainBase):
                 for row in rows:
                     gap_y = max(abs(row * size + offset - y_m) - half_tile, 0.0)
                     if gap_x * gap_x + gap_y * gap_y <= radius_m * radius_m:
-                        near.add((column, row))
-        return sorted(near)
+                        near[column, row] = None
+        return list(near) if ordered else sorted(near)
 
     def stream(self, points_xy: np.ndarray) -> None:
         """Once per fixed step, with where the vehicles and shells are (N, 2): make a few
@@ -285,6 +286,27 @@ class TiledTerrain(TerrainBase):
                     self._pending[missing[index]] = self._worker.submit(self._compute,
                                                                         missing[index])
         self.trim()
+
+    def make_ahead(self, positions_xy: np.ndarray, velocities_xy: np.ndarray,
+                   reach_m) -> None:
+        """Queue on the worker the tiles within ``reach_m`` (one for all, or one each) of
+        the straight paths things at these positions (N, 2) and velocities (N, 2) follow
+        for ``shell_lookahead_s``: a shell's tiles are ready when it gets there."""
+        seconds = self.tile_spec.shell_lookahead_s
+        positions = np.asarray(positions_xy, dtype=float).reshape(-1, 2)
+        velocities = np.asarray(velocities_xy, dtype=float).reshape(-1, 2)
+        if not len(positions) or seconds <= 0.0:
+            return
+        # Points along each path no further apart than half a tile, nearest in time first.
+        longest_m = float(np.linalg.norm(velocities, axis=1).max()) * seconds
+        count = max(int(math.ceil(2.0 * longest_m / self.tile_size_m)), 1)
+        times = np.arange(1, count + 1) * (seconds / count)
+        points = positions[None, :, :] + times[:, None, None] * velocities[None, :, :]
+        reaches = np.broadcast_to(np.asarray(reach_m, dtype=float), len(positions))
+        for key in self.tiles_near(points.reshape(-1, 2), np.tile(reaches, count),
+                                   ordered=True):
+            if key not in self._slots and key not in self._pending:
+                self._pending[key] = self._worker.submit(self._compute, key)
 
     def trim(self) -> None:
         """Once per fixed step (:meth:`stream` does it): of the tiles far from what moves
