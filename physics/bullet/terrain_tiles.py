@@ -2,9 +2,10 @@
 
 A tile within ``collider_radius_m`` of a vehicle or a shell gets a static heightfield
 body built from its 16-bit levels (the same numbers the anchor kernel's planes come
-from), and its rocks' bodies, which the fleets' anchors may stand on; they are removed once it is further than ``collider_unload_radius_m`` from all of
-them, so a tank at a border does not make one come and go. Bodies are added and removed
-only between fixed steps (:meth:`StreamedColliders.update`).
+from), and its rocks' bodies, which the fleets' anchors may stand on; they are removed
+once it is further than ``collider_unload_radius_m`` from all of them, so a tank at a
+border does not make one come and go. Bodies are added and removed only between fixed
+steps (:meth:`StreamedColliders.update`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ class StreamedColliders:
         self._rock_bodies: dict[TileKey, list[NodePath]] = {}
         self.revision = 0
         """Counts the changes to the rocks in the world (they come and go with tiles)."""
+        self._near_points: tuple | None = None
+        self._near: tuple[list[TileKey], set[TileKey]] = ([], set())
+        """The tiles wanted and kept for the last points given (shells aside)."""
 
     @property
     def rocks(self) -> list[Rock]:
@@ -51,9 +55,8 @@ class StreamedColliders:
         """Colliders for the tiles near the points (N, 2), none for the far ones; and for
         the tiles within ``passing_reach_m`` (one for all, or one each) of things passing
         through (shells: (S, 2)), only while they are there."""
-        spec, terrain = self.terrain.tile_spec, self.terrain
-        wanted = terrain.tiles_near(points_xy, spec.collider_radius_m)
-        keep = set(terrain.tiles_near(points_xy, spec.collider_unload_radius_m))
+        wanted, keep = self._near_tiles(points_xy)
+        terrain = self.terrain
         if passing_xy is not None and len(passing_xy):
             passing = terrain.tiles_near(passing_xy, passing_reach_m)
             wanted, keep = sorted(set(wanted) | set(passing)), keep | set(passing)
@@ -64,6 +67,19 @@ class StreamedColliders:
             if key not in self._bodies:
                 self._bodies[key] = self._add(key)
                 self._add_rocks(key)
+
+    def _near_tiles(self, points_xy: np.ndarray) -> tuple[list[TileKey], set[TileKey]]:
+        """The tiles wanted near the points and those kept, worked out again only when the
+        points are not the last ones (shells call every step; the vehicles' points change
+        only once one has moved ``restream_after_m``)."""
+        points = np.asarray(points_xy, dtype=float)
+        identity = (points.shape, points.tobytes())
+        if identity != self._near_points:
+            spec = self.terrain.tile_spec
+            self._near_points = identity
+            self._near = (self.terrain.tiles_near(points, spec.collider_radius_m),
+                          set(self.terrain.tiles_near(points, spec.collider_unload_radius_m)))
+        return self._near
 
     def _add_rocks(self, key: TileKey) -> None:
         paths = [self.world.add_body(make_rock_body(rock, f"rock-{key[0]}-{key[1]}-{number}"),

@@ -184,15 +184,30 @@ def sample_height(heights, directory, lookup, column, row):
 
 
 plane_under = compiled(plane_under) or plane_under
+
+
+def planes_under(planes, directory, lookup, xy_m):
+    """:func:`plane_under` at each of N points, rows (2, N) of x and y: heights (N,) and
+    unit normals (3, N)."""
+    count = xy_m.shape[1]
+    heights = np.empty(count)
+    normals = np.empty((3, count))
+    for index in range(count):
+        heights[index], normals[0, index], normals[1, index], normals[2, index] = \
+            plane_under(planes, directory, lookup, xy_m[0, index], xy_m[1, index])
+    return heights, normals
+
+
+planes_under = compiled(planes_under) or planes_under
 ground_sample = compiled(ground_sample) or ground_sample
 sample_height = compiled(sample_height) or sample_height
 
 
 class TerrainBase(CraterBook):
     """What every terrain answers from its :meth:`planes_at`: heights, normals, whether a
-    point is on the map, and its surfaces' grip; and the craters dug into it. A subclass sets ``half_extent_x_m``,
-    ``half_extent_y_m``, ``min_height_m``, ``height_range_m``, ``surfaces`` and
-    ``_surface_table``."""
+    point is on the map, and its surfaces' grip; and the craters dug into it. A subclass
+    sets ``half_extent_x_m``, ``half_extent_y_m``, ``min_height_m``, ``height_range_m``,
+    ``surfaces`` and ``_surface_table``."""
 
     name = "terrain"
     """What a hit on it is called in the event log, whatever kind of terrain it is."""

@@ -35,7 +35,8 @@ from physics.model.craters import DugGrid, boxes_meet, sample_window
 from physics.model.desert_field import DesertField
 from physics.model.height_grid import ground_by_sample, quantised, triangle_planes
 from physics.model.rocks import Rock
-from physics.model.terrain_base import TerrainBase, TerrainSpec, TerrainTables
+from physics.model.terrain_base import (TerrainBase, TerrainSpec, TerrainTables,
+                                        planes_under)
 from physics.model.tile_rocks import TileRocks
 
 TileKey = tuple[int, int]
@@ -242,8 +243,13 @@ class TiledTerrain(TerrainBase):
     def prepare_box(self, x_min_m: float, y_min_m: float, x_max_m: float, y_max_m: float
                     ) -> None:
         """Make every tile under a box (clamped to the map) now."""
-        for row in range(self._tile_index(y_min_m), self._tile_index(y_max_m) + 1):
-            for column in range(self._tile_index(x_min_m), self._tile_index(x_max_m) + 1):
+        offset_m, size_m, last = self.half_extent_x_m, self.tile_size_m, self.tiles_per_side - 1
+        first_column = min(max(int((x_min_m + offset_m) // size_m), 0), last)
+        last_column = min(max(int((x_max_m + offset_m) // size_m), 0), last)
+        columns = range(first_column, last_column + 1)
+        for row in range(min(max(int((y_min_m + offset_m) // size_m), 0), last),
+                         min(max(int((y_max_m + offset_m) // size_m), 0), last) + 1):
+            for column in columns:
                 self._slot((column, row))
 
     def tiles_near(self, points_xy: np.ndarray, radius_m, ordered: bool = False
@@ -396,16 +402,12 @@ class TiledTerrain(TerrainBase):
     def planes_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Height (N,) and unit normal (3, N) of the collider's triangle under each of N
         points, rows (2, N) of x and y; points off the map read its edge."""
-        last = self.columns - 1.0
-        uv = np.minimum(np.maximum((xy_m + self.half_extent_x_m) / self.spacing_m, 0.0), last)
-        cell = np.minimum(uv.astype(np.int64), self.columns - 2)
-        fraction = uv - cell
-        upper = fraction[0] + fraction[1] > 1.0
-        slot, local = self._slots_of_cells(cell)
-        rows = 2 * local[0] + 2 * self.tile_cells * local[1] + upper
-        plane = self._planes[slot, rows]
-        return (plane[:, 0] + fraction[0] * plane[:, 1] + fraction[1] * plane[:, 2],
-                plane[:, 3:].T)
+        xy_m = np.asarray(xy_m, dtype=float)
+        tiles = np.minimum(np.maximum((xy_m + self.half_extent_x_m) // self.tile_size_m, 0),
+                           self.tiles_per_side - 1).astype(np.int64)
+        for key in set(zip(*tiles.tolist())):
+            self._slot(key)
+        return planes_under(self._planes, self._directory, self._lookup, xy_m)
 
     def surface_name_at(self, x_m: float, y_m: float) -> str:
         """The surface of the sample nearest a point."""
