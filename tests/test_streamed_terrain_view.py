@@ -16,6 +16,8 @@ from panda3d.core import Filename, NodePath, PNMImage
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
 from game.view.sand_mesh import BlendMask
+from game.view.scene import rocks_mesh
+from game.view.streamed_rocks import StreamedRocks
 from game.view.streamed_terrain_view import StreamedTerrainView
 from game.view.terrain_view import TerrainView, terrain_view_for
 from physics.model.craters import Crater
@@ -317,3 +319,52 @@ def test_a_crater_on_the_whole_map_is_drawn_from_the_dug_heights(config):
         grid, whole.heights_m[key[1]:key[1] + samples, key[0]:key[0] + samples].astype(
             np.float32))
     assert grid.min() < float(whole.heights_m.max())
+
+
+def _rock_vertices(rocks: StreamedRocks) -> np.ndarray:
+    """Every drawn rock vertex, in world space (the meshes are built in it)."""
+    blocks = []
+    for path in rocks.tiles.values():
+        if path is not None:
+            data = path.node().getGeom(0).getVertexData().getArray(0)
+            blocks.append(np.frombuffer(memoryview(data), dtype=np.float32)
+                          .reshape(-1, FLOATS_PER_VERTEX)[:, :3])
+    return np.concatenate(blocks) if blocks else np.zeros((0, 3))
+
+
+def test_a_big_deserts_rocks_are_drawn_tile_by_tile_near_the_cameras(config):
+    simulation = Simulation(config.world, MapChoice.parse(MAP), seed=SEED)
+    spec = config.view.terrain_view.streamed
+    rocks = StreamedRocks(NodePath("render"), simulation.terrain, spec,
+                          lambda tile_rocks: rocks_mesh(tile_rocks, config.view.scene))
+    try:
+        terrain = simulation.terrain
+        made = terrain.tiles_made
+        start = np.array([100.0, -200.0])
+        rocks.update(start)  # the first frame draws every near tile's rocks
+        near = terrain.tiles_near(start[None], spec.rocks_draw_distance_m)
+        assert sorted(rocks.tiles) == near
+        standing = [rock for key in near for rock in terrain.tile_rocks(key)]
+        assert len(standing) > 20
+        vertices = _rock_vertices(rocks)
+        # Each rock is its triangles' corners, drawn where the colliders stand.
+        assert len(vertices) == sum(3 * len(rock.triangles) for rock in standing)
+        centres = np.array([rock.position_ws for rock in standing])
+        reach = max(rock.radius_m for rock in standing) * 1.5
+        gaps = np.linalg.norm(vertices[::97, None, :] - centres[None, :, :], axis=2)
+        assert gaps.min(axis=1).max() < reach
+
+        end = start + np.array([1500.0, 0.0])  # then nearest first, a few a frame
+        rocks.update(end)
+        assert 0 < len(rocks.tiles) <= spec.builds_per_frame
+        for _ in range(60):
+            rocks.update(end)
+        reach_m = spec.rocks_draw_distance_m + spec.switch_margin_m
+        assert set(terrain.tiles_near(end[None], spec.rocks_draw_distance_m)) <= set(rocks.tiles)
+        assert set(rocks.tiles) <= set(terrain.tiles_near(end[None], reach_m))
+        assert rocks.root.getNumChildren() == sum(path is not None
+                                                  for path in rocks.tiles.values())
+        assert terrain.tiles_made == made  # drawing never makes a physics tile
+    finally:
+        rocks.destroy()
+        simulation.destroy()

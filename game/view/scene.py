@@ -16,6 +16,7 @@ from panda3d.core import CullFaceAttrib, DepthTestAttrib, NodePath, Vec2, Vec3, 
 from game.view.meshes import flat_mesh, loft_triangles, make_mesh
 from game.view.shaders import lit_shader, sky_shader
 from game.view.shadows import MAIN_CAMERA_MASK, SHADOW_CASTER_MASK, ShadowSpec, SunShadow
+from game.view.streamed_rocks import StreamedRocks
 from game.view.streamed_terrain_view import StreamedTerrainView
 from game.view.terrain_view import TerrainView, TerrainViewSpec, terrain_view_for
 from game.view.textures import sand_detail_texture
@@ -200,7 +201,7 @@ class DesertScene:
         self._cameras = [camera]
         """The cameras the scene is seen through (a big desert is drawn round them)."""
         self.terrain: TerrainView | StreamedTerrainView | None = None
-        self.rocks: NodePath | None = None
+        self.rocks: NodePath | StreamedRocks | None = None
         self.fog_density_per_m = spec.fog_density_per_m
         """The haze of the map drawn now (a big desert's is thinner)."""
         self.set_ground(terrain, rocks)
@@ -225,16 +226,22 @@ class DesertScene:
             sand.normal_strength))
         self.terrain.root.setShaderInput("sand_variation", Vec2(sand.fine_variation,
                                                                 sand.coarse_variation))
-        mesh = rocks_mesh(rocks, spec)
-        self.rocks = self.root.attachNewNode(mesh) if mesh is not None else None
+        if isinstance(terrain, TiledTerrain):  # a big desert's rocks come and go with tiles
+            self.rocks = StreamedRocks(self.root, terrain, self.terrain_view_spec.streamed,
+                                       lambda tile_rocks: rocks_mesh(tile_rocks, spec))
+        else:
+            mesh = rocks_mesh(rocks, spec)
+            self.rocks = self.root.attachNewNode(mesh) if mesh is not None else None
 
     def _remove_ground(self) -> None:
         if self.terrain is not None:
             self.terrain.destroy()
             self.terrain = None
-        if self.rocks is not None:
+        if isinstance(self.rocks, StreamedRocks):
+            self.rocks.destroy()
+        elif self.rocks is not None:
             self.rocks.removeNode()
-            self.rocks = None
+        self.rocks = None
 
     def add_view(self, camera: NodePath, camera_mask) -> None:
         """Another camera (split screen; it draws ``camera_mask``) gets its own sky dome
@@ -249,8 +256,11 @@ class DesertScene:
         """Once a frame: the shadowed square follows ``focus_ws`` (the player); a big
         desert's tiles follow the cameras."""
         self.shadow.follow(focus_ws)
-        self.terrain.update(np.array([tuple(camera.getPos(self._render))[:2]
-                                      for camera in self._cameras]))
+        cameras_xy = np.array([tuple(camera.getPos(self._render))[:2]
+                               for camera in self._cameras])
+        self.terrain.update(cameras_xy)
+        if isinstance(self.rocks, StreamedRocks):
+            self.rocks.update(cameras_xy)
 
     def destroy(self) -> None:
         self._render.clearShader()

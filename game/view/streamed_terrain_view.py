@@ -75,6 +75,9 @@ class StreamedTerrainSpec(Spec):
     pieced_below_level: int = tuning("a tile any part of which is at a level finer than this "
                                      "draws each of its pieces at its own level", minimum=0,
                                      maximum=8)
+    rocks_draw_distance_m: float = tuning("a tile's rocks are drawn while it is this near a "
+                                          "camera (switch_margin_m more to go)",
+                                          minimum=0.0, maximum=100000.0)
     apron_block_m: float = tuning("the apron round the map is cut into blocks this wide, "
                                   "each culled, and dropped beyond the draw distance",
                                   minimum=64.0, maximum=100000.0)

@@ -197,12 +197,16 @@ class TiledTerrain(TerrainBase):
         self._tile_rocks = tile_rocks
 
     def tile_rocks(self, key: TileKey) -> list[Rock]:
-        """The rocks standing in a tile (none without :meth:`scatter_rocks`)."""
+        """The rocks standing in a tile (none without :meth:`scatter_rocks`): while the
+        tile is made, the same objects every time (the colliders' owners); for any other
+        tile (a view drawing it from afar) the same rocks, not kept here."""
         if self._tile_rocks is None:
             return []
         rocks = self._rocks.get(key)
         if rocks is None:
-            rocks = self._rocks[key] = self._tile_rocks.rocks(key, self.tile_box(key))
+            rocks = self._tile_rocks.rocks(key, self.tile_box(key))
+            if key in self._slots:
+                self._rocks[key] = rocks
         return rocks
 
     @property
