@@ -15,6 +15,7 @@ from game.sim.simulation import Simulation
 from game.sim.telemetry import telemetry_record
 from physics.bullet.terrain_tiles import StreamedColliders
 from physics.bullet.world import ALL_BODIES, PhysicsWorld
+from physics.model.ballistics import arc_meets_terrain
 from physics.model.terrain import MapChoice, build_terrain, plane_under
 from physics.model.tiled_terrain import TiledTerrain
 
@@ -248,3 +249,40 @@ def test_a_big_desert_has_rocks_tile_by_tile_with_their_ground_and_colliders(con
             again.destroy()
     finally:
         simulation.destroy()
+
+
+def test_an_arc_makes_only_the_tiles_it_passes_and_a_view_makes_none(config):
+    shots = [((30.0, -20.0), (900.0, 700.0, 8.0)), ((-10.0, 40.0), (-1100.0, 300.0, 4.0)),
+             ((0.0, 0.0), (0.0, -1150.0, 1.5))]
+    for (x_m, y_m), velocity in shots:
+        lazy = build_terrain(MapChoice.parse(BIG), config.world.terrain, 1)
+        whole = build_terrain(MapChoice.parse(BIG), config.world.terrain, 1)
+        view = build_terrain(MapChoice.parse(BIG), config.world.terrain, 1)
+        try:
+            muzzle = np.array([x_m, y_m, float(lazy.height_at(x_m, y_m)) + 2.5])
+            whole.prepare_box(-2048.0, -2048.0, 2048.0, 2048.0)
+            expected = arc_meets_terrain(whole, muzzle, velocity, 9.81, 8.0)
+            assert expected[1] is not None
+            when_s, where = arc_meets_terrain(lazy, muzzle, velocity, 9.81, 8.0)
+            assert when_s == expected[0] and np.array_equal(where, expected[1])
+            # Only the tiles under the arc up to where it lands are made.
+            path = np.linspace(muzzle[:2], where[:2], 200)
+            assert set(lazy.resident_tiles) <= set(lazy.tiles_near(path, 1.0))
+            # A view's question makes nothing and lands within the ground's quantisation.
+            seen_s, seen = arc_meets_terrain(view, muzzle, velocity, 9.81, 8.0,
+                                             make_tiles=False)
+            assert view.resident_tiles == []
+            assert np.linalg.norm(seen - where) < 0.05 and abs(seen_s - when_s) < 1e-4
+        finally:
+            for terrain in (lazy, whole, view):
+                terrain.destroy()
+
+
+def test_an_arc_over_the_whole_desert_map_lands_on_its_ground(config):
+    terrain = build_terrain(MapChoice.parse("desert"), config.world.terrain, 1)
+    muzzle = np.array([0.0, 0.0, float(terrain.height_at(0.0, 0.0)) + 2.5])
+    when_s, where = arc_meets_terrain(terrain, muzzle, (300.0, 200.0, 3.0), 9.81, 8.0)
+    assert 0.0 < when_s < 8.0
+    assert where[2] == pytest.approx(float(terrain.height_at(*where[:2])), abs=0.01)
+    assert arc_meets_terrain(terrain, muzzle, (300.0, 200.0, 3.0), 9.81, 8.0,
+                             make_tiles=False) == (when_s, pytest.approx(where))

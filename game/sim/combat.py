@@ -200,11 +200,12 @@ class Combat:
             events.append(Destroyed(victim.name, shooter.name))
         return events
 
-    def predicted_impact(self, vehicle: Vehicle, max_time_s: float | None = None
-                         ) -> np.ndarray | None:
+    def predicted_impact(self, vehicle: Vehicle, max_time_s: float | None = None,
+                         make_tiles: bool = True) -> np.ndarray | None:
         """Where a shell the vehicle fired now would land (for the crosshair and the bots'
         fire check), looking at most ``max_time_s`` of flight ahead (default: the shell's
-        whole life)."""
+        whole life); a view asks with ``make_tiles`` False (a big desert's far ground is
+        then read from its field, and no physics tile is made)."""
         if vehicle.aim is None:
             return None
         gun = vehicle.spec.gun
@@ -212,7 +213,7 @@ class Combat:
         velocity = launch_velocity_ws(vehicle.current, muzzle, barrel, gun.muzzle_velocity_mps)
         return predicted_impact(self.world, self.terrain, muzzle, velocity, self.gravity_m_s2,
                                 vehicle.body, max_time_s or gun.shell_lifetime_s,
-                                gun.shell_radius_m)
+                                gun.shell_radius_m, make_tiles)
 
     def clear(self) -> None:
         """Every shell in flight gone (a round restarts)."""

@@ -192,10 +192,10 @@ class Simulation:
         """Take ``amount`` off a tank's health; at zero it is destroyed and becomes a wreck."""
         return self.combat.damage(victim, amount, shooter)
 
-    def predicted_impact(self, vehicle: Vehicle, max_time_s: float | None = None
-                         ) -> np.ndarray | None:
+    def predicted_impact(self, vehicle: Vehicle, max_time_s: float | None = None,
+                         make_tiles: bool = True) -> np.ndarray | None:
         """Where a shell the vehicle fired now would land (see :meth:`Combat.predicted_impact`)."""
-        return self.combat.predicted_impact(vehicle, max_time_s)
+        return self.combat.predicted_impact(vehicle, max_time_s, make_tiles)
 
     def _swap_player(self) -> None:
         """Hop into the nearest free vehicle of the other kind (not one a driver has: a bot,

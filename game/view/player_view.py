@@ -310,7 +310,8 @@ class PlayerView:
     def _draw_hud(self, frame_s: float, vehicle, simulation, battle) -> None:
         spec = self.hud_spec
         if vehicle.aim is not None and self._frames % spec.crosshair_every_frames == 0:
-            impact = simulation.predicted_impact(vehicle, spec.crosshair_max_flight_s)
+            impact = simulation.predicted_impact(vehicle, spec.crosshair_max_flight_s,
+                                                 make_tiles=False)
             if impact is None:  # nothing within reach: where the barrel points, far off
                 from physics.model.ballistics import gun_axes
                 muzzle, barrel = gun_axes(vehicle.current, vehicle.spec.gun, vehicle.aim)

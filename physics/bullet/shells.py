@@ -236,13 +236,14 @@ class ShellSystem:
 
 
 def predicted_impact(world: PhysicsWorld, terrain: Terrain, muzzle_ws, velocity_ws,
-                     gravity_m_s2: float, exclude, max_time_s: float, tolerance_m: float
-                     ) -> np.ndarray | None:
+                     gravity_m_s2: float, exclude, max_time_s: float, tolerance_m: float,
+                     make_tiles: bool = True) -> np.ndarray | None:
     """Where a shell fired now would land within ``max_time_s``: on the terrain, or on the
-    first body (``exclude`` aside) its arc meets before that."""
+    first body (``exclude`` aside) its arc meets before that (``make_tiles``: see
+    :func:`~physics.model.ballistics.arc_meets_terrain`)."""
     velocity = np.asarray(velocity_ws, dtype=float)
     ground_s, ground_ws = arc_meets_terrain(terrain, np.asarray(muzzle_ws, dtype=float),
-                                             velocity, gravity_m_s2, max_time_s)
+                                             velocity, gravity_m_s2, max_time_s, make_tiles)
     hit_ws = _arc_meets_body(world, np.asarray(muzzle_ws, dtype=float), velocity,
                              gravity_m_s2, exclude, ground_s, tolerance_m)
     return hit_ws if hit_ws is not None else ground_ws

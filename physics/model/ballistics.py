@@ -16,7 +16,7 @@ import numpy as np
 from physics.model.compiled import compiled
 from physics.model.pose import BodyState
 from physics.model.spec import Spec, SpecError, tuning
-from physics.model.terrain_base import TerrainBase, plane_under
+from physics.model.terrain_base import MISSING_HEIGHT_M, TerrainBase, plane_under
 
 
 @dataclass(frozen=True)
@@ -121,43 +121,81 @@ def arc_points(muzzle_ws, velocity_ws, gravity_m_s2: float, times_s: np.ndarray
 
 
 def arc_meets_terrain(terrain: TerrainBase, muzzle_ws, velocity_ws, gravity_m_s2: float,
-                      max_time_s: float) -> tuple[float, np.ndarray | None]:
+                      max_time_s: float, make_tiles: bool = True
+                      ) -> tuple[float, np.ndarray | None]:
     """When and where the arc first goes below the ground, from the height array: samples
     half a terrain cell apart along the arc, and a straight line between the two around
     the crossing (exact to well under a centimetre: the ground is planar in each
-    triangle and the arc nearly straight over a metre). ``(max_time_s, None)`` if never."""
+    triangle and the arc nearly straight over a metre). ``(max_time_s, None)`` if never.
+
+    On a big desert the tiles the arc passes over are made as it gets to them, up to where
+    it meets the ground; with ``make_tiles`` False (a view's question, which must not make
+    physics tiles) the arc beyond the made tiles is read from the desert's field."""
+    muzzle_ws = np.asarray(muzzle_ws, dtype=float)
+    velocity_ws = np.asarray(velocity_ws, dtype=float)
     fastest_mps = math.hypot(*velocity_ws) + gravity_m_s2 * max_time_s
     samples = max(2, math.ceil(fastest_mps * max_time_s / (terrain.spacing_m / 2.0)) + 1)
-    ends = arc_points(np.asarray(muzzle_ws, dtype=float), np.asarray(velocity_ws, dtype=float),
-                      gravity_m_s2, np.array([0.0, max_time_s]))
-    terrain.prepare_box(*ends[:, :2].min(axis=0).tolist(), *ends[:, :2].max(axis=0).tolist())
-    tables = terrain.tables
-    when_s = _march_arc(tables.planes, tables.directory, tables.lookup, muzzle_ws,
-                        velocity_ws, gravity_m_s2, max_time_s, samples)
+    step_s = max_time_s / (samples - 1)
+    first = 0
+    while True:
+        tables = terrain.tables
+        when_s, stopped = _march_arc(tables.planes, tables.directory, tables.lookup, muzzle_ws,
+                                     velocity_ws, gravity_m_s2, step_s, first, samples)
+        if stopped < 0:
+            break
+        if stopped <= first and first:
+            raise RuntimeError(f"the tile under the arc at sample {stopped} was not made")
+        first = max(stopped - 1, 0)  # from the last sample on made ground
+        if not make_tiles:
+            when_s = _march_field(terrain, muzzle_ws, velocity_ws, gravity_m_s2,
+                                  np.arange(first, samples) * step_s)
+            break
+        x_m, y_m = arc_points(muzzle_ws, velocity_ws, gravity_m_s2,
+                              np.array([stopped * step_s]))[0, :2].tolist()
+        terrain.prepare_box(x_m, y_m, x_m, y_m)
     if when_s < 0.0:
         return max_time_s, None
     return when_s, arc_points(muzzle_ws, velocity_ws, gravity_m_s2, np.array([when_s]))[0]
 
 
-def _march_arc(planes, directory, lookup, muzzle_ws, velocity_ws, gravity_m_s2, max_time_s,
-               samples):
-    """The time the arc first goes below the ground, sampled at ``samples`` even times
-    (-1: never); compiled where numba is installed."""
-    step_s = max_time_s / (samples - 1)
+def _march_field(terrain: TerrainBase, muzzle_ws, velocity_ws, gravity_m_s2: float,
+                 times_s: np.ndarray) -> float:
+    """:func:`_march_arc`'s crossing over the terrain's unmade ground (its
+    :meth:`~TerrainBase.far_heights`), at the given sample times (-1: never)."""
+    points = arc_points(muzzle_ws, velocity_ws, gravity_m_s2, times_s)
+    clearance = points[:, 2] - terrain.far_heights(points[:, 0], points[:, 1])
+    below = np.flatnonzero(clearance <= 0.0)
+    if not below.size:
+        return -1.0
+    index = int(below[0])
+    if index == 0:
+        return float(times_s[0])
+    share = clearance[index - 1] / (clearance[index - 1] - clearance[index])
+    return float(times_s[index - 1] + share * (times_s[index] - times_s[index - 1]))
+
+
+def _march_arc(planes, directory, lookup, muzzle_ws, velocity_ws, gravity_m_s2, step_s,
+               first, samples):
+    """The time the arc first goes below the ground, sampled every ``step_s`` from sample
+    ``first`` to the last of ``samples`` (-1: never), and -1; or, where it reaches a tile
+    not made, -1 and that sample. Compiled where numba is installed."""
     clearance_before, time_before = 0.0, 0.0
-    for sample in range(samples):
+    for sample in range(first, samples):
         time_s = sample * step_s
         x = muzzle_ws[0] + time_s * velocity_ws[0]
         y = muzzle_ws[1] + time_s * velocity_ws[1]
         z = (muzzle_ws[2] + time_s * velocity_ws[2]) - 0.5 * gravity_m_s2 * time_s ** 2
-        clearance = z - plane_under(planes, directory, lookup, x, y)[0]
+        ground = plane_under(planes, directory, lookup, x, y)[0]
+        if ground == MISSING_HEIGHT_M:
+            return -1.0, sample
+        clearance = z - ground
         if clearance <= 0.0:
-            if sample == 0:
-                return 0.0
+            if sample == first:
+                return time_s, -1
             share = clearance_before / (clearance_before - clearance)
-            return time_before + share * (time_s - time_before)
+            return time_before + share * (time_s - time_before), -1
         clearance_before, time_before = clearance, time_s
-    return -1.0
+    return -1.0, -1
 
 
 _march_arc = compiled(_march_arc) or _march_arc

@@ -237,6 +237,11 @@ class TerrainBase(CraterBook):
         """Ground height under (x, y), exactly as the collider has it (clamped to the map)."""
         return self.surface_at(x_m, y_m)[0]
 
+    def far_heights(self, x_m: np.ndarray, y_m: np.ndarray) -> np.ndarray:
+        """Heights for a far look that must not make anything (a view's): on a whole map
+        its own heights; a big desert reads its field where no tile is made."""
+        return self.height_at(x_m, y_m)
+
     def normal_at(self, x_m, y_m) -> np.ndarray:
         """Unit normal of the collider's triangle under (x, y); shape (..., 3)."""
         return self.surface_at(x_m, y_m)[1]

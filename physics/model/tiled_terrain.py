@@ -413,6 +413,12 @@ class TiledTerrain(TerrainBase):
             self._slot(key)
         return planes_under(self._planes, self._directory, self._lookup, xy_m)
 
+    def far_heights(self, x_m: np.ndarray, y_m: np.ndarray) -> np.ndarray:
+        """Heights straight from the field (clamped to the map; no craters): what a far
+        look reads without making a tile."""
+        limit_m = self.half_extent_x_m
+        return self.field.heights(np.clip(x_m, -limit_m, limit_m), np.clip(y_m, -limit_m, limit_m))
+
     def surface_name_at(self, x_m: float, y_m: float) -> str:
         """The surface of the sample nearest a point."""
         sample = np.minimum(np.maximum(np.rint((np.array([[x_m], [y_m]]) + self.half_extent_x_m)
@@ -439,9 +445,9 @@ class TiledTerrain(TerrainBase):
 
     @property
     def memory_bytes(self) -> int:
-        """What the pool of tiles holds."""
-        return sum(pool.nbytes for pool in (self._planes, self._ground, self._heights,
-                                            self._levels, self._surface))
+        """What the tiles made hold (the pool's other slots are address space only)."""
+        pools = (self._planes, self._ground, self._heights, self._levels, self._surface)
+        return len(self._slots) * sum(pool[0].nbytes for pool in pools)
 
     def __repr__(self) -> str:
         return (f"TiledTerrain({self.field.size_m:g} m, {len(self._slots)} tiles made of "
