@@ -368,3 +368,32 @@ def test_a_big_deserts_rocks_are_drawn_tile_by_tile_near_the_cameras(config):
     finally:
         rocks.destroy()
         simulation.destroy()
+
+
+def test_a_crater_across_a_tile_border_shades_the_same_on_both_sides(config, terrain):
+    """The border samples' normals read a sample beyond the border: the dug one, so the
+    two tiles' meshes meet without a crease."""
+    camera_xy = np.array([0.0, -10.0])  # the map's centre is a corner of four tiles
+    terrain.prepare_box(-300.0, -300.0, 300.0, 300.0)
+    view = make_view(terrain, config)
+    settle(view, camera_xy)
+    terrain.dig(Crater(1.0, 15.0, 3.0, 1.0))  # across the border at x = 0
+    view.update(camera_xy)
+    border = {}
+    for key in ((7, 8), (8, 8)):
+        for piece in view.tiles[key].path.findAllMatches("level-0-piece-*"):
+            node = piece.node()
+            rows = np.frombuffer(memoryview(node.getGeom(0).getVertexData().getArray(0)),
+                                 dtype=np.float32).reshape(-1, FLOATS_PER_VERTEX)
+            rows = rows[:len(piece_grid(piece).reshape(-1, 3))]  # the grid, not the skirt
+            world_x = rows[:, 0] + piece.getParent().getPos()[0]
+            world_y = rows[:, 1] + piece.getParent().getPos()[1]
+            near = (np.abs(world_x) < 1e-3) & (np.abs(world_y - 15.0) < 6.0)
+            for y_m, z_m, normal in zip(world_y[near], rows[near, 2], rows[near, 3:6]):
+                border.setdefault(round(float(y_m), 3), []).append((float(z_m), normal))
+    assert len(border) >= 5
+    dug = [samples for samples in border.values() if len(samples) == 2]
+    assert len(dug) >= 5
+    for (first_z, first_normal), (second_z, second_normal) in dug:
+        assert first_z == second_z
+        np.testing.assert_allclose(first_normal, second_normal, atol=1e-3)  # levels

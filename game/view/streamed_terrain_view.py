@@ -4,8 +4,8 @@
 Each tile within ``draw_distance_m`` of a camera is drawn at a level of detail chosen by
 its distance from the nearest camera: the nearest tiles draw the collider's own samples
 (:meth:`~physics.model.tiled_terrain.TiledTerrain.tile_heights`, and Bullet's diagonal),
-farther ones every 2nd, 4th, ... sample, read straight from the desert's field (so a far
-tile never makes the physics tile). Each level's skirts hang deep enough to hide the
+farther ones every 2nd, 4th, ... sample, read straight from the desert's field and its
+craters (so a far tile never makes the physics tile). Each level's skirts hang deep enough to hide the
 crack to a neighbour a level coarser. Normals are central differences across tile
 borders, so tiles of one level shade seamlessly.
 
@@ -183,14 +183,17 @@ class StreamedTerrainView:
 
     def _redraw_dug(self) -> None:
         """Draw again, at once, the finest-level tiles under a crater dug or filled in
-        since the last frame (coarser ones are read from the field, which has none)."""
+        since the last frame, or beside one (their normals read a sample beyond their
+        border); coarser tiles show the craters the next time they are built."""
         terrain = self.terrain
         if terrain.revision == self._revision:
             return
         boxes = terrain.changes_since(self._revision)
         self._revision = terrain.revision
+        ring_m = terrain.spacing_m
         for key, shown in list(self.tiles.items()):
-            tile = terrain.tile_box(key)
+            low_x, low_y, high_x, high_y = terrain.tile_box(key)
+            tile = (low_x - ring_m, low_y - ring_m, high_x + ring_m, high_y + ring_m)
             if 0 in shown.levels and (boxes is None or any(
                     boxes_meet(tile, box) for box in boxes)):
                 self._arrays.pop(key, None)
@@ -303,12 +306,12 @@ class StreamedTerrainView:
         limit_m = terrain.half_extent_x_m
         inside_x_m, inside_y_m = np.clip(x_m, -limit_m, limit_m), np.clip(y_m, -limit_m, limit_m)
         if not exact:
-            return x_m, y_m, terrain.field.heights(inside_x_m, inside_y_m)
+            return x_m, y_m, terrain.far_heights(inside_x_m, inside_y_m)
         heights = np.empty_like(x_m)
         heights[1:-1, 1:-1] = terrain.tile_heights(key)
         ring = np.ones(x_m.shape, dtype=bool)
         ring[1:-1, 1:-1] = False
-        heights[ring] = terrain.field.heights(inside_x_m[ring], inside_y_m[ring])
+        heights[ring] = terrain.far_heights(inside_x_m[ring], inside_y_m[ring])
         return x_m, y_m, heights
 
     def _vertices(self, key: TileKey, step: int, exact: bool, centre) -> TileArrays:

@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from physics.model.craters import DugGrid, boxes_meet, sample_window
+from physics.model.craters import DugGrid, boxes_meet, dug_heights_m, sample_window
 from physics.model.desert_field import DesertField
 from physics.model.height_grid import ground_by_sample, quantised, triangle_planes
 from physics.model.rocks import Rock
@@ -414,10 +414,18 @@ class TiledTerrain(TerrainBase):
         return planes_under(self._planes, self._directory, self._lookup, xy_m)
 
     def far_heights(self, x_m: np.ndarray, y_m: np.ndarray) -> np.ndarray:
-        """Heights straight from the field (clamped to the map; no craters): what a far
-        look reads without making a tile."""
+        """Heights straight from the field and the craters, clamped to the map: what a far
+        look or a drawing reads without making a tile (within the 16-bit levels' step of
+        the tiles' own)."""
         limit_m = self.half_extent_x_m
-        return self.field.heights(np.clip(x_m, -limit_m, limit_m), np.clip(y_m, -limit_m, limit_m))
+        x_m = np.clip(np.asarray(x_m, dtype=float), -limit_m, limit_m)
+        y_m = np.clip(np.asarray(y_m, dtype=float), -limit_m, limit_m)
+        heights = self.field.heights(x_m, y_m)
+        if self._craters and heights.size:
+            box = (float(x_m.min()), float(y_m.min()), float(x_m.max()), float(y_m.max()))
+            heights = dug_heights_m(heights, x_m, y_m, [
+                (crater, ground) for crater, ground in self._craters if crater.overlaps(box)])
+        return heights
 
     def surface_name_at(self, x_m: float, y_m: float) -> str:
         """The surface of the sample nearest a point."""
