@@ -307,12 +307,17 @@ class TiledTerrain(TerrainBase):
         velocities = np.asarray(velocities_xy, dtype=float).reshape(-1, 2)
         if not len(positions) or seconds <= 0.0:
             return
+        reaches = np.broadcast_to(np.asarray(reach_m, dtype=float), len(positions))
+        # The path's far ends move into new tiles now and then: until one does, the tiles
+        # on the way were queued by an earlier call.
+        if all(key in self._slots or key in self._pending for key in self.tiles_near(
+                positions + velocities * seconds, reaches)):
+            return
         # Points along each path no further apart than half a tile, nearest in time first.
         longest_m = float(np.linalg.norm(velocities, axis=1).max()) * seconds
         count = max(int(math.ceil(2.0 * longest_m / self.tile_size_m)), 1)
         times = np.arange(1, count + 1) * (seconds / count)
         points = positions[None, :, :] + times[:, None, None] * velocities[None, :, :]
-        reaches = np.broadcast_to(np.asarray(reach_m, dtype=float), len(positions))
         for key in self.tiles_near(points.reshape(-1, 2), np.tile(reaches, count),
                                    ordered=True):
             if key not in self._slots and key not in self._pending:
@@ -325,8 +330,8 @@ class TiledTerrain(TerrainBase):
         it, while the ones the bots' sight lines keep using stay."""
         self._epoch += 1
         limit = self.tile_spec.spare_tiles
-        if len(self._slots) <= limit:
-            return
+        if len(self._slots) - len(self._near & self._slots.keys()) <= limit:
+            return  # no more spares than are kept, even counting those used this epoch
         spares = sorted((key for key in self._slots if key not in self._near
                          and self._used.get(key, -1) < self._epoch),
                         key=lambda key: (self._used.get(key, -1), key))
