@@ -16,7 +16,10 @@ Each measured frame is one ``taskMgr.step()``, timed three ways:
 - ``render_ms``: Panda's ``igLoop`` task, which is ``graphicsEngine.renderFrame()``
   (cull and draw);
 - ``frame_ms``: the whole task manager step: app and render plus Panda's own small tasks
-  (input devices, events, intervals, 3-D sound).
+  (input devices, events, intervals, 3-D sound);
+- ``draw_cpu_ms``: the processor time this thread spent on the frame's work outside the
+  fixed steps (the app's ``_draw`` and the sound's update): less disturbed than the wall
+  times by other work on the machine, it compares the view side before and after a change.
 
 After the measured frames nothing is updated any more and ``renderFrame()`` alone is
 timed for as many frames: ``static_ms``, the floor that drawing this scene graph from
@@ -152,6 +155,31 @@ class TaskTimer:
         task.setFunction(timed)
 
 
+class CpuTimer:
+    """Processor time of this thread in the ``methods`` ((object, method name) pairs, each
+    replaced by a timed wrapper on the object), summed until :meth:`take` reads and resets
+    it."""
+
+    def __init__(self, methods: list[tuple[object, str]]):
+        self._spent_s = 0.0
+        for owner, name in methods:
+            setattr(owner, name, self._timed(getattr(owner, name)))
+
+    def _timed(self, function):
+        def timed(*arguments, **keywords):
+            started = time.thread_time()
+            try:
+                return function(*arguments, **keywords)
+            finally:
+                self._spent_s += time.thread_time() - started
+        return timed
+
+    def take(self) -> float:
+        """Milliseconds spent since the last call."""
+        spent_ms, self._spent_s = self._spent_s * 1000.0, 0.0
+        return spent_ms
+
+
 def _task(app, name: str | None = None, function=None):
     """The app's task called ``name``, or the one that runs ``function``."""
     for task in app.taskMgr.getAllTasks():
@@ -182,19 +210,23 @@ def _tanks_in_view(app) -> int:
                for vehicle in app.session.simulation.vehicles)
 
 
-def _measure(app, frames: int, app_timer: TaskTimer, render_timer: TaskTimer) -> dict:
+def _measure(app, frames: int, app_timer: TaskTimer, render_timer: TaskTimer,
+             draw_timer: CpuTimer) -> dict:
     """Per-frame figures of ``frames`` task manager steps."""
     figures: dict[str, list] = {key: [] for key in ("app_ms", "steps_ms", "render_ms",
-                                                    "frame_ms", "steps", "tanks_in_view")}
+                                                    "frame_ms", "draw_cpu_ms", "steps",
+                                                    "tanks_in_view")}
     simulation = app.session.simulation
     for _ in range(frames):
         app_timer.last_ms = render_timer.last_ms = 0.0
+        draw_timer.take()
         time_s = simulation.time_s
         started = time.perf_counter()
         app.taskMgr.step()
         figures["frame_ms"].append((time.perf_counter() - started) * 1000.0)
         figures["app_ms"].append(app_timer.last_ms)
         figures["render_ms"].append(render_timer.last_ms)
+        figures["draw_cpu_ms"].append(draw_timer.take())
         steps = round((simulation.time_s - time_s) / simulation.step_s)
         figures["steps_ms"].append(app.step_ms * steps if steps else 0.0)
         figures["steps"].append(steps)
@@ -241,11 +273,12 @@ def run(bots: int = DEFAULT_BOTS, tanks: int | None = None, frames: int = DEFAUL
             arrange_in_view(app)
         app_timer = TaskTimer(_task(app, function=app._frame))
         render_timer = TaskTimer(_task(app, name="igLoop"))
-        _measure(app, warmup, app_timer, render_timer)
+        draw_timer = CpuTimer([(app, "_draw"), (app.audio, "update")])
+        _measure(app, warmup, app_timer, render_timer, draw_timer)
         tally = _Tally(app)
         if profile is not None:
             app_timer.profiler = cProfile.Profile()
-        figures = _measure(app, frames, app_timer, render_timer)
+        figures = _measure(app, frames, app_timer, render_timer, draw_timer)
         happened = tally.since()
         if profile is not None:
             Path(profile).write_text(_profile_text(app_timer.profiler), encoding="utf-8")
@@ -261,8 +294,8 @@ def run(bots: int = DEFAULT_BOTS, tanks: int | None = None, frames: int = DEFAUL
 
 def _figures_report(figures: dict) -> dict:
     """Median and 95th percentile of each timing, their ratio, the tanks seen, steps taken."""
-    report = {key: _summary(figures[key])
-              for key in ("app_ms", "steps_ms", "render_ms", "frame_ms", "static_ms")}
+    report = {key: _summary(figures[key]) for key in ("app_ms", "steps_ms", "render_ms",
+                                                      "frame_ms", "static_ms", "draw_cpu_ms")}
     report["frame_over_static"] = round(report["frame_ms"]["median"]
                                         / report["static_ms"]["median"], 2)
     report["tanks_in_view"] = {"median": float(np.median(figures["tanks_in_view"])),
@@ -314,7 +347,8 @@ def table(report: dict) -> str:
             f"view), {parameters['size']}, {parameters['frames']} frames after "
             f"{parameters['warmup_frames']} warm-up, quality {parameters['quality']}",
             f"  {'':<14}{'median ms':>10}{'p95 ms':>10}"]
-    for key, label in (("app_ms", "app"), ("steps_ms", "  of it steps"), ("render_ms", "render"),
+    for key, label in (("app_ms", "app"), ("steps_ms", "  of it steps"),
+                       ("draw_cpu_ms", "draw (cpu)"), ("render_ms", "render"),
                        ("frame_ms", "frame"), ("static_ms", "static")):
         rows.append(f"  {label:<14}{report[key]['median']:>10.2f}{report[key]['p95']:>10.2f}")
     rows.append(f"  frame / static {report['frame_over_static']:.2f}x; events {report['events']}")

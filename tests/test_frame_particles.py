@@ -56,3 +56,21 @@ def test_a_count_that_varies_a_little_leaves_the_vertex_array_its_size():
     system.update(10.0)  # all gone: nothing is drawn
     system.draw(EYE_WS)
     assert len(system.node.getGeom(0).getPrimitive(0).getVertexList()) == 0
+
+
+def test_drawing_writes_in_place_under_a_held_geom():
+    """Once drawn, a geom is held by the last frame's cull: the next frame's rows and
+    triangles are written into that same geom, its vertex data and its arrays (writing
+    through the node's modify calls would copy all three, the whole vertex array too)."""
+    system = particles.ParticleSystem(CAPACITY, NodePath("scene"))
+    rng = np.random.default_rng(5)
+    held = system.node.getGeom(0)  # as the cull keeps it, read only
+    for count in (30, 45, 12):
+        system.spawn(rng.normal(0.0, 5.0, (count, 3)), np.zeros((count, 3)), 1.0, (0.5, 1.0),
+                     (1, 1, 1, 1), (1, 1, 1, 0))
+        system.update(1.0 / 60.0)
+        system.draw(EYE_WS)
+        rows = np.frombuffer(memoryview(held.getVertexData().getArray(0)).cast("B"),
+                             dtype=np.float32).reshape(-1, system._vertex_rows.shape[1])
+        assert np.array_equal(rows[:system.count * 4], system._vertex_rows[:system.count * 4])
+        assert held.getPrimitive(0).getNumVertices() == system.count * 6

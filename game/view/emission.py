@@ -13,8 +13,11 @@ to frame, so a stream of 30 particles a second makes 30 a second at any frame ra
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from game.view.emission_kernel import stream_particles_loop
 from game.view.particles import EmitterSpec, ParticleSystem, cone_directions_many
 
 
@@ -50,18 +53,52 @@ def emit_streams(system: ParticleSystem, rng: np.random.Generator, table: Emitte
         return 0
     stream = np.repeat(np.arange(len(counts)), counts)
     kind = np.asarray(kinds, np.int64).reshape(-1)[stream]
+    points = np.asarray(points, np.float64).reshape(-1, 3)
+    base_velocities = np.asarray(base_velocities, np.float64).reshape(-1, 3)
+    if stream_particles_loop is None:
+        positions, velocities, lives = _stream_particles_numpy(
+            rng, table, stream, kind, points, directions, base_velocities)
+    else:
+        positions, velocities, lives = _stream_particles_compiled(
+            rng, table, stream, kind, points, directions, base_velocities)
+    return system.spawn(positions, velocities, lives, table.size_m[kind],
+                        table.colour_start[kind], table.colour_end[kind],
+                        table.drag_per_s[kind], table.lift_m_s2[kind], table.glow[kind])
+
+
+def _stream_particles_numpy(rng, table: EmitterTable, stream, kind, points, directions,
+                            base_velocities) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each particle's start point, velocity and life, in numpy operations."""
+    total = len(stream)
     along = cone_directions_many(rng, directions, table.cos_max[kind], stream)
     speed_range = table.speed_mps[kind]
     speeds = speed_range[:, 0] + rng.random(total) * (speed_range[:, 1] - speed_range[:, 0])
     offsets = rng.standard_normal((total, 3)) * table.jitter_sigma_m[kind][:, None]
     life_range = table.life_s[kind]
     lives = life_range[:, 0] + rng.random(total) * (life_range[:, 1] - life_range[:, 0])
-    points = np.asarray(points, np.float64).reshape(-1, 3)
-    base_velocities = np.asarray(base_velocities, np.float64).reshape(-1, 3)
-    return system.spawn(points[stream] + offsets,
-                        along * speeds[:, None] + base_velocities[stream], lives,
-                        table.size_m[kind], table.colour_start[kind], table.colour_end[kind],
-                        table.drag_per_s[kind], table.lift_m_s2[kind], table.glow[kind])
+    return (points[stream] + offsets, along * speeds[:, None] + base_velocities[stream],
+            lives)
+
+
+def _stream_particles_compiled(rng, table: EmitterTable, stream, kind, points, directions,
+                               base_velocities) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_stream_particles_numpy`'s numbers from the same draws, in the same order,
+    worked out in one compiled loop."""
+    total = len(stream)
+    cone_draw = rng.random(total)
+    turn_rad = rng.random(total) * (2.0 * math.pi)
+    speed_draw = rng.random(total)
+    normal_draw = rng.standard_normal((total, 3))
+    life_draw = rng.random(total)
+    directions = np.ascontiguousarray(directions, np.float64).reshape(-1, 3)
+    positions, velocities = np.empty((total, 3)), np.empty((total, 3))
+    lives = np.empty(total)
+    stream_particles_loop(directions, stream, kind, table.cos_max, table.speed_mps,
+                          table.jitter_sigma_m, table.life_s, cone_draw, np.cos(turn_rad),
+                          np.sin(turn_rad), speed_draw, normal_draw, life_draw, points,
+                          base_velocities, np.empty((len(directions), 3, 3)), positions,
+                          velocities, lives)
+    return positions, velocities, lives
 
 
 class StreamCarry:

@@ -26,7 +26,7 @@ from game.view.hud_draw import LastDrawn, PixelGrid, bearing_steps, set_text
 from game.view.hud_text import hud_text
 from game.view.overlay import keep_alpha
 from game.view.spotter import EnemySpotter, eye_of
-from game.view.view_projection import ViewProjection, place_on_overlay
+from game.view.view_projection import ViewProjection, places_on_overlay
 from physics.model.spec import Spec, SpecError, rgba, tuning
 
 CHEVRON = ((-0.5, 1.0), (0.0, 0.0), (0.0, 0.55), (-0.5, 1.0), (0.0, 0.55), (-0.22, 1.0),
@@ -100,20 +100,22 @@ class EnemyMarkers:
                                      simulation.terrain, world, player)
         if not marked:
             return []
-        middles = np.array([hull_middle_ws(vehicle) for vehicle, _ in marked], np.float64)
+        # hull_middle_ws of every marked vehicle at once: the same sums, one array each.
+        states = [vehicle.current for vehicle, _ in marked]
+        drops_m = np.array([vehicle.spec.hull.centre_of_mass_drop_m for vehicle, _ in marked])
+        middles = (np.array([state.position_ws for state in states], np.float64)
+                   + np.array([state.axes_ws()[2] for state in states]) * drops_m[:, None])
         distances = np.linalg.norm(middles - hull_middle_ws(player), axis=1).tolist()
         anchors = middles + (0.0, 0.0, spec.lift_m)
         # Every anchor into the camera's frame at once (the world's root to the camera).
         camera = projection.camera
         to_camera = np.array(camera.getTop().getMat(camera), np.float64)
-        local = (anchors @ to_camera[:3, :3] + to_camera[3, :3]).tolist()
-        markers = []
-        for (vehicle, wreck), point, distance in zip(marked, local, distances):
-            place = place_on_overlay(point, projection.tan_half_fov, projection.aspect,
-                                     spec.edge_margin)
-            markers.append(Marker(vehicle.name, place.x, place.y, place.on_screen,
-                                  place.toward_rad, distance, wreck))
-        return markers
+        local = anchors @ to_camera[:3, :3] + to_camera[3, :3]
+        places = places_on_overlay(local, projection.tan_half_fov, projection.aspect,
+                                   spec.edge_margin)
+        return [Marker(vehicle.name, x, y, on_screen, toward_rad, distance, wreck)
+                for (vehicle, wreck), x, y, on_screen, toward_rad, distance
+                in zip(marked, *places, distances)]
 
 
 def _triangles(name: str, corners, size: float, offset_y: float = 0.0) -> GeomNode:

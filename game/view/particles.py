@@ -306,6 +306,10 @@ class ParticleSystem:
         triangles.setIndexType(Geom.NT_uint32)
         geom = Geom(self._data)
         geom.addPrimitive(triangles)
+        # Written in place each frame, never through the node's modify calls: once drawn, a
+        # geom is held by the last frame's cull, so modifying it through the node copies the
+        # geom, then its vertex data, then the whole vertex array.
+        self._triangles = triangles
         quad = np.array([0, 1, 2, 0, 2, 3], np.uint32)
         self._indices = (quad[None, :] + 4 * np.arange(self.capacity, dtype=np.uint32)[:, None]
                          ).ravel()
@@ -348,8 +352,7 @@ class ParticleSystem:
         if self.path is None:
             return
         n = self.count
-        geom = self.node.modifyGeom(0)
-        data = geom.modifyVertexData()
+        data = self._data
         rows = self._rows_kept(n)
         if rows != self._rows_allocated:
             data.uncleanSetNumRows(rows * 4)
@@ -360,7 +363,7 @@ class ParticleSystem:
             target = memoryview(data.modifyArray(0)).cast("B")
             target[:quads.nbytes] = memoryview(quads).cast("B")
         if n != self.drawn:  # the triangles of n quads are always the same numbers
-            indices = geom.modifyPrimitive(0).modifyVertices(n * 6)
+            indices = self._triangles.modifyVertices(n * 6)
             indices.uncleanSetNumRows(n * 6)
             if n:
                 memoryview(indices).cast("B")[:] = memoryview(self._indices[:n * 6]).cast("B")

@@ -166,19 +166,31 @@ def _layout(rig) -> tuple[int, int, int]:
             rig.belt_template.path_y.shape[1])
 
 
-class _StackedTemplates:
-    """The last stacked belt template and the rigs' templates it was stacked from (kept,
-    so that their ids stay theirs): the same tanks seen frame after frame stack once."""
+class _Stacked:
+    """What the rigs of a group keep fixed from their build (belt templates, anchors'
+    heights, wheel weights and lift, wheel radii), stacked over the group: kept with the
+    rigs it was stacked from (so that their ids stay theirs), the same tanks seen frame
+    after frame stack once."""
 
-    templates: list = []
-    stacked: BeltTemplate | None = None
+    rigs: list = []
+    template: BeltTemplate | None = None
+    anchors_z: np.ndarray | None = None
+    weights: np.ndarray | None = None
+    lift_m: np.ndarray | None = None
+    radii_m: np.ndarray | None = None
 
     @classmethod
-    def of(cls, templates: list[BeltTemplate]) -> BeltTemplate:
-        if (cls.stacked is None or len(templates) != len(cls.templates)
-                or any(a is not b for a, b in zip(templates, cls.templates))):
-            cls.templates, cls.stacked = templates, BeltTemplate.stack(templates)
-        return cls.stacked
+    def of(cls, rigs: list) -> type[_Stacked]:
+        if (cls.template is None or len(rigs) != len(cls.rigs)
+                or any(a is not b for a, b in zip(rigs, cls.rigs))):
+            cls.rigs = list(rigs)
+            cls.template = BeltTemplate.stack([rig.belt_template for rig in rigs])
+            cls.anchors_z = np.array([rig.anchors_bs[:, 2] for rig in rigs])
+            cls.weights = np.array([rig.wheel_weights for rig in rigs])
+            cls.lift_m = np.array([rig.wheel_lift_m for rig in rigs])
+            cls.radii_m = np.array([(rig.spec.road_wheel_radius_m,
+                                     rig.spec.drive_wheel_radius_m) for rig in rigs])
+        return cls
 
 
 def pose_tank_parts(rigs) -> None:
@@ -196,17 +208,15 @@ def pose_tank_parts(rigs) -> None:
 def _pose_group(rigs) -> None:
     """Wheel heights, spins and belt rows of ``rigs`` (of one layout) worked out together,
     then written into each rig's nodes and vertex buffers where they changed."""
+    stacked = _Stacked.of(rigs)
     previous = np.array([rig.step_pair[0][0] for rig in rigs])
     current = np.array([rig.step_pair[1][0] for rig in rigs])
     alpha = np.array([rig.step_alpha for rig in rigs])
     distances = previous + (current - previous) * alpha[:, None]
-    ground_z = np.array([rig.anchors_bs[:, 2] for rig in rigs]) - distances
-    weights = np.array([rig.wheel_weights for rig in rigs])
-    lift = np.array([rig.wheel_lift_m for rig in rigs])
-    centre_z = np.einsum("rwa,ra->rw", weights, ground_z) + lift[:, None]
+    ground_z = stacked.anchors_z - distances
+    centre_z = np.einsum("rwa,ra->rw", stacked.weights, ground_z) + stacked.lift_m[:, None]
     travelled = np.array([rig.travelled_m for rig in rigs])
-    radii = np.array([(rig.spec.road_wheel_radius_m, rig.spec.drive_wheel_radius_m)
-                      for rig in rigs])
+    radii = stacked.radii_m
     # Spins about X as a node's setP turns (the WHEELS shader's sense), in radians wrapped
     # to one turn so that the float32 pose array keeps them precise on a long drive.
     road_spin_rad = np.remainder(-travelled / radii[:, :1], math.tau)
@@ -215,7 +225,8 @@ def _pose_group(rigs) -> None:
     moved = _belts_moved(rigs, centre_z, travelled, colour)
     belt_z = centre_z.reshape(len(moved), -1)
     _write_wheels(rigs, centre_z, road_spin_rad, drive_spin_rad)
-    _write_belts(rigs, moved, belt_z, travelled.ravel(), np.repeat(colour, 2, axis=0))
+    _write_belts(rigs, stacked.template, moved, belt_z, travelled.ravel(),
+                 np.repeat(colour, 2, axis=0))
     for rig, wheel_z, run, paint in zip(rigs, centre_z, travelled, colour):
         rig.shown_wheel_z, rig.shown_travelled_m, rig.shown_belt_colour = wheel_z, run, paint
 
@@ -250,11 +261,11 @@ def _write_wheels(rigs, centre_z: np.ndarray, road_rad: np.ndarray,
         rig.wheels.write(poses[index])
 
 
-def _write_belts(rigs, moved: np.ndarray, belt_z: np.ndarray, travelled_m: np.ndarray,
-                 colour: np.ndarray) -> None:
+def _write_belts(rigs, template: BeltTemplate, moved: np.ndarray, belt_z: np.ndarray,
+                 travelled_m: np.ndarray, colour: np.ndarray) -> None:
     """Rewrite the vertex rows of both belts of each rig where either ``moved`` (a flag
-    per belt, two per rig): one copy per rig."""
-    template = _StackedTemplates.of([rig.belt_template for rig in rigs])
+    per belt, two per rig; ``template``: the rigs' belt templates stacked): one copy per
+    rig."""
     rewritten = np.flatnonzero(moved.reshape(len(rigs), 2).any(axis=1))
     if len(rewritten) == 0:
         return
@@ -263,6 +274,4 @@ def _write_belts(rigs, moved: np.ndarray, belt_z: np.ndarray, travelled_m: np.nd
         template = template.take(belts)
     rows = belt_rows_batch(template, belt_z[belts], travelled_m[belts], colour[belts])
     for index, rig in enumerate(rewritten.tolist()):
-        data = rigs[rig].belt_data
-        memoryview(data.modifyArray(0)).cast("B")[:] = memoryview(
-            rows[2 * index:2 * index + 2]).cast("B")
+        rigs[rig].belt_data.modifyArrayHandle(0).copyDataFrom(rows[2 * index:2 * index + 2])

@@ -14,9 +14,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 from panda3d.core import NodePath, Point3
 
 TINY = 1e-9
+ARRAYS_FROM_POINTS = 16
+""":func:`places_on_overlay` works on arrays from this many points on (numpy's cost per
+call outweighs the arithmetic below that) and places fewer one at a time."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,37 @@ def place_on_overlay(local, tan_half_fov: tuple[float, float], aspect: float,
                   half_y / abs(toward_y) if abs(toward_y) > TINY else math.inf)
     return Placement(toward_x * stretch, toward_y * stretch, False,
                      math.atan2(toward_y, toward_x))
+
+
+def places_on_overlay(local: np.ndarray, tan_half_fov: tuple[float, float], aspect: float,
+                      margin: float) -> tuple[list, list, list, list]:
+    """:func:`place_on_overlay` of every row of ``local`` (N, 3) at once, the same numbers:
+    the places' x, y, whether each is on screen and its ``toward_rad``, as lists."""
+    local = np.asarray(local, np.float64).reshape(-1, 3)
+    if len(local) < ARRAYS_FROM_POINTS:
+        places = [place_on_overlay(point, tan_half_fov, aspect, margin)
+                  for point in local.tolist()]
+        return ([place.x for place in places], [place.y for place in places],
+                [place.on_screen for place in places], [place.toward_rad for place in places])
+    x, depth, z = local.T
+    tan_across, tan_up = tan_half_fov
+    front = depth > TINY
+    safe_depth = np.where(front, depth, 1.0)
+    across, up = x / (safe_depth * tan_across), z / (safe_depth * tan_up)
+    on_screen = front & (np.abs(across) <= 1.0) & (np.abs(up) <= 1.0)
+    toward_x = np.where(front, across * aspect, x / tan_across * aspect)
+    toward_y = np.where(front, up, -np.abs(depth) / tan_up)
+    # Straight above or below the eye, behind: point up or down.
+    level = ~front & (np.abs(toward_x) < TINY) & (np.abs(toward_y) < TINY)
+    toward_y = np.where(level, np.copysign(1.0, z), toward_y)
+    half_x, half_y = max(aspect - margin, TINY), max(1.0 - margin, TINY)
+    wide_x, wide_y = np.abs(toward_x) > TINY, np.abs(toward_y) > TINY
+    stretch = np.where(on_screen, 1.0, np.minimum(  # on screen: where the lens draws it
+        np.where(wide_x, half_x / np.where(wide_x, np.abs(toward_x), 1.0), math.inf),
+        np.where(wide_y, half_y / np.where(wide_y, np.abs(toward_y), 1.0), math.inf)))
+    toward_rad = np.where(on_screen, 0.0, np.arctan2(toward_y, toward_x))
+    return ((toward_x * stretch).tolist(), (toward_y * stretch).tolist(), on_screen.tolist(),
+            toward_rad.tolist())
 
 
 class ViewProjection:
