@@ -17,7 +17,8 @@ from collections.abc import Callable
 import numpy as np
 from panda3d.core import NodePath
 
-from physics.model.tiled_terrain import TiledTerrain, TileKey, rect_distances_m
+from physics.model.tile_grid import TileKey, rect_distances_m
+from physics.model.tiled_terrain import TiledTerrain
 
 
 class StreamedRocks:

@@ -40,7 +40,8 @@ from game.view.sand_mesh import (BlendMask, apron_blocks, grid_normals, grid_pie
                                  sand_colours)
 from physics.model.craters import boxes_meet
 from physics.model.spec import Spec, SpecError, tuning
-from physics.model.tiled_terrain import TiledTerrain, TileKey, rect_distances_m
+from physics.model.tile_grid import TileKey, rect_distances_m
+from physics.model.tiled_terrain import TiledTerrain
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ from physics.bullet.fleet import VehicleFleet
 from physics.bullet.world import PhysicsWorld
 from physics.model.craters import boxes_meet
 from physics.model.rocks import Rock
-from physics.model.tiled_terrain import TiledTerrain, TileKey
+from physics.model.tile_grid import TileKey
+from physics.model.tiled_terrain import TiledTerrain
 
 
 class StreamedColliders:

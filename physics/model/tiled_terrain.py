@@ -37,10 +37,9 @@ from physics.model.height_grid import ground_by_sample, quantised, triangle_plan
 from physics.model.rocks import Rock
 from physics.model.terrain_base import (TerrainBase, TerrainSpec, TerrainTables,
                                         planes_under)
+from physics.model.tile_grid import TileGrid, TileKey, rect_distances_m
 from physics.model.tile_rocks import TileRocks
 
-TileKey = tuple[int, int]
-"""A tile's column and row in the map's grid of tiles."""
 
 class _TileData(NamedTuple):
     """One tile's contents, in the order of the pools."""
@@ -52,15 +51,7 @@ class _TileData(NamedTuple):
     surface: np.ndarray
 
 
-def rect_distances_m(centres_xy: np.ndarray, half_side_m: float, points_xy: np.ndarray
-                      ) -> np.ndarray:
-    """Distance from each of T squares (centres (T, 2), half side) to the nearest of N
-    points (N, 2): (T,)."""
-    gap = np.maximum(np.abs(centres_xy[:, None, :] - points_xy[None, :, :]) - half_side_m, 0.0)
-    return np.sqrt((gap ** 2).sum(axis=-1)).min(axis=1)
-
-
-class TiledTerrain(TerrainBase):
+class TiledTerrain(TileGrid, TerrainBase):
     """A ``DesertField`` map kept as the tiles near what moves."""
 
     def __init__(self, field: DesertField, spec: TerrainSpec):
@@ -214,15 +205,6 @@ class TiledTerrain(TerrainBase):
         """The tiles made and kept now, in order."""
         return sorted(self._slots)
 
-    def tile_sample_positions(self, key: TileKey) -> tuple[np.ndarray, np.ndarray]:
-        """World x and y of a tile's samples, (cells + 1) square, rows by y: the map's own
-        sample positions, so a border sample is the same point in both its tiles."""
-        cells = self.tile_cells
-        offset = (self.columns - 1) / 2
-        xs = (key[0] * cells + np.arange(cells + 1) - offset) * self.spacing_m
-        ys = (key[1] * cells + np.arange(cells + 1) - offset) * self.spacing_m
-        return np.meshgrid(xs, ys)
-
     def tile_heights(self, key: TileKey) -> np.ndarray:
         """A tile's heights (cells + 1 square, rows by y), made if need be (read-only)."""
         slot = self._slot(key)  # first: making it may give the pools new arrays
@@ -235,15 +217,6 @@ class TiledTerrain(TerrainBase):
         slot = self._slot(key)
         return self._levels[slot].copy()
 
-    def tile_centre(self, key: TileKey) -> tuple[float, float]:
-        return ((key[0] + 0.5) * self.tile_size_m - self.half_extent_x_m,
-                (key[1] + 0.5) * self.tile_size_m - self.half_extent_y_m)
-
-    def _tile_index(self, coordinate_m: float) -> int:
-        """The column (or row) of tiles a coordinate lies in, clamped to the map."""
-        index = math.floor((coordinate_m + self.half_extent_x_m) / self.tile_size_m)
-        return min(max(index, 0), self.tiles_per_side - 1)
-
     def prepare_box(self, x_min_m: float, y_min_m: float, x_max_m: float, y_max_m: float
                     ) -> None:
         """Make every tile under a box (clamped to the map) now."""
@@ -255,27 +228,6 @@ class TiledTerrain(TerrainBase):
                          min(max(int((y_max_m + offset_m) // size_m), 0), last) + 1):
             for column in columns:
                 self._slot((column, row))
-
-    def tiles_near(self, points_xy: np.ndarray, radius_m, ordered: bool = False
-                   ) -> list[TileKey]:
-        """The tiles any part of which lies within ``radius_m`` (one for all, or one per
-        point) of one of the points (N, 2): sorted, or ``ordered`` by the first point each
-        is near."""
-        half_tile, size = self.tile_size_m / 2, self.tile_size_m
-        offset = half_tile - self.half_extent_x_m
-        near: dict[TileKey, None] = {}
-        points = np.asarray(points_xy, dtype=float).reshape(-1, 2)
-        radii = np.broadcast_to(np.asarray(radius_m, dtype=float), len(points)).tolist()
-        for (x_m, y_m), radius_m in zip(points.tolist(), radii):
-            rows = range(self._tile_index(y_m - radius_m), self._tile_index(y_m + radius_m) + 1)
-            for column in range(self._tile_index(x_m - radius_m),
-                                self._tile_index(x_m + radius_m) + 1):
-                gap_x = max(abs(column * size + offset - x_m) - half_tile, 0.0)
-                for row in rows:
-                    gap_y = max(abs(row * size + offset - y_m) - half_tile, 0.0)
-                    if gap_x * gap_x + gap_y * gap_y <= radius_m * radius_m:
-                        near[column, row] = None
-        return list(near) if ordered else sorted(near)
 
     def stream(self, points_xy: np.ndarray) -> None:
         """Once per fixed step, with where the vehicles and shells are (N, 2): make a few
@@ -339,12 +291,6 @@ class TiledTerrain(TerrainBase):
             self._drop(key)
 
     # ----- craters ----------------------------------------------------------------------
-
-    def tile_box(self, key: TileKey) -> tuple[float, float, float, float]:
-        """A tile's square: least x and y, greatest x and y."""
-        centre_x, centre_y = self.tile_centre(key)
-        half = self.tile_size_m / 2
-        return centre_x - half, centre_y - half, centre_x + half, centre_y + half
 
     def _untouched_at(self, x_m: float, y_m: float) -> float:
         last = self.columns - 1

@@ -1,0 +1,78 @@
+"""The grid of square tiles a big desert (``desert:SIZE``) is cut into: which tile a point
+lies in, each tile's square, centre and samples, and the tiles near some points. Pure
+geometry, shared by the tiles' terrain, colliders and views."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+TileKey = tuple[int, int]
+"""A tile's column and row in the map's grid of tiles."""
+
+
+def rect_distances_m(centres_xy: np.ndarray, half_side_m: float, points_xy: np.ndarray
+                      ) -> np.ndarray:
+    """Distance from each of T squares (centres (T, 2), half side) to the nearest of N
+    points (N, 2): (T,)."""
+    gap = np.maximum(np.abs(centres_xy[:, None, :] - points_xy[None, :, :]) - half_side_m, 0.0)
+    return np.sqrt((gap ** 2).sum(axis=-1)).min(axis=1)
+
+
+class TileGrid:
+    """A square map of ``tiles_per_side`` tiles a side, each ``tile_cells`` cells of
+    ``spacing_m``, centred on the origin (a subclass sets these and the half extents)."""
+
+    tile_size_m: float
+    tile_cells: int
+    tiles_per_side: int
+    spacing_m: float
+    columns: int
+    half_extent_x_m: float
+    half_extent_y_m: float
+
+    def tile_sample_positions(self, key: TileKey) -> tuple[np.ndarray, np.ndarray]:
+        """World x and y of a tile's samples, (cells + 1) square, rows by y: the map's own
+        sample positions, so a border sample is the same point in both its tiles."""
+        cells = self.tile_cells
+        offset = (self.columns - 1) / 2
+        xs = (key[0] * cells + np.arange(cells + 1) - offset) * self.spacing_m
+        ys = (key[1] * cells + np.arange(cells + 1) - offset) * self.spacing_m
+        return np.meshgrid(xs, ys)
+
+    def tile_centre(self, key: TileKey) -> tuple[float, float]:
+        return ((key[0] + 0.5) * self.tile_size_m - self.half_extent_x_m,
+                (key[1] + 0.5) * self.tile_size_m - self.half_extent_y_m)
+
+    def _tile_index(self, coordinate_m: float) -> int:
+        """The column (or row) of tiles a coordinate lies in, clamped to the map."""
+        index = math.floor((coordinate_m + self.half_extent_x_m) / self.tile_size_m)
+        return min(max(index, 0), self.tiles_per_side - 1)
+
+    def tile_box(self, key: TileKey) -> tuple[float, float, float, float]:
+        """A tile's square: least x and y, greatest x and y."""
+        centre_x, centre_y = self.tile_centre(key)
+        half = self.tile_size_m / 2
+        return centre_x - half, centre_y - half, centre_x + half, centre_y + half
+
+    def tiles_near(self, points_xy: np.ndarray, radius_m, ordered: bool = False
+                   ) -> list[TileKey]:
+        """The tiles any part of which lies within ``radius_m`` (one for all, or one per
+        point) of one of the points (N, 2): sorted, or ``ordered`` by the first point each
+        is near."""
+        half_tile, size = self.tile_size_m / 2, self.tile_size_m
+        offset = half_tile - self.half_extent_x_m
+        near: dict[TileKey, None] = {}
+        points = np.asarray(points_xy, dtype=float).reshape(-1, 2)
+        radii = np.broadcast_to(np.asarray(radius_m, dtype=float), len(points)).tolist()
+        for (x_m, y_m), radius_m in zip(points.tolist(), radii):
+            rows = range(self._tile_index(y_m - radius_m), self._tile_index(y_m + radius_m) + 1)
+            for column in range(self._tile_index(x_m - radius_m),
+                                self._tile_index(x_m + radius_m) + 1):
+                gap_x = max(abs(column * size + offset - x_m) - half_tile, 0.0)
+                for row in rows:
+                    gap_y = max(abs(row * size + offset - y_m) - half_tile, 0.0)
+                    if gap_x * gap_x + gap_y * gap_y <= radius_m * radius_m:
+                        near[column, row] = None
+        return list(near) if ordered else sorted(near)
