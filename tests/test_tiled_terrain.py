@@ -77,6 +77,25 @@ def test_the_same_seed_gives_the_same_tiles_in_any_order(config, big):
         other.destroy()
 
 
+def test_tiles_the_worker_makes_are_the_same_even_when_the_pool_grows_meanwhile(config, big):
+    """The worker writes a tile into a slot set aside for it; if the pool grows before the
+    tile is taken (a copy of every slot), the tile is written again into the new pool."""
+    terrain_spec = config.world.terrain
+    small = dataclasses.replace(terrain_spec,
+                                tiles=dataclasses.replace(terrain_spec.tiles, pool_tiles=1))
+    grown = build_terrain(MapChoice.parse(BIG), small, 1)
+    try:
+        grown.stream(np.array([[300.0, -700.0]]))  # queues several tiles on the worker
+        queued = sorted(grown._pending)
+        assert len(queued) > 1
+        grown.prepare_box(-2048.0, 1800.0, -1500.0, 2048.0)  # others now: the pool grows
+        assert all(grown._pending[key].pools[0] is not grown.tables.planes for key in queued)
+        assert {key: _digest(grown, key) for key in queued} == {
+            key: _digest(big, key) for key in queued}
+    finally:
+        grown.destroy()
+
+
 def test_the_compiled_look_up_reads_the_tiles_as_the_array_one_does(big):
     xy = np.random.default_rng(4).uniform(-2100.0, 2100.0, (2, 300))
     height, normal = big.planes_at(xy)

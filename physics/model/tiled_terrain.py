@@ -51,6 +51,15 @@ class _TileData(NamedTuple):
     surface: np.ndarray
 
 
+class _Queued(NamedTuple):
+    """A tile the worker is making: the slot set aside for it, the pools it writes it
+    into, and the future of its contents."""
+
+    slot: int
+    pools: tuple[np.ndarray, ...]
+    future: Future
+
+
 class TiledTerrain(TileGrid, TerrainBase):
     """A ``DesertField`` map kept as the tiles near what moves."""
 
@@ -89,7 +98,7 @@ class TiledTerrain(TileGrid, TerrainBase):
         self._epoch = 0
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="terrain-tiles")
         """Makes tiles ahead of need; numpy lets go of the interpreter for most of it."""
-        self._pending: dict[TileKey, Future] = {}
+        self._pending: dict[TileKey, _Queued] = {}
         self.tiles_made = 0
         """How many tiles were made since the start (one made again counts again)."""
         self._directory = np.full((self.tiles_per_side, self.tiles_per_side), -1,
@@ -105,7 +114,7 @@ class TiledTerrain(TileGrid, TerrainBase):
     def _grow(self, slots: int) -> None:
         """Make room for ``slots`` more tiles (the tables are new arrays afterwards)."""
         cells, samples = self.tile_cells, self.tile_cells + 1
-        old = len(self._free) + len(self._slots)
+        old = len(self._free) + len(self._slots) + len(self._pending)
         shapes = ((2 * cells * cells, 6), (samples * samples, 4), (samples, samples),
                   (samples, samples), (samples, samples))
         kinds = (np.float32, np.float32, np.float64, np.uint16, np.uint8)
@@ -119,6 +128,30 @@ class TiledTerrain(TileGrid, TerrainBase):
         self._free.extend(range(old + slots - 1, old - 1, -1))
         self._tables = TerrainTables(self._planes, self._ground, self._directory,
                                      self._lookup, self._heights)
+
+    def _pools(self) -> tuple[np.ndarray, ...]:
+        return self._planes, self._ground, self._heights, self._levels, self._surface
+
+    def _free_slot(self) -> int:
+        if not self._free:
+            self._grow(len(self._free) + len(self._slots) + len(self._pending))
+        return self._free.pop()
+
+    def _queue(self, key: TileKey) -> None:
+        """Have the worker make a tile and write it into a slot set aside for it: the first
+        touch of fresh pool memory (page faults, milliseconds) is the worker's, not a
+        step's."""
+        slot, pools = self._free_slot(), self._pools()
+        self._pending[key] = _Queued(slot, pools,
+                                     self._worker.submit(self._fill, key, slot, pools))
+
+    def _fill(self, key: TileKey, slot: int, pools: tuple[np.ndarray, ...]) -> _TileData:
+        """On the worker: a tile's contents, written into its slot of ``pools`` (nothing
+        reads a slot before the directory names it)."""
+        data = self._compute(key)
+        for pool, values in zip(pools, data):
+            pool[slot] = values
+        return data
 
     def _slot(self, key: TileKey) -> int:
         """The slot of a tile, made now if it is not; it counts as used this epoch."""
@@ -149,15 +182,15 @@ class TiledTerrain(TileGrid, TerrainBase):
 
     def _make(self, key: TileKey) -> int:
         """Put a tile in a slot: the worker's, if it has made it, else made now."""
-        pending = self._pending.pop(key, None)
-        data = pending.result() if pending is not None else self._compute(key)
-        if not self._free:
-            self._grow(len(self._slots))
-        slot = self._free.pop()
+        queued = self._pending.pop(key, None)
+        if queued is None:
+            slot, data = self._free_slot(), self._compute(key)
+        else:
+            slot, data = queued.slot, queued.future.result()
+        if queued is None or queued.pools[0] is not self._planes:  # or the pool grew since
+            for pool, values in zip(self._pools(), data):
+                pool[slot] = values
         self._slots[key] = slot
-        for pool, values in zip((self._planes, self._ground, self._heights, self._levels,
-                                 self._surface), data):
-            pool[slot] = values
         self._directory[key[1], key[0]] = slot
         self.tiles_made += 1
         box = self.tile_box(key)
@@ -245,8 +278,7 @@ class TiledTerrain(TileGrid, TerrainBase):
                 if len(self._pending) >= spec.tiles_queued_ahead:
                     break
                 if missing[index] not in self._pending:
-                    self._pending[missing[index]] = self._worker.submit(self._compute,
-                                                                        missing[index])
+                    self._queue(missing[index])
         self.trim()
 
     def make_ahead(self, positions_xy: np.ndarray, velocities_xy: np.ndarray,
@@ -273,7 +305,7 @@ class TiledTerrain(TileGrid, TerrainBase):
         for key in self.tiles_near(points.reshape(-1, 2), np.tile(reaches, count),
                                    ordered=True):
             if key not in self._slots and key not in self._pending:
-                self._pending[key] = self._worker.submit(self._compute, key)
+                self._queue(key)
 
     def trim(self) -> None:
         """Once per fixed step (:meth:`stream` does it): of the tiles far from what moves
@@ -329,13 +361,13 @@ class TiledTerrain(TileGrid, TerrainBase):
 
     def take_finished(self) -> None:
         """Put the tiles the worker has finished in their slots (between steps)."""
-        for key in [key for key, future in self._pending.items() if future.done()]:
+        for key in [key for key, queued in self._pending.items() if queued.future.done()]:
             self._slot(key)
 
     def destroy(self) -> None:
         """Stop the worker (tiles it was making are dropped)."""
-        for future in self._pending.values():
-            future.cancel()
+        for queued in self._pending.values():
+            queued.future.cancel()
         self._pending.clear()
         self._worker.shutdown(wait=True)
 
