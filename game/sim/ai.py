@@ -169,22 +169,26 @@ class Bot:
         if self._steps_between is None:  # the step never changes in a simulation
             self._steps_between = max(1, round(1.0 / (self.spec.think_hz * simulation.step_s)))
         thinking = (simulation.world.step_count + self._phase) % self._steps_between == 0
+        now_s = simulation.time_s  # one look-up: the step's time holds while it decides
         if self._last_seen_s is None:
-            self._last_seen_s = simulation.time_s
+            self._last_seen_s = now_s
+        state = me.current
+        here_x, here_y, _ = state.position_ws.tolist()
+        rows = state.axes_ws().tolist()  # right, forward, up: plain floats are cheaper here
         if thinking:
-            self._push = self._avoidance(simulation, me, me.current.position_ws[:2])
-        turret, elevation, fire = self._gun(simulation, me, target, thinking)
-        if self._halting(simulation.time_s, me):
+            self._push = self._avoidance(simulation, here_x, here_y)
+        turret, elevation, fire = self._gun(simulation, me, target, thinking, rows)
+        if self._halting(now_s, me):
             return Controls(brake=1.0, gear=AUTOMATIC, turret=turret, elevation=elevation,
                             fire=fire)
-        searching = simulation.time_s - self._last_seen_s >= self.spec.search.after_s
+        searching = now_s - self._last_seen_s >= self.spec.search.after_s
         goal = objective
         if goal is None and searching:
             goal = self._search.goal(simulation, me, target)
-        state = me.current
         throttle, steer = self._unsticker.drive(
-            simulation.time_s, state.forward_speed_mps(),
-            float(state.angular_velocity_ws @ state.axes_ws()[2]), *self._drive(me, target, goal))
+            now_s, _dot(state.velocity_ws.tolist(), rows[1]),
+            _dot(state.angular_velocity_ws.tolist(), rows[2]),
+            *self._drive(here_x, here_y, rows[1], target, goal))
         return Controls(throttle=throttle, steer=steer, gear=AUTOMATIC, turret=turret,
                         elevation=elevation, fire=fire)
 
@@ -202,18 +206,20 @@ class Bot:
                 and (self._loaded_since_s is None
                      or time_s - self._loaded_since_s < spec.halt_most_s))
 
-    def _drive(self, me, target, goal: SearchGoal | None) -> tuple[float, float]:
-        """Throttle and steer: toward the target from afar, away from it when too close,
-        round it in between; or, searching, toward ``goal``; pushed aside by what is near."""
+    def _drive(self, here_x: float, here_y: float, forward, target,
+               goal: SearchGoal | None) -> tuple[float, float]:
+        """Throttle and steer from ``here`` with the hull's ``forward``: toward the target
+        from afar, away from it when too close, round it in between; or, searching, toward
+        ``goal``; pushed aside by what is near."""
         spec = self.spec
-        here = me.current.position_ws[:2]
-        to_x, to_y = (target.current.position_ws[:2] - here).tolist()
+        target_x, target_y, _ = target.current.position_ws.tolist()
+        to_x, to_y = target_x - here_x, target_y - here_y
         distance = math.hypot(to_x, to_y)
         scale = 1.0 / max(distance, _TINY)
         toward_x, toward_y = to_x * scale, to_y * scale
-        forward = me.current.axes_ws()[1]
         if goal is not None:
-            goal_x, goal_y = (goal.point_xy - here).tolist()
+            point_x, point_y = goal.point_xy.tolist()
+            goal_x, goal_y = point_x - here_x, point_y - here_y
             arrived = math.hypot(goal_x, goal_y) < goal.stop_within_m
             if arrived and goal.vantage:
                 self._circling = None
@@ -250,9 +256,9 @@ class Bot:
         aligned = abs(error) < math.radians(spec.full_throttle_within_deg)
         return (1.0 if aligned else spec.turning_throttle), steer
 
-    def _avoidance(self, simulation, me, here: np.ndarray) -> tuple[float, float]:
+    def _avoidance(self, simulation, here_x: float, here_y: float) -> tuple[float, float]:
         """A push away from everything solid nearby (the map's edges too), stronger the
-        closer it is."""
+        closer it is, for a bot at ``here``."""
         radius = self.spec.avoid_radius_m
         revision = simulation.arena.rocks_revision
         if self._rocks_xy is None or self._rocks_revision != revision:
@@ -260,7 +266,6 @@ class Bot:
             self._rocks_xy = np.array([rock.position_ws[:2] for rock in simulation.rocks]
                                       ).reshape(-1, 2)
             self._rocks_revision = revision
-        here_x, here_y = here.tolist()
         edge_x, edge_y = simulation.terrain.half_extent_x_m, simulation.terrain.half_extent_y_m
         edges = np.array([[edge_x, here_y], [-edge_x, here_y], [here_x, edge_y],
                           [here_x, -edge_y]])  # the nearest point of each edge
@@ -271,9 +276,11 @@ class Bot:
         edges_x, edges_y = _push_from_points(here_x, here_y, edges, radius)
         return rocks_x + vehicles_x + edges_x, rocks_y + vehicles_y + edges_y
 
-    def _gun(self, simulation, me, target, thinking: bool) -> tuple[float, float, bool]:
+    def _gun(self, simulation, me, target, thinking: bool, rows
+             ) -> tuple[float, float, bool]:
         """Turret and gun sticks toward the direction chosen at the last look (every step,
-        as the hull turns under them), and whether to fire (only on a look)."""
+        as the hull turns under them, whose axes are ``rows``), and whether to fire (only
+        on a look)."""
         spec = self.spec
         self._offset_age_s += simulation.step_s
         fire = False
@@ -283,12 +290,13 @@ class Bot:
             return 0.0, 0.0, False
         if fire:  # the gun turns before the shell leaves: hold it where the check found it
             return 0.0, 0.0, True
-        axes = me.current.axes_ws()
-        wanted_x, wanted_y, wanted_z = (axes @ self._wanted_ws).tolist()
-        turret_error = math.remainder(math.atan2(wanted_x, wanted_y)
-                                      - me.aim.turret_heading_rad, math.tau)
-        elevation_error = math.asin(_clamp(wanted_z)) - me.aim.elevation_rad
-        turning_rad_s, pitching_rad_s = _hull_rates(me, axes)
+        # numpy's matrix-vector product, not a sum in Python: its rounding is the rule here.
+        wanted_x, wanted_y, wanted_z = (me.current.axes_ws() @ self._wanted_ws).tolist()
+        aim = me.aim
+        turret_error = math.remainder(math.atan2(wanted_x, wanted_y) - aim.turret_heading_rad,
+                                      math.tau)
+        elevation_error = math.asin(_clamp(wanted_z)) - aim.elevation_rad
+        turning_rad_s, pitching_rad_s = _hull_rates(me, rows)
         gun = me.spec.gun
         turret = _clamp(turret_error * spec.turret_per_rad
                         + turning_rad_s / math.radians(gun.traverse_rate_deg_s))
@@ -317,11 +325,16 @@ class Bot:
         self._looked = True
         gun = me.spec.gun
         muzzle, _ = gun_axes(me.current, gun, me.aim)
-        aim_point = hull_middle_ws(target)
-        distance = _length(aim_point - muzzle)
+        muzzle_x, muzzle_y, muzzle_z = muzzle.tolist()
+        aim_x, aim_y, aim_z = hull_middle_ws(target).tolist()
+        distance = math.hypot(aim_x - muzzle_x, aim_y - muzzle_y, aim_z - muzzle_z)
         if level.leads_target:
-            aim_point = aim_point + target.current.velocity_ws * distance / gun.muzzle_velocity_mps
-        offset_x, offset_y, offset_z = (aim_point - muzzle).tolist()
+            velocity_x, velocity_y, velocity_z = target.current.velocity_ws.tolist()
+            shell_mps = gun.muzzle_velocity_mps
+            aim_x += velocity_x * distance / shell_mps
+            aim_y += velocity_y * distance / shell_mps
+            aim_z += velocity_z * distance / shell_mps
+        offset_x, offset_y, offset_z = aim_x - muzzle_x, aim_y - muzzle_y, aim_z - muzzle_z
         elevation_ws = ballistic_elevation(math.hypot(offset_x, offset_y), offset_z,
                                            gun.muzzle_velocity_mps, simulation.gravity_m_s2)
         if elevation_ws is None:
@@ -332,8 +345,10 @@ class Bot:
         if self._offset_age_s >= gun.reload_s:  # a fresh misjudgement every reload time
             self._aim_unit = self.rng.normal(0.0, 1.0, 2)
             self._offset_age_s = 0.0
-        offset = self._aim_unit * aim_error_rad(level, distance, me, target, held_s)
-        self._wanted_ws = _direction(heading_ws + offset[0], elevation_ws + offset[1])
+        error_rad = aim_error_rad(level, distance, me, target, held_s)
+        unit_heading, unit_elevation = self._aim_unit.tolist()
+        self._wanted_ws = _direction(heading_ws + unit_heading * error_rad,
+                                     elevation_ws + unit_elevation * error_rad)
         if me.aim.reload_left_s > 0.0 or held_s is None or held_s < level.reaction_s:
             return False  # loading, not seen, or seen too lately to have reacted
         misjudged_ws = (self._wanted_ws - _direction(heading_ws, elevation_ws)) * distance
@@ -369,22 +384,26 @@ def aim_error_rad(level: DifficultySpec, distance_m: float, me, target,
                   held_s: float | None) -> float:
     """A bot's aiming error (one standard deviation) now: larger far off and on the move,
     smaller the longer it has held the target in sight."""
-    speeds = _length(me.current.velocity_ws) + _length(target.current.velocity_ws)
+    speeds = (math.hypot(*me.current.velocity_ws.tolist())
+              + math.hypot(*target.current.velocity_ws.tolist()))
     settle = level.aim_settled_share + (1.0 - level.aim_settled_share) * math.exp(
         -(held_s or 0.0) / level.aim_settle_s)
     return (level.aim_noise_mrad / 1000.0 * (1.0 + distance_m / 1000.0 * level.aim_noise_per_km)
             * (1.0 + speeds * level.aim_noise_per_mps) * settle)
 
 
-def _hull_rates(me, axes) -> tuple[float, float]:
-    """How fast the hull turns left and pitches up along the gun's line (rad/s): the turret
-    and gun turn against them, so the gun holds its direction while the hull moves under
-    it."""
-    right, forward, up = axes
-    spin = me.current.angular_velocity_ws
+def _hull_rates(me, rows) -> tuple[float, float]:
+    """How fast the hull turns left and pitches up along the gun's line (rad/s), the hull's
+    axes being ``rows``: the turret and gun turn against them, so the gun holds its
+    direction while the hull moves under it."""
+    (right_x, right_y, right_z), (forward_x, forward_y, forward_z), up = rows
+    spin = me.current.angular_velocity_ws.tolist()
     heading = me.aim.turret_heading_rad
-    gun_right = right * math.cos(heading) - forward * math.sin(heading)
-    return float(spin @ up), float(spin @ gun_right)
+    cos_heading, sin_heading = math.cos(heading), math.sin(heading)
+    gun_right = (right_x * cos_heading - forward_x * sin_heading,
+                 right_y * cos_heading - forward_y * sin_heading,
+                 right_z * cos_heading - forward_z * sin_heading)
+    return _dot(spin, up), _dot(spin, gun_right)
 
 
 def _push_from_points(here_x: float, here_y: float, points_xy: np.ndarray, radius_m: float
@@ -408,6 +427,12 @@ _push_from_points = compiled(_push_from_points) or _push_from_points
 def _clamp(value: float) -> float:
     """A stick value: ``value`` kept within -1..1."""
     return min(1.0, max(-1.0, value))
+
+
+def _dot(a, b) -> float:
+    """The dot product of two 3-vectors of plain floats, summed in numpy's order (its
+    vector dot gives these very bits)."""
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
 def _length(vector) -> float:

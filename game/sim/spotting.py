@@ -41,7 +41,11 @@ def hull_middle_ws(vehicle, state=None) -> np.ndarray:
     """The middle of a vehicle's hull box (in ``state``; default its current one), where a
     sight line or a gun aims, and from where a blast's distance is measured."""
     state = vehicle.current if state is None else state
-    return state.position_ws + state.axes_ws()[2] * vehicle.spec.hull.centre_of_mass_drop_m
+    drop_m = vehicle.spec.hull.centre_of_mass_drop_m
+    position_x, position_y, position_z = state.position_ws.tolist()
+    up_x, up_y, up_z = state.axes_ws()[2].tolist()
+    return np.array([position_x + up_x * drop_m, position_y + up_y * drop_m,
+                     position_z + up_z * drop_m])
 
 
 def sight_clear(terrain, from_ws, to_ws, step_m: float, clearance_m: float = 0.0) -> bool:
@@ -56,9 +60,14 @@ def sight_clear(terrain, from_ws, to_ws, step_m: float, clearance_m: float = 0.0
     start, end = np.asarray(from_ws, dtype=float), np.asarray(to_ws, dtype=float)
     if not hasattr(terrain, "tables"):
         return bool(clear_views(terrain, start, end, step_m, clearance_m)[0])
-    samples = max(1, math.ceil(math.dist(start.tolist(), end.tolist()) / step_m))
-    terrain.prepare_box(*np.minimum(start[:2], end[:2]).tolist(),
-                        *np.maximum(start[:2], end[:2]).tolist())
+    (start_x, start_y, start_z), (end_x, end_y, end_z) = start.tolist(), end.tolist()
+    samples = max(1, math.ceil(math.dist((start_x, start_y, start_z), (end_x, end_y, end_z))
+                               / step_m))
+    # numpy's minimum and maximum, equal values (0.0 and -0.0) giving the second one
+    terrain.prepare_box(start_x if start_x < end_x else end_x,
+                        start_y if start_y < end_y else end_y,
+                        start_x if start_x > end_x else end_x,
+                        start_y if start_y > end_y else end_y)
     tables = terrain.tables
     return bool(_clear_over_planes(tables.planes, tables.directory, tables.lookup, start, end,
                                    samples, clearance_m))
@@ -100,7 +109,9 @@ _clear_over_planes = compiled(_clear_over_planes) or _clear_over_planes
 
 def spotting_range_m(spec: SpottingSpec, target, time_s: float) -> float:
     """How far away ``target`` can be spotted now (dust, a shot lately)."""
-    speed = float(np.linalg.norm(target.current.velocity_ws))
+    velocity_x, velocity_y, velocity_z = target.current.velocity_ws.tolist()
+    # numpy's norm, summed in its order
+    speed = math.sqrt(velocity_x * velocity_x + velocity_y * velocity_y + velocity_z * velocity_z)
     reach = spec.sight_range_m + spec.dust_range_per_mps * speed
     if time_s - getattr(target, "fired_at_s", -math.inf) <= spec.firing_seen_s:
         reach = max(reach, spec.firing_range_m)

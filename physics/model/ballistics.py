@@ -80,16 +80,22 @@ class GunState:
 
 def gun_axes(state: BodyState, gun: GunSpec, aim: GunState) -> tuple[np.ndarray, np.ndarray]:
     """Muzzle position and unit barrel direction in world space."""
-    axes = state.axes_ws()
     heading, elevation = aim.turret_heading_rad, aim.elevation_rad
     # In the body frame: the barrel's direction, and the muzzle from the centre of mass.
     cos_elevation = math.cos(elevation)
-    barrel_bs = np.array([math.sin(heading) * cos_elevation, math.cos(heading) * cos_elevation,
-                          math.sin(elevation)])
+    barrel_bs = (math.sin(heading) * cos_elevation, math.cos(heading) * cos_elevation,
+                 math.sin(elevation))
     pivot_x, pivot_y, pivot_z = gun.turret_pivot_m
-    trunnion_bs = np.array([pivot_x, pivot_y, pivot_z + gun.gun_height_m])
-    muzzle_bs = trunnion_bs + barrel_bs * gun.gun_length_m
-    return state.position_ws + muzzle_bs @ axes, barrel_bs @ axes
+    length_m = gun.gun_length_m
+    muzzle_bs = (pivot_x + barrel_bs[0] * length_m, pivot_y + barrel_bs[1] * length_m,
+                 (pivot_z + gun.gun_height_m) + barrel_bs[2] * length_m)
+    # Into the world frame in plain floats, summed as numpy's vector-matrix product sums.
+    right, forward, up = state.axes_ws().tolist()
+    position = state.position_ws.tolist()
+    return (np.array([position[axis] + (muzzle_bs[0] * right[axis] + muzzle_bs[1] * forward[axis]
+                                        + muzzle_bs[2] * up[axis]) for axis in range(3)]),
+            np.array([barrel_bs[0] * right[axis] + barrel_bs[1] * forward[axis]
+                      + barrel_bs[2] * up[axis] for axis in range(3)]))
 
 
 def launch_velocity_ws(state: BodyState, muzzle_ws: np.ndarray, direction_ws: np.ndarray,

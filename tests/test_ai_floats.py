@@ -1,0 +1,76 @@
+"""The bots' sums in plain floats give numpy's very bits: a replay made before they left
+numpy plays the same, decision for decision. Each is checked against the numpy form it
+stands for, on random states laid out as the fleet lays them out (axes a view of 4x4
+matrices, vectors slices of one row)."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from game.sim.ai import _dot, _hull_rates
+from game.sim.spotting import hull_middle_ws, spotting_range_m
+from physics.model.ballistics import GunState, gun_axes
+from physics.model.pose import BodyState, rotation_matrix
+
+CASES = 3000
+
+
+def random_states(seed: int):
+    """BodyStates as :func:`physics.bullet.poses.fleet_poses` makes them."""
+    rng = np.random.default_rng(seed)
+    for _ in range(CASES):
+        quaternion = rng.normal(size=4)
+        quaternion /= np.linalg.norm(quaternion)
+        matrices = np.zeros((3, 4, 4))
+        matrices[1, :3, :3] = rotation_matrix(quaternion).T
+        rows = rng.normal(size=(2, 13)) * 10.0 ** rng.uniform(-2.0, 3.0)
+        yield rng, BodyState(rows[1, 0:3], quaternion, rows[1, 7:10], rows[1, 10:13],
+                             matrices[:, :3, :3][1])
+
+
+def test_gun_axes_match_the_matrix_products_bit_for_bit():
+    for rng, state in random_states(1):
+        aim = GunState(float(rng.uniform(-math.pi, math.pi)), float(rng.uniform(-0.3, 0.8)))
+        gun = SimpleNamespace(turret_pivot_m=tuple(rng.normal(size=3).tolist()),
+                              gun_height_m=float(rng.uniform(0.0, 1.0)),
+                              gun_length_m=float(rng.uniform(1.0, 8.0)))
+        muzzle, barrel = gun_axes(state, gun, aim)
+        heading, elevation = aim.turret_heading_rad, aim.elevation_rad
+        barrel_bs = np.array([math.sin(heading) * math.cos(elevation),
+                              math.cos(heading) * math.cos(elevation), math.sin(elevation)])
+        trunnion_bs = np.array([gun.turret_pivot_m[0], gun.turret_pivot_m[1],
+                                gun.turret_pivot_m[2] + gun.gun_height_m])
+        axes = state.axes_ws()
+        assert muzzle.tolist() == (state.position_ws
+                                   + (trunnion_bs + barrel_bs * gun.gun_length_m) @ axes).tolist()
+        assert barrel.tolist() == (barrel_bs @ axes).tolist()
+
+
+def test_hull_rates_and_dots_match_numpy_bit_for_bit():
+    for rng, state in random_states(2):
+        me = SimpleNamespace(current=state,
+                             aim=GunState(float(rng.uniform(-math.pi, math.pi))))
+        right, forward, up = axes = state.axes_ws()
+        heading = me.aim.turret_heading_rad
+        gun_right = right * math.cos(heading) - forward * math.sin(heading)
+        spin = state.angular_velocity_ws
+        assert _hull_rates(me, axes.tolist()) == (float(spin @ up), float(spin @ gun_right))
+        assert _dot(state.velocity_ws.tolist(), forward.tolist()) == state.forward_speed_mps()
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_hull_middle_and_spotting_range_match_numpy_bit_for_bit(seed):
+    spotting = SimpleNamespace(sight_range_m=500.0, dust_range_per_mps=7.0,
+                               firing_range_m=900.0, firing_seen_s=3.0)
+    for rng, state in random_states(seed):
+        drop_m = float(rng.uniform(-1.0, 1.0))
+        vehicle = SimpleNamespace(current=state, fired_at_s=-math.inf, spec=SimpleNamespace(
+            hull=SimpleNamespace(centre_of_mass_drop_m=drop_m)))
+        assert hull_middle_ws(vehicle).tolist() == (state.position_ws
+                                                    + state.axes_ws()[2] * drop_m).tolist()
+        speed = float(np.linalg.norm(state.velocity_ws))
+        assert spotting_range_m(spotting, vehicle, 0.0) == 500.0 + 7.0 * speed
