@@ -303,16 +303,14 @@ class StreamedTerrainView:
                                 for axis in (0, 1))
         offsets_m = np.arange(-1, terrain.tile_cells // step + 2) * step * terrain.spacing_m
         x_m, y_m = np.meshgrid(first_x_m + offsets_m, first_y_m + offsets_m)
-        # The ring beyond the map's edge reads the edge (the field ends there).
-        limit_m = terrain.half_extent_x_m
-        inside_x_m, inside_y_m = np.clip(x_m, -limit_m, limit_m), np.clip(y_m, -limit_m, limit_m)
+        # The ring beyond the map's edge reads the edge (far_heights clamps to the map).
         if not exact:
-            return x_m, y_m, terrain.far_heights(inside_x_m, inside_y_m)
+            return x_m, y_m, terrain.far_heights(x_m, y_m)
         heights = np.empty_like(x_m)
         heights[1:-1, 1:-1] = terrain.tile_heights(key)
         ring = np.ones(x_m.shape, dtype=bool)
         ring[1:-1, 1:-1] = False
-        heights[ring] = terrain.far_heights(inside_x_m[ring], inside_y_m[ring])
+        heights[ring] = terrain.far_heights(x_m[ring], y_m[ring])
         return x_m, y_m, heights
 
     def _vertices(self, key: TileKey, step: int, exact: bool, centre) -> TileArrays:

@@ -45,10 +45,12 @@ class TileGrid:
         return ((key[0] + 0.5) * self.tile_size_m - self.half_extent_x_m,
                 (key[1] + 0.5) * self.tile_size_m - self.half_extent_y_m)
 
-    def _tile_index(self, coordinate_m: float) -> int:
-        """The column (or row) of tiles a coordinate lies in, clamped to the map."""
-        index = math.floor((coordinate_m + self.half_extent_x_m) / self.tile_size_m)
-        return min(max(index, 0), self.tiles_per_side - 1)
+    def _tile_range(self, low_m: float, high_m: float) -> range:
+        """The columns (or rows) of tiles from one coordinate to another, clamped to the
+        map."""
+        offset_m, size_m, last = self.half_extent_x_m, self.tile_size_m, self.tiles_per_side - 1
+        return range(min(max(math.floor((low_m + offset_m) / size_m), 0), last),
+                     min(max(math.floor((high_m + offset_m) / size_m), 0), last) + 1)
 
     def tile_box(self, key: TileKey) -> tuple[float, float, float, float]:
         """A tile's square: least x and y, greatest x and y."""
@@ -67,9 +69,8 @@ class TileGrid:
         points = np.asarray(points_xy, dtype=float).reshape(-1, 2)
         radii = np.broadcast_to(np.asarray(radius_m, dtype=float), len(points)).tolist()
         for (x_m, y_m), radius_m in zip(points.tolist(), radii):
-            rows = range(self._tile_index(y_m - radius_m), self._tile_index(y_m + radius_m) + 1)
-            for column in range(self._tile_index(x_m - radius_m),
-                                self._tile_index(x_m + radius_m) + 1):
+            rows = self._tile_range(y_m - radius_m, y_m + radius_m)
+            for column in self._tile_range(x_m - radius_m, x_m + radius_m):
                 gap_x = max(abs(column * size + offset - x_m) - half_tile, 0.0)
                 for row in rows:
                     gap_y = max(abs(row * size + offset - y_m) - half_tile, 0.0)

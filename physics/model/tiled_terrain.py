@@ -121,8 +121,7 @@ class TiledTerrain(TileGrid, TerrainBase):
         pools = [np.zeros((old + slots,) + shape, dtype=kind)
                  for shape, kind in zip(shapes, kinds)]
         if old:
-            for pool, existing in zip(pools, (self._planes, self._ground, self._heights,
-                                              self._levels, self._surface)):
+            for pool, existing in zip(pools, self._pools()):
                 pool[:old] = existing
         self._planes, self._ground, self._heights, self._levels, self._surface = pools
         self._free.extend(range(old + slots - 1, old - 1, -1))
@@ -134,7 +133,7 @@ class TiledTerrain(TileGrid, TerrainBase):
 
     def _free_slot(self) -> int:
         if not self._free:
-            self._grow(len(self._free) + len(self._slots) + len(self._pending))
+            self._grow(len(self._planes))  # double the pool
         return self._free.pop()
 
     def _queue(self, key: TileKey) -> None:
@@ -253,12 +252,8 @@ class TiledTerrain(TileGrid, TerrainBase):
     def prepare_box(self, x_min_m: float, y_min_m: float, x_max_m: float, y_max_m: float
                     ) -> None:
         """Make every tile under a box (clamped to the map) now."""
-        offset_m, size_m, last = self.half_extent_x_m, self.tile_size_m, self.tiles_per_side - 1
-        first_column = min(max(int((x_min_m + offset_m) // size_m), 0), last)
-        last_column = min(max(int((x_max_m + offset_m) // size_m), 0), last)
-        columns = range(first_column, last_column + 1)
-        for row in range(min(max(int((y_min_m + offset_m) // size_m), 0), last),
-                         min(max(int((y_max_m + offset_m) // size_m), 0), last) + 1):
+        columns = self._tile_range(x_min_m, x_max_m)
+        for row in self._tile_range(y_min_m, y_max_m):
             for column in columns:
                 self._slot((column, row))
 
@@ -437,8 +432,7 @@ class TiledTerrain(TileGrid, TerrainBase):
     @property
     def memory_bytes(self) -> int:
         """What the tiles made hold (the pool's other slots are address space only)."""
-        pools = (self._planes, self._ground, self._heights, self._levels, self._surface)
-        return len(self._slots) * sum(pool[0].nbytes for pool in pools)
+        return len(self._slots) * sum(pool[0].nbytes for pool in self._pools())
 
     def __repr__(self) -> str:
         return (f"TiledTerrain({self.field.size_m:g} m, {len(self._slots)} tiles made of "
