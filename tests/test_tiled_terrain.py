@@ -260,7 +260,7 @@ def test_a_big_desert_has_rocks_tile_by_tile_with_their_ground_and_colliders(con
         assert len(anchors._static_radii) == len(rocks)
         again = build_terrain(MapChoice.parse(BIG), config.world.terrain, 1)
         try:
-            again.scatter_rocks(terrain._tile_rocks)
+            again.scatter_rocks(terrain._contents.rocks)
             key = tiles[0]
             assert [rock.position_ws.tolist() for rock in again.tile_rocks(key)] == \
                 [rock.position_ws.tolist() for rock in terrain.tile_rocks(key)]

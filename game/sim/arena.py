@@ -126,19 +126,20 @@ class Arena:
             return self.colliders.resident
         return 1 if self._desert else None
 
-    def stream(self, vehicles_xy: np.ndarray, shells_xy: np.ndarray | None = None,
-               shell_reach_m=0.0, shell_velocities_xy: np.ndarray | None = None) -> None:
-        """Before a fixed step, with where the vehicles are (V, 2) and the shells (S, 2)
-        with how far each may go in the step and their velocities (S, 2): a big desert's
+    def stream(self, vehicles_xy: np.ndarray, shells_ws: np.ndarray | None = None,
+               shell_reach_m=0.0, shell_velocities_ws: np.ndarray | None = None,
+               gravity_m_s2: float = 0.0) -> None:
+        """Before a fixed step, with where the vehicles are (V, 2) and the shells (S, 3)
+        with how far each may go in the step and their velocities (S, 3): a big desert's
         tiles and colliders follow the vehicles (worked out again once one has moved
         ``restream_after_m``); the shells have colliders under them for as long as they
-        fly, and the tiles on their way are made ahead (other maps hold all theirs)."""
+        fly low, and the tiles on their way are made ahead (other maps hold all theirs)."""
         if self.colliders is None:
             return
         self.terrain.take_finished()
-        flying = shells_xy is not None and len(shells_xy) > 0
-        if flying and shell_velocities_xy is not None:
-            self.terrain.make_ahead(shells_xy, shell_velocities_xy, shell_reach_m)
+        flying = shells_ws is not None and len(shells_ws) > 0
+        if flying and shell_velocities_ws is not None:
+            self.terrain.make_ahead(shells_ws, shell_velocities_ws, shell_reach_m, gravity_m_s2)
         last = self._streamed_round
         moved = (last is None or last.shape != vehicles_xy.shape
                  or float(np.abs(vehicles_xy - last).max(initial=0.0))
@@ -149,7 +150,7 @@ class Arena:
         else:
             self.terrain.trim()
         if moved or flying or self._shells_held:
-            self.colliders.update(self._streamed_round, shells_xy, shell_reach_m)
+            self.colliders.update(self._streamed_round, shells_ws, shell_reach_m)
         self._shells_held = flying
 
     def dig(self, x_m: float, y_m: float, radius_m: float, depth_m: float) -> None:

@@ -162,9 +162,11 @@ class Combat:
         return events
 
     def _crater(self, hit: ShellHit) -> list[Event]:
-        """The crater a shell digs where it hit sand (none elsewhere)."""
+        """The crater a shell digs where it hit sand (none elsewhere: a hit on the
+        terrain above its highest ground is on the wall round the map)."""
         x_m, y_m = float(hit.position_ws[0]), float(hit.position_ws[1])
         if (self.crater_spec is None or hit.target is not self.terrain
+                or hit.position_ws[2] > self.terrain.max_height_m
                 or self.terrain.surface_name_at(x_m, y_m) != "sand"):
             return []
         gun = hit.shell.owner.spec.gun

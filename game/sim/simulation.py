@@ -259,10 +259,12 @@ class Simulation:
         if not shells:
             self.arena.stream(self.vehicle_positions_xy())
             return
-        positions = np.array([shell.position_ws[:2] for shell in shells])
+        positions = np.array([shell.position_ws for shell in shells])
         velocities = np.array([shell.velocity_ws for shell in shells])
-        reach_m = 2.0 * self.step_s * np.linalg.norm(velocities, axis=1)
-        self.arena.stream(self.vehicle_positions_xy(), positions, reach_m, velocities[:, :2])
+        reach_m = (2.0 * self.step_s * np.linalg.norm(velocities, axis=1)
+                   + np.array([shell.radius_m for shell in shells]))
+        self.arena.stream(self.vehicle_positions_xy(), positions, reach_m, velocities,
+                          self.gravity_m_s2)
 
     def _buttons_pressed(self, player_controls: Controls, others: dict[str, Controls]
                          ) -> list[Event]:

@@ -206,18 +206,23 @@ class ShellSystem:
     def under_ground(self, terrain, owner) -> list[ShellHit]:
         """Shells in flight that are below ``terrain``'s height array (a big desert's tile
         whose collider came too late, a tunnel through a thin edge): each strikes the
-        ground where it is, on ``owner`` (the terrain's handle), and is retired."""
-        if not self.shells:
+        ground where it is, on ``owner`` (the terrain's handle), and is retired. Shells
+        above the highest ground there is are not looked under (a big desert makes no
+        tile for them)."""
+        positions = np.array([shell.position_ws for shell in self.shells]).reshape(-1, 3)
+        low = np.flatnonzero(positions[:, 2] < terrain.max_height_m)
+        if not len(low):
             return []
-        positions = np.array([shell.position_ws for shell in self.shells])
-        ground_m, normals = terrain.planes_at(positions[:, :2].T)
+        ground_m, normals = terrain.planes_at(positions[low, :2].T)
+        under = dict(zip(low.tolist(), range(len(low))))
         hits, flying = [], []
         for index, shell in enumerate(self.shells):
-            if positions[index, 2] >= ground_m[index]:
+            row = under.get(index)
+            if row is None or positions[index, 2] >= ground_m[row]:
                 flying.append(shell)
                 continue
-            point = np.array([positions[index, 0], positions[index, 1], ground_m[index]])
-            hits.append(ShellHit(shell, owner, point, normals[:, index].copy(),
+            point = np.array([positions[index, 0], positions[index, 1], ground_m[row]])
+            hits.append(ShellHit(shell, owner, point, normals[:, row].copy(),
                                  shell.last_velocity_ws))
             self.retire(shell)
         self.shells = flying

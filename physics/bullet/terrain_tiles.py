@@ -51,16 +51,17 @@ class StreamedColliders:
     def tiles(self) -> list[TileKey]:
         return sorted(self._bodies)
 
-    def update(self, points_xy: np.ndarray, passing_xy: np.ndarray | None = None,
+    def update(self, points_xy: np.ndarray, passing_ws: np.ndarray | None = None,
                passing_reach_m=0.0) -> None:
         """Colliders for the tiles near the points (N, 2), none for the far ones; and for
         the tiles within ``passing_reach_m`` (one for all, or one each) of things passing
-        through (shells: (S, 2)), only while they are there."""
+        through (shells: (S, 3)), only while they are there and low enough to meet the
+        tile's ground or rocks."""
         wanted, keep = self._near_tiles(points_xy)
-        terrain = self.terrain
-        if passing_xy is not None and len(passing_xy):
-            passing = terrain.tiles_near(passing_xy, passing_reach_m)
-            wanted, keep = sorted(set(wanted) | set(passing)), keep | set(passing)
+        if passing_ws is not None and len(passing_ws):
+            passing = self._passing_tiles(np.asarray(passing_ws, dtype=float).reshape(-1, 3),
+                                          passing_reach_m)
+            wanted, keep = sorted(set(wanted) | passing), keep | passing
         for key in [key for key in self._bodies if key not in keep]:
             self.world.remove_body(self._bodies.pop(key))
             self._remove_rocks(key)
@@ -68,6 +69,16 @@ class StreamedColliders:
             if key not in self._bodies:
                 self._bodies[key] = self._add(key)
                 self._add_rocks(key)
+
+    def _passing_tiles(self, passing_ws: np.ndarray, reach_m) -> set[TileKey]:
+        """The tiles within reach of each passing thing whose top it may come down to."""
+        terrain = self.terrain
+        reaches = np.broadcast_to(np.asarray(reach_m, dtype=float), len(passing_ws)).tolist()
+        tiles: set[TileKey] = set()
+        for (x_m, y_m, z_m), reach_m in zip(passing_ws.tolist(), reaches):
+            tiles.update(key for key in terrain.tiles_near(np.array([x_m, y_m]), reach_m)
+                         if z_m - reach_m <= terrain.tile_top_m(key))
+        return tiles
 
     def _near_tiles(self, points_xy: np.ndarray) -> tuple[list[TileKey], set[TileKey]]:
         """The tiles wanted near the points and those kept, worked out again only when the

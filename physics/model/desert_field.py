@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from physics.model import field_kernel
 from physics.model.spec import Spec, SpecError, tuning
 
 
@@ -95,6 +96,13 @@ class DesertField:
         self._crest = FractalNoise(along + across, spec.crest_variation_scale_m, 1, rng)
         self._undulation = FractalNoise(xy_bounds, spec.undulation_scale_m,
                                         spec.undulation_octaves, rng)
+        self.compiled_form = (
+            np.array([cos_wind, sin_wind, spec.ridge_wander_m, spec.dune_wavelength_m,
+                      spec.lee_fraction, spec.dune_height_m, spec.crest_variation,
+                      spec.undulation_height_m, spec.ripple_wavelength_m, spec.ripple_height_m]),
+            *field_kernel.pack_lattices((self._wander, self._crest, self._undulation)))
+        """The field as :mod:`~physics.model.field_kernel`'s loops take it: its shape
+        numbers, each noise's octaves, and the lattices' table and values."""
 
     @property
     def bounds_m(self) -> tuple[float, float]:
@@ -107,6 +115,13 @@ class DesertField:
 
     def heights(self, x_m: np.ndarray, y_m: np.ndarray) -> np.ndarray:
         """Heights at points (any shape, x and y alike)."""
+        if field_kernel.AVAILABLE:
+            x_flat = np.ascontiguousarray(x_m, dtype=float).reshape(-1)
+            heights_m = np.empty(x_flat.shape)
+            field_kernel.field_heights(*self.compiled_form, x_flat,
+                                       np.ascontiguousarray(y_m, dtype=float).reshape(-1),
+                                       heights_m)
+            return heights_m.reshape(np.shape(x_m))
         spec = self.spec
         cos_wind, sin_wind = math.cos(self.wind_rad), math.sin(self.wind_rad)
         along_m = x_m * cos_wind + y_m * sin_wind

@@ -41,13 +41,17 @@ def triangle_planes(heights_m: np.ndarray, spacing_m: float) -> np.ndarray:
     return planes.reshape(-1, 6)
 
 
+def ground_rows(surface_table: np.ndarray) -> np.ndarray:
+    """Per surface, what a sample of it holds: half the ripple height, the ripple's wave
+    number, the grip scale and the added rolling resistance (``surface_table``'s rows:
+    grip scale, rolling resistance, ripple height, ripple wavelength)."""
+    return np.column_stack([surface_table[:, 2] * 0.5, 2.0 * math.pi / surface_table[:, 3],
+                            surface_table[:, :2]])
+
+
 def ground_by_sample(surface_table: np.ndarray, surface_index: np.ndarray) -> np.ndarray:
-    """Per sample, flat: half the ripple height, the ripple's wave number, the grip scale
-    and the added rolling resistance of its surface (``surface_table``'s rows: grip
-    scale, rolling resistance, ripple height, ripple wavelength)."""
-    per_surface = np.column_stack([surface_table[:, 2] * 0.5, 2.0 * math.pi / surface_table[:, 3],
-                                   surface_table[:, :2]])
-    return per_surface.take(surface_index.reshape(-1), axis=0)
+    """Per sample, flat: its surface's :func:`ground_rows` row."""
+    return ground_rows(surface_table).take(surface_index.reshape(-1), axis=0)
 
 
 def quantised(heights_m: np.ndarray, min_height_m: float, height_range_m: float

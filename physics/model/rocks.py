@@ -51,6 +51,11 @@ class Rock:
     triangles: np.ndarray     # (M, 3) indices into points_bs, outward-facing
     radius_m: float
 
+    @property
+    def top_m(self) -> float:
+        """The height of its highest point (it turns only about the vertical)."""
+        return float(self.position_ws[2] + self.points_bs[:, 2].max(initial=0.0))
+
 
 def icosphere() -> tuple[np.ndarray, np.ndarray]:
     """Unit sphere: a once-subdivided icosahedron (42 vertices, 80 outward triangles)."""

@@ -64,12 +64,22 @@ class TileRocks:
                     xy.tolist(), ground_m.tolist(), sinks.tolist(), headings_deg.tolist(),
                     points, radii.tolist())]
 
+    @property
+    def highest_rise_m(self) -> float:
+        """How far above the ground at its centre a rock may reach at most: its unburied
+        share of the tallest, lumpiest rock's height."""
+        spec = self.spec
+        tallest_m = 2.0 * spec.max_radius_m * (1.0 + spec.lumpiness) * spec.flattening
+        return (1.0 - spec.buried_fraction) * tallest_m
+
     def rock_ground(self, key: tuple[int, int], box_m: Box, tile_size_m: float
-                    ) -> list[tuple[float, float, float]]:
-        """The bare rock discs (x, y, radius) that reach into a tile: its own rocks' and
-        its eight neighbours'."""
+                    ) -> list[tuple[float, float, float, float]]:
+        """The rocks that reach into a tile, its own and its eight neighbours', with their
+        bare rock discs: x, y and the disc's radius, and the rock's top (:attr:`Rock.top_m`;
+        a rock over the tile whose disc does not reach it has a disc that paints none of
+        its samples)."""
         discs = []
-        scale = self.spec.rock_ground_scale
+        scale, widest = self.spec.rock_ground_scale, 1.0 + self.spec.lumpiness
         tiles_per_side = round(self.field.size_m / tile_size_m)
         for d_column in (-1, 0, 1):
             for d_row in (-1, 0, 1):
@@ -80,8 +90,9 @@ class TileRocks:
                                  box_m[2] + d_column * tile_size_m, box_m[3] + d_row * tile_size_m)
                 for rock in self.rocks((key[0] + d_column, key[1] + d_row), neighbour_box):
                     reach_m = rock.radius_m * scale
+                    near_m = max(reach_m, rock.radius_m * widest)
                     x_m, y_m = float(rock.position_ws[0]), float(rock.position_ws[1])
-                    if (box_m[0] - reach_m <= x_m <= box_m[2] + reach_m
-                            and box_m[1] - reach_m <= y_m <= box_m[3] + reach_m):
-                        discs.append((x_m, y_m, reach_m))
+                    if (box_m[0] - near_m <= x_m <= box_m[2] + near_m
+                            and box_m[1] - near_m <= y_m <= box_m[3] + near_m):
+                        discs.append((x_m, y_m, reach_m, rock.top_m))
         return discs

@@ -33,22 +33,13 @@ import numpy as np
 
 from physics.model.craters import DugGrid, boxes_meet, dug_heights_m, sample_window
 from physics.model.desert_field import DesertField
-from physics.model.height_grid import ground_by_sample, quantised, triangle_planes
+from physics.model.height_grid import quantised
 from physics.model.rocks import Rock
 from physics.model.terrain_base import (TerrainBase, TerrainSpec, TerrainTables,
                                         planes_under)
+from physics.model.tile_contents import TileContents
 from physics.model.tile_grid import TileGrid, TileKey, rect_distances_m
 from physics.model.tile_rocks import TileRocks
-
-
-class _TileData(NamedTuple):
-    """One tile's contents, in the order of the pools."""
-
-    planes: np.ndarray
-    ground: np.ndarray
-    heights_m: np.ndarray
-    levels: np.ndarray
-    surface: np.ndarray
 
 
 class _Queued(NamedTuple):
@@ -78,17 +69,16 @@ class TiledTerrain(TileGrid, TerrainBase):
         self._surface_table = np.array([[surface.grip_scale, surface.rolling_resistance,
                                          surface.ripple_height_m, surface.ripple_wavelength_m]
                                         for surface in self.surfaces])
-        names = [surface.name for surface in self.surfaces]
-        self._hardpan, self._sand = names.index("hardpan"), names.index("sand")
-        self._rock = names.index("rock")
-        self._tile_rocks: TileRocks | None = None
         self._rocks: dict[TileKey, list[Rock]] = {}
         self.overview_m = self._overview(spec.tiles.overview_samples)
         """Heights on a coarse grid over the whole map (rows by y, columns by x), straight
         from the field: the relief hardpan is judged by, and what a minimap draws."""
         relief_low_m = float(self.overview_m.min())
-        self._hardpan_below_m = relief_low_m + spec.desert.hardpan_below_fraction * max(
+        hardpan_below_m = relief_low_m + spec.desert.hardpan_below_fraction * max(
             float(self.overview_m.max()) - relief_low_m, np.finfo(float).eps)
+        self._contents = TileContents(self, field, self._surface_table,
+                                      [surface.name for surface in self.surfaces],
+                                      (self.min_height_m, self.height_range_m, hardpan_below_m))
         self._slots: dict[TileKey, int] = {}
         self._free: list[int] = []
         self._used: dict[TileKey, int] = {}
@@ -97,7 +87,7 @@ class TiledTerrain(TileGrid, TerrainBase):
         """The tiles within ``unload_radius_m`` of something moving at the last stream."""
         self._epoch = 0
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="terrain-tiles")
-        """Makes tiles ahead of need; numpy lets go of the interpreter for most of it."""
+        """Makes tiles ahead of need, beside the steps (the compiled fill holds no lock)."""
         self._pending: dict[TileKey, _Queued] = {}
         self.tiles_made = 0
         """How many tiles were made since the start (one made again counts again)."""
@@ -113,23 +103,21 @@ class TiledTerrain(TileGrid, TerrainBase):
 
     def _grow(self, slots: int) -> None:
         """Make room for ``slots`` more tiles (the tables are new arrays afterwards)."""
-        cells, samples = self.tile_cells, self.tile_cells + 1
         old = len(self._free) + len(self._slots) + len(self._pending)
-        shapes = ((2 * cells * cells, 6), (samples * samples, 4), (samples, samples),
-                  (samples, samples), (samples, samples))
-        kinds = (np.float32, np.float32, np.float64, np.uint16, np.uint8)
         pools = [np.zeros((old + slots,) + shape, dtype=kind)
-                 for shape, kind in zip(shapes, kinds)]
+                 for shape, kind in self._contents.pool_layout()]
         if old:
             for pool, existing in zip(pools, self._pools()):
                 pool[:old] = existing
-        self._planes, self._ground, self._heights, self._levels, self._surface = pools
+        self._planes, self._ground, self._heights, self._levels, self._surface, self._tops = \
+            pools
         self._free.extend(range(old + slots - 1, old - 1, -1))
         self._tables = TerrainTables(self._planes, self._ground, self._directory,
                                      self._lookup, self._heights)
 
     def _pools(self) -> tuple[np.ndarray, ...]:
-        return self._planes, self._ground, self._heights, self._levels, self._surface
+        return (self._planes, self._ground, self._heights, self._levels, self._surface,
+                self._tops)
 
     def _free_slot(self) -> int:
         if not self._free:
@@ -142,15 +130,8 @@ class TiledTerrain(TileGrid, TerrainBase):
         step's."""
         slot, pools = self._free_slot(), self._pools()
         self._pending[key] = _Queued(slot, pools,
-                                     self._worker.submit(self._fill, key, slot, pools))
-
-    def _fill(self, key: TileKey, slot: int, pools: tuple[np.ndarray, ...]) -> _TileData:
-        """On the worker: a tile's contents, written into its slot of ``pools`` (nothing
-        reads a slot before the directory names it)."""
-        data = self._compute(key)
-        for pool, values in zip(pools, data):
-            pool[slot] = values
-        return data
+                                     self._worker.submit(self._contents.fill, key, slot,
+                                                         pools))
 
     def _slot(self, key: TileKey) -> int:
         """The slot of a tile, made now if it is not; it counts as used this epoch."""
@@ -160,35 +141,18 @@ class TiledTerrain(TileGrid, TerrainBase):
             slot = self._make(key)
         return slot
 
-    def _compute(self, key: TileKey) -> _TileData:
-        """A tile's contents: a pure function of the field and the key (safe to run on the
-        worker thread)."""
-        x_m, y_m = self.tile_sample_positions(key)
-        raw_m = self.field.heights(x_m, y_m)
-        levels, heights_m = quantised(raw_m, self.min_height_m, self.height_range_m)
-        surface = np.where(raw_m < self._hardpan_below_m, self._hardpan, self._sand
-                           ).astype(np.uint8)
-        if self._tile_rocks is not None:
-            # At least half a cell's diagonal: the sample nearest a small rock is rock too.
-            least_m = self.spacing_m * math.sqrt(0.5)
-            for rock_x, rock_y, reach_m in self._tile_rocks.rock_ground(
-                    key, self.tile_box(key), self.tile_size_m):
-                reach_m = max(reach_m, least_m)
-                surface[(x_m - rock_x) ** 2 + (y_m - rock_y) ** 2 <= reach_m ** 2] = self._rock
-        return _TileData(triangle_planes(heights_m, self.spacing_m),
-                         ground_by_sample(self._surface_table, surface), heights_m, levels,
-                         surface)
-
     def _make(self, key: TileKey) -> int:
         """Put a tile in a slot: the worker's, if it has made it, else made now."""
         queued = self._pending.pop(key, None)
         if queued is None:
-            slot, data = self._free_slot(), self._compute(key)
+            slot = self._free_slot()
+            self._contents.fill(key, slot, self._pools())
         else:
-            slot, data = queued.slot, queued.future.result()
-        if queued is None or queued.pools[0] is not self._planes:  # or the pool grew since
-            for pool, values in zip(self._pools(), data):
-                pool[slot] = values
+            slot = queued.slot
+            queued.future.result()
+            if queued.pools[0] is not self._planes:  # the pool grew since: copy it over
+                for pool, written in zip(self._pools(), queued.pools):
+                    pool[slot] = written[slot]
         self._slots[key] = slot
         self._directory[key[1], key[0]] = slot
         self.tiles_made += 1
@@ -217,20 +181,32 @@ class TiledTerrain(TileGrid, TerrainBase):
         is part of the tiles)."""
         if self._slots or self._pending:
             raise RuntimeError("rocks are scattered before the first tile is made")
-        self._tile_rocks = tile_rocks
+        self._contents.rocks = tile_rocks
 
     def tile_rocks(self, key: TileKey) -> list[Rock]:
         """The rocks standing in a tile (none without :meth:`scatter_rocks`): while the
         tile is made, the same objects every time (the colliders' owners); for any other
         tile (a view drawing it from afar) the same rocks, not kept here."""
-        if self._tile_rocks is None:
+        tile_rocks = self._contents.rocks
+        if tile_rocks is None:
             return []
         rocks = self._rocks.get(key)
         if rocks is None:
-            rocks = self._tile_rocks.rocks(key, self.tile_box(key))
+            rocks = tile_rocks.rocks(key, self.tile_box(key))
             if key in self._slots:
                 self._rocks[key] = rocks
         return rocks
+
+    @property
+    def ceiling_m(self) -> float:
+        """Nothing of the ground or of a rock on it reaches above this, on any tile."""
+        return self.max_height_m + self._contents.highest_rise_m
+
+    def tile_top_m(self, key: TileKey) -> float:
+        """The highest point of a tile's ground and of the rocks over it; a tile not made
+        yet: :attr:`ceiling_m`."""
+        slot = self._slots.get(key)
+        return self.ceiling_m if slot is None else float(self._tops[slot])
 
     @property
     def resident_tiles(self) -> list[TileKey]:
@@ -276,17 +252,22 @@ class TiledTerrain(TileGrid, TerrainBase):
                     self._queue(missing[index])
         self.trim()
 
-    def make_ahead(self, positions_xy: np.ndarray, velocities_xy: np.ndarray,
-                   reach_m) -> None:
+    def make_ahead(self, positions_ws: np.ndarray, velocities_ws: np.ndarray, reach_m,
+                   gravity_m_s2: float) -> None:
         """Queue on the worker the tiles within ``reach_m`` (one for all, or one each) of
-        the straight paths things at these positions (N, 2) and velocities (N, 2) follow
-        for ``shell_lookahead_s``: a shell's tiles are ready when it gets there."""
+        the straight paths things at these positions (N, 3) and velocities (N, 3) follow
+        for ``shell_lookahead_s``: a shell's tiles are ready when it gets there. A shell
+        that stays above :attr:`ceiling_m` meanwhile (falling freely) needs none."""
         seconds = self.tile_spec.shell_lookahead_s
-        positions = np.asarray(positions_xy, dtype=float).reshape(-1, 2)
-        velocities = np.asarray(velocities_xy, dtype=float).reshape(-1, 2)
+        positions = np.asarray(positions_ws, dtype=float).reshape(-1, 3)
+        velocities = np.asarray(velocities_ws, dtype=float).reshape(-1, 3)
+        reaches = np.broadcast_to(np.asarray(reach_m, dtype=float), len(positions))
+        # A falling arc is lowest at one of its ends.
+        ends_m = positions[:, 2] + seconds * (velocities[:, 2] - 0.5 * gravity_m_s2 * seconds)
+        low = np.minimum(positions[:, 2], ends_m) - reaches <= self.ceiling_m
+        positions, velocities, reaches = positions[low, :2], velocities[low, :2], reaches[low]
         if not len(positions) or seconds <= 0.0:
             return
-        reaches = np.broadcast_to(np.asarray(reach_m, dtype=float), len(positions))
         # The path's far ends move into new tiles now and then: until one does, the tiles
         # on the way were queued by an earlier call.
         if all(key in self._slots or key in self._pending for key in self.tiles_near(
