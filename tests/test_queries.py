@@ -309,3 +309,26 @@ def test_a_box_beside_a_turned_box_overlaps_only_when_it_reaches_it(scene, gap_m
         centre = box.centre + box.axes[0] * (box.half[0] + half[0] + gap_m)
         found = world.overlap_box(centre, half, groups.mask_of(groups.PROP), axes_ws=box.axes)
         assert (box in found) == touching
+
+
+def test_a_static_body_moved_after_it_was_added_is_met_where_it_now_is():
+    """The world leaves sleeping static bodies' boxes alone each step (no forced update of
+    every box): one that moves must still be found at its new place, not its old."""
+    world = PhysicsWorld(SimulationSpec(step_hz=60.0, substeps=2, max_steps_per_frame=5,
+                                        gravity_m_s2=9.81))
+    plate = BulletRigidBodyNode("plate")
+    plate.addShape(BulletBoxShape(Vec3(1.0, 1.0, 1.0)))
+    path = world.add_body(plate)
+    world.step()
+    assert not world.bullet.getForceUpdateAllAabbs()
+
+    def met_at(x_m: float):
+        return world.ray_closest((x_m, 0.0, 10.0), (x_m, 0.0, -10.0))
+
+    assert met_at(0.0) is not None
+    path.setPos(50.0, 0.0, 0.0)  # through the scene graph
+    world.step()
+    assert met_at(0.0) is None and met_at(50.0).position_ws[2] == pytest.approx(1.0, abs=0.05)
+    plate.setTransform(TransformState.makePos(Point3(100.0, 0.0, 0.0)))  # on the body
+    world.step()
+    assert met_at(50.0) is None and met_at(100.0).position_ws[2] == pytest.approx(1.0, abs=0.05)

@@ -120,6 +120,10 @@ class PhysicsWorld:
         self.bullet = BulletWorld()
         groups.configure(self.bullet)
         self.bullet.setGravity(Vec3(0.0, 0.0, -spec.gravity_m_s2))
+        # Bullet sleeps a static body as it is added and, with this off, leaves its box in
+        # the broadphase alone until it moves (Panda wakes a body whose transform is set):
+        # a big desert's hundreds of resident rocks cost nothing a step.
+        self.bullet.setForceUpdateAllAabbs(False)
         self.root = NodePath("physics")
         self.handles = HandleMap()
         self.step_count = 0
