@@ -17,6 +17,7 @@ from collections.abc import Callable
 import numpy as np
 from panda3d.core import NodePath
 
+from game.view.streamed_terrain_view import cameras_moved
 from physics.model.tile_grid import TileKey, rect_distances_m
 from physics.model.tiled_terrain import TiledTerrain
 
@@ -41,8 +42,7 @@ class StreamedRocks:
         """Once a frame, with where the cameras are ((2,) or (N, 2), metres)."""
         points = np.asarray(cameras_xy, dtype=float).reshape(-1, 2)
         planned = self._planned_xy
-        if (planned is None or planned.shape != points.shape
-                or np.abs(points - planned).max() > self.spec.replan_after_m):
+        if cameras_moved(planned, points, self.spec.replan_after_m):
             self._plan(points)
         count = len(self._jobs) if planned is None else self.spec.builds_per_frame
         for key in self._jobs[:count]:

@@ -44,6 +44,14 @@ from physics.model.tile_grid import TileKey, rect_distances_m
 from physics.model.tiled_terrain import TiledTerrain
 
 
+def cameras_moved(planned_xy: np.ndarray | None, points_xy: np.ndarray,
+                  replan_after_m: float) -> bool:
+    """Whether the cameras (N, 2) are not the ones a plan was made for (``planned_xy``;
+    None: no plan yet): one came or went, or one moved more than ``replan_after_m``."""
+    return (planned_xy is None or planned_xy.shape != points_xy.shape
+            or float(np.abs(points_xy - planned_xy).max()) > replan_after_m)
+
+
 @dataclass(frozen=True)
 class StreamedTerrainSpec(Spec):
     """How a big desert is drawn: its tiles round the cameras, finer near them."""
@@ -204,10 +212,7 @@ class StreamedTerrainView:
         """Whether what to draw must be worked out again: a camera moved, came or went,
         or a tile drawn coarser than its level for want of its collider samples has them
         now."""
-        planned = self._planned_xy
-        if planned is None or planned.shape != points.shape:
-            return True
-        if np.abs(points - planned).max() > self.spec.replan_after_m:
+        if cameras_moved(self._planned_xy, points, self.spec.replan_after_m):
             return True
         return bool(self._stand_ins) and not self._stand_ins.isdisjoint(
             self.terrain.resident_tiles)
