@@ -210,19 +210,19 @@ class ShellSystem:
         above the highest ground there is are not looked under (a big desert makes no
         tile for them)."""
         positions = np.array([shell.position_ws for shell in self.shells]).reshape(-1, 3)
-        low = np.flatnonzero(positions[:, 2] < terrain.max_height_m)
-        if not len(low):
+        low = positions[:, 2] < terrain.max_height_m
+        if not low.any():
             return []
-        ground_m, normals = terrain.planes_at(positions[low, :2].T)
-        under = dict(zip(low.tolist(), range(len(low))))
+        ground_m = np.full(len(positions), -np.inf)
+        normals = np.zeros((3, len(positions)))
+        ground_m[low], normals[:, low] = terrain.planes_at(positions[low, :2].T)
         hits, flying = [], []
         for index, shell in enumerate(self.shells):
-            row = under.get(index)
-            if row is None or positions[index, 2] >= ground_m[row]:
+            if positions[index, 2] >= ground_m[index]:
                 flying.append(shell)
                 continue
-            point = np.array([positions[index, 0], positions[index, 1], ground_m[row]])
-            hits.append(ShellHit(shell, owner, point, normals[:, row].copy(),
+            point = np.array([positions[index, 0], positions[index, 1], ground_m[index]])
+            hits.append(ShellHit(shell, owner, point, normals[:, index].copy(),
                                  shell.last_velocity_ws))
             self.retire(shell)
         self.shells = flying

@@ -87,11 +87,12 @@ def field_heights(shape, octaves, table, values, x_m, y_m, heights_m):
 def fill_tile(shape, octaves, table, values, x_m, y_m, quantising, surfaces, discs,
               ground_table, planes, ground, heights_m, levels, surface):
     """A big desert's tile at its samples (x and y, square, rows by y), written into its
-    slot's arrays as :meth:`TiledTerrain._compute` makes them.
+    slot's arrays as :meth:`TileContents.compute` makes them.
 
     ``quantising``: least height, height range, hardpan below (raw metres) and the
-    spacing; ``surfaces``: hardpan's, sand's and rock's indices; ``discs`` (D, 3): bare
-    rock x, y and reach; ``ground_table``: :func:`ground_by_sample`'s row per surface."""
+    spacing; ``surfaces``: hardpan's, sand's and rock's indices; ``discs`` (D, 4): bare
+    rock x, y and reach (the rock's top, last, is not read); ``ground_table``:
+    :func:`ground_rows`, a row per surface."""
     samples = x_m.shape[0]
     least_m, range_m, hardpan_below_m, spacing_m = (quantising[0], quantising[1],
                                                     quantising[2], quantising[3])

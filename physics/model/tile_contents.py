@@ -22,6 +22,7 @@ from physics.model.height_grid import ground_by_sample, ground_rows, quantised, 
 from physics.model.tile_grid import TileGrid, TileKey
 from physics.model.tile_rocks import TileRocks
 
+
 class TileData(NamedTuple):
     """One tile's contents, in the order of the pools (its top aside)."""
 
