@@ -70,7 +70,7 @@ def test_whenever_it_says_clear_bullet_finds_no_contact(config):
     test = HullClearance(terrain, config.tank.hull)
     rng = np.random.default_rng(5)
     verdicts = []
-    for _ in range(300):
+    for _ in range(2000):
         x, y = rng.uniform(-200.0, 200.0, 2)
         rotation = LQuaternionf()
         rotation.setHpr(Vec3(rng.uniform(0, 360), *rng.normal(0.0, 25.0, 2)))
@@ -104,3 +104,36 @@ def test_a_tank_on_its_springs_leaves_the_pair_and_an_upset_one_lands_on_its_hul
     assert player.current.axes_ws()[2][2] < -0.99
     assert player.current.position_ws[2] == pytest.approx(roof_height_m, abs=0.05)
     assert player.fleet.meets_terrain[player.index]
+
+
+def test_a_still_hull_whose_floor_is_25_cm_above_the_dunes_is_clear(config):
+    """The test is tight: only Bullet's contact distance and its slack (about 0.14 m for the
+    tank) are kept, wherever the dunes rise round the hull. (The floor's gap is measured on
+    a grid of its points, which can miss a rise between them: hence 0.25 m, not 0.15.)"""
+    simulation = Simulation(config.world, MapChoice.parse("desert"), seed=3)
+    terrain, spec = simulation.terrain, config.tank.hull
+    test = HullClearance(terrain, spec)
+    assert test.contact_m < 0.2
+    half = np.asarray(spec.half_extents_m)
+    across, along = np.meshgrid(np.linspace(-1.0, 1.0, 25) * half[0],
+                                np.linspace(-1.0, 1.0, 25) * half[1])
+    floor_bs = np.stack([across.ravel(), along.ravel(),
+                         np.full(across.size, spec.centre_of_mass_drop_m - half[2])], axis=1)
+    hull = make_hull_body(spec, "probe")
+    rng = np.random.default_rng(4)
+    states = []
+    for _ in range(300):
+        x, y = rng.uniform(-200.0, 200.0, 2)
+        rotation = LQuaternionf()
+        rotation.setHpr(Vec3(rng.uniform(0, 360), *rng.normal(0.0, 3.0, 2)))
+        hull.setTransform(TransformState.makePosQuatScale(Point3(x, y, 0.0), rotation,
+                                                          Vec3(1, 1, 1)))
+        axes = body_state(hull).axes_ws()
+        floor_ws = floor_bs @ axes
+        ground_m = terrain.height_at(x + floor_ws[:, 0], y + floor_ws[:, 1])
+        lift_m = float(np.max(ground_m - floor_ws[:, 2])) + 0.25  # the floor's lowest gap
+        states.append(BodyState(np.array([x, y, lift_m]), np.zeros(4), np.zeros(3),
+                                np.zeros(3), axes))
+    clear = test.clear(states_of(*states), STEP_S)
+    assert clear.all(), f"{np.count_nonzero(~clear)} of {len(clear)} called near the ground"
+    simulation.destroy()

@@ -10,16 +10,18 @@ that rolls over still lands on its hull.
 
 The test only ever errs toward keeping the pair. A box lies on one side of each of its
 faces' planes; take the floor's (the roof's when upside down: the one facing down). The
-collider is flat within each triangle, so when every height sample of the triangles that
-may come under the box (its outline seen from above, grown by how far it may go sideways
-and by a cell's diagonal) lies beyond that plane by more than the plane may come toward
-it, no part of the terrain can meet the box in that time. (Any face would be sound; the
-floor is the one a hull on its anchors keeps clear of the ground.)
+box's outline seen from above holds the whole box, so only the ground under that outline
+(grown by how far the hull may go sideways) can meet it. The collider is flat within each
+triangle, so a point's distance beyond the plane is linear over a triangle, and over the
+part of a triangle inside the outline it is least at a corner of that part: clipping each
+triangle to the outline gives the nearest the ground comes. When that lies beyond the
+plane by more than the plane may come toward it, no part of the terrain can meet the box
+in that time. (Any face would be sound; the floor is the one a hull on its anchors keeps
+clear of the ground.) Most triangles lie beyond that margin at all three corners and are
+never clipped.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -28,10 +30,20 @@ from physics.model.compiled import compiled
 from physics.model.hull import HullSpec
 from physics.model.terrain_base import MISSING_HEIGHT_M, TerrainBase, sample_height
 
-CONTACT_SLACK_M = 0.1
-"""Clearance kept beyond the plane's movement: more than Bullet's own contact distances
-(0.04 m collision margins on the box and on the heightfield, a 0.02 m contact breaking
-threshold). Cost only, not behaviour: more slack keeps pairs a little longer."""
+BULLET_BOX_MARGIN_M = 0.04
+"""Bullet's collision margin round a box (its default for convex shapes): Bullet finds
+contacts this far outside the box's faces."""
+
+BULLET_BREAKING_SHARE = 0.02
+"""Bullet keeps a contact point while the two shapes are up to this share of the hull's
+angular motion disc apart (its ``gContactBreakingThreshold``; the disc is the radius of the
+box's bounding sphere, margin included, plus the sphere's offset from the body's origin):
+about 0.08 m for the tank."""
+
+CONTACT_SLACK_M = 0.02
+"""Clearance kept beyond Bullet's contact distance and the plane's movement, for the
+collider's single-precision arithmetic. Cost only, not behaviour: more slack keeps pairs
+a little longer."""
 
 SPEED_ALLOWANCE = 2.0
 """The hull's movement is taken as this many times what its velocity at the test would
@@ -76,14 +88,78 @@ def _closing_m(velocity, spin, hull, normal_x, normal_y, normal_z, lever_m, stre
     return (speed_along + tilting_rad_s * lever_m) * stretch_s
 
 
+def _clipped_nearest(corners, count, extent_along, extent_across, scratch):
+    """The least distance beyond the plane over the part of one triangle inside the
+    outline: ``corners`` (rows of along, across, distance; ``count`` of them) clipped to
+    |along| <= ``extent_along`` and |across| <= ``extent_across`` one edge of the outline
+    at a time (the distance is linear along each side, so a cut point's is interpolated);
+    +inf when no part is inside. ``scratch`` holds as many rows as ``corners``."""
+    polygon, spare = corners, scratch
+    for side in range(4):
+        axis = side // 2
+        sign = 1.0 if side % 2 == 0 else -1.0
+        limit = extent_along if axis == 0 else extent_across
+        kept = 0
+        for corner in range(count):
+            following = corner + 1 if corner + 1 < count else 0
+            inside_m = limit - sign * polygon[corner, axis]
+            next_inside_m = limit - sign * polygon[following, axis]
+            if inside_m >= 0.0:
+                spare[kept, 0] = polygon[corner, 0]
+                spare[kept, 1] = polygon[corner, 1]
+                spare[kept, 2] = polygon[corner, 2]
+                kept += 1
+            if (inside_m >= 0.0) != (next_inside_m >= 0.0):
+                share = inside_m / (inside_m - next_inside_m)
+                for column in range(3):
+                    spare[kept, column] = polygon[corner, column] + share * (
+                        polygon[following, column] - polygon[corner, column])
+                kept += 1
+        polygon, spare, count = spare, polygon, kept
+        if count == 0:
+            return np.inf
+    nearest_m = np.inf
+    for corner in range(count):
+        nearest_m = min(nearest_m, polygon[corner, 2])
+    return nearest_m
+
+
+def _ground_clear(samples, margin_m, extent_along, extent_across, corners, scratch):
+    """Whether the ground under the outline lies more than ``margin_m`` beyond the plane:
+    ``samples`` (rows, columns, 3) holds each sample's along, across and distance beyond
+    the plane. Each cell's two triangles split along the diagonal from (column + 1, row)
+    to (column, row + 1), as the collider's do."""
+    for row in range(samples.shape[0] - 1):
+        for column in range(samples.shape[1] - 1):
+            for triangle in range(2):
+                if triangle == 0:
+                    a_row, a_column, b_row, b_column = row, column, row, column + 1
+                else:
+                    a_row, a_column, b_row, b_column = row, column + 1, row + 1, column + 1
+                c_row, c_column = row + 1, column
+                if (samples[a_row, a_column, 2] > margin_m
+                        and samples[b_row, b_column, 2] > margin_m
+                        and samples[c_row, c_column, 2] > margin_m):
+                    continue  # beyond at every corner: beyond everywhere on it
+                for column_index in range(3):
+                    corners[0, column_index] = samples[a_row, a_column, column_index]
+                    corners[1, column_index] = samples[b_row, b_column, column_index]
+                    corners[2, column_index] = samples[c_row, c_column, column_index]
+                if _clipped_nearest(corners, 3, extent_along, extent_across,
+                                    scratch) <= margin_m:
+                    return False
+    return True
+
+
 def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, box_reach_m,
-                 within_s, heights, directory, lookup, clear):
-    """Per hull, into ``clear``: the test above, a loop over the height samples round it
-    (the terrain's :class:`~physics.model.terrain.TerrainTables`; a hull over a tile not
-    made is not clear)."""
+                 contact_m, within_s, heights, directory, lookup, clear):
+    """Per hull, into ``clear``: the test above, over the height samples round it (the
+    terrain's :class:`~physics.model.terrain.TerrainTables`; a hull over a tile not made
+    is not clear)."""
     map_half_x_m, map_half_y_m, spacing_m = lookup[0], lookup[1], lookup[2]
     columns, rows = int(lookup[3]) + 1, int(lookup[4]) + 1
     stretch_s = SPEED_ALLOWANCE * within_s
+    corners, scratch = np.empty((8, 3)), np.empty((8, 3))
     for hull in range(position.shape[0]):
         up_x, up_y, up_z = axes[hull, 2, 0], axes[hull, 2, 1], axes[hull, 2, 2]
         # The floor's face (the roof's, upside down): outward normal and a point on it.
@@ -95,10 +171,7 @@ def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, bo
         face_x = centre_x + half_extents[2] * normal_x
         face_y = centre_y + half_extents[2] * normal_y
         face_z = centre_z + half_extents[2] * normal_z
-        # The outline grows by the sideways travel and a cell's diagonal (a triangle under
-        # the box has its corners within).
-        grow_m = (np.hypot(velocity[hull, 0], velocity[hull, 1]) * stretch_s
-                  + spacing_m * math.sqrt(2.0))
+        grow_m = np.hypot(velocity[hull, 0], velocity[hull, 1]) * stretch_s  # sideways travel
         (heading_x, heading_y, across_x, across_y, extent_along, extent_across, window_x,
          window_y) = _outline(axes, hull, half_extents, grow_m)
         if not (np.isfinite(centre_x) and np.isfinite(centre_y) and np.isfinite(window_x)
@@ -110,28 +183,43 @@ def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, bo
                           columns - 1)
         first_row = max(int(np.floor((centre_y - window_y + map_half_y_m) / spacing_m)), 0)
         last_row = min(int(np.ceil((centre_y + window_y + map_half_y_m) / spacing_m)), rows - 1)
-        # The nearest sample under the outline, by its distance outside the face's plane.
-        nearest_m = np.inf
-        for row in range(first_row, last_row + 1):
-            y = row * spacing_m - map_half_y_m
-            for column in range(first_column, last_column + 1):
-                x = column * spacing_m - map_half_x_m
-                offset_x, offset_y = x - centre_x, y - centre_y
-                if (abs(heading_x * offset_x + heading_y * offset_y) <= extent_along
-                        and abs(across_x * offset_x + across_y * offset_y) <= extent_across):
-                    height = sample_height(heights, directory, lookup, column, row)
-                    if height == MISSING_HEIGHT_M:
-                        nearest_m = -np.inf
-                    outside_m = (normal_z * (height - face_z)
-                                 + normal_x * (x - face_x) + normal_y * (y - face_y))
-                    nearest_m = min(nearest_m, outside_m)
         lever_m = np.hypot(extent_along, extent_across) + box_reach_m
-        clear[hull] = nearest_m > _closing_m(velocity, spin, hull, normal_x, normal_y,
-                                             normal_z, lever_m, stretch_s) + CONTACT_SLACK_M
+        margin_m = _closing_m(velocity, spin, hull, normal_x, normal_y, normal_z, lever_m,
+                              stretch_s) + contact_m
+        window_columns, window_rows = last_column - first_column + 1, last_row - first_row + 1
+        if window_columns < 2 or window_rows < 2:
+            clear[hull] = True  # off the map: no ground under it
+            continue
+        # Each sample's place in the outline's frame and its distance beyond the plane.
+        samples = np.empty((window_rows, window_columns, 3))
+        all_beyond, missing = True, False
+        for row in range(window_rows):
+            y = (first_row + row) * spacing_m - map_half_y_m
+            for column in range(window_columns):
+                x = (first_column + column) * spacing_m - map_half_x_m
+                height = sample_height(heights, directory, lookup, first_column + column,
+                                       first_row + row)
+                missing = missing or height == MISSING_HEIGHT_M
+                offset_x, offset_y = x - centre_x, y - centre_y
+                beyond_m = (normal_z * (height - face_z)
+                            + normal_x * (x - face_x) + normal_y * (y - face_y))
+                samples[row, column, 0] = heading_x * offset_x + heading_y * offset_y
+                samples[row, column, 1] = across_x * offset_x + across_y * offset_y
+                samples[row, column, 2] = beyond_m
+                all_beyond = all_beyond and beyond_m > margin_m
+        if missing:
+            clear[hull] = False
+        elif all_beyond:
+            clear[hull] = True
+        else:
+            clear[hull] = _ground_clear(samples, margin_m, extent_along, extent_across,
+                                        corners, scratch)
 
 
 _outline = compiled(_outline, inline=True)
 _closing_m = compiled(_closing_m, inline=True)
+_clipped_nearest = compiled(_clipped_nearest)
+_ground_clear = compiled(_ground_clear)
 _clear_hulls = compiled(_clear_hulls)
 
 
@@ -146,6 +234,11 @@ class HullClearance:
         """The box's centre lies this far up the hull's axis from the centre of mass."""
         self._box_reach_m = float(np.linalg.norm(self._half_extents_m)) + self._centre_lift_m
         """Every point of the box lies within this of the centre of mass."""
+        disc_m = (float(np.linalg.norm(self._half_extents_m + BULLET_BOX_MARGIN_M))
+                  + abs(self._centre_lift_m))
+        self.contact_m = BULLET_BOX_MARGIN_M + BULLET_BREAKING_SHARE * disc_m + CONTACT_SLACK_M
+        """How near the ground may come to the box's face before the hull is kept in the
+        pair: as far as Bullet finds contacts, and the slack."""
 
     def clear(self, states: BodyStates, within_s: float) -> np.ndarray:
         """Per vehicle (V,): no part of the terrain can come within Bullet's contact
@@ -156,6 +249,6 @@ class HullClearance:
         tables = self.terrain.tables
         _clear_hulls(states.position_ws, states.axes_ws, states.velocity_ws,
                      states.angular_velocity_ws, self._half_extents_m, self._centre_lift_m,
-                     self._box_reach_m, within_s, tables.heights, tables.directory,
-                     tables.lookup, clear)
+                     self._box_reach_m, self.contact_m, within_s, tables.heights,
+                     tables.directory, tables.lookup, clear)
         return clear
