@@ -128,6 +128,8 @@ class PhysicsWorld:
         self.handles = HandleMap()
         self.step_count = 0
         self._substep_hooks: list[SubstepHook] = []
+        self._states_kept = 0
+        """Panda's cached TransformStates after this world last collected them."""
 
     @property
     def time_s(self) -> float:
@@ -170,11 +172,19 @@ class PhysicsWorld:
             for hook in self._substep_hooks:
                 hook(self.substep_s)
             self.bullet.doPhysics(self.substep_s, 0)
-        # Bullet's transform sync makes a new TransformState per moving body; Panda's state
-        # cache frees unused ones only when collected, which rendering does and a headless
-        # run never would (the cache, and memory, would grow without end).
-        TransformState.garbageCollect()
+        self._collect_states()
         self.step_count += 1
+
+    def _collect_states(self) -> None:
+        """Bullet's transform sync makes a new TransformState per moving body a substep;
+        Panda's state cache frees unused ones only when collected. A window's ShowBase
+        collects every frame, walking the whole cache; a headless run never would, and
+        the cache (and memory) would grow without end. So collect whenever the cache has
+        doubled since the last collection here: never in a window, where it stays small,
+        and headless at an amortised cost of a few entries walked per state made."""
+        if TransformState.getNumStates() > 2 * self._states_kept:
+            TransformState.garbageCollect()
+            self._states_kept = TransformState.getNumStates()
 
     def ray_closest(self, from_ws, to_ws, exclude=None, mask: BitMask32 = ALL_BODIES
                     ) -> RayHit | None:
