@@ -311,7 +311,12 @@ class Battle:
 
 
 def _nearest(vehicles: list, me):
-    """The one of ``vehicles`` nearest to ``me``."""
-    here = me.current.position_ws
-    return min(vehicles, key=lambda vehicle: float(np.sum((vehicle.current.position_ws
-                                                            - here) ** 2)))
+    """The one of ``vehicles`` nearest to ``me`` (the first of the nearest: squared
+    distances in plain floats, summed in numpy's order, so ties fall as they did)."""
+    here_x, here_y, here_z = me.current.position_ws.tolist()
+
+    def squared_distance(vehicle) -> float:
+        x, y, z = vehicle.current.position_ws.tolist()
+        dx, dy, dz = x - here_x, y - here_y, z - here_z
+        return (dx * dx + dy * dy) + dz * dz
+    return min(vehicles, key=squared_distance)
