@@ -4,6 +4,14 @@ one's real-time factor.
 Each size runs the whole game as ``--headless --bots N-1`` does, the player driving at
 random like the soak, and reports simulated seconds per wall second. The first step is
 not timed: it loads the compiled loops (compiles them, the first time on a machine).
+
+Each result also splits a step's time into its parts (``step_ms``), each timed with
+``perf_counter`` round the calls :meth:`Simulation.step <game.sim.simulation.Simulation.step>`
+makes: the bots' controls, the vehicles' drive (gearboxes, tracks, the near test), the
+physics (the anchors and Bullet), the guard (reading every state back), the shells and
+damage (firing, then what the shells struck), and the rest of the step (its own
+bookkeeping, the battle's rules, the player's random driving). The timers cost a few
+microseconds a step, which ``other`` takes.
 """
 
 from __future__ import annotations
@@ -12,6 +20,9 @@ import time
 
 from bench.soak import random_battle
 from game.sim.events import Destroyed, Hit, RoundEnd, Shot
+
+STEP_PARTS = ("bots", "drive", "physics", "guard", "combat")
+"""The parts of a step timed apart; ``other`` is what is left of the step."""
 
 DEFAULT_TANKS = (8,)
 """``python -m bench battle``: one battle of 8 tanks (7 bots and the player)."""
@@ -30,20 +41,63 @@ def run_one(config, tanks: int, seconds: float, seed: int, map_name: str = DEFAU
     step_s = loop.simulation.step_s
     steps = max(round(seconds / step_s), 2)
     counts = dict.fromkeys((Shot, Hit, Destroyed, RoundEnd), 0)
+    parts = StepParts(loop.simulation, loop.session.battle.bots.values())
     started = 0.0
     for step in range(steps):
         if step == 1:
             started = time.perf_counter()
+            parts.clear()
         for event in loop.step():
             if type(event) in counts:
                 counts[type(event)] += 1
     wall_s = time.perf_counter() - started
     timed_s = (steps - 1) * step_s
     loop.session.destroy()
+    ms_per_step = wall_s / (steps - 1) * 1000.0
     return {"tanks": tanks, "wall_s": round(wall_s, 3),
             "realtime_factor": round(timed_s / wall_s, 2),
-            "ms_per_step": round(wall_s / (steps - 1) * 1000.0, 3),
+            "ms_per_step": round(ms_per_step, 3),
+            "step_ms": parts.per_step_ms(steps - 1, ms_per_step),
             "events": {kind.TYPE: count for kind, count in counts.items()}}
+
+
+class StepParts:
+    """Wall time spent in each of :data:`STEP_PARTS`, by timed wrappers set on the
+    simulation's own objects (the bots, fleets, world, guard and combat)."""
+
+    def __init__(self, simulation, bots):
+        self._spent_s = dict.fromkeys(STEP_PARTS, 0.0)
+        for bot in bots:
+            bot.controls = self._timed("bots", bot.controls)
+        for fleet in simulation.fleets.values():
+            fleet.update_drive = self._timed("drive", fleet.update_drive)
+        simulation.world.step = self._timed("physics", simulation.world.step)
+        guard = simulation.guard
+        guard.record_and_guard = self._timed("guard", guard.record_and_guard)
+        combat = simulation.combat
+        combat.aim_and_fire = self._timed("combat", combat.aim_and_fire)
+        combat.resolve = self._timed("combat", combat.resolve)
+
+    def _timed(self, part: str, function):
+        spent = self._spent_s
+
+        def timed(*arguments):
+            began = time.perf_counter()
+            try:
+                return function(*arguments)
+            finally:
+                spent[part] += time.perf_counter() - began
+        return timed
+
+    def clear(self) -> None:
+        for part in self._spent_s:
+            self._spent_s[part] = 0.0
+
+    def per_step_ms(self, steps: int, ms_per_step: float) -> dict:
+        """Milliseconds a step in each part, and ``other``: the rest of ``ms_per_step``."""
+        split = {part: spent_s / steps * 1000.0 for part, spent_s in self._spent_s.items()}
+        split["other"] = ms_per_step - sum(split.values())
+        return {part: round(ms, 3) for part, ms in split.items()}
 
 
 def run(config, tanks=DEFAULT_TANKS, seconds: float = DEFAULT_SECONDS,
@@ -66,4 +120,6 @@ def table(report: dict) -> str:
         lines.append(f"  {result['tanks']:>3} tanks: {result['realtime_factor']:.1f}x real time "
                      f"({result['ms_per_step']:.2f} ms a step, {result['wall_s']:.1f} s); "
                      f"events {result['events']}")
+        lines.append("      of a step (ms): " + ", ".join(
+            f"{part} {ms:.3f}" for part, ms in result["step_ms"].items()))
     return "\n".join(lines)

@@ -69,6 +69,10 @@ def test_the_battle_benchmark_runs_a_real_battle():
     assert result["realtime_factor"] > 0.0 and result["wall_s"] > 0.0
     assert report["realtime_factor"] == {"3": result["realtime_factor"]}
     assert set(result["events"]) == {"shot", "hit", "destroyed", "round_end"}
+    split = result["step_ms"]
+    assert list(split) == ["bots", "drive", "physics", "guard", "combat", "other"]
+    assert all(split[part] > 0.0 for part in ("bots", "drive", "physics", "guard", "combat"))
+    assert sum(split.values()) == pytest.approx(result["ms_per_step"], abs=0.01)
 
 
 def test_the_battle_benchmark_runs_one_battle_per_size():
