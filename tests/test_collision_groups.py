@@ -42,6 +42,13 @@ def test_every_world_has_the_pair_table():
             assert world.bullet.getGroupCollisionFlag(first, second) == groups.collide(
                 first, second)
     assert not groups.collide(groups.RAISED_HULL, groups.TERRAIN)
+    for group in groups.HULL_GROUPS:  # whichever pairs a hull is in, it meets the solids
+        assert all(groups.collide(group, other) for other in (
+            *groups.HULL_GROUPS, groups.PROP, groups.ROCK, groups.SHELL, groups.DEBRIS,
+            groups.TRIGGER))
+    assert [groups.hull_group(terrain, edges) for terrain in (True, False)
+            for edges in (True, False)] == [groups.HULL, groups.INLAND_HULL,
+                                            groups.RAISED_HULL, groups.RAISED_INLAND_HULL]
     assert not groups.collide(groups.FRESH_SHELL, groups.HULL)
     assert not groups.collide(groups.DEBRIS, groups.TRIGGER)
     world.destroy()
@@ -75,7 +82,11 @@ def _dropped_onto(falling: int, floor: int) -> float:
     (groups.DEBRIS, groups.TERRAIN), (groups.DEBRIS, groups.ROCK),
     (groups.SHELL, groups.TRIGGER), (groups.SHELL, groups.PROP),
     (groups.FRESH_SHELL, groups.HULL), (groups.FRESH_SHELL, groups.ROCK),
-    (groups.HULL, groups.TRIGGER), (groups.PROP, groups.TRIGGER)])
+    (groups.HULL, groups.TRIGGER), (groups.PROP, groups.TRIGGER),
+    (groups.HULL, groups.EDGE), (groups.RAISED_HULL, groups.EDGE),
+    (groups.INLAND_HULL, groups.TERRAIN), (groups.INLAND_HULL, groups.EDGE),
+    (groups.RAISED_INLAND_HULL, groups.TERRAIN), (groups.RAISED_INLAND_HULL, groups.EDGE),
+    (groups.RAISED_INLAND_HULL, groups.ROCK), (groups.SHELL, groups.RAISED_INLAND_HULL)])
 def test_bodies_collide_as_the_table_says(falling, floor):
     height_m = _dropped_onto(falling, floor)
     if groups.collide(falling, floor):
@@ -92,7 +103,7 @@ def test_the_game_makes_its_bodies_in_their_groups(config):
     for plate in simulation.plates:
         assert by_name[plate.name].getIntoCollideMask() == groups.mask_of(groups.PROP)
     hull_mask = simulation.player.body.getIntoCollideMask()
-    assert hull_mask in (groups.mask_of(groups.HULL), groups.mask_of(groups.RAISED_HULL))
+    assert hull_mask in [groups.mask_of(group) for group in groups.HULL_GROUPS]
     simulation.destroy()
     desert = Simulation(config.world, MapChoice.parse("desert"), seed=1)
     rocks = [node for node in desert.world.bullet.getRigidBodies()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from panda3d.core import LQuaternionf, Point3, TransformState, Vec3
 
-from game.sim.controls import Controls
+from game.sim.controls import AUTOMATIC, Controls
 from game.sim.simulation import Simulation
 from physics.bullet.bodies import TERRAIN_NAME, make_hull_body
 from physics.bullet.poses import body_state
@@ -90,7 +90,7 @@ def test_a_tank_on_its_springs_leaves_the_pair_and_an_upset_one_lands_on_its_hul
     player = flat.player
     for _ in range(90):
         flat.step(Controls())
-    assert not player.fleet.meets_terrain[player.index]
+    assert not player.fleet.hull_pairs.meets_terrain[player.index]
     rolled = LQuaternionf()
     rolled.setHpr(Vec3(0.0, 0.0, 180.0))
     player.body.setTransform(TransformState.makePosQuatScale(Point3(0.0, 0.0, 2.0), rolled,
@@ -103,7 +103,7 @@ def test_a_tank_on_its_springs_leaves_the_pair_and_an_upset_one_lands_on_its_hul
     roof_height_m = hull.half_extents_m[2] + hull.centre_of_mass_drop_m
     assert player.current.axes_ws()[2][2] < -0.99
     assert player.current.position_ws[2] == pytest.approx(roof_height_m, abs=0.05)
-    assert player.fleet.meets_terrain[player.index]
+    assert player.fleet.hull_pairs.meets_terrain[player.index]
 
 
 def test_a_still_hull_whose_floor_is_25_cm_above_the_dunes_is_clear(config):
@@ -137,3 +137,25 @@ def test_a_still_hull_whose_floor_is_25_cm_above_the_dunes_is_clear(config):
     clear = test.clear(states_of(*states), STEP_S)
     assert clear.all(), f"{np.count_nonzero(~clear)} of {len(clear)} called near the ground"
     simulation.destroy()
+
+
+def test_a_hull_leaves_the_edges_pair_inland_and_an_edge_still_stops_it(config, flat):
+    """The map's edge planes pair only with hulls that may reach them: a tank in the middle
+    is out of their pair; one driven at the east edge is back in it and held by the wall."""
+    player = flat.player
+    pairs = player.fleet.hull_pairs
+    for _ in range(30):
+        flat.step(Controls())
+    assert not pairs.meets_edges[player.index]
+    half_m = flat.terrain.half_extent_x_m
+    flat.place(player, half_m - 40.0, 0.0, 90.0)  # facing east, 40 m from the edge
+    paired_at_m = None
+    for _ in range(int(20.0 / STEP_S)):
+        flat.step(Controls(throttle=1.0, gear=AUTOMATIC))
+        if paired_at_m is None and pairs.meets_edges[player.index]:
+            paired_at_m = half_m - float(player.current.position_ws[0])
+    assert paired_at_m is not None and paired_at_m > config.tank.hull.half_extents_m[1]
+    front_m = (player.current.position_ws[0]
+               + config.tank.hull.half_extents_m[1] * player.current.axes_ws()[1][0])
+    assert front_m == pytest.approx(half_m, abs=0.2)  # nose against the wall, not through
+    assert abs(player.current.position_ws[1]) < 5.0

@@ -21,23 +21,19 @@ import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import Point3, Vec3
 
-from physics.bullet import groups
 from physics.bullet.ground import BulletRays
+from physics.bullet.hull_pairs import HullPairs
 from physics.bullet.poses import FleetPoses, body_states, fleet_poses
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
 from physics.model.broadphase import near_each_other, near_spheres, segments_near_spheres
 from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
-from physics.model.hull_clearance import HullClearance
 from physics.model.terrain import Terrain
 
 _NEAR_TEST_SLACK_M = 2.0
 """Room added to the vehicles' reach when testing who is near what, so the test holds for
 as long as everyone stays within half of it (a few steps at full speed). More room: fewer
 tests, but more vehicles cast Bullet rays they do not need. Cost only, not behaviour."""
-
-_PAIRED_HULL = groups.mask_of(groups.HULL)
-_RAISED_HULL = groups.mask_of(groups.RAISED_HULL)
 
 _RAY_SLACK_M = 0.05
 """Room added to every body's bounding sphere when choosing the rays cast through Bullet:
@@ -126,10 +122,8 @@ class VehicleFleet:
         """Per vehicle: its anchor maths went non-finite since the last ``recover``."""
         self.command = AnchorCommand.idle(0, len(self.constants.position_bs))
         self._near_test: _NearTest | None = None
-        self._hull_clearance = HullClearance(terrain, spec.hull)
-        self.meets_terrain = np.zeros(0, dtype=bool)
-        """Per vehicle: its hull is in Bullet's pair with the terrain (left out while the
-        hull is clear of the ground)."""
+        self.hull_pairs = HullPairs(world, terrain, spec.hull)
+        """Which of Bullet's pairs each hull is in (the terrain's, the map's edges')."""
         self._plan: _StepPlan | None = None
         """What ``update_drive`` read for the step about to be taken."""
         world.add_substep_hook(self._substep)
@@ -146,7 +140,7 @@ class VehicleFleet:
             setattr(self, name, np.append(getattr(self, name), 0.0))
         self.handbrake = np.append(self.handbrake, False)
         self.faulted = np.append(self.faulted, False)
-        self.meets_terrain = np.append(self.meets_terrain, True)
+        self.hull_pairs.add()
         self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
         return index
 
@@ -157,8 +151,9 @@ class VehicleFleet:
         self.gearbox.remove_vehicle(index)
         self.model.remove(index)
         self.drive.remove(index)
-        for name in ("throttle", "steer", "brake", "handbrake", "faulted", "meets_terrain"):
+        for name in ("throttle", "steer", "brake", "handbrake", "faulted"):
             setattr(self, name, np.delete(getattr(self, name), index))
+        self.hull_pairs.remove(index)
         self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
         self._near_test = None
         self._plan = None
@@ -253,7 +248,7 @@ class VehicleFleet:
         speeds = _forward_speeds(states)
         self._plan = _StepPlan(self.world.step_count, states,
                                *self._near_something(states, step_s))
-        self._pair_hulls_with_terrain(states, step_s)
+        self.hull_pairs.update(self.bodies, states, step_s)
         gears = self.gearbox.step(step_s, speeds, self.throttle, self.model.driveline)
         self.command = self.drive.command(gears.command, self.gearbox.shifting, self.steer,
                                           self.brake, self.handbrake, step_s, speeds)
@@ -318,19 +313,6 @@ class VehicleFleet:
             speeds[index] = obstacle.getLinearVelocity().length()
         return centres, radii, speeds
 
-    def _pair_hulls_with_terrain(self, states: BodyStates, step_s: float) -> None:
-        """Leave the hulls clear of the ground through the step out of Bullet's pair with
-        the terrain, and put the others back."""
-        self._meet_terrain(~self._hull_clearance.clear(states, step_s))
-
-    def _meet_terrain(self, wanted: np.ndarray) -> None:
-        """Put the hulls marked in ``wanted`` in Bullet's pair with the terrain (the hull
-        group), the others out of it (the raised hull group)."""
-        for index in np.flatnonzero(wanted != self.meets_terrain).tolist():
-            self.world.set_collide_mask(self.bodies[index], _PAIRED_HULL if wanted[index]
-                                        else _RAISED_HULL)
-        self.meets_terrain = wanted
-
     def _substep(self, substep_s: float) -> None:
         if not self.bodies:
             return
@@ -341,7 +323,8 @@ class VehicleFleet:
         else:  # stepped without update_drive: read and look round every substep
             states = body_states(self.bodies)
             near, others = self._near_something(states, substep_s)
-            self._meet_terrain(np.ones(len(self.bodies), dtype=bool))  # nobody tests them
+            everyone = np.ones(len(self.bodies), dtype=bool)
+            self.hull_pairs.set(self.bodies, everyone, everyone)  # nobody tests them
         exact = self._rays_near_bodies(states, near, others)
         impulses = self.model.step(states, self.command, substep_s, self.terrain,
                                    self._bullet_rays, exact)

@@ -14,7 +14,11 @@ flags, so collisions stay the same run to run.
 The hull's pair with the terrain is made only where the hull is near the ground (the
 anchors stand on our own height array; Bullet's terrain matters only for hull contact):
 a hull clear of the ground is put in :data:`RAISED_HULL`, which collides with all that a
-hull does except the terrain. Queries that look for hulls take both (:data:`HULLS`).
+hull does except the terrain. Likewise its pair with the four planes at the map's edges
+(whose bounds span everything, so Bullet would test every hull against them every
+substep) is made only where the hull is near an edge: :data:`INLAND_HULL` leaves them out,
+and :data:`RAISED_INLAND_HULL` both. Queries that look for hulls take all four
+(:data:`HULLS`).
 """
 
 from __future__ import annotations
@@ -45,23 +49,32 @@ DEBRIS = 8
 """Loose pieces: they land on things and shells strike them; nothing stands on them."""
 TRIGGER = 9
 """Trigger volumes: they notice hulls and stop nothing."""
+INLAND_HULL = 10
+"""Vehicle hulls near the ground but far from the map's edges, left out of the edges'
+pairs."""
+RAISED_INLAND_HULL = 11
+"""Vehicle hulls clear of the ground and far from the edges: out of both pairs."""
 
 GROUP_NAMES = {TERRAIN: "terrain", EDGE: "edge", HULL: "hull", RAISED_HULL: "raised hull",
                PROP: "prop", ROCK: "rock", SHELL: "shell", FRESH_SHELL: "fresh shell",
-               DEBRIS: "debris", TRIGGER: "trigger"}
+               DEBRIS: "debris", TRIGGER: "trigger", INLAND_HULL: "inland hull",
+               RAISED_INLAND_HULL: "raised inland hull"}
 
-_SOLID = (HULL, RAISED_HULL, PROP, ROCK)
+HULL_GROUPS = (HULL, RAISED_HULL, INLAND_HULL, RAISED_INLAND_HULL)
+"""Every group a vehicle hull may be in."""
+
+_SOLID = (*HULL_GROUPS, PROP, ROCK)
 """Bodies that stand in the way of a vehicle."""
 
 COLLIDING: frozenset[frozenset[int]] = frozenset(frozenset(pair) for pair in (
-    *((ground, solid) for ground in (TERRAIN, EDGE) for solid in (HULL, PROP, ROCK, DEBRIS)),
-    (EDGE, RAISED_HULL),
+    *((ground, solid) for ground in (TERRAIN, EDGE) for solid in (PROP, ROCK, DEBRIS)),
+    (TERRAIN, HULL), (TERRAIN, INLAND_HULL), (EDGE, HULL), (EDGE, RAISED_HULL),
     *((first, second) for first in _SOLID for second in _SOLID),
     *((SHELL, other) for other in (TERRAIN, EDGE, *_SOLID, SHELL, DEBRIS)),
     *((FRESH_SHELL, other) for other in (TERRAIN, EDGE, PROP, ROCK, SHELL, FRESH_SHELL,
                                          DEBRIS)),
     *((DEBRIS, other) for other in (*_SOLID, DEBRIS)),
-    (TRIGGER, HULL), (TRIGGER, RAISED_HULL),
+    *((TRIGGER, hull) for hull in HULL_GROUPS),
 ))
 """The group pairs whose bodies collide (a one-group pair: bodies of that group meet
 each other). Static bodies (terrain, edges, rocks, plates) never meet one another
@@ -93,19 +106,26 @@ def collide(first: int, second: int) -> bool:
     return frozenset((first, second)) in COLLIDING
 
 
-HULLS = mask_of(HULL, RAISED_HULL)
-"""Every vehicle hull, paired with the terrain or not."""
+HULLS = mask_of(*HULL_GROUPS)
+"""Every vehicle hull, whichever pairs it is in."""
 ALL_GROUPS = mask_of(*GROUP_NAMES)
 """Every body of every group."""
-ANCHOR_GROUND = mask_of(EDGE, HULL, RAISED_HULL, PROP, ROCK)
+ANCHOR_GROUND = mask_of(EDGE, *HULL_GROUPS, PROP, ROCK)
 """What an anchor's Bullet ray may stand on: solid bodies, not the terrain (the anchors
 cast against our own height array), not shells, debris or triggers."""
-SHELL_PATH = mask_of(TERRAIN, EDGE, HULL, RAISED_HULL, PROP, ROCK, DEBRIS)
+SHELL_PATH = mask_of(TERRAIN, EDGE, *HULL_GROUPS, PROP, ROCK, DEBRIS)
 """What a shell's swept path strikes (a shell meeting a shell is Bullet's contact)."""
-ARC_BLOCKERS = mask_of(EDGE, HULL, RAISED_HULL, PROP, ROCK)
+ARC_BLOCKERS = mask_of(EDGE, *HULL_GROUPS, PROP, ROCK)
 """What a predicted arc may meet besides the terrain (the arc meets the height array)."""
 BLAST = HULLS
 """What a blast harms."""
-SIGHT_BLOCKERS = mask_of(HULL, RAISED_HULL, PROP, ROCK)
+SIGHT_BLOCKERS = mask_of(*HULL_GROUPS, PROP, ROCK)
 """Bodies that may hide one vehicle from another (besides the terrain, tested on our own
 height array); the caller says which hulls do (wrecks, not the living)."""
+
+
+def hull_group(meets_terrain: bool, meets_edges: bool) -> int:
+    """The group of a hull that is (or is not) in the terrain's pair and the edges'."""
+    if meets_terrain:
+        return HULL if meets_edges else INLAND_HULL
+    return RAISED_HULL if meets_edges else RAISED_INLAND_HULL

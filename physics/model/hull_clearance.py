@@ -240,6 +240,18 @@ class HullClearance:
         """How near the ground may come to the box's face before the hull is kept in the
         pair: as far as Bullet finds contacts, and the slack."""
 
+    def near_edges(self, states: BodyStates, within_s: float) -> np.ndarray:
+        """Per vehicle (V,): the hull may come within Bullet's contact distance of one of
+        the map's edges in the next ``within_s`` seconds (its box's reach, that distance
+        and the way it may go, as the ground test takes it; not finite: near)."""
+        position, velocity = states.position_ws, states.velocity_ws
+        speed_mps = np.sqrt(np.einsum("vi,vi->v", velocity, velocity))
+        reach_m = self._box_reach_m + self.contact_m + SPEED_ALLOWANCE * within_s * speed_mps
+        with np.errstate(invalid="ignore"):
+            inland = ((np.abs(position[:, 0]) + reach_m < self.terrain.half_extent_x_m)
+                      & (np.abs(position[:, 1]) + reach_m < self.terrain.half_extent_y_m))
+        return ~inland
+
     def clear(self, states: BodyStates, within_s: float) -> np.ndarray:
         """Per vehicle (V,): no part of the terrain can come within Bullet's contact
         distance of the hull in the next ``within_s`` seconds."""

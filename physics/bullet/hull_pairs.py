@@ -1,0 +1,63 @@
+"""Which of Bullet's pairs each hull of a fleet is in: with the terrain, with the map's
+edges.
+
+Both the heightfield and the four edge planes have bounds that span the map, so Bullet
+would test every hull's box against them every substep. A hull riding clear of the
+ground (:class:`~physics.model.hull_clearance.HullClearance`) leaves the terrain's pair,
+and one far from every edge leaves the edges'; each goes back as soon as its test no
+longer holds. A hull's pairs are its collision group
+(:func:`physics.bullet.groups.hull_group`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from panda3d.bullet import BulletRigidBodyNode
+
+from physics.bullet import groups
+from physics.bullet.world import PhysicsWorld
+from physics.model.anchors import BodyStates
+from physics.model.hull import HullSpec
+from physics.model.hull_clearance import HullClearance
+from physics.model.terrain import Terrain
+
+_MASKS = {(meets_terrain, meets_edges): groups.mask_of(groups.hull_group(meets_terrain,
+                                                                       meets_edges))
+          for meets_terrain in (False, True) for meets_edges in (False, True)}
+"""A hull's mask by whether it is in the terrain's pair and the edges'."""
+
+
+class HullPairs:
+    """The pairs of the hulls of one fleet (rows by vehicle index); a new hull is in both."""
+
+    def __init__(self, world: PhysicsWorld, terrain: Terrain, hull: HullSpec):
+        self.world = world
+        self.clearance = HullClearance(terrain, hull)
+        self.meets_terrain = np.zeros(0, dtype=bool)
+        """Per vehicle: its hull is in Bullet's pair with the terrain."""
+        self.meets_edges = np.zeros(0, dtype=bool)
+        """Per vehicle: its hull is in Bullet's pair with the map's edges."""
+
+    def add(self) -> None:
+        self.meets_terrain = np.append(self.meets_terrain, True)
+        self.meets_edges = np.append(self.meets_edges, True)
+
+    def remove(self, index: int) -> None:
+        self.meets_terrain = np.delete(self.meets_terrain, index)
+        self.meets_edges = np.delete(self.meets_edges, index)
+
+    def update(self, bodies: list[BulletRigidBodyNode], states: BodyStates,
+               within_s: float) -> None:
+        """Pair each hull for the next ``within_s`` seconds: with the terrain unless it stays
+        clear of the ground, with the edges unless it stays far from them."""
+        self.set(bodies, ~self.clearance.clear(states, within_s),
+                 self.clearance.near_edges(states, within_s))
+
+    def set(self, bodies: list[BulletRigidBodyNode], meets_terrain: np.ndarray,
+            meets_edges: np.ndarray) -> None:
+        """Put each hull in the pairs marked, moving only those whose pairs change."""
+        changed = (meets_terrain != self.meets_terrain) | (meets_edges != self.meets_edges)
+        for index in np.flatnonzero(changed).tolist():
+            self.world.set_collide_mask(bodies[index], _MASKS[bool(meets_terrain[index]),
+                                                              bool(meets_edges[index])])
+        self.meets_terrain, self.meets_edges = meets_terrain, meets_edges
