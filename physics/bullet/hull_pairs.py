@@ -50,8 +50,8 @@ class HullPairs:
                within_s: float) -> None:
         """Pair each hull for the next ``within_s`` seconds: with the terrain unless it stays
         clear of the ground, with the edges unless it stays far from them."""
-        self.set(bodies, ~self.clearance.clear(states, within_s),
-                 self.clearance.near_edges(states, within_s))
+        clear, near_edges = self.clearance.test(states, within_s)
+        self.set(bodies, ~clear, near_edges)
 
     def set(self, bodies: list[BulletRigidBodyNode], meets_terrain: np.ndarray,
             meets_edges: np.ndarray) -> None:

@@ -152,15 +152,22 @@ def _ground_clear(samples, margin_m, extent_along, extent_across, corners, scrat
 
 
 def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, box_reach_m,
-                 contact_m, within_s, heights, directory, lookup, clear):
+                 contact_m, within_s, heights, directory, lookup, clear, near_edges):
     """Per hull, into ``clear``: the test above, over the height samples round it (the
     terrain's :class:`~physics.model.terrain.TerrainTables`; a hull over a tile not made
-    is not clear)."""
+    is not clear); and into ``near_edges``: whether it may come within ``contact_m`` of
+    one of the map's edges (the box's reach and the way it may go; not finite: near)."""
     map_half_x_m, map_half_y_m, spacing_m = lookup[0], lookup[1], lookup[2]
     columns, rows = int(lookup[3]) + 1, int(lookup[4]) + 1
     stretch_s = SPEED_ALLOWANCE * within_s
     corners, scratch = np.empty((8, 3)), np.empty((8, 3))
     for hull in range(position.shape[0]):
+        speed_mps = np.sqrt(velocity[hull, 0] * velocity[hull, 0]
+                            + velocity[hull, 1] * velocity[hull, 1]
+                            + velocity[hull, 2] * velocity[hull, 2])
+        edge_reach_m = box_reach_m + contact_m + speed_mps * stretch_s
+        near_edges[hull] = not (abs(position[hull, 0]) + edge_reach_m < map_half_x_m
+                                and abs(position[hull, 1]) + edge_reach_m < map_half_y_m)
         up_x, up_y, up_z = axes[hull, 2, 0], axes[hull, 2, 1], axes[hull, 2, 2]
         # The floor's face (the roof's, upside down): outward normal and a point on it.
         flip = -1.0 if up_z > 0.0 else (1.0 if up_z < 0.0 else 0.0)
@@ -240,27 +247,22 @@ class HullClearance:
         """How near the ground may come to the box's face before the hull is kept in the
         pair: as far as Bullet finds contacts, and the slack."""
 
-    def near_edges(self, states: BodyStates, within_s: float) -> np.ndarray:
-        """Per vehicle (V,): the hull may come within Bullet's contact distance of one of
-        the map's edges in the next ``within_s`` seconds (its box's reach, that distance
-        and the way it may go, as the ground test takes it; not finite: near)."""
-        position, velocity = states.position_ws, states.velocity_ws
-        speed_mps = np.sqrt(np.einsum("vi,vi->v", velocity, velocity))
-        reach_m = self._box_reach_m + self.contact_m + SPEED_ALLOWANCE * within_s * speed_mps
-        with np.errstate(invalid="ignore"):
-            inland = ((np.abs(position[:, 0]) + reach_m < self.terrain.half_extent_x_m)
-                      & (np.abs(position[:, 1]) + reach_m < self.terrain.half_extent_y_m))
-        return ~inland
-
-    def clear(self, states: BodyStates, within_s: float) -> np.ndarray:
-        """Per vehicle (V,): no part of the terrain can come within Bullet's contact
-        distance of the hull in the next ``within_s`` seconds."""
-        clear = np.zeros(len(states.position_ws), dtype=bool)
-        if _clear_hulls is None or not len(clear):
-            return clear
+    def test(self, states: BodyStates, within_s: float) -> tuple[np.ndarray, np.ndarray]:
+        """Per vehicle (V,): whether no part of the terrain can come within Bullet's contact
+        distance of the hull in the next ``within_s`` seconds (clear); and whether one of
+        the map's edges may (near the edges)."""
+        count = len(states.position_ws)
+        clear, near_edges = np.zeros(count, dtype=bool), np.ones(count, dtype=bool)
+        if _clear_hulls is None or not count:
+            return clear, near_edges
         tables = self.terrain.tables
         _clear_hulls(states.position_ws, states.axes_ws, states.velocity_ws,
                      states.angular_velocity_ws, self._half_extents_m, self._centre_lift_m,
                      self._box_reach_m, self.contact_m, within_s, tables.heights,
-                     tables.directory, tables.lookup, clear)
-        return clear
+                     tables.directory, tables.lookup, clear, near_edges)
+        return clear, near_edges
+
+    def clear(self, states: BodyStates, within_s: float) -> np.ndarray:
+        """Per vehicle (V,): no part of the terrain can come within Bullet's contact
+        distance of the hull in the next ``within_s`` seconds."""
+        return self.test(states, within_s)[0]
