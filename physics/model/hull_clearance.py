@@ -151,14 +151,81 @@ def _ground_clear(samples, margin_m, extent_along, extent_across, corners, scrat
     return True
 
 
+def _window_samples(heights, directory, lookup, first_column, first_row, columns, rows,
+                    frame, plane, margin_m):
+    """The samples of a window of the map: each one's place along and across the outline
+    (``frame``: its centre x, y, heading x, y and right x, y) and its distance beyond the
+    floor's plane (``plane``: normal x, y, z and a point's x, y, z), rows (rows, columns,
+    3); whether every one lies beyond ``margin_m``; whether any tile is not made."""
+    map_half_x_m, map_half_y_m, spacing_m = lookup[0], lookup[1], lookup[2]
+    centre_x, centre_y, heading_x, heading_y, across_x, across_y = frame
+    normal_x, normal_y, normal_z, face_x, face_y, face_z = plane
+    samples = np.empty((rows, columns, 3))
+    all_beyond, missing = True, False
+    for row in range(rows):
+        y = (first_row + row) * spacing_m - map_half_y_m
+        for column in range(columns):
+            x = (first_column + column) * spacing_m - map_half_x_m
+            height = sample_height(heights, directory, lookup, first_column + column,
+                                   first_row + row)
+            missing = missing or height == MISSING_HEIGHT_M
+            offset_x, offset_y = x - centre_x, y - centre_y
+            beyond_m = (normal_z * (height - face_z)
+                        + normal_x * (x - face_x) + normal_y * (y - face_y))
+            samples[row, column, 0] = heading_x * offset_x + heading_y * offset_y
+            samples[row, column, 1] = across_x * offset_x + across_y * offset_y
+            samples[row, column, 2] = beyond_m
+            all_beyond = all_beyond and beyond_m > margin_m
+    return samples, all_beyond, missing
+
+
+def _hull_clear(position, axes, velocity, spin, hull, half_extents, centre_lift_m,
+                box_reach_m, contact_m, stretch_s, heights, directory, lookup, corners,
+                scratch):
+    """The test above for one hull (a hull over a tile not made is not clear)."""
+    map_half_x_m, map_half_y_m, spacing_m = lookup[0], lookup[1], lookup[2]
+    up_x, up_y, up_z = axes[hull, 2, 0], axes[hull, 2, 1], axes[hull, 2, 2]
+    # The floor's face (the roof's, upside down): outward normal and a point on it.
+    flip = -1.0 if up_z > 0.0 else (1.0 if up_z < 0.0 else 0.0)
+    normal_x, normal_y, normal_z = flip * up_x, flip * up_y, flip * up_z
+    centre_x = position[hull, 0] + centre_lift_m * up_x
+    centre_y = position[hull, 1] + centre_lift_m * up_y
+    centre_z = position[hull, 2] + centre_lift_m * up_z
+    plane = (normal_x, normal_y, normal_z, centre_x + half_extents[2] * normal_x,
+             centre_y + half_extents[2] * normal_y, centre_z + half_extents[2] * normal_z)
+    grow_m = np.hypot(velocity[hull, 0], velocity[hull, 1]) * stretch_s  # sideways travel
+    (heading_x, heading_y, across_x, across_y, extent_along, extent_across, window_x,
+     window_y) = _outline(axes, hull, half_extents, grow_m)
+    if not (np.isfinite(centre_x) and np.isfinite(centre_y) and np.isfinite(window_x)
+            and np.isfinite(window_y)):
+        return False
+    first_column = max(int(np.floor((centre_x - window_x + map_half_x_m) / spacing_m)), 0)
+    last_column = min(int(np.ceil((centre_x + window_x + map_half_x_m) / spacing_m)),
+                      int(lookup[3]))
+    first_row = max(int(np.floor((centre_y - window_y + map_half_y_m) / spacing_m)), 0)
+    last_row = min(int(np.ceil((centre_y + window_y + map_half_y_m) / spacing_m)),
+                   int(lookup[4]))
+    if last_column - first_column < 1 or last_row - first_row < 1:
+        return True  # off the map: no ground under it
+    lever_m = np.hypot(extent_along, extent_across) + box_reach_m
+    margin_m = _closing_m(velocity, spin, hull, normal_x, normal_y, normal_z, lever_m,
+                          stretch_s) + contact_m
+    samples, all_beyond, missing = _window_samples(
+        heights, directory, lookup, first_column, first_row, last_column - first_column + 1,
+        last_row - first_row + 1, (centre_x, centre_y, heading_x, heading_y, across_x,
+                                   across_y), plane, margin_m)
+    if missing:
+        return False
+    return all_beyond or _ground_clear(samples, margin_m, extent_along, extent_across,
+                                       corners, scratch)
+
+
 def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, box_reach_m,
                  contact_m, within_s, heights, directory, lookup, clear, near_edges):
     """Per hull, into ``clear``: the test above, over the height samples round it (the
-    terrain's :class:`~physics.model.terrain.TerrainTables`; a hull over a tile not made
-    is not clear); and into ``near_edges``: whether it may come within ``contact_m`` of
-    one of the map's edges (the box's reach and the way it may go; not finite: near)."""
-    map_half_x_m, map_half_y_m, spacing_m = lookup[0], lookup[1], lookup[2]
-    columns, rows = int(lookup[3]) + 1, int(lookup[4]) + 1
+    terrain's :class:`~physics.model.terrain.TerrainTables`); and into ``near_edges``:
+    whether it may come within ``contact_m`` of one of the map's edges (the box's reach
+    and the way it may go; not finite: near)."""
     stretch_s = SPEED_ALLOWANCE * within_s
     corners, scratch = np.empty((8, 3)), np.empty((8, 3))
     for hull in range(position.shape[0]):
@@ -166,67 +233,19 @@ def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, bo
                             + velocity[hull, 1] * velocity[hull, 1]
                             + velocity[hull, 2] * velocity[hull, 2])
         edge_reach_m = box_reach_m + contact_m + speed_mps * stretch_s
-        near_edges[hull] = not (abs(position[hull, 0]) + edge_reach_m < map_half_x_m
-                                and abs(position[hull, 1]) + edge_reach_m < map_half_y_m)
-        up_x, up_y, up_z = axes[hull, 2, 0], axes[hull, 2, 1], axes[hull, 2, 2]
-        # The floor's face (the roof's, upside down): outward normal and a point on it.
-        flip = -1.0 if up_z > 0.0 else (1.0 if up_z < 0.0 else 0.0)
-        normal_x, normal_y, normal_z = flip * up_x, flip * up_y, flip * up_z
-        centre_x = position[hull, 0] + centre_lift_m * up_x
-        centre_y = position[hull, 1] + centre_lift_m * up_y
-        centre_z = position[hull, 2] + centre_lift_m * up_z
-        face_x = centre_x + half_extents[2] * normal_x
-        face_y = centre_y + half_extents[2] * normal_y
-        face_z = centre_z + half_extents[2] * normal_z
-        grow_m = np.hypot(velocity[hull, 0], velocity[hull, 1]) * stretch_s  # sideways travel
-        (heading_x, heading_y, across_x, across_y, extent_along, extent_across, window_x,
-         window_y) = _outline(axes, hull, half_extents, grow_m)
-        if not (np.isfinite(centre_x) and np.isfinite(centre_y) and np.isfinite(window_x)
-                and np.isfinite(window_y)):
-            clear[hull] = False
-            continue
-        first_column = max(int(np.floor((centre_x - window_x + map_half_x_m) / spacing_m)), 0)
-        last_column = min(int(np.ceil((centre_x + window_x + map_half_x_m) / spacing_m)),
-                          columns - 1)
-        first_row = max(int(np.floor((centre_y - window_y + map_half_y_m) / spacing_m)), 0)
-        last_row = min(int(np.ceil((centre_y + window_y + map_half_y_m) / spacing_m)), rows - 1)
-        lever_m = np.hypot(extent_along, extent_across) + box_reach_m
-        margin_m = _closing_m(velocity, spin, hull, normal_x, normal_y, normal_z, lever_m,
-                              stretch_s) + contact_m
-        window_columns, window_rows = last_column - first_column + 1, last_row - first_row + 1
-        if window_columns < 2 or window_rows < 2:
-            clear[hull] = True  # off the map: no ground under it
-            continue
-        # Each sample's place in the outline's frame and its distance beyond the plane.
-        samples = np.empty((window_rows, window_columns, 3))
-        all_beyond, missing = True, False
-        for row in range(window_rows):
-            y = (first_row + row) * spacing_m - map_half_y_m
-            for column in range(window_columns):
-                x = (first_column + column) * spacing_m - map_half_x_m
-                height = sample_height(heights, directory, lookup, first_column + column,
-                                       first_row + row)
-                missing = missing or height == MISSING_HEIGHT_M
-                offset_x, offset_y = x - centre_x, y - centre_y
-                beyond_m = (normal_z * (height - face_z)
-                            + normal_x * (x - face_x) + normal_y * (y - face_y))
-                samples[row, column, 0] = heading_x * offset_x + heading_y * offset_y
-                samples[row, column, 1] = across_x * offset_x + across_y * offset_y
-                samples[row, column, 2] = beyond_m
-                all_beyond = all_beyond and beyond_m > margin_m
-        if missing:
-            clear[hull] = False
-        elif all_beyond:
-            clear[hull] = True
-        else:
-            clear[hull] = _ground_clear(samples, margin_m, extent_along, extent_across,
-                                        corners, scratch)
+        near_edges[hull] = not (abs(position[hull, 0]) + edge_reach_m < lookup[0]
+                                and abs(position[hull, 1]) + edge_reach_m < lookup[1])
+        clear[hull] = _hull_clear(position, axes, velocity, spin, hull, half_extents,
+                                  centre_lift_m, box_reach_m, contact_m, stretch_s, heights,
+                                  directory, lookup, corners, scratch)
 
 
 _outline = compiled(_outline, inline=True)
 _closing_m = compiled(_closing_m, inline=True)
 _clipped_nearest = compiled(_clipped_nearest)
 _ground_clear = compiled(_ground_clear)
+_window_samples = compiled(_window_samples, inline=True)
+_hull_clear = compiled(_hull_clear, inline=True)
 _clear_hulls = compiled(_clear_hulls)
 
 
