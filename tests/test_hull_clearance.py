@@ -35,6 +35,17 @@ def moved(state: BodyState, lift_m=0.0, velocity_ws=None, axes_ws=None) -> BodyS
         state.angular_velocity_ws, state.axes_ws() if axes_ws is None else axes_ws)
 
 
+def set_random_pose(hull, rng: np.random.Generator, tilt_deg: float, height_m) -> tuple:
+    """Put ``hull`` at a random (x, y) over the middle of the map, at a random heading,
+    pitched and rolled with a spread of ``tilt_deg``, at ``height_m(x, y)``; return x, y."""
+    x, y = rng.uniform(-200.0, 200.0, 2)
+    rotation = LQuaternionf()
+    rotation.setHpr(Vec3(rng.uniform(0, 360), *rng.normal(0.0, tilt_deg, 2)))
+    hull.setTransform(TransformState.makePosQuatScale(Point3(x, y, height_m(x, y)), rotation,
+                                                      Vec3(1, 1, 1)))
+    return x, y
+
+
 @pytest.fixture
 def flat(config):
     simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
@@ -71,12 +82,8 @@ def test_whenever_it_says_clear_bullet_finds_no_contact(config):
     rng = np.random.default_rng(5)
     verdicts = []
     for _ in range(2000):
-        x, y = rng.uniform(-200.0, 200.0, 2)
-        rotation = LQuaternionf()
-        rotation.setHpr(Vec3(rng.uniform(0, 360), *rng.normal(0.0, 25.0, 2)))
-        height_m = float(terrain.height_at(x, y)) + rng.uniform(-0.5, 2.5)
-        hull.setTransform(TransformState.makePosQuatScale(Point3(x, y, height_m), rotation,
-                                                          Vec3(1, 1, 1)))
+        x, y = set_random_pose(hull, rng, 25.0, lambda x, y: float(terrain.height_at(x, y))
+                               + rng.uniform(-0.5, 2.5))
         clear = bool(test.clear(states_of(body_state(hull)), STEP_S)[0])
         touching = world.bullet.contactTestPair(hull, ground).getNumContacts() > 0
         verdicts.append((clear, touching))
@@ -123,11 +130,7 @@ def test_a_still_hull_whose_floor_is_25_cm_above_the_dunes_is_clear(config):
     rng = np.random.default_rng(4)
     states = []
     for _ in range(300):
-        x, y = rng.uniform(-200.0, 200.0, 2)
-        rotation = LQuaternionf()
-        rotation.setHpr(Vec3(rng.uniform(0, 360), *rng.normal(0.0, 3.0, 2)))
-        hull.setTransform(TransformState.makePosQuatScale(Point3(x, y, 0.0), rotation,
-                                                          Vec3(1, 1, 1)))
+        x, y = set_random_pose(hull, rng, 3.0, lambda x, y: 0.0)
         axes = body_state(hull).axes_ws()
         floor_ws = floor_bs @ axes
         ground_m = terrain.height_at(x + floor_ws[:, 0], y + floor_ws[:, 1])
