@@ -23,7 +23,7 @@ from panda3d.core import Point3, Vec3
 
 from physics.bullet.ground import BulletRays
 from physics.bullet.hull_pairs import HullPairs
-from physics.bullet.poses import FleetPoses, body_states, fleet_poses
+from physics.bullet.poses import FleetPoses, body_states, call_each, fleet_poses
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
 from physics.model.broadphase import near_each_other, near_spheres, segments_near_spheres
@@ -332,10 +332,8 @@ class VehicleFleet:
                                               self.drive.body_impulses(states, substep_s))
         # Vec3s made by map over the columns, methods looked up once: a fifth less than a
         # loop of body.applyCentralImpulse(Vec3(*row)).
-        for body, impulse in zip(self.bodies, map(Vec3, *linear_ws.T.tolist())):
-            _apply_central_impulse(body, impulse)
-        for body, impulse in zip(self.bodies, map(Vec3, *angular_ws.T.tolist())):
-            _apply_torque_impulse(body, impulse)
+        call_each(_apply_central_impulse, self.bodies, map(Vec3, *linear_ws.T.tolist()))
+        call_each(_apply_torque_impulse, self.bodies, map(Vec3, *angular_ws.T.tolist()))
         if exact is not None and self._bullet_rays.pushed_bodies:
             self._push_back(impulses.anchor_ws.reshape(-1, 3), self.model.report, states)
 

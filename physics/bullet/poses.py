@@ -3,12 +3,14 @@ a body down at rest on the ground."""
 
 from __future__ import annotations
 
+from collections import deque
+from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import (Datagram, LMatrix3f, LMatrix4f, LQuaternionf, LVecBase3f, LVecBase4f,
-                          Point3, TransformState, Vec3)
+                          PandaNode, Point3, TransformState, Vec3)
 
 from physics.model.anchors import BodyStates
 from physics.model.pose import BodyState
@@ -32,11 +34,23 @@ def body_state(body: BulletRigidBodyNode) -> BodyState:
 _write_matrix = LMatrix4f.writeDatagramFixed
 _write_vector = LVecBase3f.writeDatagramFixed
 _write_quaternion = LVecBase4f.writeDatagramFixed
+_transform = PandaNode.getTransform
+_matrix = TransformState.getMat
+_quaternion = TransformState.getQuat
+_linear_velocity = BulletRigidBodyNode.getLinearVelocity
+_angular_velocity = BulletRigidBodyNode.getAngularVelocity
+
+
+def call_each(method, *iterables) -> None:
+    """``method(a, b, ...)`` for each ``a, b, ...`` taken together from ``iterables``, in
+    order, the results dropped. ``map`` runs the loop in C (an empty ``deque`` drains it):
+    no Python bytecode per call, as a ``for`` loop over Panda's calls has."""
+    deque(map(method, *iterables), maxlen=0)
 
 
 def read_floats(columns) -> np.ndarray:
     """Panda values as float64s, in one pass: ``columns`` are (write, values) pairs, each
-    value written with ``write(value, datagram)`` in order.
+    value (from a list or an iterator) written with ``write(value, datagram)`` in order.
 
     Every value goes into one Datagram as raw float32s (``write_datagram_fixed`` is one
     C++ call each) and comes back with one ``np.frombuffer``: about ten times faster than
@@ -46,8 +60,7 @@ def read_floats(columns) -> np.ndarray:
     """
     datagram = Datagram()
     for write, values in columns:
-        for value in values:
-            write(value, datagram)
+        call_each(write, values, repeat(datagram))
     return np.frombuffer(datagram.getMessage(), dtype=_FLOAT32).astype(np.float64)
 
 
@@ -55,9 +68,9 @@ def body_states(bodies: list[BulletRigidBodyNode]) -> BodyStates:
     """The bodies' states as the anchor model reads them (Panda's matrices are row-vector:
     their rows are the axes). Every array is contiguous, however many bodies there are,
     so a compiled loop that reads them is compiled once, not once per layout."""
-    values = read_floats(((_write_matrix, [body.getTransform().getMat() for body in bodies]),
-                           (_write_vector, [body.getLinearVelocity() for body in bodies]),
-                           (_write_vector, [body.getAngularVelocity() for body in bodies])))
+    values = read_floats(((_write_matrix, map(_matrix, map(_transform, bodies))),
+                           (_write_vector, map(_linear_velocity, bodies)),
+                           (_write_vector, map(_angular_velocity, bodies))))
     count = len(bodies)
     matrices = values[:16 * count].reshape(count, 4, 4)
     velocities = values[16 * count:].reshape(2, count, 3)
@@ -83,11 +96,11 @@ class FleetPoses(NamedTuple):
 def fleet_poses(bodies: list[BulletRigidBodyNode]) -> FleetPoses:
     """:class:`BodyState` numbers of every body in one pass: exactly what
     :func:`body_state` reads, body by body."""
-    transforms = [body.getTransform() for body in bodies]
-    values = read_floats(((_write_matrix, [transform.getMat() for transform in transforms]),
-                           (_write_quaternion, [transform.getQuat() for transform in transforms]),
-                           (_write_vector, [body.getLinearVelocity() for body in bodies]),
-                           (_write_vector, [body.getAngularVelocity() for body in bodies])))
+    transforms = list(map(_transform, bodies))
+    values = read_floats(((_write_matrix, map(_matrix, transforms)),
+                           (_write_quaternion, map(_quaternion, transforms)),
+                           (_write_vector, map(_linear_velocity, bodies)),
+                           (_write_vector, map(_angular_velocity, bodies))))
     count = len(bodies)
     matrices = values[:16 * count].reshape(count, 4, 4)
     rows = np.empty((count, 13))
