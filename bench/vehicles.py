@@ -20,8 +20,10 @@ shipped ``simulation.substeps`` Bullet steps per fixed 1/60 s step).
 Every timed run starts from the same places at rest (so the tanks, which drift
 as they circle on the dunes, never come near each other and stay on the terrain
 look-up): a warm-up engages the gear and gets them moving, then the steps are
-timed one by one. The two models run in turns (ours, Bullet's, ours, ...), so
-both meet the same machine noise; each figure is the median over the repeats.
+timed one by one. Every model at every count runs in turns (each repeat times ours and
+Bullet's at the first count, then at the next, ...), so all meet the same machine noise,
+and ours per tank at one count compares fairly with ours at another; each figure is the
+median over the repeats.
 The distance reported is the mean path each vehicle drove in a timed run.
 """
 
@@ -277,18 +279,20 @@ def run(config: GameConfig, counts=DEFAULT_COUNTS, steps: int = DEFAULT_STEPS,
                   "vehicle": "tank", "gear": GEAR,
                   "step_hz": config.game.simulation.step_hz,
                   "substeps": config.game.simulation.substeps}
+    pairs = [(AnchorTanks(config, terrain, start_points(count, terrain)),
+              BulletVehicleTanks(config, terrain, start_points(count, terrain)))
+             for count in counts]
+    runs = [{harness.label: [] for harness in pair} for pair in pairs]
+    for _ in range(repeats):
+        for pair, timed in zip(pairs, runs):  # in turns, so all meet the same noise
+            for harness in pair:
+                timed[harness.label].append(_timed_run(harness, steps, warmup_steps))
     results = []
-    for count in counts:
-        points = start_points(count, terrain)
-        harnesses = [AnchorTanks(config, terrain, points),
-                     BulletVehicleTanks(config, terrain, points)]
-        runs = {harness.label: [] for harness in harnesses}
-        for _ in range(repeats):
-            for harness in harnesses:  # in turns, so both meet the same noise
-                runs[harness.label].append(_timed_run(harness, steps, warmup_steps))
-        for harness in harnesses:
+    for count, pair, timed in zip(counts, pairs, runs):
+        for harness in pair:
             harness.destroy()
-        result = {"count": count, **{label: _summary(r, count) for label, r in runs.items()}}
+        result = {"count": count, **{label: _summary(each, count)
+                                     for label, each in timed.items()}}
         result["ratio"] = result["ours"]["ms_per_step"] / result["bullet_vehicle"]["ms_per_step"]
         results.append(result)
         if progress is not None:

@@ -181,3 +181,24 @@ def test_a_bad_frame_size_is_one_line_and_status_2():
     done = bench("frame", "--size", "300x200")
     assert done.returncode == 2
     assert "--size" in done.stderr and "expected a width of 320 to 7680" in done.stderr
+
+
+def test_every_count_and_model_is_timed_in_turns(monkeypatch):
+    """Each repeat times ours and Bullet's at every count before the next repeat begins,
+    so that all meet the same stretch of machine noise (per tank at 1000 against 100)."""
+    from bench import vehicles
+    from game.config import load_config
+
+    order = []
+
+    def recorded(harness, steps, warmup_steps):
+        order.append((len(harness.bodies), harness.label))
+        return {"ms_per_step": 1.0, "mean_distance_m": 1.0, "min_distance_m": 1.0,
+                "finite": True}
+
+    monkeypatch.setattr(vehicles, "_timed_run", recorded)
+    report = vehicles.run(load_config(), counts=(1, 2), steps=1, repeats=2, warmup_steps=0)
+    one_turn = [(1, "ours"), (1, "bullet_vehicle"), (2, "ours"), (2, "bullet_vehicle")]
+    assert order == one_turn * 2
+    assert [result["count"] for result in report["results"]] == [1, 2]
+    assert all(len(result["ours"]["runs_ms_per_step"]) == 2 for result in report["results"])
