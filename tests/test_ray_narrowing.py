@@ -18,6 +18,7 @@ from physics.bullet.fleet import VehicleFleet
 from physics.bullet.ground import BulletRays
 from physics.bullet.poses import set_at_rest
 from physics.bullet.world import PhysicsWorld
+from physics.model import broadphase
 from physics.model.broadphase import segments_near_spheres
 from physics.model.terrain import MapChoice, build_terrain
 
@@ -60,6 +61,22 @@ def test_the_grid_finds_the_rays_every_pair_finds(seed):
     found = segments_near_spheres(*arrays)
     assert found.tolist() == every_sphere_pair(*arrays).tolist()
     assert 0 < np.count_nonzero(found) < np.count_nonzero(arrays[3])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_few_rays_measured_pair_by_pair_answer_as_the_grid_does(seed, monkeypatch):
+    """Few enough rays and spheres are measured every pair with every other, no grid: the
+    same answers, whichever way is taken."""
+    rng = np.random.default_rng(seed)
+    arrays = random_rays(rng, 40, 12)
+    arrays[4][0, 2] = np.nan  # a sphere that is nowhere
+    arrays[5][1] = -3.0  # and one that reaches nothing
+    assert np.count_nonzero(arrays[3]) * 12 <= broadphase.ALL_SEGMENT_PAIRS_UP_TO
+    pair_by_pair = segments_near_spheres(*arrays)
+    monkeypatch.setattr(broadphase, "ALL_SEGMENT_PAIRS_UP_TO", 0)
+    assert segments_near_spheres(*arrays).tolist() == pair_by_pair.tolist()
+    assert pair_by_pair.tolist() == every_sphere_pair(*arrays).tolist()
+    assert 0 < np.count_nonzero(pair_by_pair) < np.count_nonzero(arrays[3])
 
 
 def test_rays_and_spheres_that_are_not_finite_or_none():

@@ -36,6 +36,10 @@ ALL_PAIRS_UP_TO = 24
 """Up to this many points :func:`near_each_other` measures every pair in one numpy call
 (squared distances against the squared limit): for a handful, that beats sorting them
 into cells."""
+ALL_SEGMENT_PAIRS_UP_TO = 4096
+"""Up to this many pairs of a wanted segment and a sphere, :func:`segments_near_spheres`
+measures every pair in one compiled loop: for a few vehicles' rays among a few dozen
+rocks, sorting the spheres into cells costs more (in numpy calls) than the measuring."""
 
 
 class _Grid(NamedTuple):
@@ -208,6 +212,19 @@ def near_spheres(points_ws: np.ndarray, centres_ws: np.ndarray, limits_m: np.nda
     return near
 
 
+def _segment_meets_sphere(sx, sy, sz, dx, dy, dz, length_squared, centres, b, limits):
+    """Does the segment from (sx, sy, sz) along (dx, dy, dz) pass closer to sphere ``b``'s
+    centre than its limit (one above zero)?"""
+    if not limits[b] > 0.0:
+        return False
+    cx, cy, cz = centres[b, 0] - sx, centres[b, 1] - sy, centres[b, 2] - sz
+    along = 0.0
+    if length_squared > 0.0:  # the nearest point of the segment, as a fraction
+        along = min(max((cx * dx + cy * dy + cz * dz) / length_squared, 0.0), 1.0)
+    ox, oy, oz = cx - along * dx, cy - along * dy, cz - along * dz
+    return ox * ox + oy * oy + oz * oz < limits[b] * limits[b]
+
+
 def _segment_meets_any(starts, ends, a, centres, members, rows, columns, cell_m, reach_m,
                        limits, skip):
     """Does segment ``a`` (``starts[a]`` to ``ends[a]``) pass closer to a grid member ``b``
@@ -224,17 +241,35 @@ def _segment_meets_any(starts, ends, a, centres, members, rows, columns, cell_m,
     position = _in_window(rows, columns, row_high, column_low, column_high, position, count)
     while position < count:
         b = members[position]
-        if b != skip:
-            cx, cy, cz = centres[b, 0] - sx, centres[b, 1] - sy, centres[b, 2] - sz
-            along = 0.0
-            if length_squared > 0.0:  # the nearest point of the segment, as a fraction
-                along = min(max((cx * dx + cy * dy + cz * dz) / length_squared, 0.0), 1.0)
-            ox, oy, oz = cx - along * dx, cy - along * dy, cz - along * dz
-            if ox * ox + oy * oy + oz * oz < limits[b] * limits[b]:
-                return True
+        if b != skip and _segment_meets_sphere(sx, sy, sz, dx, dy, dz, length_squared,
+                                               centres, b, limits):
+            return True
         position = _in_window(rows, columns, row_high, column_low, column_high, position + 1,
                               count)
     return False
+
+
+def _finite_segment(starts, ends, a):
+    return (np.isfinite(starts[a, 0]) and np.isfinite(starts[a, 1])
+            and np.isfinite(starts[a, 2]) and np.isfinite(ends[a, 0])
+            and np.isfinite(ends[a, 1]) and np.isfinite(ends[a, 2]))
+
+
+def _segments_meeting_every(starts, ends, owners, wanted, centres, limits, meets):
+    """As :func:`_segments_meeting`, every wanted segment measured against every sphere
+    with a finite centre: no grid to build, for a few segments and spheres."""
+    for a in range(len(starts)):
+        if not (wanted[a] and _finite_segment(starts, ends, a)):
+            continue
+        sx, sy, sz = starts[a, 0], starts[a, 1], starts[a, 2]
+        dx, dy, dz = ends[a, 0] - sx, ends[a, 1] - sy, ends[a, 2] - sz
+        length_squared = dx * dx + dy * dy + dz * dz
+        for b in range(len(centres)):
+            if b != owners[a] and np.isfinite(centres[b, 0]) and np.isfinite(centres[b, 1]) \
+                    and np.isfinite(centres[b, 2]) and _segment_meets_sphere(
+                        sx, sy, sz, dx, dy, dz, length_squared, centres, b, limits):
+                meets[a] = True
+                break
 
 
 def _segments_meeting(starts, ends, owners, wanted, centres, limits, members, rows, columns,
@@ -242,15 +277,16 @@ def _segments_meeting(starts, ends, owners, wanted, centres, limits, members, ro
     """Per wanted segment with finite ends, into ``meets``: does it pass closer to a
     sphere's centre (a grid member, not its owner) than that sphere's limit?"""
     for a in range(len(starts)):
-        if wanted[a] and np.isfinite(starts[a, 0]) and np.isfinite(starts[a, 1]) \
-                and np.isfinite(starts[a, 2]) and np.isfinite(ends[a, 0]) \
-                and np.isfinite(ends[a, 1]) and np.isfinite(ends[a, 2]):
+        if wanted[a] and _finite_segment(starts, ends, a):
             meets[a] = _segment_meets_any(starts, ends, a, centres, members, rows, columns,
                                           cell_m, reach_m, limits, owners[a])
 
 
+_segment_meets_sphere = compiled(_segment_meets_sphere, inline=True) or _segment_meets_sphere
 _segment_meets_any = compiled(_segment_meets_any, inline=True) or _segment_meets_any
+_finite_segment = compiled(_finite_segment, inline=True) or _finite_segment
 _segments_meeting = compiled(_segments_meeting) or _segments_meeting
+_segments_meeting_every = compiled(_segments_meeting_every) or _segments_meeting_every
 
 
 def segments_near_spheres(starts_ws: np.ndarray, ends_ws: np.ndarray, owners: np.ndarray,
@@ -259,24 +295,30 @@ def segments_near_spheres(starts_ws: np.ndarray, ends_ws: np.ndarray, owners: np
     """Per segment (R, 3 starts and ends) marked in ``wanted`` (R,): does it pass closer to
     the centre of a sphere (S, 3) than that sphere's limit (S,), leaving out sphere
     ``owners[r]`` (-1: none)? The spheres' centres are sorted into the grid; a segment
-    measures only those within its half length and the largest limit of its middle."""
+    measures only those within its half length and the largest limit of its middle. Up to
+    :data:`ALL_SEGMENT_PAIRS_UP_TO` pairs, every pair is measured, with the same sums."""
     starts_ws = np.ascontiguousarray(starts_ws, dtype=float)
     ends_ws = np.ascontiguousarray(ends_ws, dtype=float)
     meets = np.zeros(len(starts_ws), dtype=bool)
     limits_m = np.ascontiguousarray(limits_m, dtype=float)
     centres_ws = np.ascontiguousarray(centres_ws, dtype=float).reshape(-1, 3)
-    ends_finite = np.isfinite(starts_ws).all(axis=1) & np.isfinite(ends_ws).all(axis=1)
     endless = (limits_m == np.inf) & np.isfinite(centres_ws).all(axis=1)
     if endless.any():  # every finite segment passes closer than that
+        ends_finite = np.isfinite(starts_ws).all(axis=1) & np.isfinite(ends_ws).all(axis=1)
         return ends_finite & np.asarray(wanted, dtype=bool)
     bounded = limits_m > 0.0  # NaN limits too are never met
-    if not len(starts_ws) or not bounded.any() or not np.any(wanted):
+    wanted = np.ascontiguousarray(wanted, dtype=np.bool_)
+    owners = np.ascontiguousarray(owners, dtype=np.int64)
+    pairs = np.count_nonzero(wanted) * len(centres_ws)
+    if not len(starts_ws) or not bounded.any() or not pairs:
+        return meets
+    if pairs <= ALL_SEGMENT_PAIRS_UP_TO:
+        _segments_meeting_every(starts_ws, ends_ws, owners, wanted, centres_ws, limits_m, meets)
         return meets
     half_m = 0.5 * np.sqrt(np.einsum("ri,ri->r", ends_ws - starts_ws, ends_ws - starts_ws))
     reach_m = float(limits_m[bounded].max()) + float(np.max(half_m, where=np.isfinite(half_m),
                                                              initial=0.0))
     grid = _grid(centres_ws, reach_m)
-    _segments_meeting(starts_ws, ends_ws, np.ascontiguousarray(owners, dtype=np.int64),
-                      np.ascontiguousarray(wanted, dtype=np.bool_), centres_ws, limits_m,
-                      grid.members, grid.rows, grid.columns, grid.cell_m, reach_m, meets)
+    _segments_meeting(starts_ws, ends_ws, owners, wanted, centres_ws, limits_m, grid.members,
+                      grid.rows, grid.columns, grid.cell_m, reach_m, meets)
     return meets
