@@ -27,6 +27,7 @@ from physics.bullet.poses import FleetPoses, body_states, call_each, fleet_poses
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
 from physics.model.broadphase import near_each_other, near_spheres, segments_near_spheres
+from physics.model.fleet_survey import survey
 from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
 from physics.model.terrain import Terrain
 
@@ -49,11 +50,6 @@ def _bounding_sphere(body: BulletRigidBodyNode) -> tuple[np.ndarray, float]:
 
 _apply_central_impulse = BulletRigidBodyNode.applyCentralImpulse
 _apply_torque_impulse = BulletRigidBodyNode.applyTorqueImpulse
-
-
-def _forward_speeds(states: BodyStates) -> np.ndarray:
-    """Each body's velocity along its forward axis (the matrix's second row)."""
-    return np.einsum("vi,vi->v", states.velocity_ws, states.axes_ws[:, 1])
 
 
 @dataclass
@@ -225,7 +221,7 @@ class VehicleFleet:
 
     def forward_speeds_mps(self) -> np.ndarray:
         """Each vehicle's velocity along its hull's forward axis (+ forward)."""
-        return _forward_speeds(body_states(self.bodies))
+        return self._survey(body_states(self.bodies))[0]
 
     def poses(self) -> FleetPoses:
         """Every body's state now, read in one pass (for the end of a step)."""
@@ -245,39 +241,43 @@ class VehicleFleet:
         if not self.bodies:
             return None
         states = body_states(self.bodies)
-        speeds = _forward_speeds(states)
+        speeds, fastest_mps, strayed_m = self._survey(states)
         self._plan = _StepPlan(self.world.step_count, states,
-                               *self._near_something(states, step_s))
+                               *self._near_something(states, step_s, fastest_mps, strayed_m))
         self.hull_pairs.update(self.bodies, states, step_s)
         gears = self.gearbox.step(step_s, speeds, self.throttle, self.model.driveline)
         self.command = self.drive.command(gears.command, self.gearbox.shifting, self.steer,
                                           self.brake, self.handbrake, step_s, speeds)
         return gears
 
-    def _near_something(self, states: BodyStates, within_s: float
-                        ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    def _survey(self, states: BodyStates) -> tuple[np.ndarray, float, float]:
+        """Each body's speed along its hull, the fastest speed, and how far the bodies
+        strayed from where the near test was made (:func:`survey`)."""
+        test = self._near_test
+        return survey(states.position_ws, states.velocity_ws, states.axes_ws,
+                      None if test is None else test.positions_ws)
+
+    def _near_something(self, states: BodyStates, within_s: float, fastest_mps: float,
+                        strayed_m: float) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """Per vehicle: could any ray meet something other than the terrain in the next
-        ``within_s`` seconds? Each body may close in at its present speed. With it, the
-        bounding spheres of the obstacles, the moving ones' grown by their travel.
+        ``within_s`` seconds? Each body may close in at its present speed (at most
+        ``fastest_mps``). With it, the bounding spheres of the obstacles, the moving ones'
+        grown by their travel.
 
         The test against the other vehicles and the static obstacles is made with room to
         spare (:data:`_NEAR_TEST_SLACK_M`) and kept while no vehicle has strayed, by the end
-        of this stretch, more than half that room from where it was made; moving obstacles
-        are looked at every time. Each test sorts the vehicles or the obstacles into a grid
+        of this stretch, more than half that room from where it was made (``strayed_m`` is
+        the farthest any has strayed so far); moving obstacles are looked at every time.
+        Each test sorts the vehicles or the obstacles into a grid
         (:mod:`physics.model.broadphase`): its cost grows with the count, not its square.
         """
         if self.always_bullet_rays:
             return np.ones(len(self.bodies), dtype=bool), self._obstacle_spheres(within_s)
         centres = states.position_ws
-        speeds = np.sqrt(np.einsum("vi,vi->v", states.velocity_ws, states.velocity_ws))
-        own_travel_m = float(speeds.max()) * within_s
+        own_travel_m = fastest_mps * within_s
         test = self._near_test
-        if test is not None and len(test.positions_ws) == len(centres):
-            strayed = centres - test.positions_ws
-            drift_m = float(np.sqrt(np.einsum("vi,vi->v", strayed, strayed).max()))
-            if drift_m + own_travel_m > test.room_m / 2.0:
-                test = None
-        else:
+        if test is not None and (len(test.positions_ws) != len(centres)
+                                 or strayed_m + own_travel_m > test.room_m / 2.0):
             test = None
         if test is None:
             room_m = max(_NEAR_TEST_SLACK_M, 2.0 * own_travel_m)
@@ -322,7 +322,8 @@ class VehicleFleet:
             near, others = plan.near, plan.others
         else:  # stepped without update_drive: read and look round every substep
             states = body_states(self.bodies)
-            near, others = self._near_something(states, substep_s)
+            _, fastest_mps, strayed_m = self._survey(states)
+            near, others = self._near_something(states, substep_s, fastest_mps, strayed_m)
             everyone = np.ones(len(self.bodies), dtype=bool)
             self.hull_pairs.set(self.bodies, everyone, everyone)  # nobody tests them
         exact = self._rays_near_bodies(states, near, others)
