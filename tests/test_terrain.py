@@ -256,16 +256,42 @@ def test_height_at_clamps_outside_the_map(terrains):
     assert np.isfinite(terrain.height_at(-1e4, -1e4))
 
 
-def test_the_one_point_plane_look_up_gives_what_planes_at_gives(terrains):
-    """The compiled loops' look-up, on and off the map, against the vectorised one."""
+def interpolated_ground(terrain, xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Height and unit normal under each point (2, N), straight from the height samples: the
+    cell's two triangles split along the diagonal from its (1, 0) corner to its (0, 1)."""
+    spacing = terrain.spacing_m
+    u = np.clip((xy[0] + terrain.half_extent_x_m) / spacing, 0.0, terrain.columns - 1)
+    v = np.clip((xy[1] + terrain.half_extent_y_m) / spacing, 0.0, terrain.rows - 1)
+    i = np.minimum(u.astype(int), terrain.columns - 2)
+    j = np.minimum(v.astype(int), terrain.rows - 2)
+    fu, fv = u - i, v - j
+    h = terrain.heights_m
+    h00, h10, h01, h11 = h[j, i], h[j, i + 1], h[j + 1, i], h[j + 1, i + 1]
+    upper = fu + fv > 1.0
+    slope_u = np.where(upper, h11 - h01, h10 - h00) / spacing
+    slope_v = np.where(upper, h11 - h10, h01 - h00) / spacing
+    height = np.where(upper, h11 - (1.0 - fu) * (h11 - h01) - (1.0 - fv) * (h11 - h10),
+                      h00 + fu * (h10 - h00) + fv * (h01 - h00))
+    normal = np.stack([-slope_u, -slope_v, np.ones_like(slope_u)])
+    return height, normal / np.linalg.norm(normal, axis=0)
+
+
+def test_the_plane_look_ups_give_the_heights_samples_make(terrains):
+    """The compiled look-ups, on and off the map, one point at a time and many at once,
+    against the samples' own triangles; a point that is not finite is under nothing."""
     terrain = next(terrain for name, terrain in terrains.items() if name.startswith("desert"))
     xy = np.random.default_rng(3).uniform(-1.2, 1.2, (2, 400)) * terrain.half_extent_x_m
     height, normal = terrain.planes_at(xy)
+    expected_height, expected_normal = interpolated_ground(terrain, xy)
+    np.testing.assert_allclose(height, expected_height, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(normal, expected_normal, rtol=0, atol=1e-9)
     tables = terrain.tables
     one_by_one = np.array([plane_under(tables.planes, tables.directory, tables.lookup, x, y)
                            for x, y in xy.T])
     assert np.array_equal(one_by_one[:, 0], height)
     assert np.array_equal(one_by_one[:, 1:], normal.T)
+    nowhere_height, nowhere_normal = terrain.planes_at(np.array([[np.nan, 1.0], [2.0, np.inf]]))
+    assert np.isnan(nowhere_height).all() and np.isnan(nowhere_normal).all()
 
 
 def test_contains(terrains):

@@ -25,7 +25,7 @@ from physics.model.map_choice import MapChoice
 from physics.model.terrain_base import (MISSING_HEIGHT_M, REFERENCE_SURFACE, SURFACE_NAMES,
                                         DesertSpec, SurfaceSpec, TerrainBase, TerrainSpec,
                                         TerrainTables, TestMapSpec, ground_sample, plane_under,
-                                        sample_height)
+                                        planes_under, sample_height)
 from physics.model.tiled_terrain import TiledTerrain
 
 __all__ = ["MISSING_HEIGHT_M", "REFERENCE_SURFACE", "SURFACE_NAMES", "DesertSpec", "MapChoice",
@@ -62,10 +62,7 @@ class Terrain(TerrainBase):
         # ray's worth of them is a few numpy calls; the heights never change after this.
         self._half_extents_m = np.array([self.half_extent_x_m, self.half_extent_y_m])
         self._last_sample = np.array([self.columns - 1, self.rows - 1])
-        self._last_cell = self._last_sample - 1
         self._planes = triangle_planes(self.heights_m, self.spacing_m)
-        self._plane_strides = np.array([2, 2 * (self.columns - 1)])
-        """Row of ``_planes`` per cell step in i and j (each cell has two triangles)."""
         self._sample_ground = ground_by_sample(self._surface_table, self._surface_index)
         self._untouched: np.ndarray | None = None
         """The heights before the first crater (None: none dug yet)."""
@@ -140,15 +137,12 @@ class Terrain(TerrainBase):
 
     def planes_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Height (N,) and unit normal (3, N) of the collider's triangle under each of N
-        points, given as rows (2, N) of x and y; points off the map read its edge. The
-        fast form of :meth:`surface_at`, for the vehicle model's rays."""
-        uv = _clip((xy_m + self._half_extents_m[:, None]) / self.spacing_m, 0.0,
-                   self._last_sample[:, None])
-        cell = np.minimum(uv.astype(np.int64), self._last_cell[:, None])
-        fraction = uv - cell
-        upper = fraction[0] + fraction[1] > 1.0
-        row = self._planes.take(self._plane_strides @ cell + upper, axis=0)
-        return row[:, 0] + fraction[0] * row[:, 1] + fraction[1] * row[:, 2], row[:, 3:].T
+        points, given as rows (2, N) of x and y; points off the map read its edge, points
+        that are not finite read NaN. The fast form of :meth:`surface_at`, for the vehicle
+        model's rays: one compiled loop (:func:`planes_under`)."""
+        tables = self._tables
+        return planes_under(tables.planes, tables.directory, tables.lookup,
+                            np.asarray(xy_m, dtype=float))
 
     def paint_surface(self, x_m: float, y_m: float, radius_m: float, name: str) -> None:
         """Make the ground within ``radius_m`` of (x, y) the named surface."""

@@ -188,13 +188,17 @@ plane_under = compiled(plane_under) or plane_under
 
 def planes_under(planes, directory, lookup, xy_m):
     """:func:`plane_under` at each of N points, rows (2, N) of x and y: heights (N,) and
-    unit normals (3, N)."""
+    unit normals (3, N); NaN for a point that is not finite (it is under nothing)."""
     count = xy_m.shape[1]
     heights = np.empty(count)
     normals = np.empty((3, count))
     for index in range(count):
+        x_m, y_m = xy_m[0, index], xy_m[1, index]
+        if not (np.isfinite(x_m) and np.isfinite(y_m)):
+            heights[index] = normals[0, index] = normals[1, index] = normals[2, index] = np.nan
+            continue
         heights[index], normals[0, index], normals[1, index], normals[2, index] = \
-            plane_under(planes, directory, lookup, xy_m[0, index], xy_m[1, index])
+            plane_under(planes, directory, lookup, x_m, y_m)
     return heights, normals
 
 
