@@ -142,7 +142,7 @@ class Terrain(TerrainBase):
         model's rays: one compiled loop (:func:`planes_under`)."""
         tables = self._tables
         return planes_under(tables.planes, tables.directory, tables.lookup,
-                            np.asarray(xy_m, dtype=float))
+                            np.ascontiguousarray(xy_m, dtype=float))
 
     def paint_surface(self, x_m: float, y_m: float, radius_m: float, name: str) -> None:
         """Make the ground within ``radius_m`` of (x, y) the named surface."""
