@@ -1,0 +1,54 @@
+"""A bot's push away from what is solid nearby: every rock, vehicle and edge of the map
+closer than its avoidance radius pushes it away, stronger the closer it is. One compiled
+call a look round (numpy's cost is per call; these are a few dozen points)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from physics.model.compiled import compiled
+
+
+def _push_from_point(here_x: float, here_y: float, point_x: float, point_y: float,
+                     radius_m: float) -> tuple[float, float]:
+    """The avoidance push from one point closer than ``radius_m``: away from it, stronger
+    the closer it is (a point right here pushes nowhere)."""
+    away_x, away_y = here_x - point_x, here_y - point_y
+    gap_m = np.hypot(away_x, away_y)
+    if 0.0 < gap_m < radius_m:
+        weight = (1.0 - gap_m / radius_m) / gap_m
+        return away_x * weight, away_y * weight
+    return 0.0, 0.0
+
+
+def _push_from_points(here_x: float, here_y: float, points_xy: np.ndarray, radius_m: float
+                      ) -> tuple[float, float]:
+    """The avoidance push from every point (N, 2): the sum of each one's."""
+    push_x = push_y = 0.0
+    for point in range(points_xy.shape[0]):
+        away_x, away_y = _push_from_point(here_x, here_y, points_xy[point, 0],
+                                          points_xy[point, 1], radius_m)
+        push_x += away_x
+        push_y += away_y
+    return push_x, push_y
+
+
+def avoidance_push(here_x: float, here_y: float, rocks_xy: np.ndarray,
+                    vehicles_xy: np.ndarray, edge_x: float, edge_y: float, radius_m: float
+                    ) -> tuple[float, float]:
+    """The push away from the rocks, the vehicles and the nearest point of each of the
+    map's four edges (|x| = ``edge_x``, |y| = ``edge_y``), summed in that order."""
+    rocks_x, rocks_y = _push_from_points(here_x, here_y, rocks_xy, radius_m)
+    vehicles_x, vehicles_y = _push_from_points(here_x, here_y, vehicles_xy, radius_m)
+    edges_x = edges_y = 0.0
+    for point_x, point_y in ((edge_x, here_y), (-edge_x, here_y), (here_x, edge_y),
+                             (here_x, -edge_y)):
+        away_x, away_y = _push_from_point(here_x, here_y, point_x, point_y, radius_m)
+        edges_x += away_x
+        edges_y += away_y
+    return rocks_x + vehicles_x + edges_x, rocks_y + vehicles_y + edges_y
+
+
+_push_from_point = compiled(_push_from_point, inline=True) or _push_from_point
+_push_from_points = compiled(_push_from_points) or _push_from_points
+avoidance_push = compiled(avoidance_push) or avoidance_push
