@@ -15,6 +15,7 @@ from game.sim.simulation import Simulation
 from game.sim.telemetry import telemetry_record
 from physics.bullet.terrain_tiles import StreamedColliders
 from physics.bullet.world import ALL_BODIES, PhysicsWorld
+from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
 from physics.model.ballistics import arc_meets_terrain
 from physics.model.terrain import MapChoice, build_terrain, plane_under
 from physics.model.tiled_terrain import TiledTerrain
@@ -305,3 +306,28 @@ def test_an_arc_over_the_whole_desert_map_lands_on_its_ground(config):
     assert where[2] == pytest.approx(float(terrain.height_at(*where[:2])), abs=0.01)
     assert arc_meets_terrain(terrain, muzzle, (300.0, 200.0, 3.0), 9.81, 8.0,
                              make_tiles=False) == (when_s, pytest.approx(where))
+
+
+def test_the_anchors_make_the_tiles_under_them_before_they_cast(config, big):
+    """A tank set down where no tile is made yet: the anchor model has the big desert make
+    the tiles its rays may reach before its compiled loop reads them, and every anchor
+    stands on the ground there."""
+    tank = config.tank
+    constants = derive_constants(tank.suspension, tank.grip, tank.hull.mass_kg,
+                                 config.world.simulation.gravity_m_s2, tracked=True)
+    model = tank.make_model(constants)
+    model.resize(1)
+    anchors_xy = constants.position_bs[:, :2]
+    spots = np.random.default_rng(5).uniform(1000.0, 1900.0, (200, 2)) * (1.0, -1.0)
+    rises = [np.ptp(big.field.heights(*(spot + anchors_xy).T)) for spot in spots]
+    x_m, y_m = spots[int(np.argmin(rises))]  # a flat spot far from the map's middle
+    assert big.tiles_on_demand and big.tables.directory.max() < 0  # no tile made yet
+    ground_m = float(big.field.heights(np.array([x_m]), np.array([y_m]))[0])
+    height_m = ground_m + tank.suspension.ride_height_m - constants.position_bs[:, 2].mean()
+    states = BodyStates(np.array([[x_m, y_m, height_m]]), np.eye(3)[None],
+                        np.zeros((1, 3)), np.zeros((1, 3)))
+    model.step(states, AnchorCommand.idle(1, model.anchors), config.world.simulation.step_s,
+               big)
+    assert model.report.on_ground.all()
+    heights = model.report.contact_point_ws[0, :, 2]
+    assert heights == pytest.approx(ground_m, abs=1.0)

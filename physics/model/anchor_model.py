@@ -281,6 +281,8 @@ class AnchorModel:
 
     def _prepare_ground(self, states: BodyStates, terrain: Terrain) -> None:
         """Have the terrain make the tiles every ray of these vehicles may reach."""
+        if not terrain.tiles_on_demand:
+            return
         reach_m = self._reach_m
         low_x, low_y = states.position_ws[:, :2].min(axis=0).tolist()
         high_x, high_y = states.position_ws[:, :2].max(axis=0).tolist()

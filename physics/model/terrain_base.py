@@ -215,6 +215,9 @@ class TerrainBase(CraterBook):
 
     name = "terrain"
     """What a hit on it is called in the event log, whatever kind of terrain it is."""
+    tiles_on_demand = False
+    """Whether its tiles are made only when asked for (:meth:`prepare_box`) before compiled
+    loops may read them: a big desert's. Every other terrain's one tile is always made."""
     half_extent_x_m: float
     half_extent_y_m: float
     min_height_m: float

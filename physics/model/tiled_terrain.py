@@ -54,6 +54,8 @@ class _Queued(NamedTuple):
 class TiledTerrain(TileGrid, TerrainBase):
     """A ``DesertField`` map kept as the tiles near what moves."""
 
+    tiles_on_demand = True
+
     def __init__(self, field: DesertField, spec: TerrainSpec):
         self.field, self.tile_spec = field, spec.tiles
         self.spacing_m = spec.desert.spacing_m
