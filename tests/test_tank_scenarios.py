@@ -11,8 +11,8 @@ from panda3d.bullet import BulletBoxShape, BulletRigidBodyNode
 from panda3d.core import Point3, TransformState, Vec3
 
 from game.config import load_config
-from game.sim.controls import Controls, ScriptedInputs
-from game.sim.events import ShiftRefused
+from game.sim.controls import AUTOMATIC, Controls, ScriptedInputs
+from game.sim.events import Recovered, ShiftRefused
 from game.sim.simulation import Simulation
 from game.sim.telemetry import telemetry_record
 from physics.bullet.ground import BulletRays
@@ -400,3 +400,39 @@ def test_rocks_are_scattered_on_the_desert_only_and_clear_of_the_spawn(config):
     flat = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     assert flat.rocks == []
     flat.destroy()
+
+
+def test_a_tank_whose_anchor_maths_go_non_finite_is_set_back_and_no_other(config):
+    """One substep's impulses of one tank turn NaN (its anchor maths broke): it gets no
+    impulse, and the guard sets it back on the ground, still, after the step; the other
+    tank drives on."""
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
+    try:
+        player = simulation.player
+        other = simulation.spawn("tank", "other", 30.0, 0.0, 0.0)
+        for _ in range(30):
+            simulation.step(Controls(throttle=0.5, gear=AUTOMATIC))
+        fleet = player.fleet
+        model_step = fleet.model.step
+        broken = {"substeps": 1}
+
+        def breaking_step(*args, **kwargs):
+            impulses = model_step(*args, **kwargs)
+            if broken["substeps"]:
+                broken["substeps"] -= 1
+                impulses.linear_ws[other.index, 2] = np.nan
+            return impulses
+
+        fleet.model.step = breaking_step
+        events = simulation.step(Controls(throttle=0.5, gear=AUTOMATIC))
+        fleet.model.step = model_step
+        recovered = [event for event in events if isinstance(event, Recovered)]
+        assert [(event.vehicle, event.reason) for event in recovered] == [
+            ("other", "non-finite state")]
+        assert not fleet.faulted.any()  # cleared as it was set down
+        for vehicle in (player, other):
+            assert np.isfinite(vehicle.current.position_ws).all()
+        assert np.linalg.norm(other.current.velocity_ws) == 0.0  # set down still
+        assert player.current.forward_speed_mps() > 0.05  # the player drove on
+    finally:
+        simulation.destroy()

@@ -368,6 +368,10 @@ class VehicleFleet:
         simulation's guard sets it back on the ground after the step."""
         if extra_ws is not None:
             linear_ws = linear_ws + extra_ws
+        # Every number finite, the common case, in two calls; a NaN or an infinity anywhere
+        # makes the total one of them too, and the rows are looked at one by one.
+        if math.isfinite(linear_ws.sum() + angular_ws.sum()):
+            return linear_ws, angular_ws
         finite = np.isfinite(linear_ws.sum(axis=1) + angular_ws.sum(axis=1))
         if np.count_nonzero(finite) < len(finite):
             broken = ~finite
