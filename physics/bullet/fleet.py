@@ -343,23 +343,34 @@ class VehicleFleet:
         """Per anchor of the vehicles ``near`` something: could its ray meet a body besides
         the terrain (another of these vehicles where it is now, one of the ``others``)?
         None: no ray could. Each body stands for its bounding sphere and
-        :data:`_RAY_SLACK_M`; a ray passing within it is cast through Bullet."""
-        if not np.count_nonzero(near):
+        :data:`_RAY_SLACK_M`; a ray passing within it is cast through Bullet.
+
+        Only the near vehicles' rays are worked out, and only the near vehicles' spheres
+        measured with the others': a vehicle that is not near any other lies further from
+        each than its reach and another's hull (the near test's room is kept for the
+        whole step), so no ray of a near one can meet it."""
+        index = np.flatnonzero(near)
+        if not len(index):
             return None
         anchors = len(self.constants.position_bs)
-        wanted = np.repeat(near, anchors)
         if self.always_bullet_rays:
-            return wanted
-        origins, directions = self.model.rays(states)
+            return np.repeat(near, anchors)
+        near_states = BodyStates(states.position_ws[index], states.axes_ws[index],
+                                 states.velocity_ws[index], states.angular_velocity_ws[index])
+        origins, directions = self.model.rays(near_states)
         starts_ws = origins.reshape(-1, 3)
         ends_ws = starts_ws + directions.reshape(-1, 3) * self.constants.ray_length_m
-        vehicles = len(self.bodies)
-        centres_ws = np.vstack([states.position_ws, others[0]])
-        limits_m = np.concatenate([np.full(vehicles, self._hull_radius_m), others[1]])
-        exact = segments_near_spheres(starts_ws, ends_ws,
-                                      np.repeat(np.arange(vehicles), anchors), wanted,
-                                      centres_ws, limits_m + _RAY_SLACK_M)
-        return exact if np.count_nonzero(exact) else None
+        centres_ws = np.vstack([near_states.position_ws, others[0]])
+        limits_m = np.concatenate([np.full(len(index), self._hull_radius_m), others[1]])
+        meets = segments_near_spheres(starts_ws, ends_ws,
+                                      np.repeat(np.arange(len(index)), anchors),
+                                      np.ones(len(starts_ws), dtype=bool), centres_ws,
+                                      limits_m + _RAY_SLACK_M)
+        if not np.count_nonzero(meets):
+            return None
+        exact = np.zeros((len(near), anchors), dtype=bool)
+        exact[index] = meets.reshape(-1, anchors)
+        return exact.ravel()
 
     def _guarded(self, linear_ws: np.ndarray, angular_ws: np.ndarray,
                  extra_ws: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
