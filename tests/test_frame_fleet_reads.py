@@ -19,6 +19,8 @@ from game.sim.simulation import Simulation
 from game.view.effects import DUST_FIELDS, Effects
 from game.view.rig_pose import rotation_matrices
 from game.view.vehicle_view import VehicleLooks, VehicleView, update_views
+from physics.bullet import poses
+from physics.bullet.poses import body_state
 from physics.model.pose import blend_poses, rotation_matrix
 from physics.model.terrain import MapChoice
 
@@ -115,3 +117,34 @@ def test_the_rigs_rotations_are_the_physicsrotation_matrices():
     quaternions /= np.linalg.norm(quaternions, axis=1, keepdims=True)
     np.testing.assert_array_equal(rotation_matrices(quaternions),
                                   rotation_matrix(quaternions))
+
+
+def test_each_fleets_poses_read_at_once_are_each_bodys_own(mixed):
+    """The guard's read of a whole fleet (the step's end state of every vehicle) gives,
+    number for number, what reading each body alone gives."""
+    drive(mixed, STEPS)
+    for fleet in mixed.fleets.values():
+        if not len(fleet):
+            continue
+        poses = fleet.poses()
+        for index, body in enumerate(fleet.bodies):
+            alone, together = body_state(body), poses.state(index)
+            for name in ("position_ws", "orientation_ws", "velocity_ws", "angular_velocity_ws"):
+                assert np.array_equal(getattr(alone, name), getattr(together, name)), name
+            assert np.array_equal(alone.axes_ws(), together.axes_ws())
+        assert poses.finite.all()
+
+
+def test_a_body_read_with_a_number_that_is_not_finite_is_marked_alone():
+    """(Panda refuses to set such a state; Bullet's maths may still make one.)"""
+    count = 3
+    values = np.arange(26 * count, dtype=np.float32)  # matrices, quaternions, velocities
+    values[20 * count + 3 * 1 + 2] = np.nan  # body 1's linear velocity's z
+    rows, axes = np.empty((count, 13)), np.empty((count, 3, 3))
+    finite = np.empty(count, bool)
+    poses._pose_rows(values, rows, axes, finite)
+    assert finite.tolist() == [True, False, True]
+    assert rows[2, 0:3].tolist() == [44.0, 45.0, 46.0]  # body 2's matrix row 3
+    assert rows[2, 3:7].tolist() == [56.0, 57.0, 58.0, 59.0]
+    assert rows[2, 10:13].tolist() == [75.0, 76.0, 77.0]
+    assert axes[2, 1].tolist() == [36.0, 37.0, 38.0]

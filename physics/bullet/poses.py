@@ -13,6 +13,7 @@ from panda3d.core import (Datagram, LMatrix3f, LMatrix4f, LQuaternionf, LVecBase
                           PandaNode, Point3, TransformState, Vec3)
 
 from physics.model.anchors import BodyStates
+from physics.model.compiled import compiled
 from physics.model.pose import BodyState
 
 _FLOAT32 = np.dtype("<f4")
@@ -58,10 +59,15 @@ def read_floats(columns) -> np.ndarray:
     exactly the same values. One loop per kind of value, the write method looked up
     once: 15 % less again than writing each body's values together.
     """
+    return _raw_floats(columns).astype(np.float64)
+
+
+def _raw_floats(columns) -> np.ndarray:
+    """:func:`read_floats`' numbers as Panda stores them: float32s, read-only."""
     datagram = Datagram()
     for write, values in columns:
         call_each(write, values, repeat(datagram))
-    return np.frombuffer(datagram.getMessage(), dtype=_FLOAT32).astype(np.float64)
+    return np.frombuffer(datagram.getMessage(), dtype=_FLOAT32)
 
 
 def body_states(bodies: list[BulletRigidBodyNode]) -> BodyStates:
@@ -97,20 +103,41 @@ def fleet_poses(bodies: list[BulletRigidBodyNode]) -> FleetPoses:
     """:class:`BodyState` numbers of every body in one pass: exactly what
     :func:`body_state` reads, body by body."""
     transforms = list(map(_transform, bodies))
-    values = read_floats(((_write_matrix, map(_matrix, transforms)),
+    values = _raw_floats(((_write_matrix, map(_matrix, transforms)),
                            (_write_quaternion, map(_quaternion, transforms)),
                            (_write_vector, map(_linear_velocity, bodies)),
                            (_write_vector, map(_angular_velocity, bodies))))
     count = len(bodies)
-    matrices = values[:16 * count].reshape(count, 4, 4)
-    rows = np.empty((count, 13))
-    rows[:, 0:3] = matrices[:, 3, :3]
-    rows[:, 3:7] = values[16 * count:20 * count].reshape(count, 4)
-    rows[:, 7:13] = values[20 * count:].reshape(2, count, 3).transpose(1, 0, 2).reshape(count, 6)
-    axes = matrices[:, :3, :3]
+    rows, axes, finite = np.empty((count, 13)), np.empty((count, 3, 3)), np.empty(count, bool)
+    _pose_rows(values, rows, axes, finite)
     axes.setflags(write=False)
-    # The quaternion is worked out from the matrix: finite rows mean finite axes.
-    return FleetPoses(rows, axes, np.isfinite(rows).all(axis=1))
+    return FleetPoses(rows, axes, finite)
+
+
+def _pose_rows(values, rows, axes, finite):
+    """From the float32s :func:`fleet_poses` reads (every body's matrix, then every
+    quaternion, linear and angular velocity), each body's row (position, quaternion,
+    velocity, angular velocity) and axes (the matrix's upper 3 x 3) as float64s, and
+    whether its row is finite (the quaternion is worked out from the matrix: finite rows
+    mean finite axes)."""
+    count = rows.shape[0]
+    for body in range(count):
+        matrix = 16 * body
+        for axis in range(3):
+            rows[body, axis] = values[matrix + 12 + axis]
+            rows[body, 7 + axis] = values[20 * count + 3 * body + axis]
+            rows[body, 10 + axis] = values[23 * count + 3 * body + axis]
+            for column in range(3):
+                axes[body, axis, column] = values[matrix + 4 * axis + column]
+        for part in range(4):
+            rows[body, 3 + part] = values[16 * count + 4 * body + part]
+        finite[body] = True
+        for column in range(13):
+            if not np.isfinite(rows[body, column]):
+                finite[body] = False
+
+
+_pose_rows = compiled(_pose_rows) or _pose_rows
 
 
 def ground_aligned_rotation(normal_ws: np.ndarray, heading_deg: float) -> LQuaternionf:
