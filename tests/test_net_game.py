@@ -294,13 +294,17 @@ def test_a_window_draws_the_servers_shells_from_shot_to_hit(harness):
     server.place(net.server_vehicle("beta"), 0.0, 300.0, 90.0)  # a quarter second's flight
     session = ClientSession(alpha)
     wanted = [Controls(elevation=-1.0, handbrake=True)]
-    loop = ClientLoop(session, lambda _world: wanted[0])
+    # The window's clock runs with the server's steps, not the wall's: a server stepping
+    # faster than real time must not leave the window a step behind the whole flight.
+    clock_s = [0.0]
+    loop = ClientLoop(session, lambda _world: wanted[0], clock=lambda: clock_s[0])
     events = []
     loop.subscribe(events.extend)
     del net.clients["alpha"]
     seen_in_flight = []
     for _ in range(600):
         net.step()
+        clock_s[0] += 1.0 / 60.0
         loop.advance(1.0 / 60.0)
         if net.server_vehicle("alpha").aim.elevation_rad < math.radians(-0.25):
             wanted[0] = Controls(fire=True, handbrake=True)
@@ -311,6 +315,7 @@ def test_a_window_draws_the_servers_shells_from_shot_to_hit(harness):
     assert max(seen_in_flight) == 1  # drawn in flight, from the shot event, steps on end
     net.step(10)
     for _ in range(10):
+        clock_s[0] += 1.0 / 60.0
         loop.advance(1.0 / 60.0)
     assert session.simulation.shells == []  # it reached the hit's point and was gone
     session.destroy()
