@@ -355,12 +355,11 @@ class VehicleFleet:
         anchors = len(self.constants.position_bs)
         if self.always_bullet_rays:
             return np.repeat(near, anchors)
-        near_states = BodyStates(states.position_ws[index], states.axes_ws[index],
-                                 states.velocity_ws[index], states.angular_velocity_ws[index])
-        origins, directions = self.model.rays(near_states)
+        near_ws = states.position_ws[index]
+        origins, directions = self.model.rays(near_ws, states.axes_ws[index])
         starts_ws = origins.reshape(-1, 3)
         ends_ws = starts_ws + directions.reshape(-1, 3) * self.constants.ray_length_m
-        centres_ws = np.vstack([near_states.position_ws, others[0]])
+        centres_ws = np.vstack([near_ws, others[0]])
         limits_m = np.concatenate([np.full(len(index), self._hull_radius_m), others[1]])
         meets = segments_near_spheres(starts_ws, ends_ws,
                                       np.repeat(np.arange(len(index)), anchors),

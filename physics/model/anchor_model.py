@@ -229,12 +229,13 @@ class AnchorModel:
         self.driveline[vehicle] = 0.0
         self._warm = False
 
-    def rays(self, states: BodyStates) -> tuple[np.ndarray, np.ndarray]:
-        """Anchor origins and ray directions (V, A, 3): down the hull's -Z."""
-        count = len(states.position_ws) * self.anchors
+    def rays(self, position_ws: np.ndarray, axes_ws: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+        """Anchor origins and ray directions (V, A, 3) of hulls at ``position_ws`` (V, 3)
+        with ``axes_ws`` (V, 3, 3): down each hull's -Z."""
+        count = len(position_ws) * self.anchors
         origins, directions = np.empty((3, count)), np.empty((3, count))
-        kernel.anchor_rays(states.position_ws, states.axes_ws, self._table, origins,
-                           directions)
+        kernel.anchor_rays(position_ws, axes_ws, self._table, origins, directions)
         return (origins.T.reshape(-1, self.anchors, 3),
                 directions.T.reshape(-1, self.anchors, 3))
 
@@ -298,7 +299,7 @@ class AnchorModel:
         if exact is None or query is None or not np.count_nonzero(exact):
             return self._no_exact, _NO_HITS
         rays = np.flatnonzero(exact)
-        origins, directions = self.rays(states)
+        origins, directions = self.rays(states.position_ws, states.axes_ws)
         hits = query.cast(origins.reshape(-1, 3)[rays], directions.reshape(-1, 3)[rays],
                           self.constants.ray_length_m, self.constants.min_ground_up, rays)
         rows = np.zeros((tables.EXACT_ROWS, count))
