@@ -1,6 +1,7 @@
 """Which anchors' rays go through Bullet: the grid answers as measuring every ray against
-every sphere does (the ray's own sphere left out), with and without numba; in a fleet, a
-ray over another vehicle's hull is cast and rays far from every body are not, even for a
+every sphere does (the ray's own sphere left out), with and without numba, and a sphere
+that stands for a box counts only the rays through the box; in a fleet, a ray over another
+vehicle's hull is cast and rays beside a hull or far from every body are not, even for a
 vehicle near another; and a tank set on another's hull rides on it."""
 
 from __future__ import annotations
@@ -94,6 +95,55 @@ def test_rays_and_spheres_that_are_not_finite_or_none():
     assert not segments_near_spheres(starts, ends, owners, ~wanted, centres, limits).any()
 
 
+def random_boxes(rng, centres: np.ndarray, count: int) -> broadphase.Boxes:
+    """Boxes for the first ``count`` spheres, turned every way, each inside its sphere."""
+    axes = np.linalg.qr(rng.normal(size=(count, 3, 3)))[0].transpose(0, 2, 1)
+    half_extents = np.array([1.5, 3.0, 1.0])
+    return broadphase.Boxes(centres[:count] + rng.normal(0.0, 0.1, (count, 3)), axes,
+                            half_extents)
+
+
+def passes_through_box(start, end, boxes, b, grown_m: float, samples: int = 4001) -> bool:
+    """Does any of ``samples`` points evenly along the segment lie in box ``b`` grown by
+    ``grown_m`` on every side?"""
+    points = start + np.linspace(0.0, 1.0, samples)[:, None] * (end - start)
+    local = (points - boxes.centres_ws[b]) @ boxes.axes_ws[b].T
+    return bool((np.abs(local) <= boxes.half_extents_m + grown_m).all(axis=1).any())
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("pairs_up_to", [0, 10 ** 9], ids=["grid", "every pair"])
+def test_a_sphere_with_a_box_counts_only_the_rays_through_the_box(seed, pairs_up_to,
+                                                                  monkeypatch):
+    """A segment meets a sphere that stands for a box where it passes within the sphere
+    and through the box: bracketed by points sampled along it, in the box (it must count)
+    and in the box grown by their spacing (it may). Both the grid and every pair."""
+    monkeypatch.setattr(broadphase, "ALL_SEGMENT_PAIRS_UP_TO", pairs_up_to)
+    rng = np.random.default_rng(seed)
+    starts, ends, owners, wanted, centres, limits = random_rays(rng, 400, 20)
+    limits[:10] = 4.0  # round the box, whose corners are 3.5 m from its centre
+    boxes = random_boxes(rng, centres, 10)
+    found = segments_near_spheres(starts, ends, owners, wanted, centres, limits, boxes)
+    spheres_only = limits.copy()
+    spheres_only[:10] = 0.0
+    beyond_boxes = segments_near_spheres(starts, ends, owners, wanted, centres, spheres_only)
+    spacing_m = np.linalg.norm(ends - starts, axis=1) / 4000
+    through = surely = 0
+    for a in np.flatnonzero(wanted & ~beyond_boxes):
+        near_boxes = [b for b in range(10) if b != owners[a] and every_sphere_pair(
+            starts[a:a + 1], ends[a:a + 1], [-1], [True], centres[b:b + 1], limits[b:b + 1])[0]]
+        must = any(passes_through_box(starts[a], ends[a], boxes, b, 0.0) for b in near_boxes)
+        may = any(passes_through_box(starts[a], ends[a], boxes, b, spacing_m[a])
+                  for b in near_boxes)
+        assert must <= found[a] <= may
+        through += must
+        surely += found[a] == must == may
+    assert through > 0 and surely >= 0.9 * np.count_nonzero(wanted & ~beyond_boxes)
+    assert (beyond_boxes <= found).all()
+    within_spheres = segments_near_spheres(starts, ends, owners, wanted, centres, limits)
+    assert (found <= within_spheres).all() and found.sum() < within_spheres.sum()
+
+
 PLAIN_PYTHON_RUN = """
 import json, sys
 import numpy as np
@@ -115,23 +165,33 @@ def test_without_numba_the_plain_loops_give_the_same_answers(repo_root):
     assert json.loads(done.stdout) == every_sphere_pair(*arrays).tolist()
 
 
-def test_a_ray_over_another_hull_is_cast_and_rays_far_from_every_body_are_not(
+def test_a_ray_over_another_hull_is_cast_and_rays_beside_or_far_from_a_hull_are_not(
         config, monkeypatch):
-    """Tank 1 lies on tank 0's hull, tank 2 stands two reaches from tank 0 (near it, but
-    its rays pass nowhere near a hull), tank 3 is alone: Bullet casts tank 1's rays (over
-    tank 0's hull), and no ray of tank 2 or 3."""
+    """Tank 1 lies just over tank 0's hull, its rays reaching down past the hull's top;
+    tank 2 stands two reaches from tank 0 (near it, but its rays pass nowhere near a
+    hull); tank 3 is alone; tank 4 stands beside tank 0, its rays inside tank 0's bounding
+    sphere but clear of its box: Bullet casts tank 1's rays, and no ray of tanks 2, 3, 4."""
     world = PhysicsWorld(config.game.simulation)
     terrain = build_terrain(MapChoice.parse("flat"), config.game.terrain, 1)
     world.add_body(terrain_collider(terrain))
     fleet = VehicleFleet(world, terrain, config.tank, config.tank_gearbox)
+    hull = config.tank.hull
     ground_m = float(terrain.height_at(0.0, 0.0))
-    places = [(0.0, 0.0, ground_m + 1.0), (0.0, 0.5, ground_m + 3.0),
-              (2.0 * fleet.reach_m, 0.0, ground_m + 1.0), (60.0, 60.0, ground_m + 1.0)]
+    hull_top_m = ground_m + 1.0 + hull.centre_of_mass_drop_m + hull.half_extents_m[2]
+    anchor_z_m = float(fleet.constants.position_bs[0, 2])
+    above_m = hull_top_m - anchor_z_m + 0.5 * fleet.constants.ray_length_m
+    beside_m = hull.half_extents_m[0] + 2.5
+    places = [(0.0, 0.0, ground_m + 1.0), (0.0, 0.5, above_m),
+              (2.0 * fleet.reach_m, 0.0, ground_m + 1.0), (60.0, 60.0, ground_m + 1.0),
+              (beside_m, 0.0, ground_m + 1.0)]
     for number, place in enumerate(places):
         body = make_hull_body(config.tank.hull, f"tank-{number}")
         world.add_body(body)
         set_at_rest(body, place, LQuaternionf(1, 0, 0, 0))
         fleet.add(body)
+    anchors = len(fleet.constants.position_bs)
+    beside_ray_ws = np.array(places[4]) + fleet.constants.position_bs[0]
+    assert np.linalg.norm(beside_ray_ws - np.array(places[0])) < fleet._hull_radius_m
     cast_rays = []
     cast = BulletRays.cast
 
@@ -141,12 +201,11 @@ def test_a_ray_over_another_hull_is_cast_and_rays_far_from_every_body_are_not(
 
     monkeypatch.setattr(BulletRays, "cast", recording)
     fleet.update_drive(world.step_s)
-    assert fleet._plan.near.tolist() == [True, True, True, False]
+    assert fleet._plan.near.tolist() == [True, True, True, False, True]
     world.step()
-    anchors = len(fleet.constants.position_bs)
     cast_vehicles = {ray // anchors for ray in cast_rays}
     assert set(range(anchors, 2 * anchors)) <= set(cast_rays)
-    assert 2 not in cast_vehicles and 3 not in cast_vehicles
+    assert not cast_vehicles & {2, 3, 4}
     fleet.destroy()
     world.destroy()
 

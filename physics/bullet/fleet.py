@@ -26,7 +26,7 @@ from physics.bullet.hull_pairs import HullPairs
 from physics.bullet.poses import FleetPoses, body_states, call_each, fleet_poses
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
-from physics.model.broadphase import near_each_other, near_spheres, segments_near_spheres
+from physics.model.broadphase import Boxes, near_each_other, near_spheres, segments_near_spheres
 from physics.model.fleet_survey import survey
 from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
 from physics.model.terrain import Terrain
@@ -37,8 +37,9 @@ as long as everyone stays within half of it (a few steps at full speed). More ro
 tests, but more vehicles cast Bullet rays they do not need. Cost only, not behaviour."""
 
 _RAY_SLACK_M = 0.05
-"""Room added to every body's bounding sphere when choosing the rays cast through Bullet:
-more than Bullet's single-precision shapes and collision margins stand out of the bounds."""
+"""Room added to every body's bounding sphere, and to each hull's box, when choosing the rays
+cast through Bullet: more than Bullet's single-precision shapes and collision margins stand
+out of the bounds."""
 
 
 def _bounding_sphere(body: BulletRigidBodyNode) -> tuple[np.ndarray, float]:
@@ -110,6 +111,10 @@ class VehicleFleet:
         """Radius around the centre of mass that holds the hull and every ray."""
         self._hull_radius_m = float(np.linalg.norm(half) + spec.hull.centre_of_mass_drop_m)
         """Radius around the centre of mass that holds the hull."""
+        self._hull_box_half_m = half + _RAY_SLACK_M
+        self._hull_drop_m = spec.hull.centre_of_mass_drop_m
+        """The hull's box (its one shape), grown by the slack: a ray that misses it misses
+        the hull."""
         self.throttle = np.zeros(0)
         self.steer = np.zeros(0)
         self.brake = np.zeros(0)
@@ -343,7 +348,9 @@ class VehicleFleet:
         """Per anchor of the vehicles ``near`` something: could its ray meet a body besides
         the terrain (another of these vehicles where it is now, one of the ``others``)?
         None: no ray could. Each body stands for its bounding sphere and
-        :data:`_RAY_SLACK_M`; a ray passing within it is cast through Bullet.
+        :data:`_RAY_SLACK_M`, each of these vehicles for its hull's box within that (a
+        long hull's sphere reaches far beside it); a ray passing within it is cast through
+        Bullet.
 
         Only the near vehicles' rays are worked out, and only the near vehicles' spheres
         measured with the others': a vehicle that is not near any other lies further from
@@ -355,8 +362,8 @@ class VehicleFleet:
         anchors = len(self.constants.position_bs)
         if self.always_bullet_rays:
             return np.repeat(near, anchors)
-        near_ws = states.position_ws[index]
-        origins, directions = self.model.rays(near_ws, states.axes_ws[index])
+        near_ws, near_axes_ws = states.position_ws[index], states.axes_ws[index]
+        origins, directions = self.model.rays(near_ws, near_axes_ws)
         starts_ws = origins.reshape(-1, 3)
         ends_ws = starts_ws + directions.reshape(-1, 3) * self.constants.ray_length_m
         centres_ws = np.vstack([near_ws, others[0]])
@@ -364,7 +371,9 @@ class VehicleFleet:
         meets = segments_near_spheres(starts_ws, ends_ws,
                                       np.repeat(np.arange(len(index)), anchors),
                                       np.ones(len(starts_ws), dtype=bool), centres_ws,
-                                      limits_m + _RAY_SLACK_M)
+                                      limits_m + _RAY_SLACK_M, Boxes(
+                                          near_ws + near_axes_ws[:, 2] * self._hull_drop_m,
+                                          near_axes_ws, self._hull_box_half_m))
         if not np.count_nonzero(meets):
             return None
         exact = np.zeros((len(near), anchors), dtype=bool)
