@@ -37,9 +37,8 @@ as long as everyone stays within half of it (a few steps at full speed). More ro
 tests, but more vehicles cast Bullet rays they do not need. Cost only, not behaviour."""
 
 _RAY_SLACK_M = 0.05
-"""Room added to every body's bounding sphere, and to each hull's box, when choosing the rays
-cast through Bullet: more than Bullet's single-precision shapes and collision margins stand
-out of the bounds."""
+"""Room added to every body's bounding sphere and hull box when choosing the rays cast through
+Bullet: more than Bullet's single-precision shapes and collision margins stand out of them."""
 
 
 def _bounding_sphere(body: BulletRigidBodyNode) -> tuple[np.ndarray, float]:
@@ -112,9 +111,7 @@ class VehicleFleet:
         self._hull_radius_m = float(np.linalg.norm(half) + spec.hull.centre_of_mass_drop_m)
         """Radius around the centre of mass that holds the hull."""
         self._hull_box_half_m = half + _RAY_SLACK_M
-        self._hull_drop_m = spec.hull.centre_of_mass_drop_m
-        """The hull's box (its one shape), grown by the slack: a ray that misses it misses
-        the hull."""
+        """The hull's box (its one shape) grown by the slack: a ray missing it misses the hull."""
         self.throttle = np.zeros(0)
         self.steer = np.zeros(0)
         self.brake = np.zeros(0)
@@ -348,9 +345,8 @@ class VehicleFleet:
         """Per anchor of the vehicles ``near`` something: could its ray meet a body besides
         the terrain (another of these vehicles where it is now, one of the ``others``)?
         None: no ray could. Each body stands for its bounding sphere and
-        :data:`_RAY_SLACK_M`, each of these vehicles for its hull's box within that (a
-        long hull's sphere reaches far beside it); a ray passing within it is cast through
-        Bullet.
+        :data:`_RAY_SLACK_M`, each of these vehicles for its hull's box as well; a ray
+        passing within them is cast through Bullet.
 
         Only the near vehicles' rays are worked out, and only the near vehicles' spheres
         measured with the others': a vehicle that is not near any other lies further from
@@ -368,12 +364,12 @@ class VehicleFleet:
         ends_ws = starts_ws + directions.reshape(-1, 3) * self.constants.ray_length_m
         centres_ws = np.vstack([near_ws, others[0]])
         limits_m = np.concatenate([np.full(len(index), self._hull_radius_m), others[1]])
-        meets = segments_near_spheres(starts_ws, ends_ws,
-                                      np.repeat(np.arange(len(index)), anchors),
+        boxes = Boxes(near_ws + near_axes_ws[:, 2] * self.spec.hull.centre_of_mass_drop_m,
+                      near_axes_ws, self._hull_box_half_m)
+        meets = segments_near_spheres(starts_ws, ends_ws, np.repeat(np.arange(len(index)),
+                                                                    anchors),
                                       np.ones(len(starts_ws), dtype=bool), centres_ws,
-                                      limits_m + _RAY_SLACK_M, Boxes(
-                                          near_ws + near_axes_ws[:, 2] * self._hull_drop_m,
-                                          near_axes_ws, self._hull_box_half_m))
+                                      limits_m + _RAY_SLACK_M, boxes)
         if not np.count_nonzero(meets):
             return None
         exact = np.zeros((len(near), anchors), dtype=bool)
