@@ -19,8 +19,8 @@ from physics.bullet.fleet import VehicleFleet
 from physics.bullet.ground import BulletRays
 from physics.bullet.poses import set_at_rest
 from physics.bullet.world import PhysicsWorld
-from physics.model import broadphase
-from physics.model.broadphase import segments_near_spheres
+from physics.model import ray_narrowing
+from physics.model.ray_narrowing import segments_near_spheres
 from physics.model.terrain import MapChoice, build_terrain
 
 
@@ -72,9 +72,9 @@ def test_a_few_rays_measured_pair_by_pair_answer_as_the_grid_does(seed, monkeypa
     arrays = random_rays(rng, 40, 12)
     arrays[4][0, 2] = np.nan  # a sphere that is nowhere
     arrays[5][1] = -3.0  # and one that reaches nothing
-    assert np.count_nonzero(arrays[3]) * 12 <= broadphase.ALL_SEGMENT_PAIRS_UP_TO
+    assert np.count_nonzero(arrays[3]) * 12 <= ray_narrowing.ALL_SEGMENT_PAIRS_UP_TO
     pair_by_pair = segments_near_spheres(*arrays)
-    monkeypatch.setattr(broadphase, "ALL_SEGMENT_PAIRS_UP_TO", 0)
+    monkeypatch.setattr(ray_narrowing, "ALL_SEGMENT_PAIRS_UP_TO", 0)
     assert segments_near_spheres(*arrays).tolist() == pair_by_pair.tolist()
     assert pair_by_pair.tolist() == every_sphere_pair(*arrays).tolist()
     assert 0 < np.count_nonzero(pair_by_pair) < np.count_nonzero(arrays[3])
@@ -95,11 +95,11 @@ def test_rays_and_spheres_that_are_not_finite_or_none():
     assert not segments_near_spheres(starts, ends, owners, ~wanted, centres, limits).any()
 
 
-def random_boxes(rng, centres: np.ndarray, count: int) -> broadphase.Boxes:
+def random_boxes(rng, centres: np.ndarray, count: int) -> ray_narrowing.Boxes:
     """Boxes for the first ``count`` spheres, turned every way, each inside its sphere."""
     axes = np.linalg.qr(rng.normal(size=(count, 3, 3)))[0].transpose(0, 2, 1)
     half_extents = np.array([1.5, 3.0, 1.0])
-    return broadphase.Boxes(centres[:count] + rng.normal(0.0, 0.1, (count, 3)), axes,
+    return ray_narrowing.Boxes(centres[:count] + rng.normal(0.0, 0.1, (count, 3)), axes,
                             half_extents)
 
 
@@ -118,7 +118,7 @@ def test_a_sphere_with_a_box_counts_only_the_rays_through_the_box(seed, pairs_up
     """A segment meets a sphere that stands for a box where it passes within the sphere
     and through the box: bracketed by points sampled along it, in the box (it must count)
     and in the box grown by their spacing (it may). Both the grid and every pair."""
-    monkeypatch.setattr(broadphase, "ALL_SEGMENT_PAIRS_UP_TO", pairs_up_to)
+    monkeypatch.setattr(ray_narrowing, "ALL_SEGMENT_PAIRS_UP_TO", pairs_up_to)
     rng = np.random.default_rng(seed)
     starts, ends, owners, wanted, centres, limits = random_rays(rng, 400, 20)
     limits[:10] = 4.0  # round the box, whose corners are 3.5 m from its centre
@@ -149,11 +149,11 @@ import json, sys
 import numpy as np
 sys.modules["numba"] = None  # as on a platform without numba
 sys.path.insert(0, "tests")
-from physics.model import broadphase
+from physics.model import ray_narrowing
 from test_ray_narrowing import random_rays
-assert broadphase._segments_meeting.__module__ == "physics.model.broadphase"
+assert ray_narrowing._segments_meeting.__module__ == "physics.model.ray_narrowing"
 arrays = random_rays(np.random.default_rng(2), 300, 40)
-print(json.dumps(broadphase.segments_near_spheres(*arrays).tolist()))
+print(json.dumps(ray_narrowing.segments_near_spheres(*arrays).tolist()))
 """
 
 

@@ -26,7 +26,8 @@ from physics.bullet.hull_pairs import HullPairs
 from physics.bullet.poses import FleetPoses, body_states, call_each, fleet_poses
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
-from physics.model.broadphase import Boxes, near_each_other, near_spheres, segments_near_spheres
+from physics.model.broadphase import near_each_other, near_spheres
+from physics.model.ray_narrowing import Boxes, segments_near_spheres
 from physics.model.fleet_survey import survey
 from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
 from physics.model.terrain import Terrain
