@@ -8,8 +8,9 @@ Rays: the anchor kernel casts every anchor's against the terrain's height array;
 anchors whose rays could meet something else that could be ground (a crate, a rock,
 another vehicle) are cast through Bullet as well, past its terrain collider, before the
 substep (:class:`physics.bullet.ground.BulletRays`), and the kernel keeps the nearer hit.
-The fleet decides which those are: the vehicles near something (once a step), then those
-of their rays that pass within a body's bounding sphere (every substep).
+The fleet decides which those are: the vehicles near something, and which of them near each
+other (once a step), then those of their rays that pass within a body's bounding sphere and
+a hull's box (every substep, :mod:`physics.model.ray_narrowing`).
 """
 
 from __future__ import annotations
@@ -19,15 +20,15 @@ from dataclasses import dataclass
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
-from panda3d.core import Point3, Vec3
+from panda3d.core import Vec3
 
 from physics.bullet.ground import BulletRays
 from physics.bullet.hull_pairs import HullPairs
 from physics.bullet.poses import FleetPoses, body_states, call_each, fleet_poses
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
-from physics.model.broadphase import near_each_other, near_spheres
-from physics.model.ray_narrowing import Boxes, segments_near_spheres
+from physics.model.broadphase import in_pairs, near_spheres, pairs_within
+from physics.model.ray_narrowing import Boxes, segments_near_pairs, segments_near_spheres
 from physics.model.fleet_survey import survey
 from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
 from physics.model.terrain import Terrain
@@ -60,6 +61,8 @@ class _NearTest:
     positions_ws: np.ndarray
     room_m: float
     near: np.ndarray
+    pairs: np.ndarray
+    """(P, 2) the vehicles near each other, by index."""
 
 
 @dataclass
@@ -71,6 +74,8 @@ class _StepPlan:
     """For the step's first substep (taken by it): nothing has moved since."""
     near: np.ndarray
     """Per vehicle: may meet something besides the terrain during the step."""
+    pairs: np.ndarray
+    """(P, 2) the vehicles that may meet each other during the step."""
     others: tuple[np.ndarray, np.ndarray]
     """Bounding spheres of the bodies besides this fleet's vehicles, centres (S, 3) and
     radii (S,), each grown by as far as it may move during the step."""
@@ -261,11 +266,12 @@ class VehicleFleet:
                       None if test is None else test.positions_ws)
 
     def _near_something(self, states: BodyStates, within_s: float, fastest_mps: float,
-                        strayed_m: float) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+                        strayed_m: float
+                        ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """Per vehicle: could any ray meet something other than the terrain in the next
         ``within_s`` seconds? Each body may close in at its present speed (at most
-        ``fastest_mps``). With it, the bounding spheres of the obstacles, the moving ones'
-        grown by their travel.
+        ``fastest_mps``). With it, the pairs of vehicles that could meet each other, and
+        the bounding spheres of the obstacles, the moving ones' grown by their travel.
 
         The test against the other vehicles and the static obstacles is made with room to
         spare (:data:`_NEAR_TEST_SLACK_M`) and kept while no vehicle has strayed, by the end
@@ -275,7 +281,8 @@ class VehicleFleet:
         (:mod:`physics.model.broadphase`): its cost grows with the count, not its square.
         """
         if self.always_bullet_rays:
-            return np.ones(len(self.bodies), dtype=bool), self._obstacle_spheres(within_s)
+            return (np.ones(len(self.bodies), dtype=bool), np.zeros((0, 2), dtype=np.int64),
+                    self._obstacle_spheres(within_s))
         centres = states.position_ws
         own_travel_m = fastest_mps * within_s
         test = self._near_test
@@ -284,18 +291,20 @@ class VehicleFleet:
             test = None
         if test is None:
             room_m = max(_NEAR_TEST_SLACK_M, 2.0 * own_travel_m)
-            near = near_each_other(centres, 2.0 * self.reach_m + room_m)
+            pairs = pairs_within(centres, 2.0 * self.reach_m + room_m)
+            near = in_pairs(pairs, len(centres))
             if len(self._static_radii):
                 near |= near_spheres(centres, self._static_centres,
                                      self.reach_m + room_m / 2.0 + self._static_radii)
-            test = self._near_test = _NearTest(centres, room_m, near)
+            test = self._near_test = _NearTest(centres, room_m, near, pairs)
         others = self._obstacle_spheres(within_s)
         if not self.obstacles:
-            return test.near, others
+            return test.near, test.pairs, others
         moving_centres, moving_radii = (others[0][len(self._static_radii):],
                                         others[1][len(self._static_radii):])
         return test.near | near_spheres(centres, moving_centres,
-                                        self.reach_m + moving_radii + own_travel_m), others
+                                        self.reach_m + moving_radii + own_travel_m), \
+            test.pairs, others
 
     def _obstacle_spheres(self, within_s: float) -> tuple[np.ndarray, np.ndarray]:
         """The static obstacles' bounding spheres, then the moving ones' grown by how far
@@ -322,14 +331,15 @@ class VehicleFleet:
         plan = self._plan
         if plan is not None and plan.step == self.world.step_count:
             states, plan.states = plan.states or body_states(self.bodies), None
-            near, others = plan.near, plan.others
+            near, pairs, others = plan.near, plan.pairs, plan.others
         else:  # stepped without update_drive: read and look round every substep
             states = body_states(self.bodies)
             _, fastest_mps, strayed_m = self._survey(states)
-            near, others = self._near_something(states, substep_s, fastest_mps, strayed_m)
+            near, pairs, others = self._near_something(states, substep_s, fastest_mps,
+                                                       strayed_m)
             everyone = np.ones(len(self.bodies), dtype=bool)
             self.hull_pairs.set(self.bodies, everyone, everyone)  # nobody tests them
-        exact = self._rays_near_bodies(states, near, others)
+        exact = self._rays_near_bodies(states, near, pairs, others)
         impulses = self.model.step(states, self.command, substep_s, self.terrain,
                                    self._bullet_rays, exact)
         linear_ws, angular_ws = self._guarded(impulses.linear_ws, impulses.angular_ws,
@@ -339,9 +349,10 @@ class VehicleFleet:
         call_each(_apply_central_impulse, self.bodies, map(Vec3, *linear_ws.T.tolist()))
         call_each(_apply_torque_impulse, self.bodies, map(Vec3, *angular_ws.T.tolist()))
         if exact is not None and self._bullet_rays.pushed_bodies:
-            self._push_back(impulses.anchor_ws.reshape(-1, 3), self.model.report, states)
+            self._bullet_rays.push_back(impulses.anchor_ws.reshape(-1, 3), self.model.report,
+                                        states.axes_ws, self.constants.patch_offset_m)
 
-    def _rays_near_bodies(self, states: BodyStates, near: np.ndarray,
+    def _rays_near_bodies(self, states: BodyStates, near: np.ndarray, pairs: np.ndarray,
                           others: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
         """Per anchor of the vehicles ``near`` something: could its ray meet a body besides
         the terrain (another of these vehicles where it is now, one of the ``others``)?
@@ -349,10 +360,10 @@ class VehicleFleet:
         :data:`_RAY_SLACK_M`, each of these vehicles for its hull's box as well; a ray
         passing within them is cast through Bullet.
 
-        Only the near vehicles' rays are worked out, and only the near vehicles' spheres
-        measured with the others': a vehicle that is not near any other lies further from
-        each than its reach and another's hull (the near test's room is kept for the
-        whole step), so no ray of a near one can meet it."""
+        Only the near vehicles' rays are worked out, each vehicle's measured against the
+        vehicles it is paired with (``pairs``, from the near test) and the ``others``: two
+        vehicles not paired lie further apart than both reaches (the near test's room is
+        kept for the whole step), so no ray of one can meet the other."""
         index = np.flatnonzero(near)
         if not len(index):
             return None
@@ -363,14 +374,16 @@ class VehicleFleet:
         origins, directions = self.model.rays(near_ws, near_axes_ws)
         starts_ws = origins.reshape(-1, 3)
         ends_ws = starts_ws + directions.reshape(-1, 3) * self.constants.ray_length_m
-        centres_ws = np.vstack([near_ws, others[0]])
-        limits_m = np.concatenate([np.full(len(index), self._hull_radius_m), others[1]])
+        position = np.empty(len(near), dtype=np.int64)  # each near vehicle's row here
+        position[index] = np.arange(len(index))
         boxes = Boxes(near_ws + near_axes_ws[:, 2] * self.spec.hull.centre_of_mass_drop_m,
                       near_axes_ws, self._hull_box_half_m)
-        meets = segments_near_spheres(starts_ws, ends_ws, np.repeat(np.arange(len(index)),
-                                                                    anchors),
-                                      np.ones(len(starts_ws), dtype=bool), centres_ws,
-                                      limits_m + _RAY_SLACK_M, boxes)
+        meets = segments_near_pairs(starts_ws, ends_ws, anchors, self.reach_m, position[pairs],
+                                    near_ws, np.full(len(index),
+                                                     self._hull_radius_m + _RAY_SLACK_M), boxes)
+        if len(others[1]):
+            meets |= segments_near_spheres(starts_ws, ends_ws, np.full(len(starts_ws), -1),
+                                           ~meets, others[0], others[1] + _RAY_SLACK_M)
         if not np.count_nonzero(meets):
             return None
         exact = np.zeros((len(near), anchors), dtype=bool)
@@ -396,44 +409,6 @@ class VehicleFleet:
             linear_ws[broken] = 0.0
             angular_ws[broken] = 0.0
         return linear_ws, angular_ws
-
-    def _push_back(self, impulses_ws: np.ndarray, report, states: BodyStates) -> None:
-        """The moving bodies anchors stand on take each anchor's impulse back, equal and
-        opposite in force and in torque: the whole of it at the contact point, and the
-        couple of the grip's lever, which acts on the vehicle at the centre of the stretch
-        of track the anchor carries (the patch), not at the contact."""
-        bullet_rays = self._bullet_rays
-        points_ws = report.contact_point_ws.reshape(-1, 3)
-        for anchor, ground_body in bullet_rays.pushed_bodies.items():
-            if not np.array_equal(points_ws[anchor], bullet_rays.pushed_points_ws[anchor]):
-                continue  # the terrain was nearer: the anchor stands on it instead
-            push = -impulses_ws[anchor]
-            if not np.isfinite(push).all():
-                continue
-            offset = points_ws[anchor] - np.array(ground_body.getTransform().getPos())
-            ground_body.applyImpulse(Vec3(*push), Point3(*offset))
-            couple = self._grip_couple(anchor, push, report, states)
-            if couple is not None:
-                ground_body.applyTorqueImpulse(Vec3(*couple))
-
-    def _grip_couple(self, anchor: int, push: np.ndarray, report, states: BodyStates
-                     ) -> np.ndarray | None:
-        """The torque impulse that, with ``push`` at the contact, gives the ground body the
-        opposite of what anchor ``anchor`` gave its vehicle: the patch's lever crossed with
-        the grip's part of the push (None where the patch is the contact: a wheel's)."""
-        count = len(self.constants.patch_offset_m)
-        patch_m = float(self.constants.patch_offset_m[anchor % count])
-        if patch_m == 0.0:
-            return None
-        vehicle = anchor // count
-        normal = report.contact_normal_ws.reshape(-1, 3)[anchor]
-        steer = float(report.steer_rad.reshape(-1)[anchor])
-        right, forward = states.axes_ws[vehicle, 0], states.axes_ws[vehicle, 1]
-        heading = math.cos(steer) * forward + math.sin(steer) * right
-        heading = heading - (heading @ normal) * normal
-        heading /= max(float(np.linalg.norm(heading)), np.finfo(float).tiny)
-        grip = push - (push @ normal) * normal
-        return np.cross(patch_m * heading, grip)
 
     def recover(self, index: int) -> None:
         """A vehicle was set down afresh: clear its fault, its anchors' state, its drive's

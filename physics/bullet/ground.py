@@ -16,6 +16,8 @@ pass (:func:`physics.bullet.poses.read_floats`), not row by row into numpy array
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import BitMask32, LVecBase3f, Point3, Vec3
@@ -154,3 +156,45 @@ class BulletRays:
                 self.pushed_bodies[int(rays[ray])] = node
                 pushed.append(ray)
         return pushed
+
+    def push_back(self, impulses_ws: np.ndarray, report, axes_ws: np.ndarray,
+                  patch_offset_m: np.ndarray) -> None:
+        """The moving bodies the last cast's anchors stand on take each anchor's impulse
+        (``impulses_ws``, a row an anchor) back, equal and opposite in force and in torque:
+        the whole of it at the contact point, and the couple of the grip's lever, which
+        acts on the vehicle at the centre of the stretch of track the anchor carries (the
+        patch, ``patch_offset_m`` ahead of the contact for each of a vehicle's anchors),
+        not at the contact. ``report``: the substep's anchor report; ``axes_ws``: the
+        vehicles' axes (V, 3, 3)."""
+        points_ws = report.contact_point_ws.reshape(-1, 3)
+        for anchor, ground_body in self.pushed_bodies.items():
+            if not np.array_equal(points_ws[anchor], self.pushed_points_ws[anchor]):
+                continue  # the terrain was nearer: the anchor stands on it instead
+            push = -impulses_ws[anchor]
+            if not np.isfinite(push).all():
+                continue
+            offset = points_ws[anchor] - np.array(ground_body.getTransform().getPos())
+            ground_body.applyImpulse(Vec3(*push), Point3(*offset))
+            couple = _grip_couple(anchor, push, report, axes_ws, patch_offset_m)
+            if couple is not None:
+                ground_body.applyTorqueImpulse(Vec3(*couple))
+
+
+def _grip_couple(anchor: int, push: np.ndarray, report, axes_ws: np.ndarray,
+                 patch_offset_m: np.ndarray) -> np.ndarray | None:
+    """The torque impulse that, with ``push`` at the contact, gives the ground body the
+    opposite of what anchor ``anchor`` gave its vehicle: the patch's lever crossed with
+    the grip's part of the push (None where the patch is the contact: a wheel's)."""
+    count = len(patch_offset_m)
+    patch_m = float(patch_offset_m[anchor % count])
+    if patch_m == 0.0:
+        return None
+    vehicle = anchor // count
+    normal = report.contact_normal_ws.reshape(-1, 3)[anchor]
+    steer = float(report.steer_rad.reshape(-1)[anchor])
+    right, forward = axes_ws[vehicle, 0], axes_ws[vehicle, 1]
+    heading = math.cos(steer) * forward + math.sin(steer) * right
+    heading = heading - (heading @ normal) * normal
+    heading /= max(float(np.linalg.norm(heading)), np.finfo(float).tiny)
+    grip = push - (push @ normal) * normal
+    return np.cross(patch_m * heading, grip)

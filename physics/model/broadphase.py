@@ -1,7 +1,8 @@
 """Which points come near which: a uniform grid over the points in place of every pair.
 
 The fleet asks, per vehicle, whether another vehicle or an obstacle's bounding sphere comes
-within a limit of it (:func:`near_each_other`, :func:`near_spheres`). Measuring every pair
+within a limit of it (:func:`near_each_other`, :func:`near_spheres`), and which vehicles
+are near each other (:func:`pairs_within`). Measuring every pair
 grows with the square of the count; here the points are sorted into square cells (seen
 from above) as wide as the largest limit, and each point measures only the points in the
 cells its limit reaches: a few neighbours each, however many points there are.
@@ -30,10 +31,6 @@ import numpy as np
 
 from physics.model.compiled import compiled
 
-ALL_PAIRS_UP_TO = 24
-"""Up to this many points :func:`near_each_other` measures every pair in one numpy call
-(squared distances against the squared limit): for a handful, that beats sorting them
-into cells."""
 class _Grid(NamedTuple):
     """Points sorted by cell: row (y) first, then column (x)."""
 
@@ -127,15 +124,6 @@ def _any_within(points, a, others, members, rows, columns, cell_m, reach_m, limi
     return False
 
 
-def _near_members(points, members, rows, columns, cell_m, limit_m, near):
-    """Per grid member, into ``near``: is another member closer than ``limit_m``?"""
-    no_limits = np.zeros(0)
-    for position in range(len(members)):
-        a = members[position]
-        near[a] = _any_within(points, a, points, members, rows, columns, cell_m, limit_m,
-                              no_limits, limit_m, a)
-
-
 def _near_any_sphere(points, centres, limits, members, rows, columns, cell_m, reach_m,
                      near):
     """Per point with finite coordinates, into ``near``: is a sphere's centre (a grid
@@ -146,40 +134,71 @@ def _near_any_sphere(points, centres, limits, members, rows, columns, cell_m, re
                                   limits, reach_m, -1)
 
 
+def _pairs_of_members(points, members, rows, columns, cell_m, limit_m, pairs):
+    """Into ``pairs`` (as many rows as it has), each pair of grid members closer than
+    ``limit_m``, once, the lower index first; returns how many pairs there are."""
+    count = 0
+    total = len(members)
+    for position in range(total):
+        a = members[position]
+        row_low, row_high, column_low, column_high = _window(points[a, 0], points[a, 1],
+                                                             limit_m, cell_m)
+        other = _at_or_after(rows, columns, row_low, column_low, 0, total)
+        other = _in_window(rows, columns, row_high, column_low, column_high, other, total)
+        while other < total:
+            b = members[other]
+            if a < b and _distance_m(points, a, points, b) < limit_m:
+                if count < len(pairs):
+                    pairs[count, 0], pairs[count, 1] = a, b
+                count += 1
+            other = _in_window(rows, columns, row_high, column_low, column_high, other + 1,
+                               total)
+    return count
+
+
 _at_or_after = compiled(_at_or_after, inline=True) or _at_or_after
 _after_row = compiled(_after_row, inline=True) or _after_row
 _window = compiled(_window, inline=True) or _window
 _in_window = compiled(_in_window, inline=True) or _in_window
 _distance_m = compiled(_distance_m, inline=True) or _distance_m
 _any_within = compiled(_any_within, inline=True) or _any_within
-_near_members = compiled(_near_members) or _near_members
 _near_any_sphere = compiled(_near_any_sphere) or _near_any_sphere
+_pairs_of_members = compiled(_pairs_of_members) or _pairs_of_members
 
 
-def _all_pairs(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
-    """Every pair's squared distance against the squared limit, in one call."""
-    offset = centres_ws[:, None] - centres_ws[None]
-    squared = np.einsum("abi,abi->ab", offset, offset)
-    np.fill_diagonal(squared, np.inf)
-    return (squared < limit_m * limit_m).any(axis=1)
+def pairs_within(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
+    """Each pair of points (V, 3) closer than ``limit_m``: (P, 2) indices, the lower
+    first, sorted."""
+    centres_ws = np.ascontiguousarray(centres_ws, dtype=float)
+    count = len(centres_ws)
+    if count < 2 or not limit_m > 0.0:
+        return np.zeros((0, 2), dtype=np.int64)
+    if limit_m == np.inf:  # every two finite points
+        finite = np.flatnonzero(np.isfinite(centres_ws).all(axis=1))
+        first, second = np.triu_indices(len(finite), 1)
+        return np.column_stack([finite[first], finite[second]])
+    grid = _grid(centres_ws, limit_m)
+    pairs = np.empty((4 * count, 2), dtype=np.int64)
+    found = _pairs_of_members(centres_ws, grid.members, grid.rows, grid.columns, grid.cell_m,
+                              limit_m, pairs)
+    if found > len(pairs):  # crowded: room for them all, and again
+        pairs = np.empty((found, 2), dtype=np.int64)
+        _pairs_of_members(centres_ws, grid.members, grid.rows, grid.columns, grid.cell_m,
+                          limit_m, pairs)
+    pairs = pairs[:found]
+    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+
+
+def in_pairs(pairs: np.ndarray, count: int) -> np.ndarray:
+    """Per point of ``count``: is it in one of ``pairs`` (P, 2)?"""
+    flags = np.zeros(count, dtype=bool)
+    flags[pairs.ravel()] = True
+    return flags
 
 
 def near_each_other(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
     """Per point (V, 3): is another point closer than ``limit_m``?"""
-    centres_ws = np.ascontiguousarray(centres_ws, dtype=float)
-    count = len(centres_ws)
-    if count <= ALL_PAIRS_UP_TO:
-        return _all_pairs(centres_ws, limit_m)
-    near = np.zeros(count, dtype=bool)
-    if not limit_m > 0.0:
-        return near
-    if limit_m == np.inf:  # every distance between finite points is under it
-        finite = np.isfinite(centres_ws).all(axis=1)
-        return finite & (np.count_nonzero(finite) > 1)
-    grid = _grid(centres_ws, limit_m)
-    _near_members(centres_ws, grid.members, grid.rows, grid.columns, grid.cell_m, limit_m,
-                  near)
-    return near
+    return in_pairs(pairs_within(centres_ws, limit_m), len(centres_ws))
 
 
 def near_spheres(points_ws: np.ndarray, centres_ws: np.ndarray, limits_m: np.ndarray

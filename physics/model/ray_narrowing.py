@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from physics.model.broadphase import _at_or_after, _grid, _in_window, _window
+from physics.model.broadphase import _at_or_after, _distance_m, _grid, _in_window, _window
 from physics.model.compiled import compiled
 
 ALL_SEGMENT_PAIRS_UP_TO = 4096
@@ -156,6 +156,28 @@ def _segments_meeting(starts, ends, owners, wanted, centres, limits, box_centres
                                           box_axes, half_extents)
 
 
+def _segments_meeting_pairs(starts, ends, per_body, reach_m, pairs, centres, limits,
+                            box_centres, box_axes, half_extents, meets):
+    """Into ``meets``, for each pair of bodies ``(p, q)``: does one of p's segments (rows
+    ``p * per_body`` on, each within ``reach_m`` of p's centre) pass closer to q's centre
+    than its limit, and through its box where it has one; and the same of q's segments
+    and p. Bodies further apart than the reach and the limit are passed over whole."""
+    for pair in range(len(pairs)):
+        apart_m = _distance_m(centres, pairs[pair, 0], centres, pairs[pair, 1])
+        for side in range(2):
+            own, other = pairs[pair, side], pairs[pair, 1 - side]
+            if not apart_m < reach_m + limits[other]:  # nor is a centre that is not finite
+                continue
+            for a in range(own * per_body, (own + 1) * per_body):
+                if meets[a] or not _finite_segment(starts, ends, a):
+                    continue
+                sx, sy, sz = starts[a, 0], starts[a, 1], starts[a, 2]
+                dx, dy, dz = ends[a, 0] - sx, ends[a, 1] - sy, ends[a, 2] - sz
+                meets[a] = _segment_meets_body(sx, sy, sz, dx, dy, dz,
+                                               dx * dx + dy * dy + dz * dz, centres, other,
+                                               limits, box_centres, box_axes, half_extents)
+
+
 _segment_meets_sphere = compiled(_segment_meets_sphere, inline=True) or _segment_meets_sphere
 _segment_meets_box = compiled(_segment_meets_box, inline=True) or _segment_meets_box
 _segment_meets_body = compiled(_segment_meets_body, inline=True) or _segment_meets_body
@@ -163,6 +185,33 @@ _segment_meets_any = compiled(_segment_meets_any, inline=True) or _segment_meets
 _finite_segment = compiled(_finite_segment, inline=True) or _finite_segment
 _segments_meeting = compiled(_segments_meeting) or _segments_meeting
 _segments_meeting_every = compiled(_segments_meeting_every) or _segments_meeting_every
+_segments_meeting_pairs = compiled(_segments_meeting_pairs) or _segments_meeting_pairs
+
+
+def _box_arrays(boxes: Boxes | None) -> list[np.ndarray]:
+    """The boxes' arrays as the loops take them (none: empty ones)."""
+    return [np.ascontiguousarray(array, dtype=float)
+            for array in (boxes if boxes is not None else _NO_BOXES)]
+
+
+def segments_near_pairs(starts_ws: np.ndarray, ends_ws: np.ndarray, per_body: int,
+                        reach_m: float, pairs: np.ndarray, centres_ws: np.ndarray,
+                        limits_m: np.ndarray, boxes: Boxes | None = None) -> np.ndarray:
+    """Per segment (R, 3 starts and ends, ``per_body`` a body, R = B * per_body, each
+    within ``reach_m`` of its body's centre): does it pass closer to the centre of another
+    body's sphere (B, 3) than that sphere's limit (B,), and through the sphere's box where
+    ``boxes`` gives the first spheres boxes? Each body's segments are measured only
+    against the bodies it is paired with in ``pairs`` (P, 2)."""
+    meets = np.zeros(len(starts_ws), dtype=bool)
+    if not len(pairs):
+        return meets
+    _segments_meeting_pairs(
+        np.ascontiguousarray(starts_ws, dtype=float), np.ascontiguousarray(ends_ws, dtype=float),
+        per_body, float(reach_m), np.ascontiguousarray(pairs, dtype=np.int64),
+        np.ascontiguousarray(centres_ws, dtype=float),
+        np.ascontiguousarray(limits_m, dtype=float),
+        *_box_arrays(boxes), meets)
+    return meets
 
 
 def segments_near_spheres(starts_ws: np.ndarray, ends_ws: np.ndarray, owners: np.ndarray,
@@ -189,8 +238,7 @@ def segments_near_spheres(starts_ws: np.ndarray, ends_ws: np.ndarray, owners: np
     pairs = np.count_nonzero(wanted) * len(centres_ws)
     if not len(starts_ws) or not bounded.any() or not pairs:
         return meets
-    box_arrays = [np.ascontiguousarray(array, dtype=float)
-                  for array in (boxes if boxes is not None else _NO_BOXES)]
+    box_arrays = _box_arrays(boxes)
     if pairs <= ALL_SEGMENT_PAIRS_UP_TO:
         _segments_meeting_every(starts_ws, ends_ws, owners, wanted, centres_ws, limits_m,
                                 *box_arrays, meets)
