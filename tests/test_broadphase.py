@@ -20,7 +20,7 @@ from physics.bullet.fleet import VehicleFleet
 from physics.bullet.ground import BulletRays
 from physics.bullet.poses import set_at_rest
 from physics.bullet.world import PhysicsWorld
-from physics.model.broadphase import near_each_other, near_spheres, pairs_within
+from physics.model.broadphase import near_each_other, near_spheres, pairs_within, sphere_pairs
 from physics.model.terrain import MapChoice, build_terrain
 
 LIMIT_M = 11.45
@@ -135,6 +135,27 @@ def test_pairs_in_a_crowd_far_out_and_not_finite():
     assert pairs_within(points, np.inf).tolist() == [
         [a, b] for a in range(64) for b in range(a + 1, 64)]
     assert not len(pairs_within(points, 0.0)) and not len(pairs_within(points[:1], LIMIT_M))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_point_and_sphere_pairs_are_the_ones_every_pair_finds(seed):
+    """Including a crowd with more pairs than the first guess at how many, a sphere that
+    is nowhere, one whose limit is NaN and one that reaches every point."""
+    rng = np.random.default_rng(70 + seed)
+    points = np.vstack([random_layout(rng, int(rng.integers(1, 200))),
+                        rng.uniform(-2.0, 2.0, (30, 3)), [[np.nan, 0.0, 0.0]]])
+    centres = np.vstack([random_layout(rng, int(rng.integers(1, 40))),
+                         rng.uniform(-2.0, 2.0, (20, 3)), [[0.0, np.inf, 0.0]] * 2])
+    limits = rng.uniform(0.5, 2.0 * LIMIT_M, len(centres))
+    limits[-1] = np.nan
+    with np.errstate(invalid="ignore"):
+        expected = [[a, b] for a in range(len(points)) for b in range(len(centres))
+                    if np.linalg.norm(points[a] - centres[b]) < limits[b]]
+    pairs = sphere_pairs(points, centres, limits)
+    assert pairs.tolist() == expected and len(pairs) > 2 * len(points)
+    limits[0] = np.inf
+    endless = sphere_pairs(points, centres, limits)
+    assert {a for a, b in endless.tolist() if b == 0} == set(range(len(points) - 1))
 
 
 @pytest.mark.parametrize("seed", range(8))

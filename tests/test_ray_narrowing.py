@@ -1,8 +1,9 @@
-"""Which anchors' rays go through Bullet: the grid answers as measuring every ray against
-every sphere does (the ray's own sphere left out), with and without numba, and a sphere
-that stands for a box counts only the rays through the box; in a fleet, a ray over another
-vehicle's hull is cast and rays beside a hull or far from every body are not, even for a
-vehicle near another; and a tank set on another's hull rides on it."""
+"""Which anchors' rays go through Bullet: measured along the links between bodies, the rays
+are the ones measuring every linked ray against its body's sphere finds, with and without
+numba, and a sphere that stands for a box counts only the rays through the box; in a fleet,
+a ray over another vehicle's hull or a rock is cast and rays beside a hull or far from
+every body are not, even for a vehicle near another; and a tank set on another's hull
+rides on it."""
 
 from __future__ import annotations
 
@@ -20,87 +21,81 @@ from physics.bullet.ground import BulletRays
 from physics.bullet.poses import set_at_rest
 from physics.bullet.world import PhysicsWorld
 from physics.model import ray_narrowing
-from physics.model.ray_narrowing import segments_near_spheres
+from physics.model.ray_narrowing import segments_near_links
 from physics.model.terrain import MapChoice, build_terrain
 
+PER_BODY = 4
 
-def every_sphere_pair(starts, ends, owners, wanted, centres, limits) -> np.ndarray:
-    """Per wanted segment: does it pass closer than a sphere's limit to its centre (every
-    segment measured against every sphere but its owner)?"""
+
+def passes_near(start, end, centre, limit_m: float) -> bool:
+    """Does the segment pass closer than ``limit_m`` to a finite ``centre``?"""
+    if not np.isfinite(centre).all():
+        return False
+    along = end - start
+    fraction = np.clip(np.dot(centre - start, along) / np.dot(along, along), 0.0, 1.0)
+    return bool(np.linalg.norm(centre - (start + fraction * along)) < limit_m)
+
+
+def every_link(starts, ends, links, centres, limits) -> np.ndarray:
+    """Per segment: does it pass closer than a linked body's limit to its centre (every
+    segment of each link's own body measured against the other)?"""
     meets = np.zeros(len(starts), dtype=bool)
-    for a in np.flatnonzero(wanted):
-        along = ends[a] - starts[a]
-        for b in range(len(centres)):
-            if b == owners[a] or not np.isfinite(centres[b]).all():
-                continue
-            fraction = np.clip(np.dot(centres[b] - starts[a], along) / np.dot(along, along),
-                               0.0, 1.0)
-            if np.linalg.norm(centres[b] - (starts[a] + fraction * along)) < limits[b]:
-                meets[a] = True
+    for own, other in links:
+        for a in range(own * PER_BODY, (own + 1) * PER_BODY):
+            meets[a] |= passes_near(starts[a], ends[a], centres[other], limits[other])
     return meets
 
 
-def random_rays(rng, count: int, spheres: int):
-    """Short downward rays and spheres over a patch of ground, some of them crowded."""
-    spread_m = rng.uniform(10.0, 200.0)
-    centres = rng.uniform(-spread_m, spread_m, (spheres, 3)) * (1.0, 1.0, 0.02)
-    starts = centres[rng.integers(0, spheres, count)] + rng.normal(0.0, 4.0, (count, 3))
-    directions = rng.normal(0.0, 0.3, (count, 3))
+def random_bodies(rng, count: int):
+    """Bodies over a patch of ground, some crowded, each with ``PER_BODY`` short downward
+    rays round its centre; every body linked to a random few others. Returns the rays'
+    starts and ends, their reach from their body's centre, the links, the centres and
+    the limits."""
+    spread_m = rng.uniform(5.0, 40.0)
+    centres = rng.uniform(-spread_m, spread_m, (count, 3)) * (1.0, 1.0, 0.05)
+    starts = np.repeat(centres, PER_BODY, axis=0) + rng.normal(0.0, 2.0, (count * PER_BODY, 3))
+    directions = rng.normal(0.0, 0.3, (len(starts), 3))
     directions[:, 2] = -1.0
     directions /= np.linalg.norm(directions, axis=1, keepdims=True)
-    ends = starts + directions * rng.uniform(0.5, 2.0, (count, 1))
-    owners = rng.integers(-1, spheres, count)
-    wanted = rng.random(count) < 0.8
-    limits = rng.uniform(0.2, 4.0, spheres)
-    return starts, ends, owners, wanted, centres, limits
+    ends = starts + directions * rng.uniform(0.5, 2.0, (len(starts), 1))
+    own = np.repeat(centres, PER_BODY, axis=0)
+    reach_m = max(np.linalg.norm(starts - own, axis=1).max(),
+                  np.linalg.norm(ends - own, axis=1).max())
+    links = np.array([(a, b) for a in range(count) for b in range(count)
+                      if a != b and rng.random() < 0.4]).reshape(-1, 2)
+    limits = rng.uniform(0.2, 5.0, count)
+    return starts, ends, reach_m, links, centres, limits
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_the_grid_finds_the_rays_every_pair_finds(seed):
+def test_the_links_find_the_rays_every_linked_pair_finds(seed):
     rng = np.random.default_rng(seed)
-    arrays = random_rays(rng, 400, 60)
-    found = segments_near_spheres(*arrays)
-    assert found.tolist() == every_sphere_pair(*arrays).tolist()
-    assert 0 < np.count_nonzero(found) < np.count_nonzero(arrays[3])
+    starts, ends, reach_m, links, centres, limits = random_bodies(rng, 40)
+    found = segments_near_links(starts, ends, PER_BODY, reach_m, links, centres, limits)
+    assert found.tolist() == every_link(starts, ends, links, centres, limits).tolist()
+    assert 0 < np.count_nonzero(found) < len(found)
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_a_few_rays_measured_pair_by_pair_answer_as_the_grid_does(seed, monkeypatch):
-    """Few enough rays and spheres are measured every pair with every other, no grid: the
-    same answers, whichever way is taken."""
-    rng = np.random.default_rng(seed)
-    arrays = random_rays(rng, 40, 12)
-    arrays[4][0, 2] = np.nan  # a sphere that is nowhere
-    arrays[5][1] = -3.0  # and one that reaches nothing
-    assert np.count_nonzero(arrays[3]) * 12 <= ray_narrowing.ALL_SEGMENT_PAIRS_UP_TO
-    pair_by_pair = segments_near_spheres(*arrays)
-    monkeypatch.setattr(ray_narrowing, "ALL_SEGMENT_PAIRS_UP_TO", 0)
-    assert segments_near_spheres(*arrays).tolist() == pair_by_pair.tolist()
-    assert pair_by_pair.tolist() == every_sphere_pair(*arrays).tolist()
-    assert 0 < np.count_nonzero(pair_by_pair) < np.count_nonzero(arrays[3])
-
-
-def test_rays_and_spheres_that_are_not_finite_or_none():
+def test_rays_and_bodies_that_are_not_finite_or_none():
     rng = np.random.default_rng(4)
-    starts, ends, owners, wanted, centres, limits = random_rays(rng, 50, 10)
+    starts, ends, reach_m, links, centres, limits = random_bodies(rng, 20)
     starts[0, 0] = np.nan
     centres[1, 2] = np.inf
-    wanted[:] = True
-    found = segments_near_spheres(starts, ends, owners, wanted, centres, limits)
-    assert not found[0]
-    assert found.tolist() == every_sphere_pair(starts, ends, owners, wanted, centres,
-                                               limits).tolist()
-    assert not segments_near_spheres(starts, ends, owners, wanted, centres[:0],
-                                     limits[:0]).any()
-    assert not segments_near_spheres(starts, ends, owners, ~wanted, centres, limits).any()
+    limits[2] = -3.0  # reaches nothing
+    with np.errstate(invalid="ignore"):
+        expected = every_link(starts, ends, links, centres, limits)
+    found = segments_near_links(starts, ends, PER_BODY, reach_m, links, centres, limits)
+    assert not found[0] and found.tolist() == expected.tolist()
+    assert not segments_near_links(starts, ends, PER_BODY, reach_m, links[:0], centres,
+                                   limits).any()
 
 
 def random_boxes(rng, centres: np.ndarray, count: int) -> ray_narrowing.Boxes:
-    """Boxes for the first ``count`` spheres, turned every way, each inside its sphere."""
+    """Boxes for the first ``count`` bodies, turned every way, each inside its sphere."""
     axes = np.linalg.qr(rng.normal(size=(count, 3, 3)))[0].transpose(0, 2, 1)
     half_extents = np.array([1.5, 3.0, 1.0])
     return ray_narrowing.Boxes(centres[:count] + rng.normal(0.0, 0.1, (count, 3)), axes,
-                            half_extents)
+                               half_extents)
 
 
 def passes_through_box(start, end, boxes, b, grown_m: float, samples: int = 4001) -> bool:
@@ -111,37 +106,34 @@ def passes_through_box(start, end, boxes, b, grown_m: float, samples: int = 4001
     return bool((np.abs(local) <= boxes.half_extents_m + grown_m).all(axis=1).any())
 
 
-@pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("pairs_up_to", [0, 10 ** 9], ids=["grid", "every pair"])
-def test_a_sphere_with_a_box_counts_only_the_rays_through_the_box(seed, pairs_up_to,
-                                                                  monkeypatch):
-    """A segment meets a sphere that stands for a box where it passes within the sphere
-    and through the box: bracketed by points sampled along it, in the box (it must count)
-    and in the box grown by their spacing (it may). Both the grid and every pair."""
-    monkeypatch.setattr(ray_narrowing, "ALL_SEGMENT_PAIRS_UP_TO", pairs_up_to)
+@pytest.mark.parametrize("seed", range(6))
+def test_a_body_with_a_box_counts_only_the_rays_through_the_box(seed):
+    """A segment meets a body with a box where it passes within the body's sphere and
+    through the box: bracketed by points sampled along it, in the box (it must count) and
+    in the box grown by their spacing (it may)."""
     rng = np.random.default_rng(seed)
-    starts, ends, owners, wanted, centres, limits = random_rays(rng, 400, 20)
-    limits[:10] = 4.0  # round the box, whose corners are 3.5 m from its centre
-    boxes = random_boxes(rng, centres, 10)
-    found = segments_near_spheres(starts, ends, owners, wanted, centres, limits, boxes)
-    spheres_only = limits.copy()
-    spheres_only[:10] = 0.0
-    beyond_boxes = segments_near_spheres(starts, ends, owners, wanted, centres, spheres_only)
+    starts, ends, reach_m, links, centres, limits = random_bodies(rng, 40)
+    boxed = 20
+    limits[:boxed] = 4.0  # round the box, whose corners are 3.5 m from its centre
+    boxes = random_boxes(rng, centres, boxed)
+    found = segments_near_links(starts, ends, PER_BODY, reach_m, links, centres, limits, boxes)
+    within_spheres = every_link(starts, ends, links, centres, limits)
+    unboxed_links = links[links[:, 1] >= boxed]
+    beyond_boxes = every_link(starts, ends, unboxed_links, centres, limits)
     spacing_m = np.linalg.norm(ends - starts, axis=1) / 4000
-    through = surely = 0
-    for a in np.flatnonzero(wanted & ~beyond_boxes):
-        near_boxes = [b for b in range(10) if b != owners[a] and every_sphere_pair(
-            starts[a:a + 1], ends[a:a + 1], [-1], [True], centres[b:b + 1], limits[b:b + 1])[0]]
+    through = 0
+    for a in np.flatnonzero(within_spheres & ~beyond_boxes):
+        own = a // PER_BODY
+        near_boxes = [other for mine, other in links if mine == own and other < boxed
+                      and passes_near(starts[a], ends[a], centres[other], limits[other])]
         must = any(passes_through_box(starts[a], ends[a], boxes, b, 0.0) for b in near_boxes)
         may = any(passes_through_box(starts[a], ends[a], boxes, b, spacing_m[a])
                   for b in near_boxes)
         assert must <= found[a] <= may
         through += must
-        surely += found[a] == must == may
-    assert through > 0 and surely >= 0.9 * np.count_nonzero(wanted & ~beyond_boxes)
-    assert (beyond_boxes <= found).all()
-    within_spheres = segments_near_spheres(starts, ends, owners, wanted, centres, limits)
-    assert (found <= within_spheres).all() and found.sum() < within_spheres.sum()
+    assert through > 0
+    assert (beyond_boxes <= found).all() and (found <= within_spheres).all()
+    assert found.sum() < within_spheres.sum()
 
 
 PLAIN_PYTHON_RUN = """
@@ -150,19 +142,25 @@ import numpy as np
 sys.modules["numba"] = None  # as on a platform without numba
 sys.path.insert(0, "tests")
 from physics.model import ray_narrowing
-from test_ray_narrowing import random_rays
-assert ray_narrowing._segments_meeting.__module__ == "physics.model.ray_narrowing"
-arrays = random_rays(np.random.default_rng(2), 300, 40)
-print(json.dumps(ray_narrowing.segments_near_spheres(*arrays).tolist()))
+from test_ray_narrowing import PER_BODY, random_bodies, random_boxes
+assert ray_narrowing._segments_meeting_links.__module__ == "physics.model.ray_narrowing"
+rng = np.random.default_rng(2)
+starts, ends, reach_m, links, centres, limits = random_bodies(rng, 30)
+boxes = random_boxes(rng, centres, 10)
+print(json.dumps(ray_narrowing.segments_near_links(starts, ends, PER_BODY, reach_m, links,
+                                                   centres, limits, boxes).tolist()))
 """
 
 
-def test_without_numba_the_plain_loops_give_the_same_answers(repo_root):
+def test_without_numba_the_plain_loop_gives_the_same_answers(repo_root):
     done = subprocess.run([sys.executable, "-c", PLAIN_PYTHON_RUN], cwd=repo_root,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    arrays = random_rays(np.random.default_rng(2), 300, 40)
-    assert json.loads(done.stdout) == every_sphere_pair(*arrays).tolist()
+    rng = np.random.default_rng(2)
+    starts, ends, reach_m, links, centres, limits = random_bodies(rng, 30)
+    boxes = random_boxes(rng, centres, 10)
+    assert json.loads(done.stdout) == segments_near_links(
+        starts, ends, PER_BODY, reach_m, links, centres, limits, boxes).tolist()
 
 
 def test_a_ray_over_another_hull_is_cast_and_rays_beside_or_far_from_a_hull_are_not(

@@ -27,8 +27,8 @@ from physics.bullet.hull_pairs import HullPairs
 from physics.bullet.poses import FleetPoses, body_states, call_each, fleet_poses
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
-from physics.model.broadphase import in_pairs, near_spheres, pairs_within
-from physics.model.ray_narrowing import Boxes, segments_near_pairs, segments_near_spheres
+from physics.model.broadphase import in_pairs, pairs_within, sphere_pairs
+from physics.model.ray_narrowing import Boxes, segments_near_links
 from physics.model.fleet_survey import survey
 from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
 from physics.model.terrain import Terrain
@@ -61,8 +61,9 @@ class _NearTest:
     positions_ws: np.ndarray
     room_m: float
     near: np.ndarray
-    pairs: np.ndarray
-    """(P, 2) the vehicles near each other, by index."""
+    links: np.ndarray
+    """(L, 2) each vehicle near a body, by index: another vehicle (both ways round), or
+    a static obstacle (the vehicles' count on)."""
 
 
 @dataclass
@@ -74,8 +75,9 @@ class _StepPlan:
     """For the step's first substep (taken by it): nothing has moved since."""
     near: np.ndarray
     """Per vehicle: may meet something besides the terrain during the step."""
-    pairs: np.ndarray
-    """(P, 2) the vehicles that may meet each other during the step."""
+    links: np.ndarray
+    """(L, 2) each vehicle and a body it may meet during the step: another vehicle, or one
+    of the ``others`` (the vehicles' count on)."""
     others: tuple[np.ndarray, np.ndarray]
     """Bounding spheres of the bodies besides this fleet's vehicles, centres (S, 3) and
     radii (S,), each grown by as far as it may move during the step."""
@@ -270,8 +272,9 @@ class VehicleFleet:
                         ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """Per vehicle: could any ray meet something other than the terrain in the next
         ``within_s`` seconds? Each body may close in at its present speed (at most
-        ``fastest_mps``). With it, the pairs of vehicles that could meet each other, and
-        the bounding spheres of the obstacles, the moving ones' grown by their travel.
+        ``fastest_mps``). With it, the links of each vehicle to the bodies it could meet
+        (see :class:`_StepPlan`), and the bounding spheres of the obstacles, the moving
+        ones' grown by their travel.
 
         The test against the other vehicles and the static obstacles is made with room to
         spare (:data:`_NEAR_TEST_SLACK_M`) and kept while no vehicle has strayed, by the end
@@ -292,19 +295,24 @@ class VehicleFleet:
         if test is None:
             room_m = max(_NEAR_TEST_SLACK_M, 2.0 * own_travel_m)
             pairs = pairs_within(centres, 2.0 * self.reach_m + room_m)
-            near = in_pairs(pairs, len(centres))
+            links = [pairs, pairs[:, ::-1]]
             if len(self._static_radii):
-                near |= near_spheres(centres, self._static_centres,
-                                     self.reach_m + room_m / 2.0 + self._static_radii)
-            test = self._near_test = _NearTest(centres, room_m, near, pairs)
+                links.append(sphere_pairs(centres, self._static_centres, self.reach_m
+                                          + room_m / 2.0 + self._static_radii)
+                             + (0, len(centres)))
+            links = np.concatenate(links)
+            test = self._near_test = _NearTest(centres, room_m,
+                                               in_pairs(links[:, 0], len(centres)), links)
         others = self._obstacle_spheres(within_s)
         if not self.obstacles:
-            return test.near, test.pairs, others
+            return test.near, test.links, others
         moving_centres, moving_radii = (others[0][len(self._static_radii):],
                                         others[1][len(self._static_radii):])
-        return test.near | near_spheres(centres, moving_centres,
-                                        self.reach_m + moving_radii + own_travel_m), \
-            test.pairs, others
+        moving = (sphere_pairs(centres, moving_centres,
+                               self.reach_m + moving_radii + own_travel_m)
+                  + (0, len(centres) + len(self._static_radii)))
+        return (test.near | in_pairs(moving[:, 0], len(centres)),
+                np.concatenate([test.links, moving]), others)
 
     def _obstacle_spheres(self, within_s: float) -> tuple[np.ndarray, np.ndarray]:
         """The static obstacles' bounding spheres, then the moving ones' grown by how far
@@ -331,15 +339,15 @@ class VehicleFleet:
         plan = self._plan
         if plan is not None and plan.step == self.world.step_count:
             states, plan.states = plan.states or body_states(self.bodies), None
-            near, pairs, others = plan.near, plan.pairs, plan.others
+            near, links, others = plan.near, plan.links, plan.others
         else:  # stepped without update_drive: read and look round every substep
             states = body_states(self.bodies)
             _, fastest_mps, strayed_m = self._survey(states)
-            near, pairs, others = self._near_something(states, substep_s, fastest_mps,
+            near, links, others = self._near_something(states, substep_s, fastest_mps,
                                                        strayed_m)
             everyone = np.ones(len(self.bodies), dtype=bool)
             self.hull_pairs.set(self.bodies, everyone, everyone)  # nobody tests them
-        exact = self._rays_near_bodies(states, near, pairs, others)
+        exact = self._rays_near_bodies(states, near, links, others)
         impulses = self.model.step(states, self.command, substep_s, self.terrain,
                                    self._bullet_rays, exact)
         linear_ws, angular_ws = self._guarded(impulses.linear_ws, impulses.angular_ws,
@@ -352,7 +360,7 @@ class VehicleFleet:
             self._bullet_rays.push_back(impulses.anchor_ws.reshape(-1, 3), self.model.report,
                                         states.axes_ws, self.constants.patch_offset_m)
 
-    def _rays_near_bodies(self, states: BodyStates, near: np.ndarray, pairs: np.ndarray,
+    def _rays_near_bodies(self, states: BodyStates, near: np.ndarray, links: np.ndarray,
                           others: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
         """Per anchor of the vehicles ``near`` something: could its ray meet a body besides
         the terrain (another of these vehicles where it is now, one of the ``others``)?
@@ -360,10 +368,10 @@ class VehicleFleet:
         :data:`_RAY_SLACK_M`, each of these vehicles for its hull's box as well; a ray
         passing within them is cast through Bullet.
 
-        Only the near vehicles' rays are worked out, each vehicle's measured against the
-        vehicles it is paired with (``pairs``, from the near test) and the ``others``: two
-        vehicles not paired lie further apart than both reaches (the near test's room is
-        kept for the whole step), so no ray of one can meet the other."""
+        Only the near vehicles' rays are worked out, each vehicle's measured only against
+        the bodies it is linked to (``links``, from the near test): a body it is not linked
+        to lies further from it than its reach and that body's bounds (the near test's
+        room is kept for the whole step), so none of its rays can meet it."""
         index = np.flatnonzero(near)
         if not len(index):
             return None
@@ -374,16 +382,17 @@ class VehicleFleet:
         origins, directions = self.model.rays(near_ws, near_axes_ws)
         starts_ws = origins.reshape(-1, 3)
         ends_ws = starts_ws + directions.reshape(-1, 3) * self.constants.ray_length_m
-        position = np.empty(len(near), dtype=np.int64)  # each near vehicle's row here
+        # Each body's row below: the near vehicles' first (every linked vehicle is near),
+        # then the others'.
+        position = np.empty(len(near) + len(others[1]), dtype=np.int64)
         position[index] = np.arange(len(index))
+        position[len(near):] = len(index) + np.arange(len(others[1]))
         boxes = Boxes(near_ws + near_axes_ws[:, 2] * self.spec.hull.centre_of_mass_drop_m,
                       near_axes_ws, self._hull_box_half_m)
-        meets = segments_near_pairs(starts_ws, ends_ws, anchors, self.reach_m, position[pairs],
-                                    near_ws, np.full(len(index),
-                                                     self._hull_radius_m + _RAY_SLACK_M), boxes)
-        if len(others[1]):
-            meets |= segments_near_spheres(starts_ws, ends_ws, np.full(len(starts_ws), -1),
-                                           ~meets, others[0], others[1] + _RAY_SLACK_M)
+        limits_m = np.concatenate([np.full(len(index), self._hull_radius_m), others[1]])
+        meets = segments_near_links(starts_ws, ends_ws, anchors, self.reach_m, position[links],
+                                    np.vstack([near_ws, others[0]]), limits_m + _RAY_SLACK_M,
+                                    boxes)
         if not np.count_nonzero(meets):
             return None
         exact = np.zeros((len(near), anchors), dtype=bool)

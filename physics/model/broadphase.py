@@ -2,10 +2,10 @@
 
 The fleet asks, per vehicle, whether another vehicle or an obstacle's bounding sphere comes
 within a limit of it (:func:`near_each_other`, :func:`near_spheres`), and which vehicles
-are near each other (:func:`pairs_within`). Measuring every pair
-grows with the square of the count; here the points are sorted into square cells (seen
-from above) as wide as the largest limit, and each point measures only the points in the
-cells its limit reaches: a few neighbours each, however many points there are.
+are near each other or an obstacle (:func:`pairs_within`, :func:`sphere_pairs`).
+Measuring every pair grows with the square of the count; here the points are sorted into
+square cells (seen from above) as wide as the largest limit, and each point measures only
+the points in the cells its limit reaches: a few neighbours each, however many there are.
 
 The distances are the ones measuring every pair takes, in the same order of operations
 (``sqrt((dx² + dy²) + dz²)``, as ``np.linalg.norm`` sums), so the grid answers exactly
@@ -104,34 +104,30 @@ def _distance_m(points, a, others, b):
     return np.sqrt((dx * dx + dy * dy) + dz * dz)
 
 
-def _any_within(points, a, others, members, rows, columns, cell_m, reach_m, limits,
-                shared_limit_m, skip):
-    """Is any grid member ``b`` (a row of ``others``, not ``skip``) closer to ``points[a]``
-    than its limit (``limits[b]``; ``shared_limit_m`` when ``limits`` is empty)? Searches
-    the cells within ``reach_m``, at least every limit, of the point."""
-    row_low, row_high, column_low, column_high = _window(points[a, 0], points[a, 1], reach_m,
-                                                         cell_m)
-    count = len(members)
-    position = _at_or_after(rows, columns, row_low, column_low, 0, count)
-    position = _in_window(rows, columns, row_high, column_low, column_high, position, count)
-    while position < count:
-        b = members[position]
-        limit_m = limits[b] if len(limits) else shared_limit_m
-        if b != skip and _distance_m(points, a, others, b) < limit_m:
-            return True
-        position = _in_window(rows, columns, row_high, column_low, column_high, position + 1,
-                              count)
-    return False
-
-
-def _near_any_sphere(points, centres, limits, members, rows, columns, cell_m, reach_m,
-                     near):
-    """Per point with finite coordinates, into ``near``: is a sphere's centre (a grid
-    member) closer than that sphere's limit?"""
+def _sphere_pairs(points, centres, limits, members, rows, columns, cell_m, reach_m, pairs):
+    """Into ``pairs`` (as many rows as it has), each point with finite coordinates with each
+    sphere (a grid member) whose centre is closer to it than that sphere's limit, the
+    point first; returns how many pairs there are. Searches the cells within ``reach_m``,
+    at least every limit, of each point."""
+    count = 0
+    total = len(members)
     for a in range(len(points)):
-        if np.isfinite(points[a, 0]) and np.isfinite(points[a, 1]) and np.isfinite(points[a, 2]):
-            near[a] = _any_within(points, a, centres, members, rows, columns, cell_m, reach_m,
-                                  limits, reach_m, -1)
+        if not (np.isfinite(points[a, 0]) and np.isfinite(points[a, 1])
+                and np.isfinite(points[a, 2])):
+            continue
+        row_low, row_high, column_low, column_high = _window(points[a, 0], points[a, 1],
+                                                             reach_m, cell_m)
+        position = _at_or_after(rows, columns, row_low, column_low, 0, total)
+        position = _in_window(rows, columns, row_high, column_low, column_high, position, total)
+        while position < total:
+            b = members[position]
+            if _distance_m(points, a, centres, b) < limits[b]:
+                if count < len(pairs):
+                    pairs[count, 0], pairs[count, 1] = a, b
+                count += 1
+            position = _in_window(rows, columns, row_high, column_low, column_high,
+                                  position + 1, total)
+    return count
 
 
 def _pairs_of_members(points, members, rows, columns, cell_m, limit_m, pairs):
@@ -161,9 +157,20 @@ _after_row = compiled(_after_row, inline=True) or _after_row
 _window = compiled(_window, inline=True) or _window
 _in_window = compiled(_in_window, inline=True) or _in_window
 _distance_m = compiled(_distance_m, inline=True) or _distance_m
-_any_within = compiled(_any_within, inline=True) or _any_within
-_near_any_sphere = compiled(_near_any_sphere) or _near_any_sphere
+_sphere_pairs = compiled(_sphere_pairs) or _sphere_pairs
 _pairs_of_members = compiled(_pairs_of_members) or _pairs_of_members
+
+
+def _collected(collect, guess: int) -> np.ndarray:
+    """The pairs that ``collect(out)`` writes into ``out`` (it returns how many it found,
+    however many fit), with room made for them all: (P, 2), sorted."""
+    pairs = np.empty((guess, 2), dtype=np.int64)
+    found = collect(pairs)
+    if found > len(pairs):  # crowded: room for them all, and again
+        pairs = np.empty((found, 2), dtype=np.int64)
+        collect(pairs)
+    pairs = pairs[:found]
+    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
 
 def pairs_within(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
@@ -178,14 +185,33 @@ def pairs_within(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
         first, second = np.triu_indices(len(finite), 1)
         return np.column_stack([finite[first], finite[second]])
     grid = _grid(centres_ws, limit_m)
-    pairs = np.empty((4 * count, 2), dtype=np.int64)
-    found = _pairs_of_members(centres_ws, grid.members, grid.rows, grid.columns, grid.cell_m,
-                              limit_m, pairs)
-    if found > len(pairs):  # crowded: room for them all, and again
-        pairs = np.empty((found, 2), dtype=np.int64)
-        _pairs_of_members(centres_ws, grid.members, grid.rows, grid.columns, grid.cell_m,
-                          limit_m, pairs)
-    pairs = pairs[:found]
+    return _collected(lambda pairs: _pairs_of_members(
+        centres_ws, grid.members, grid.rows, grid.columns, grid.cell_m, limit_m, pairs),
+        4 * count)
+
+
+def sphere_pairs(points_ws: np.ndarray, centres_ws: np.ndarray, limits_m: np.ndarray
+                 ) -> np.ndarray:
+    """Each point (P, 3) with each sphere (S, 3) whose centre is closer to it than that
+    sphere's limit (S,): (Q, 2) indices, the point's first, sorted. The limits may differ
+    (a sphere's radius, how fast it moves); an endless one (with a finite centre) reaches
+    every finite point, a NaN one none."""
+    points_ws = np.ascontiguousarray(points_ws, dtype=float)
+    centres_ws = np.ascontiguousarray(centres_ws, dtype=float).reshape(-1, 3)
+    limits_m = np.ascontiguousarray(limits_m, dtype=float)
+    finite_points = np.flatnonzero(np.isfinite(points_ws).all(axis=1))
+    endless = np.flatnonzero((limits_m == np.inf) & np.isfinite(centres_ws).all(axis=1))
+    found = [np.column_stack([np.repeat(finite_points, len(endless)),
+                              np.tile(endless, len(finite_points))]).astype(np.int64)]
+    bounded = np.isfinite(limits_m) & (limits_m > 0.0)
+    if len(finite_points) and bounded.any():
+        reach_m = float(limits_m[bounded].max())
+        grid = _grid(centres_ws, reach_m)
+        grid_limits_m = np.where(bounded, limits_m, 0.0)  # the endless are paired above
+        found.append(_collected(lambda pairs: _sphere_pairs(
+            points_ws, centres_ws, grid_limits_m, grid.members, grid.rows, grid.columns,
+            grid.cell_m, reach_m, pairs), 2 * len(points_ws)))
+    pairs = np.concatenate(found)
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
 
@@ -204,20 +230,5 @@ def near_each_other(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
 def near_spheres(points_ws: np.ndarray, centres_ws: np.ndarray, limits_m: np.ndarray
                  ) -> np.ndarray:
     """Per point (P, 3): is the centre of a sphere (S, 3) closer to it than that sphere's
-    limit (S,)? The limits may differ (a sphere's radius, how fast it moves)."""
-    points_ws = np.ascontiguousarray(points_ws, dtype=float)
-    near = np.zeros(len(points_ws), dtype=bool)
-    limits_m = np.asarray(limits_m, dtype=float)
-    finite_points = np.isfinite(points_ws).all(axis=1)
-    centres_ws = np.ascontiguousarray(centres_ws, dtype=float).reshape(-1, 3)
-    endless = (limits_m == np.inf) & np.isfinite(centres_ws).all(axis=1)
-    if endless.any():  # a finite point is closer to it than that
-        return finite_points
-    bounded = limits_m > 0.0  # NaN limits too are never met
-    if not len(points_ws) or not bounded.any():
-        return near
-    reach_m = float(limits_m[bounded].max())
-    grid = _grid(centres_ws, reach_m)
-    _near_any_sphere(points_ws, centres_ws, np.ascontiguousarray(limits_m), grid.members,
-                     grid.rows, grid.columns, grid.cell_m, reach_m, near)
-    return near
+    limit (S,)? (:func:`sphere_pairs`)"""
+    return in_pairs(sphere_pairs(points_ws, centres_ws, limits_m)[:, 0], len(points_ws))
