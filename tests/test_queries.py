@@ -244,6 +244,7 @@ def crossings(body, start, end) -> tuple[float, float] | None:
 
 
 def test_an_all_hits_ray_returns_every_body_crossed_nearest_first(scene):
+    """And the nodes on the line are those same bodies', in any order."""
     world, bodies, rng = scene
     compared = 0
     for _ in range(100):
@@ -265,6 +266,13 @@ def test_an_all_hits_ray_returns_every_body_crossed_nearest_first(scene):
         props = world.ray_all(start, end, groups.mask_of(groups.PROP))
         assert [world.handles.owner_of(hit.node) for hit in props] == [
             body for _, body in expected if body.half is not None]
+        owners = [world.handles.owner_of(hit.node) for hit in hits]
+        crossed = world.nodes_on_line(start, end, groups.ALL_GROUPS)
+        assert sorted(map(id, map(world.handles.owner_of, crossed))) == sorted(map(id, owners))
+        if hits:  # the nodes left out are not there
+            kept = world.nodes_on_line(start, end, groups.ALL_GROUPS, exclude=hits[0].node)
+            assert sorted(map(id, map(world.handles.owner_of, kept))) == sorted(
+                map(id, owners[1:]))
         compared += bool(expected)
     assert compared >= 25
 

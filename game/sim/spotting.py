@@ -137,7 +137,7 @@ def bodies_hide(world, from_ws, to_ws, exclude) -> bool:
     """Whether a body that hides what is behind it lies on the line between two points:
     a rock, a prop or a wreck (a living vehicle does not: it moves on, and the bots would
     lose each other behind their own side), the ``exclude`` nodes aside."""
-    for hit in world.ray_all(from_ws, to_ws, groups.SIGHT_BLOCKERS, exclude):
-        if getattr(world.handles.owner_of(hit.node), "destroyed", True):
+    for node in world.nodes_on_line(from_ws, to_ws, groups.SIGHT_BLOCKERS, exclude):
+        if getattr(world.handles.owner_of(node), "destroyed", True):
             return True
     return False

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
-from panda3d.bullet import (BulletBoxShape, BulletRigidBodyNode, BulletShape, BulletSphereShape,
-                            BulletWorld)
+from panda3d.bullet import (BulletBoxShape, BulletRayHit, BulletRigidBodyNode, BulletShape,
+                            BulletSphereShape, BulletWorld)
 from panda3d.core import BitMask32, LMatrix3f, LQuaternionf, NodePath, Point3, TransformState, Vec3
 
 from physics.bullet import groups
@@ -103,6 +103,9 @@ def _nodes(exclude) -> tuple:
     if isinstance(exclude, (tuple, list, set, frozenset)):
         return tuple(exclude)
     return (exclude,)
+
+
+_hit_node = BulletRayHit.getNode
 
 
 def _ray_hit(result) -> RayHit:
@@ -206,6 +209,16 @@ class PhysicsWorld:
         return [_ray_hit(hit) for hit in sorted(
             (hit for hit in hits if hit.getNode() not in excluded),
             key=lambda hit: hit.getHitFraction())]
+
+    def nodes_on_line(self, from_ws, to_ws, mask: BitMask32 = ALL_BODIES, exclude=None
+                      ) -> list:
+        """The nodes of every body whose group is in ``mask`` that the line between two
+        world points crosses, the ``exclude`` node (or nodes) aside, in no order: what
+        :meth:`ray_all` finds, without the points, normals and sorting it makes."""
+        excluded = _nodes(exclude)
+        nodes = map(_hit_node, self.bullet.rayTestAll(Point3(*from_ws), Point3(*to_ws),
+                                                      mask).getHits())
+        return [node for node in nodes if node not in excluded]
 
     def sweep_closest(self, shape: BulletShape, from_ws, to_ws, mask: BitMask32 = ALL_BODIES,
                       exclude=None, axes_ws=None) -> RayHit | None:
