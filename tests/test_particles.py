@@ -52,6 +52,23 @@ def test_a_full_system_makes_room_by_dropping_the_oldest():
     assert np.all(system.position[:5] == 0.0)
 
 
+def test_a_sorted_system_keeps_its_draw_order_and_still_drops_the_oldest():
+    """Drawn back to front, the particles are kept in that order (the next sort starts
+    nearly done); a full system still drops the oldest, wherever they are drawn."""
+    system = ParticleSystem(capacity=6, sort_back_to_front=True)
+    for height_m in (1.0, 2.0, 3.0, 10.0, 20.0, 30.0):  # the nearest born first
+        system.spawn([[0.0, 0.0, height_m]], [[0.0, 0.0, 0.0]], 5.0, (1, 1), (1, 1, 1, 1),
+                     (1, 1, 1, 1))
+        system.update(0.1)
+    rows = system.vertex_rows(eye_ws=(0.0, 0.0, 0.0))
+    assert rows[:, 2].tolist() == [30.0, 20.0, 10.0, 3.0, 2.0, 1.0]
+    assert system.position[:6, 2].tolist() == [30.0, 20.0, 10.0, 3.0, 2.0, 1.0]
+    system.spawn([[0.0, 0.0, 40.0]] * 2, np.zeros((2, 3)), 5.0, (1, 1), (1, 1, 1, 1),
+                 (1, 1, 1, 1))
+    assert system.dropped_total == 2
+    assert sorted(system.position[:6, 2].tolist()) == [3.0, 10.0, 20.0, 30.0, 40.0, 40.0]
+
+
 def test_particles_move_age_fade_and_fall_in_one_pass():
     system = ParticleSystem(capacity=4)
     system.spawn([[0, 0, 10]], [[0, 0, 0]], 1.0, (1.0, 3.0), (1, 1, 1, 1), (1, 1, 1, 0),
