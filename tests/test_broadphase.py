@@ -20,6 +20,7 @@ from physics.bullet.fleet import VehicleFleet
 from physics.bullet.ground import BulletRays
 from physics.bullet.poses import set_at_rest
 from physics.bullet.world import PhysicsWorld
+from physics.model import broadphase
 from physics.model.broadphase import near_each_other, near_spheres, pairs_within, sphere_pairs
 from physics.model.terrain import MapChoice, build_terrain
 
@@ -53,8 +54,14 @@ def random_layout(rng, count: int) -> np.ndarray:
     return points
 
 
+@pytest.fixture(params=[0, 10 ** 9], ids=["grid", "every pair"])
+def either_way(request, monkeypatch):
+    """Pairs found through the grid, or by measuring every pair in the compiled loop."""
+    monkeypatch.setattr(broadphase, "EVERY_PAIR_UP_TO", request.param)
+
+
 @pytest.mark.parametrize("seed", range(12))
-def test_the_grid_finds_the_pairs_every_pair_finds(seed):
+def test_the_grid_finds_the_pairs_every_pair_finds(seed, either_way):
     rng = np.random.default_rng(seed)
     points = random_layout(rng, int(rng.integers(2, 400)))
     near = near_each_other(points, LIMIT_M)
@@ -71,7 +78,7 @@ def test_none_one_and_a_few_in_a_row(count):
     assert near.tolist() == [count > 1] * count
 
 
-def test_points_on_cell_borders_and_at_exactly_the_limit():
+def test_points_on_cell_borders_and_at_exactly_the_limit(either_way):
     """Cells are as wide as the limit: points on their borders exactly the limit apart (not
     near), and pairs across a border a hair closer than it, along y and across a corner
     (near). The limit and the coordinates are exact in binary, so are the distances."""
@@ -91,7 +98,7 @@ def test_points_on_cell_borders_and_at_exactly_the_limit():
     assert not near[:-6].any() and near[-6:].all()
 
 
-def test_far_outside_the_map_and_coordinates_that_are_not_finite():
+def test_far_outside_the_map_and_coordinates_that_are_not_finite(either_way):
     rng = np.random.default_rng(7)
     cluster = rng.uniform(-15.0, 15.0, (30, 3)) * (1.0, 1.0, 0.05)
     points = np.vstack([cluster, cluster[:10] + (1e7, -3e9, 0.0), cluster[:5] * 1e-9 + 1e15,
@@ -114,7 +121,7 @@ def every_pair_within(points: np.ndarray, limit_m: float) -> list[list[int]]:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_the_pairs_are_the_ones_every_pair_finds(seed):
+def test_the_pairs_are_the_ones_every_pair_finds(seed, either_way):
     rng = np.random.default_rng(40 + seed)
     points = random_layout(rng, int(rng.integers(2, 300)))
     pairs = pairs_within(points, LIMIT_M)
@@ -122,7 +129,7 @@ def test_the_pairs_are_the_ones_every_pair_finds(seed):
     assert pairs.dtype == np.int64 and pairs.shape[1] == 2
 
 
-def test_pairs_in_a_crowd_far_out_and_not_finite():
+def test_pairs_in_a_crowd_far_out_and_not_finite(either_way):
     """A crowd has more pairs than points (the first guess at how many); points far out
     pair as any do, and a point that is not finite pairs with none."""
     rng = np.random.default_rng(3)
@@ -138,7 +145,7 @@ def test_pairs_in_a_crowd_far_out_and_not_finite():
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_the_point_and_sphere_pairs_are_the_ones_every_pair_finds(seed):
+def test_the_point_and_sphere_pairs_are_the_ones_every_pair_finds(seed, either_way):
     """Including a crowd with more pairs than the first guess at how many, a sphere that
     is nowhere, one whose limit is NaN and one that reaches every point."""
     rng = np.random.default_rng(70 + seed)
@@ -159,7 +166,7 @@ def test_the_point_and_sphere_pairs_are_the_ones_every_pair_finds(seed):
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_spheres_of_different_limits(seed):
+def test_spheres_of_different_limits(seed, either_way):
     rng = np.random.default_rng(100 + seed)
     points = random_layout(rng, int(rng.integers(1, 300)))
     centres = random_layout(rng, int(rng.integers(1, 60)))

@@ -31,6 +31,12 @@ import numpy as np
 
 from physics.model.compiled import compiled
 
+EVERY_PAIR_UP_TO = 4096
+"""Up to this many pairs of points (or of points and spheres), :func:`pairs_within` and
+:func:`sphere_pairs` measure every pair in one compiled loop: for a handful of vehicles
+among a few dozen rocks, sorting them into cells costs more than the measuring."""
+
+
 class _Grid(NamedTuple):
     """Points sorted by cell: row (y) first, then column (x)."""
 
@@ -152,6 +158,21 @@ def _pairs_of_members(points, members, rows, columns, cell_m, limit_m, pairs):
     return count
 
 
+def _every_pair(points, centres, limits, same, pairs):
+    """Into ``pairs`` (as many rows as it has), each point with each centre closer to it
+    than that centre's limit, the point first, in order (where ``same``, the points are
+    the centres, and each pair is taken once, the lower first); returns how many there are.
+    The distances are :func:`_distance_m`'s, as the grid measures them."""
+    count = 0
+    for a in range(len(points)):
+        for b in range(a + 1 if same else 0, len(centres)):
+            if _distance_m(points, a, centres, b) < limits[b]:
+                if count < len(pairs):
+                    pairs[count, 0], pairs[count, 1] = a, b
+                count += 1
+    return count
+
+
 _at_or_after = compiled(_at_or_after, inline=True) or _at_or_after
 _after_row = compiled(_after_row, inline=True) or _after_row
 _window = compiled(_window, inline=True) or _window
@@ -159,18 +180,20 @@ _in_window = compiled(_in_window, inline=True) or _in_window
 _distance_m = compiled(_distance_m, inline=True) or _distance_m
 _sphere_pairs = compiled(_sphere_pairs) or _sphere_pairs
 _pairs_of_members = compiled(_pairs_of_members) or _pairs_of_members
+_every_pair = compiled(_every_pair) or _every_pair
 
 
-def _collected(collect, guess: int) -> np.ndarray:
+def _collected(collect, guess: int, in_order: bool = False) -> np.ndarray:
     """The pairs that ``collect(out)`` writes into ``out`` (it returns how many it found,
-    however many fit), with room made for them all: (P, 2), sorted."""
+    however many fit), with room made for them all: (P, 2), sorted (``in_order``: they
+    were found in order)."""
     pairs = np.empty((guess, 2), dtype=np.int64)
     found = collect(pairs)
     if found > len(pairs):  # crowded: room for them all, and again
         pairs = np.empty((found, 2), dtype=np.int64)
         collect(pairs)
     pairs = pairs[:found]
-    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+    return pairs if in_order else pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
 
 def pairs_within(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
@@ -184,6 +207,10 @@ def pairs_within(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
         finite = np.flatnonzero(np.isfinite(centres_ws).all(axis=1))
         first, second = np.triu_indices(len(finite), 1)
         return np.column_stack([finite[first], finite[second]])
+    if count * count <= EVERY_PAIR_UP_TO:
+        limits_m = np.full(count, float(limit_m))
+        return _collected(lambda pairs: _every_pair(centres_ws, centres_ws, limits_m, True,
+                                                    pairs), 4 * count, in_order=True)
     grid = _grid(centres_ws, limit_m)
     return _collected(lambda pairs: _pairs_of_members(
         centres_ws, grid.members, grid.rows, grid.columns, grid.cell_m, limit_m, pairs),
@@ -204,13 +231,19 @@ def sphere_pairs(points_ws: np.ndarray, centres_ws: np.ndarray, limits_m: np.nda
     found = [np.column_stack([np.repeat(finite_points, len(endless)),
                               np.tile(endless, len(finite_points))]).astype(np.int64)]
     bounded = np.isfinite(limits_m) & (limits_m > 0.0)
-    if len(finite_points) and bounded.any():
+    grid_limits_m = np.where(bounded, limits_m, 0.0)  # the endless are paired above
+    if len(points_ws) * len(centres_ws) <= EVERY_PAIR_UP_TO:
+        found.append(_collected(lambda pairs: _every_pair(
+            points_ws, centres_ws, grid_limits_m, False, pairs), 2 * len(points_ws),
+            in_order=True))
+    elif len(finite_points) and bounded.any():
         reach_m = float(limits_m[bounded].max())
         grid = _grid(centres_ws, reach_m)
-        grid_limits_m = np.where(bounded, limits_m, 0.0)  # the endless are paired above
         found.append(_collected(lambda pairs: _sphere_pairs(
             points_ws, centres_ws, grid_limits_m, grid.members, grid.rows, grid.columns,
             grid.cell_m, reach_m, pairs), 2 * len(points_ws)))
+    if not len(endless):
+        return found[-1]  # each way finds them sorted
     pairs = np.concatenate(found)
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
