@@ -197,7 +197,7 @@ class TankBattleApp(ShowBase):
             self.render, self.a2dTopLeft, session,
             SessionViewSpecs(self.game_config.vehicle_looks, view.combat_view, view.effects,
                              view.debug_overlay, view.scene.fog_colour,
-                             self.scene.fog_density_per_m, view.hud.zone),
+                             self.scene.fog_density_per_m, view.hud.zone, view.vehicle_detail),
             self.user.quality, debug_rays)
         self.audio = GameAudio(session.simulation, self.sounds, view.audio)
         gearbox = self.player_gearbox if self.online else session.options.gearbox
@@ -405,7 +405,7 @@ class TankBattleApp(ShowBase):
         cameras = [player.screen.display_region.getCamera() for player in self.views]
         if self.scene.shadow.enabled:  # a tank out of view may cast a shadow into it
             cameras.append(self.scene.shadow.camera)
-        session_view.pose_seen_vehicles(cameras)  # wheels and tracks: only what is seen
+        session_view.pose_seen_vehicles(cameras, [player.eye for player in self.views])
         lens = self.views[0].screen.lens
         effects_s = min(max(float(frame_s), 0.0), self.game_config.view.camera.max_frame_s)
         session_view.update_effects(alpha, effects_s, self.views[0].eye,

@@ -27,7 +27,7 @@ from game.view.shadows import ShadowSpec
 from game.view.tank_rig import TankRigSpec
 from game.view.title_menu import TitleMenuSpec
 from game.view.terrain_view import TerrainViewSpec
-from game.view.vehicle_view import VehicleLooks
+from game.view.vehicle_view import VehicleDetailSpec, VehicleLooks
 from game.view.window import GraphicsQualitySpec, WindowSpec
 from physics.model.spec import Spec, tuning
 
@@ -45,6 +45,7 @@ class ViewSpec(Spec):
     terrain_view: TerrainViewSpec = tuning("how the terrain is drawn")
     tank_rig: TankRigSpec = tuning("the drawn tank's shape")
     car_rig: CarRigSpec = tuning("the drawn car's shape")
+    vehicle_detail: VehicleDetailSpec = tuning("how often far vehicles' wheels and tracks move")
     combat_view: CombatViewSpec = tuning("how shells and plates are drawn")
     effects: EffectsSpec = tuning("particles: shots, hits, explosions, wrecks, dust")
     hud: HudSpec = tuning("the heads-up display")

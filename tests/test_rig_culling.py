@@ -1,4 +1,5 @@
-"""Rigs pose their moving parts (wheels, belts) only where a camera may see them.
+"""Rigs pose their moving parts (wheels, belts) only where a camera may see them, and far
+from the players' eyes only on their turn.
 
 Built under a plain NodePath (no window) as in test_look.py: a vehicle is driven, and
 two views of it are updated each step, one posing its parts every frame and one
@@ -14,7 +15,8 @@ from panda3d.core import Camera, NodePath, OrthographicLens, PerspectiveLens, Po
 
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
-from game.view.vehicle_view import VehicleLooks, VehicleView
+from game.view.vehicle_view import (VehicleDetailSpec, VehicleLooks, VehicleView,
+                                     pose_views_if_seen)
 from physics.model.terrain import MapChoice
 
 SAME_POSE = 1e-6
@@ -133,3 +135,32 @@ def test_a_vehicle_under_the_sun_shadow_camera_is_posed(config, drive):
     assert not view.pose_parts_if_seen(frustums_of(sun))
     sun.setPos(target + Point3(0.0, 0.0, CAMERA_BACK_M))
     assert view.pose_parts_if_seen(frustums_of(sun))
+
+
+def test_a_vehicle_far_from_every_eye_is_posed_on_its_turn_and_a_near_one_every_frame(
+        config, drive):
+    """Seen from within ``full_rate_within_m`` the parts move every frame; from farther,
+    every ``far_every_frames``-th frame (the view's turn), and then exactly as a view
+    posed every frame has them."""
+    simulation, vehicle = drive
+    detail = VehicleDetailSpec(full_rate_within_m=2.0 * CAMERA_BACK_M, far_every_frames=3)
+    always = VehicleView(NodePath("render-always"), vehicle, looks(config), simulation.step_s)
+    render = NodePath("render")
+    view = VehicleView(render, vehicle, looks(config), simulation.step_s, parts_turn=4)
+    camera = render.attachNewNode(Camera("camera", PerspectiveLens()))
+    controls = Controls(throttle=1.0, steer=0.4)
+    posed = []
+    for frame in range(12):
+        simulation.step(controls)
+        always.update(1.0, simulation.step_s)
+        view.update(1.0, simulation.step_s, pose_parts=False)
+        aim_camera(camera, view, towards=True)
+        eye_ws = np.array(camera.getPos(render))
+        if frame >= 6:  # the player's eye backs off, beyond the full rate's reach
+            eye_ws += (0.0, -2.0 * CAMERA_BACK_M, 0.0)
+        pose_views_if_seen([view], frustums_of(camera), detail, [eye_ws], frame)
+        posed.append(view.rig.parts_posed)
+        if view.rig.parts_posed:
+            np.testing.assert_allclose(parts_pose(view), parts_pose(always), rtol=0.0,
+                                       atol=SAME_POSE)
+    assert posed == [True] * 6 + [frame % 3 == 4 % 3 for frame in range(6, 12)]

@@ -166,31 +166,39 @@ def _layout(rig) -> tuple[int, int, int]:
             rig.belt_template.path_y.shape[1])
 
 
+_STACKS_KEPT = 8
+"""Rig groups whose stacks are kept: the rigs seen together (all near ones, and the far
+ones posed in turns, :func:`game.view.vehicle_view.pose_views_if_seen`) come round again
+frame after frame."""
+
+
 class _Stacked:
     """What the rigs of a group keep fixed from their build (belt templates, anchors'
     heights, wheel weights and lift, wheel radii), stacked over the group: kept with the
-    rigs it was stacked from (so that their ids stay theirs), the same tanks seen frame
-    after frame stack once."""
+    rigs it was stacked from (so that their ids stay theirs), the same group of tanks seen
+    frame after frame stacks once."""
 
-    rigs: list = []
-    template: BeltTemplate | None = None
-    anchors_z: np.ndarray | None = None
-    weights: np.ndarray | None = None
-    lift_m: np.ndarray | None = None
-    radii_m: np.ndarray | None = None
+    _kept: dict[tuple[int, ...], _Stacked] = {}
+    """The last :data:`_STACKS_KEPT` groups' stacks, by their rigs' ids, oldest first."""
+
+    def __init__(self, rigs: list):
+        self.rigs = list(rigs)
+        self.template = BeltTemplate.stack([rig.belt_template for rig in rigs])
+        self.anchors_z = np.array([rig.anchors_bs[:, 2] for rig in rigs])
+        self.weights = np.array([rig.wheel_weights for rig in rigs])
+        self.lift_m = np.array([rig.wheel_lift_m for rig in rigs])
+        self.radii_m = np.array([(rig.spec.road_wheel_radius_m, rig.spec.drive_wheel_radius_m)
+                                 for rig in rigs])
 
     @classmethod
-    def of(cls, rigs: list) -> type[_Stacked]:
-        if (cls.template is None or len(rigs) != len(cls.rigs)
-                or any(a is not b for a, b in zip(rigs, cls.rigs))):
-            cls.rigs = list(rigs)
-            cls.template = BeltTemplate.stack([rig.belt_template for rig in rigs])
-            cls.anchors_z = np.array([rig.anchors_bs[:, 2] for rig in rigs])
-            cls.weights = np.array([rig.wheel_weights for rig in rigs])
-            cls.lift_m = np.array([rig.wheel_lift_m for rig in rigs])
-            cls.radii_m = np.array([(rig.spec.road_wheel_radius_m,
-                                     rig.spec.drive_wheel_radius_m) for rig in rigs])
-        return cls
+    def of(cls, rigs: list) -> _Stacked:
+        key = tuple(map(id, rigs))
+        kept = cls._kept
+        stacked = kept.pop(key, None) or cls(rigs)
+        kept[key] = stacked  # the newest last
+        while len(kept) > _STACKS_KEPT:
+            del kept[next(iter(kept))]
+        return stacked
 
 
 def pose_tank_parts(rigs) -> None:

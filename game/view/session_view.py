@@ -19,8 +19,8 @@ from game.view.combat_view import CombatView, CombatViewSpec
 from game.view.debug_overlay import DebugOverlay, DebugOverlaySpec
 from game.view.effects import Effects, EffectsSpec
 from game.view.hud_state import read_zone_state
-from game.view.vehicle_view import (VehicleLooks, VehicleView, pose_views_if_seen,
-                                     update_views)
+from game.view.vehicle_view import (VehicleDetailSpec, VehicleLooks, VehicleView,
+                                     pose_views_if_seen, update_views)
 from game.view.zone_view import ZoneBand, ZoneViewSpec
 
 
@@ -35,6 +35,7 @@ class SessionViewSpecs:
     fog_colour: tuple[float, ...]
     fog_density_per_m: float
     zone: ZoneViewSpec
+    vehicle_detail: VehicleDetailSpec
 
 
 class SessionView:
@@ -48,6 +49,8 @@ class SessionView:
         self.specs = specs
         self.vehicle_views: dict[int, VehicleView] = {}
         """One view per vehicle in the simulation, by id(vehicle); made as vehicles appear."""
+        self._views_made = 0
+        self._frames_posed = 0
         self.combat_view = CombatView(render, simulation, specs.combat_view)
         self.effects = Effects(simulation, specs.effects, render, simulation.seed, quality)
         self.effects.particles.set_haze(specs.fog_colour, specs.fog_density_per_m)
@@ -70,7 +73,9 @@ class SessionView:
             self.vehicle_views.pop(key).destroy()
         for key, vehicle in vehicles.items():
             if key not in self.vehicle_views:
-                view = VehicleView(self.render, vehicle, self.specs.looks, self.simulation.step_s)
+                view = VehicleView(self.render, vehicle, self.specs.looks, self.simulation.step_s,
+                                   parts_turn=self._views_made)
+                self._views_made += 1
                 view.update(alpha)
                 self.vehicle_views[key] = view
 
@@ -82,13 +87,16 @@ class SessionView:
         ``pose_parts``, else only those :meth:`pose_seen_vehicles` finds in view."""
         update_views(list(self.vehicle_views.values()), alpha, frame_s, pose_parts)
 
-    def pose_seen_vehicles(self, cameras: list[NodePath]) -> None:
+    def pose_seen_vehicles(self, cameras: list[NodePath], eyes_ws=()) -> None:
         """Once the ``cameras`` (NodePaths of Camera nodes: the players' display regions'
         and, while it draws, the sun's shadow camera) are placed for this frame: pose the
         moving parts of the vehicles that any of them may see. The others keep the pose
-        they were last seen in, which nobody sees."""
+        they were last seen in, which nobody sees. Those farther from every one of the
+        players' ``eyes_ws`` than [vehicle_detail] allows are posed in turns."""
         frustums = [(camera, camera.node().getLens().makeBounds()) for camera in cameras]
-        pose_views_if_seen(list(self.vehicle_views.values()), frustums)
+        pose_views_if_seen(list(self.vehicle_views.values()), frustums,
+                           self.specs.vehicle_detail, eyes_ws, self._frames_posed)
+        self._frames_posed += 1
 
     def update_effects(self, alpha: float, frame_s: float, eye_ws: np.ndarray,
                        projection: tuple[float, float], step_ms: float | None) -> None:

@@ -18,6 +18,7 @@ from game.view.rig_culling import reach_m, spheres_seen
 from game.view.rig_pose import latch_step_values, place_tank_rigs, pose_tank_parts
 from game.view.scene import SceneSpec
 from game.view.tank_rig import TankRig, TankRigSpec
+from physics.model.spec import Spec, tuning
 
 
 def _row_floats(data) -> int | None:
@@ -32,6 +33,16 @@ def _row_floats(data) -> int | None:
             or colour.getNumericType() != Geom.NT_float32 or array.getStride() % 4):
         return None
     return array.getStride() // 4
+
+
+@dataclass(frozen=True)
+class VehicleDetailSpec(Spec):
+    full_rate_within_m: float = tuning(
+        "nearer a player's camera than this, a vehicle's wheels and tracks move every frame",
+        minimum=0.0, maximum=100000.0)
+    far_every_frames: int = tuning(
+        "farther, every this many frames, the far vehicles taking turns: a road wheel is a "
+        "few pixels there (1: every frame)", minimum=1, maximum=10)
 
 
 @dataclass(frozen=True)
@@ -97,9 +108,22 @@ def views_seen(views: list[VehicleView], frustums) -> list[VehicleView]:
     return seen
 
 
-def pose_views_if_seen(views: list[VehicleView], frustums) -> None:
-    """:meth:`VehicleView.pose_parts_if_seen` for every view, the seen ones together."""
-    pose_views(views_seen([view for view in views if not view.rig.parts_posed], frustums))
+def pose_views_if_seen(views: list[VehicleView], frustums,
+                       detail: VehicleDetailSpec | None = None, eyes_ws=(),
+                       frame: int = 0) -> None:
+    """:meth:`VehicleView.pose_parts_if_seen` for every view, the seen ones together. With
+    a ``detail`` and the players' ``eyes_ws``, a view farther than its
+    ``full_rate_within_m`` from every eye is posed only on its turn: on frame ``frame``
+    where that is its ``parts_turn`` modulo ``far_every_frames``."""
+    seen = views_seen([view for view in views if not view.rig.parts_posed], frustums)
+    if seen and detail is not None and len(eyes_ws) and detail.far_every_frames > 1:
+        every = detail.far_every_frames
+        offsets = (np.array([view.position for view in seen])[:, None]
+                   - np.asarray(eyes_ws, dtype=float)[None])
+        nearest_m = np.sqrt(np.einsum("vei,vei->ve", offsets, offsets).min(axis=1))
+        seen = [view for view, near in zip(seen, nearest_m < detail.full_rate_within_m)
+                if near or view.parts_turn % every == frame % every]
+    pose_views(seen)
 
 
 class ColourShade:
@@ -134,8 +158,11 @@ class VehicleView:
     """The rig that follows one simulation vehicle; exposes the drawn pose."""
 
     def __init__(self, parent: NodePath, vehicle, looks: VehicleLooks,
-                 step_s: float = 1.0 / 60.0):
+                 step_s: float = 1.0 / 60.0, parts_turn: int = 0):
         self.vehicle = vehicle
+        self.parts_turn = parts_turn
+        """Far from every camera, its parts are posed on the frames of this turn
+        (:func:`pose_views_if_seen`)."""
         self.rig = make_rig(parent, vehicle, looks, step_s)
         self.root = self.rig.root
         self.length_m = self.rig.shape.length_m
