@@ -390,9 +390,9 @@ class VehicleFleet:
         boxes = Boxes(near_ws + near_axes_ws[:, 2] * self.spec.hull.centre_of_mass_drop_m,
                       near_axes_ws, self._hull_box_half_m)
         limits_m = np.concatenate([np.full(len(index), self._hull_radius_m), others[1]])
-        meets = segments_near_links(starts_ws, ends_ws, anchors, self.reach_m, position[links],
-                                    np.vstack([near_ws, others[0]]), limits_m + _RAY_SLACK_M,
-                                    boxes)
+        meets = segments_near_links(starts_ws, ends_ws, anchors, self.model.ray_reach_m,
+                                    position[links], np.vstack([near_ws, others[0]]),
+                                    limits_m + _RAY_SLACK_M, boxes)
         if not np.count_nonzero(meets):
             return None
         exact = np.zeros((len(near), anchors), dtype=bool)

@@ -149,8 +149,8 @@ class AnchorModel:
             constants, np.full(self.anchors, 1.0 / self.anchors) if drive_share is None
             else drive_share, np.zeros(self.anchors) if side is None else side)
         self._entries = model_entries(constants, grip, slip, spin)
-        self._reach_m = (float(np.max(np.linalg.norm(constants.position_bs, axis=1)))
-                         + constants.ray_length_m)
+        self.ray_reach_m = (float(np.max(np.linalg.norm(constants.position_bs, axis=1)))
+                            + constants.ray_length_m)
         """Every ray of a vehicle ends within this of its centre of mass."""
         self._deflection = np.zeros((2, 0))
         """The grip springs' stretch along and across each anchor's heading, rows (2, N)."""
@@ -284,7 +284,7 @@ class AnchorModel:
         """Have the terrain make the tiles every ray of these vehicles may reach."""
         if not terrain.tiles_on_demand:
             return
-        reach_m = self._reach_m
+        reach_m = self.ray_reach_m
         low_x, low_y = states.position_ws[:, :2].min(axis=0).tolist()
         high_x, high_y = states.position_ws[:, :2].max(axis=0).tolist()
         terrain.prepare_box(low_x - reach_m, low_y - reach_m, high_x + reach_m,
