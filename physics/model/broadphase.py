@@ -15,7 +15,7 @@ reaches the cells of ``floor((x - limit) / cell)`` to ``floor((x + limit) / cell
 rounded as the points' own are; rounding and ``floor`` never reverse an order, so a point
 closer than the limit in x (and in y) always lies in a searched cell.
 
-The anchors' rays ask the same grid which of them pass near a body
+The pairs found become the links along which the anchors' rays are measured each substep
 (:mod:`physics.model.ray_narrowing`).
 
 A point with a coordinate that is not finite is near nothing (its distances are not
@@ -110,11 +110,13 @@ def _distance_m(points, a, others, b):
     return np.sqrt((dx * dx + dy * dy) + dz * dz)
 
 
-def _sphere_pairs(points, centres, limits, members, rows, columns, cell_m, reach_m, pairs):
+def _grid_pairs(points, centres, limits, same, members, rows, columns, cell_m, reach_m,
+                pairs):
     """Into ``pairs`` (as many rows as it has), each point with finite coordinates with each
-    sphere (a grid member) whose centre is closer to it than that sphere's limit, the
-    point first; returns how many pairs there are. Searches the cells within ``reach_m``,
-    at least every limit, of each point."""
+    centre (a grid member) closer to it than that centre's limit, the point first (where
+    ``same``, the points are the centres, and each pair is taken once, the lower first);
+    returns how many pairs there are. Searches the cells within ``reach_m``, at least every
+    limit, of each point."""
     count = 0
     total = len(members)
     for a in range(len(points)):
@@ -127,34 +129,12 @@ def _sphere_pairs(points, centres, limits, members, rows, columns, cell_m, reach
         position = _in_window(rows, columns, row_high, column_low, column_high, position, total)
         while position < total:
             b = members[position]
-            if _distance_m(points, a, centres, b) < limits[b]:
+            if (not same or a < b) and _distance_m(points, a, centres, b) < limits[b]:
                 if count < len(pairs):
                     pairs[count, 0], pairs[count, 1] = a, b
                 count += 1
             position = _in_window(rows, columns, row_high, column_low, column_high,
                                   position + 1, total)
-    return count
-
-
-def _pairs_of_members(points, members, rows, columns, cell_m, limit_m, pairs):
-    """Into ``pairs`` (as many rows as it has), each pair of grid members closer than
-    ``limit_m``, once, the lower index first; returns how many pairs there are."""
-    count = 0
-    total = len(members)
-    for position in range(total):
-        a = members[position]
-        row_low, row_high, column_low, column_high = _window(points[a, 0], points[a, 1],
-                                                             limit_m, cell_m)
-        other = _at_or_after(rows, columns, row_low, column_low, 0, total)
-        other = _in_window(rows, columns, row_high, column_low, column_high, other, total)
-        while other < total:
-            b = members[other]
-            if a < b and _distance_m(points, a, points, b) < limit_m:
-                if count < len(pairs):
-                    pairs[count, 0], pairs[count, 1] = a, b
-                count += 1
-            other = _in_window(rows, columns, row_high, column_low, column_high, other + 1,
-                               total)
     return count
 
 
@@ -178,8 +158,7 @@ _after_row = compiled(_after_row, inline=True) or _after_row
 _window = compiled(_window, inline=True) or _window
 _in_window = compiled(_in_window, inline=True) or _in_window
 _distance_m = compiled(_distance_m, inline=True) or _distance_m
-_sphere_pairs = compiled(_sphere_pairs) or _sphere_pairs
-_pairs_of_members = compiled(_pairs_of_members) or _pairs_of_members
+_grid_pairs = compiled(_grid_pairs) or _grid_pairs
 _every_pair = compiled(_every_pair) or _every_pair
 
 
@@ -207,14 +186,14 @@ def pairs_within(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
         finite = np.flatnonzero(np.isfinite(centres_ws).all(axis=1))
         first, second = np.triu_indices(len(finite), 1)
         return np.column_stack([finite[first], finite[second]])
+    limits_m = np.full(count, float(limit_m))
     if count * count <= EVERY_PAIR_UP_TO:
-        limits_m = np.full(count, float(limit_m))
         return _collected(lambda pairs: _every_pair(centres_ws, centres_ws, limits_m, True,
                                                     pairs), 4 * count, in_order=True)
     grid = _grid(centres_ws, limit_m)
-    return _collected(lambda pairs: _pairs_of_members(
-        centres_ws, grid.members, grid.rows, grid.columns, grid.cell_m, limit_m, pairs),
-        4 * count)
+    return _collected(lambda pairs: _grid_pairs(
+        centres_ws, centres_ws, limits_m, True, grid.members, grid.rows, grid.columns,
+        grid.cell_m, limit_m, pairs), 4 * count)
 
 
 def sphere_pairs(points_ws: np.ndarray, centres_ws: np.ndarray, limits_m: np.ndarray
@@ -239,9 +218,9 @@ def sphere_pairs(points_ws: np.ndarray, centres_ws: np.ndarray, limits_m: np.nda
     elif len(finite_points) and bounded.any():
         reach_m = float(limits_m[bounded].max())
         grid = _grid(centres_ws, reach_m)
-        found.append(_collected(lambda pairs: _sphere_pairs(
-            points_ws, centres_ws, grid_limits_m, grid.members, grid.rows, grid.columns,
-            grid.cell_m, reach_m, pairs), 2 * len(points_ws)))
+        found.append(_collected(lambda pairs: _grid_pairs(
+            points_ws, centres_ws, grid_limits_m, False, grid.members, grid.rows,
+            grid.columns, grid.cell_m, reach_m, pairs), 2 * len(points_ws)))
     if not len(endless):
         return found[-1]  # each way finds them sorted
     pairs = np.concatenate(found)
