@@ -31,6 +31,10 @@ def test_the_compiled_quads_are_the_numpy_quads(monkeypatch, sort_back_to_front)
                  (0.2, 0.2, 0.2, 0.0), 0.5, 0.3, random.uniform(size=COUNT) > 0.5)
     system.update(0.4)  # some age, none dies
     compiled = drawn_rows(system, EYE_WS)
+    if sort_back_to_front:  # drawn, the rows are kept in the order drawn: far first
+        offsets = system.position[:COUNT] - np.float32(EYE_WS)
+        distances = np.einsum("ij,ij->i", offsets, offsets)
+        assert (np.diff(distances) <= 0.0).all()
     monkeypatch.setattr(particles, "quad_rows_loop", None)
     assert np.array_equal(compiled, drawn_rows(system, EYE_WS))
     assert system.count == COUNT

@@ -206,6 +206,8 @@ class ParticleSystem:
                 self._state[:, column] for column in _STATE_LAYOUT)
         self.life[:] = 1.0
         self._rows = np.zeros((cap, _FLOATS_PER_ROW), np.float32)
+        self._identity = np.arange(cap)
+        """The rows' order as they are: the state is kept in the order to draw."""
         self.count = 0
         self.spawned_total = 0
         self.dropped_total = 0
@@ -238,15 +240,16 @@ class ParticleSystem:
             self.dropped_total += n - self.capacity
             n = self.capacity
         overflow = self.count + n - self.capacity
-        if overflow > 0:  # the oldest make room (of equally old ones, the first rows)
-            keep = self.count - overflow
-            oldest_first = np.argsort(-self.age[:self.count], kind="stable")
-            kept = np.sort(oldest_first[overflow:])
-            self._state[:keep] = self._state[:self.count][kept]
-            self.count = keep
+        if overflow > 0:
+            # The oldest make room (which of equally old ones is not defined): found in one
+            # pass, not a sort (the rows are in draw order, not birth order), and the first
+            # new rows take their places, where the next sort puts them in order.
+            oldest = np.argpartition(self.age[:self.count], self.count - overflow)
+            self._state[oldest[self.count - overflow:]] = rows[:overflow]
+            rows = rows[overflow:]
             self.dropped_total += overflow
-        self._state[self.count:self.count + n] = rows
-        self.count += n
+        self._state[self.count:self.count + len(rows)] = rows
+        self.count += len(rows)
         self.spawned_total += n
         return n
 
@@ -391,9 +394,9 @@ class ParticleSystem:
             quads.reshape(len(rows), 4, -1)[:, :, :_FLOATS_PER_ROW] = rows[:, None, :]
             return
         order = self._draw_order(eye_ws)
-        if order is None:
-            order = np.arange(self.count)
-        quad_rows_loop(self._state, order, *_QUAD_COLUMNS, quads)
+        if order is not None:  # kept in draw order: the next sort is nearly done
+            self._state[:self.count] = self._state[:self.count][order]
+        quad_rows_loop(self._state, self._identity[:self.count], *_QUAD_COLUMNS, quads)
 
     def destroy(self) -> None:
         if self.path is not None:
