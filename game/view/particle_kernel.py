@@ -12,13 +12,13 @@ from physics.model.compiled import compiled
 CORNERS_PER_QUAD = 4
 
 
-def _quad_rows(state, order, position_column, age_column, life_column, size_column,
+def _quad_rows(state, position_column, age_column, life_column, size_column,
                colour0_column, colour1_column, glow_column, quads):
-    """For each particle ``order[k]`` (rows of ``state``), its vertex row (position, colour,
-    diameter, glow) into the first columns of ``quads``' rows 4k..4k+3 (the corners'
-    columns after them are left as they are)."""
-    for k in range(order.shape[0]):
-        live = state[order[k]]
+    """For each particle (row k of ``state``, the live ones in the order to draw), its
+    vertex row (position, colour, diameter, glow) into the first columns of ``quads``'
+    rows 4k..4k+3 (the corners' columns after them are left as they are)."""
+    for k in range(state.shape[0]):
+        live = state[k]
         t = live[age_column] / live[life_column]
         first = CORNERS_PER_QUAD * k
         for corner in range(CORNERS_PER_QUAD):

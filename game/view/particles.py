@@ -5,7 +5,7 @@ named fields are column views of it); the live particles are always the first
 ``count`` rows, in the order they were born, or, in a system sorted back to front, in
 the order they were last drawn (dead ones are squeezed out in one copy in the same pass
 that ages the rest, so order is kept; kept in draw order, the next frame's sort finds
-them nearly sorted, and sorting nearly sorted rows costs a tenth of sorting them afresh).
+them nearly sorted, which is much quicker than sorting them afresh).
 Spawning takes per-particle looks, so a whole frame's streams of different emitters are
 one call (:mod:`game.view.emission`). A spawn that would overflow the capacity drops the
 oldest particles first: the count is bounded whatever the game throws at it.
@@ -206,8 +206,6 @@ class ParticleSystem:
                 self._state[:, column] for column in _STATE_LAYOUT)
         self.life[:] = 1.0
         self._rows = np.zeros((cap, _FLOATS_PER_ROW), np.float32)
-        self._identity = np.arange(cap)
-        """The rows' order as they are: the state is kept in the order to draw."""
         self.count = 0
         self.spawned_total = 0
         self.dropped_total = 0
@@ -282,11 +280,8 @@ class ParticleSystem:
         rows = self._rows[:n]
         if n == 0:
             return rows
+        self._sort_for_drawing(eye_ws)
         live = self._state[:n]
-        order = self._draw_order(eye_ws)
-        if order is not None:
-            live = live[order]
-            self._state[:n] = live  # kept in draw order: the next sort is nearly done
         position, _, age, life, size, colour0, colour1, _, _, glow = (
             live[:, column] for column in _STATE_LAYOUT)
         t = (age / life)[:, None]
@@ -296,14 +291,16 @@ class ParticleSystem:
         rows[:, 8] = glow
         return rows
 
-    def _draw_order(self, eye_ws) -> np.ndarray | None:
-        """The live particles' order to draw in, far ones first, where sorting is on and
-        ``eye_ws`` is given (None: as they are)."""
+    def _sort_for_drawing(self, eye_ws) -> None:
+        """Put the live particles' rows in the order to draw them, far ones first, where
+        sorting is on and ``eye_ws`` is given (else they stay as they are). Kept so, the
+        next frame's sort starts nearly done."""
         n = self.count
         if not (self.sort_back_to_front and eye_ws is not None and n > 1):
-            return None
+            return
         offset = self._state[:n, 0:3] - np.asarray(eye_ws, np.float32)
-        return np.argsort(-np.einsum("ij,ij->i", offset, offset), kind="stable")
+        order = np.argsort(-np.einsum("ij,ij->i", offset, offset), kind="stable")
+        self._state[:n] = self._state[:n][order]
 
     # ----- drawing --------------------------------------------------------------------
 
@@ -393,10 +390,8 @@ class ParticleSystem:
             rows = self.vertex_rows(eye_ws)
             quads.reshape(len(rows), 4, -1)[:, :, :_FLOATS_PER_ROW] = rows[:, None, :]
             return
-        order = self._draw_order(eye_ws)
-        if order is not None:  # kept in draw order: the next sort is nearly done
-            self._state[:self.count] = self._state[:self.count][order]
-        quad_rows_loop(self._state, self._identity[:self.count], *_QUAD_COLUMNS, quads)
+        self._sort_for_drawing(eye_ws)
+        quad_rows_loop(self._state[:self.count], *_QUAD_COLUMNS, quads)
 
     def destroy(self) -> None:
         if self.path is not None:
