@@ -21,8 +21,19 @@ from physics.bullet.ground import BulletRays
 from physics.bullet.poses import set_at_rest
 from physics.bullet.world import PhysicsWorld
 from physics.model import broadphase
-from physics.model.broadphase import near_each_other, near_spheres, pairs_within, sphere_pairs
+from physics.model.broadphase import in_pairs, pairs_within, sphere_pairs
 from physics.model.terrain import MapChoice, build_terrain
+
+def near_each_other(points: np.ndarray, limit_m: float) -> np.ndarray:
+    """Per point: is another point closer than ``limit_m`` (in a pair the fleet's near
+    test finds)?"""
+    return in_pairs(pairs_within(points, limit_m), len(points))
+
+
+def near_spheres(points: np.ndarray, centres: np.ndarray, limits_m: np.ndarray) -> np.ndarray:
+    """Per point: is a sphere's centre closer than its limit (in a pair with it)?"""
+    return in_pairs(sphere_pairs(points, centres, limits_m)[:, 0], len(points))
+
 
 LIMIT_M = 11.45
 """About what the fleet asks of 45 t tanks: twice their reach and the room to spare."""
@@ -192,14 +203,14 @@ PLAIN_PYTHON_RUN = """
 import json, sys
 sys.modules['numba'] = None
 import numpy as np
-from physics.model import broadphase, compiled
+from physics.model import compiled
 assert not compiled.AVAILABLE
-from tests.test_broadphase import LIMIT_M, random_layout
+from tests.test_broadphase import LIMIT_M, near_each_other, near_spheres, random_layout
 rng = np.random.default_rng(11)
 points = random_layout(rng, 200)
 limits = rng.uniform(0.5, 2.0 * LIMIT_M, 40)
-print(json.dumps([broadphase.near_each_other(points, LIMIT_M).tolist(),
-                  broadphase.near_spheres(points, points[:40], limits).tolist()]))
+print(json.dumps([near_each_other(points, LIMIT_M).tolist(),
+                  near_spheres(points, points[:40], limits).tolist()]))
 """
 
 

@@ -280,8 +280,9 @@ class VehicleFleet:
         spare (:data:`_NEAR_TEST_SLACK_M`) and kept while no vehicle has strayed, by the end
         of this stretch, more than half that room from where it was made (``strayed_m`` is
         the farthest any has strayed so far); moving obstacles are looked at every time.
-        Each test sorts the vehicles or the obstacles into a grid
-        (:mod:`physics.model.broadphase`): its cost grows with the count, not its square.
+        Each test sorts the vehicles or the obstacles into a grid, or measures every pair
+        where there are few (:mod:`physics.model.broadphase`): its cost grows with the
+        count, not its square.
         """
         if self.always_bullet_rays:
             return (np.ones(len(self.bodies), dtype=bool), np.zeros((0, 2), dtype=np.int64),

@@ -1,8 +1,8 @@
 """Which points come near which: a uniform grid over the points in place of every pair.
 
-The fleet asks, per vehicle, whether another vehicle or an obstacle's bounding sphere comes
-within a limit of it (:func:`near_each_other`, :func:`near_spheres`), and which vehicles
-are near each other or an obstacle (:func:`pairs_within`, :func:`sphere_pairs`).
+The fleet asks which vehicles come within a limit of each other (:func:`pairs_within`)
+and of an obstacle's bounding sphere (:func:`sphere_pairs`), and so which are near
+something (:func:`in_pairs`).
 Measuring every pair grows with the square of the count; here the points are sorted into
 square cells (seen from above) as wide as the largest limit, and each point measures only
 the points in the cells its limit reaches: a few neighbours each, however many there are.
@@ -232,15 +232,3 @@ def in_pairs(pairs: np.ndarray, count: int) -> np.ndarray:
     flags = np.zeros(count, dtype=bool)
     flags[pairs.ravel()] = True
     return flags
-
-
-def near_each_other(centres_ws: np.ndarray, limit_m: float) -> np.ndarray:
-    """Per point (V, 3): is another point closer than ``limit_m``?"""
-    return in_pairs(pairs_within(centres_ws, limit_m), len(centres_ws))
-
-
-def near_spheres(points_ws: np.ndarray, centres_ws: np.ndarray, limits_m: np.ndarray
-                 ) -> np.ndarray:
-    """Per point (P, 3): is the centre of a sphere (S, 3) closer to it than that sphere's
-    limit (S,)? (:func:`sphere_pairs`)"""
-    return in_pairs(sphere_pairs(points_ws, centres_ws, limits_m)[:, 0], len(points_ws))
