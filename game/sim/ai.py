@@ -37,6 +37,8 @@ from physics.model.spec import Spec, SpecError, tuning
 
 DIFFICULTIES = ("easy", "normal", "hard")
 _TINY = np.finfo(float).tiny
+_STAND = Controls(brake=1.0, gear=AUTOMATIC)
+"""A bot's controls with no one to fight."""
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,7 @@ class Bot:
         """This step's controls for ``me``, fighting ``target``; with an ``objective`` (a
         capture zone to hold) it drives there first, and there it stands and fights."""
         if target is None or target.destroyed:
-            return Controls(brake=1.0, gear=AUTOMATIC)
+            return _STAND
         if self._steps_between is None:  # the step never changes in a simulation
             self._steps_between = max(1, round(1.0 / (self.spec.think_hz * simulation.step_s)))
         thinking = (simulation.world.step_count + self._phase) % self._steps_between == 0

@@ -177,8 +177,8 @@ class Battle:
         player = self.simulation.player
         names = (self.bots if side == "bots"
                  else ((player.name,) if player is not None else ()) + tuple(self._other_players))
-        vehicles = (self.simulation.vehicle_named(name) for name in names)
-        return [vehicle for vehicle in vehicles if vehicle is not None]
+        return [vehicle for vehicle in map(self.simulation.vehicle_named, names)
+                if vehicle is not None]
 
     def _round_winner(self) -> str | None:
         """Who won the round now over: "player" or "bots" (or, free for all, the last

@@ -39,15 +39,16 @@ class PhysicsGuard:
                 ground_m, _ = self.terrain.planes_at(  # a broken body's ground is not read
                     np.where(poses.finite, poses.rows[:, :2].T, 0.0))
                 well = poses.finite & ~fleet.faulted
-                read[id(fleet)] = poses, ground_m.tolist(), well.tolist()
+                below = poses.rows[:, 2] < ground_m - self.below_ground_limit_m
+                read[id(fleet)] = poses, well.tolist(), below.tolist()
         events: list[Event] = []
         for vehicle in vehicles:
-            poses, ground_m, well = read[id(vehicle.fleet)]
+            poses, well, below = read[id(vehicle.fleet)]
             index = vehicle.index
             vehicle.record_state(poses.state(index))
             if not well[index]:
                 events.append(self.recover(vehicle, "non-finite state"))
-            elif vehicle.current.position_ws[2] < ground_m[index] - self.below_ground_limit_m:
+            elif below[index]:
                 events.append(self.recover(vehicle, "below the ground"))
             else:
                 vehicle.last_good = vehicle.current

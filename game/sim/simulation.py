@@ -32,6 +32,8 @@ Driver = Callable[["Simulation"], Controls]
 """Gives one vehicle its controls each step (a bot, a local player without a pad)."""
 IDLE = Controls()
 """No hands on the controls."""
+HANDBRAKE = Controls(handbrake=True)
+"""A wreck's controls, and those of a vehicle left behind by a swap."""
 Rules = Callable[["Simulation", list[Event]], list[Event]]
 """After each step, may add events (a battle's rounds)."""
 
@@ -205,7 +207,7 @@ class Simulation:
         position = current.current.position_ws
         others = [v for v in self.vehicles
                   if v.kind == other_kind and v.name not in self._drivers]
-        current.apply_controls(Controls(handbrake=True))
+        current.apply_controls(HANDBRAKE)
         if others:
             self.player = min(others,
                               key=lambda v: np.linalg.norm(v.current.position_ws - position))
@@ -287,7 +289,7 @@ class Simulation:
     def _drive(self, vehicle: Vehicle, controls: Controls) -> list[Event]:
         """A vehicle's controls this step: drive, aim and fire (a wreck holds still)."""
         if vehicle.destroyed:
-            vehicle.apply_controls(Controls(handbrake=True))
+            vehicle.apply_controls(HANDBRAKE)
             return []
         events = vehicle.apply_controls(controls)
         if vehicle.aim is not None:

@@ -145,6 +145,8 @@ class ShellSystem:
 
         Returns the hits and how many shells expired unseen.
         """
+        if not self.shells:  # most steps: nothing in flight, no manifold to look through
+            return [], 0
         touching = self._contacts()
         hits, expired, flying = [], 0, []
         for shell in self.shells:
@@ -209,6 +211,8 @@ class ShellSystem:
         ground where it is, on ``owner`` (the terrain's handle), and is retired. Shells
         above the highest ground there is are not looked under (a big desert makes no
         tile for them)."""
+        if not self.shells:
+            return []
         positions = np.array([shell.position_ws for shell in self.shells]).reshape(-1, 3)
         low = positions[:, 2] < terrain.max_height_m
         if not low.any():

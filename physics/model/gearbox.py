@@ -357,8 +357,8 @@ class Gearbox:
         state at its start; shifts that finish during it report at its end.
         """
         count = self.count
-        rim_speed_mps, force_n, push_n = np.empty(count), np.empty(count), np.empty(count)
-        hold, started, finished = (np.zeros(count, dtype=np.bool_) for _ in range(3))
+        rim_speed_mps, force_n, push_n = np.empty((3, count))
+        hold, started, finished = np.zeros((3, count), dtype=np.bool_)
         step_gearboxes(
             dt_s, np.ascontiguousarray(_per_vehicle(forward_speed_mps, count)),
             np.ascontiguousarray(_per_vehicle(throttle, count)),
