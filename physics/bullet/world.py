@@ -21,13 +21,24 @@ from typing import Any, Callable
 import numpy as np
 from panda3d.bullet import (BulletBoxShape, BulletRayHit, BulletRigidBodyNode, BulletShape,
                             BulletSphereShape, BulletWorld)
-from panda3d.core import BitMask32, LMatrix3f, LQuaternionf, NodePath, Point3, TransformState, Vec3
+from panda3d.core import (BitMask32, LMatrix3f, LQuaternionf, NodePath, Point3, TransformState,
+                          Vec3, loadPrcFileData)
 
 from physics.bullet import groups
 from physics.bullet.overlap import Solid, body_solid, overlaps, probe_solid
 from physics.model.stepping import SimulationSpec
 
 SubstepHook = Callable[[float], None]
+
+# Bullet's sync gives every moving body a new TransformState each substep (Panda's
+# set_pos_quat), and each lives one substep. By default Panda enters every state into its
+# global table of unique states and takes it out when it is freed (a lock and a hash each
+# way, in a table as big as the bodies), and caches its compositions with others: work
+# that grows faster than the bodies and buys nothing for states that short-lived. Both are
+# off for the whole process, drawing included (a frame composes its few hundred transforms
+# afresh). They go together: Panda asserts that a state left out of the table holds no
+# cached compositions when it is freed.
+loadPrcFileData("physics.bullet.world", "uniquify-transforms false\ntransform-cache false")
 
 
 @dataclass(frozen=True)
@@ -131,8 +142,6 @@ class PhysicsWorld:
         self.handles = HandleMap()
         self.step_count = 0
         self._substep_hooks: list[SubstepHook] = []
-        self._states_kept = 0
-        """Panda's cached TransformStates after this world last collected them."""
 
     @property
     def time_s(self) -> float:
@@ -175,19 +184,7 @@ class PhysicsWorld:
             for hook in self._substep_hooks:
                 hook(self.substep_s)
             self.bullet.doPhysics(self.substep_s, 0)
-        self._collect_states()
         self.step_count += 1
-
-    def _collect_states(self) -> None:
-        """Bullet's transform sync makes a new TransformState per moving body a substep;
-        Panda's state cache frees unused ones only when collected. A window's ShowBase
-        collects every frame, walking the whole cache; a headless run never would, and
-        the cache (and memory) would grow without end. So collect whenever the cache has
-        doubled since the last collection here: never in a window, where it stays small,
-        and headless at an amortised cost of a few entries walked per state made."""
-        if TransformState.getNumStates() > 2 * self._states_kept:
-            TransformState.garbageCollect()
-            self._states_kept = TransformState.getNumStates()
 
     def ray_closest(self, from_ws, to_ws, exclude=None, mask: BitMask32 = ALL_BODIES
                     ) -> RayHit | None:
