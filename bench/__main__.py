@@ -115,7 +115,7 @@ def _add_frame(commands, common) -> None:
                        help="this many tanks in the camera's view: the bots on rows in front "
                             "of the player")
     drawn.add_argument("--frames", type=_POSITIVE, default=frame.DEFAULT_FRAMES,
-                       help=f"frames measured, and static frames after them (default "
+                       help=f"frames measured, and as many static frames by turns (default "
                             f"{frame.DEFAULT_FRAMES})")
     drawn.add_argument("--warmup", type=_AT_LEAST_ZERO, default=frame.DEFAULT_WARMUP_FRAMES,
                        help=f"frames before the measured ones, not counted (default "

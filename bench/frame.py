@@ -21,9 +21,11 @@ Each measured frame is one ``taskMgr.step()``, timed three ways:
   fixed steps (the app's ``_draw`` and the sound's update): less disturbed than the wall
   times by other work on the machine, it compares the view side before and after a change.
 
-After the measured frames nothing is updated any more and ``renderFrame()`` alone is
-timed for as many frames: ``static_ms``, the floor that drawing this scene graph from
-this camera costs. ``frame_over_static`` is ``frame_ms / static_ms`` (medians). Each
+The measured frames come in blocks of :data:`STATIC_BLOCK_FRAMES`; after each block,
+nothing updated, ``renderFrame()`` alone is timed for as many frames: ``static_ms``, the
+floor that drawing that scene graph from that camera costs. ``frame_over_static`` is
+``frame_ms / static_ms`` (medians). Taken by turns, the game's frames and the floor's see
+the same scenes and the same minutes of a machine whose speed wanders. Each
 figure is the median and the 95th percentile over the measured frames; the warm-up
 frames before them (numba's compiled loops loading, first use of every shader and
 buffer) are not counted. ``gl-finish`` is on, so that a frame's drawing is done when
@@ -61,6 +63,8 @@ DEFAULT_SIZE = (640, 360)
 PLAYER_AI = "normal"
 """The bot brain's level that drives the player's tank."""
 PERCENTILE = 95.0
+STATIC_BLOCK_FRAMES = 50
+"""The measured frames come in blocks of this many, each followed by as many static ones."""
 FAN_NEAREST_M = 30.0
 """``--tanks``: the first row of bots this far in front of the player."""
 FAN_SPACING_M = 12.0
@@ -234,6 +238,13 @@ def _measure(app, frames: int, app_timer: TaskTimer, render_timer: TaskTimer,
     return figures
 
 
+def blocks(frames: int) -> list[int]:
+    """``frames`` measured frames as the blocks they are taken in, each followed by as many
+    static frames: :data:`STATIC_BLOCK_FRAMES` each, the last one what is left."""
+    whole, rest = divmod(frames, STATIC_BLOCK_FRAMES)
+    return [STATIC_BLOCK_FRAMES] * whole + ([rest] if rest else [])
+
+
 def _static_ms(app, frames: int) -> list[float]:
     """``renderFrame()`` alone, ``frames`` times: the same scene graph, nothing updated."""
     times = []
@@ -261,7 +272,8 @@ def _profile_text(profiler: cProfile.Profile) -> str:
 def run(bots: int = DEFAULT_BOTS, tanks: int | None = None, frames: int = DEFAULT_FRAMES,
         size: tuple[int, int] = DEFAULT_SIZE, warmup: int = DEFAULT_WARMUP_FRAMES,
         profile: Path | None = None) -> dict:
-    """Time ``frames`` frames of the game after ``warmup``, then ``frames`` static frames.
+    """Time ``frames`` frames of the game after ``warmup``, and as many static frames (in
+    turns, :func:`blocks`).
     ``tanks``: that many tanks set in the camera's view (``bots`` is then ``tanks - 1``).
     ``profile``: write a cProfile of the app's frame task over the measured frames there
     (the profiler slows that work: the figures of such a run are not comparable)."""
@@ -278,11 +290,15 @@ def run(bots: int = DEFAULT_BOTS, tanks: int | None = None, frames: int = DEFAUL
         tally = _Tally(app)
         if profile is not None:
             app_timer.profiler = cProfile.Profile()
-        figures = _measure(app, frames, app_timer, render_timer, draw_timer)
+        figures: dict[str, list] = {"static_ms": []}
+        for block in blocks(frames):
+            for key, values in _measure(app, block, app_timer, render_timer,
+                                        draw_timer).items():
+                figures.setdefault(key, []).extend(values)
+            figures["static_ms"] += _static_ms(app, block)
         happened = tally.since()
         if profile is not None:
             Path(profile).write_text(_profile_text(app_timer.profiler), encoding="utf-8")
-        figures["static_ms"] = _static_ms(app, frames)
         parameters = {"bots": bots, "tanks": bots + 1, "arranged_in_view": tanks is not None,
                       "frames": frames, "warmup_frames": warmup, "size": f"{size[0]}x{size[1]}",
                       "player_ai": PLAYER_AI, "quality": app.user.quality, "gl_finish": True,

@@ -164,6 +164,18 @@ def test_the_frame_benchmark_sets_every_tank_in_the_camera_s_view():
     assert report["tanks_in_view"]["fewest"] == 9
 
 
+def test_the_static_floor_is_timed_in_turns_with_the_game_s_frames():
+    """Every block of measured frames is followed by as many static ones: all the frames
+    asked for are measured, none twice, in blocks no longer than the block size."""
+    from bench.frame import STATIC_BLOCK_FRAMES, blocks
+    for frames in (1, STATIC_BLOCK_FRAMES - 1, STATIC_BLOCK_FRAMES, 3 * STATIC_BLOCK_FRAMES + 7,
+                   600):
+        taken = blocks(frames)
+        assert sum(taken) == frames
+        assert all(0 < block <= STATIC_BLOCK_FRAMES for block in taken)
+        assert len(taken) == math.ceil(frames / STATIC_BLOCK_FRAMES)
+
+
 def test_fan_spots_stay_inside_the_angle_and_apart():
     from bench.frame import FAN_SPACING_M, fan_spots
     half_angle_rad = 0.4
