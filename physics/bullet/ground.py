@@ -11,26 +11,28 @@ the anchors stand on, so the fleet pushes back on them.
 Each ray is one call into Bullet (its closest hit; a second, for all of its hits, only
 where that one is not ground), so the work round each call is kept to plain Python
 numbers: the rays' ends go in as lists, and the hits' points and normals come back in one
-pass (:func:`physics.bullet.poses.read_floats`), not row by row into numpy arrays.
+pass each (:func:`physics.bullet.poses.float32s`), not row by row into numpy arrays.
 """
 
 from __future__ import annotations
 
 import math
+from operator import methodcaller
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
-from panda3d.core import BitMask32, LVecBase3f, Point3, Vec3
+from panda3d.core import PTA_LVecBase3f, BitMask32, Point3, Vec3
 
 from physics.bullet import groups
 from physics.bullet.bodies import TERRAIN_NAME
-from physics.bullet.poses import read_floats
+from physics.bullet.poses import float32s
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchor_kernel import PARALLEL_COSINE
 from physics.model.anchors import GroundHits
 from physics.model.terrain import Terrain
 
-_write_vector = LVecBase3f.writeDatagramFixed
+_hit_position, _hit_normal = methodcaller("getHitPos"), methodcaller("getHitNormal")
+"""A hit's point and normal, from a closest-hit result or one of all the hits alike."""
 
 
 def _is_ground(hit, direction: Vec3, min_ground_up: float, own) -> bool:
@@ -94,10 +96,8 @@ class BulletRays:
         if met:
             hit[met] = True
             distance[met] = np.array([best.getHitFraction() for best in best_hits]) * length_m
-            values = read_floats(((_write_vector, [best.getHitPos() for best in best_hits]),
-                                  (_write_vector, [best.getHitNormal() for best in best_hits])))
-            point[met] = values[:3 * len(met)].reshape(-1, 3)
-            normal[met] = values[3 * len(met):].reshape(-1, 3)
+            point[met] = float32s(PTA_LVecBase3f, map(_hit_position, best_hits)).reshape(-1, 3)
+            normal[met] = float32s(PTA_LVecBase3f, map(_hit_normal, best_hits)).reshape(-1, 3)
             nodes = [best.getNode() for best in best_hits]
             on_terrain[met] = [node.getName() == TERRAIN_NAME for node in nodes]
             pushed = self._moving_ground([(ray, node) for ray, node in zip(met, nodes)
