@@ -47,8 +47,8 @@ def call_each(method, *iterables) -> None:
 
 
 def float32s(array_type, values) -> np.ndarray:
-    """Panda values of one kind, in order, as Panda stores their numbers: one flat,
-    read-only float32 array.
+    """Panda values of one kind, in order, as Panda stores their numbers: one flat float32
+    array (over the Panda array's own memory, which it keeps alive).
 
     Each value (from a list or an iterator) goes whole into one of Panda's arrays of that
     kind (``array_type``: ``PTA_LMatrix4f``, ``PTA_LVecBase4f`` or ``PTA_LVecBase3f``; one
