@@ -193,7 +193,7 @@ def step_events(fleet: VehicleFleet, gears: GearboxStep | None, names: list[str]
         return []
     gearbox = fleet.gearbox
     events: list[Event] = [ShiftStart(names[i], *gearbox.shift_names(i), automatic=True)
-                           for i in np.flatnonzero(gears.started).tolist()]
+                           for i in gears.started.nonzero()[0].tolist()]
     events += [Shift(names[i], *gearbox.shift_names(i))
-               for i in np.flatnonzero(gears.finished).tolist()]
+               for i in gears.finished.nonzero()[0].tolist()]
     return events

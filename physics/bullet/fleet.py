@@ -373,7 +373,7 @@ class VehicleFleet:
         the bodies it is linked to (``links``, from the near test): a body it is not linked
         to lies further from it than its reach and that body's bounds (the near test's
         room is kept for the whole step), so none of its rays can meet it."""
-        index = np.flatnonzero(near)
+        index = near.nonzero()[0]
         if not len(index):
             return None
         anchors = len(self.constants.position_bs)

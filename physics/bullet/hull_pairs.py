@@ -57,7 +57,7 @@ class HullPairs:
             meets_edges: np.ndarray) -> None:
         """Put each hull in the pairs marked, moving only those whose pairs change."""
         changed = (meets_terrain != self.meets_terrain) | (meets_edges != self.meets_edges)
-        for index in np.flatnonzero(changed).tolist():
+        for index in changed.nonzero()[0].tolist():
             self.world.set_collide_mask(bodies[index], _MASKS[bool(meets_terrain[index]),
                                                               bool(meets_edges[index])])
         self.meets_terrain, self.meets_edges = meets_terrain, meets_edges
