@@ -149,7 +149,7 @@ class Combat:
 
     def resolve(self, vehicles: list[Vehicle], time_s: float) -> list[Event]:
         """Shells that struck something this step: hit events, damage, wrecks."""
-        if not self.shell_system.shells:
+        if not self.shell_system.shells:  # most steps: no contact manifold to look through
             return []
         lifetime = max((v.spec.gun.shell_lifetime_s for v in vehicles if v.aim), default=0.0)
         hits, _ = self.shell_system.update(time_s, lifetime)

@@ -21,7 +21,7 @@ from operator import methodcaller
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
-from panda3d.core import PTA_LVecBase3f, BitMask32, Point3, Vec3
+from panda3d.core import BitMask32, Point3, PTA_LVecBase3f, Vec3
 
 from physics.bullet import groups
 from physics.bullet.bodies import TERRAIN_NAME

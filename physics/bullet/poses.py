@@ -62,14 +62,18 @@ def float32s(array_type, values) -> np.ndarray:
     return np.frombuffer(array, dtype=_FLOAT32)
 
 
+def _velocities(bodies: list[BulletRigidBodyNode]) -> np.ndarray:
+    """Every body's linear velocity, then every body's angular velocity: float32s, flat."""
+    return float32s(PTA_LVecBase3f, chain(map(_linear_velocity, bodies),
+                                          map(_angular_velocity, bodies)))
+
+
 def body_states(bodies: list[BulletRigidBodyNode]) -> BodyStates:
     """The bodies' states as the anchor model reads them (Panda's matrices are row-vector:
     their rows are the axes). Every array is contiguous, however many bodies there are,
     so a compiled loop that reads them is compiled once, not once per layout."""
     matrices = float32s(PTA_LMatrix4f, map(_matrix, map(_transform, bodies))).reshape(-1, 4, 4)
-    velocities = float32s(PTA_LVecBase3f, chain(map(_linear_velocity, bodies),
-                                                map(_angular_velocity, bodies))
-                          ).astype(np.float64).reshape(2, -1, 3)
+    velocities = _velocities(bodies).astype(np.float64).reshape(2, -1, 3)
     return BodyStates(np.ascontiguousarray(matrices[:, 3, :3], dtype=np.float64),
                       np.ascontiguousarray(matrices[:, :3, :3], dtype=np.float64),
                       velocities[0], velocities[1])
@@ -96,8 +100,7 @@ def fleet_poses(bodies: list[BulletRigidBodyNode]) -> FleetPoses:
     transforms = list(map(_transform, bodies))
     matrices = float32s(PTA_LMatrix4f, map(_matrix, transforms))
     quaternions = float32s(PTA_LVecBase4f, map(_quaternion, transforms))
-    vectors = float32s(PTA_LVecBase3f, chain(map(_linear_velocity, bodies),
-                                             map(_angular_velocity, bodies)))
+    vectors = _velocities(bodies)
     count = len(bodies)
     rows, axes, finite = np.empty((count, 13)), np.empty((count, 3, 3)), np.empty(count, bool)
     _pose_rows(matrices, quaternions, vectors, rows, axes, finite)

@@ -145,8 +145,6 @@ class ShellSystem:
 
         Returns the hits and how many shells expired unseen.
         """
-        if not self.shells:  # most steps: nothing in flight, no manifold to look through
-            return [], 0
         touching = self._contacts()
         hits, expired, flying = [], 0, []
         for shell in self.shells:
