@@ -16,7 +16,7 @@ from game.sim.events import Destroyed, RoundEnd, Shot
 from game.sim.session import GameOptions, GameSession
 from game.sim.spotting import hull_middle_ws, sight_clear
 from game.sim.step_loop import StepLoop, idle
-from physics.model.ballistics import gun_axes
+from physics.model.ballistics import muzzle_ws
 from physics.model.terrain import MapChoice
 
 DEFAULT_SEEDS = 8
@@ -36,7 +36,7 @@ def _blocked(simulation, shooter_name: str, step_m: float) -> bool:
               if shooter is player else [player])  # the bots' one target is the player
     if shooter is None or shooter.aim is None or not others:
         return False
-    muzzle, _ = gun_axes(shooter.previous, shooter.spec.gun, shooter.aim)
+    muzzle = muzzle_ws(shooter.previous, shooter.spec.gun, shooter.aim)
     target = min(others, key=lambda v: float(np.sum((v.previous.position_ws - muzzle) ** 2)))
     return not sight_clear(simulation.terrain, muzzle,
                            hull_middle_ws(target, target.previous), step_m)

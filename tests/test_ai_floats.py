@@ -15,7 +15,7 @@ import pytest
 
 from game.sim.ai import _dot, _hull_rates
 from game.sim.spotting import hull_middle_ws, spotting_range_m
-from physics.model.ballistics import GunState, gun_axes
+from physics.model.ballistics import GunState, gun_axes, muzzle_ws
 from physics.model.pose import BodyState, rotation_matrix
 
 CASES = 3000
@@ -51,6 +51,7 @@ def test_gun_axes_are_the_matrix_products():
                               gun_height_m=float(rng.uniform(0.0, 1.0)),
                               gun_length_m=float(rng.uniform(1.0, 8.0)))
         muzzle, barrel = gun_axes(state, gun, aim)
+        assert muzzle_ws(state, gun, aim).tolist() == muzzle.tolist()  # the very bits
         heading, elevation = aim.turret_heading_rad, aim.elevation_rad
         barrel_bs = np.array([math.sin(heading) * math.cos(elevation),
                               math.cos(heading) * math.cos(elevation), math.sin(elevation)])

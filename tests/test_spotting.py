@@ -12,7 +12,8 @@ import pytest
 
 from game.sim.events import Shot
 from game.sim.session import GameOptions, GameSession
-from game.sim.spotting import hull_middle_ws, sight_clear, spotted, spotting_range_m
+from game.sim.spotting import (clear_views, hull_middle_ws, sight_clear, spotted,
+                               spotting_range_m)
 from physics.model.ballistics import gun_axes
 from physics.model.pose import BodyState
 from physics.model.terrain import MapChoice, build_terrain
@@ -127,3 +128,35 @@ def test_on_the_dunes_the_compiled_line_answers_as_the_array_does_to_the_last_bi
                     == sight_clear(arrays, ends[0], ends[1], step_m, clearance_m))
         checked += 1
     assert checked > 150
+
+
+@pytest.mark.parametrize("map_name", ["desert", "desert:2048"])
+def test_many_eyes_see_as_the_arrays_do_to_the_last_bit(config, map_name):
+    """A search's question (which of some sixty eyes on rings see a target), asked of a
+    terrain's tables (line by line, each left at its first sample under the ground)
+    against the array form (every sample of every line): the same answer for every eye,
+    with the clearance at exactly the closest eye's margin (not clear) and a hair under."""
+    terrain = build_terrain(MapChoice.parse(map_name), config.game.terrain, 3)
+    arrays = SimpleNamespace(height_at=terrain.height_at)
+    rng = np.random.default_rng(8)
+    step_m = config.game.ai.spotting.sight_step_m
+    answers = set()
+    for _ in range(40):
+        eyes_xy = rng.uniform(-200.0, 200.0, 2) + rng.uniform(-100.0, 100.0, (64, 2))
+        eyes = np.column_stack([eyes_xy, terrain.height_at(eyes_xy[:, 0], eyes_xy[:, 1])
+                                + rng.uniform(0.5, 4.0, 64)])
+        target_xy = rng.uniform(-250.0, 250.0, 2)
+        target = np.array([*target_xy, float(terrain.height_at(*target_xy)) + 1.5])
+        longest = float(np.max(np.linalg.norm(target - eyes, axis=1)))
+        samples = max(1, math.ceil(longest / step_m))
+        points = eyes[:, None] + (target - eyes)[:, None] * (np.arange(1, samples)
+                                                              / samples)[None, :, None]
+        margins = np.min(points[..., 2] - terrain.height_at(points[..., 0], points[..., 1]),
+                         axis=1)
+        for clearance_m in (0.0, 0.5, float(np.max(margins)),
+                            float(np.nextafter(np.max(margins), -np.inf))):
+            seen = clear_views(terrain, eyes, target, step_m, clearance_m)
+            np.testing.assert_array_equal(seen, clear_views(arrays, eyes, target, step_m,
+                                                            clearance_m))
+            answers.update(seen.tolist())
+    assert answers == {True, False}

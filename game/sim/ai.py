@@ -32,7 +32,7 @@ from game.sim.controls import AUTOMATIC, Controls
 from game.sim.search import Search, SearchGoal, SearchSpec
 from game.sim.spotting import SpottingSpec, hull_middle_ws, spotted
 from game.sim.stuck import StuckSpec, Unsticker
-from physics.model.ballistics import arc_points, gun_axes
+from physics.model.ballistics import arc_points, gun_axes, muzzle_ws
 from physics.model.spec import Spec, SpecError, tuning
 
 DIFFICULTIES = ("easy", "normal", "hard")
@@ -302,11 +302,12 @@ class Bot:
                            - pitching_rad_s / math.radians(gun.elevation_rate_deg_s))
         return turret, elevation, fire
 
-    def _sight(self, simulation, me, target, eye_ws) -> float | None:
-        """How long the target has been in sight, from the gun (None: it is not now)."""
+    def _sight(self, simulation, me, target, eye_ws, middle_ws) -> float | None:
+        """How long the target has been in sight, from the gun (None: it is not now), its
+        hull's middle being ``middle_ws``."""
         now_s = simulation.time_s
         if not spotted(self.spec.spotting, simulation.terrain, eye_ws, target, now_s,
-                       simulation.world, me):
+                       simulation.world, me, middle_ws):
             self._seen_since_s = None
             return None
         if self._seen_since_s is None:
@@ -322,9 +323,10 @@ class Bot:
         level = self.spec.level
         self._looked = True
         gun = me.spec.gun
-        muzzle, _ = gun_axes(me.current, gun, me.aim)
+        muzzle = muzzle_ws(me.current, gun, me.aim)
         muzzle_x, muzzle_y, muzzle_z = muzzle.tolist()
-        aim_x, aim_y, aim_z = hull_middle_ws(target).tolist()
+        middle = hull_middle_ws(target)
+        aim_x, aim_y, aim_z = middle.tolist()
         distance = math.hypot(aim_x - muzzle_x, aim_y - muzzle_y, aim_z - muzzle_z)
         if level.leads_target:
             velocity_x, velocity_y, velocity_z = target.current.velocity_ws.tolist()
@@ -339,7 +341,7 @@ class Bot:
             self._wanted_ws = None
             return False
         heading_ws = math.atan2(offset_x, offset_y)
-        held_s = self._sight(simulation, me, target, muzzle)
+        held_s = self._sight(simulation, me, target, muzzle, middle)
         if self._offset_age_s >= gun.reload_s:  # a fresh misjudgement every reload time
             self._aim_unit = self.rng.normal(0.0, 1.0, 2)
             self._offset_age_s = 0.0

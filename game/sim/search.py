@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from game.sim.spotting import SpottingSpec, clear_views, hull_middle_ws, spotting_range_m
-from physics.model.ballistics import gun_axes
+from physics.model.ballistics import muzzle_ws
 from physics.model.spec import Spec, tuning
 
 
@@ -137,7 +137,7 @@ class Search:
         """The vantage point that costs least (the one held, while its view holds)."""
         terrain = simulation.terrain
         here = me.current.position_ws[:2]
-        muzzle, _ = gun_axes(me.current, me.spec.gun, me.aim)
+        muzzle = muzzle_ws(me.current, me.spec.gun, me.aim)
         eye_height_m = float(muzzle[2] - terrain.height_at(here[0], here[1]))
         middle = hull_middle_ws(target)
         reach_m = spotting_range_m(self.spotting, target, simulation.time_s)

@@ -79,9 +79,21 @@ def clear_views(terrain, eyes_ws: np.ndarray, target_ws: np.ndarray, step_m: flo
     ``clearance_m`` above the ground everywhere between (tested at least every ``step_m``;
     the ends themselves are not)."""
     eyes = np.asarray(eyes_ws, dtype=float).reshape(-1, 3)
-    offsets = np.asarray(target_ws, dtype=float) - eyes
+    target = np.asarray(target_ws, dtype=float)
+    offsets = target - eyes
     longest = float(np.max(np.linalg.norm(offsets, axis=1))) if len(eyes) else 0.0
     samples = max(1, math.ceil(longest / step_m))
+    if _clear_views_over_planes is not None and hasattr(terrain, "tables") and len(eyes):
+        # Line by line in a compiled loop that leaves each line at its first sample under
+        # the ground: the same points and heights as the arrays below, without sampling
+        # every line to its end (a bot's search asks of some sixty points at once).
+        corners = np.vstack([eyes[:, :2], target[None, :2]])
+        terrain.prepare_box(*corners.min(axis=0).tolist(), *corners.max(axis=0).tolist())
+        tables = terrain.tables
+        clear = np.empty(len(eyes), dtype=bool)
+        _clear_views_over_planes(tables.planes, tables.directory, tables.lookup, eyes, target,
+                                 samples, clearance_m, clear)
+        return clear
     shares = np.arange(1, samples) / samples
     if not len(shares):
         return np.ones(len(eyes), dtype=bool)
@@ -107,6 +119,20 @@ def _clear_over_planes(planes, directory, lookup, start, end, samples, clearance
 _clear_over_planes = compiled(_clear_over_planes) or _clear_over_planes
 
 
+def _clear_views_over_planes(planes, directory, lookup, eyes, target, samples, clearance_m,
+                             clear):
+    """:func:`clear_views` on a terrain's plane table: ``clear[i]`` for the line from
+    ``eyes[i]`` to ``target``, each sampled at ``k / samples`` of the way."""
+    for eye in range(eyes.shape[0]):
+        clear[eye] = _clear_over_planes(planes, directory, lookup, eyes[eye], target, samples,
+                                        clearance_m)
+
+
+_clear_views_over_planes = compiled(_clear_views_over_planes)
+"""None without numba: a plain-Python loop over every sample of tens of lines is slower
+than the arrays."""
+
+
 def spotting_range_m(spec: SpottingSpec, target, time_s: float) -> float:
     """How far away ``target`` can be spotted now (dust, a shot lately)."""
     velocity_x, velocity_y, velocity_z = target.current.velocity_ws.tolist()
@@ -119,11 +145,12 @@ def spotting_range_m(spec: SpottingSpec, target, time_s: float) -> float:
 
 
 def spotted(spec: SpottingSpec, terrain, eye_ws, target, time_s: float, world=None,
-            looker=None) -> bool:
+            looker=None, middle_ws=None) -> bool:
     """Whether a viewer at ``eye_ws`` spots ``target`` now: in range, in clear sight (of the
     terrain; and, given the physics ``world``, of the bodies that hide it, the ``looker``'s
-    own and the target's aside)."""
-    middle = hull_middle_ws(target)
+    own and the target's aside). ``middle_ws``: the target's :func:`hull_middle_ws`, where
+    the caller has it already."""
+    middle = hull_middle_ws(target) if middle_ws is None else middle_ws
     if math.dist(np.asarray(eye_ws).tolist(), middle.tolist()) > spotting_range_m(
             spec, target, time_s):
         return False

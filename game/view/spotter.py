@@ -22,14 +22,14 @@ from dataclasses import dataclass
 
 from game.sim.events import Event, Shot
 from game.sim.spotting import SpottingSpec, hull_middle_ws, spotted
-from physics.model.ballistics import gun_axes
+from physics.model.ballistics import muzzle_ws
 
 
 def eye_of(vehicle):
     """Where a vehicle sees from: its gun's muzzle (as a bot's does), else its hull's
     middle."""
     if getattr(vehicle, "aim", None) is not None:
-        return gun_axes(vehicle.current, vehicle.spec.gun, vehicle.aim)[0]
+        return muzzle_ws(vehicle.current, vehicle.spec.gun, vehicle.aim)
     return hull_middle_ws(vehicle)
 
 

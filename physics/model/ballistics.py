@@ -80,8 +80,23 @@ class GunState:
 
 def gun_axes(state: BodyState, gun: GunSpec, aim: GunState) -> tuple[np.ndarray, np.ndarray]:
     """Muzzle position and unit barrel direction in world space."""
+    barrel_bs, muzzle_bs = _gun_bs(gun, aim)
+    right, forward, up = state.axes_ws().tolist()
+    return (_placed_ws(state.position_ws.tolist(), muzzle_bs, right, forward, up),
+            np.array([barrel_bs[0] * right[axis] + barrel_bs[1] * forward[axis]
+                      + barrel_bs[2] * up[axis] for axis in range(3)]))
+
+
+def muzzle_ws(state: BodyState, gun: GunSpec, aim: GunState) -> np.ndarray:
+    """Muzzle position in world space (:func:`gun_axes`' first, without the barrel)."""
+    _, muzzle_bs = _gun_bs(gun, aim)
+    return _placed_ws(state.position_ws.tolist(), muzzle_bs, *state.axes_ws().tolist())
+
+
+def _gun_bs(gun: GunSpec, aim: GunState) -> tuple[tuple, tuple]:
+    """In the body frame: the barrel's unit direction, and the muzzle from the centre of
+    mass."""
     heading, elevation = aim.turret_heading_rad, aim.elevation_rad
-    # In the body frame: the barrel's direction, and the muzzle from the centre of mass.
     cos_elevation = math.cos(elevation)
     barrel_bs = (math.sin(heading) * cos_elevation, math.cos(heading) * cos_elevation,
                  math.sin(elevation))
@@ -89,13 +104,14 @@ def gun_axes(state: BodyState, gun: GunSpec, aim: GunState) -> tuple[np.ndarray,
     length_m = gun.gun_length_m
     muzzle_bs = (pivot_x + barrel_bs[0] * length_m, pivot_y + barrel_bs[1] * length_m,
                  (pivot_z + gun.gun_height_m) + barrel_bs[2] * length_m)
-    # Into the world frame in plain floats, summed as numpy's vector-matrix product sums.
-    right, forward, up = state.axes_ws().tolist()
-    position = state.position_ws.tolist()
-    return (np.array([position[axis] + (muzzle_bs[0] * right[axis] + muzzle_bs[1] * forward[axis]
-                                        + muzzle_bs[2] * up[axis]) for axis in range(3)]),
-            np.array([barrel_bs[0] * right[axis] + barrel_bs[1] * forward[axis]
-                      + barrel_bs[2] * up[axis] for axis in range(3)]))
+    return barrel_bs, muzzle_bs
+
+
+def _placed_ws(position, point_bs, right, forward, up) -> np.ndarray:
+    """A body-frame point in the world frame, in plain floats, summed as numpy's
+    vector-matrix product sums."""
+    return np.array([position[axis] + (point_bs[0] * right[axis] + point_bs[1] * forward[axis]
+                                       + point_bs[2] * up[axis]) for axis in range(3)])
 
 
 def launch_velocity_ws(state: BodyState, muzzle_ws: np.ndarray, direction_ws: np.ndarray,
