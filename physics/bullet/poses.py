@@ -93,6 +93,12 @@ class FleetPoses(NamedTuple):
         row = self.rows[index]
         return BodyState(row[0:3], row[3:7], row[7:10], row[10:13], self.axes_ws[index])
 
+    def states(self) -> list[BodyState]:
+        """Every body's :meth:`state`, by index, made in one pass over the rows."""
+        rows = self.rows
+        return list(map(BodyState, rows[:, 0:3], rows[:, 3:7], rows[:, 7:10], rows[:, 10:13],
+                        self.axes_ws))
+
 
 def fleet_poses(bodies: list[BulletRigidBodyNode]) -> FleetPoses:
     """:class:`BodyState` numbers of every body in one pass: exactly what
