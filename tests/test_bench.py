@@ -214,3 +214,31 @@ def test_every_count_and_model_is_timed_in_turns(monkeypatch):
     assert order == one_turn * 2
     assert [result["count"] for result in report["results"]] == [1, 2]
     assert all(len(result["ours"]["runs_ms_per_step"]) == 2 for result in report["results"])
+
+
+def test_per_tank_growth_pairs_each_repeat_s_runs(monkeypatch):
+    """Ours per tank at a count against the first count: each repeat's two runs compared,
+    then the median, so that a slow minute in one repeat does not set one count's median
+    against the other's."""
+    from bench import vehicles
+    from game.config import load_config
+
+    # ms a step by (tanks, repeat): the second repeat ran in a minute three times slower.
+    ours_ms = {(1, 0): 1.0, (2, 0): 2.4, (1, 1): 3.0, (2, 1): 7.2, (1, 2): 1.1, (2, 2): 2.2}
+    seen = {}
+
+    def recorded(harness, steps, warmup_steps):
+        count = len(harness.bodies)
+        repeat = seen.get((count, harness.label), 0)
+        seen[(count, harness.label)] = repeat + 1
+        ms = ours_ms[(count, repeat)] if harness.label == "ours" else 1.0
+        return {"ms_per_step": ms, "mean_distance_m": 1.0, "min_distance_m": 1.0,
+                "finite": True}
+
+    monkeypatch.setattr(vehicles, "_timed_run", recorded)
+    report = vehicles.run(load_config(), counts=(1, 2), steps=1, repeats=3, warmup_steps=0)
+    first, second = report["results"]
+    assert first["per_tank_growth"] == pytest.approx(1.0)
+    # Each repeat's ratio: 1.2, 1.2, 1.0; the medians' (2.4 / 2 against 1.1) would say 1.09.
+    assert second["per_tank_growth"] == pytest.approx(1.2)
+    assert "per tank x" in vehicles.table(report)
