@@ -86,25 +86,18 @@ def start_points(count: int, terrain: Terrain) -> list[tuple[float, float, float
     return points
 
 
-class _Start:
-    """Where each tank starts: upright on the ground at its point, at ride height, still."""
-
-    def __init__(self, config: GameConfig, terrain: Terrain, points):
-        anchors = config.tank.suspension.anchors
-        lift_m = (config.tank.suspension.ride_height_m
-                  - sum(anchor.z_m for anchor in anchors) / len(anchors))
-        self.transforms = []
-        for x, y, heading, _ in points:
-            ground_m, normal = terrain.surface_at(x, y)
-            position = np.array([x, y, float(ground_m)]) + normal * lift_m
-            self.transforms.append(TransformState.makePosQuatScale(
-                Point3(*position), ground_aligned_rotation(normal, heading), Vec3(1, 1, 1)))
-
-    def place(self, bodies) -> None:
-        for body, transform in zip(bodies, self.transforms):
-            body.setTransform(transform)
-            body.setLinearVelocity(Vec3(0, 0, 0))
-            body.setAngularVelocity(Vec3(0, 0, 0))
+def _place_at_start(config: GameConfig, terrain: Terrain, points, bodies) -> None:
+    """Each tank upright on the ground at its point, at ride height, still."""
+    anchors = config.tank.suspension.anchors
+    lift_m = (config.tank.suspension.ride_height_m
+              - sum(anchor.z_m for anchor in anchors) / len(anchors))
+    for body, (x, y, heading, _) in zip(bodies, points):
+        ground_m, normal = terrain.surface_at(x, y)
+        position = np.array([x, y, float(ground_m)]) + normal * lift_m
+        body.setTransform(TransformState.makePosQuatScale(
+            Point3(*position), ground_aligned_rotation(normal, heading), Vec3(1, 1, 1)))
+        body.setLinearVelocity(Vec3(0, 0, 0))
+        body.setAngularVelocity(Vec3(0, 0, 0))
 
 
 class _Ground:
@@ -152,11 +145,7 @@ class AnchorTanks:
             self.bodies.append(body)
             self.fleet.request_gear(index, GEAR)
             self.fleet.set_controls(index, 1.0, steer, 0.0, False)
-        self._start = _Start(config, terrain, points)
-        self.reset()
-
-    def reset(self) -> None:
-        self._start.place(self.bodies)
+        _place_at_start(config, terrain, points, self.bodies)
 
     def step(self) -> None:
         self.ground.follow(self.bodies)
@@ -217,11 +206,7 @@ class BulletVehicleTanks:
                                          index)
             self.bodies.append(body)
             self.vehicles.append(vehicle)
-        self._start = _Start(config, terrain, points)
-        self.reset()
-
-    def reset(self) -> None:
-        self._start.place(self.bodies)
+        _place_at_start(config, terrain, points, self.bodies)
         for vehicle in self.vehicles:
             vehicle.resetSuspension()
 
@@ -240,9 +225,9 @@ class BulletVehicleTanks:
 
 
 def _timed_run(harness, steps: int, warmup_steps: int) -> dict:
-    """From the start points: ``warmup_steps`` untimed, then ``steps`` timed one by one
-    (positions are read between steps, off the clock, to measure the path driven)."""
-    harness.reset()
+    """A harness just built, at its start points: ``warmup_steps`` untimed, then ``steps``
+    timed one by one (positions are read between steps, off the clock, to measure the
+    path driven)."""
     for _ in range(warmup_steps):
         harness.step()
     gc.collect()
@@ -288,18 +273,22 @@ def run(config: GameConfig, counts=DEFAULT_COUNTS, steps: int = DEFAULT_STEPS,
                   "vehicle": "tank", "gear": GEAR,
                   "step_hz": config.game.simulation.step_hz,
                   "substeps": config.game.simulation.substeps}
-    pairs = [(AnchorTanks(config, terrain, start_points(count, terrain)),
-              BulletVehicleTanks(config, terrain, start_points(count, terrain)))
-             for count in counts]
-    runs = [{harness.label: [] for harness in pair} for pair in pairs]
+    models = (AnchorTanks, BulletVehicleTanks)
+    runs = [{model.label: [] for model in models} for _ in counts]
     for _ in range(repeats):
-        for pair, timed in zip(pairs, runs):  # in turns, so all meet the same noise
-            for harness in pair:
-                timed[harness.label].append(_timed_run(harness, steps, warmup_steps))
+        for count, timed in zip(counts, runs):  # in turns, so all meet the same noise
+            points = start_points(count, terrain)
+            for model in models:
+                # A world of its own for every run: a world run before carries its
+                # contacts, and a fleet its springs, gears and links, into the next run,
+                # which then drives another crowd.
+                harness = model(config, terrain, points)
+                try:
+                    timed[model.label].append(_timed_run(harness, steps, warmup_steps))
+                finally:
+                    harness.destroy()
     results = []
-    for count, pair, timed in zip(counts, pairs, runs):
-        for harness in pair:
-            harness.destroy()
+    for count, timed in zip(counts, runs):
         result = {"count": count, **{label: _summary(each, count)
                                      for label, each in timed.items()}}
         result["ratio"] = result["ours"]["ms_per_step"] / result["bullet_vehicle"]["ms_per_step"]

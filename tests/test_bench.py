@@ -242,3 +242,25 @@ def test_per_tank_growth_pairs_each_repeat_s_runs(monkeypatch):
     # Each repeat's ratio: 1.2, 1.2, 1.0; the medians' (2.4 / 2 against 1.1) would say 1.09.
     assert second["per_tank_growth"] == pytest.approx(1.2)
     assert "per tank x" in vehicles.table(report)
+
+
+def test_every_run_drives_the_same_tanks_the_same_way(monkeypatch):
+    """Each timed run starts from nothing left by the run before (a world's contacts, a
+    fleet's springs and gears): the repeats drive the very same paths, so that they time
+    the same work."""
+    from bench import vehicles
+    from game.config import load_config
+
+    timed_run = vehicles._timed_run
+    ends = {"ours": [], "bullet_vehicle": []}
+
+    def recorded(harness, steps, warmup_steps):
+        figures = timed_run(harness, steps, warmup_steps)
+        ends[harness.label].append(harness.positions())
+        return figures
+
+    monkeypatch.setattr(vehicles, "_timed_run", recorded)
+    vehicles.run(load_config(), counts=(6,), steps=40, repeats=2, warmup_steps=20)
+    for label, (first, second) in ends.items():
+        assert first.tolist() == second.tolist(), label
+        assert (first != 0.0).any()
