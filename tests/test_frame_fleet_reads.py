@@ -129,13 +129,11 @@ def test_each_fleets_poses_read_at_once_are_each_bodys_own(mixed):
         poses = fleet.poses()
         states = poses.states()
         assert len(states) == len(fleet.bodies)
-        for index, body in enumerate(fleet.bodies):
-            alone, together = body_state(body), poses.state(index)
-            for read in (together, states[index]):  # by index, and all in one pass
-                for name in ("position_ws", "orientation_ws", "velocity_ws",
-                             "angular_velocity_ws"):
-                    assert np.array_equal(getattr(alone, name), getattr(read, name)), name
-                assert np.array_equal(alone.axes_ws(), read.axes_ws())
+        for body, together in zip(fleet.bodies, states):
+            alone = body_state(body)
+            for name in ("position_ws", "orientation_ws", "velocity_ws", "angular_velocity_ws"):
+                assert np.array_equal(getattr(alone, name), getattr(together, name)), name
+            assert np.array_equal(alone.axes_ws(), together.axes_ws())
         assert poses.finite.all()
 
 

@@ -89,12 +89,8 @@ class FleetPoses(NamedTuple):
     finite: np.ndarray
     """(V,): every number of that body's state is finite."""
 
-    def state(self, index: int) -> BodyState:
-        row = self.rows[index]
-        return BodyState(row[0:3], row[3:7], row[7:10], row[10:13], self.axes_ws[index])
-
     def states(self) -> list[BodyState]:
-        """Every body's :meth:`state`, by index, made in one pass over the rows."""
+        """Every body's state (views of its row and axes), by index, made in one pass."""
         rows = self.rows
         return list(map(BodyState, rows[:, 0:3], rows[:, 3:7], rows[:, 7:10], rows[:, 10:13],
                         self.axes_ws))
