@@ -42,7 +42,7 @@ from game.config import GameConfig
 from physics.bullet.bodies import make_hull_body, map_walls, terrain_collider
 from physics.bullet.terrain_tiles import StreamedColliders
 from physics.bullet.fleet import VehicleFleet
-from physics.bullet.poses import ground_aligned_rotation
+from physics.bullet.poses import ground_aligned_rotation, positions_ws
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import derive_constants
 from physics.model.spec import KMH_PER_MPS
@@ -102,7 +102,7 @@ def _place_at_start(config: GameConfig, terrain: Terrain, points, bodies) -> Non
 
 class _Ground:
     """The map's colliders in a harness's world: the whole map's one, or a big desert's
-    tiles streamed round the tanks before each step (as the game does, on the clock)."""
+    tiles streamed round the tanks before each step, by the game's rule (on the clock)."""
 
     def __init__(self, config: GameConfig, terrain: Terrain):
         self.world = PhysicsWorld(config.game.simulation)
@@ -117,10 +117,7 @@ class _Ground:
     def follow(self, bodies) -> None:
         """A big desert's tiles and colliders round the bodies (nothing on other maps)."""
         if self.colliders is not None:
-            points = np.array([body.getTransform().getPos() for body in bodies])[:, :2]
-            self.terrain.take_finished()
-            self.terrain.stream(points)
-            self.colliders.update(points)
+            self.colliders.follow(positions_ws(bodies)[:, :2])
 
     def destroy(self) -> None:
         if self.colliders is not None:
@@ -153,7 +150,7 @@ class AnchorTanks:
         self.world.step()
 
     def positions(self) -> np.ndarray:
-        return np.array([body.getTransform().getPos() for body in self.bodies])
+        return positions_ws(self.bodies)
 
     def destroy(self) -> None:
         self.fleet.destroy()
@@ -215,7 +212,7 @@ class BulletVehicleTanks:
         self.world.step()
 
     def positions(self) -> np.ndarray:
-        return np.array([body.getTransform().getPos() for body in self.bodies])
+        return positions_ws(self.bodies)
 
     def destroy(self) -> None:
         for vehicle in self.vehicles:

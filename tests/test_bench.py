@@ -264,3 +264,29 @@ def test_every_run_drives_the_same_tanks_the_same_way(monkeypatch):
     for label, (first, second) in ends.items():
         assert first.tolist() == second.tolist(), label
         assert (first != 0.0).any()
+
+
+def test_a_big_desert_s_tiles_follow_the_tanks_by_the_game_s_rule(monkeypatch):
+    """On ``desert:SIZE`` both harnesses stream the tiles and colliders round the tanks as
+    the game does: worked out again once a tank has moved far enough, not every step."""
+    from bench import vehicles
+    from game.config import load_config
+    from physics.model.terrain import MapChoice, build_terrain
+
+    config = load_config()
+    terrain = build_terrain(MapChoice.parse("desert:1024"), config.game.terrain, 1)
+    streamed = []
+    stream = terrain.stream
+    monkeypatch.setattr(terrain, "stream", lambda points: streamed.append(1) or stream(points))
+    points = vehicles.start_points(4, terrain)
+    for model in (vehicles.AnchorTanks, vehicles.BulletVehicleTanks):
+        streamed.clear()
+        harness = model(config, terrain, points)
+        try:
+            for _ in range(90):
+                harness.step()
+            under = terrain.tiles_near(harness.positions()[:, :2], 0.0)
+            assert set(under) <= set(harness.ground.colliders.tiles), model.label
+            assert 1 <= len(streamed) < 10, model.label
+        finally:
+            harness.destroy()

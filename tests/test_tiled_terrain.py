@@ -156,6 +156,39 @@ def test_streaming_keeps_a_bounded_set_of_tiles_and_colliders_on_a_long_trip(con
         world.destroy()
 
 
+def test_the_tiles_follow_the_vehicles_once_one_has_moved_far_enough(config, big,
+                                                                      monkeypatch):
+    """:meth:`StreamedColliders.follow`, the game's rule: the tiles wanted are worked out
+    again only once some vehicle moved ``restream_after_m``; between, the spares are
+    trimmed; a shell has colliders under it while it flies low."""
+    world = PhysicsWorld(config.world.simulation)
+    colliders = StreamedColliders(world, big)
+    streamed, trimmed = [], []
+    stream, trim = big.stream, big.trim
+    monkeypatch.setattr(big, "stream", lambda points: streamed.append(points) or stream(points))
+    monkeypatch.setattr(big, "trim", lambda: trimmed.append(1) or trim())
+    restream_m = big.tile_spec.restream_after_m
+    try:
+        start = np.array([[300.0, -700.0], [-900.0, 400.0]])
+        colliders.follow(start)
+        wanted = colliders.tiles
+        assert len(streamed) == 1 and set(big.tiles_near(start, 0.0)) <= set(wanted)
+        trims = len(trimmed)
+        colliders.follow(start + [[restream_m * 0.9, 0.0], [0.0, 0.0]])
+        assert len(streamed) == 1 and len(trimmed) == trims + 1 and colliders.tiles == wanted
+        far = np.array([[-1500.0, 1500.0, float(big.height_at(-1500.0, 1500.0)) + 1.0]])
+        colliders.follow(start, far, 5.0, np.array([[0.0, 0.0, 0.0]]), 9.81)
+        assert set(big.tiles_near(far[:, :2], 0.0)) <= set(colliders.tiles)
+        colliders.follow(start)  # the shell is gone: so is its collider
+        assert colliders.tiles == wanted and len(streamed) == 1
+        moved = start + [[0.0, 0.0], [0.0, -restream_m]]
+        colliders.follow(moved)
+        assert len(streamed) == 2 and np.array_equal(streamed[-1], moved)
+    finally:
+        colliders.destroy()
+        world.destroy()
+
+
 def test_a_tank_drives_2_km_across_tile_borders_without_falling_through(config):
     """Full throttle straight ahead through the big desert: it never sinks below the ground,
     its height changes step by step no more than the ground's under it does (plus a

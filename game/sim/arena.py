@@ -67,10 +67,6 @@ class Arena:
         self._desert = map_choice.kind == "desert"
         self.colliders: StreamedColliders | None = None
         """A big desert's colliders, streamed round what moves (None: one for the map)."""
-        self._streamed_round: np.ndarray | None = None
-        """Where the vehicles were when the tiles and colliders were last worked out."""
-        self._shells_held = False
-        """Some shell had colliders of its own at the last stream."""
         self.fleets = {
             "tank": VehicleFleet(self.world, self.terrain, specs.tank, specs.tank_gearbox),
             "car": VehicleFleet(self.world, self.terrain, specs.car, specs.car_gearbox),
@@ -129,29 +125,11 @@ class Arena:
     def stream(self, vehicles_xy: np.ndarray, shells_ws: np.ndarray | None = None,
                shell_reach_m=0.0, shell_velocities_ws: np.ndarray | None = None,
                gravity_m_s2: float = 0.0) -> None:
-        """Before a fixed step, with where the vehicles are (V, 2) and the shells (S, 3)
-        with how far each may go in the step and their velocities (S, 3): a big desert's
-        tiles and colliders follow the vehicles (worked out again once one has moved
-        ``restream_after_m``); the shells have colliders under them for as long as they
-        fly low, and the tiles on their way are made ahead (other maps hold all theirs)."""
-        if self.colliders is None:
-            return
-        self.terrain.take_finished()
-        flying = shells_ws is not None and len(shells_ws) > 0
-        if flying and shell_velocities_ws is not None:
-            self.terrain.make_ahead(shells_ws, shell_velocities_ws, shell_reach_m, gravity_m_s2)
-        last = self._streamed_round
-        moved = (last is None or last.shape != vehicles_xy.shape
-                 or float(np.abs(vehicles_xy - last).max(initial=0.0))
-                 >= self.terrain.tile_spec.restream_after_m)
-        if moved:
-            self._streamed_round = np.array(vehicles_xy, dtype=float)
-            self.terrain.stream(vehicles_xy)
-        else:
-            self.terrain.trim()
-        if moved or flying or self._shells_held:
-            self.colliders.update(self._streamed_round, shells_ws, shell_reach_m)
-        self._shells_held = flying
+        """Before a fixed step: a big desert's tiles and colliders follow the vehicles and
+        the shells (:meth:`StreamedColliders.follow`); other maps hold all theirs."""
+        if self.colliders is not None:
+            self.colliders.follow(vehicles_xy, shells_ws, shell_reach_m, shell_velocities_ws,
+                                  gravity_m_s2)
 
     def dig(self, x_m: float, y_m: float, radius_m: float, depth_m: float) -> None:
         """Dig a crater (a :class:`~game.sim.events.CraterDug`'s numbers, checked: a

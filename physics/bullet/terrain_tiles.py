@@ -36,6 +36,10 @@ class StreamedColliders:
         self._near_points: tuple | None = None
         self._near: tuple[list[TileKey], set[TileKey]] = ([], set())
         """The tiles wanted and kept for the last points given (shells aside)."""
+        self._followed: np.ndarray | None = None
+        """Where the vehicles were when the tiles and colliders were last worked out."""
+        self._shells_held = False
+        """Some shell had colliders of its own at the last :meth:`follow`."""
 
     @property
     def rocks(self) -> list[Rock]:
@@ -50,6 +54,33 @@ class StreamedColliders:
     @property
     def tiles(self) -> list[TileKey]:
         return sorted(self._bodies)
+
+    def follow(self, vehicles_xy: np.ndarray, shells_ws: np.ndarray | None = None,
+               shell_reach_m=0.0, shell_velocities_ws: np.ndarray | None = None,
+               gravity_m_s2: float = 0.0) -> None:
+        """Before a fixed step, with where the vehicles are (V, 2) and the shells (S, 3)
+        with how far each may go in the step and their velocities (S, 3): the tiles and
+        their colliders follow the vehicles, worked out again once one has moved
+        ``restream_after_m`` (the spare tiles are trimmed every step); the shells have
+        colliders under them for as long as they fly low, and the tiles on their way are
+        made ahead."""
+        terrain = self.terrain
+        terrain.take_finished()
+        flying = shells_ws is not None and len(shells_ws) > 0
+        if flying and shell_velocities_ws is not None:
+            terrain.make_ahead(shells_ws, shell_velocities_ws, shell_reach_m, gravity_m_s2)
+        last = self._followed
+        moved = (last is None or last.shape != vehicles_xy.shape
+                 or float(np.abs(vehicles_xy - last).max(initial=0.0))
+                 >= terrain.tile_spec.restream_after_m)
+        if moved:
+            self._followed = np.array(vehicles_xy, dtype=float)
+            terrain.stream(vehicles_xy)
+        else:
+            terrain.trim()
+        if moved or flying or self._shells_held:
+            self.update(self._followed, shells_ws, shell_reach_m)
+        self._shells_held = flying
 
     def update(self, points_xy: np.ndarray, passing_ws: np.ndarray | None = None,
                passing_reach_m=0.0) -> None:
