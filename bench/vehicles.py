@@ -253,7 +253,7 @@ def _summary(runs: list[dict], count: int) -> dict:
 
 def _per_tank_growth(runs: list[dict], count: int, first_runs: list[dict],
                      first_count: int) -> float:
-    """Ours per tank at ``count`` against ours per tank at the first count: the median,
+    """A model's time per tank at ``count`` against its own at the first count: the median,
     over the repeats, of each repeat's two runs' ratio (timed seconds apart, so both met
     the same minute of the machine, where the medians of each count may not have)."""
     return statistics.median((run["ms_per_step"] / count) / (first["ms_per_step"] / first_count)
@@ -289,8 +289,10 @@ def run(config: GameConfig, counts=DEFAULT_COUNTS, steps: int = DEFAULT_STEPS,
         result = {"count": count, **{label: _summary(each, count)
                                      for label, each in timed.items()}}
         result["ratio"] = result["ours"]["ms_per_step"] / result["bullet_vehicle"]["ms_per_step"]
-        result["per_tank_growth"] = _per_tank_growth(timed["ours"], count, runs[0]["ours"],
-                                                     counts[0])
+        for label, each in timed.items():
+            result[label]["per_tank_growth"] = _per_tank_growth(each, count,
+                                                                runs[0][label], counts[0])
+        result["per_tank_growth"] = result["ours"]["per_tank_growth"]
         results.append(result)
         if progress is not None:
             progress(result)
@@ -307,12 +309,13 @@ def table(report: dict) -> str:
              f"{p['substeps']} substeps, median of {p['repeats']} runs, each after "
              f"{p['warmup_steps']} warm-up steps",
              f"{'tanks':>6} {'ours ms/step':>13} {'Bullet ms/step':>15} {'ours/Bullet':>12} "
-             f"{'ours ms/tank':>13} {'per tank x':>11} {'ours moved m':>13} "
-             f"{'Bullet moved m':>15}"]
+             f"{'ours ms/tank':>13} {'per tank x':>11} {'Bullet x':>9} "
+             f"{'ours moved m':>13} {'Bullet moved m':>15}"]
     for r in report["results"]:
         ours, bullet = r["ours"], r["bullet_vehicle"]
         lines.append(f"{r['count']:>6} {ours['ms_per_step']:>13.3f} "
                      f"{bullet['ms_per_step']:>15.3f} {r['ratio']:>11.2f}x "
                      f"{ours['ms_per_tank']:>13.4f} {r['per_tank_growth']:>10.2f}x "
+                     f"{bullet['per_tank_growth']:>8.2f}x "
                      f"{ours['mean_distance_m']:>13.1f} {bullet['mean_distance_m']:>15.1f}")
     return "\n".join(lines)

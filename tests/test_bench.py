@@ -240,8 +240,11 @@ def test_per_tank_growth_pairs_each_repeat_s_runs(monkeypatch):
     first, second = report["results"]
     assert first["per_tank_growth"] == pytest.approx(1.0)
     # Each repeat's ratio: 1.2, 1.2, 1.0; the medians' (2.4 / 2 against 1.1) would say 1.09.
+    assert second["per_tank_growth"] == second["ours"]["per_tank_growth"]
     assert second["per_tank_growth"] == pytest.approx(1.2)
-    assert "per tank x" in vehicles.table(report)
+    # The yardstick's own, the same way: 1 ms a step for both counts, half as much a tank.
+    assert second["bullet_vehicle"]["per_tank_growth"] == pytest.approx(0.5)
+    assert "per tank x" in vehicles.table(report) and "Bullet x" in vehicles.table(report)
 
 
 def test_every_run_drives_the_same_tanks_the_same_way(monkeypatch):
