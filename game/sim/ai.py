@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -104,7 +105,7 @@ class AISpec(Spec):
             raise SpecError("far_distance_m", self.far_distance_m,
                             f"more than near_distance_m ({self.near_distance_m})")
 
-    @property
+    @cached_property
     def level(self) -> DifficultySpec:
         return getattr(self, self.difficulty)
 
@@ -297,9 +298,9 @@ class Bot:
         turning_rad_s, pitching_rad_s = _hull_rates(me, rows)
         gun = me.spec.gun
         turret = _clamp(turret_error * spec.turret_per_rad
-                        + turning_rad_s / math.radians(gun.traverse_rate_deg_s))
+                        + turning_rad_s / gun.traverse_rate_rad_s)
         elevation = _clamp(elevation_error * spec.elevation_per_rad
-                           - pitching_rad_s / math.radians(gun.elevation_rate_deg_s))
+                           - pitching_rad_s / gun.elevation_rate_rad_s)
         return turret, elevation, fire
 
     def _sight(self, simulation, me, target, eye_ws, middle_ws) -> float | None:
@@ -407,8 +408,9 @@ def _hull_rates(me, rows) -> tuple[float, float]:
 
 
 def _clamp(value: float) -> float:
-    """A stick value: ``value`` kept within -1..1."""
-    return min(1.0, max(-1.0, value))
+    """A stick value: ``value`` kept within -1..1 (NaN gives -1, as ``min(1, max(-1, NaN))``
+    does), without the cost of calling ``min`` and ``max``."""
+    return 1.0 if value > 1.0 else (value if value > -1.0 else -1.0)
 
 
 def _dot(a, b) -> float:

@@ -122,6 +122,11 @@ class Arena:
             return self.colliders.resident
         return 1 if self._desert else None
 
+    @property
+    def streams(self) -> bool:
+        """Whether the tiles and colliders follow what moves (a big desert's)."""
+        return self.colliders is not None
+
     def stream(self, vehicles_xy: np.ndarray, shells_ws: np.ndarray | None = None,
                shell_reach_m=0.0, shell_velocities_ws: np.ndarray | None = None,
                gravity_m_s2: float = 0.0) -> None:

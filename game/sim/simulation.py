@@ -257,6 +257,8 @@ class Simulation:
     def _stream(self) -> None:
         """A big desert follows the vehicles, and the shells for the step ahead (each may
         go its speed times the step, and as far again to spare) and the way they fly."""
+        if not self.arena.streams:  # every tile is there from the start
+            return
         shells = self.shells
         if not shells:
             self.arena.stream(self.vehicle_positions_xy())

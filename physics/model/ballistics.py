@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -57,6 +58,20 @@ class GunSpec(Spec):
         if self.max_elevation_deg <= self.min_elevation_deg:
             raise SpecError("max_elevation_deg", self.max_elevation_deg,
                             f"above min_elevation_deg ({self.min_elevation_deg})")
+
+    # The rates and limits in radians, worked out once: every armed vehicle reads them
+    # every step.
+    @cached_property
+    def traverse_rate_rad_s(self) -> float:
+        return math.radians(self.traverse_rate_deg_s)
+
+    @cached_property
+    def elevation_rate_rad_s(self) -> float:
+        return math.radians(self.elevation_rate_deg_s)
+
+    @cached_property
+    def elevation_limits_rad(self) -> tuple[float, float]:
+        return math.radians(self.min_elevation_deg), math.radians(self.max_elevation_deg)
 
 
 @dataclass(frozen=True)
@@ -127,10 +142,10 @@ def launch_velocity_ws(state: BodyState, muzzle_ws: np.ndarray, direction_ws: np
 def aim_gun(aim: GunState, gun: GunSpec, turret: float, elevation: float, step_s: float) -> None:
     """Turn the turret and raise the gun at their rates (controls -1..1)."""
     aim.turret_heading_rad = math.remainder(
-        aim.turret_heading_rad + turret * math.radians(gun.traverse_rate_deg_s) * step_s, math.tau)
+        aim.turret_heading_rad + turret * gun.traverse_rate_rad_s * step_s, math.tau)
+    lowest, highest = gun.elevation_limits_rad
     aim.elevation_rad = min(max(
-        aim.elevation_rad + elevation * math.radians(gun.elevation_rate_deg_s) * step_s,
-        math.radians(gun.min_elevation_deg)), math.radians(gun.max_elevation_deg))
+        aim.elevation_rad + elevation * gun.elevation_rate_rad_s * step_s, lowest), highest)
     aim.reload_left_s = max(0.0, aim.reload_left_s - step_s)
 
 
