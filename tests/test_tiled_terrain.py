@@ -4,6 +4,7 @@ streamed round what moves, and a tank that drives 2 km across their borders."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import hashlib
 
 import numpy as np
@@ -154,6 +155,49 @@ def test_streaming_keeps_a_bounded_set_of_tiles_and_colliders_on_a_long_trip(con
     finally:
         colliders.destroy()
         world.destroy()
+
+
+def _tiles_near_one_by_one(grid, points_xy, radius_m, ordered=False):
+    """The tiles near the points as the plain loop finds them: per point, the columns and
+    rows of its box (clamped to the map), each tile whose gap to the point is within
+    the radius."""
+    size, half = grid.tile_size_m, grid.tile_size_m / 2
+    offset = half - grid.half_extent_x_m
+    last = grid.tiles_per_side - 1
+
+    def tile_range(low_m, high_m):
+        return range(min(max(math.floor((low_m + grid.half_extent_x_m) / size), 0), last),
+                     min(max(math.floor((high_m + grid.half_extent_x_m) / size), 0), last) + 1)
+
+    near = {}
+    points = np.asarray(points_xy, dtype=float).reshape(-1, 2)
+    radii = np.broadcast_to(np.asarray(radius_m, dtype=float), len(points)).tolist()
+    for (x_m, y_m), radius in zip(points.tolist(), radii):
+        for column in tile_range(x_m - radius, x_m + radius):
+            gap_x = max(abs(column * size + offset - x_m) - half, 0.0)
+            for row in tile_range(y_m - radius, y_m + radius):
+                gap_y = max(abs(row * size + offset - y_m) - half, 0.0)
+                if gap_x * gap_x + gap_y * gap_y <= radius * radius:
+                    near[column, row] = None
+    return list(near) if ordered else sorted(near)
+
+
+def test_the_tiles_near_points_are_the_ones_a_plain_loop_finds(big):
+    """Inside and outside the map, on tile borders and corners, one radius for all or one
+    each, none: the same tiles, in the same order."""
+    rng = np.random.default_rng(7)
+    edge_m = big.half_extent_x_m
+    borders = np.arange(-edge_m, edge_m + 1.0, big.tile_size_m)
+    cases = [(rng.uniform(-1.2 * edge_m, 1.2 * edge_m, (40, 2)), 150.0),
+             (rng.uniform(-edge_m, edge_m, (25, 2)), rng.uniform(0.0, 600.0, 25)),
+             (np.stack(np.meshgrid(borders[::3], borders[1::4]), -1).reshape(-1, 2), 0.0),
+             (np.array([[borders[2], 10.0], [5.0 * edge_m, -3.0 * edge_m]]), 256.0),
+             (np.zeros((0, 2)), 100.0),
+             (np.array([0.5, -700.25]), 3000.0)]
+    for points, radius in cases:
+        for ordered in (False, True):
+            assert big.tiles_near(points, radius, ordered) == \
+                _tiles_near_one_by_one(big, points, radius, ordered)
 
 
 def test_the_tiles_follow_the_vehicles_once_one_has_moved_far_enough(config, big,

@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 
+from physics.model.compiled import compiled
+
 TileKey = tuple[int, int]
 """A tile's column and row in the map's grid of tiles."""
 
@@ -63,17 +65,48 @@ class TileGrid:
         """The tiles any part of which lies within ``radius_m`` (one for all, or one per
         point) of one of the points (N, 2): sorted, or ``ordered`` by the first point each
         is near."""
-        half_tile, size = self.tile_size_m / 2, self.tile_size_m
-        offset = half_tile - self.half_extent_x_m
-        near: dict[TileKey, None] = {}
-        points = np.asarray(points_xy, dtype=float).reshape(-1, 2)
-        radii = np.broadcast_to(np.asarray(radius_m, dtype=float), len(points)).tolist()
-        for (x_m, y_m), radius_m in zip(points.tolist(), radii):
-            rows = self._tile_range(y_m - radius_m, y_m + radius_m)
-            for column in self._tile_range(x_m - radius_m, x_m + radius_m):
-                gap_x = max(abs(column * size + offset - x_m) - half_tile, 0.0)
-                for row in rows:
-                    gap_y = max(abs(row * size + offset - y_m) - half_tile, 0.0)
-                    if gap_x * gap_x + gap_y * gap_y <= radius_m * radius_m:
-                        near[column, row] = None
-        return list(near) if ordered else sorted(near)
+        points = np.ascontiguousarray(points_xy, dtype=np.float64).reshape(-1, 2)
+        radii = np.ascontiguousarray(np.broadcast_to(np.asarray(radius_m, dtype=np.float64),
+                                                     len(points)))
+        side = self.tiles_per_side
+        codes = _near_tile_codes(points, radii, self.half_extent_x_m, float(self.tile_size_m),
+                                 side)
+        if not ordered:
+            codes = np.sort(codes)
+        return list(zip((codes // side).tolist(), (codes % side).tolist()))
+
+
+def _near_tile_codes(points, radii, half_extent_m, tile_size_m, tiles_per_side):
+    """:meth:`TileGrid.tiles_near`'s tiles as codes (column * tiles_per_side + row), each
+    once, in the order first met: point by point, column by column, row by row. A tile is
+    near a point when the gap from the point to its square is within the point's radius;
+    only the tiles of the box round the point (clamped to the map) are tried."""
+    half_tile = tile_size_m / 2
+    offset = half_tile - half_extent_m
+    last = tiles_per_side - 1
+    seen = np.zeros(tiles_per_side * tiles_per_side, dtype=np.bool_)
+    codes = np.empty(tiles_per_side * tiles_per_side, dtype=np.int64)
+    count = 0
+    for point in range(points.shape[0]):
+        x_m, y_m, radius_m = points[point, 0], points[point, 1], radii[point]
+        first_column = min(max(math.floor((x_m - radius_m + half_extent_m) / tile_size_m), 0),
+                           last)
+        last_column = min(max(math.floor((x_m + radius_m + half_extent_m) / tile_size_m), 0),
+                          last)
+        first_row = min(max(math.floor((y_m - radius_m + half_extent_m) / tile_size_m), 0),
+                        last)
+        last_row = min(max(math.floor((y_m + radius_m + half_extent_m) / tile_size_m), 0),
+                       last)
+        for column in range(first_column, last_column + 1):
+            gap_x = max(abs(column * tile_size_m + offset - x_m) - half_tile, 0.0)
+            for row in range(first_row, last_row + 1):
+                gap_y = max(abs(row * tile_size_m + offset - y_m) - half_tile, 0.0)
+                code = column * tiles_per_side + row
+                if gap_x * gap_x + gap_y * gap_y <= radius_m * radius_m and not seen[code]:
+                    seen[code] = True
+                    codes[count] = code
+                    count += 1
+    return codes[:count]
+
+
+_near_tile_codes = compiled(_near_tile_codes) or _near_tile_codes
