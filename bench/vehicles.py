@@ -17,13 +17,14 @@ shipped ``simulation.substeps`` Bullet steps per fixed 1/60 s step).
   with linear damping that makes gear 1's top speed its terminal speed, so no
   Python runs between its steps and its time is Bullet's C++ alone.
 
-Every timed run starts from the same places at rest (so the tanks, which drift
-as they circle on the dunes, never come near each other and stay on the terrain
-look-up): a warm-up engages the gear and gets them moving, then the steps are
-timed one by one. Every model at every count runs in turns (each repeat times ours and
-Bullet's at the first count, then at the next, ...), so all meet the same machine noise,
-and ours per tank at one count compares fairly with ours at another; each figure is the
-median over the repeats.
+Every timed run starts from the same places at rest, on a grid 46 m apart where the map
+has room (wider than the circles the tanks drive, so they never meet; 1000 tanks on the
+512 m desert stand closer and crowd, ``--map desert:2048`` gives them the room): a
+warm-up engages the gear and gets them moving, then the steps are timed one by one.
+Every model at every count runs in turns (each repeat times ours and Bullet's at the
+first count, then at the next, ...), so all meet the same machine noise, and a model's
+time per tank at one count compares fairly with its own at another (``per_tank_growth``,
+each model's); each figure is the median over the repeats.
 The distance reported is the mean path each vehicle drove in a timed run.
 """
 
