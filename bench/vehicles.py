@@ -108,7 +108,6 @@ class _Ground:
     def __init__(self, config: GameConfig, terrain: Terrain):
         self.world = PhysicsWorld(config.game.simulation)
         self.world.add_body(map_walls(terrain))
-        self.terrain = terrain
         self.colliders = None
         if isinstance(terrain, TiledTerrain):
             self.colliders = StreamedColliders(self.world, terrain)

@@ -4,8 +4,8 @@ streamed round what moves, and a tank that drives 2 km across their borders."""
 from __future__ import annotations
 
 import dataclasses
-import math
 import hashlib
+import math
 
 import numpy as np
 import pytest

@@ -50,9 +50,8 @@ class TileGrid:
     def _tile_range(self, low_m: float, high_m: float) -> range:
         """The columns (or rows) of tiles from one coordinate to another, clamped to the
         map."""
-        offset_m, size_m, last = self.half_extent_x_m, self.tile_size_m, self.tiles_per_side - 1
-        return range(min(max(math.floor((low_m + offset_m) / size_m), 0), last),
-                     min(max(math.floor((high_m + offset_m) / size_m), 0), last) + 1)
+        arguments = (self.half_extent_x_m, self.tile_size_m, self.tiles_per_side - 1)
+        return range(_tile_index(low_m, *arguments), _tile_index(high_m, *arguments) + 1)
 
     def tile_box(self, key: TileKey) -> tuple[float, float, float, float]:
         """A tile's square: least x and y, greatest x and y."""
@@ -76,6 +75,16 @@ class TileGrid:
         return list(zip((codes // side).tolist(), (codes % side).tolist()))
 
 
+def _tile_index(coordinate_m, half_extent_m, tile_size_m, last):
+    """The column (or row) of the tile at a coordinate, clamped to the map's 0..``last``."""
+    return min(max(math.floor((coordinate_m + half_extent_m) / tile_size_m), 0), last)
+
+
+_tile_index_compiled = compiled(_tile_index, inline=True) or _tile_index
+"""The same, compiled into the loop below (:meth:`TileGrid._tile_range` calls the plain one
+from Python, where a compiled call would cost more than it saves)."""
+
+
 def _near_tile_codes(points, radii, half_extent_m, tile_size_m, tiles_per_side):
     """:meth:`TileGrid.tiles_near`'s tiles as codes (column * tiles_per_side + row), each
     once, in the order first met: point by point, column by column, row by row. A tile is
@@ -89,15 +98,12 @@ def _near_tile_codes(points, radii, half_extent_m, tile_size_m, tiles_per_side):
     count = 0
     for point in range(points.shape[0]):
         x_m, y_m, radius_m = points[point, 0], points[point, 1], radii[point]
-        first_column = min(max(math.floor((x_m - radius_m + half_extent_m) / tile_size_m), 0),
-                           last)
-        last_column = min(max(math.floor((x_m + radius_m + half_extent_m) / tile_size_m), 0),
-                          last)
-        first_row = min(max(math.floor((y_m - radius_m + half_extent_m) / tile_size_m), 0),
-                        last)
-        last_row = min(max(math.floor((y_m + radius_m + half_extent_m) / tile_size_m), 0),
-                       last)
-        for column in range(first_column, last_column + 1):
+        first_row = _tile_index_compiled(y_m - radius_m, half_extent_m, tile_size_m, last)
+        last_row = _tile_index_compiled(y_m + radius_m, half_extent_m, tile_size_m, last)
+        for column in range(_tile_index_compiled(x_m - radius_m, half_extent_m, tile_size_m,
+                                                 last),
+                            _tile_index_compiled(x_m + radius_m, half_extent_m, tile_size_m,
+                                                 last) + 1):
             gap_x = max(abs(column * tile_size_m + offset - x_m) - half_tile, 0.0)
             for row in range(first_row, last_row + 1):
                 gap_y = max(abs(row * tile_size_m + offset - y_m) - half_tile, 0.0)
