@@ -32,6 +32,7 @@ import numpy as np
 from game.settings import QUALITY_LEVELS
 from game.sim.events import Destroyed, Event, Hit, RoundStart, Shot
 from game.sim.vehicles import Vehicle
+from game.view.dust_kernel import dust_streams_loop
 from game.view.emission import EmitterTable, StreamCarry, emit_streams
 from game.view.particles import EmitterSpec, ParticleSystem
 from physics.model.ballistics import gun_axes
@@ -238,8 +239,10 @@ class Effects:
         if not vehicles:
             return []
         per_vehicle = np.array([size for _, size in layout])
-        velocity = np.repeat(np.array([vehicle.current.velocity_ws for vehicle in vehicles],
-                                      np.float64), per_vehicle, axis=0)
+        velocity = np.array([vehicle.current.velocity_ws for vehicle in vehicles], np.float64)
+        if dust_streams_loop is not None:
+            return self._dust_compiled(dt_s, layout, rows, per_vehicle, velocity)
+        velocity = np.repeat(velocity, per_vehicle, axis=0)
         speed = np.sqrt(np.einsum("ij,ij->i", velocity, velocity))
         share = np.clip((speed - spec.dust_min_speed_mps)
                         / max(spec.dust_max_speed_mps - spec.dust_min_speed_mps, 1e-6),
@@ -255,6 +258,29 @@ class Effects:
                 self._streams("slide_dust", layout, np.full(len(speed), spec.slide_dust.count),
                               on_ground & sliding, dt_s, points, normals,
                               velocity * SLIDE_DUST_CARRIED)]
+
+    def _dust_compiled(self, dt_s: float, layout: tuple, rows: dict, per_vehicle: np.ndarray,
+                       velocity: np.ndarray) -> list[list]:
+        """:meth:`_dust`'s streams, their carries carried on, in one compiled loop."""
+        spec = self.spec
+        count = len(rows["on_ground"])
+        counts, points = np.empty(2 * count, np.int64), np.empty((2 * count, 3))
+        directions, base_velocities = np.empty((2 * count, 3)), np.empty((2 * count, 3))
+        track, made = dust_streams_loop(
+            rows["on_ground"].astype(bool), rows["sliding"].astype(bool),
+            rows["contact_point_ws"], rows["contact_normal_ws"],
+            np.repeat(np.arange(len(per_vehicle)), per_vehicle), velocity,
+            spec.dust_min_speed_mps, spec.dust_max_speed_mps, spec.track_dust.count,
+            spec.slide_dust.count, self.scale * dt_s, DUST_THROWN_BACK, TRACK_DUST_CARRIED,
+            SLIDE_DUST_CARRIED, self._carry["track_dust"].fitted(layout),
+            self._carry["slide_dust"].fitted(layout), counts, points, directions,
+            base_velocities)
+        self.counts["track_dust"] += int(counts[:track].sum())
+        self.counts["slide_dust"] += int(counts[track:made].sum())
+        kinds = np.full(made, self.table.index["slide_dust"])
+        kinds[:track] = self.table.index["track_dust"]
+        return [[kinds, counts[:made], points[:made], directions[:made],
+                 base_velocities[:made]]]
 
     def _wreck_smoke(self, dt_s: float) -> list[list]:
         """Smoke rising from every wreck still smoking."""
@@ -289,7 +315,8 @@ class Effects:
             parts = self._dust(dt_s) + self._wreck_smoke(dt_s)
             if parts:  # every stream of the frame in one spawn
                 emit_streams(self.particles, self.rng, self.table,
-                             *(np.concatenate(column) for column in zip(*parts)))
+                             *(parts[0] if len(parts) == 1
+                               else (np.concatenate(column) for column in zip(*parts))))
         self.particles.update(dt_s)
         self.particles.draw(eye_ws)
 

@@ -124,12 +124,16 @@ class StreamCarry:
         self.carry = np.concatenate(blocks) if blocks else np.zeros(0)
         self._layout = layout
 
+    def fitted(self, layout: tuple) -> np.ndarray:
+        """The carries laid out for ``layout``: one per stream, to be carried on in place."""
+        if layout != self._layout:
+            self._relayout(layout)
+        return self.carry
+
     def due(self, layout: tuple, rates: np.ndarray, active: np.ndarray) -> np.ndarray:
         """Whole particles due now of each stream (``rates``: particles this frame) where
         ``active``; the fractions left over are kept, inactive streams keep theirs."""
-        if layout != self._layout:
-            self._relayout(layout)
-        owed = self.carry + rates
+        owed = self.fitted(layout) + rates
         whole = np.where(active, np.floor(owed), 0.0)
         self.carry = np.where(active, owed - whole, self.carry)
         return whole.astype(np.int64)

@@ -3,10 +3,11 @@
 Each rig gets, once when it is built, a *reach*: the radius of a sphere about its root's
 origin that holds all of its geometry however its moving parts turn (turret, gun,
 wheels) or travel (wheels and belts, up to ``margin_m``). Each frame that sphere, at the
-rig's drawn position, is tested against each camera's frustum in one numpy pass over the
-rigs: the same plane test as Panda's ``BoundingHexahedron`` against a sphere, but with no
-bounding volume to recompute (a rig's bounds change whenever its parts move, and asking
-Panda for them walks and rebuilds them, rig after rig).
+rig's drawn position, is tested against each camera's frustum in one pass over the
+rigs (compiled, :mod:`game.view.rig_kernel`, or in numpy): the same plane test as Panda's
+``BoundingHexahedron`` against a sphere, but with no bounding volume to recompute (a rig's
+bounds change whenever its parts move, and asking Panda for them walks and rebuilds them,
+rig after rig).
 
 The reach is conservative: a rig it calls seen may lie just outside the frustum (its
 parts are posed for nothing), never the other way round.
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 from panda3d.core import BoundingBox, BoundingHexahedron, BoundingSphere, GeomNode, NodePath
+
+from game.view.rig_kernel import spheres_in_frustum_loop
 
 
 def geometry_reach_m(node) -> float:
@@ -64,6 +67,9 @@ def spheres_seen(parent: NodePath, centres: np.ndarray, radii_m: np.ndarray,
                      for centre, radius in zip(centres, radii_m)]
             continue
         matrix = np.array(parent.getMat(camera))  # row vectors: p_camera = p @ matrix
+        if spheres_in_frustum_loop is not None:
+            spheres_in_frustum_loop(centres, radii_m, matrix, planes, seen)
+            continue
         linear = matrix[:3, :3]
         scale = float(np.sqrt(np.einsum("ij,ij->i", linear, linear)).max())
         in_camera = centres @ linear + matrix[3, :3]

@@ -5,7 +5,8 @@ ground speed) is read for every tank of a fleet at once from the fleet's arrays
 (:func:`latch_step_values`); what it shows once per frame (the road wheels' heights, the
 wheels' spin, both belts' vertex rows) is worked out for all the tanks seen this frame
 in a few numpy operations (:func:`pose_tank_parts`), and so are the hulls' blended poses,
-their rotations and the tracks' run (:func:`place_tank_rigs`). Only the writes into
+their rotations and the tracks' run (:func:`place_tank_rigs`); the per-step reads and the
+hulls' poses are compiled loops where numba is there (:mod:`game.view.rig_kernel`). Only the writes into
 Panda's memory remain one tank after another (its hull's transform, its turret's and gun's
 angles where they changed, its wheels' pose array, :mod:`game.view.wheel_set`, and its
 belts' vertex buffers), and the parts' only where they changed since last shown: a tank
@@ -20,6 +21,7 @@ import numpy as np
 from panda3d.core import LQuaternionf, Point3
 
 from game.sim.vehicles import Vehicle, side_track_x_m
+from game.view.rig_kernel import blend_hulls_loop, track_motion_loop
 from game.view.track_belt import BeltTemplate, belt_rows_batch
 from physics.model.pose import blend_pose_arrays
 
@@ -96,28 +98,50 @@ def latch_step_values(rigs) -> None:
         if report is None:
             continue
         index = np.array([rig.vehicle.index for rig in group])
-        constants = fleet.constants
-        distances = anchor_distances(report, index, float(constants.rest_length_m))
         states = [rig.vehicle.current for rig in group]
-        speeds = track_speeds(np.array([state.velocity_ws for state in states]),
-                              np.array([state.angular_velocity_ws for state in states]),
-                              np.array([state.axes_ws() for state in states]),
-                              _SideTracks.of(constants))
+        distances, speeds = _track_motion(report, index, fleet.constants, states)
         for rig, state, distance, speed in zip(group, states, distances, speeds):
             rig.step_latch.offer(state, (distance, speed))
+
+
+def _track_motion(report, index: np.ndarray, constants, states
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(V, A) :func:`anchor_distances` and (V, 2) :func:`track_speeds` of the fleet's
+    vehicles ``index``, whose states are ``states``."""
+    velocity_ws = np.array([state.velocity_ws for state in states])
+    spin_ws = np.array([state.angular_velocity_ws for state in states])
+    axes_ws = np.array([state.axes_ws() for state in states])
+    side_x_m = _SideTracks.of(constants)
+    rest_length_m = float(constants.rest_length_m)
+    if track_motion_loop is None:
+        return (anchor_distances(report, index, rest_length_m),
+                track_speeds(velocity_ws, spin_ws, axes_ws, side_x_m))
+    distances = np.empty((len(index), report.on_ground.shape[1]))
+    speeds = np.empty((len(index), len(side_x_m)))
+    track_motion_loop(report.contact_point_ws, report.origin_ws, report.direction_ws,
+                      report.on_ground, index, rest_length_m, velocity_ws, spin_ws, axes_ws,
+                      side_x_m, distances, speeds)
+    return distances, speeds
 
 
 def blend_hull_poses(rigs, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each rig's hull pose ``alpha`` of the way from its vehicle's previous step to the
     last, all rigs at once: positions (R, 3), orientation quaternions (R, 4) and rotation
     matrices (R, 3, 3)."""
-    position, orientation = blend_pose_arrays(
-        np.array([rig.vehicle.previous.position_ws for rig in rigs], dtype=np.float64),
-        np.array([rig.vehicle.current.position_ws for rig in rigs], dtype=np.float64),
-        np.array([rig.vehicle.previous.orientation_ws for rig in rigs], dtype=np.float64),
-        np.array([rig.vehicle.current.orientation_ws for rig in rigs], dtype=np.float64),
-        alpha)
-    return position, orientation, rotation_matrices(orientation)
+    previous_ws = np.array([rig.vehicle.previous.position_ws for rig in rigs], np.float64)
+    current_ws = np.array([rig.vehicle.current.position_ws for rig in rigs], np.float64)
+    previous_q = np.array([rig.vehicle.previous.orientation_ws for rig in rigs], np.float64)
+    current_q = np.array([rig.vehicle.current.orientation_ws for rig in rigs], np.float64)
+    if blend_hulls_loop is None:
+        position, orientation = blend_pose_arrays(previous_ws, current_ws, previous_q,
+                                                  current_q, alpha)
+        return position, orientation, rotation_matrices(orientation)
+    count = len(rigs)
+    position, orientation = np.empty((count, 3)), np.empty((count, 4))
+    rotation = np.empty((count, 3, 3))
+    blend_hulls_loop(previous_ws, current_ws, previous_q, current_q, float(alpha), position,
+                     orientation, rotation)
+    return position, orientation, rotation
 
 
 def rotation_matrices(quaternion: np.ndarray) -> np.ndarray:

@@ -255,6 +255,9 @@ class TerrainBase(CraterBook):
 
     def surface_at(self, x_m, y_m) -> tuple[np.ndarray, np.ndarray]:
         """Height and unit normal under (x, y) in one look-up."""
+        if isinstance(x_m, float) and isinstance(y_m, float):  # one point (np.float64 too)
+            height, normal = self.planes_at(np.array([[x_m], [y_m]]))
+            return height.reshape(()), normal.reshape(3)
         x_m, y_m = np.broadcast_arrays(np.asarray(x_m, dtype=np.float64),
                                        np.asarray(y_m, dtype=np.float64))
         height, normal = self.planes_at(np.stack([x_m.ravel(), y_m.ravel()]))
