@@ -1,5 +1,6 @@
 """The particles' compiled quad loop (game/view/particle_kernel.py) writes the very vertex
-rows the numpy path does: sorted far to near from an eye, and unsorted."""
+rows the numpy path does: sorted far to near from an eye, and unsorted; and its ageing
+loop retires and moves them as the numpy path does."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 from panda3d.core import NodePath
 
 import game.view.particles as particles
-from game.view.particle_kernel import quad_rows_loop
+from game.view.particle_kernel import age_and_move_loop, quad_rows_loop
 
 COUNT = 1500
 CAPACITY = 4000
@@ -38,6 +39,36 @@ def test_the_compiled_quads_are_the_numpy_quads(monkeypatch, sort_back_to_front)
     monkeypatch.setattr(particles, "quad_rows_loop", None)
     assert np.array_equal(compiled, drawn_rows(system, EYE_WS))
     assert system.count == COUNT
+
+
+def aged_states(frames_s) -> list[np.ndarray]:
+    """The live particles' states after each of ``frames_s``, new ones spawned between."""
+    random = np.random.default_rng(8)
+    system = particles.ParticleSystem(CAPACITY)
+    states = []
+    for frame_s in frames_s:
+        count = int(random.integers(50, 400))
+        system.spawn(random.normal(size=(count, 3)) * 20.0, random.normal(size=(count, 3)),
+                     random.uniform(0.05, 1.0, count), (0.3, 2.0), (1.0, 0.5, 0.2, 0.9),
+                     (0.2, 0.2, 0.2, 0.0), random.uniform(0.0, 3.0, count),
+                     random.uniform(-2.0, 2.0, count))
+        system.update(frame_s)
+        states.append(system._state[:system.count].copy())
+    return states
+
+
+@pytest.mark.skipif(age_and_move_loop is None, reason="numba is not available here")
+def test_the_compiled_ageing_retires_and_moves_as_numpy_does(monkeypatch):
+    frames_s = (1 / 60, 0.3, 0.0, 1 / 144, 0.5, 1 / 30, 2.0)
+    compiled = aged_states(frames_s)
+    monkeypatch.setattr(particles, "age_and_move_loop", None)
+    plain = aged_states(frames_s)
+    assert 0 < len(plain[1]) < len(plain[0]) + 400, "some died, some lived"
+    assert len(plain[-1]) < len(plain[-2])
+    for got, wanted in zip(compiled, plain):
+        assert got.shape == wanted.shape
+        np.testing.assert_array_equal(got[:, 6:], wanted[:, 6:])  # ages and looks exactly
+        np.testing.assert_allclose(got[:, :6], wanted[:, :6], rtol=1e-6, atol=1e-5)
 
 
 def test_a_count_that_varies_a_little_leaves_the_vertex_array_its_size():

@@ -8,6 +8,8 @@ the rpm bar and the gate are hidden, and the speed and gear move down into their
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from panda3d.core import LineSegs, NodePath, TextNode
 
@@ -155,15 +157,19 @@ class Dashboard:
         target = (lever_path_point(state.gate, state.shift_from, state.selected,
                                    state.shift_progress) if state.shifting
                   else state.gate.get(state.selected, (0.0, 0.0)))
+        # Plain floats: a frame's few sums on two numbers cost less than numpy's calls.
+        target_x, target_y = float(target[0]), float(target[1])
         if self.knob_pos is None:
-            self.knob_pos = np.array(target, dtype=float)
-        elif not np.array_equal(self.knob_pos, target):
-            offset = np.asarray(target) - self.knob_pos
-            distance = float(np.linalg.norm(offset))
+            self.knob_pos = (target_x, target_y)
+        elif self.knob_pos != (target_x, target_y):
+            knob_x, knob_y = self.knob_pos
+            offset_x, offset_y = target_x - knob_x, target_y - knob_y
+            distance = math.hypot(offset_x, offset_y)
             step = s.lever_speed_per_s * max(frame_s, 0.0)
-            self.knob_pos = (np.asarray(target, dtype=float) if distance <= step
-                             else self.knob_pos + offset / distance * step)
-        x, y = self.knob_pos * self.gate_unit
+            self.knob_pos = ((target_x, target_y) if distance <= step
+                             else (knob_x + offset_x / distance * step,
+                                   knob_y + offset_y / distance * step))
+        x, y = self.knob_pos[0] * self.gate_unit, self.knob_pos[1] * self.gate_unit
         if self.drawn.changed("knob", (self.grid.steps(x, self.scale),
                                        self.grid.steps(y, self.scale))):
             self.knob.setPos(x, 0, y)

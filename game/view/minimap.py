@@ -74,7 +74,7 @@ class Minimap:
         contacts = state.contacts
         offsets = (np.array([(x, y) for x, y, _ in contacts], np.float64).reshape(-1, 2)
                    - np.asarray(state.position_xy, np.float64)) / s.minimap_range_m
-        reach = np.max(np.abs(offsets), axis=1, initial=0.0)
+        reach = np.abs(offsets).max(axis=1, initial=0.0)
         # Beyond the range: pinned to the edge, in its direction.
         offsets /= np.maximum(reach, 1.0)[:, None]
         xy = np.asarray(self.centre) + offsets * (half * EDGE_SHARE)
@@ -82,8 +82,10 @@ class Minimap:
         self._xy, self._kinds = xy, kinds
         tick = half * HEADING_TICK_SHARE
         heading = (math.sin(state.heading_rad) * tick, math.cos(state.heading_rad) * tick)
-        seen = (self.grid.array_steps(xy, self.scale), tuple(kinds),
-                self.grid.array_steps(heading, self.scale))
+        # Lists of whole pixels: compared at a fraction of the cost of arrays.
+        grid, scale = self.grid, self.scale
+        seen = (grid.array_steps(xy, scale).tolist(), kinds,
+                (grid.steps(heading[0], scale), grid.steps(heading[1], scale)))
         if self.drawn.changed("dots", seen):
             self._draw(xy, kinds, heading)
         self._draw_zone(state, half)

@@ -37,7 +37,7 @@ from panda3d.core import (ColorBlendAttrib, Geom, GeomNode, GeomTriangles, GeomV
                           GeomVertexData, GeomVertexFormat, InternalName, NodePath,
                           OmniBoundingVolume, Shader, Vec2, Vec3)
 
-from game.view.particle_kernel import quad_rows_loop
+from game.view.particle_kernel import age_and_move_loop, quad_rows_loop
 from physics.model.spec import Spec, SpecError, least_most, rgba, tuning
 
 
@@ -128,6 +128,9 @@ _QUAD_COLUMNS = tuple(column.start if isinstance(column, slice) else column
                       for column in (_POSITION, _AGE, _LIFE, _SIZE, _COLOUR0, _COLOUR1, _GLOW))
 """Where :data:`quad_rows_loop` reads position, age, life, size, both colours and glow
 (the first column of each)."""
+_MOVE_COLUMNS = tuple(column.start if isinstance(column, slice) else column
+                      for column in _STATE_LAYOUT[:4] + _STATE_LAYOUT[7:9])
+"""Where :data:`age_and_move_loop` reads position, velocity, age, life, drag and lift."""
 _SHORTEST_LIFE_S = 1e-3
 """No particle lives shorter (its age over its life must stay finite)."""
 _ROW_BLOCK_PARTICLES = 256
@@ -252,9 +255,12 @@ class ParticleSystem:
         return n
 
     def update(self, dt_s: float) -> None:
-        """Age, move and retire every particle in one vectorised pass."""
+        """Age, move and retire every particle in one pass (compiled, or numpy's)."""
         n = self.count
         if n == 0 or dt_s <= 0.0:
+            return
+        if age_and_move_loop is not None:
+            self.count = age_and_move_loop(self._state, n, dt_s, *_MOVE_COLUMNS)
             return
         age = self.age[:n]
         age += dt_s

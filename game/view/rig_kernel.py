@@ -73,7 +73,8 @@ def _track_motion(contact_ws, origin_ws, direction_ws, on_ground, index, rest_le
         rx, ry, rz = axes_ws[row, 0, 0], axes_ws[row, 0, 1], axes_ws[row, 0, 2]
         fx, fy, fz = axes_ws[row, 1, 0], axes_ws[row, 1, 1], axes_ws[row, 1, 2]
         along = velocity_ws[row, 0] * fx + velocity_ws[row, 1] * fy + velocity_ws[row, 2] * fz
-        turning = (sy * rz - sz * ry) * fx + (sz * rx - sx * rz) * fy + (sx * ry - sy * rx) * fz
+        turning = ((sy * rz - sz * ry) * fx + (sz * rx - sx * rz) * fy
+                   + (sx * ry - sy * rx) * fz)
         for side in range(side_x_m.shape[0]):
             speeds[row, side] = along + turning * side_x_m[side]
 
