@@ -87,3 +87,59 @@ def test_the_compiled_frustum_test_answers_as_the_numpy_one(monkeypatch):
     assert seen.tolist() == expected.tolist()
     assert 0 < expected.sum() < len(centres)
 
+
+
+class _Wheels:
+    def __init__(self):
+        self.written = []
+
+    def write(self, poses):
+        self.written.append(np.array(poses))
+
+
+def wheel_rigs(random: np.random.Generator):
+    """Four rigs of one layout (8 anchors, 10 road wheels, 4 sprockets and idlers), as
+    built, and what :func:`rig_pose._pose_group` hands on for them."""
+    road, drive, sides = 10, 4, [0, 0, 1, 1]
+    stacked = SimpleNamespace(anchors_z=random.normal(size=(4, ANCHORS)),
+                              weights=random.random((4, road, ANCHORS)),
+                              lift_m=random.uniform(0.3, 0.5, 4),
+                              radii_m=random.uniform(0.2, 0.5, (4, 2)),
+                              drive_sides=np.array(sides))
+    rigs = [SimpleNamespace(wheel_poses=np.zeros((road + drive, 4)), wheels=_Wheels(),
+                            shown_wheel_z=np.zeros(road), shown_travelled_m=np.zeros(2),
+                            shown_belt_colour=np.zeros(3), drive_wheel_sides=sides)
+            for _ in range(4)]
+    return rigs, (stacked, random.random((4, ANCHORS)), random.random((4, ANCHORS)),
+                  random.random(4), random.normal(size=(4, 2)) * 30.0, random.random((4, 3)))
+
+
+def posed_twice(posed):
+    """The second of two frames of the same numbers by ``posed``; before it, each rig but
+    the first differs from what it showed in one way: one road wheel's height, one side's
+    run, the colour (its wheels' poses too)."""
+    rigs, arguments = wheel_rigs(np.random.default_rng(2))
+    *_, travelled, colour = arguments
+    centre_z, _ = posed(rigs, *arguments)
+    for rig, wheel_z, run, paint in zip(rigs, centre_z, travelled, colour):
+        rig.shown_wheel_z, rig.shown_travelled_m, rig.shown_belt_colour = wheel_z, run, paint
+        rig.wheels.written.clear()
+    rigs[1].shown_wheel_z = rigs[1].shown_wheel_z + np.eye(10)[3] * 0.01
+    rigs[2].shown_travelled_m = rigs[2].shown_travelled_m + (0.0, 0.5)
+    rigs[3].shown_belt_colour = rigs[3].shown_belt_colour * 0.5
+    rigs[3].wheel_poses = rigs[3].wheel_poses * 0.9
+    return posed(rigs, *arguments), rigs
+
+
+def test_the_compiled_wheels_are_posed_and_written_as_numpy_does():
+    (centre_z, moved), rigs = posed_twice(rig_pose._posed_wheels_compiled)
+    (expected_z, expected_moved), plain_rigs = posed_twice(rig_pose._posed_wheels)
+    np.testing.assert_allclose(centre_z, expected_z, rtol=SAME, atol=SAME)
+    assert moved.tolist() == expected_moved.tolist() == [False, False, True, False,
+                                                         False, True, True, True]
+    assert [len(rig.wheels.written) for rig in rigs] == [0, 0, 0, 1]
+    assert [len(rig.wheels.written) for rig in plain_rigs] == [0, 0, 0, 1]
+    np.testing.assert_allclose(rigs[3].wheels.written[0], plain_rigs[3].wheels.written[0],
+                               rtol=SAME, atol=SAME)
+    np.testing.assert_allclose(rigs[3].wheel_poses, plain_rigs[3].wheel_poses, rtol=SAME,
+                               atol=SAME)

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from panda3d.core import NodePath
 
+import game.view.rig_pose as rig_pose
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
 from game.view.track_belt import (EDGE_TEXTURE_V, MIN_TANGENT_LENGTH_M, BeltShape,
@@ -175,7 +176,12 @@ def looks(config) -> VehicleLooks:
     return VehicleLooks(config.view.tank_rig, config.view.car_rig, config.view.scene)
 
 
-def test_tanks_posed_together_match_each_posed_by_the_per_tank_reference(config, battle):
+@pytest.mark.parametrize("loops", ["compiled", "numpy"])
+def test_tanks_posed_together_match_each_posed_by_the_per_tank_reference(config, battle,
+                                                                         monkeypatch, loops):
+    if loops == "numpy":  # as where numba is not there
+        for loop in ("blend_hulls_loop", "track_motion_loop", "wheel_poses_loop"):
+            monkeypatch.setattr(rig_pose, loop, None)
     render = NodePath("render")
     views = [VehicleView(render, vehicle, looks(config), battle.step_s)
              for vehicle in battle.vehicles]

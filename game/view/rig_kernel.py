@@ -1,6 +1,6 @@
 """The rigs' per-frame numbers in compiled loops (numba, see :mod:`physics.model.compiled`):
-the hulls' blended poses and rotations, the anchors' distances and the tracks' speeds, and
-the frustum test of the rigs' spheres. Each is the arithmetic of its numpy form in
+the hulls' blended poses and rotations, the anchors' distances and the tracks' speeds, the
+road wheels' heights and every wheel's pose, and the frustum test of the rigs' spheres. Each is the arithmetic of its numpy form in
 :mod:`game.view.rig_pose` or :mod:`game.view.rig_culling`, whose many small operations
 cost more than the arithmetic where there are few rigs (a frame runs each once, its code
 and data cold after the renderer). Where numba is not available each loop is None and the
@@ -10,6 +10,8 @@ numpy form runs.
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from physics.model.compiled import compiled
 
@@ -108,6 +110,52 @@ def _spheres_in_frustum(centres, radii_m, matrix, planes, seen):
         seen[sphere] = inside
 
 
+def _wheel_poses(previous_m, current_m, alpha, anchors_z, weights, lift_m, travelled_m,
+                 radii_m, drive_sides, colour, shown_z, shown_travelled_m, shown_colour,
+                 poses, centre_z, wheels_moved, belts_moved):
+    """Per rig (of one layout): its road wheels' centre heights into ``centre_z`` (R, W),
+    from its anchors' ground distances ``alpha`` of the way from ``previous_m`` to
+    ``current_m`` (R, A) under the anchors' heights, weighted (``weights`` (R, W, A)) and
+    lifted; its wheels' poses (R, W + D, 4: centre and spin; the road wheels side by side,
+    then the sprockets and idlers on ``drive_sides``) written over the shown ones in
+    ``poses``, with whether any changed in ``wheels_moved`` (R,); the spins from the metres
+    each side ran (``travelled_m`` (R, 2)) over the road and drive wheels' radii (R, 2),
+    wrapped to one turn. ``belts_moved`` (2R,): whether each belt's wheels rose or fell,
+    it ran, or its rig's ``colour`` changed since shown."""
+    rigs, road, anchors = weights.shape
+    per_side = road // 2
+    for rig in range(rigs):
+        blend = alpha[rig]
+        for wheel in range(road):
+            height = 0.0
+            for anchor in range(anchors):
+                start = previous_m[rig, anchor]
+                distance = start + (current_m[rig, anchor] - start) * blend
+                height += weights[rig, wheel, anchor] * (anchors_z[rig, anchor] - distance)
+            centre_z[rig, wheel] = height + lift_m[rig]
+        shaded = False
+        for channel in range(colour.shape[1]):
+            shaded = shaded or colour[rig, channel] != shown_colour[rig, channel]
+        changed = False
+        for side in range(2):
+            road_spin = np.remainder(-travelled_m[rig, side] / radii_m[rig, 0], 2.0 * np.pi)
+            moved = shaded or travelled_m[rig, side] != shown_travelled_m[rig, side]
+            for wheel in range(side * per_side, (side + 1) * per_side):
+                moved = moved or centre_z[rig, wheel] != shown_z[rig, wheel]
+                changed = (changed or poses[rig, wheel, 2] != centre_z[rig, wheel]
+                           or poses[rig, wheel, 3] != road_spin)
+                poses[rig, wheel, 2] = centre_z[rig, wheel]
+                poses[rig, wheel, 3] = road_spin
+            belts_moved[2 * rig + side] = moved
+        for index in range(drive_sides.shape[0]):
+            spin = np.remainder(-travelled_m[rig, drive_sides[index]] / radii_m[rig, 1],
+                                2.0 * np.pi)
+            changed = changed or poses[rig, road + index, 3] != spin
+            poses[rig, road + index, 3] = spin
+        wheels_moved[rig] = changed
+
+
 blend_hulls_loop = compiled(_blend_hulls)
+wheel_poses_loop = compiled(_wheel_poses)
 track_motion_loop = compiled(_track_motion)
 spheres_in_frustum_loop = compiled(_spheres_in_frustum)

@@ -22,7 +22,7 @@ import numpy as np
 from panda3d.core import LQuaternionf, Point3
 
 from game.sim.vehicles import Vehicle, side_track_x_m
-from game.view.rig_kernel import blend_hulls_loop, track_motion_loop
+from game.view.rig_kernel import blend_hulls_loop, track_motion_loop, wheel_poses_loop
 from game.view.track_belt import BeltTemplate, belt_rows_batch
 from physics.model.pose import blend_pose_arrays
 
@@ -199,9 +199,10 @@ frame after frame."""
 
 class _Stacked:
     """What the rigs of a group keep fixed from their build (belt templates, anchors'
-    heights, wheel weights and lift, wheel radii), stacked over the group: kept with the
-    rigs it was stacked from (so that their ids stay theirs), the same group of tanks seen
-    frame after frame stacks once."""
+    heights, wheel weights and lift, wheel radii; the sprockets' and idlers' sides, the
+    same for all of a layout), stacked over the group: kept with the rigs it was stacked
+    from (so that their ids stay theirs), the same group of tanks seen frame after frame
+    stacks once."""
 
     _kept: dict[tuple[int, ...], _Stacked] = {}
     """The last :data:`_STACKS_KEPT` groups' stacks, by their rigs' ids, oldest first."""
@@ -214,6 +215,7 @@ class _Stacked:
         self.lift_m = np.array([rig.wheel_lift_m for rig in rigs])
         self.radii_m = np.array([(rig.spec.road_wheel_radius_m, rig.spec.drive_wheel_radius_m)
                                  for rig in rigs])
+        self.drive_sides = np.array(rigs[0].drive_wheel_sides, dtype=np.int64)
 
     @classmethod
     def of(cls, rigs: list) -> _Stacked:
@@ -245,23 +247,54 @@ def _pose_group(rigs) -> None:
     previous = np.array([rig.step_pair[0][0] for rig in rigs])
     current = np.array([rig.step_pair[1][0] for rig in rigs])
     alpha = np.array([rig.step_alpha for rig in rigs])
+    travelled = np.array([rig.travelled_m for rig in rigs])
+    colour = np.array([rig.belt_colour for rig in rigs], dtype=np.float64)
+    posed = _posed_wheels if wheel_poses_loop is None else _posed_wheels_compiled
+    centre_z, moved = posed(rigs, stacked, previous, current, alpha, travelled, colour)
+    _write_belts(rigs, stacked.template, moved, centre_z.reshape(len(moved), -1),
+                 travelled.ravel(), np.repeat(colour, 2, axis=0))
+    for rig, wheel_z, run, paint in zip(rigs, centre_z, travelled, colour):
+        rig.shown_wheel_z, rig.shown_travelled_m, rig.shown_belt_colour = wheel_z, run, paint
+
+
+def _posed_wheels(rigs, stacked: _Stacked, previous: np.ndarray, current: np.ndarray,
+                  alpha: np.ndarray, travelled: np.ndarray, colour: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The road wheels' heights (R, W) from the anchors' ground distances ``alpha`` of the
+    way from ``previous`` to ``current`` (R, A), every rig's wheels written where they
+    changed, and whether each belt moved (2R,): in numpy operations over the rigs."""
     distances = previous + (current - previous) * alpha[:, None]
     ground_z = stacked.anchors_z - distances
     centre_z = np.einsum("rwa,ra->rw", stacked.weights, ground_z) + stacked.lift_m[:, None]
-    travelled = np.array([rig.travelled_m for rig in rigs])
     radii = stacked.radii_m
     # Spins about X as a node's setP turns (the WHEELS shader's sense), in radians wrapped
     # to one turn so that the float32 pose array keeps them precise on a long drive.
     road_spin_rad = np.remainder(-travelled / radii[:, :1], math.tau)
     drive_spin_rad = np.remainder(-travelled / radii[:, 1:], math.tau)
-    colour = np.array([rig.belt_colour for rig in rigs], dtype=np.float64)
     moved = _belts_moved(rigs, centre_z, travelled, colour)
-    belt_z = centre_z.reshape(len(moved), -1)
     _write_wheels(rigs, centre_z, road_spin_rad, drive_spin_rad)
-    _write_belts(rigs, stacked.template, moved, belt_z, travelled.ravel(),
-                 np.repeat(colour, 2, axis=0))
-    for rig, wheel_z, run, paint in zip(rigs, centre_z, travelled, colour):
-        rig.shown_wheel_z, rig.shown_travelled_m, rig.shown_belt_colour = wheel_z, run, paint
+    return centre_z, moved
+
+
+def _posed_wheels_compiled(rigs, stacked: _Stacked, previous: np.ndarray,
+                           current: np.ndarray, alpha: np.ndarray, travelled: np.ndarray,
+                           colour: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_posed_wheels` in one compiled loop (:mod:`game.view.rig_kernel`)."""
+    count, road = len(rigs), stacked.weights.shape[1]
+    poses = np.array([rig.wheel_poses for rig in rigs])
+    centre_z, wheels_moved = np.empty((count, road)), np.empty(count, dtype=bool)
+    moved = np.empty(2 * count, dtype=bool)
+    wheel_poses_loop(previous, current, alpha, stacked.anchors_z, stacked.weights,
+                     stacked.lift_m, travelled, stacked.radii_m, stacked.drive_sides, colour,
+                     np.array([rig.shown_wheel_z for rig in rigs]),
+                     np.array([rig.shown_travelled_m for rig in rigs]),
+                     np.array([rig.shown_belt_colour for rig in rigs], dtype=np.float64),
+                     poses, centre_z, wheels_moved, moved)
+    for index in np.flatnonzero(wheels_moved).tolist():
+        rig = rigs[index]
+        rig.wheel_poses = poses[index]
+        rig.wheels.write(poses[index])
+    return centre_z, moved
 
 
 def _belts_moved(rigs, centre_z: np.ndarray, travelled_m: np.ndarray,
