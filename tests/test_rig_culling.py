@@ -1,5 +1,6 @@
-"""Rigs pose their moving parts (wheels, belts) only where a camera may see them, and far
-from the players' eyes only on their turn.
+"""Rigs pose their moving parts (turret, gun, wheels, belts) only where a camera may see
+them, and far from the players' eyes only on their turn; the gun a camera reads is aimed
+whether or not they are posed yet.
 
 Built under a plain NodePath (no window) as in test_look.py: a vehicle is driven, and
 two views of it are updated each step, one posing its parts every frame and one
@@ -17,6 +18,7 @@ from game.sim.controls import Controls
 from game.sim.simulation import Simulation
 from game.view.vehicle_view import (VehicleDetailSpec, VehicleLooks, VehicleView,
                                      pose_views_if_seen)
+from physics.model.ballistics import gun_axes
 from physics.model.terrain import MapChoice
 
 SAME_POSE = 1e-6
@@ -55,6 +57,10 @@ def parts_pose(view: VehicleView) -> np.ndarray:
     mats = [np.array(path.getMat(root)).ravel() for path in paths]
     if hasattr(view.rig, "wheels"):
         mats.append(np.array(view.rig.wheels.poses, dtype=np.float64).ravel())
+    for name in ("turret", "gun"):  # a tank's
+        part = getattr(view.rig, name, None)
+        if part is not None:
+            mats.append(np.array(part.getMat(root)).ravel())
     assert mats
     belts = [np.frombuffer(memoryview(belt.node().getGeom(0).getVertexData().getArray(0))
                            .cast("B"), dtype=np.float32)
@@ -78,7 +84,7 @@ def test_a_vehicle_unseen_keeps_its_parts_and_one_seen_again_matches_one_always_
     render = NodePath("render")
     culled = VehicleView(render, vehicle, looks(config), simulation.step_s)
     camera = render.attachNewNode(Camera("camera", PerspectiveLens()))
-    controls = Controls(throttle=1.0, steer=0.4)
+    controls = Controls(throttle=1.0, steer=0.4, turret=0.6, elevation=0.3)
     unseen_pose = parts_pose(culled)
     for step in range(STEPS_UNSEEN + STEPS_SEEN):
         simulation.step(controls)
@@ -95,6 +101,23 @@ def test_a_vehicle_unseen_keeps_its_parts_and_one_seen_again_matches_one_always_
     # The hull follows the vehicle whether or not it is seen, and its parts did move.
     assert np.allclose(culled.position, always.position, atol=SAME_POSE)
     assert not np.allclose(parts_pose(always), unseen_pose, atol=SAME_POSE)
+
+
+def test_the_gun_a_camera_reads_is_aimed_before_the_parts_are_posed(config):
+    simulation = Simulation(config.world, MapChoice.parse("range"), seed=1)
+    try:
+        view = VehicleView(NodePath("render"), simulation.player, looks(config),
+                           simulation.step_s)
+        for _ in range(30):
+            simulation.step(Controls(turret=1.0, elevation=1.0))
+            view.update(1.0, simulation.step_s, pose_parts=False)
+        _, axes = view.gun_pose_ws()
+        vehicle = simulation.player
+        _, barrel_ws = gun_axes(vehicle.current, vehicle.spec.gun, vehicle.aim)
+        assert vehicle.aim.turret_heading_rad > 0.1 and vehicle.aim.elevation_rad > 0.05
+        np.testing.assert_allclose(axes[:, 1], barrel_ws, atol=1e-5)
+    finally:
+        simulation.destroy()
 
 
 def test_a_vehicle_in_view_is_posed_and_one_behind_the_camera_is_not(config, drive):

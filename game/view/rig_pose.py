@@ -165,9 +165,10 @@ def rotation_matrices(quaternion: np.ndarray) -> np.ndarray:
 
 def place_tank_rigs(rigs, alpha: float, frame_s: float) -> None:
     """Every rig of ``rigs`` (tank rigs) at its hull pose ``alpha`` of the way from its
-    vehicle's previous step to the last, its turret and gun aimed, its tracks run on by
-    ``frame_s`` at their ground speeds: the numbers for all rigs at once, then one short
-    loop of node writes. Their wheels and belts wait for :func:`pose_tank_parts`."""
+    vehicle's previous step to the last, its tracks run on by ``frame_s`` at their ground
+    speeds: the numbers for all rigs at once, then one short loop of node writes. Their
+    turrets, guns, wheels and belts wait for :func:`pose_tank_parts` (a rig no camera sees
+    needs none of them)."""
     if not rigs:
         return
     pairs = [rig.step_latch.update(rig.vehicle.current) for rig in rigs]
@@ -180,8 +181,6 @@ def place_tank_rigs(rigs, alpha: float, frame_s: float) -> None:
         rig.step_pair, rig.step_alpha, rig.travelled_m = pair, alpha, run
         rig.position, rig.rotation = place, turn
         rig.root.setPosQuat(Point3(*where), LQuaternionf(*facing))
-        vehicle = rig.vehicle
-        rig.turret_rig.aim(vehicle.turret_heading_rad, vehicle.gun_elevation_rad)
         rig.parts_posed = False
 
 
@@ -229,12 +228,14 @@ class _Stacked:
 
 
 def pose_tank_parts(rigs) -> None:
-    """Pose the road wheels, sprockets, idlers and belts of every rig in ``rigs`` (tank
-    rigs) not yet posed since its last update, at that update's pose."""
+    """Aim the turret and gun, and pose the road wheels, sprockets, idlers and belts, of
+    every rig in ``rigs`` (tank rigs) not yet posed since its last update, at that
+    update's pose."""
     groups: dict[tuple, list] = {}
     for rig in rigs:
         if not rig.parts_posed:
             rig.parts_posed = True
+            rig.aim_turret()
             groups.setdefault(_layout(rig), []).append(rig)
     for group in groups.values():
         _pose_group(group)

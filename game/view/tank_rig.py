@@ -355,17 +355,17 @@ class TankRig:
                 np.array(self.vehicle.track_speeds_mps(), dtype=np.float64))
 
     def update(self, alpha: float, frame_s: float = 0.0, pose_parts: bool = True) -> None:
-        """Pose the hull and turret at the state ``alpha`` of the way from the previous step
-        to the last one; ``frame_s`` advances the tracks' and wheels' spin. The wheels and
-        belts follow only with ``pose_parts`` (else :meth:`pose_parts` may, this frame).
+        """Pose the hull at the state ``alpha`` of the way from the previous step to the
+        last one; ``frame_s`` advances the tracks' and wheels' spin. The turret, gun, wheels
+        and belts follow only with ``pose_parts`` (else :meth:`pose_parts` may, this frame).
         Many rigs at once: :func:`game.view.rig_pose.place_tank_rigs`."""
         place_tank_rigs([self], alpha, frame_s)
         if pose_parts:
             self.pose_parts()
 
     def pose_parts(self) -> None:
-        """Road wheels, sprockets, idlers and belts at the pose of the last :meth:`update`
-        (once a frame: a second call does nothing). Many rigs at once:
+        """Turret, gun, road wheels, sprockets, idlers and belts at the pose of the last
+        :meth:`update` (once a frame: a second call does nothing). Many rigs at once:
         :func:`game.view.rig_pose.pose_tank_parts`."""
         pose_tank_parts([self])
 
@@ -378,9 +378,15 @@ class TankRig:
         return np.array([render.getRelativePoint(self.root, Point3(
             *self.wheel_xy[w], self.shown_wheel_z[w] - drop)) for w in self.anchor_wheel])
 
+    def aim_turret(self) -> None:
+        """Turn the turret and raise the gun as the vehicle's last step has them."""
+        self.turret_rig.aim(self.vehicle.turret_heading_rad, self.vehicle.gun_elevation_rad)
+
     def gun_pose_ws(self, offset_m=(0.0, 0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
         """A point fixed to the gun (``offset_m``: right, forward, up from the trunnion) and
-        the gun's axes as columns (right, along the bore, up), world space."""
+        the gun's axes as columns (right, along the bore, up), world space: the turret
+        aimed first (a frame reads it before the seen rigs' parts are posed)."""
+        self.aim_turret()
         render = self.root.getTop()
         point = np.array(render.getRelativePoint(self.gun, Point3(*offset_m)))
         quat = self.gun.getQuat(render)

@@ -69,7 +69,7 @@ def make_rig(parent: NodePath, vehicle, looks: VehicleLooks, step_s: float = 1.0
 def update_views(views: list[VehicleView], alpha: float, frame_s: float,
                  pose_parts: bool = True) -> None:
     """:meth:`VehicleView.update` for every view in ``views``, the tanks' per-step values
-    read and their hulls and turrets placed for all of them at once; their moving parts
+    read and their hulls placed for all of them at once; their turrets and moving parts
     too with ``pose_parts``."""
     tanks = [view for view in views if view.has_gun]
     rigs = [view.rig for view in tanks]
