@@ -297,6 +297,8 @@ def test_ray_closest_excludes_a_node_and_maps_hits_to_owners(make_world):
     assert 0.0 < hit.fraction < 1.0
     hit = world.ray_closest((0.0, 0.0, 0.0), (0.0, 20.0, 0.0), exclude=near)
     assert hit.node == far and world.handles.owner_of(hit.node) is owner_far
+    hit = world.ray_closest((0.0, 0.0, 0.0), (0.0, 20.0, 0.0), exclude=(far,))
+    assert hit.node == near and hit.position_ws[1] == pytest.approx(4.5, abs=1e-4)
     assert world.ray_closest((0.0, 0.0, 0.0), (0.0, -20.0, 0.0)) is None
     world.remove_body(far_path)
     assert len(world.handles) == 1

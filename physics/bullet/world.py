@@ -190,9 +190,11 @@ class PhysicsWorld:
                     ) -> RayHit | None:
         """The closest hit between two world points on bodies whose group is in ``mask``,
         ignoring the ``exclude`` node (or nodes)."""
-        if exclude is None:
-            result = self.bullet.rayTestClosest(Point3(*from_ws), Point3(*to_ws), mask)
-            return _ray_hit(result) if result.hasHit() else None
+        result = self.bullet.rayTestClosest(Point3(*from_ws), Point3(*to_ws), mask)
+        if not result.hasHit():
+            return None
+        if result.getNode() not in _nodes(exclude):  # the nearest of all is not left out
+            return _ray_hit(result)
         hits = self.ray_all(from_ws, to_ws, mask, exclude)
         return hits[0] if hits else None
 
