@@ -11,24 +11,23 @@ import math
 
 from physics.model.compiled import compiled
 
-_SLOWEST_MPS = 1e-6
-"""As :data:`game.view.effects.SLOWEST_MPS`: a slower vehicle has no direction of travel."""
 _NARROWEST_SPEED_BAND_MPS = 1e-6
 """The speed band over which dust grows is at least this wide."""
 
 
 def _dust_streams(on_ground, sliding, points_ws, normals_ws, owner, velocities_ws,
-                  min_speed_mps, max_speed_mps, track_count, slide_count, frame_scale,
-                  thrown_back, track_carried, slide_carried, track_carry, slide_carry,
-                  counts, stream_points, directions, base_velocities):
+                  min_speed_mps, max_speed_mps, slowest_mps, track_count, slide_count,
+                  frame_scale, thrown_back, track_carried, slide_carried, track_carry,
+                  slide_carry, counts, stream_points, directions, base_velocities):
     """Per anchor (of vehicle ``owner[i]``, whose velocity is ``velocities_ws[owner[i]]``):
     its track dust, ``track_count`` a second scaled by the vehicle's share of the speed
-    band, where it is on the ground and moving; and its slide dust, ``slide_count`` a
-    second, where it slides. ``frame_scale`` (the quality's scale times the frame's
-    seconds) makes them this frame's particles; each stream's fraction of a particle is
-    kept in its carry (an idle stream keeps its own). Every stream that makes a particle is
-    written to the output rows, the track streams first: its count, point, direction and
-    base velocity. Returns how many track streams and how many in all were written."""
+    band, where it is on the ground and moving (thrown back against its travel; a vehicle
+    slower than ``slowest_mps`` has none); and its slide dust, ``slide_count`` a second,
+    where it slides. ``frame_scale`` (the quality's scale times the frame's seconds) makes
+    them this frame's particles; each stream's fraction of a particle is kept in its carry
+    (an idle stream keeps its own). Every stream that makes a particle is written to the
+    output rows, the track streams first: its count, point, direction and base velocity.
+    Returns how many track streams and how many in all were written."""
     band_mps = max(max_speed_mps - min_speed_mps, _NARROWEST_SPEED_BAND_MPS)
     written = track_written = 0
     for stream_kind in range(2):
@@ -62,7 +61,7 @@ def _dust_streams(on_ground, sliding, points_ws, normals_ws, owner, velocities_w
             counts[written] = int(whole)
             for axis in range(3):
                 stream_points[written, axis] = points_ws[anchor, axis]
-            moving = max(speed, _SLOWEST_MPS)  # thrown back against the travel
+            moving = max(speed, slowest_mps)
             directions[written, 0] = normals_ws[anchor, 0] - vx / moving * back
             directions[written, 1] = normals_ws[anchor, 1] - vy / moving * back
             directions[written, 2] = normals_ws[anchor, 2] - vz / moving * back

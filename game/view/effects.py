@@ -270,8 +270,8 @@ class Effects:
             rows["on_ground"].astype(bool), rows["sliding"].astype(bool),
             rows["contact_point_ws"], rows["contact_normal_ws"],
             np.repeat(np.arange(len(per_vehicle)), per_vehicle), velocity,
-            spec.dust_min_speed_mps, spec.dust_max_speed_mps, spec.track_dust.count,
-            spec.slide_dust.count, self.scale * dt_s, DUST_THROWN_BACK, TRACK_DUST_CARRIED,
+            spec.dust_min_speed_mps, spec.dust_max_speed_mps, SLOWEST_MPS,
+            spec.track_dust.count, spec.slide_dust.count, self.scale * dt_s, DUST_THROWN_BACK, TRACK_DUST_CARRIED,
             SLIDE_DUST_CARRIED, self._carry["track_dust"].fitted(layout),
             self._carry["slide_dust"].fitted(layout), counts, points, directions,
             base_velocities)
