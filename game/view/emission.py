@@ -18,7 +18,8 @@ import math
 import numpy as np
 
 from game.view.emission_kernel import stream_particles_loop
-from game.view.particles import EmitterSpec, ParticleSystem, cone_directions_many
+from game.view.particles import (SHORTEST_LIFE_S, STATE_FIELD_COLUMNS, STATE_ROW_FLOATS,
+                                 EmitterSpec, ParticleSystem, cone_directions_many)
 
 
 class EmitterTable:
@@ -55,12 +56,11 @@ def emit_streams(system: ParticleSystem, rng: np.random.Generator, table: Emitte
     kind = np.asarray(kinds, np.int64).reshape(-1)[stream]
     points = np.asarray(points, np.float64).reshape(-1, 3)
     base_velocities = np.asarray(base_velocities, np.float64).reshape(-1, 3)
-    if stream_particles_loop is None:
-        positions, velocities, lives = _stream_particles_numpy(
-            rng, table, stream, kind, points, directions, base_velocities)
-    else:
-        positions, velocities, lives = _stream_particles_compiled(
-            rng, table, stream, kind, points, directions, base_velocities)
+    if stream_particles_loop is not None:
+        return system.spawn_rows(_stream_rows_compiled(rng, table, stream, kind, points,
+                                                       directions, base_velocities))
+    positions, velocities, lives = _stream_particles_numpy(
+        rng, table, stream, kind, points, directions, base_velocities)
     return system.spawn(positions, velocities, lives, table.size_m[kind],
                         table.colour_start[kind], table.colour_end[kind],
                         table.drag_per_s[kind], table.lift_m_s2[kind], table.glow[kind])
@@ -80,10 +80,11 @@ def _stream_particles_numpy(rng, table: EmitterTable, stream, kind, points, dire
             lives)
 
 
-def _stream_particles_compiled(rng, table: EmitterTable, stream, kind, points, directions,
-                               base_velocities) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_stream_particles_numpy`'s numbers from the same draws, in the same order,
-    worked out in one compiled loop."""
+def _stream_rows_compiled(rng, table: EmitterTable, stream, kind, points, directions,
+                          base_velocities) -> np.ndarray:
+    """The particles' state rows (float32) that :func:`_stream_particles_numpy`'s numbers
+    and :meth:`ParticleSystem.spawn` make, from the same draws in the same order, worked
+    out in one compiled loop."""
     total = len(stream)
     cone_draw = rng.random(total)
     turn_rad = rng.random(total) * (2.0 * math.pi)
@@ -91,14 +92,15 @@ def _stream_particles_compiled(rng, table: EmitterTable, stream, kind, points, d
     normal_draw = rng.standard_normal((total, 3))
     life_draw = rng.random(total)
     directions = np.ascontiguousarray(directions, np.float64).reshape(-1, 3)
-    positions, velocities = np.empty((total, 3)), np.empty((total, 3))
-    lives = np.empty(total)
+    rows = np.empty((total, STATE_ROW_FLOATS), np.float32)
     stream_particles_loop(directions, stream, kind, table.cos_max, table.speed_mps,
-                          table.jitter_sigma_m, table.life_s, cone_draw, np.cos(turn_rad),
+                          table.jitter_sigma_m, table.life_s, table.size_m,
+                          table.colour_start, table.colour_end, table.drag_per_s,
+                          table.lift_m_s2, table.glow, cone_draw, np.cos(turn_rad),
                           np.sin(turn_rad), speed_draw, normal_draw, life_draw, points,
-                          base_velocities, np.empty((len(directions), 3, 3)), positions,
-                          velocities, lives)
-    return positions, velocities, lives
+                          base_velocities, np.empty((len(directions), 3, 3)),
+                          STATE_FIELD_COLUMNS, SHORTEST_LIFE_S, rows)
+    return rows
 
 
 class StreamCarry:

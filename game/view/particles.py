@@ -122,7 +122,8 @@ _STATE_LAYOUT = (slice(0, 3), slice(3, 6), 6, 7, slice(8, 10), slice(10, 14), sl
                  18, 19, 20)
 """Columns of a particle's state row: position, velocity, age, life, size (birth, death),
 colour at birth and at death, drag, lift, glow."""
-_STATE_COLUMNS = 21
+STATE_ROW_FLOATS = 21
+"""Floats in a particle's state row."""
 _POSITION, _, _AGE, _LIFE, _SIZE, _COLOUR0, _COLOUR1, _, _, _GLOW = _STATE_LAYOUT
 _QUAD_COLUMNS = tuple(column.start if isinstance(column, slice) else column
                       for column in (_POSITION, _AGE, _LIFE, _SIZE, _COLOUR0, _COLOUR1, _GLOW))
@@ -131,7 +132,11 @@ _QUAD_COLUMNS = tuple(column.start if isinstance(column, slice) else column
 _MOVE_COLUMNS = tuple(column.start if isinstance(column, slice) else column
                       for column in _STATE_LAYOUT[:4] + _STATE_LAYOUT[7:9])
 """Where :data:`age_and_move_loop` reads position, velocity, age, life, drag and lift."""
-_SHORTEST_LIFE_S = 1e-3
+STATE_FIELD_COLUMNS = tuple(column.start if isinstance(column, slice) else column
+                            for column in _STATE_LAYOUT)
+"""The first column of each field of a particle's state row, in :data:`_STATE_LAYOUT`'s
+order (for the compiled loops that write rows)."""
+SHORTEST_LIFE_S = 1e-3
 """No particle lives shorter (its age over its life must stay finite)."""
 _ROW_BLOCK_PARTICLES = 256
 """Panda's vertex array of the particles grows and shrinks in blocks of this many."""
@@ -202,7 +207,7 @@ class ParticleSystem:
                  sort_back_to_front: bool = False):
         self.capacity = int(capacity)
         cap = self.capacity
-        self._state = np.zeros((cap, _STATE_COLUMNS), np.float32)
+        self._state = np.zeros((cap, STATE_ROW_FLOATS), np.float32)
         """Every particle's state in one row, so that retiring the dead is one copy."""
         self.position, self.velocity, self.age, self.life, self.size, self.colour0, \
             self.colour1, self.drag, self.lift, self.glow = (
@@ -229,13 +234,21 @@ class ParticleSystem:
         n = len(positions)
         if n == 0:
             return 0
-        rows = np.empty((n, _STATE_COLUMNS), np.float32)
+        rows = np.empty((n, STATE_ROW_FLOATS), np.float32)
         values = (positions, np.asarray(velocities, np.float32).reshape(-1, 3), 0.0,
-                  np.maximum(np.asarray(life_s, np.float32), _SHORTEST_LIFE_S), size_m,
+                  np.maximum(np.asarray(life_s, np.float32), SHORTEST_LIFE_S), size_m,
                   colour_start, colour_end, drag_per_s, lift_m_s2,
                   np.asarray(additive, np.float32))
         for column, value in zip(_STATE_LAYOUT, values):
             rows[:, column] = value
+        return self.spawn_rows(rows)
+
+    def spawn_rows(self, rows: np.ndarray) -> int:
+        """Add particles whose state rows are made already (float32, laid out as
+        :data:`STATE_FIELD_COLUMNS` says, their ages zero). Returns how many were added."""
+        n = len(rows)
+        if n == 0:
+            return 0
         if n > self.capacity:  # keep the newest
             rows = rows[-self.capacity:]
             self.dropped_total += n - self.capacity
