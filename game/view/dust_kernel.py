@@ -11,24 +11,24 @@ import math
 
 from physics.model.compiled import compiled
 
-_NARROWEST_SPEED_BAND_MPS = 1e-6
-"""The speed band over which dust grows is at least this wide."""
 
 
 def _dust_streams(on_ground, sliding, points_ws, normals_ws, owner, velocities_ws,
-                  min_speed_mps, max_speed_mps, slowest_mps, track_count, slide_count,
-                  frame_scale, thrown_back, track_carried, slide_carried, track_carry,
-                  slide_carry, counts, stream_points, directions, base_velocities):
+                  min_speed_mps, max_speed_mps, narrowest_band_mps, slowest_mps,
+                  track_count, slide_count, frame_scale, thrown_back, track_carried,
+                  slide_carried, track_carry, slide_carry, counts, stream_points,
+                  directions, base_velocities):
     """Per anchor (of vehicle ``owner[i]``, whose velocity is ``velocities_ws[owner[i]]``):
     its track dust, ``track_count`` a second scaled by the vehicle's share of the speed
-    band, where it is on the ground and moving (thrown back against its travel; a vehicle
+    band (from ``min_speed_mps`` to ``max_speed_mps``, at least ``narrowest_band_mps``
+    wide), where it is on the ground and moving (thrown back against its travel; a vehicle
     slower than ``slowest_mps`` has none); and its slide dust, ``slide_count`` a second,
     where it slides. ``frame_scale`` (the quality's scale times the frame's seconds) makes
     them this frame's particles; each stream's fraction of a particle is kept in its carry
     (an idle stream keeps its own). Every stream that makes a particle is written to the
     output rows, the track streams first: its count, point, direction and base velocity.
     Returns how many track streams and how many in all were written."""
-    band_mps = max(max_speed_mps - min_speed_mps, _NARROWEST_SPEED_BAND_MPS)
+    band_mps = max(max_speed_mps - min_speed_mps, narrowest_band_mps)
     written = track_written = 0
     for stream_kind in range(2):
         if stream_kind == 1:

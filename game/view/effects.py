@@ -86,6 +86,8 @@ WRECK_SMOKE_RISE_M = 1.5
 """A wreck's smoke (and the column of its explosion) leaves this far up its hull."""
 SLOWEST_MPS = 1e-6
 """A vehicle slower than this has no direction of travel."""
+NARROWEST_DUST_BAND_MPS = 1e-6
+"""The speed band over which dust grows is at least this wide."""
 UP = (0.0, 0.0, 1.0)
 DUST_FIELDS = ("on_ground", "sliding", "contact_point_ws", "contact_normal_ws")
 """What dust reads of each anchor from the controller's last report."""
@@ -245,7 +247,8 @@ class Effects:
         velocity = np.repeat(velocity, per_vehicle, axis=0)
         speed = np.sqrt(np.einsum("ij,ij->i", velocity, velocity))
         share = np.clip((speed - spec.dust_min_speed_mps)
-                        / max(spec.dust_max_speed_mps - spec.dust_min_speed_mps, 1e-6),
+                        / max(spec.dust_max_speed_mps - spec.dust_min_speed_mps,
+                              NARROWEST_DUST_BAND_MPS),
                         0.0, 1.0)
         on_ground = rows["on_ground"].astype(bool)
         sliding = rows["sliding"].astype(bool)
@@ -270,9 +273,10 @@ class Effects:
             rows["on_ground"].astype(bool), rows["sliding"].astype(bool),
             rows["contact_point_ws"], rows["contact_normal_ws"],
             np.repeat(np.arange(len(per_vehicle)), per_vehicle), velocity,
-            spec.dust_min_speed_mps, spec.dust_max_speed_mps, SLOWEST_MPS,
-            spec.track_dust.count, spec.slide_dust.count, self.scale * dt_s, DUST_THROWN_BACK, TRACK_DUST_CARRIED,
-            SLIDE_DUST_CARRIED, self._carry["track_dust"].fitted(layout),
+            spec.dust_min_speed_mps, spec.dust_max_speed_mps, NARROWEST_DUST_BAND_MPS,
+            SLOWEST_MPS, spec.track_dust.count, spec.slide_dust.count, self.scale * dt_s,
+            DUST_THROWN_BACK, TRACK_DUST_CARRIED, SLIDE_DUST_CARRIED,
+            self._carry["track_dust"].fitted(layout),
             self._carry["slide_dust"].fitted(layout), counts, points, directions,
             base_velocities)
         self.counts["track_dust"] += int(counts[:track].sum())

@@ -124,18 +124,16 @@ _STATE_LAYOUT = (slice(0, 3), slice(3, 6), 6, 7, slice(8, 10), slice(10, 14), sl
 colour at birth and at death, drag, lift, glow."""
 STATE_ROW_FLOATS = 21
 """Floats in a particle's state row."""
-_POSITION, _, _AGE, _LIFE, _SIZE, _COLOUR0, _COLOUR1, _, _, _GLOW = _STATE_LAYOUT
-_QUAD_COLUMNS = tuple(column.start if isinstance(column, slice) else column
-                      for column in (_POSITION, _AGE, _LIFE, _SIZE, _COLOUR0, _COLOUR1, _GLOW))
-"""Where :data:`quad_rows_loop` reads position, age, life, size, both colours and glow
-(the first column of each)."""
-_MOVE_COLUMNS = tuple(column.start if isinstance(column, slice) else column
-                      for column in _STATE_LAYOUT[:4] + _STATE_LAYOUT[7:9])
-"""Where :data:`age_and_move_loop` reads position, velocity, age, life, drag and lift."""
 STATE_FIELD_COLUMNS = tuple(column.start if isinstance(column, slice) else column
                             for column in _STATE_LAYOUT)
 """The first column of each field of a particle's state row, in :data:`_STATE_LAYOUT`'s
-order (for the compiled loops that write rows)."""
+order (for the compiled loops that read and write rows)."""
+_POSITION, _VELOCITY, _AGE, _LIFE, _SIZE, _COLOUR0, _COLOUR1, _DRAG, _LIFT, _GLOW = \
+    STATE_FIELD_COLUMNS
+_QUAD_COLUMNS = (_POSITION, _AGE, _LIFE, _SIZE, _COLOUR0, _COLOUR1, _GLOW)
+"""Where :data:`quad_rows_loop` reads position, age, life, size, both colours and glow."""
+_MOVE_COLUMNS = (_POSITION, _VELOCITY, _AGE, _LIFE, _DRAG, _LIFT)
+"""Where :data:`age_and_move_loop` reads position, velocity, age, life, drag and lift."""
 SHORTEST_LIFE_S = 1e-3
 """No particle lives shorter (its age over its life must stay finite)."""
 _ROW_BLOCK_PARTICLES = 256

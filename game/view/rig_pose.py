@@ -5,8 +5,9 @@ ground speed) is read for every tank of a fleet at once from the fleet's arrays
 (:func:`latch_step_values`); what it shows once per frame (the road wheels' heights, the
 wheels' spin, both belts' vertex rows) is worked out for all the tanks seen this frame
 in a few numpy operations (:func:`pose_tank_parts`), and so are the hulls' blended poses,
-their rotations and the tracks' run (:func:`place_tank_rigs`); the per-step reads and the
-hulls' poses are compiled loops where numba is there (:mod:`game.view.rig_kernel`). Only
+their rotations and the tracks' run (:func:`place_tank_rigs`); the per-step reads, the
+hulls' poses and the wheels' are compiled loops where numba is there
+(:mod:`game.view.rig_kernel`). Only
 the writes into Panda's memory remain one tank after another (its hull's transform, its
 turret's and gun's angles where they changed, its wheels' pose array,
 :mod:`game.view.wheel_set`, and its belts' vertex buffers), and the parts' only where they
@@ -291,10 +292,7 @@ def _posed_wheels_compiled(rigs, stacked: _Stacked, previous: np.ndarray,
                      np.array([rig.shown_travelled_m for rig in rigs]),
                      np.array([rig.shown_belt_colour for rig in rigs], dtype=np.float64),
                      poses, centre_z, wheels_moved, moved)
-    for index in np.flatnonzero(wheels_moved).tolist():
-        rig = rigs[index]
-        rig.wheel_poses = poses[index]
-        rig.wheels.write(poses[index])
+    _show_wheels(rigs, poses, wheels_moved)
     return centre_z, moved
 
 
@@ -322,7 +320,13 @@ def _write_wheels(rigs, centre_z: np.ndarray, road_rad: np.ndarray,
     poses[:, :road, 2] = centre_z
     poses[:, :road, 3] = np.repeat(road_rad, road // road_rad.shape[1], axis=1)
     poses[:, road:, 3] = drive_rad[:, rigs[0].drive_wheel_sides]
-    for index in np.flatnonzero((poses != shown).any(axis=(1, 2))).tolist():
+    _show_wheels(rigs, poses, (poses != shown).any(axis=(1, 2)))
+
+
+def _show_wheels(rigs, poses: np.ndarray, changed: np.ndarray) -> None:
+    """Write each rig's wheel poses (R, W + D, 4) where ``changed`` (R,): one copy for all
+    of a rig's wheels."""
+    for index in np.flatnonzero(changed).tolist():
         rig = rigs[index]
         rig.wheel_poses = poses[index]
         rig.wheels.write(poses[index])
