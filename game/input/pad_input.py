@@ -8,6 +8,7 @@ source (``base.devices``). Tests feed a fake source.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Protocol
 
 from game.input.gamepad import AXES, GamepadMapper, GamepadSpec, active
@@ -167,7 +168,7 @@ class CombinedInput:
             self.using_pad = False
         if self.using_pad:
             return pad
-        return Controls(**{**keys.__dict__, "gear": key_lever})
+        return replace(keys, gear=key_lever)
 
 
 class PadButtonCapture:

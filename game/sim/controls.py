@@ -14,10 +14,11 @@ GEAR_NAMES = ("R", "N", "1", "2", "3", "4", "5", AUTOMATIC)
 """Lever positions: a gear, or "A" to let the gearbox shift by itself."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Controls:
     """One step's controls. ``gear`` is the lever position asked for (None: leave it):
-    a gear, or ``AUTOMATIC`` for the automatic mode."""
+    a gear, or ``AUTOMATIC`` for the automatic mode. (Slotted: every driver makes one a
+    step, and a frozen dataclass with slots is made in about half the time.)"""
 
     throttle: float = 0.0
     steer: float = 0.0

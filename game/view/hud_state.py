@@ -14,7 +14,7 @@ from game.sim.events import Destroyed, Event, RoundEnd, RoundStart, ShiftRefused
 from physics.model.spec import KMH_PER_MPS
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Marker:
     """An enemy's marker on the view's overlay (aspect2d)."""
 
