@@ -98,8 +98,7 @@ def views_seen(views: list[VehicleView], frustums) -> list[VehicleView]:
     tested together for the views under each parent node."""
     by_parent: dict[int, tuple[NodePath, list]] = {}
     for view in views:
-        parent = view.root.getParent()
-        by_parent.setdefault(parent.getKey(), (parent, []))[1].append(view)
+        by_parent.setdefault(view.parent_key, (view.parent, []))[1].append(view)
     seen = []
     for parent, group in by_parent.values():
         mask = spheres_seen(parent, np.array([view.position for view in group]),
@@ -165,6 +164,9 @@ class VehicleView:
         (:func:`pose_views_if_seen`)."""
         self.rig = make_rig(parent, vehicle, looks, step_s)
         self.root = self.rig.root
+        self.parent = self.root.getParent()
+        """The node the rig hangs under (a rig is never moved to another), and its key."""
+        self.parent_key = self.parent.getKey()
         self.length_m = self.rig.shape.length_m
         """The hull's length: the chase camera's distances scale with it."""
         self.has_gun = isinstance(self.rig, TankRig)
