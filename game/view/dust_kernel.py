@@ -12,7 +12,6 @@ import math
 from physics.model.compiled import compiled
 
 
-
 def _dust_streams(on_ground, sliding, points_ws, normals_ws, owner, velocities_ws,
                   min_speed_mps, max_speed_mps, narrowest_band_mps, slowest_mps,
                   track_count, slide_count, frame_scale, thrown_back, track_carried,

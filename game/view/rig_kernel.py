@@ -1,10 +1,10 @@
 """The rigs' per-frame numbers in compiled loops (numba, see :mod:`physics.model.compiled`):
 the hulls' blended poses and rotations, the anchors' distances and the tracks' speeds, the
-road wheels' heights and every wheel's pose, and the frustum test of the rigs' spheres. Each is the arithmetic of its numpy form in
-:mod:`game.view.rig_pose` or :mod:`game.view.rig_culling`, whose many small operations
-cost more than the arithmetic where there are few rigs (a frame runs each once, its code
-and data cold after the renderer). Where numba is not available each loop is None and the
-numpy form runs.
+road wheels' heights and every wheel's pose, and the frustum test of the rigs' spheres.
+Each is the arithmetic of its numpy form in :mod:`game.view.rig_pose` or
+:mod:`game.view.rig_culling`, whose many small operations cost more than the arithmetic
+where there are few rigs (a frame runs each once, its code and data cold after the
+renderer). Where numba is not available each loop is None and the numpy form runs.
 """
 
 from __future__ import annotations

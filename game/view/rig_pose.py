@@ -7,12 +7,11 @@ wheels' spin, both belts' vertex rows) is worked out for all the tanks seen this
 in a few numpy operations (:func:`pose_tank_parts`), and so are the hulls' blended poses,
 their rotations and the tracks' run (:func:`place_tank_rigs`); the per-step reads, the
 hulls' poses and the wheels' are compiled loops where numba is there
-(:mod:`game.view.rig_kernel`). Only
-the writes into Panda's memory remain one tank after another (its hull's transform, its
-turret's and gun's angles where they changed, its wheels' pose array,
-:mod:`game.view.wheel_set`, and its belts' vertex buffers), and the parts' only where they
-changed since last shown: a tank standing still rewrites no parts (each vertex buffer
-written is one to upload again).
+(:mod:`game.view.rig_kernel`). Only the writes into Panda's memory remain one tank after
+another (its hull's transform, its turret's and gun's angles where they changed, its
+wheels' pose array, :mod:`game.view.wheel_set`, and its belts' vertex buffers), and the
+parts' only where they changed since last shown: a tank standing still rewrites no parts
+(each vertex buffer written is one to upload again).
 """
 
 from __future__ import annotations
