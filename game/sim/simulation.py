@@ -232,9 +232,10 @@ class Simulation:
         drivers.update(others)
         if self.player is not None:
             drivers[self.player.name] = player_controls
+        time_s, step_s = self.time_s, self.step_s
         for vehicle in self.vehicles:
             if vehicle.name in drivers:
-                events += self._drive(vehicle, drivers[vehicle.name])
+                events += self._drive(vehicle, drivers[vehicle.name], time_s, step_s)
         self._stream()
         for fleet in self.fleets.values():
             members = [vehicle.name for vehicle in self.vehicles if vehicle.fleet is fleet]
@@ -288,14 +289,16 @@ class Simulation:
                 events.append(self.reset_vehicle(vehicle))
         return events
 
-    def _drive(self, vehicle: Vehicle, controls: Controls) -> list[Event]:
-        """A vehicle's controls this step: drive, aim and fire (a wreck holds still)."""
+    def _drive(self, vehicle: Vehicle, controls: Controls, time_s: float, step_s: float
+               ) -> list[Event]:
+        """A vehicle's controls for the step of ``step_s`` from ``time_s``: drive, aim and
+        fire (a wreck holds still)."""
         if vehicle.destroyed:
             vehicle.apply_controls(HANDBRAKE)
             return []
         events = vehicle.apply_controls(controls)
         if vehicle.aim is not None:
-            events += self.combat.aim_and_fire(vehicle, controls, self.time_s, self.step_s)
+            events += self.combat.aim_and_fire(vehicle, controls, time_s, step_s)
         return events
 
     def destroy(self) -> None:
