@@ -195,3 +195,29 @@ def test_bots_fight_thetarget_of_still_in_the_fight(config):
     simulation.damage(nearer, nearer.health, bot)
     assert battle.target_of(bot) is farther
     simulation.destroy()
+
+
+def test_the_bots_target_follows_the_players_side_as_it_changes(config):
+    """Who the bots fight is worked out anew when the player hops into another vehicle
+    (one already there: nothing is spawned), another player joins or leaves, or their
+    vehicle is taken out."""
+    simulation = Simulation(config.world, MapChoice.parse("flat"), 3)
+    battle = Battle(simulation, config.game.battle, config.game.ai, 1)
+    bot = simulation.vehicle_named("bot-1")
+    bot_x, bot_y = _flat(bot.current.position_ws).tolist()
+    car = simulation.spawn("car", "rover", 0.0, 8.0, 0.0)
+    tank = simulation.player
+    assert battle.target_of(bot) is tank
+    simulation.step(Controls(swap_vehicle=True))
+    assert simulation.player is car and battle.target_of(bot) is car
+    friend = simulation.spawn("tank", "friend", bot_x + 20.0, bot_y, 0.0)
+    assert battle.target_of(bot) is car  # not on the player's side yet
+    battle.add_player("friend", (bot_x + 20.0, bot_y, 0.0))
+    assert battle.target_of(bot) is friend  # nearer the bot than the car
+    battle.remove_player("friend")
+    assert battle.target_of(bot) is car
+    battle.add_player("friend", (bot_x + 20.0, bot_y, 0.0))
+    assert battle.target_of(bot) is friend
+    simulation.remove(friend)
+    assert battle.target_of(bot) is car
+    simulation.destroy()

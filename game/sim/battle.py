@@ -88,6 +88,9 @@ class Battle:
         self.spawns: dict[str, tuple[float, float, float]] = {}
         self._other_players: list[str] = []
         """Vehicles of other people on the player's side (local player 2, network players)."""
+        self._sides: tuple[tuple, object, dict[str, list]] | None = None
+        """Each side's vehicles (:meth:`_side`), with what they were gathered from: the
+        simulation's roster revision and the other players (a tuple), and its player."""
         player = simulation.player
         if player is not None:
             centre = player.current.position_ws
@@ -174,11 +177,21 @@ class Battle:
         return vehicle.spec.armour.health
 
     def _side(self, side: str) -> list:
-        player = self.simulation.player
-        names = (self.bots if side == "bots"
-                 else ((player.name,) if player is not None else ()) + tuple(self._other_players))
-        return [vehicle for vehicle in map(self.simulation.vehicle_named, names)
-                if vehicle is not None]
+        """The vehicles of ``side`` ("bots" or "player"), in order; gathered again only when
+        a vehicle came or went, the player changed vehicle or another player joined or
+        left (every bot asks every step). The list is shared: read it, do not change it."""
+        simulation = self.simulation
+        player = simulation.player
+        basis = (simulation.roster_revision, tuple(self._other_players))
+        sides = self._sides
+        if sides is None or sides[0] != basis or sides[1] is not player:
+            players = ((player.name,) if player is not None else ()) + basis[1]
+            sides = self._sides = (basis, player, {
+                "bots": [vehicle for vehicle in map(simulation.vehicle_named, self.bots)
+                         if vehicle is not None],
+                "player": [vehicle for vehicle in map(simulation.vehicle_named, players)
+                           if vehicle is not None]})
+        return sides[2][side]
 
     def _round_winner(self) -> str | None:
         """Who won the round now over: "player" or "bots" (or, free for all, the last

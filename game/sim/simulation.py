@@ -56,6 +56,9 @@ class Simulation:
         self.guard = PhysicsGuard(self.terrain, specs.spawn.below_ground_limit_m, self.place)
         self.vehicles: list[Vehicle] = []
         self._by_name: dict[str, Vehicle] = {}
+        self.roster_revision = 0
+        """Counts the vehicles spawned and removed: a list of vehicles kept from before is
+        still whole while it is unchanged."""
         self._positions_xy: tuple[int, np.ndarray] | None = None
         """The step the vehicles' ground positions were gathered at, and those positions."""
         self._buttons = ButtonEdges()
@@ -144,6 +147,7 @@ class Simulation:
         self.world.handles.register(body, vehicle)
         self.vehicles.append(vehicle)
         self._by_name[name] = vehicle
+        self.roster_revision += 1
         for other in self.fleets.values():  # vehicles can stand on each other
             if other is not fleet:
                 other.add_obstacle(body)
@@ -165,6 +169,7 @@ class Simulation:
         self.world.remove_body(vehicle.path)
         self.vehicles.remove(vehicle)
         del self._by_name[vehicle.name]
+        self.roster_revision += 1
         self._drivers.pop(vehicle.name, None)
         self._positions_xy = None
         if vehicle is self.player:
