@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -56,6 +57,17 @@ def rounds_limits() -> tuple[int, int]:
     return int(metadata["minimum"]), int(metadata["maximum"])
 
 
+class _Sides(NamedTuple):
+    """Each side's vehicles, and what they were gathered from."""
+
+    basis: tuple
+    """The simulation's roster revision and the other players' names."""
+    player: object
+    """The simulation's player's vehicle then."""
+    vehicles: dict[str, list]
+    """By side ("bots", "player"): its vehicles, in order."""
+
+
 class Battle:
     """The simulation plus bots, sides, rounds and score."""
 
@@ -88,9 +100,8 @@ class Battle:
         self.spawns: dict[str, tuple[float, float, float]] = {}
         self._other_players: list[str] = []
         """Vehicles of other people on the player's side (local player 2, network players)."""
-        self._sides: tuple[tuple, object, dict[str, list]] | None = None
-        """Each side's vehicles (:meth:`_side`), with what they were gathered from: the
-        simulation's roster revision and the other players (a tuple), and its player."""
+        self._sides: _Sides | None = None
+        """Each side's vehicles as :meth:`_side` last gathered them."""
         player = simulation.player
         if player is not None:
             centre = player.current.position_ws
@@ -184,14 +195,14 @@ class Battle:
         player = simulation.player
         basis = (simulation.roster_revision, tuple(self._other_players))
         sides = self._sides
-        if sides is None or sides[0] != basis or sides[1] is not player:
+        if sides is None or sides.basis != basis or sides.player is not player:
             players = ((player.name,) if player is not None else ()) + basis[1]
-            sides = self._sides = (basis, player, {
+            sides = self._sides = _Sides(basis, player, {
                 "bots": [vehicle for vehicle in map(simulation.vehicle_named, self.bots)
                          if vehicle is not None],
                 "player": [vehicle for vehicle in map(simulation.vehicle_named, players)
                            if vehicle is not None]})
-        return sides[2][side]
+        return sides.vehicles[side]
 
     def _round_winner(self) -> str | None:
         """Who won the round now over: "player" or "bots" (or, free for all, the last
