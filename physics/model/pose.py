@@ -11,7 +11,8 @@ import numpy as np
 @dataclass(frozen=True, slots=True)
 class BodyState:
     """A rigid body's state at the end of a step. Quaternions are (w, x, y, z). Slotted:
-    every vehicle gets a new one every step, made in half the time of a plain dataclass."""
+    every vehicle gets a new one every step, made in about three fifths of the time of a
+    plain frozen dataclass."""
 
     position_ws: np.ndarray
     orientation_ws: np.ndarray
