@@ -84,6 +84,11 @@ def _add_battle(commands, common) -> None:
     fight.add_argument("--map", type=_map_name, default=battle.DEFAULT_MAP,
                        help=f"the map fought on, as the game's --map (default "
                             f"{battle.DEFAULT_MAP})")
+    fight.add_argument("--evict-mib", type=whole_number(0, battle.MOST_EVICT_MIB, "MiB"),
+                       default=battle.DEFAULT_EVICT_MIB,
+                       help="before every step, untimed, write through this many MiB: the "
+                            "caches evicted, as a drawn frame's rendering leaves them "
+                            f"(default {battle.DEFAULT_EVICT_MIB}: none)")
 
 
 def _add_ai(commands, common) -> None:
@@ -211,7 +216,7 @@ def _run_one(name: str, options, config, quiet: bool, alone: bool) -> tuple[dict
     if name == "battle":
         tanks = options.tanks if options.bots is None else [options.bots + 1]
         report = battle.run(config, tanks=tanks, seconds=options.seconds, seed=options.seed,
-                            map_name=options.map)
+                            map_name=options.map, evict_mib=options.evict_mib)
         return report, battle.table(report)
     progress = None if quiet else (
         lambda result: print(f"  {result['count']} tanks: ours "

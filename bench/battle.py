@@ -17,11 +17,20 @@ each size runs twice, the same battle both times (it is seeded): first untimed, 
 gives the real-time factor and ``ms_per_step``, then with the timers, which gives the
 split and, in ``timed_ms_per_step``, what the step cost with them (the split sums to it:
 ``other`` takes the timers' own cost).
+
+``evict_mib`` (``--evict-mib``): before every step, untimed, write through a buffer of that
+many MiB, which pushes the step's code and data out of the processor's caches as the
+renderer does between two of the game's frames (software GL most of all: it draws through
+megabytes of buffers and textures on every core). A step then costs what it costs in a
+drawn frame (``bench frame``'s ``steps_ms``), and the split says which parts pay most for
+coming back from memory.
 """
 
 from __future__ import annotations
 
 import time
+
+import numpy as np
 
 from bench.soak import random_battle
 from game.sim.events import Destroyed, Hit, RoundEnd, Shot
@@ -36,16 +45,23 @@ ALL_BENCHMARKS_TANKS = (8, 32)
 DEFAULT_SECONDS = 120.0
 DEFAULT_SEED = 1
 DEFAULT_MAP = "desert"
+DEFAULT_EVICT_MIB = 0
+"""No buffer written between the steps: they run with the caches as the last step left them."""
+MOST_EVICT_MIB = 1024
+"""Far beyond any processor's last cache, and a buffer any machine that runs the game has
+room for."""
+_BYTES_PER_MIB = 1 << 20
 
 
-def run_one(config, tanks: int, seconds: float, seed: int, map_name: str = DEFAULT_MAP
-            ) -> dict:
+def run_one(config, tanks: int, seconds: float, seed: int, map_name: str = DEFAULT_MAP,
+            evict_mib: int = DEFAULT_EVICT_MIB) -> dict:
     """One battle of ``tanks`` tanks (``tanks - 1`` bots), run untimed and then timed part
     by part: its wall time, real-time factor, ms a step, the split of a step and the
     events counted."""
+    evictor = _Evictor(evict_mib)
     wall_s, steps, step_s, counts, _ = _battle(config, tanks, seconds, seed, map_name,
-                                               timed_parts=False)
-    timed_wall_s, _, _, _, parts = _battle(config, tanks, seconds, seed, map_name,
+                                               evictor, timed_parts=False)
+    timed_wall_s, _, _, _, parts = _battle(config, tanks, seconds, seed, map_name, evictor,
                                            timed_parts=True)
     ms_per_step = wall_s / (steps - 1) * 1000.0
     timed_ms_per_step = timed_wall_s / (steps - 1) * 1000.0
@@ -57,28 +73,44 @@ def run_one(config, tanks: int, seconds: float, seed: int, map_name: str = DEFAU
             "events": {kind.TYPE: count for kind, count in counts.items()}}
 
 
-def _battle(config, tanks: int, seconds: float, seed: int, map_name: str, timed_parts: bool
-            ) -> tuple[float, int, float, dict, StepParts | None]:
-    """Run one battle: the wall time of every step but the first, the steps, the step's
-    length, the events counted by kind, and the parts' timers (None: untimed)."""
+def _battle(config, tanks: int, seconds: float, seed: int, map_name: str, evictor: _Evictor,
+            timed_parts: bool) -> tuple[float, int, float, dict, StepParts | None]:
+    """Run one battle: the wall time of every step but the first (each after ``evictor``'s
+    untimed pass), the steps, the step's length, the events counted by kind, and the parts'
+    timers (None: untimed)."""
     loop = random_battle(config, tanks - 1, seed, map_name)
     step_s = loop.simulation.step_s
     steps = max(round(seconds / step_s), 2)
     counts = dict.fromkeys((Shot, Hit, Destroyed, RoundEnd), 0)
     parts = (StepParts(loop.simulation, loop.session.battle.bots.values()) if timed_parts
              else None)
-    started = 0.0
+    wall_s = 0.0
     for step in range(steps):
-        if step == 1:
-            started = time.perf_counter()
-            if parts is not None:
-                parts.clear()
-        for event in loop.step():
+        if step == 1 and parts is not None:
+            parts.clear()
+        evictor.evict()
+        started = time.perf_counter()
+        events = loop.step()
+        if step:
+            wall_s += time.perf_counter() - started
+        for event in events:
             if type(event) in counts:
                 counts[type(event)] += 1
-    wall_s = time.perf_counter() - started
     loop.session.destroy()
     return wall_s, steps, step_s, counts, parts
+
+
+class _Evictor:
+    """Writes through a buffer of ``mib`` MiB (none: nothing), so that what comes next finds
+    the caches holding the buffer rather than its own code and data."""
+
+    def __init__(self, mib: int):
+        self.mib = mib
+        self._buffer = np.zeros(mib * _BYTES_PER_MIB // np.dtype(np.float64).itemsize)
+
+    def evict(self) -> None:
+        if self.mib:
+            np.add(self._buffer, 1.0, out=self._buffer)
 
 
 class StepParts:
@@ -121,12 +153,13 @@ class StepParts:
 
 
 def run(config, tanks=DEFAULT_TANKS, seconds: float = DEFAULT_SECONDS,
-        seed: int = DEFAULT_SEED, map_name: str = DEFAULT_MAP) -> dict:
+        seed: int = DEFAULT_SEED, map_name: str = DEFAULT_MAP,
+        evict_mib: int = DEFAULT_EVICT_MIB) -> dict:
     """One battle per entry of ``tanks``, in turn; ``realtime_factor`` maps each size (as
     text, for JSON) to its factor."""
-    results = [run_one(config, count, seconds, seed, map_name) for count in tanks]
+    results = [run_one(config, count, seconds, seed, map_name, evict_mib) for count in tanks]
     return {"parameters": {"tanks": list(tanks), "simulated_s": seconds, "seed": seed,
-                           "map": map_name},
+                           "map": map_name, "evict_mib": evict_mib},
             "results": results,
             "realtime_factor": {str(result["tanks"]): result["realtime_factor"]
                                 for result in results}}
@@ -136,6 +169,9 @@ def table(report: dict) -> str:
     parameters = report["parameters"]
     lines = [f"battle: {parameters['simulated_s']:g} s simulated on {parameters['map']} "
              f"(seed {parameters['seed']})"]
+    if parameters["evict_mib"]:
+        lines.append(f"  every step after writing through {parameters['evict_mib']} MiB "
+                     f"(the caches evicted, as between drawn frames)")
     for result in report["results"]:
         lines.append(f"  {result['tanks']:>3} tanks: {result['realtime_factor']:.1f}x real time "
                      f"({result['ms_per_step']:.2f} ms a step, {result['wall_s']:.1f} s); "

@@ -63,7 +63,7 @@ def test_the_battle_benchmark_runs_a_real_battle():
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)["results"]["battle"]
     assert report["parameters"] == {"tanks": [3], "simulated_s": 3, "seed": 1,
-                                    "map": "desert"}
+                                    "map": "desert", "evict_mib": 0}
     (result,) = report["results"]
     assert result["tanks"] == 3
     assert result["realtime_factor"] > 0.0 and result["wall_s"] > 0.0
@@ -83,6 +83,32 @@ def test_the_battle_benchmark_runs_one_battle_per_size():
     assert [result["tanks"] for result in report["results"]] == [1, 4]
     assert set(report["realtime_factor"]) == {"1", "4"}
     assert all(factor > 0.0 for factor in report["realtime_factor"].values())
+
+
+def test_the_battle_benchmark_can_evict_the_caches_before_every_step():
+    done = bench("battle", "--seconds", "1", "--bots", "1", "--evict-mib", "4")
+    assert done.returncode == 0, done.stderr
+    assert "every step after writing through 4 MiB" in done.stdout
+    assert "2 tanks:" in done.stdout
+    refused = bench("battle", "--evict-mib", "4096")
+    assert refused.returncode == 2
+    assert "--evict-mib" in refused.stderr and "[0, 1024]" in refused.stderr
+
+
+def test_the_eviction_writes_its_whole_buffer_once_before_each_step(monkeypatch):
+    from bench import battle
+    from game.config import load_config
+
+    passes = []
+    evict = battle._Evictor.evict
+    monkeypatch.setattr(battle._Evictor, "evict",
+                        lambda evictor: (passes.append(evictor.mib), evict(evictor)))
+    evictor = battle._Evictor(1)
+    _, steps, _, _, _ = battle._battle(load_config(), 2, 0.25, 1, "flat", evictor,
+                                       timed_parts=False)
+    assert passes == [1] * steps
+    assert evictor._buffer.nbytes == 1 << 20
+    assert (evictor._buffer == steps).all()  # every number written at every pass
 
 
 def test_the_battle_benchmark_takes_tanks_or_bots_not_both():
