@@ -149,7 +149,7 @@ class Bot:
         self._last_seen_s: float | None = None
         """When it last had the target in sight (at first, when it started)."""
         self._looked = False
-        self._wanted_ws: np.ndarray | None = None
+        self._wanted_ws: tuple[float, float, float] | None = None
         """The gun's direction chosen at the last look (None: the target is out of range)."""
         self._rocks_xy: np.ndarray | None = None
         self._rocks_revision = 0
@@ -178,9 +178,10 @@ class Bot:
         state = me.current
         here_x, here_y, _ = state.position_ws.tolist()
         rows = state.axes_ws().tolist()  # right, forward, up: plain floats are cheaper here
+        spin = state.angular_velocity_ws.tolist()
         if thinking:
             self._push = self._avoidance(simulation, here_x, here_y)
-        turret, elevation, fire = self._gun(simulation, me, target, thinking, rows)
+        turret, elevation, fire = self._gun(simulation, me, target, thinking, rows, spin)
         if self._halting(now_s, me):
             return Controls(brake=1.0, gear=AUTOMATIC, turret=turret, elevation=elevation,
                             fire=fire)
@@ -189,8 +190,7 @@ class Bot:
         if goal is None and searching:
             goal = self._search.goal(simulation, me, target)
         throttle, steer = self._unsticker.drive(
-            now_s, _dot(state.velocity_ws.tolist(), rows[1]),
-            _dot(state.angular_velocity_ws.tolist(), rows[2]),
+            now_s, _dot(state.velocity_ws.tolist(), rows[1]), _dot(spin, rows[2]),
             *self._drive(here_x, here_y, rows[1], target, goal))
         return Controls(throttle=throttle, steer=steer, gear=AUTOMATIC, turret=turret,
                         elevation=elevation, fire=fire)
@@ -275,11 +275,11 @@ class Bot:
                                simulation.vehicle_positions_xy(), terrain.half_extent_x_m,
                                terrain.half_extent_y_m, radius)
 
-    def _gun(self, simulation, me, target, thinking: bool, rows
+    def _gun(self, simulation, me, target, thinking: bool, rows, spin
              ) -> tuple[float, float, bool]:
         """Turret and gun sticks toward the direction chosen at the last look (every step,
-        as the hull turns under them, whose axes are ``rows``), and whether to fire (only
-        on a look)."""
+        as the hull turns under them, whose axes are ``rows`` and angular velocity
+        ``spin``), and whether to fire (only on a look)."""
         spec = self.spec
         self._offset_age_s += simulation.step_s
         fire = False
@@ -289,13 +289,16 @@ class Bot:
             return 0.0, 0.0, False
         if fire:  # the gun turns before the shell leaves: hold it where the check found it
             return 0.0, 0.0, True
-        # numpy's matrix-vector product, not a sum in Python: its rounding is the rule here.
-        wanted_x, wanted_y, wanted_z = (me.current.axes_ws() @ self._wanted_ws).tolist()
+        # In the hull's frame, summed in Python: numpy's matrix product would round as the
+        # processor's BLAS kernel does, which differs from one machine to another.
+        right, forward, up = rows
+        wanted = self._wanted_ws
+        wanted_x, wanted_y, wanted_z = _dot(right, wanted), _dot(forward, wanted), _dot(up, wanted)
         aim = me.aim
         turret_error = math.remainder(math.atan2(wanted_x, wanted_y) - aim.turret_heading_rad,
                                       math.tau)
         elevation_error = math.asin(_clamp(wanted_z)) - aim.elevation_rad
-        turning_rad_s, pitching_rad_s = _hull_rates(me, rows)
+        turning_rad_s, pitching_rad_s = _hull_rates(aim.turret_heading_rad, rows, spin)
         gun = me.spec.gun
         turret = _clamp(turret_error * spec.turret_per_rad
                         + turning_rad_s / gun.traverse_rate_rad_s)
@@ -352,7 +355,7 @@ class Bot:
                                      elevation_ws + unit_elevation * error_rad)
         if me.aim.reload_left_s > 0.0 or held_s is None or held_s < level.reaction_s:
             return False  # loading, not seen, or seen too lately to have reacted
-        misjudged_ws = (self._wanted_ws - _direction(heading_ws, elevation_ws)) * distance
+        misjudged_ws = np.subtract(self._wanted_ws, _direction(heading_ws, elevation_ws)) * distance
         return self._lands_as_judged(simulation, me, target, misjudged_ws)
 
     def _lands_as_judged(self, simulation, me, target, misjudged_ws: np.ndarray) -> bool:
@@ -393,13 +396,12 @@ def aim_error_rad(level: DifficultySpec, distance_m: float, me, target,
             * (1.0 + speeds * level.aim_noise_per_mps) * settle)
 
 
-def _hull_rates(me, rows) -> tuple[float, float]:
+def _hull_rates(heading: float, rows, spin) -> tuple[float, float]:
     """How fast the hull turns left and pitches up along the gun's line (rad/s), the hull's
-    axes being ``rows``: the turret and gun turn against them, so the gun holds its
-    direction while the hull moves under it."""
+    axes being ``rows`` and its angular velocity ``spin``, the turret at ``heading`` on it:
+    the turret and gun turn against them, so the gun holds its direction while the hull
+    moves under it."""
     (right_x, right_y, right_z), (forward_x, forward_y, forward_z), up = rows
-    spin = me.current.angular_velocity_ws.tolist()
-    heading = me.aim.turret_heading_rad
     cos_heading, sin_heading = math.cos(heading), math.sin(heading)
     gun_right = (right_x * cos_heading - forward_x * sin_heading,
                  right_y * cos_heading - forward_y * sin_heading,
@@ -423,8 +425,7 @@ def _length(vector) -> float:
     return math.hypot(*vector)
 
 
-def _direction(heading_rad: float, elevation_rad: float) -> np.ndarray:
+def _direction(heading_rad: float, elevation_rad: float) -> tuple[float, float, float]:
     """Unit vector at a compass heading (from +Y, + toward +X) and an elevation."""
-    return np.array([math.sin(heading_rad) * math.cos(elevation_rad),
-                     math.cos(heading_rad) * math.cos(elevation_rad),
-                     math.sin(elevation_rad)])
+    return (math.sin(heading_rad) * math.cos(elevation_rad),
+            math.cos(heading_rad) * math.cos(elevation_rad), math.sin(elevation_rad))
