@@ -198,6 +198,27 @@ def test_relaxing_a_vehicle_forgets_its_stretch_and_spin(config):
     np.testing.assert_array_equal(ours.report.spin_speed_rad_s, report_spin)  # as it was
 
 
+@pytest.mark.parametrize("kind", ["tank", "car-grip", "car-slip"])
+def test_the_kernel_says_whether_every_summed_impulse_is_finite(config, kind):
+    """The fleet hands the sums to Bullet unlooked-at when the kernel says all are finite:
+    a vehicle handed a NaN gets non-finite sums and the kernel says so; the others' stay
+    finite."""
+    rng = np.random.default_rng(4)
+    terrain = build_terrain(MapChoice.parse("desert"), config.game.terrain, 4)
+    ours, _ = models(vehicle_spec(config, kind), config, 3)
+    states = random_states(rng, terrain, 3)
+    command = random_command(rng, (3, ours.anchors), True)
+    impulses = ours.step(states, command, SUBSTEP_S, terrain)
+    assert impulses.finite is True
+    assert np.isfinite(impulses.linear_ws).all() and np.isfinite(impulses.angular_ws).all()
+    states.velocity_ws[1, 0] = np.nan
+    impulses = ours.step(states, command, SUBSTEP_S, terrain)
+    assert impulses.finite is False
+    sums = np.hstack([impulses.linear_ws, impulses.angular_ws])
+    assert not np.isfinite(sums[1]).all()
+    assert np.isfinite(sums[[0, 2]]).all()
+
+
 PLAIN_PYTHON_RUN = """
 import json, sys
 sys.modules['numba'] = None
@@ -229,7 +250,8 @@ def substeps_of_every_kind() -> dict[str, list]:
             out[f"{kind}-{substep}"] = [impulses.linear_ws.tolist(),
                                         impulses.angular_ws.tolist(),
                                         ours.report.load_n.tolist(),
-                                        ours.report.spin_speed_rad_s.tolist()]
+                                        ours.report.spin_speed_rad_s.tolist(),
+                                        [impulses.finite]]
     return out
 
 

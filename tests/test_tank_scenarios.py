@@ -403,9 +403,9 @@ def test_rocks_are_scattered_on_the_desert_only_and_clear_of_the_spawn(config):
 
 
 def test_a_tank_whose_anchor_maths_go_non_finite_is_set_back_and_no_other(config):
-    """One substep's impulses of one tank turn NaN (its anchor maths broke): it gets no
-    impulse, and the guard sets it back on the ground, still, after the step; the other
-    tank drives on."""
+    """One substep's impulses of one tank turn NaN (its anchor maths broke: the loop is
+    handed a NaN in its velocity): it gets no impulse, and the guard sets it back on the
+    ground, still, after the step; the other tank drives on."""
     simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     try:
         player = simulation.player
@@ -416,12 +416,17 @@ def test_a_tank_whose_anchor_maths_go_non_finite_is_set_back_and_no_other(config
         model_step = fleet.model.step
         broken = {"substeps": 1}
 
-        def breaking_step(*args, **kwargs):
-            impulses = model_step(*args, **kwargs)
+        def breaking_step(states, *args, **kwargs):
             if broken["substeps"]:
                 broken["substeps"] -= 1
-                impulses.linear_ws[other.index, 2] = np.nan
-            return impulses
+                velocity_ws = states.velocity_ws.copy()
+                velocity_ws[other.index, 2] = np.nan
+                states = dataclasses.replace(states, velocity_ws=velocity_ws)
+                impulses = model_step(states, *args, **kwargs)
+                assert impulses.finite is False
+                assert np.isnan(impulses.linear_ws[other.index]).any()
+                return impulses
+            return model_step(states, *args, **kwargs)
 
         fleet.model.step = breaking_step
         events = simulation.step(Controls(throttle=0.5, gear=AUTOMATIC))

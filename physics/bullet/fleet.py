@@ -26,7 +26,7 @@ from physics.bullet.ground import BulletRays
 from physics.bullet.hull_pairs import HullPairs
 from physics.bullet.poses import FleetPoses, body_states, call_each, fleet_poses
 from physics.bullet.world import PhysicsWorld
-from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
+from physics.model.anchors import AnchorCommand, AnchorImpulses, BodyStates, derive_constants
 from physics.model.broadphase import in_pairs, pairs_within, sphere_pairs
 from physics.model.ray_narrowing import Boxes, segments_near_links
 from physics.model.fleet_survey import survey
@@ -351,7 +351,7 @@ class VehicleFleet:
         exact = self._rays_near_bodies(states, near, links, others)
         impulses = self.model.step(states, self.command, substep_s, self.terrain,
                                    self._bullet_rays, exact)
-        linear_ws, angular_ws = self._guarded(impulses.linear_ws, impulses.angular_ws,
+        linear_ws, angular_ws = self._guarded(impulses,
                                               self.drive.body_impulses(states, substep_s))
         # Vec3s made by map over the columns, methods looked up once: a fifth less than a
         # loop of body.applyCentralImpulse(Vec3(*row)).
@@ -400,12 +400,16 @@ class VehicleFleet:
         exact[index] = meets.reshape(-1, anchors)
         return exact.ravel()
 
-    def _guarded(self, linear_ws: np.ndarray, angular_ws: np.ndarray,
-                 extra_ws: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    def _guarded(self, impulses: AnchorImpulses, extra_ws: np.ndarray | None
+                 ) -> tuple[np.ndarray, np.ndarray]:
         """The bodies' impulses, with the drive's own (a car's drag) added; a vehicle whose
         maths went non-finite gets none (Panda would refuse it) and is marked faulted: the
         simulation's guard sets it back on the ground after the step."""
-        if extra_ws is not None:
+        linear_ws, angular_ws = impulses.linear_ws, impulses.angular_ws
+        if extra_ws is None:
+            if impulses.finite:  # the anchors' loop looked at every sum as it made it
+                return linear_ws, angular_ws
+        else:
             linear_ws = linear_ws + extra_ws
         # Every number finite, the common case, in two calls; a NaN or an infinity anywhere
         # makes the total one of them too, and the rows are looked at one by one.

@@ -41,7 +41,9 @@ The arrays :func:`anchor_substep` reads and writes (N = V * A anchors, vehicle b
   these rays'), ``wheel_spin_rad_s`` and ``wheel_angle_rad`` (N);
 - written: ``linear`` and ``angular`` (V, 3: the impulses summed per vehicle),
   ``impulse`` (3, N: each anchor's at its contact), ``results`` (RESULT_ROWS, N) and
-  ``driveline`` (V, DRIVELINE_COLUMNS: the driven anchors' sums the engine reads).
+  ``driveline`` (V, DRIVELINE_COLUMNS: the driven anchors' sums the engine reads);
+- returned: whether every summed impulse is finite (the fleet hands them to Bullet as
+  they are then, without looking at them again).
 
 The arrays' layout is :mod:`physics.model.kernel_tables`; the wheel stage is
 :mod:`physics.model.wheel_stages`. numba compiles every function through the one guard
@@ -177,13 +179,14 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
                    deflection, last_distance, warm, wheel_spin_rad_s, wheel_angle_rad,
                    substep_s, linear, angular, impulse, results, driveline):
     """One substep of every anchor of V vehicles of one kind, in place (the arrays are
-    the module docstring's)."""
+    the module docstring's); whether every vehicle's summed impulses are finite."""
     count = anchors.shape[0]
     sums = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     driven = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     ray_length, travel, min_ground_up = model[RAY_LENGTH], model[TRAVEL], model[MIN_GROUND_UP]
     grip, sliding_grip, rolling = model[GRIP], model[SLIDING_GRIP], model[ROLLING]
     wheels = model[TYRE] != NO_WHEELS
+    finite = True
     for vehicle in range(position.shape[0]):
         px, py, pz = position[vehicle, 0], position[vehicle, 1], position[vehicle, 2]
         rx, ry, rz = axes[vehicle, 0, 0], axes[vehicle, 0, 1], axes[vehicle, 0, 2]
@@ -230,17 +233,21 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
             _report(results, n, hit, compression, load, sliding, qx, qy, qz, nx, ny, nz,
                     ox, oy, oz, dx, dy, dz, along_mps, across_mps, wheel_spin_rad_s[n],
                     wheel_angle_rad[n])
-        _store(vehicle, sums, driven, linear, angular, driveline)
+        finite = _store(vehicle, sums, driven, linear, angular, driveline) and finite
+    return finite
 
 
 def _store(vehicle, sums, driven, linear, angular, driveline):
-    """A vehicle's summed impulses and driveline sums, into its rows."""
+    """A vehicle's summed impulses and driveline sums, into its rows; whether the impulses
+    are finite."""
     linear[vehicle, 0], linear[vehicle, 1], linear[vehicle, 2] = sums[:3]
     angular[vehicle, 0], angular[vehicle, 1], angular[vehicle, 2] = sums[3:]
     (driveline[vehicle, DRIVELINE_RIM], driveline[vehicle, DRIVELINE_GRIPPING],
      driveline[vehicle, DRIVELINE_FREE_LOAD], driveline[vehicle, DRIVELINE_STEER],
      driveline[vehicle, DRIVELINE_DRIVE], driveline[vehicle, DRIVELINE_STIFFNESS],
      driveline[vehicle, DRIVELINE_GROUNDED]) = driven
+    return (math.isfinite(sums[0]) and math.isfinite(sums[1]) and math.isfinite(sums[2])
+            and math.isfinite(sums[3]) and math.isfinite(sums[4]) and math.isfinite(sums[5]))
 
 
 def _wheel_and_driveline(driven, first, wheels, n, hit, load, along_mps, across_mps, wheel_mps,

@@ -256,7 +256,7 @@ class AnchorModel:
             ground_tables = terrain.tables
         linear, angular = np.empty((vehicles, 3)), np.empty((vehicles, 3))
         impulse, results = np.empty((3, count)), np.empty((tables.RESULT_ROWS, count))
-        kernel.anchor_substep(
+        finite = kernel.anchor_substep(
             states.position_ws, states.axes_ws, states.velocity_ws,
             states.angular_velocity_ws, command.surface_speed_mps, command.force_limit_n,
             self._bias(command), _read_only(command.steer_rad), _read_only(command.grip_scale), self._table,
@@ -269,7 +269,8 @@ class AnchorModel:
         self._warm = self._warm or terrain is not None
         self._last = _Substep(results, command.steer_rad, self.constants.wheel_radius_m)
         self._report = None
-        return AnchorImpulses(impulse.T.reshape(vehicles, self.anchors, 3), linear, angular)
+        return AnchorImpulses(impulse.T.reshape(vehicles, self.anchors, 3), linear, angular,
+                              finite)
 
     def _bias(self, command: AnchorCommand) -> np.ndarray:
         """The command's force bias (zeros, kept, when it has none)."""

@@ -281,3 +281,5 @@ class AnchorImpulses:
     anchor_ws: np.ndarray     # (V, A, 3) impulse on the vehicle at each contact point
     linear_ws: np.ndarray     # (V, 3) total impulse
     angular_ws: np.ndarray    # (V, 3) total torque impulse about the centre of mass
+    finite: bool | None = None
+    """Every total is finite (None: not known, the reader checks)."""
