@@ -243,8 +243,7 @@ class Simulation:
                 events += self._drive(vehicle, drivers[vehicle.name], time_s, step_s)
         self._stream()
         for fleet in self.fleets.values():
-            members = [vehicle.name for vehicle in self.vehicles if vehicle.fleet is fleet]
-            events += step_events(fleet, fleet.update_drive(self.step_s), members)
+            events += step_events(fleet, fleet.update_drive(step_s), self.vehicles)
         self.world.step()
         events += self.guard.record_and_guard(self.vehicles, list(self.fleets.values()))
         fought = self.combat.resolve(self.vehicles, self.time_s)

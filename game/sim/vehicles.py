@@ -185,15 +185,18 @@ def request_events(vehicle: str, request: GearRequest) -> list[Event]:
     return []
 
 
-def step_events(fleet: VehicleFleet, gears: GearboxStep | None, names: list[str]
+def step_events(fleet: VehicleFleet, gears: GearboxStep | None, vehicles: list[Vehicle]
                 ) -> list[Event]:
-    """The shifts a fleet's gearboxes started (automatic) and finished in a step; the
-    vehicle at fleet index ``i`` is ``names[i]``."""
+    """The shifts a fleet's gearboxes started (automatic) and finished in a step, named
+    after the fleet's members among ``vehicles`` (looked up only in a step with a shift)."""
     if gears is None:
         return []
+    started, finished = gears.started.nonzero()[0].tolist(), gears.finished.nonzero()[0].tolist()
+    if not (started or finished):
+        return []
+    names = {vehicle.index: vehicle.name for vehicle in vehicles if vehicle.fleet is fleet}
     gearbox = fleet.gearbox
     events: list[Event] = [ShiftStart(names[i], *gearbox.shift_names(i), automatic=True)
-                           for i in gears.started.nonzero()[0].tolist()]
-    events += [Shift(names[i], *gearbox.shift_names(i))
-               for i in gears.finished.nonzero()[0].tolist()]
+                           for i in started]
+    events += [Shift(names[i], *gearbox.shift_names(i)) for i in finished]
     return events
