@@ -186,7 +186,6 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
     ray_length, travel, min_ground_up = model[RAY_LENGTH], model[TRAVEL], model[MIN_GROUND_UP]
     grip, sliding_grip, rolling = model[GRIP], model[SLIDING_GRIP], model[ROLLING]
     wheels = model[TYRE] != NO_WHEELS
-    finite = True
     for vehicle in range(position.shape[0]):
         px, py, pz = position[vehicle, 0], position[vehicle, 1], position[vehicle, 2]
         rx, ry, rz = axes[vehicle, 0, 0], axes[vehicle, 0, 1], axes[vehicle, 0, 2]
@@ -195,8 +194,7 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
         vx, vy, vz = velocity[vehicle, 0], velocity[vehicle, 1], velocity[vehicle, 2]
         wx, wy, wz = spin[vehicle, 0], spin[vehicle, 1], spin[vehicle, 2]
         for anchor in range(count):
-            n = vehicle * count + anchor
-            constants = anchors[anchor]
+            n, constants = vehicle * count + anchor, anchors[anchor]
             # 1. The ray; 2. the ground under it.
             ox, oy, oz, dx, dy, dz = _ray(px, py, pz, rx, ry, rz, fx, fy, fz, ux, uy, uz,
                                           constants[X], constants[Y], constants[Z])
@@ -233,21 +231,27 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
             _report(results, n, hit, compression, load, sliding, qx, qy, qz, nx, ny, nz,
                     ox, oy, oz, dx, dy, dz, along_mps, across_mps, wheel_spin_rad_s[n],
                     wheel_angle_rad[n])
-        finite = _store(vehicle, sums, driven, linear, angular, driveline) and finite
-    return finite
+        _store(vehicle, sums, driven, linear, angular, driveline)
+    return _all_finite(linear) and _all_finite(angular)
 
 
 def _store(vehicle, sums, driven, linear, angular, driveline):
-    """A vehicle's summed impulses and driveline sums, into its rows; whether the impulses
-    are finite."""
+    """A vehicle's summed impulses and driveline sums, into its rows."""
     linear[vehicle, 0], linear[vehicle, 1], linear[vehicle, 2] = sums[:3]
     angular[vehicle, 0], angular[vehicle, 1], angular[vehicle, 2] = sums[3:]
     (driveline[vehicle, DRIVELINE_RIM], driveline[vehicle, DRIVELINE_GRIPPING],
      driveline[vehicle, DRIVELINE_FREE_LOAD], driveline[vehicle, DRIVELINE_STEER],
      driveline[vehicle, DRIVELINE_DRIVE], driveline[vehicle, DRIVELINE_STIFFNESS],
      driveline[vehicle, DRIVELINE_GROUNDED]) = driven
-    return (math.isfinite(sums[0]) and math.isfinite(sums[1]) and math.isfinite(sums[2])
-            and math.isfinite(sums[3]) and math.isfinite(sums[4]) and math.isfinite(sums[5]))
+
+
+def _all_finite(rows):
+    """Whether every number of a (V, 3) array is finite."""
+    for row in range(rows.shape[0]):
+        for column in range(rows.shape[1]):
+            if not math.isfinite(rows[row, column]):
+                return False
+    return True
 
 
 def _wheel_and_driveline(driven, first, wheels, n, hit, load, along_mps, across_mps, wheel_mps,
@@ -406,6 +410,7 @@ _wheel = compiled(_wheel, inline=True) or _wheel
 _driveline_sums = compiled(_driveline_sums, inline=True) or _driveline_sums
 _wheel_and_driveline = compiled(_wheel_and_driveline, inline=True) or _wheel_and_driveline
 _store = compiled(_store, inline=True) or _store
+_all_finite = compiled(_all_finite, inline=True) or _all_finite
 _exact_hit = compiled(_exact_hit, inline=True) or _exact_hit
 _ground_under = compiled(_ground_under, inline=True) or _ground_under
 _contact_velocities = compiled(_contact_velocities, inline=True) or _contact_velocities
