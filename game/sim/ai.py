@@ -355,7 +355,8 @@ class Bot:
                                      elevation_ws + unit_elevation * error_rad)
         if me.aim.reload_left_s > 0.0 or held_s is None or held_s < level.reaction_s:
             return False  # loading, not seen, or seen too lately to have reacted
-        misjudged_ws = np.subtract(self._wanted_ws, _direction(heading_ws, elevation_ws)) * distance
+        exact_ws = _direction(heading_ws, elevation_ws)
+        misjudged_ws = np.subtract(self._wanted_ws, exact_ws) * distance
         return self._lands_as_judged(simulation, me, target, misjudged_ws)
 
     def _lands_as_judged(self, simulation, me, target, misjudged_ws: np.ndarray) -> bool:

@@ -406,13 +406,12 @@ class VehicleFleet:
         maths went non-finite gets none (Panda would refuse it) and is marked faulted: the
         simulation's guard sets it back on the ground after the step."""
         linear_ws, angular_ws = impulses.linear_ws, impulses.angular_ws
-        if extra_ws is None:
-            if impulses.finite:  # the anchors' loop looked at every sum as it made it
-                return linear_ws, angular_ws
-        else:
+        if extra_ws is not None:
             linear_ws = linear_ws + extra_ws
-        # Every number finite, the common case, in two calls; a NaN or an infinity anywhere
-        # makes the total one of them too, and the rows are looked at one by one.
+        elif impulses.finite:  # the anchors' loop looked at every sum after making them
+            return linear_ws, angular_ws
+        # Every number finite in two calls; a NaN or an infinity anywhere makes the total
+        # one of them too, and the rows are looked at one by one.
         if math.isfinite(linear_ws.sum() + angular_ws.sum()):
             return linear_ws, angular_ws
         finite = np.isfinite(linear_ws.sum(axis=1) + angular_ws.sum(axis=1))
