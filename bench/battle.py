@@ -32,6 +32,7 @@ import time
 
 import numpy as np
 
+from bench.parts import PartTimer
 from bench.soak import random_battle
 from game.sim.events import Destroyed, Hit, RoundEnd, Shot
 
@@ -118,36 +119,22 @@ class StepParts:
     simulation's own objects (the bots, fleets, world, guard and combat)."""
 
     def __init__(self, simulation, bots):
-        self._spent_s = dict.fromkeys(STEP_PARTS, 0.0)
+        self._timer = PartTimer(STEP_PARTS)
         for bot in bots:
-            bot.controls = self._timed("bots", bot.controls)
+            self._timer.wrap(bot, "controls", "bots")
         for fleet in simulation.fleets.values():
-            fleet.update_drive = self._timed("drive", fleet.update_drive)
-        simulation.world.step = self._timed("physics", simulation.world.step)
-        guard = simulation.guard
-        guard.record_and_guard = self._timed("guard", guard.record_and_guard)
-        combat = simulation.combat
-        combat.aim_and_fire = self._timed("combat", combat.aim_and_fire)
-        combat.resolve = self._timed("combat", combat.resolve)
-
-    def _timed(self, part: str, function):
-        spent = self._spent_s
-
-        def timed(*arguments):
-            began = time.perf_counter()
-            try:
-                return function(*arguments)
-            finally:
-                spent[part] += time.perf_counter() - began
-        return timed
+            self._timer.wrap(fleet, "update_drive", "drive")
+        self._timer.wrap(simulation.world, "step", "physics")
+        self._timer.wrap(simulation.guard, "record_and_guard", "guard")
+        self._timer.wrap(simulation.combat, "aim_and_fire", "combat")
+        self._timer.wrap(simulation.combat, "resolve", "combat")
 
     def clear(self) -> None:
-        for part in self._spent_s:
-            self._spent_s[part] = 0.0
+        self._timer.clear()
 
     def per_step_ms(self, steps: int, ms_per_step: float) -> dict:
         """Milliseconds a step in each part, and ``other``: the rest of ``ms_per_step``."""
-        split = {part: spent_s / steps * 1000.0 for part, spent_s in self._spent_s.items()}
+        split = {part: spent_ms / steps for part, spent_ms in self._timer.take().items()}
         split["other"] = ms_per_step - sum(split.values())
         return {part: round(ms, 3) for part, ms in split.items()}
 

@@ -19,7 +19,9 @@ Each measured frame is one ``taskMgr.step()``, timed three ways:
   (input devices, events, intervals, 3-D sound);
 - ``draw_cpu_ms``: the processor time this thread spent on the frame's work outside the
   fixed steps (the app's ``_draw`` and the sound's update): less disturbed than the wall
-  times by other work on the machine, it compares the view side before and after a change.
+  times by other work on the machine, it compares the view side before and after a change;
+- ``draw_ms``: ``app_ms`` beside the steps, part by part (:data:`DRAW_PARTS`, each timed
+  by wrappers on the app's own objects), and ``other``, what the steps and the parts leave.
 
 The measured frames come in blocks of :data:`STATIC_BLOCK_FRAMES`; after each block,
 nothing updated, ``renderFrame()`` alone is timed for as many frames: ``static_ms``, the
@@ -53,8 +55,11 @@ import time
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
+
+from bench.parts import PartTimer
 
 DEFAULT_BOTS = 7
 DEFAULT_FRAMES = 600
@@ -76,6 +81,9 @@ PROFILE_LINES = 25
 CHILD_TIMEOUT_S = 3600.0
 """A frame benchmark run in a child process is given up after this long."""
 WATCHED_EVENTS = ("shot", "hit", "destroyed", "round_start")
+DRAW_PARTS = ("vehicles", "rigs", "camera", "hud", "effects", "scene", "audio")
+"""The parts of ``app_ms`` beside the steps timed apart (:func:`draw_parts`); ``other``
+is what is left of it (the inputs, the rest of each view's update, the frame task's own)."""
 
 
 def size_limits() -> tuple[tuple[int, int], tuple[int, int]]:
@@ -214,26 +222,56 @@ def _tanks_in_view(app) -> int:
                for vehicle in app.session.simulation.vehicles)
 
 
-def _measure(app, frames: int, app_timer: TaskTimer, render_timer: TaskTimer,
-             draw_timer: CpuTimer) -> dict:
+class Timers(NamedTuple):
+    """What times each measured frame: the app's task, the render task, the processor time
+    of the drawing, and the drawing's parts."""
+
+    app: TaskTimer
+    render: TaskTimer
+    draw_cpu: CpuTimer
+    parts: PartTimer
+
+
+def draw_parts(app) -> PartTimer:
+    """A timer of each of :data:`DRAW_PARTS`, set on the app's own objects."""
+    timer = PartTimer(DRAW_PARTS)
+    session_view = app.session_view
+    timer.wrap(session_view, "sync_vehicles", "vehicles")
+    timer.wrap(session_view, "update_vehicles", "vehicles")
+    timer.wrap(session_view, "pose_seen_vehicles", "rigs")
+    for view in app.views:
+        timer.wrap(view.chase_camera, "update", "camera")
+        timer.wrap(view, "_draw_hud", "hud")
+    timer.wrap(session_view, "update_effects", "effects")
+    timer.wrap(app.scene, "update", "scene")
+    timer.wrap(app.audio, "update", "audio")
+    return timer
+
+
+def _measure(app, frames: int, timers: Timers) -> dict:
     """Per-frame figures of ``frames`` task manager steps."""
     figures: dict[str, list] = {key: [] for key in ("app_ms", "steps_ms", "render_ms",
                                                     "frame_ms", "draw_cpu_ms", "steps",
-                                                    "tanks_in_view")}
+                                                    "tanks_in_view", "draw_parts")}
     simulation = app.session.simulation
+    app_timer, render_timer = timers.app, timers.render
     for _ in range(frames):
         app_timer.last_ms = render_timer.last_ms = 0.0
-        draw_timer.take()
+        timers.draw_cpu.take()
+        timers.parts.clear()
         time_s = simulation.time_s
         started = time.perf_counter()
         app.taskMgr.step()
         figures["frame_ms"].append((time.perf_counter() - started) * 1000.0)
         figures["app_ms"].append(app_timer.last_ms)
         figures["render_ms"].append(render_timer.last_ms)
-        figures["draw_cpu_ms"].append(draw_timer.take())
+        figures["draw_cpu_ms"].append(timers.draw_cpu.take())
         steps = round((simulation.time_s - time_s) / simulation.step_s)
         figures["steps_ms"].append(app.step_ms * steps if steps else 0.0)
         figures["steps"].append(steps)
+        parts = timers.parts.take()
+        parts["other"] = figures["app_ms"][-1] - figures["steps_ms"][-1] - sum(parts.values())
+        figures["draw_parts"].append(parts)
         figures["tanks_in_view"].append(_tanks_in_view(app))
     return figures
 
@@ -284,16 +322,15 @@ def run(bots: int = DEFAULT_BOTS, tanks: int | None = None, frames: int = DEFAUL
         if tanks is not None:
             arrange_in_view(app)
         app_timer = TaskTimer(_task(app, function=app._frame))
-        render_timer = TaskTimer(_task(app, name="igLoop"))
-        draw_timer = CpuTimer([(app, "_draw"), (app.audio, "update")])
-        _measure(app, warmup, app_timer, render_timer, draw_timer)
+        timers = Timers(app_timer, TaskTimer(_task(app, name="igLoop")),
+                        CpuTimer([(app, "_draw"), (app.audio, "update")]), draw_parts(app))
+        _measure(app, warmup, timers)
         tally = _Tally(app)
         if profile is not None:
             app_timer.profiler = cProfile.Profile()
         figures: dict[str, list] = {"static_ms": []}
         for block in blocks(frames):
-            for key, values in _measure(app, block, app_timer, render_timer,
-                                        draw_timer).items():
+            for key, values in _measure(app, block, timers).items():
                 figures.setdefault(key, []).extend(values)
             figures["static_ms"] += _static_ms(app, block)
         happened = tally.since()
@@ -317,6 +354,8 @@ def _figures_report(figures: dict) -> dict:
     report["tanks_in_view"] = {"median": float(np.median(figures["tanks_in_view"])),
                                "fewest": int(min(figures["tanks_in_view"]))}
     report["steps"] = int(sum(figures["steps"]))
+    report["draw_ms"] = {part: _summary([frame[part] for frame in figures["draw_parts"]])
+                         for part in (*DRAW_PARTS, "other")}
     return report
 
 
@@ -367,5 +406,7 @@ def table(report: dict) -> str:
                        ("draw_cpu_ms", "draw (cpu)"), ("render_ms", "render"),
                        ("frame_ms", "frame"), ("static_ms", "static")):
         rows.append(f"  {label:<14}{report[key]['median']:>10.2f}{report[key]['p95']:>10.2f}")
+    rows.append("  of app beside the steps, median ms: " + ", ".join(
+        f"{part} {summary['median']:.2f}" for part, summary in report["draw_ms"].items()))
     rows.append(f"  frame / static {report['frame_over_static']:.2f}x; events {report['events']}")
     return "\n".join(rows)

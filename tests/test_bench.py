@@ -11,6 +11,7 @@ import json
 import math
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -111,6 +112,37 @@ def test_the_eviction_writes_its_whole_buffer_once_before_each_step(monkeypatch)
     assert (evictor._buffer == steps).all()  # every number written at every pass
 
 
+class _Worker:
+    def __init__(self):
+        self.calls = []
+
+    def work(self, seconds, label=""):
+        self.calls.append(label)
+        time.sleep(seconds)
+        return label
+
+    def fail(self):
+        raise KeyError("broken")
+
+
+def test_a_part_timer_sums_each_part_over_its_methods_until_read():
+    from bench.parts import PartTimer
+    timer = PartTimer(("work", "idle"))
+    first, second = _Worker(), _Worker()
+    timer.wrap(first, "work", "work")
+    timer.wrap(second, "work", "work")
+    timer.wrap(second, "fail", "idle")
+    assert first.work(0.004, label="a") == "a" and second.work(0.003) == ""
+    assert first.calls == ["a"] and second.calls == [""]
+    with pytest.raises(KeyError):  # what a method raises passes through, timed
+        second.fail()
+    taken = timer.take()
+    assert taken["work"] >= 7.0 and 0.0 < taken["idle"] < taken["work"]
+    assert timer.take() == {"work": 0.0, "idle": 0.0}  # read and reset
+    with pytest.raises(ValueError, match="'draw' is not one of the parts"):
+        timer.wrap(first, "work", "draw")
+
+
 def test_the_battle_benchmark_takes_tanks_or_bots_not_both():
     done = bench("battle", "--tanks", "8", "--bots", "7")
     assert done.returncode == 2
@@ -180,6 +212,19 @@ def test_the_frame_benchmark_times_our_work_panda_s_drawing_and_the_static_floor
         frame_ms / frame_report["static_ms"]["median"], abs=0.01)
     assert frame_report["steps"] == 20  # one fixed step a frame
     assert frame_report["tanks_in_view"]["fewest"] >= 1
+
+
+def test_the_frame_benchmark_splits_our_work_beside_the_steps_into_its_parts(frame_report):
+    from bench.frame import DRAW_PARTS
+    split = frame_report["draw_ms"]
+    assert list(split) == [*DRAW_PARTS, "other"]
+    app_ms = frame_report["app_ms"]["median"]
+    for part in ("vehicles", "rigs", "camera", "hud", "effects"):  # work done every frame
+        assert 0.0 < split[part]["median"] <= split[part]["p95"], part
+    for part, summary in split.items():
+        # Each part is inside the app's frame task, and "other" is what the timed parts
+        # and the steps leave of it (never below nothing, but for the timers' rounding).
+        assert -0.01 <= summary["median"] <= app_ms, part
 
 
 def test_the_frame_benchmark_sets_every_tank_in_the_camera_s_view():
