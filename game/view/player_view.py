@@ -290,7 +290,9 @@ class PlayerView:
                                                    rel_tol=ASPECT_TOLERANCE):
             lens.setAspectRatio(aspect)
             self._fov_deg = None
-        gun_pose = vehicle_view.gun_pose_ws(camera_spec.gunsight_offset_m)
+        # Only the gun sight looks from the gun (the chase view's rigs are posed later).
+        gun_pose = (vehicle_view.gun_pose_ws(camera_spec.gunsight_offset_m) if self.sighting
+                    else None)
         self.chase_camera.update(frame_s, vehicle_view.position, vehicle_view.rotation,
                                  vehicle_view.length_m, gun_pose)
         sighting = self.sighting and vehicle_view.has_gun

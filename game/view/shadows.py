@@ -157,8 +157,11 @@ class SunShadow:
             return
         centre = np.asarray(centre_ws, dtype=np.float64)
         for axis in (self._right, self._up):
-            along = centre @ axis
-            centre = centre + axis * (np.round(along / self.texel_m) * self.texel_m - along)
+            along = float(centre @ axis)
+            # Python's round, as numpy's, rounds halves to even; on a float it is a
+            # fraction of numpy's cost. The shift stays a float64 (the axis is float32).
+            shift = np.float64(round(along / self.texel_m) * self.texel_m - along)
+            centre = centre + axis * shift
         position = centre + self.towards_sun * (self.spec.depth_range_m / 2.0)
         self.camera.setPos(self.render, Point3(*position))
 
