@@ -167,31 +167,6 @@ class TaskTimer:
         task.setFunction(timed)
 
 
-class CpuTimer:
-    """Processor time of this thread in the ``methods`` ((object, method name) pairs, each
-    replaced by a timed wrapper on the object), summed until :meth:`take` reads and resets
-    it."""
-
-    def __init__(self, methods: list[tuple[object, str]]):
-        self._spent_s = 0.0
-        for owner, name in methods:
-            setattr(owner, name, self._timed(getattr(owner, name)))
-
-    def _timed(self, function):
-        def timed(*arguments, **keywords):
-            started = time.thread_time()
-            try:
-                return function(*arguments, **keywords)
-            finally:
-                self._spent_s += time.thread_time() - started
-        return timed
-
-    def take(self) -> float:
-        """Milliseconds spent since the last call."""
-        spent_ms, self._spent_s = self._spent_s * 1000.0, 0.0
-        return spent_ms
-
-
 def _task(app, name: str | None = None, function=None):
     """The app's task called ``name``, or the one that runs ``function``."""
     for task in app.taskMgr.getAllTasks():
@@ -228,8 +203,17 @@ class Timers(NamedTuple):
 
     app: TaskTimer
     render: TaskTimer
-    draw_cpu: CpuTimer
+    draw_cpu: PartTimer
     parts: PartTimer
+
+
+def draw_processor(app) -> PartTimer:
+    """A timer of this thread's processor time in the frame's work outside the fixed steps
+    (the app's ``_draw`` and the sound's update), as one part, ``draw``."""
+    timer = PartTimer(("draw",), clock=time.thread_time)
+    timer.wrap(app, "_draw", "draw")
+    timer.wrap(app.audio, "update", "draw")
+    return timer
 
 
 def draw_parts(app) -> PartTimer:
@@ -257,7 +241,7 @@ def _measure(app, frames: int, timers: Timers) -> dict:
     app_timer, render_timer = timers.app, timers.render
     for _ in range(frames):
         app_timer.last_ms = render_timer.last_ms = 0.0
-        timers.draw_cpu.take()
+        timers.draw_cpu.clear()
         timers.parts.clear()
         time_s = simulation.time_s
         started = time.perf_counter()
@@ -265,7 +249,7 @@ def _measure(app, frames: int, timers: Timers) -> dict:
         figures["frame_ms"].append((time.perf_counter() - started) * 1000.0)
         figures["app_ms"].append(app_timer.last_ms)
         figures["render_ms"].append(render_timer.last_ms)
-        figures["draw_cpu_ms"].append(timers.draw_cpu.take())
+        figures["draw_cpu_ms"].append(timers.draw_cpu.take()["draw"])
         steps = round((simulation.time_s - time_s) / simulation.step_s)
         figures["steps_ms"].append(app.step_ms * steps if steps else 0.0)
         figures["steps"].append(steps)
@@ -323,7 +307,7 @@ def run(bots: int = DEFAULT_BOTS, tanks: int | None = None, frames: int = DEFAUL
             arrange_in_view(app)
         app_timer = TaskTimer(_task(app, function=app._frame))
         timers = Timers(app_timer, TaskTimer(_task(app, name="igLoop")),
-                        CpuTimer([(app, "_draw"), (app.audio, "update")]), draw_parts(app))
+                        draw_processor(app), draw_parts(app))
         _measure(app, warmup, timers)
         tally = _Tally(app)
         if profile is not None:

@@ -143,6 +143,17 @@ def test_a_part_timer_sums_each_part_over_its_methods_until_read():
         timer.wrap(first, "work", "draw")
 
 
+def test_a_part_timer_counts_on_the_clock_it_is_given():
+    from bench.parts import PartTimer
+    ticks = iter([10.0, 10.25, 20.0, 20.5])
+    timer = PartTimer(("work",), clock=lambda: next(ticks))
+    worker = _Worker()
+    timer.wrap(worker, "work", "work")
+    worker.work(0.0)
+    worker.work(0.0)
+    assert timer.take() == {"work": 750.0}  # 0.25 s and 0.5 s on that clock, in ms
+
+
 def test_the_battle_benchmark_takes_tanks_or_bots_not_both():
     done = bench("battle", "--tanks", "8", "--bots", "7")
     assert done.returncode == 2
