@@ -144,15 +144,8 @@ def _pose_rows(matrices, quaternions, vectors, rows, axes, finite):
     quaternion, velocity, angular velocity) and axes (the matrix's upper 3 x 3) as
     float64s, and whether its row is finite (the quaternion is worked out from the matrix:
     finite rows mean finite axes)."""
-    count = rows.shape[0]
-    for body in range(count):
-        matrix = 16 * body
-        for axis in range(3):
-            rows[body, axis] = matrices[matrix + 12 + axis]
-            rows[body, 7 + axis] = vectors[3 * body + axis]
-            rows[body, 10 + axis] = vectors[3 * count + 3 * body + axis]
-            for column in range(3):
-                axes[body, axis, column] = matrices[matrix + 4 * axis + column]
+    _state_arrays(matrices, vectors, rows[:, 0:3], axes, rows[:, 7:10], rows[:, 10:13])
+    for body in range(rows.shape[0]):
         for part in range(4):
             rows[body, 3 + part] = quaternions[4 * body + part]
         finite[body] = True
