@@ -1,6 +1,7 @@
 """The particles' compiled quad loop (game/view/particle_kernel.py) writes the very vertex
-rows the numpy path does: sorted far to near from an eye, and unsorted; and its ageing
-loop retires and moves them as the numpy path does."""
+rows the numpy path does: sorted far to near from an eye, and unsorted; its sort puts the
+rows in numpy's order, equally far ones too; and its ageing loop retires and moves them as
+the numpy path does."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from panda3d.core import NodePath
 
 import game.view.particles as particles
-from game.view.particle_kernel import age_and_move_loop, quad_rows_loop
+from game.view.particle_kernel import age_and_move_loop, quad_rows_loop, take_rows_loop
 
 COUNT = 1500
 CAPACITY = 4000
@@ -39,6 +40,32 @@ def test_the_compiled_quads_are_the_numpy_quads(monkeypatch, sort_back_to_front)
     monkeypatch.setattr(particles, "quad_rows_loop", None)
     assert np.array_equal(compiled, drawn_rows(system, EYE_WS))
     assert system.count == COUNT
+
+
+def sorted_states(eyes_ws) -> list[np.ndarray]:
+    """The particles' states after a sort from each of ``eyes_ws`` in turn: on a grid of
+    whole metres, so that many are equally far from an eye."""
+    random = np.random.default_rng(5)
+    system = particles.ParticleSystem(CAPACITY, sort_back_to_front=True)
+    system.spawn(np.round(random.normal(size=(COUNT, 3)) * 4.0), random.normal(size=(COUNT, 3)),
+                 random.uniform(0.5, 3.0, COUNT), (0.3, 2.0), (1.0, 0.5, 0.2, 0.9),
+                 (0.2, 0.2, 0.2, 0.0))
+    system.age[:COUNT] = np.arange(COUNT)  # every row told apart
+    states = []
+    for eye_ws in eyes_ws:
+        system.vertex_rows(eye_ws)
+        states.append(system._state[:system.count].copy())
+    return states
+
+
+@pytest.mark.skipif(take_rows_loop is None, reason="numba is not available here")
+def test_the_compiled_sort_puts_the_rows_in_numpys_order(monkeypatch):
+    eyes_ws = [EYE_WS, (0.0, 0.0, 0.0), (0.5, 0.5, 0.5), (-30.0, 12.0, 2.0)]
+    compiled = sorted_states(eyes_ws)
+    assert len(np.unique(compiled[1][:, 0:3], axis=0)) < COUNT  # some rows share a place
+    monkeypatch.setattr(particles, "take_rows_loop", None)
+    for compiled_state, numpy_state in zip(compiled, sorted_states(eyes_ws), strict=True):
+        assert np.array_equal(compiled_state, numpy_state)
 
 
 def aged_states(frames_s) -> list[np.ndarray]:

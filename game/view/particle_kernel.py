@@ -1,10 +1,12 @@
-"""The particles' quads and their ageing in compiled loops (numba, see
+"""The particles' quads, their order to draw and their ageing in compiled loops (numba, see
 :mod:`physics.model.compiled`): each live particle's colour and size now, written straight
 to its quad's four vertex rows, the same float32 arithmetic as
 :meth:`game.view.particles.ParticleSystem.vertex_rows` followed by the copy to the corners;
-and each particle aged, retired or moved as :meth:`~game.view.particles.ParticleSystem.update`
-does; without the arrays in between. Where numba is not available :data:`quad_rows_loop`
-and :data:`age_and_move_loop` are None and the numpy paths run.
+each particle's distance from the eye as the sort back to front measures it, and the rows
+moved into the order the sort found; and each particle aged, retired or moved as
+:meth:`~game.view.particles.ParticleSystem.update` does; without the arrays in between.
+Where numba is not available :data:`quad_rows_loop`, :data:`far_first_keys_loop`,
+:data:`take_rows_loop` and :data:`age_and_move_loop` are None and the numpy paths run.
 """
 
 from __future__ import annotations
@@ -22,19 +24,45 @@ def _quad_rows(state, position_column, age_column, life_column, size_column,
     vertex row (position, colour, diameter, glow) into the first columns of ``quads``'
     rows 4k..4k+3 (the corners' columns after them are left as they are)."""
     for k in range(state.shape[0]):
-        live = state[k]
-        t = live[age_column] / live[life_column]
+        t = state[k, age_column] / state[k, life_column]
+        birth = state[k, size_column]
+        size = birth + (state[k, size_column + 1] - birth) * t
+        glow = state[k, glow_column]
         first = CORNERS_PER_QUAD * k
-        for corner in range(CORNERS_PER_QUAD):
-            row = quads[first + corner]
+        for row in range(first, first + CORNERS_PER_QUAD):
             for axis in range(3):
-                row[axis] = live[position_column + axis]
+                quads[row, axis] = state[k, position_column + axis]
             for channel in range(4):
-                start = live[colour0_column + channel]
-                row[3 + channel] = start + (live[colour1_column + channel] - start) * t
-            birth = live[size_column]
-            row[7] = birth + (live[size_column + 1] - birth) * t
-            row[8] = live[glow_column]
+                start = state[k, colour0_column + channel]
+                quads[row, 3 + channel] = start + (state[k, colour1_column + channel] - start) * t
+            quads[row, 7] = size
+            quads[row, 8] = glow
+
+
+def _far_first_keys(state, count, position_column, eye, keys):
+    """``keys[k]``: minus the squared distance of particle ``k`` (of the first ``count``
+    rows of ``state``, float32) from ``eye`` (3,), float32; the numbers of numpy's
+    ``-einsum("ij,ij->i", offset, offset)`` (its products summed in order from zero), so
+    that a stable sort of them puts the far ones first."""
+    eye_x, eye_y, eye_z = eye[0], eye[1], eye[2]
+    for k in range(count):
+        dx = state[k, position_column] - eye_x
+        dy = state[k, position_column + 1] - eye_y
+        dz = state[k, position_column + 2] - eye_z
+        keys[k] = -(dx * dx + dy * dy + dz * dz)
+
+
+def _take_rows(state, order, scratch):
+    """The first ``len(order)`` rows of ``state`` rearranged in place so that row ``k``
+    is the one that was at ``order[k]`` (``scratch``: as many rows, overwritten)."""
+    count, columns = order.shape[0], state.shape[1]
+    for k in range(count):
+        source = order[k]
+        for column in range(columns):
+            scratch[k, column] = state[source, column]
+    for k in range(count):
+        for column in range(columns):
+            state[k, column] = scratch[k, column]
 
 
 def _age_and_move(state, count, dt_s, position_column, velocity_column, age_column,
@@ -64,6 +92,10 @@ def _age_and_move(state, count, dt_s, position_column, velocity_column, age_colu
 
 
 quad_rows_loop = compiled(_quad_rows)
+"""The compiled loop, or None where numba is not available."""
+far_first_keys_loop = compiled(_far_first_keys)
+"""The compiled loop, or None where numba is not available."""
+take_rows_loop = compiled(_take_rows)
 """The compiled loop, or None where numba is not available."""
 age_and_move_loop = compiled(_age_and_move)
 """The compiled loop, or None where numba is not available."""
