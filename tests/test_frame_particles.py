@@ -17,9 +17,15 @@ CAPACITY = 4000
 EYE_WS = (3.0, -40.0, 5.0)
 
 
+def panda_rows(geom) -> np.ndarray:
+    """The rows of the particles' vertex array in Panda's memory, as float32 columns."""
+    return np.frombuffer(memoryview(geom.getVertexData().getArray(0)).cast("B"),
+                         dtype=np.float32).reshape(-1, particles._VERTEX_ROW_FLOATS)
+
+
 def drawn_rows(system: particles.ParticleSystem, eye_ws) -> np.ndarray:
     system.draw(eye_ws)
-    return system._vertex_rows[:system.count * 4].copy()
+    return panda_rows(system.node.getGeom(0))[:system.count * 4].copy()
 
 
 @pytest.mark.skipif(quad_rows_loop is None, reason="numba is not available here")
@@ -132,7 +138,8 @@ def test_drawing_writes_in_place_under_a_held_geom():
                      (1, 1, 1, 1), (1, 1, 1, 0))
         system.update(1.0 / 60.0)
         system.draw(EYE_WS)
-        rows = np.frombuffer(memoryview(held.getVertexData().getArray(0)).cast("B"),
-                             dtype=np.float32).reshape(-1, system._vertex_rows.shape[1])
-        assert np.array_equal(rows[:system.count * 4], system._vertex_rows[:system.count * 4])
+        wanted = np.repeat(system.vertex_rows(), 4, axis=0)  # each row at its four corners
+        corners = np.tile(particles._CORNERS, (system.count, 1))
+        assert np.array_equal(panda_rows(held)[:system.count * 4],
+                              np.hstack([wanted, corners]))
         assert held.getPrimitive(0).getNumVertices() == system.count * 6

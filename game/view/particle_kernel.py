@@ -3,7 +3,7 @@
 to its quad's four vertex rows, the same float32 arithmetic as
 :meth:`game.view.particles.ParticleSystem.vertex_rows` followed by the copy to the corners;
 each particle's distance from the eye as the sort back to front measures it, and the rows
-moved into the order the sort found; and each particle aged, retired or moved as
+taken in the order the sort found; and each particle aged, retired or moved as
 :meth:`~game.view.particles.ParticleSystem.update` does; without the arrays in between.
 Where numba is not available :data:`quad_rows_loop`, :data:`far_first_keys_loop`,
 :data:`take_rows_loop` and :data:`age_and_move_loop` are None and the numpy paths run.
@@ -19,10 +19,10 @@ CORNERS_PER_QUAD = 4
 
 
 def _quad_rows(state, position_column, age_column, life_column, size_column,
-               colour0_column, colour1_column, glow_column, quads):
+               colour0_column, colour1_column, glow_column, corners, quads):
     """For each particle (row k of ``state``, the live ones in the order to draw), its
     vertex row (position, colour, diameter, glow) into the first columns of ``quads``'
-    rows 4k..4k+3 (the corners' columns after them are left as they are)."""
+    rows 4k..4k+3, each followed by its corner (a row of ``corners``, (4, 2))."""
     for k in range(state.shape[0]):
         t = state[k, age_column] / state[k, life_column]
         birth = state[k, size_column]
@@ -37,6 +37,8 @@ def _quad_rows(state, position_column, age_column, life_column, size_column,
                 quads[row, 3 + channel] = start + (state[k, colour1_column + channel] - start) * t
             quads[row, 7] = size
             quads[row, 8] = glow
+            quads[row, 9] = corners[row - first, 0]
+            quads[row, 10] = corners[row - first, 1]
 
 
 def _far_first_keys(state, count, position_column, eye, keys):
@@ -52,17 +54,14 @@ def _far_first_keys(state, count, position_column, eye, keys):
         keys[k] = -(dx * dx + dy * dy + dz * dz)
 
 
-def _take_rows(state, order, scratch):
-    """The first ``len(order)`` rows of ``state`` rearranged in place so that row ``k``
-    is the one that was at ``order[k]`` (``scratch``: as many rows, overwritten)."""
-    count, columns = order.shape[0], state.shape[1]
-    for k in range(count):
+def _take_rows(state, order, taken):
+    """Row ``k`` of ``taken`` (``len(order)`` rows of it) is row ``order[k]`` of ``state``:
+    numpy's ``take(state, order, axis=0, out=...)``."""
+    columns = state.shape[1]
+    for k in range(order.shape[0]):
         source = order[k]
         for column in range(columns):
-            scratch[k, column] = state[source, column]
-    for k in range(count):
-        for column in range(columns):
-            state[k, column] = scratch[k, column]
+            taken[k, column] = state[source, column]
 
 
 def _age_and_move(state, count, dt_s, position_column, velocity_column, age_column,

@@ -140,6 +140,9 @@ SHORTEST_LIFE_S = 1e-3
 _ROW_BLOCK_PARTICLES = 256
 """Panda's vertex array of the particles grows and shrinks in blocks of this many."""
 _CORNERS = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]], np.float32)
+"""A quad's four corners, in its four vertex rows' last two columns."""
+_VERTEX_ROW_FLOATS = _FLOATS_PER_ROW + 2
+"""Floats in a row of Panda's vertex array: the particle's row, then the corner."""
 
 
 def _vertex_format() -> GeomVertexFormat:
@@ -197,6 +200,11 @@ def cone_directions_many(rng: np.random.Generator, directions, cos_max, stream
             + (sin_t * np.sin(phi))[:, None] * v[stream])
 
 
+def _column(column) -> property:
+    """A field of every particle's state (a view of the state array's ``column``)."""
+    return property(lambda system: system._state[:, column])
+
+
 class ParticleSystem:
     """Particles in arrays; ``spawn`` bursts, ``update(dt)`` ages and moves them all,
     ``draw(eye)`` writes them into the one GeomNode under ``parent`` (None: no drawing,
@@ -208,14 +216,12 @@ class ParticleSystem:
         cap = self.capacity
         self._state = np.zeros((cap, STATE_ROW_FLOATS), np.float32)
         """Every particle's state in one row, so that retiring the dead is one copy."""
-        self.position, self.velocity, self.age, self.life, self.size, self.colour0, \
-            self.colour1, self.drag, self.lift, self.glow = (
-                self._state[:, column] for column in _STATE_LAYOUT)
         self.life[:] = 1.0
         self._rows = np.zeros((cap, _FLOATS_PER_ROW), np.float32)
         self._sort_keys = np.zeros(cap, np.float32)
-        self._sorted_state = np.zeros_like(self._state)
-        """The sort's keys and its rows in their new order, before they are copied back."""
+        self._sorted_state = self._state.copy()
+        """The sort's keys, and the rows it puts in order: then the state, the old state
+        the next sort's rows (two arrays taking turns, no copy back)."""
         self.count = 0
         self.spawned_total = 0
         self.dropped_total = 0
@@ -226,6 +232,17 @@ class ParticleSystem:
             self._build_node(parent)
 
     # ----- state ----------------------------------------------------------------------
+
+    position = _column(_STATE_LAYOUT[0])
+    velocity = _column(_STATE_LAYOUT[1])
+    age = _column(_STATE_LAYOUT[2])
+    life = _column(_STATE_LAYOUT[3])
+    size = _column(_STATE_LAYOUT[4])
+    colour0 = _column(_STATE_LAYOUT[5])
+    colour1 = _column(_STATE_LAYOUT[6])
+    drag = _column(_STATE_LAYOUT[7])
+    lift = _column(_STATE_LAYOUT[8])
+    glow = _column(_STATE_LAYOUT[9])
 
     def spawn(self, positions, velocities, life_s, size_m, colour_start, colour_end,
               drag_per_s=0.0, lift_m_s2=0.0, additive=False) -> int:
@@ -330,6 +347,7 @@ class ParticleSystem:
         keys = self._sort_keys[:n]
         far_first_keys_loop(self._state, n, _POSITION, eye, keys)
         take_rows_loop(self._state, np.argsort(keys, kind="stable"), self._sorted_state)
+        self._state, self._sorted_state = self._sorted_state, self._state
 
     # ----- drawing --------------------------------------------------------------------
 
@@ -347,7 +365,7 @@ class ParticleSystem:
         quad = np.array([0, 1, 2, 0, 2, 3], np.uint32)
         self._indices = (quad[None, :] + 4 * np.arange(self.capacity, dtype=np.uint32)[:, None]
                          ).ravel()
-        self._vertex_rows = np.zeros((self.capacity * 4, _FLOATS_PER_ROW + 2), np.float32)
+        self._vertex_rows = np.zeros((self.capacity * 4, _VERTEX_ROW_FLOATS), np.float32)
         self._vertex_rows[:, _FLOATS_PER_ROW:] = np.tile(_CORNERS, (self.capacity, 1))
         self._rows_allocated = 0
         """Particles whose rows Panda's vertex array holds (:meth:`_rows_kept`): those past
@@ -391,11 +409,8 @@ class ParticleSystem:
         if rows != self._rows_allocated:
             data.uncleanSetNumRows(rows * 4)
             self._rows_allocated = rows
-        if n:  # each row to its quad's four corners, then from our memory into Panda's
-            quads = self._vertex_rows[:n * 4]
-            self._write_quads(quads, eye_ws)
-            target = memoryview(data.modifyArray(0)).cast("B")
-            target[:quads.nbytes] = memoryview(quads).cast("B")
+        if n:  # each row to its quad's four corners
+            self._write_quads(memoryview(data.modifyArray(0)).cast("B"), n, eye_ws)
         if n != self.drawn:  # the triangles of n quads are always the same numbers
             indices = self._triangles.modifyVertices(n * 6)
             indices.uncleanSetNumRows(n * 6)
@@ -412,15 +427,21 @@ class ParticleSystem:
             return allocated
         return min(-(-count // _ROW_BLOCK_PARTICLES) * _ROW_BLOCK_PARTICLES, self.capacity)
 
-    def _write_quads(self, quads: np.ndarray, eye_ws) -> None:
-        """Each live particle's vertex row (:meth:`vertex_rows`) into its quad's four rows
-        of ``quads``: in one compiled loop where numba is, else with numpy."""
+    def _write_quads(self, target: memoryview, count: int, eye_ws) -> None:
+        """Each of the ``count`` live particles' vertex row (:meth:`vertex_rows`) into its
+        quad's four rows, beside the corners, in Panda's vertex array ``target``: straight
+        from the state in one compiled loop where numba is, else with numpy into our own
+        rows, then copied."""
         if quad_rows_loop is None:
+            quads = self._vertex_rows[:count * 4]
             rows = self.vertex_rows(eye_ws)
             quads.reshape(len(rows), 4, -1)[:, :, :_FLOATS_PER_ROW] = rows[:, None, :]
+            target[:quads.nbytes] = memoryview(quads).cast("B")
             return
         self._sort_for_drawing(eye_ws)
-        quad_rows_loop(self._state[:self.count], *_QUAD_COLUMNS, quads)
+        quads = np.frombuffer(target, np.float32, count * 4 * _VERTEX_ROW_FLOATS)
+        quad_rows_loop(self._state[:count], *_QUAD_COLUMNS, _CORNERS,
+                       quads.reshape(-1, _VERTEX_ROW_FLOATS))
 
     def destroy(self) -> None:
         if self.path is not None:
