@@ -365,8 +365,9 @@ class ParticleSystem:
         quad = np.array([0, 1, 2, 0, 2, 3], np.uint32)
         self._indices = (quad[None, :] + 4 * np.arange(self.capacity, dtype=np.uint32)[:, None]
                          ).ravel()
-        self._vertex_rows = np.zeros((self.capacity * 4, _VERTEX_ROW_FLOATS), np.float32)
-        self._vertex_rows[:, _FLOATS_PER_ROW:] = np.tile(_CORNERS, (self.capacity, 1))
+        self._vertex_rows = None
+        """The numpy path's quad rows, copied into Panda's array after (made on first use:
+        the compiled loop writes into Panda's array itself)."""
         self._rows_allocated = 0
         """Particles whose rows Panda's vertex array holds (:meth:`_rows_kept`): those past
         the live ones are left as they were, and no triangle reads them."""
@@ -433,6 +434,10 @@ class ParticleSystem:
         from the state in one compiled loop where numba is, else with numpy into our own
         rows, then copied."""
         if quad_rows_loop is None:
+            if self._vertex_rows is None:
+                self._vertex_rows = np.zeros((self.capacity * 4, _VERTEX_ROW_FLOATS),
+                                             np.float32)
+                self._vertex_rows[:, _FLOATS_PER_ROW:] = np.tile(_CORNERS, (self.capacity, 1))
             quads = self._vertex_rows[:count * 4]
             rows = self.vertex_rows(eye_ws)
             quads.reshape(len(rows), 4, -1)[:, :, :_FLOATS_PER_ROW] = rows[:, None, :]
