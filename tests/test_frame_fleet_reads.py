@@ -62,10 +62,11 @@ def test_the_dust_reads_every_fleet_as_each_vehicle_alone(config, mixed):
     assert kinds == {"tank", "car"}, "two fleets"
     for _ in range(STEPS):
         drive(mixed)
-        vehicles, layout, rows = effects._anchor_rows()
+        anchors, rows = effects._anchor_rows()
         expected_layout, expected_rows = reference_rows(mixed)
-        assert layout == expected_layout
-        assert [vehicle.name for vehicle in vehicles] == [name for name, _ in layout]
+        assert anchors.layout == expected_layout
+        assert [vehicle.name for vehicle in anchors.vehicles] == [name for name, _
+                                                                  in anchors.layout]
         for name in DUST_FIELDS:
             np.testing.assert_array_equal(rows[name], expected_rows[name])
         effects.update(mixed.step_s)

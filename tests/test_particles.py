@@ -192,3 +192,21 @@ def test_moving_vehicles_raise_dust_and_standing_ones_do_not(battle, config):
     for _ in range(60):
         effects.update(1.0 / 60.0)
     assert effects.counts["track_dust"] > 0
+
+
+def test_dust_reads_the_anchors_of_the_vehicles_in_the_game_after_one_leaves(battle, config):
+    simulation, _ = battle
+    effects = Effects(simulation, config.view.effects, seed=1)
+    simulation.step(Controls(throttle=1.0))
+    effects.update(1.0 / 60.0)  # the vehicles' runs gathered, then one leaves
+    simulation.remove(simulation.vehicles[1])
+    simulation.step(Controls(throttle=1.0))
+    anchors, rows = effects._anchor_rows()
+    assert anchors.vehicles == simulation.vehicles
+    assert [name for name, _ in anchors.layout] == [vehicle.name
+                                                    for vehicle in simulation.vehicles]
+    assert np.array_equal(np.bincount(anchors.owner), anchors.per_vehicle)
+    wanted = np.concatenate([vehicle.fleet.model.report.contact_point_ws[vehicle.index]
+                             for vehicle in simulation.vehicles])
+    assert np.array_equal(rows["contact_point_ws"], wanted)
+    effects.update(1.0 / 60.0)  # and the streams' carries follow the new layout

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 import numpy as np
 
@@ -105,6 +106,18 @@ def _anchor_field(source, name: str, picked: list | None) -> np.ndarray:
     return rows.reshape((-1,) + rows.shape[2:])
 
 
+class _AnchorLayout(NamedTuple):
+    """Whose anchors a frame's dust reads, in order."""
+
+    vehicles: list
+    layout: tuple
+    """(name, anchors) of each vehicle: the streams' carries are kept by it."""
+    per_vehicle: np.ndarray
+    """How many anchors each vehicle has."""
+    owner: np.ndarray
+    """Each anchor's vehicle: its place in ``vehicles``."""
+
+
 class Effects:
     """Spawns particles for ``simulation``'s events into one :class:`ParticleSystem`."""
 
@@ -127,6 +140,12 @@ class Effects:
         """Smoking wrecks: vehicle name -> simulated time it was destroyed."""
         self._carry = {name: StreamCarry() for name in STREAMS}
         """Each stream's fraction of a particle carried to the next frame."""
+        self._runs: tuple[object, list] | None = None
+        """The roster the vehicles' runs were gathered from, and the runs
+        (:meth:`_fleet_runs`)."""
+        self._layout: tuple[tuple | None, _AnchorLayout] | None = None
+        """The roster and which of its runs had anchors when the layout was last made (None:
+        a roster not counted), and that layout."""
 
     def set_quality(self, quality: str) -> None:
         level = QUALITY_LEVELS.index(quality) if quality in QUALITY_LEVELS else 2
@@ -209,42 +228,67 @@ class Effects:
         return [np.full(len(making), self.table.index[name]), due[making], points[making],
                 directions[making], base_velocities[making]]
 
-    def _anchor_rows(self) -> tuple[list, tuple, dict]:
-        """Every vehicle's anchors (those with a report), in the simulation's order: the
-        vehicles, the layout (name, anchors) and the report's rows of them (on_ground,
-        sliding, contact_point_ws, contact_normal_ws) concatenated, read a run of one
-        fleet's vehicles at a time rather than vehicle by vehicle."""
-        blocks: list[tuple] = []  # (report or AnchorView, fleet rows or None, vehicles, fleet)
+    def _fleet_runs(self) -> list[tuple]:
+        """The simulation's vehicles in order, as runs of one fleet's: (fleet, their indices
+        in it, the vehicles), and (None, None, [vehicle]) for each that is not one of ours
+        (an online stand-in, which has its own anchors). Gathered again only when the
+        roster changed (a simulation that does not count its roster: every frame)."""
+        roster = getattr(self.simulation, "roster_revision", None)
+        if roster is not None and self._runs is not None and self._runs[0] == roster:
+            return self._runs[1]
+        runs: list[tuple] = []
         for vehicle in self.simulation.vehicles:
             if not isinstance(vehicle, Vehicle):
-                anchors = vehicle.anchors()
-                if anchors is not None:
-                    blocks.append((anchors, None, [vehicle], None))
-            elif blocks and blocks[-1][3] is vehicle.fleet:
-                blocks[-1][1].append(vehicle.index)
-                blocks[-1][2].append(vehicle)
-            elif vehicle.fleet.model.report is not None:
-                blocks.append((vehicle.fleet.model.report, [vehicle.index], [vehicle],
-                               vehicle.fleet))
-        vehicles = [vehicle for _, _, group, _ in blocks for vehicle in group]
-        sizes = [source.on_ground.shape[-1] for source, _, group, _ in blocks for _ in group]
+                runs.append((None, None, [vehicle]))
+            elif runs and runs[-1][0] is vehicle.fleet:
+                runs[-1][1].append(vehicle.index)
+                runs[-1][2].append(vehicle)
+            else:
+                runs.append((vehicle.fleet, [vehicle.index], [vehicle]))
+        runs = [(fleet, None if picked is None else np.array(picked), group)
+                for fleet, picked, group in runs]
+        self._runs = (roster, runs) if roster is not None else None
+        return runs
+
+    def _anchor_rows(self) -> tuple[_AnchorLayout, dict]:
+        """Every vehicle's anchors (those with a report), in the simulation's order: whose
+        they are (:class:`_AnchorLayout`) and the report's rows of them (on_ground,
+        sliding, contact_point_ws, contact_normal_ws) concatenated, read a run of one
+        fleet's vehicles at a time rather than vehicle by vehicle."""
+        blocks: list[tuple] = []  # (report or AnchorView, fleet rows or None, vehicles)
+        present = []
+        for fleet, picked, group in self._fleet_runs():
+            source = group[0].anchors() if fleet is None else fleet.model.report
+            present.append(source is not None)
+            if source is not None:
+                blocks.append((source, picked, group))
+        # The same runs with anchors in the same ones: the same vehicles and layout.
+        key = None if self._runs is None else (self._runs[0], tuple(present))
+        if key is None or self._layout is None or self._layout[0] != key:
+            vehicles = [vehicle for _, _, group in blocks for vehicle in group]
+            sizes = [source.on_ground.shape[-1] for source, _, group in blocks for _ in group]
+            per_vehicle = np.array(sizes, dtype=np.int64)
+            self._layout = (key, _AnchorLayout(
+                vehicles, tuple(zip((vehicle.name for vehicle in vehicles), sizes)),
+                per_vehicle, np.repeat(np.arange(len(vehicles)), per_vehicle)))
         rows = {name: np.concatenate([_anchor_field(source, name, picked)
-                                      for source, picked, _, _ in blocks]) if blocks else None
+                                      for source, picked, _ in blocks]) if blocks else None
                 for name in DUST_FIELDS}
-        return vehicles, tuple(zip((vehicle.name for vehicle in vehicles), sizes)), rows
+        return self._layout[1], rows
 
     def _dust(self, dt_s: float) -> list[list]:
         """Dust under every anchor on the ground: thrown back and up, carried along at a
         share of the speed, more the faster; and more where it slides."""
         spec = self.spec
-        vehicles, layout, rows = self._anchor_rows()
-        if not vehicles:
+        anchors, rows = self._anchor_rows()
+        if not anchors.vehicles:
             return []
-        per_vehicle = np.array([size for _, size in layout])
-        velocity = np.array([vehicle.current.velocity_ws for vehicle in vehicles], np.float64)
+        velocity = np.array([vehicle.current.velocity_ws for vehicle in anchors.vehicles],
+                            np.float64)
         if dust_streams_loop is not None:
-            return self._dust_compiled(dt_s, layout, rows, per_vehicle, velocity)
-        velocity = np.repeat(velocity, per_vehicle, axis=0)
+            return self._dust_compiled(dt_s, anchors, rows, velocity)
+        layout = anchors.layout
+        velocity = np.repeat(velocity, anchors.per_vehicle, axis=0)
         speed = np.sqrt(np.einsum("ij,ij->i", velocity, velocity))
         share = np.clip((speed - spec.dust_min_speed_mps)
                         / max(spec.dust_max_speed_mps - spec.dust_min_speed_mps,
@@ -262,7 +306,7 @@ class Effects:
                               on_ground & sliding, dt_s, points, normals,
                               velocity * SLIDE_DUST_CARRIED)]
 
-    def _dust_compiled(self, dt_s: float, layout: tuple, rows: dict, per_vehicle: np.ndarray,
+    def _dust_compiled(self, dt_s: float, anchors: _AnchorLayout, rows: dict,
                        velocity: np.ndarray) -> list[list]:
         """:meth:`_dust`'s streams, their carries carried on, in one compiled loop."""
         spec = self.spec
@@ -272,12 +316,12 @@ class Effects:
         track, made = dust_streams_loop(
             rows["on_ground"].astype(bool), rows["sliding"].astype(bool),
             rows["contact_point_ws"], rows["contact_normal_ws"],
-            np.repeat(np.arange(len(per_vehicle)), per_vehicle), velocity,
+            anchors.owner, velocity,
             spec.dust_min_speed_mps, spec.dust_max_speed_mps, NARROWEST_DUST_BAND_MPS,
             SLOWEST_MPS, spec.track_dust.count, spec.slide_dust.count, self.scale * dt_s,
             DUST_THROWN_BACK, TRACK_DUST_CARRIED, SLIDE_DUST_CARRIED,
-            self._carry["track_dust"].fitted(layout),
-            self._carry["slide_dust"].fitted(layout), counts, points, directions,
+            self._carry["track_dust"].fitted(anchors.layout),
+            self._carry["slide_dust"].fitted(anchors.layout), counts, points, directions,
             base_velocities)
         self.counts["track_dust"] += int(counts[:track].sum())
         self.counts["slide_dust"] += int(counts[track:made].sum())
