@@ -1,5 +1,7 @@
 """Who sees whom: a clear line over the ground, within a range that dust and firing
-stretch; and bots that fire only at what they see (never through a dune)."""
+stretch; and bots that fire only at what they see (never through a dune). The screens that
+spare Bullet the sight lines passing by every rock, plate and wreck answer "clear" only
+where Bullet would find none."""
 
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ import pytest
 
 from game.sim.events import Shot
 from game.sim.session import GameOptions, GameSession
-from game.sim.spotting import (clear_views, hull_middle_ws, sight_clear, spotted,
-                               spotting_range_m)
+from game.sim.spotting import (bodies_hide, clear_views, hull_middle_ws, sight_clear,
+                               spotted, spotting_range_m)
+from physics.bullet import groups
 from physics.model.ballistics import gun_axes
 from physics.model.pose import BodyState
 from physics.model.terrain import MapChoice, build_terrain
@@ -160,3 +163,39 @@ def test_many_eyes_see_as_the_arrays_do_to_the_last_bit(config, map_name):
                                                             clearance_m))
             answers.update(seen.tolist())
     assert answers == {True, False}
+
+
+@pytest.mark.parametrize("map_name", ["desert", "range", "desert:1024"])
+def test_a_line_that_passes_by_every_screen_meets_no_body_that_hides(config, map_name):
+    """Lines from every living vehicle through and past every body that hides (rocks,
+    plates, a wreck) and beyond: wherever Bullet's ray meets one, the screens say the
+    line is near one of theirs, so they never spare Bullet a line it would find hidden."""
+    session = GameSession(config.session, GameOptions(MapChoice.parse(map_name), 1, "tank", 3))
+    simulation = session.simulation
+    try:
+        wreck = simulation.vehicle_named(next(iter(session.battle.bots)))
+        simulation.damage(wreck, 1e9, simulation.player)
+        for _ in range(30):
+            simulation.step()
+        world, screens = simulation.world, simulation.sight_screens
+        hiding = [node for node in world.bullet.getRigidBodies()
+                  if not (node.getIntoCollideMask() & groups.SIGHT_BLOCKERS).isZero()
+                  and getattr(world.handles.owner_of(node), "destroyed", True)]
+        assert wreck.body in hiding and len(hiding) > 1
+        random = np.random.default_rng(7)
+        eyes = [hull_middle_ws(vehicle) + (0.0, 0.0, 1.0) for vehicle in simulation.vehicles
+                if not vehicle.destroyed]
+        hidden = 0
+        for node in hiding:
+            centre = np.array(node.getTransform().getMat().xformPoint(
+                node.getShapeBounds().getCenter()))
+            for eye in eyes:
+                for offset in random.normal(0.0, 1.5, (4, 3)):
+                    end = eye + (centre + offset - eye) * random.uniform(0.9, 2.0)
+                    if bodies_hide(world, eye, end, ()):
+                        hidden += 1
+                        assert screens.near_line(eye, end), (node.getName(), eye, end)
+        assert hidden > 0
+        assert not screens.near_line(eyes[0] + (0.0, 0.0, 500.0), eyes[0] + (50.0, 0.0, 500.0))
+    finally:
+        session.destroy()

@@ -311,7 +311,7 @@ class Bot:
         hull's middle being ``middle_ws``."""
         now_s = simulation.time_s
         if not spotted(self.spec.spotting, simulation.terrain, eye_ws, target, now_s,
-                       simulation.world, me, middle_ws):
+                       simulation.world, me, middle_ws, simulation.sight_screens):
             self._seen_since_s = None
             return None
         if self._seen_since_s is None:

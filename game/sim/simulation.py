@@ -22,6 +22,7 @@ from game.sim.combat import Combat
 from game.sim.controls import ButtonEdges, Controls
 from game.sim.events import CraterDug, Event, Reset, SwapVehicle
 from game.sim.guard import PhysicsGuard
+from game.sim.spotting import SightScreens
 from game.sim.vehicles import Vehicle, step_events
 from physics.bullet.bodies import make_hull_body
 from physics.bullet.fleet import VehicleFleet
@@ -61,6 +62,8 @@ class Simulation:
         still whole while it is unchanged."""
         self._positions_xy: tuple[int, np.ndarray] | None = None
         """The step the vehicles' ground positions were gathered at, and those positions."""
+        self.sight_screens = SightScreens(self)
+        """What may hide one vehicle from another besides the ground, for sight lines."""
         self._buttons = ButtonEdges()
         self._drivers: dict[str, Driver] = {}
         self._rules: list[Rules] = []

@@ -145,18 +145,21 @@ def spotting_range_m(spec: SpottingSpec, target, time_s: float) -> float:
 
 
 def spotted(spec: SpottingSpec, terrain, eye_ws, target, time_s: float, world=None,
-            looker=None, middle_ws=None) -> bool:
+            looker=None, middle_ws=None, screens: SightScreens | None = None) -> bool:
     """Whether a viewer at ``eye_ws`` spots ``target`` now: in range, in clear sight (of the
     terrain; and, given the physics ``world``, of the bodies that hide it, the ``looker``'s
-    own and the target's aside). ``middle_ws``: the target's :func:`hull_middle_ws`, where
-    the caller has it already."""
+    own and the target's aside; ``screens``: the world's :class:`SightScreens`, which spare
+    Bullet the lines that pass by them all). ``middle_ws``: the target's
+    :func:`hull_middle_ws`, where the caller has it already."""
     middle = hull_middle_ws(target) if middle_ws is None else middle_ws
     if math.dist(np.asarray(eye_ws).tolist(), middle.tolist()) > spotting_range_m(
             spec, target, time_s):
         return False
     if not sight_clear(terrain, eye_ws, middle, spec.sight_step_m, spec.sight_clearance_m):
         return False
-    return world is None or not bodies_hide(world, eye_ws, middle, (
+    if world is None or (screens is not None and not screens.near_line(eye_ws, middle)):
+        return True
+    return not bodies_hide(world, eye_ws, middle, (
         target.body, *((looker.body,) if looker is not None else ())))
 
 
@@ -168,3 +171,95 @@ def bodies_hide(world, from_ws, to_ws, exclude) -> bool:
         if getattr(world.handles.owner_of(node), "destroyed", True):
             return True
     return False
+
+
+SCREEN_SLACK_M = 0.1
+"""Room added round every screen's sphere: more than Bullet's collision margin round a
+rock's hull (0.04 m) and its single-precision shapes stand out of the shapes themselves."""
+
+
+class SightScreens:
+    """Everything of a simulation that may hide a vehicle besides the ground (what
+    :func:`bodies_hide` finds: its rocks, plates and wrecks), each as a sphere round it,
+    gathered once a step. A line that passes by every sphere meets none of them, so
+    Bullet's ray need not be cast; a line through one is asked of Bullet, which says
+    exactly. Most sight lines in a battle pass by every rock, and Bullet would test them
+    against every living hull they cross as well."""
+
+    def __init__(self, simulation):
+        self.simulation = simulation
+        self._step: int | None = None
+        self._fixed_key: tuple | None = None
+        self._fixed = (np.zeros((0, 3)), np.zeros(0))
+        """The rocks' and plates' spheres (they never move), and what they were made of."""
+        self._reach_m: dict[int, tuple[object, float]] = {}
+        """Each rock's reach from its centre, by id (the rock kept, so the id stays its)."""
+        self.centres_ws, self.radii_m = self._fixed
+
+    def near_line(self, from_ws, to_ws) -> bool:
+        """Whether the line between two points passes through any screen's sphere."""
+        self._gather()
+        (from_x, from_y, from_z), (to_x, to_y, to_z) = (np.asarray(from_ws).tolist(),
+                                                        np.asarray(to_ws).tolist())
+        return bool(_line_meets_spheres(from_x, from_y, from_z, to_x, to_y, to_z,
+                                        self.centres_ws, self.radii_m))
+
+    def _gather(self) -> None:
+        """The spheres of this step: the rocks and plates (again only when they changed),
+        then the wrecks where they lie now."""
+        simulation = self.simulation
+        step = simulation.world.step_count
+        if step == self._step:
+            return
+        self._step = step
+        rocks, plates = simulation.rocks, simulation.plates
+        key = (simulation.arena.rocks_revision, len(rocks), len(plates))
+        if key != self._fixed_key:
+            self._fixed_key = key
+            self._fixed = (
+                np.array([rock.position_ws for rock in rocks]
+                         + [plate.position_ws for plate in plates], np.float64).reshape(-1, 3),
+                np.array([self._rock_reach_m(rock) for rock in rocks]
+                         + [math.hypot(*plate.half_extents_m) for plate in plates],
+                         np.float64) + SCREEN_SLACK_M)
+        wrecks = [vehicle for vehicle in simulation.vehicles if vehicle.destroyed]
+        if not wrecks:
+            self.centres_ws, self.radii_m = self._fixed
+            return
+        self.centres_ws = np.vstack([self._fixed[0]] + [hull_middle_ws(wreck)
+                                                        for wreck in wrecks])
+        self.radii_m = np.concatenate([self._fixed[1], [
+            math.hypot(*wreck.spec.hull.half_extents_m) + SCREEN_SLACK_M for wreck in wrecks]])
+
+    def _rock_reach_m(self, rock) -> float:
+        """How far a rock's points reach from its centre (kept: rocks never change)."""
+        kept = self._reach_m.get(id(rock))
+        if kept is None or kept[0] is not rock:
+            kept = self._reach_m[id(rock)] = (rock, float(np.sqrt(
+                np.einsum("ij,ij->i", rock.points_bs, rock.points_bs)).max(initial=0.0)))
+        return kept[1]
+
+
+def _line_meets_spheres(from_x, from_y, from_z, to_x, to_y, to_z, centres, radii) -> bool:
+    """Whether the segment between two points passes within ``radii[i]`` of any of the
+    ``centres`` (S, 3)."""
+    along_x, along_y, along_z = to_x - from_x, to_y - from_y, to_z - from_z
+    length2 = along_x * along_x + along_y * along_y + along_z * along_z
+    for sphere in range(centres.shape[0]):
+        to_centre_x = centres[sphere, 0] - from_x
+        to_centre_y = centres[sphere, 1] - from_y
+        to_centre_z = centres[sphere, 2] - from_z
+        share = 0.0
+        if length2 > 0.0:
+            share = (to_centre_x * along_x + to_centre_y * along_y
+                     + to_centre_z * along_z) / length2
+            share = 0.0 if share < 0.0 else (1.0 if share > 1.0 else share)
+        gap_x = to_centre_x - along_x * share
+        gap_y = to_centre_y - along_y * share
+        gap_z = to_centre_z - along_z * share
+        if gap_x * gap_x + gap_y * gap_y + gap_z * gap_z <= radii[sphere] * radii[sphere]:
+            return True
+    return False
+
+
+_line_meets_spheres = compiled(_line_meets_spheres) or _line_meets_spheres

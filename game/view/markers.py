@@ -97,7 +97,8 @@ class EnemyMarkers:
         # alone hides them there.
         world = None if getattr(battle, "online", False) else getattr(simulation, "world", None)
         marked = self.spotter.update(simulation.time_s, eye_of(player), enemies,
-                                     simulation.terrain, world, player)
+                                     simulation.terrain, world, player,
+                                     getattr(simulation, "sight_screens", None))
         if not marked:
             return []
         # hull_middle_ws of every marked vehicle at once: the same sums, one array each.

@@ -81,10 +81,11 @@ class EnemySpotter:
         self._new_shots.update(event.vehicle for event in events if isinstance(event, Shot))
 
     def update(self, now_s: float, eye_ws, enemies: list, terrain, world=None,
-               looker=None) -> list[tuple[object, bool]]:
+               looker=None, screens=None) -> list[tuple[object, bool]]:
         """The enemies to mark now, each with whether it is a wreck. Given the physics
         ``world`` (and the ``looker``), what hides an enemy from the bots hides it here too:
-        a rock, a plate or a wreck, as well as the ground."""
+        a rock, a plate or a wreck, as well as the ground (``screens``: the simulation's
+        :class:`~game.sim.spotting.SightScreens`)."""
         if now_s < self._last_s:  # the clock went back: a new game
             self.reset()
         self._last_s = now_s
@@ -100,12 +101,12 @@ class EnemySpotter:
             if track is None:
                 track = self._tracks[vehicle.name] = _Track(
                     now_s, self.recheck_s * index / len(enemies))
-            if self._marks(track, vehicle, now_s, eye_ws, terrain, world, looker):
+            if self._marks(track, vehicle, now_s, eye_ws, terrain, world, looker, screens):
                 marked.append((vehicle, bool(vehicle.destroyed)))
         return marked
 
     def _marks(self, track: _Track, vehicle, now_s: float, eye_ws, terrain, world=None,
-               looker=None) -> bool:
+               looker=None, screens=None) -> bool:
         """Whether ``vehicle`` is marked now (checking its sight line when due)."""
         if not vehicle.destroyed and track.wreck_seen:  # whole again: a new round
             track.wreck_seen = False
@@ -116,7 +117,7 @@ class EnemySpotter:
         if now_s >= track.next_check_s:
             self.checks += 1
             if spotted(self.spotting, terrain, eye_ws, self._sighted(vehicle), now_s, world,
-                       looker):
+                       looker, screens=screens):
                 track.seen_at_s = now_s
             track.next_check_s = now_s + self.recheck_s + track.stagger_s
             track.stagger_s = 0.0
