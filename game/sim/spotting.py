@@ -18,6 +18,7 @@ import numpy as np
 
 from physics.bullet import groups
 from physics.model.compiled import compiled
+from physics.model.ray_narrowing import segment_meets_any_sphere
 from physics.model.spec import Spec, tuning
 from physics.model.terrain_base import plane_under
 
@@ -201,8 +202,8 @@ class SightScreens:
         self._gather()
         (from_x, from_y, from_z), (to_x, to_y, to_z) = (np.asarray(from_ws).tolist(),
                                                         np.asarray(to_ws).tolist())
-        return bool(_line_meets_spheres(from_x, from_y, from_z, to_x, to_y, to_z,
-                                        self.centres_ws, self.radii_m))
+        return bool(segment_meets_any_sphere(from_x, from_y, from_z, to_x, to_y, to_z,
+                                             self.centres_ws, self.radii_m))
 
     def _gather(self) -> None:
         """The spheres of this step: the rocks and plates (again only when they changed),
@@ -238,28 +239,3 @@ class SightScreens:
             kept = self._reach_m[id(rock)] = (rock, float(np.sqrt(
                 np.einsum("ij,ij->i", rock.points_bs, rock.points_bs)).max(initial=0.0)))
         return kept[1]
-
-
-def _line_meets_spheres(from_x, from_y, from_z, to_x, to_y, to_z, centres, radii) -> bool:
-    """Whether the segment between two points passes within ``radii[i]`` of any of the
-    ``centres`` (S, 3)."""
-    along_x, along_y, along_z = to_x - from_x, to_y - from_y, to_z - from_z
-    length2 = along_x * along_x + along_y * along_y + along_z * along_z
-    for sphere in range(centres.shape[0]):
-        to_centre_x = centres[sphere, 0] - from_x
-        to_centre_y = centres[sphere, 1] - from_y
-        to_centre_z = centres[sphere, 2] - from_z
-        share = 0.0
-        if length2 > 0.0:
-            share = (to_centre_x * along_x + to_centre_y * along_y
-                     + to_centre_z * along_z) / length2
-            share = 0.0 if share < 0.0 else (1.0 if share > 1.0 else share)
-        gap_x = to_centre_x - along_x * share
-        gap_y = to_centre_y - along_y * share
-        gap_z = to_centre_z - along_z * share
-        if gap_x * gap_x + gap_y * gap_y + gap_z * gap_z <= radii[sphere] * radii[sphere]:
-            return True
-    return False
-
-
-_line_meets_spheres = compiled(_line_meets_spheres) or _line_meets_spheres

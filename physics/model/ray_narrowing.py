@@ -11,7 +11,8 @@ lie further apart than the rays' reach and the body's limit is passed over whole
 
 A segment with an end that is not finite meets nothing, nor does a sphere whose centre is
 not finite. The loop is compiled with numba (:mod:`physics.model.compiled`) and runs as
-plain Python without it.
+plain Python without it. :func:`segment_meets_any_sphere` asks the same of one segment
+and every sphere (the sight lines' screens, :class:`game.sim.spotting.SightScreens`).
 """
 
 from __future__ import annotations
@@ -112,11 +113,23 @@ def _segments_meeting_links(starts, ends, per_body, reach_m, links, centres, lim
                                            half_extents)
 
 
+def _segment_meets_any_sphere(sx, sy, sz, ex, ey, ez, centres, limits) -> bool:
+    """Does the segment from (sx, sy, sz) to (ex, ey, ez) pass closer to any sphere's centre
+    (``centres``, (S, 3)) than its limit?"""
+    dx, dy, dz = ex - sx, ey - sy, ez - sz
+    length_squared = dx * dx + dy * dy + dz * dz
+    for b in range(centres.shape[0]):
+        if _segment_meets_sphere(sx, sy, sz, dx, dy, dz, length_squared, centres, b, limits):
+            return True
+    return False
+
+
 _segment_meets_sphere = compiled(_segment_meets_sphere, inline=True) or _segment_meets_sphere
 _segment_meets_box = compiled(_segment_meets_box, inline=True) or _segment_meets_box
 _segment_meets_body = compiled(_segment_meets_body, inline=True) or _segment_meets_body
 _finite_segment = compiled(_finite_segment, inline=True) or _finite_segment
 _segments_meeting_links = compiled(_segments_meeting_links) or _segments_meeting_links
+segment_meets_any_sphere = compiled(_segment_meets_any_sphere) or _segment_meets_any_sphere
 
 
 def segments_near_links(starts_ws: np.ndarray, ends_ws: np.ndarray, per_body: int,
