@@ -84,3 +84,35 @@ def test_closest_first_gives_what_every_hit_gives(config, with_terrain):
     assert ("terrain" in names) == with_terrain and any(name.startswith("tank-") for name in names)
     assert sum(hit is None for hit in expected) > 0
     world.destroy()
+
+
+def test_rays_that_meet_nothing_get_what_the_whole_pass_gives_them(config):
+    """A cast in which no ray meets anything skips the terrain's look-ups: its rays get the
+    numbers they get in a cast where another ray does meet something (the whole pass)."""
+    world = PhysicsWorld(config.game.simulation)
+    terrain = build_terrain(MapChoice.parse("desert"), config.game.terrain, 3)
+    hull = make_hull_body(config.tank.hull, "tank-0")
+    world.add_body(hull)
+    ground_m = float(terrain.height_at(0.0, 0.0))
+    set_at_rest(hull, (0.0, 0.0, ground_m + 1.0), LQuaternionf())
+    world.step()
+    rng = np.random.default_rng(11)
+    beside = np.column_stack([rng.uniform(20.0, 40.0, (8, 2)), np.zeros(8)])
+    beside[:, 2] = terrain.height_at(beside[:, 0], beside[:, 1]) + rng.uniform(-0.5, 2.0, 8)
+    onto_hull = np.array([[0.0, 0.0, ground_m + 4.0]])
+    directions = np.tile([0.0, 0.0, -1.0], (9, 1)) + rng.normal(0.0, 0.2, (9, 3))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    directions[-1] = (0.0, 0.0, -1.0)
+    caster = BulletRays(world, terrain, [None] * 9, 1, ABOVE_TERRAIN_MASK)
+    length_m, min_ground_up = 4.0, math.cos(math.radians(70.0))
+    whole = caster.cast(np.vstack([beside, onto_hull]), directions, length_m, min_ground_up,
+                        np.arange(9))
+    assert whole.hit.tolist() == [False] * 8 + [True]
+    missed = caster.cast(beside, directions[:8], length_m, min_ground_up, np.arange(8))
+    assert caster.pushed_bodies == {} and caster.pushed_points_ws == {}
+    for field in ("hit", "distance_m", "point_ws", "normal_ws", "ground_velocity_ws",
+                  "grip_scale", "rolling_resistance"):
+        got, expected = getattr(missed, field), getattr(whole, field)[:8]
+        assert got.dtype == expected.dtype and got.shape == expected.shape, field
+        assert got.tobytes() == expected.tobytes(), field
+    world.destroy()

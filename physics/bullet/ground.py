@@ -85,6 +85,8 @@ class BulletRays:
         count = len(origins_ws)
         met, best_hits = self._closest_hits(origins_ws, directions_ws, length_m,
                                             min_ground_up, rays)
+        if not met:
+            return self._none_met(origins_ws, directions_ws)
         hit = np.zeros(count, dtype=bool)
         distance = np.zeros(count)
         point = np.zeros((count, 3))
@@ -113,6 +115,20 @@ class BulletRays:
         point = origins_ws + distance[:, None] * directions_ws
         self.pushed_points_ws = {int(rays[ray]): point[ray] for ray in pushed}
         return GroundHits(hit, distance, point, normal, ground_velocity, grip, rolling)
+
+    def _none_met(self, origins_ws, directions_ws) -> GroundHits:
+        """What :meth:`cast` gives where no ray met anything (most casts: a ray passing
+        near a rock's bounds but beside the rock): no hit, each ray's point its start and
+        the rock's grip, the numbers the whole pass makes, without its look-ups into the
+        terrain, which no hit needs."""
+        count = len(origins_ws)
+        self.pushed_bodies, self.pushed_points_ws = {}, {}
+        distance = np.zeros(count)
+        rock_grip, rock_rolling = self.terrain.surface_grip(self._rock)
+        return GroundHits(np.zeros(count, dtype=bool), distance,
+                          origins_ws + distance[:, None] * directions_ws, np.zeros((count, 3)),
+                          np.zeros((count, 3)), np.full(count, rock_grip, dtype=float),
+                          np.full(count, rock_rolling, dtype=float))
 
     def _closest_hits(self, origins_ws, directions_ws, length_m, min_ground_up, rays
                       ) -> tuple[list[int], list]:
