@@ -15,13 +15,14 @@ from panda3d.bullet import BulletBoxShape, BulletRigidBodyNode
 from panda3d.core import LQuaternionf, Point3, TransformState, Vec3
 
 from physics.bullet import fleet as fleet_module
-from physics.bullet.bodies import make_hull_body, terrain_collider
+from physics.bullet.bodies import make_hull_body, make_rock_body, terrain_collider
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.ground import BulletRays
 from physics.bullet.poses import set_at_rest
 from physics.bullet.world import PhysicsWorld
 from physics.model import broadphase
 from physics.model.broadphase import in_pairs, pairs_within, sphere_pairs
+from physics.model.rocks import Rock, icosphere
 from physics.model.terrain import MapChoice, build_terrain
 
 def near_each_other(points: np.ndarray, limit_m: float) -> np.ndarray:
@@ -282,3 +283,60 @@ def test_a_fleet_finds_exactly_the_vehicles_near_something(config, monkeypatch):
     assert 0 < expected.sum() < len(places)
     fleet.destroy()
     world.destroy()
+
+
+def tanks_round_a_rock(config, with_box: bool, steps: int) -> tuple[list, int, int]:
+    """Tanks driving past and onto a flat rock for ``steps`` steps, the rock given to the
+    fleet with its box or not: every tank's state at the end, the rays cast through Bullet
+    and those of them that met the rock."""
+    world = PhysicsWorld(config.game.simulation)
+    terrain = build_terrain(MapChoice.parse("flat"), config.game.terrain, 1)
+    world.add_body(terrain_collider(terrain))
+    fleet = VehicleFleet(world, terrain, config.tank, config.tank_gearbox)
+    unit_points, triangles = icosphere()
+    points = unit_points * 4.0
+    points[:, 2] *= 0.3  # a slab 2.4 m high, its bounding sphere 8 m across
+    rock = Rock(np.array([0.0, 0.0, 0.2]), 30.0, points, triangles, 4.0)
+    rock_body = make_rock_body(rock, "rock")
+    world.add_body(rock_body)
+    starts = [(-9.0, -6.0, 90.0), (-9.0, 6.0, 90.0), (6.0, -9.0, 0.0), (-5.5, -3.0, 90.0),
+              (8.5, 2.0, 200.0), (-2.0, 9.5, 160.0)]
+    for number, (x, y, heading) in enumerate(starts):
+        body = make_hull_body(config.tank.hull, f"tank-{number}")
+        world.add_body(body)
+        facing = LQuaternionf()
+        facing.setHpr(Vec3(-heading, 0.0, 0.0))
+        set_at_rest(body, (x, y, 1.2), facing)
+        fleet.add(body, automatic=True)
+        fleet.set_controls(number, 0.6, 0.1 * (number % 3 - 1), 0.0, False)
+    fleet.add_obstacle(rock_body, rock.box_bs() if with_box else None)
+    rays, met = [], []
+    cast = fleet._bullet_rays.cast
+
+    def counting(origins_ws, directions_ws, length_m, min_ground_up, anchors):
+        hits = cast(origins_ws, directions_ws, length_m, min_ground_up, anchors)
+        rays.append(len(anchors))
+        met.append(int(np.count_nonzero(hits.hit)))
+        return hits
+
+    fleet._bullet_rays.cast = counting
+    for _ in range(steps):
+        fleet.update_drive(world.step_s)
+        world.step()
+    states = [tuple(np.concatenate([state.position_ws, state.orientation_ws,
+                                    state.velocity_ws]).tolist())
+              for state in fleet.poses().states()]
+    fleet.destroy()
+    world.destroy()
+    return states, sum(rays), sum(met)
+
+
+def test_a_rock_with_a_box_spares_bullet_the_rays_beside_it(config):
+    """A flat rock's box leaves out of Bullet the rays that pass within its bounding sphere
+    but beside the box: the tanks round it and on it move exactly as they do when every
+    ray within the sphere is cast."""
+    boxed, boxed_rays, boxed_met = tanks_round_a_rock(config, True, 180)
+    spherical, spherical_rays, spherical_met = tanks_round_a_rock(config, False, 180)
+    assert boxed == spherical
+    assert 0 < boxed_met == spherical_met  # a tank rides on the rock's edge
+    assert boxed_rays < spherical_rays / 2

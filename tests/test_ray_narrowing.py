@@ -93,7 +93,7 @@ def test_rays_and_bodies_that_are_not_finite_or_none():
 def random_boxes(rng, centres: np.ndarray, count: int) -> ray_narrowing.Boxes:
     """Boxes for the first ``count`` bodies, turned every way, each inside its sphere."""
     axes = np.linalg.qr(rng.normal(size=(count, 3, 3)))[0].transpose(0, 2, 1)
-    half_extents = np.array([1.5, 3.0, 1.0])
+    half_extents = np.tile([1.5, 3.0, 1.0], (count, 1)) * rng.uniform(0.8, 1.0, (count, 1))
     return ray_narrowing.Boxes(centres[:count] + rng.normal(0.0, 0.1, (count, 3)), axes,
                                half_extents)
 
@@ -103,7 +103,7 @@ def passes_through_box(start, end, boxes, b, grown_m: float, samples: int = 4001
     ``grown_m`` on every side?"""
     points = start + np.linspace(0.0, 1.0, samples)[:, None] * (end - start)
     local = (points - boxes.centres_ws[b]) @ boxes.axes_ws[b].T
-    return bool((np.abs(local) <= boxes.half_extents_m + grown_m).all(axis=1).any())
+    return bool((np.abs(local) <= boxes.half_extents_m[b] + grown_m).all(axis=1).any())
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -102,7 +102,7 @@ class Arena:
             body = make_rock_body(rock, f"rock-{number}")
             self.world.add_body(body, owner=rock)
             for fleet in self.fleets.values():
-                fleet.add_obstacle(body)
+                fleet.add_obstacle(body, rock.box_bs())
 
     @property
     def rocks(self) -> list:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
-from panda3d.core import Vec3
+from panda3d.core import Point3, Vec3
 
 from physics.bullet.ground import BulletRays
 from physics.bullet.hull_pairs import HullPairs
@@ -48,6 +48,23 @@ def _bounding_sphere(body: BulletRigidBodyNode) -> tuple[np.ndarray, float]:
     bounds = body.getShapeBounds()
     return (np.array(body.getTransform().getMat().xformPoint(bounds.getCenter())),
             bounds.getRadius())
+
+
+_NO_STATIC_BOXES = Boxes(np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)))
+
+
+def _static_box(body: BulletRigidBodyNode, box_bs) -> tuple[np.ndarray, np.ndarray,
+                                                            np.ndarray]:
+    """A static body's box in the world: centre, axes (rows) and half extents grown by
+    :data:`_RAY_SLACK_M`, from its box in its own frame (None: an infinite box, which
+    leaves the body to its sphere)."""
+    matrix = body.getTransform().getMat()
+    axes_ws = np.array(matrix.getUpper3())  # Panda's rows: the body's axes
+    if box_bs is None:
+        return np.array(matrix.getRow3(3)), axes_ws, np.full(3, np.inf)
+    centre_bs, half_extents_m = box_bs
+    return (np.array(matrix.xformPoint(Point3(*np.asarray(centre_bs, dtype=float)))), axes_ws,
+            np.asarray(half_extents_m, dtype=float) + _RAY_SLACK_M)
 
 
 _apply_central_impulse = BulletRigidBodyNode.applyCentralImpulse
@@ -104,9 +121,12 @@ class VehicleFleet:
                                driveline=spec.driveline(gearbox_spec, self.constants))
         self.bodies: list[BulletRigidBodyNode] = []
         self.obstacles: list[BulletRigidBodyNode] = []
-        """Moving bodies anchors may stand on; static ones are kept as bounding spheres."""
+        """Moving bodies anchors may stand on; static ones are kept as bounding spheres (and
+        boxes, where given)."""
         self._static_centres = np.zeros((0, 3))
         self._static_radii = np.zeros(0)
+        self._static_boxes = _NO_STATIC_BOXES
+        """The static obstacles' boxes (grown by the slack), one for each sphere."""
         self._static_bodies: list[BulletRigidBodyNode] = []
         self.always_bullet_rays = always_bullet_rays
         self.terrain = terrain
@@ -197,22 +217,28 @@ class VehicleFleet:
             self._static_bodies = [self._static_bodies[index] for index in kept]
             self._static_centres = self._static_centres[kept]
             self._static_radii = self._static_radii[kept]
+            self._static_boxes = Boxes(*(array[kept] for array in self._static_boxes))
 
-    def add_obstacle(self, body: BulletRigidBodyNode) -> None:
+    def add_obstacle(self, body: BulletRigidBodyNode, box_bs=None) -> None:
         """Something besides the terrain that anchors may stand on (a crate, a rock).
 
-        A static body's bounds are taken once; a moving one's every step.
+        A static body's bounds are taken once; a moving one's every step. ``box_bs``: a
+        box round a static body's shapes in its own frame, (centre, half extents), which
+        spares Bullet the rays that pass near its bounding sphere but beside the box
+        (None: the sphere alone).
         """
-        self.add_obstacles([body])
+        self.add_obstacles([body], None if box_bs is None else [box_bs])
 
-    def add_obstacles(self, bodies: list[BulletRigidBodyNode]) -> None:
-        """Several things anchors may stand on (at once: a tile's rocks)."""
-        static = []
-        for body in bodies:
+    def add_obstacles(self, bodies: list[BulletRigidBodyNode], boxes_bs=None) -> None:
+        """Several things anchors may stand on (at once: a tile's rocks), with a box for
+        each (or None) as :meth:`add_obstacle` takes it."""
+        static, static_boxes = [], []
+        for body, box_bs in zip(bodies, boxes_bs or [None] * len(bodies)):
             if body.getMass() > 0.0:
                 self.obstacles.append(body)
             else:
                 static.append(body)
+                static_boxes.append(_static_box(body, box_bs))
         if not static:
             return
         spheres = [_bounding_sphere(body) for body in static]
@@ -221,6 +247,8 @@ class VehicleFleet:
         self._static_centres = np.concatenate(
             [self._static_centres, np.array([centre for centre, _ in spheres])])
         self._static_radii = np.append(self._static_radii, [radius for _, radius in spheres])
+        self._static_boxes = Boxes(*(np.concatenate([kept, np.array(added)]) for kept, added
+                                     in zip(self._static_boxes, zip(*static_boxes))))
 
     def set_controls(self, index: int, throttle: float, steer: float, brake: float,
                      handbrake: bool) -> None:
@@ -366,8 +394,9 @@ class VehicleFleet:
         """Per anchor of the vehicles ``near`` something: could its ray meet a body besides
         the terrain (another of these vehicles where it is now, one of the ``others``)?
         None: no ray could. Each body stands for its bounding sphere and
-        :data:`_RAY_SLACK_M`, each of these vehicles for its hull's box as well; a ray
-        passing within them is cast through Bullet.
+        :data:`_RAY_SLACK_M`, each of these vehicles for its hull's box as well, and a
+        static obstacle for its box where it was given one (a rock's); a ray passing
+        within them is cast through Bullet.
 
         Only the near vehicles' rays are worked out, each vehicle's measured only against
         the bodies it is linked to (``links``, from the near test): a body it is not linked
@@ -388,8 +417,13 @@ class VehicleFleet:
         position = np.empty(len(near) + len(others[1]), dtype=np.int64)
         position[index] = np.arange(len(index))
         position[len(near):] = len(index) + np.arange(len(others[1]))
-        boxes = Boxes(near_ws + near_axes_ws[:, 2] * self.spec.hull.centre_of_mass_drop_m,
-                      near_axes_ws, self._hull_box_half_m)
+        statics = self._static_boxes  # the rows after the near vehicles'
+        boxes = Boxes(
+            np.concatenate([near_ws + near_axes_ws[:, 2] * self.spec.hull.centre_of_mass_drop_m,
+                            statics.centres_ws]),
+            np.concatenate([near_axes_ws, statics.axes_ws]),
+            np.concatenate([np.broadcast_to(self._hull_box_half_m, (len(index), 3)),
+                            statics.half_extents_m]))
         limits_m = np.concatenate([np.full(len(index), self._hull_radius_m), others[1]])
         meets = segments_near_links(starts_ws, ends_ws, anchors, self.model.ray_reach_m,
                                     position[links], np.vstack([near_ws, others[0]]),
@@ -437,3 +471,4 @@ class VehicleFleet:
         self.obstacles.clear()
         self._static_centres = np.zeros((0, 3))
         self._static_radii = np.zeros(0)
+        self._static_boxes = _NO_STATIC_BOXES

@@ -125,11 +125,13 @@ class StreamedColliders:
         return self._near
 
     def _add_rocks(self, key: TileKey) -> None:
+        rocks = self.terrain.tile_rocks(key)
         paths = [self.world.add_body(make_rock_body(rock, f"rock-{key[0]}-{key[1]}-{number}"),
                                      owner=rock)
-                 for number, rock in enumerate(self.terrain.tile_rocks(key))]
+                 for number, rock in enumerate(rocks)]
         for fleet in self.fleets:
-            fleet.add_obstacles([path.node() for path in paths])
+            fleet.add_obstacles([path.node() for path in paths],
+                                [rock.box_bs() for rock in rocks])
         self._rock_bodies[key] = paths
         self.revision += 1
 

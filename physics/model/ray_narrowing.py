@@ -1,8 +1,8 @@
 """Which anchors' rays could meet a body besides the terrain, and so are cast through Bullet.
 
 Each body stands for a sphere; a sphere may stand for an oriented box inside it (a hull's,
-:class:`Boxes`): a ray near that sphere counts only where it also passes through the box,
-as a long hull's sphere reaches far beside it.
+a rock's: :class:`Boxes`): a ray near that sphere counts only where it also passes through
+the box, as a long hull's sphere reaches far beside it and a flat rock's far above it.
 
 The rays are measured only along links between their vehicle and the bodies near it, from
 the near test (:mod:`physics.model.broadphase`: which vehicles are near each other and
@@ -34,10 +34,11 @@ class Boxes(NamedTuple):
     axes_ws: np.ndarray
     """(B, 3, 3) each box's axes, one a row."""
     half_extents_m: np.ndarray
-    """(3,) the half extents along the axes, shared by every box."""
+    """(B, 3) each box's half extents along its axes (infinite: no box, the sphere alone
+    decides)."""
 
 
-_NO_BOXES = Boxes(np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros(3))
+_NO_BOXES = Boxes(np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)))
 
 
 def _segment_meets_sphere(sx, sy, sz, dx, dy, dz, length_squared, centres, b, limits):
@@ -63,7 +64,7 @@ def _segment_meets_box(sx, sy, sz, dx, dy, dz, box_centres, box_axes, half_exten
         ax, ay, az = box_axes[b, axis, 0], box_axes[b, axis, 1], box_axes[b, axis, 2]
         start = ox * ax + oy * ay + oz * az
         along = dx * ax + dy * ay + dz * az
-        half = half_extents[axis]
+        half = half_extents[b, axis]
         if not (np.isfinite(start) and np.isfinite(along)):
             return True
         if along == 0.0:

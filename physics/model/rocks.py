@@ -51,6 +51,11 @@ class Rock:
     triangles: np.ndarray     # (M, 3) indices into points_bs, outward-facing
     radius_m: float
 
+    def box_bs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The box round its points in its own frame: its centre and half extents (m)."""
+        low, high = self.points_bs.min(axis=0), self.points_bs.max(axis=0)
+        return (low + high) / 2.0, (high - low) / 2.0
+
     @property
     def top_m(self) -> float:
         """The height of its highest point (it turns only about the vertical)."""
