@@ -231,3 +231,51 @@ def test_a_tank_set_on_another_tanks_hull_rides_on_it():
     assert all(anchor["on_ground"] for anchor in above.anchor_reports())
     assert all(anchor["compression"] > 0.0 for anchor in above.anchor_reports())
     simulation.destroy()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_fleets_rays_are_measured_as_the_segments_made_of_them_are(config, seed):
+    """The fleet's own pass (rays made from each vehicle's pose as it goes, hulls' boxes
+    and rocks' boxes) finds, to the bit, what measuring the segments made first finds, the
+    hull boxes and the static boxes stacked after the vehicles' rows."""
+    world = PhysicsWorld(config.game.simulation)
+    terrain = build_terrain(MapChoice.parse("flat"), config.game.terrain, 1)
+    fleet = VehicleFleet(world, terrain, config.tank, config.tank_gearbox)
+    model, constants = fleet.model, fleet.constants
+    rng = np.random.default_rng(seed)
+    vehicles, statics, moving = 30, 12, 5
+    position = rng.uniform(-12.0, 12.0, (vehicles, 3))
+    axes = np.linalg.qr(rng.normal(size=(vehicles, 3, 3)))[0].transpose(0, 2, 1)
+    axes[:, 2] *= np.sign(np.linalg.det(axes))[:, None]  # right-handed
+    position[3, 1] = np.nan  # a broken vehicle meets nothing
+    others_centres = rng.uniform(-12.0, 12.0, (statics + moving, 3))
+    others_limits = rng.uniform(0.5, 4.0, statics + moving)
+    static_axes = np.linalg.qr(rng.normal(size=(statics, 3, 3)))[0].transpose(0, 2, 1)
+    static_half = rng.uniform(0.3, 2.0, (statics, 3))
+    static_half[0] = np.inf  # a static body without a box
+    static_boxes = ray_narrowing.Boxes(others_centres[:statics] + rng.normal(0, 0.2, (statics, 3)),
+                                       static_axes, static_half)
+    links = np.array([(own, other) for own in range(vehicles)
+                      for other in range(vehicles + statics + moving)
+                      if own != other and rng.random() < 0.3])
+    hull_limit, drop = fleet._hull_radius_m + 0.05, config.tank.hull.centre_of_mass_drop_m
+    found = ray_narrowing.fleet_rays_meeting_links(
+        position, axes, model.table, constants.ray_length_m, model.ray_reach_m, links,
+        hull_limit, drop, fleet._hull_box_half_m, others_centres, others_limits, static_boxes)
+    origins, directions = model.rays(position, axes)
+    starts = origins.reshape(-1, 3)
+    ends = starts + directions.reshape(-1, 3) * constants.ray_length_m
+    boxes = ray_narrowing.Boxes(
+        np.concatenate([position + axes[:, 2] * drop, static_boxes.centres_ws]),
+        np.concatenate([axes, static_axes]),
+        np.concatenate([np.tile(fleet._hull_box_half_m, (vehicles, 1)), static_half]))
+    with np.errstate(invalid="ignore"):
+        expected = segments_near_links(
+            starts, ends, model.anchors, model.ray_reach_m, links,
+            np.vstack([position, others_centres]),
+            np.concatenate([np.full(vehicles, hull_limit), others_limits]), boxes)
+    assert found.tolist() == expected.tolist()
+    assert 0 < np.count_nonzero(found) < len(found) and not found[3 * model.anchors:
+                                                                 4 * model.anchors].any()
+    fleet.destroy()
+    world.destroy()

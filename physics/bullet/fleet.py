@@ -28,7 +28,7 @@ from physics.bullet.poses import FleetPoses, body_states, call_each, fleet_poses
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import AnchorCommand, AnchorImpulses, BodyStates, derive_constants
 from physics.model.broadphase import in_pairs, pairs_within, sphere_pairs
-from physics.model.ray_narrowing import Boxes, segments_near_links
+from physics.model.ray_narrowing import Boxes, fleet_rays_meeting_links
 from physics.model.fleet_survey import survey
 from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
 from physics.model.terrain import Terrain
@@ -402,37 +402,17 @@ class VehicleFleet:
         the bodies it is linked to (``links``, from the near test): a body it is not linked
         to lies further from it than its reach and that body's bounds (the near test's
         room is kept for the whole step), so none of its rays can meet it."""
-        index = near.nonzero()[0]
-        if not len(index):
+        if not near.any():
             return None
         anchors = len(self.constants.position_bs)
         if self.always_bullet_rays:
             return np.repeat(near, anchors)
-        near_ws, near_axes_ws = states.position_ws[index], states.axes_ws[index]
-        origins, directions = self.model.rays(near_ws, near_axes_ws)
-        starts_ws = origins.reshape(-1, 3)
-        ends_ws = starts_ws + directions.reshape(-1, 3) * self.constants.ray_length_m
-        # Each body's row below: the near vehicles' first (every linked vehicle is near),
-        # then the others'.
-        position = np.empty(len(near) + len(others[1]), dtype=np.int64)
-        position[index] = np.arange(len(index))
-        position[len(near):] = len(index) + np.arange(len(others[1]))
-        statics = self._static_boxes  # the rows after the near vehicles'
-        boxes = Boxes(
-            np.concatenate([near_ws + near_axes_ws[:, 2] * self.spec.hull.centre_of_mass_drop_m,
-                            statics.centres_ws]),
-            np.concatenate([near_axes_ws, statics.axes_ws]),
-            np.concatenate([np.broadcast_to(self._hull_box_half_m, (len(index), 3)),
-                            statics.half_extents_m]))
-        limits_m = np.concatenate([np.full(len(index), self._hull_radius_m), others[1]])
-        meets = segments_near_links(starts_ws, ends_ws, anchors, self.model.ray_reach_m,
-                                    position[links], np.vstack([near_ws, others[0]]),
-                                    limits_m + _RAY_SLACK_M, boxes)
-        if not np.count_nonzero(meets):
-            return None
-        exact = np.zeros((len(near), anchors), dtype=bool)
-        exact[index] = meets.reshape(-1, anchors)
-        return exact.ravel()
+        meets = fleet_rays_meeting_links(
+            states.position_ws, states.axes_ws, self.model.table, self.constants.ray_length_m,
+            self.model.ray_reach_m, links, self._hull_radius_m + _RAY_SLACK_M,
+            self.spec.hull.centre_of_mass_drop_m, self._hull_box_half_m, others[0],
+            others[1] + _RAY_SLACK_M, self._static_boxes)
+        return meets if meets.any() else None
 
     def _guarded(self, impulses: AnchorImpulses, extra_ws: np.ndarray | None
                  ) -> tuple[np.ndarray, np.ndarray]:

@@ -229,6 +229,12 @@ class AnchorModel:
         self.driveline[vehicle] = 0.0
         self._warm = False
 
+    @property
+    def table(self) -> np.ndarray:
+        """The anchors' rows as the compiled loops read them (shared: do not change it),
+        what :func:`physics.model.ray_narrowing.fleet_rays_meeting_links` makes rays of."""
+        return self._table
+
     def rays(self, position_ws: np.ndarray, axes_ws: np.ndarray
              ) -> tuple[np.ndarray, np.ndarray]:
         """Anchor origins and ray directions (V, A, 3) of hulls at ``position_ws`` (V, 3)

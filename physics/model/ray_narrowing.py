@@ -21,8 +21,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from physics.model.anchor_kernel import _ray
 from physics.model.broadphase import _distance_m
 from physics.model.compiled import compiled
+from physics.model.kernel_tables import X, Y, Z
 
 
 class Boxes(NamedTuple):
@@ -44,27 +46,42 @@ _NO_BOXES = Boxes(np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)))
 def _segment_meets_sphere(sx, sy, sz, dx, dy, dz, length_squared, centres, b, limits):
     """Does the segment from (sx, sy, sz) along (dx, dy, dz) pass closer to sphere ``b``'s
     centre than its limit (one above zero)?"""
-    if not limits[b] > 0.0:
+    return _segment_near_point(sx, sy, sz, dx, dy, dz, length_squared, centres[b, 0],
+                               centres[b, 1], centres[b, 2], limits[b])
+
+
+def _segment_near_point(sx, sy, sz, dx, dy, dz, length_squared, px, py, pz, limit):
+    """Does the segment from (sx, sy, sz) along (dx, dy, dz) pass closer to the point
+    (px, py, pz) than ``limit`` (one above zero)?"""
+    if not limit > 0.0:
         return False
-    cx, cy, cz = centres[b, 0] - sx, centres[b, 1] - sy, centres[b, 2] - sz
+    cx, cy, cz = px - sx, py - sy, pz - sz
     along = 0.0
     if length_squared > 0.0:  # the nearest point of the segment, as a fraction
         along = min(max((cx * dx + cy * dy + cz * dz) / length_squared, 0.0), 1.0)
     ox, oy, oz = cx - along * dx, cy - along * dy, cz - along * dz
-    return ox * ox + oy * oy + oz * oz < limits[b] * limits[b]
+    return ox * ox + oy * oy + oz * oz < limit * limit
 
 
 def _segment_meets_box(sx, sy, sz, dx, dy, dz, box_centres, box_axes, half_extents, b):
-    """Does the segment from (sx, sy, sz) along (dx, dy, dz) pass through box ``b``? The
-    part of it between each pair of faces is cut down axis by axis (the slab test). A
+    """Does the segment from (sx, sy, sz) along (dx, dy, dz) pass through box ``b``?"""
+    return _segment_through_box(sx, sy, sz, dx, dy, dz, box_centres[b, 0], box_centres[b, 1],
+                                box_centres[b, 2], box_axes, b, half_extents[b, 0],
+                                half_extents[b, 1], half_extents[b, 2])
+
+
+def _segment_through_box(sx, sy, sz, dx, dy, dz, cx, cy, cz, box_axes, b, hx, hy, hz):
+    """Does the segment from (sx, sy, sz) along (dx, dy, dz) pass through the box centred
+    on (cx, cy, cz) with the axes ``box_axes[b]`` (rows) and the half extents (hx, hy, hz)?
+    The part of it between each pair of faces is cut down axis by axis (the slab test). A
     number that is not finite leaves the answer to the sphere: it counts as through."""
-    ox, oy, oz = sx - box_centres[b, 0], sy - box_centres[b, 1], sz - box_centres[b, 2]
+    ox, oy, oz = sx - cx, sy - cy, sz - cz
     low, high = 0.0, 1.0
     for axis in range(3):
         ax, ay, az = box_axes[b, axis, 0], box_axes[b, axis, 1], box_axes[b, axis, 2]
         start = ox * ax + oy * ay + oz * az
         along = dx * ax + dy * ay + dz * az
-        half = half_extents[b, axis]
+        half = hx if axis == 0 else (hy if axis == 1 else hz)
         if not (np.isfinite(start) and np.isfinite(along)):
             return True
         if along == 0.0:
@@ -114,6 +131,82 @@ def _segments_meeting_links(starts, ends, per_body, reach_m, links, centres, lim
                                            half_extents)
 
 
+def _fleet_rays_meeting_links(position, axes, anchors, ray_length, reach_m, links,
+                              hull_limit, hull_drop, hull_half, others_centres, others_limits,
+                              static_centres, static_axes, static_half, meets):
+    """Into ``meets`` (V * A, by vehicle then anchor), for each link ``(own, other)`` of a
+    fleet's vehicles (rows of ``position`` and ``axes``; an ``other`` of V or more is row
+    ``other - V`` of the others'): does a ray of vehicle own's anchors (``anchors``, the
+    anchor table the substep reads; each ray ``ray_length`` long, within ``reach_m`` of
+    its vehicle's centre) pass closer to the other's centre than its limit and through its
+    box? A vehicle's limit is ``hull_limit`` and its box its hull's (``hull_drop`` below
+    its centre, ``hull_half``); an other's limit is its own, and the first S others (the
+    static obstacles) have boxes. The rays and the tests are those
+    :func:`_segments_meeting_links` makes of the same bodies, to the bit."""
+    vehicles, count = position.shape[0], anchors.shape[0]
+    statics = static_centres.shape[0]
+    for link in range(len(links)):
+        own, other = links[link, 0], links[link, 1]
+        if other < vehicles:
+            limit = hull_limit
+            near = _distance_m(position, own, position, other) < reach_m + limit
+        else:
+            limit = others_limits[other - vehicles]
+            near = _distance_m(position, own, others_centres, other - vehicles) < reach_m + limit
+        if not near:
+            continue  # too far apart, or a centre that is not finite
+        for anchor in range(count):
+            a = own * count + anchor
+            if meets[a]:
+                continue
+            sx, sy, sz, ux, uy, uz = _ray(
+                position[own, 0], position[own, 1], position[own, 2], axes[own, 0, 0],
+                axes[own, 0, 1], axes[own, 0, 2], axes[own, 1, 0], axes[own, 1, 1],
+                axes[own, 1, 2], axes[own, 2, 0], axes[own, 2, 1], axes[own, 2, 2],
+                anchors[anchor, X], anchors[anchor, Y], anchors[anchor, Z])
+            ex, ey, ez = sx + ux * ray_length, sy + uy * ray_length, sz + uz * ray_length
+            if not (np.isfinite(sx) and np.isfinite(sy) and np.isfinite(sz)
+                    and np.isfinite(ex) and np.isfinite(ey) and np.isfinite(ez)):
+                continue
+            dx, dy, dz = ex - sx, ey - sy, ez - sz
+            length_squared = dx * dx + dy * dy + dz * dz
+            if other < vehicles:
+                meets[a] = _segment_near_point(
+                    sx, sy, sz, dx, dy, dz, length_squared, position[other, 0],
+                    position[other, 1], position[other, 2], limit) and _segment_through_box(
+                        sx, sy, sz, dx, dy, dz, position[other, 0] + axes[other, 2, 0] * hull_drop,
+                        position[other, 1] + axes[other, 2, 1] * hull_drop,
+                        position[other, 2] + axes[other, 2, 2] * hull_drop, axes, other,
+                        hull_half[0], hull_half[1], hull_half[2])
+            else:
+                o = other - vehicles
+                meets[a] = _segment_near_point(
+                    sx, sy, sz, dx, dy, dz, length_squared, others_centres[o, 0],
+                    others_centres[o, 1], others_centres[o, 2], limit) and (
+                        o >= statics or _segment_meets_box(sx, sy, sz, dx, dy, dz,
+                                                           static_centres, static_axes,
+                                                           static_half, o))
+
+
+def fleet_rays_meeting_links(position_ws: np.ndarray, axes_ws: np.ndarray,
+                             anchors: np.ndarray, ray_length_m: float, reach_m: float,
+                             links: np.ndarray, hull_limit_m: float, hull_drop_m: float,
+                             hull_half_m: np.ndarray, others_centres_ws: np.ndarray,
+                             others_limits_m: np.ndarray, static_boxes: Boxes) -> np.ndarray:
+    """Per anchor of a fleet's vehicles (V * A): could its ray meet a body it is linked to
+    (:func:`_fleet_rays_meeting_links`)? What :func:`segments_near_links` finds of the
+    same rays, without making them first."""
+    meets = np.zeros(len(position_ws) * len(anchors), dtype=bool)
+    if len(links):
+        _fleet_rays_meeting_links(
+            position_ws, axes_ws, anchors, float(ray_length_m), float(reach_m),
+            np.ascontiguousarray(links, dtype=np.int64), float(hull_limit_m),
+            float(hull_drop_m), np.ascontiguousarray(hull_half_m, dtype=float),
+            np.ascontiguousarray(others_centres_ws, dtype=float),
+            np.ascontiguousarray(others_limits_m, dtype=float), *static_boxes, meets)
+    return meets
+
+
 def _segment_meets_any_sphere(sx, sy, sz, ex, ey, ez, centres, limits) -> bool:
     """Does the segment from (sx, sy, sz) to (ex, ey, ez) pass closer to any sphere's centre
     (``centres``, (S, 3)) than its limit?"""
@@ -125,11 +218,14 @@ def _segment_meets_any_sphere(sx, sy, sz, ex, ey, ez, centres, limits) -> bool:
     return False
 
 
+_segment_near_point = compiled(_segment_near_point, inline=True) or _segment_near_point
 _segment_meets_sphere = compiled(_segment_meets_sphere, inline=True) or _segment_meets_sphere
+_segment_through_box = compiled(_segment_through_box, inline=True) or _segment_through_box
 _segment_meets_box = compiled(_segment_meets_box, inline=True) or _segment_meets_box
 _segment_meets_body = compiled(_segment_meets_body, inline=True) or _segment_meets_body
 _finite_segment = compiled(_finite_segment, inline=True) or _finite_segment
 _segments_meeting_links = compiled(_segments_meeting_links) or _segments_meeting_links
+_fleet_rays_meeting_links = compiled(_fleet_rays_meeting_links) or _fleet_rays_meeting_links
 segment_meets_any_sphere = compiled(_segment_meets_any_sphere) or _segment_meets_any_sphere
 
 
