@@ -11,8 +11,11 @@ lie further apart than the rays' reach and the body's limit is passed over whole
 
 A segment with an end that is not finite meets nothing, nor does a sphere whose centre is
 not finite. The loop is compiled with numba (:mod:`physics.model.compiled`) and runs as
-plain Python without it. :func:`segment_meets_any_sphere` asks the same of one segment
-and every sphere (the sight lines' screens, :class:`game.sim.spotting.SightScreens`).
+plain Python without it. A fleet asks :func:`fleet_rays_meeting_links`, which makes each
+ray from its vehicle's pose as it measures it; :func:`segments_near_links` measures
+segments made beforehand, the same tests on any bodies. :func:`segment_meets_any_sphere`
+asks the same of one segment and every sphere (the sight lines' screens,
+:class:`game.sim.spotting.SightScreens`).
 """
 
 from __future__ import annotations
