@@ -110,9 +110,14 @@ def _segment_meets_body(sx, sy, sz, dx, dy, dz, length_squared, centres, b, limi
 
 
 def _finite_segment(starts, ends, a):
-    return (np.isfinite(starts[a, 0]) and np.isfinite(starts[a, 1])
-            and np.isfinite(starts[a, 2]) and np.isfinite(ends[a, 0])
-            and np.isfinite(ends[a, 1]) and np.isfinite(ends[a, 2]))
+    return _finite_ends(starts[a, 0], starts[a, 1], starts[a, 2], ends[a, 0], ends[a, 1],
+                        ends[a, 2])
+
+
+def _finite_ends(sx, sy, sz, ex, ey, ez):
+    """Are both ends of the segment from (sx, sy, sz) to (ex, ey, ez) finite?"""
+    return (np.isfinite(sx) and np.isfinite(sy) and np.isfinite(sz) and np.isfinite(ex)
+            and np.isfinite(ey) and np.isfinite(ez))
 
 
 def _segments_meeting_links(starts, ends, per_body, reach_m, links, centres, limits,
@@ -168,8 +173,7 @@ def _fleet_rays_meeting_links(position, axes, anchors, ray_length, reach_m, link
                 axes[own, 1, 2], axes[own, 2, 0], axes[own, 2, 1], axes[own, 2, 2],
                 anchors[anchor, X], anchors[anchor, Y], anchors[anchor, Z])
             ex, ey, ez = sx + ux * ray_length, sy + uy * ray_length, sz + uz * ray_length
-            if not (np.isfinite(sx) and np.isfinite(sy) and np.isfinite(sz)
-                    and np.isfinite(ex) and np.isfinite(ey) and np.isfinite(ez)):
+            if not _finite_ends(sx, sy, sz, ex, ey, ez):
                 continue
             dx, dy, dz = ex - sx, ey - sy, ez - sz
             length_squared = dx * dx + dy * dy + dz * dz
@@ -226,6 +230,7 @@ _segment_meets_sphere = compiled(_segment_meets_sphere, inline=True) or _segment
 _segment_through_box = compiled(_segment_through_box, inline=True) or _segment_through_box
 _segment_meets_box = compiled(_segment_meets_box, inline=True) or _segment_meets_box
 _segment_meets_body = compiled(_segment_meets_body, inline=True) or _segment_meets_body
+_finite_ends = compiled(_finite_ends, inline=True) or _finite_ends
 _finite_segment = compiled(_finite_segment, inline=True) or _finite_segment
 _segments_meeting_links = compiled(_segments_meeting_links) or _segments_meeting_links
 _fleet_rays_meeting_links = compiled(_fleet_rays_meeting_links) or _fleet_rays_meeting_links
