@@ -21,6 +21,7 @@ from physics.bullet.ground import BulletRays
 from physics.bullet.poses import set_at_rest
 from physics.bullet.world import PhysicsWorld
 from physics.model import ray_narrowing
+from physics.model.kernel_tables import X, Y, Z
 from physics.model.ray_narrowing import segments_near_links
 from physics.model.terrain import MapChoice, build_terrain
 
@@ -136,19 +137,41 @@ def test_a_body_with_a_box_counts_only_the_rays_through_the_box(seed):
     assert found.sum() < within_spheres.sum()
 
 
+def random_fleet(rng) -> tuple:
+    """The arguments of :func:`ray_narrowing.fleet_rays_meeting_links` for 20 vehicles of 8
+    anchors, 6 static obstacles with boxes and 3 moving ones, linked at random."""
+    vehicles, statics, moving = 20, 6, 3
+    position = rng.uniform(-8.0, 8.0, (vehicles, 3))
+    axes = np.linalg.qr(rng.normal(size=(vehicles, 3, 3)))[0].transpose(0, 2, 1)
+    table = np.zeros((8, max(X, Y, Z) + 1))
+    table[:, [X, Y, Z]] = rng.uniform(-2.0, 2.0, (8, 3))
+    others_centres = rng.uniform(-8.0, 8.0, (statics + moving, 3))
+    boxes = ray_narrowing.Boxes(others_centres[:statics].copy(),
+                                np.linalg.qr(rng.normal(size=(statics, 3, 3)))[0],
+                                rng.uniform(0.3, 2.0, (statics, 3)))
+    links = np.array([(own, other) for own in range(vehicles)
+                      for other in range(vehicles + statics + moving)
+                      if own != other and rng.random() < 0.4])
+    return (position, axes, table, 1.0, 4.0, links, 3.0, 0.3, np.array([1.5, 3.0, 1.0]),
+            others_centres, rng.uniform(0.5, 3.0, statics + moving), boxes)
+
+
 PLAIN_PYTHON_RUN = """
 import json, sys
 import numpy as np
 sys.modules["numba"] = None  # as on a platform without numba
 sys.path.insert(0, "tests")
 from physics.model import ray_narrowing
-from test_ray_narrowing import PER_BODY, random_bodies, random_boxes
+from test_ray_narrowing import PER_BODY, random_bodies, random_boxes, random_fleet
 assert ray_narrowing._segments_meeting_links.__module__ == "physics.model.ray_narrowing"
+assert ray_narrowing._fleet_rays_meeting_links.__module__ == "physics.model.ray_narrowing"
 rng = np.random.default_rng(2)
 starts, ends, reach_m, links, centres, limits = random_bodies(rng, 30)
 boxes = random_boxes(rng, centres, 10)
-print(json.dumps(ray_narrowing.segments_near_links(starts, ends, PER_BODY, reach_m, links,
-                                                   centres, limits, boxes).tolist()))
+print(json.dumps([ray_narrowing.segments_near_links(starts, ends, PER_BODY, reach_m, links,
+                                                    centres, limits, boxes).tolist(),
+                  ray_narrowing.fleet_rays_meeting_links(
+                      *random_fleet(np.random.default_rng(5))).tolist()]))
 """
 
 
@@ -159,8 +182,12 @@ def test_without_numba_the_plain_loop_gives_the_same_answers(repo_root):
     rng = np.random.default_rng(2)
     starts, ends, reach_m, links, centres, limits = random_bodies(rng, 30)
     boxes = random_boxes(rng, centres, 10)
-    assert json.loads(done.stdout) == segments_near_links(
+    segments, fleet = json.loads(done.stdout)
+    assert segments == segments_near_links(
         starts, ends, PER_BODY, reach_m, links, centres, limits, boxes).tolist()
+    assert fleet == ray_narrowing.fleet_rays_meeting_links(
+        *random_fleet(np.random.default_rng(5))).tolist()
+    assert 0 < sum(fleet) < len(fleet)
 
 
 def test_a_ray_over_another_hull_is_cast_and_rays_beside_or_far_from_a_hull_are_not(
