@@ -193,8 +193,6 @@ class SightScreens:
         self._fixed_key: tuple | None = None
         self._fixed = (np.zeros((0, 3)), np.zeros(0))
         """The rocks' and plates' spheres (they never move), and what they were made of."""
-        self._reach_m: dict[int, tuple[object, float]] = {}
-        """Each rock's reach from its centre, by id (the rock kept, so the id stays its)."""
         self.centres_ws, self.radii_m = self._fixed
 
     def near_line(self, from_ws, to_ws) -> bool:
@@ -220,7 +218,7 @@ class SightScreens:
             self._fixed = (
                 np.array([rock.position_ws for rock in rocks]
                          + [plate.position_ws for plate in plates], np.float64).reshape(-1, 3),
-                np.array([self._rock_reach_m(rock) for rock in rocks]
+                np.array([rock.reach_m() for rock in rocks]
                          + [math.hypot(*plate.half_extents_m) for plate in plates],
                          np.float64) + SCREEN_SLACK_M)
         wrecks = [vehicle for vehicle in simulation.vehicles if vehicle.destroyed]
@@ -231,11 +229,3 @@ class SightScreens:
                                                         for wreck in wrecks])
         self.radii_m = np.concatenate([self._fixed[1], [
             math.hypot(*wreck.spec.hull.half_extents_m) + SCREEN_SLACK_M for wreck in wrecks]])
-
-    def _rock_reach_m(self, rock) -> float:
-        """How far a rock's points reach from its centre (kept: rocks never change)."""
-        kept = self._reach_m.get(id(rock))
-        if kept is None or kept[0] is not rock:
-            kept = self._reach_m[id(rock)] = (rock, float(np.sqrt(
-                np.einsum("ij,ij->i", rock.points_bs, rock.points_bs)).max(initial=0.0)))
-        return kept[1]

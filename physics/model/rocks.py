@@ -51,6 +51,11 @@ class Rock:
     triangles: np.ndarray     # (M, 3) indices into points_bs, outward-facing
     radius_m: float
 
+    def reach_m(self) -> float:
+        """How far its points reach from its centre (its position)."""
+        return float(np.sqrt(np.einsum("ij,ij->i", self.points_bs, self.points_bs)
+                             ).max(initial=0.0))
+
     def box_bs(self) -> tuple[np.ndarray, np.ndarray]:
         """The box round its points in its own frame: its centre and half extents (m)."""
         low, high = self.points_bs.min(axis=0), self.points_bs.max(axis=0)
