@@ -109,11 +109,16 @@ class AISpec(Spec):
     def level(self) -> DifficultySpec:
         return getattr(self, self.difficulty)
 
+    @cached_property
+    def full_throttle_within_rad(self) -> float:
+        return math.radians(self.full_throttle_within_deg)
 
-def _signed_angle(forward, wanted) -> float:
+
+def _signed_angle(forward, wanted_x: float, wanted_y: float) -> float:
     """Angle from ``forward`` to ``wanted`` on the ground plane, + to the right."""
-    return math.atan2(forward[1] * wanted[0] - forward[0] * wanted[1],
-                      forward[0] * wanted[0] + forward[1] * wanted[1])
+    forward_x, forward_y = forward[0], forward[1]
+    return math.atan2(forward_y * wanted_x - forward_x * wanted_y,
+                      forward_x * wanted_x + forward_y * wanted_y)
 
 
 def ballistic_elevation(distance_m: float, rise_m: float, speed_mps: float,
@@ -171,8 +176,9 @@ class Bot:
             return _STAND
         if self._steps_between is None:  # the step never changes in a simulation
             self._steps_between = max(1, round(1.0 / (self.spec.think_hz * simulation.step_s)))
-        thinking = (simulation.world.step_count + self._phase) % self._steps_between == 0
-        now_s = simulation.time_s  # one look-up: the step's time holds while it decides
+        world = simulation.world
+        thinking = (world.step_count + self._phase) % self._steps_between == 0
+        now_s = world.time_s  # one look-up: the step's time holds while it decides
         if self._last_seen_s is None:
             self._last_seen_s = now_s
         state = me.current
@@ -218,7 +224,7 @@ class Bot:
         target_x, target_y, _ = target.current.position_ws.tolist()
         to_x, to_y = target_x - here_x, target_y - here_y
         distance = math.hypot(to_x, to_y)
-        scale = 1.0 / max(distance, _TINY)
+        scale = 1.0 / _at_least_tiny(distance)
         toward_x, toward_y = to_x * scale, to_y * scale
         if goal is not None:
             point_x, point_y = goal.point_xy.tolist()
@@ -252,11 +258,11 @@ class Bot:
         """Throttle and steer from the hull's ``forward`` toward a direction (any length),
         pushed aside by what is near."""
         spec = self.spec
-        scale = 1.0 / max(math.hypot(wanted_x, wanted_y), _TINY)
+        scale = 1.0 / _at_least_tiny(math.hypot(wanted_x, wanted_y))
         push_x, push_y = self._push
-        error = _signed_angle(forward, (wanted_x * scale + push_x, wanted_y * scale + push_y))
+        error = _signed_angle(forward, wanted_x * scale + push_x, wanted_y * scale + push_y)
         steer = _clamp(error * spec.steer_per_rad)
-        aligned = abs(error) < math.radians(spec.full_throttle_within_deg)
+        aligned = abs(error) < spec.full_throttle_within_rad
         return (1.0 if aligned else spec.turning_throttle), steer
 
     def _avoidance(self, simulation, here_x: float, here_y: float) -> tuple[float, float]:
@@ -408,6 +414,12 @@ def _hull_rates(heading: float, rows, spin) -> tuple[float, float]:
                  right_y * cos_heading - forward_y * sin_heading,
                  right_z * cos_heading - forward_z * sin_heading)
     return _dot(spin, up), _dot(spin, gun_right)
+
+
+def _at_least_tiny(value: float) -> float:
+    """``max(value, _TINY)`` (NaN stays NaN) without the cost of calling ``max``: a
+    length to divide by."""
+    return _TINY if _TINY > value else value
 
 
 def _clamp(value: float) -> float:

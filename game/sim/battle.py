@@ -98,7 +98,7 @@ class Battle:
         distance = min(spec.bot_distance_m, limit - edge_clearance_m)
         self.bots: dict[str, Bot] = {}
         self.spawns: dict[str, tuple[float, float, float]] = {}
-        self._other_players: list[str] = []
+        self._other_players: tuple[str, ...] = ()
         """Vehicles of other people on the player's side (local player 2, network players)."""
         self._sides: _Sides | None = None
         """Each side's vehicles as :meth:`_side` last gathered them."""
@@ -157,15 +157,14 @@ class Battle:
         """Another person's vehicle (local player 2, a network player) on the player's side
         (or their own, free for all), starting each round at ``spawn`` (x, y, heading)."""
         self.spawns[name] = spawn
-        self._other_players.append(name)
+        self._other_players += (name,)
         if self.free_for_all:
             self.score.setdefault(name, 0)
 
     def remove_player(self, name: str) -> None:
         """A network player left: their vehicle no longer starts rounds or scores."""
         self.spawns.pop(name, None)
-        if name in self._other_players:
-            self._other_players.remove(name)
+        self._other_players = tuple(other for other in self._other_players if other != name)
         if self.free_for_all:
             self.score.pop(name, None)
 
@@ -193,7 +192,7 @@ class Battle:
         left (every bot asks every step). The list is shared: read it, do not change it."""
         simulation = self.simulation
         player = simulation.player
-        basis = (simulation.roster_revision, tuple(self._other_players))
+        basis = (simulation.roster_revision, self._other_players)
         sides = self._sides
         if sides is None or sides.basis != basis or sides.player is not player:
             players = ((player.name,) if player is not None else ()) + basis[1]

@@ -99,6 +99,8 @@ class Search:
         """When it reached its vantage point (None: it is not there)."""
         self._spoiled_xy: list[np.ndarray] = []
         """Vantage points that gave no view, this search."""
+        self._vantage_goal: SearchGoal | None = None
+        """The goal of the vantage point held, made once for the steps it is held."""
 
     def forget(self) -> None:
         """The target is in sight again: the next search starts afresh."""
@@ -111,13 +113,17 @@ class Search:
         """Where to drive now: the vantage point (chosen anew every ``rethink_s`` once the
         view from it is lost, or once it has watched from it that long and seen nothing),
         or with none in reach the target itself."""
-        self._watch(simulation.time_s, me.current.position_ws[:2])
-        if simulation.time_s - self._checked_at_s >= self.spec.rethink_s:
-            self._checked_at_s = simulation.time_s
+        now_s = simulation.time_s
+        self._watch(now_s, me.current.position_ws[:2])
+        if now_s - self._checked_at_s >= self.spec.rethink_s:
+            self._checked_at_s = now_s
             self._vantage_xy = self._choose(simulation, me, target)
-        if self._vantage_xy is None:
+        vantage = self._vantage_xy
+        if vantage is None:
             return SearchGoal(target.current.position_ws[:2].copy(), self.spec.nearest_m, False)
-        return SearchGoal(self._vantage_xy, self.spec.arrive_m, True)
+        if self._vantage_goal is None or self._vantage_goal.point_xy is not vantage:
+            self._vantage_goal = SearchGoal(vantage, self.spec.arrive_m, True)
+        return self._vantage_goal
 
     def _watch(self, time_s: float, here_xy: np.ndarray) -> None:
         """Give up a vantage point it has watched from for ``rethink_s`` and seen nothing."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 from physics.model.spec import Spec, tuning
 
@@ -22,6 +23,10 @@ class StuckSpec(Spec):
     after_s: float = tuning("... for this long is stuck", minimum=0.1, maximum=60.0)
     back_off_s: float = tuning("a stuck bot tries something else for this long",
                                minimum=0.1, maximum=60.0)
+
+    @cached_property
+    def turning_below_rad_s(self) -> float:
+        return math.radians(self.turning_below_deg_s)
 
 
 class Unsticker:
@@ -48,7 +53,7 @@ class Unsticker:
                 return direction, steer
             self._back_off = None
         if (throttle == 0.0 or abs(speed_mps) >= spec.below_mps
-                or abs(turning_rad_s) >= math.radians(spec.turning_below_deg_s)):
+                or abs(turning_rad_s) >= spec.turning_below_rad_s):
             self._slow_since_s = None
             return throttle, steer
         if self._slow_since_s is None:
