@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
-from panda3d.core import Point3, Vec3
+from panda3d.core import Point3
 
 from physics.bullet.ground import BulletRays
 from physics.bullet.hull_pairs import HullPairs
@@ -381,10 +381,11 @@ class VehicleFleet:
                                    self._bullet_rays, exact)
         linear_ws, angular_ws = self._guarded(impulses,
                                               self.drive.body_impulses(states, substep_s))
-        # Vec3s made by map over the columns, methods looked up once: a fifth less than a
-        # loop of body.applyCentralImpulse(Vec3(*row)).
-        call_each(_apply_central_impulse, self.bodies, map(Vec3, *linear_ws.T.tolist()))
-        call_each(_apply_torque_impulse, self.bodies, map(Vec3, *angular_ws.T.tolist()))
+        # Each row handed over as a tuple of floats (Panda makes its vector in C), by map
+        # with the methods looked up once: a third less than making a Vec3 of each row,
+        # and about half the time of a loop of body.applyCentralImpulse(Vec3(*row)).
+        call_each(_apply_central_impulse, self.bodies, zip(*linear_ws.T.tolist()))
+        call_each(_apply_torque_impulse, self.bodies, zip(*angular_ws.T.tolist()))
         if exact is not None and self._bullet_rays.pushed_bodies:
             self._bullet_rays.push_back(impulses.anchor_ws.reshape(-1, 3), self.model.report,
                                         states.axes_ws, self.constants.patch_offset_m)
