@@ -205,25 +205,27 @@ def sphere_pairs(points_ws: np.ndarray, centres_ws: np.ndarray, limits_m: np.nda
     points_ws = np.ascontiguousarray(points_ws, dtype=float)
     centres_ws = np.ascontiguousarray(centres_ws, dtype=float).reshape(-1, 3)
     limits_m = np.ascontiguousarray(limits_m, dtype=float)
-    finite_points = np.flatnonzero(np.isfinite(points_ws).all(axis=1))
-    endless = np.flatnonzero((limits_m == np.inf) & np.isfinite(centres_ws).all(axis=1))
-    found = [np.column_stack([np.repeat(finite_points, len(endless)),
-                              np.tile(endless, len(finite_points))]).astype(np.int64)]
     bounded = np.isfinite(limits_m) & (limits_m > 0.0)
-    grid_limits_m = np.where(bounded, limits_m, 0.0)  # the endless are paired above
+    grid_limits_m = np.where(bounded, limits_m, 0.0)  # the endless are paired below
     if len(points_ws) * len(centres_ws) <= EVERY_PAIR_UP_TO:
-        found.append(_collected(lambda pairs: _every_pair(
+        near = _collected(lambda pairs: _every_pair(
             points_ws, centres_ws, grid_limits_m, False, pairs), 2 * len(points_ws),
-            in_order=True))
-    elif len(finite_points) and bounded.any():
+            in_order=True)
+    elif bounded.any() and np.isfinite(points_ws).all(axis=1).any():
         reach_m = float(limits_m[bounded].max())
         grid = _grid(centres_ws, reach_m)
-        found.append(_collected(lambda pairs: _grid_pairs(
+        near = _collected(lambda pairs: _grid_pairs(
             points_ws, centres_ws, grid_limits_m, False, grid.members, grid.rows,
-            grid.columns, grid.cell_m, reach_m, pairs), 2 * len(points_ws)))
-    if not len(endless):
-        return found[-1]  # each way finds them sorted
-    pairs = np.concatenate(found)
+            grid.columns, grid.cell_m, reach_m, pairs), 2 * len(points_ws))
+    else:
+        near = np.zeros((0, 2), dtype=np.int64)
+    if not (limits_m == np.inf).any():
+        return near  # each way finds them sorted
+    finite_points = np.flatnonzero(np.isfinite(points_ws).all(axis=1))
+    endless = np.flatnonzero((limits_m == np.inf) & np.isfinite(centres_ws).all(axis=1))
+    pairs = np.concatenate([np.column_stack([np.repeat(finite_points, len(endless)),
+                                             np.tile(endless, len(finite_points))]
+                                            ).astype(np.int64), near])
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
 
