@@ -98,8 +98,7 @@ def gun_axes(state: BodyState, gun: GunSpec, aim: GunState) -> tuple[np.ndarray,
     barrel_bs, muzzle_bs = _gun_bs(gun, aim)
     right, forward, up = state.axes_ws().tolist()
     return (_placed_ws(state.position_ws.tolist(), muzzle_bs, right, forward, up),
-            np.array([barrel_bs[0] * right[axis] + barrel_bs[1] * forward[axis]
-                      + barrel_bs[2] * up[axis] for axis in range(3)]))
+            np.array(_turned_ws(barrel_bs, right, forward, up)))
 
 
 def muzzle_ws(state: BodyState, gun: GunSpec, aim: GunState) -> np.ndarray:
@@ -122,11 +121,20 @@ def _gun_bs(gun: GunSpec, aim: GunState) -> tuple[tuple, tuple]:
     return barrel_bs, muzzle_bs
 
 
+def _turned_ws(vector_bs, right, forward, up) -> tuple[float, float, float]:
+    """A body-frame vector in the world frame's directions, in plain floats, summed as
+    numpy's vector-matrix product sums (written out: a comprehension over the three axes
+    costs more than its arithmetic)."""
+    x_bs, y_bs, z_bs = vector_bs
+    return (x_bs * right[0] + y_bs * forward[0] + z_bs * up[0],
+            x_bs * right[1] + y_bs * forward[1] + z_bs * up[1],
+            x_bs * right[2] + y_bs * forward[2] + z_bs * up[2])
+
+
 def _placed_ws(position, point_bs, right, forward, up) -> np.ndarray:
-    """A body-frame point in the world frame, in plain floats, summed as numpy's
-    vector-matrix product sums."""
-    return np.array([position[axis] + (point_bs[0] * right[axis] + point_bs[1] * forward[axis]
-                                       + point_bs[2] * up[axis]) for axis in range(3)])
+    """A body-frame point in the world frame (:func:`_turned_ws` from ``position``)."""
+    turned_x, turned_y, turned_z = _turned_ws(point_bs, right, forward, up)
+    return np.array([position[0] + turned_x, position[1] + turned_y, position[2] + turned_z])
 
 
 def launch_velocity_ws(state: BodyState, muzzle_ws: np.ndarray, direction_ws: np.ndarray,
@@ -134,9 +142,16 @@ def launch_velocity_ws(state: BodyState, muzzle_ws: np.ndarray, direction_ws: np
     """A shell's velocity as it leaves the muzzle: the muzzle's own (the hull's velocity
     there, ``v + w x r``: a turning hull swings its gun) plus the muzzle velocity along
     ``direction_ws``."""
-    lever_ws = np.asarray(muzzle_ws, dtype=float) - state.position_ws
-    return (state.velocity_ws + np.cross(state.angular_velocity_ws, lever_ws)
-            + np.asarray(direction_ws, dtype=float) * muzzle_velocity_mps)
+    lever_x, lever_y, lever_z = (np.asarray(muzzle_ws, dtype=float)
+                                 - state.position_ws).tolist()
+    spin_x, spin_y, spin_z = state.angular_velocity_ws.tolist()
+    # The cross product written out, as numpy's sums it (np.cross costs tens of times its
+    # arithmetic on one vector; the bots ask for it at every shot they weigh).
+    swing = (spin_y * lever_z - spin_z * lever_y, spin_z * lever_x - spin_x * lever_z,
+             spin_x * lever_y - spin_y * lever_x)
+    direction = np.asarray(direction_ws, dtype=float).tolist()
+    return np.array([velocity + turning + along * muzzle_velocity_mps for velocity, turning, along
+                     in zip(state.velocity_ws.tolist(), swing, direction)])
 
 
 def aim_gun(aim: GunState, gun: GunSpec, turret: float, elevation: float, step_s: float) -> None:
