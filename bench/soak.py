@@ -129,7 +129,7 @@ def soak(minutes: float, bots: int, seed: int, map_name: str = "desert",
     memory_start = resident_memory_mb()
     first = {"minute": 0, "memory_mb": round(memory_start, 1),
              "handles": len(simulation.world.handles), "shells": 0,
-             "nodes": simulation.world.root.countNumDescendants()}
+             "bodies": simulation.world.body_count()}
     for step in range(round(minutes * steps_per_minute)):
         flying_before = {id(shell): shell.position_ws for shell in simulation.shells}
         events = loop.step()
@@ -143,7 +143,7 @@ def soak(minutes: float, bots: int, seed: int, map_name: str = "desert",
                       "recovered": counters.recovered, "rounds": counters.rounds,
                       "handles": len(simulation.world.handles),
                       "shells": len(simulation.shells),
-                      "nodes": simulation.world.root.countNumDescendants(),
+                      "bodies": simulation.world.body_count(),
                       "memory_mb": round(resident_memory_mb(), 1)}
             samples.append(sample)
             report(json.dumps(sample))

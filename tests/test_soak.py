@@ -13,5 +13,5 @@ def test_one_minute_of_an_eight_tank_battle_with_random_inputs_stays_clean():
     start, end = samples[0], samples[-1]
     # The handle map holds the world's bodies plus the shells in flight, and nothing more.
     assert end["handles"] - end["shells"] == start["handles"]
-    assert end["nodes"] - end["shells"] == start["nodes"]
+    assert end["bodies"] - end["shells"] == start["bodies"]
     assert counters.rounds >= 1  # random driving against seven bots: rounds do end

@@ -40,10 +40,10 @@ class PhysicsGuard:
                     np.where(poses.finite, poses.rows[:, :2].T, 0.0))
                 well = poses.finite & ~fleet.faulted
                 below = poses.rows[:, 2] < ground_m - self.below_ground_limit_m
-                read[id(fleet)] = poses.states(), well.tolist(), below.tolist()
+                read[fleet] = poses.states(), well.tolist(), below.tolist()
         events: list[Event] = []
         for vehicle in vehicles:
-            states, well, below = read[id(vehicle.fleet)]
+            states, well, below = read[vehicle.fleet]
             index = vehicle.index
             vehicle.record_state(states[index])
             if not well[index]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable, Hashable
 
 from panda3d.bullet import BulletCylinderShape, BulletGhostNode, ZUp
-from panda3d.core import BitMask32, Point3, TransformState
+from panda3d.core import BitMask32, NodePath, Point3, TransformState
 
 from physics.bullet import groups
 from physics.bullet.world import PhysicsWorld
@@ -38,7 +38,7 @@ class TriggerVolume:
         self.ghost.add_shape(BulletCylinderShape(radius_m, height_m, ZUp))
         self.ghost.set_transform(TransformState.make_pos(Point3(*map(float, centre_ws))))
         self.ghost.set_into_collide_mask(mask)
-        self.path = world.root.attach_new_node(self.ghost)
+        self.path = NodePath(self.ghost)
         world.bullet.attach(self.ghost)
         world.handles.register(self.ghost, owner if owner is not None else self)
         self.inside: list = []

@@ -138,7 +138,6 @@ class PhysicsWorld:
         # the broadphase alone until it moves (Panda wakes a body whose transform is set):
         # a big desert's hundreds of resident rocks cost nothing a step.
         self.bullet.setForceUpdateAllAabbs(False)
-        self.root = NodePath("physics")
         self.handles = HandleMap()
         self.step_count = 0
         self._substep_hooks: list[SubstepHook] = []
@@ -155,12 +154,19 @@ class PhysicsWorld:
         self._substep_hooks.remove(hook)
 
     def add_body(self, body: BulletRigidBodyNode, owner: Any = None) -> NodePath:
-        """Attach a body to the world (and to the handle map when it has an owner)."""
-        path = self.root.attachNewNode(body)
+        """Attach a body to the world (and to the handle map when it has an owner). The
+        body's node is a scene-graph root of its own: after every substep Panda sets the
+        node transform of each body that moved, which costs less on a node with no parent
+        (nothing above it to mark stale)."""
+        path = NodePath(body)
         self.bullet.attachRigidBody(body)
         if owner is not None:
             self.handles.register(body, owner)
         return path
+
+    def body_count(self) -> int:
+        """How many rigid bodies are in the world (a leak shows as a count that grows)."""
+        return self.bullet.getNumRigidBodies()
 
     def set_collide_mask(self, body: BulletRigidBodyNode, mask: BitMask32) -> None:
         """Change which bodies ``body`` meets. Bullet keeps the pairs it has already made
@@ -297,4 +303,3 @@ class PhysicsWorld:
         for body in list(self.bullet.getRigidBodies()):
             self.bullet.removeRigidBody(body)
         self._substep_hooks.clear()
-        self.root.removeNode()
