@@ -9,6 +9,8 @@ and the rigs' placed hulls must agree with the per-vehicle reading.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from panda3d.core import NodePath
@@ -21,7 +23,7 @@ from game.view.rig_pose import rotation_matrices
 from game.view.vehicle_view import VehicleLooks, VehicleView, update_views
 from physics.bullet import poses
 from physics.bullet.poses import body_state
-from physics.model.pose import blend_poses, rotation_matrix
+from physics.model.pose import BodyState, blend_poses, rotation_matrix
 from physics.model.terrain import MapChoice
 
 STEPS = 40
@@ -135,6 +137,9 @@ def test_each_fleets_poses_read_at_once_are_each_bodys_own(mixed):
             for name in ("position_ws", "orientation_ws", "velocity_ws", "angular_velocity_ws"):
                 assert np.array_equal(getattr(alone, name), getattr(together, name)), name
             assert np.array_equal(alone.axes_ws(), together.axes_ws())
+            assert type(together) is BodyState  # made without its __init__, still frozen
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                together.position_ws = alone.position_ws
         assert poses.finite.all()
 
 

@@ -14,7 +14,7 @@ from panda3d.core import (PTA_LMatrix4f, PTA_LVecBase3f, PTA_LVecBase4f, LMatrix
 
 from physics.model.anchors import BodyStates
 from physics.model.compiled import compiled
-from physics.model.pose import BodyState
+from physics.model.pose import BodyState, made_body_state
 
 _FLOAT32 = np.dtype(np.float32)
 """How Panda's single-precision matrices and vectors store a number."""
@@ -120,8 +120,8 @@ class FleetPoses(NamedTuple):
     def states(self) -> list[BodyState]:
         """Every body's state (views of its row and axes), by index, made in one pass."""
         rows = self.rows
-        return list(map(BodyState, rows[:, 0:3], rows[:, 3:7], rows[:, 7:10], rows[:, 10:13],
-                        self.axes_ws))
+        return list(map(made_body_state, rows[:, 0:3], rows[:, 3:7], rows[:, 7:10],
+                        rows[:, 10:13], self.axes_ws))
 
 
 def fleet_poses(bodies: list[BulletRigidBodyNode]) -> FleetPoses:

@@ -39,6 +39,26 @@ class BodyState:
         return heading, pitch, roll
 
 
+_new_object = object.__new__
+_set_position, _set_orientation, _set_velocity, _set_angular_velocity, _set_rows = (
+    getattr(BodyState, name).__set__ for name in BodyState.__dataclass_fields__)
+
+
+def made_body_state(position_ws: np.ndarray, orientation_ws: np.ndarray,
+                    velocity_ws: np.ndarray, angular_velocity_ws: np.ndarray,
+                    rotation_rows_ws: np.ndarray) -> BodyState:
+    """``BodyState(...)`` made a quarter faster: each slot set through its own descriptor
+    rather than by name, as the frozen dataclass's ``__init__`` does (the guard makes one
+    for every vehicle at every step)."""
+    state = _new_object(BodyState)
+    _set_position(state, position_ws)
+    _set_orientation(state, orientation_ws)
+    _set_velocity(state, velocity_ws)
+    _set_angular_velocity(state, angular_velocity_ws)
+    _set_rows(state, rotation_rows_ws)
+    return state
+
+
 def rotation_matrix(quaternion: np.ndarray) -> np.ndarray:
     """3x3 matrix taking body-space column vectors to world space; of each (w, x, y, z)
     row of a (..., 4) array, (..., 3, 3)."""
