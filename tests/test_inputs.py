@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from game.errors import UserError
-from game.sim.controls import GEAR_NAMES, Controls, ScriptedInputs
+from game.sim.controls import GEAR_NAMES, Controls, ScriptedInputs, made_controls
 
 SOURCE = Path("script.json")
 
@@ -182,3 +182,14 @@ def test_load_garbage(tmp_path, content):
     path = tmp_path / "in.json"
     path.write_bytes(content)
     assert "expected" in load_error(path)
+
+
+def test_controls_made_through_their_slots_are_the_same_frozen_controls():
+    values = {"throttle": 0.25, "steer": -0.5, "brake": 1.0, "handbrake": True, "gear": "3",
+              "fire": True, "turret": -0.75, "elevation": 0.125, "reset": True,
+              "swap_vehicle": True}
+    made = made_controls(**values)
+    assert type(made) is Controls and made == Controls(**values)
+    assert made_controls() == Controls()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.throttle = 0.0  # type: ignore[misc]

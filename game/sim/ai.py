@@ -29,7 +29,7 @@ import numpy as np
 
 from game.sim.combat import distance_to_box
 from game.sim.avoidance import avoidance_push
-from game.sim.controls import AUTOMATIC, Controls
+from game.sim.controls import AUTOMATIC, Controls, made_controls
 from game.sim.search import Search, SearchGoal, SearchSpec
 from game.sim.spotting import SpottingSpec, hull_middle_ws, spotted
 from game.sim.stuck import StuckSpec, Unsticker
@@ -189,8 +189,8 @@ class Bot:
             self._push = self._avoidance(simulation, here_x, here_y)
         turret, elevation, fire = self._gun(simulation, me, target, thinking, rows, spin)
         if self._halting(now_s, me):
-            return Controls(brake=1.0, gear=AUTOMATIC, turret=turret, elevation=elevation,
-                            fire=fire)
+            return made_controls(brake=1.0, gear=AUTOMATIC, turret=turret,
+                                 elevation=elevation, fire=fire)
         searching = now_s - self._last_seen_s >= self.spec.search.after_s
         goal = objective
         if goal is None and searching:
@@ -198,8 +198,8 @@ class Bot:
         throttle, steer = self._unsticker.drive(
             now_s, _dot(state.velocity_ws.tolist(), rows[1]), _dot(spin, rows[2]),
             *self._drive(here_x, here_y, rows[1], target, goal))
-        return Controls(throttle=throttle, steer=steer, gear=AUTOMATIC, turret=turret,
-                        elevation=elevation, fire=fire)
+        return made_controls(throttle=throttle, steer=steer, gear=AUTOMATIC, turret=turret,
+                             elevation=elevation, fire=fire)
 
     def _halting(self, time_s: float, me) -> bool:
         """Whether it stands to fire: its level halts to fire, the target is in sight, the

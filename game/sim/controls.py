@@ -34,6 +34,33 @@ class Controls:
     """Hop between the tank and the car (on the step it is pressed)."""
 
 
+_new_object = object.__new__
+(_set_throttle, _set_steer, _set_brake, _set_handbrake, _set_gear, _set_fire, _set_turret,
+ _set_elevation, _set_reset, _set_swap_vehicle) = (getattr(Controls, field.name).__set__
+                                                   for field in fields(Controls))
+
+
+def made_controls(throttle: float = 0.0, steer: float = 0.0, brake: float = 0.0,
+                  handbrake: bool = False, gear: str | None = None, fire: bool = False,
+                  turret: float = 0.0, elevation: float = 0.0, reset: bool = False,
+                  swap_vehicle: bool = False) -> Controls:
+    """``Controls(...)`` made in half the time: each slot set through its own descriptor
+    rather than by name, as the frozen dataclass's ``__init__`` does (every bot makes one
+    at every step). The same frozen Controls."""
+    controls = _new_object(Controls)
+    _set_throttle(controls, throttle)
+    _set_steer(controls, steer)
+    _set_brake(controls, brake)
+    _set_handbrake(controls, handbrake)
+    _set_gear(controls, gear)
+    _set_fire(controls, fire)
+    _set_turret(controls, turret)
+    _set_elevation(controls, elevation)
+    _set_reset(controls, reset)
+    _set_swap_vehicle(controls, swap_vehicle)
+    return controls
+
+
 _AXES = {"throttle": (-1.0, 1.0), "steer": (-1.0, 1.0), "brake": (0.0, 1.0),
          "turret": (-1.0, 1.0), "elevation": (-1.0, 1.0)}
 _SWITCHES = ("handbrake", "fire", "reset", "swap_vehicle")
