@@ -36,8 +36,11 @@ class PhysicsGuard:
         for fleet in fleets:
             if len(fleet):
                 poses = fleet.poses()
-                ground_m, _ = self.terrain.planes_at(  # a broken body's ground is not read
-                    np.where(poses.finite, poses.rows[:, :2].T, 0.0))
+                where_xy = poses.rows[:, :2].T
+                if np.count_nonzero(poses.finite) < len(poses.finite):
+                    # A broken body's ground is not read.
+                    where_xy = np.where(poses.finite, where_xy, 0.0)
+                ground_m, _ = self.terrain.planes_at(where_xy)
                 well = poses.finite & ~fleet.faulted
                 below = poses.rows[:, 2] < ground_m - self.below_ground_limit_m
                 read[fleet] = poses.states(), well.tolist(), below.tolist()

@@ -403,7 +403,7 @@ class VehicleFleet:
         the bodies it is linked to (``links``, from the near test): a body it is not linked
         to lies further from it than its reach and that body's bounds (the near test's
         room is kept for the whole step), so none of its rays can meet it."""
-        if not near.any():
+        if not np.count_nonzero(near):  # a C call; ndarray.any() goes through Python
             return None
         anchors = len(self.constants.position_bs)
         if self.always_bullet_rays:
@@ -413,7 +413,7 @@ class VehicleFleet:
             self.model.ray_reach_m, links, self._hull_radius_m + _RAY_SLACK_M,
             self.spec.hull.centre_of_mass_drop_m, self._hull_box_half_m, others[0],
             others[1] + _RAY_SLACK_M, self._static_boxes)
-        return meets if meets.any() else None
+        return meets if np.count_nonzero(meets) else None
 
     def _guarded(self, impulses: AnchorImpulses, extra_ws: np.ndarray | None
                  ) -> tuple[np.ndarray, np.ndarray]:

@@ -271,9 +271,9 @@ class HullClearance:
         distance of the hull in the next ``within_s`` seconds (clear); and whether one of
         the map's edges may (near the edges)."""
         count = len(states.position_ws)
-        clear, near_edges = np.zeros(count, dtype=bool), np.ones(count, dtype=bool)
         if _clear_hulls is None or not count:
-            return clear, near_edges
+            return np.zeros(count, dtype=bool), np.ones(count, dtype=bool)
+        clear, near_edges = np.empty(count, dtype=bool), np.empty(count, dtype=bool)
         tables = self.terrain.tables
         _clear_hulls(states.position_ws, states.axes_ws, states.velocity_ws,
                      states.angular_velocity_ws, self._half_extents_m, self._centre_lift_m,
