@@ -290,7 +290,7 @@ class Simulation:
                 events.append(SwapVehicle(previous.name, self.player.name))
             if self._buttons.pressed("reset", player_controls.reset):
                 events.append(self.reset_vehicle(self.player))
-        for vehicle in self.vehicles:
+        for vehicle in self.vehicles if others else ():
             if vehicle.name in others and self._buttons.pressed(
                     "reset:" + vehicle.name, others[vehicle.name].reset):
                 events.append(self.reset_vehicle(vehicle))

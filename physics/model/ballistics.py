@@ -159,9 +159,13 @@ def aim_gun(aim: GunState, gun: GunSpec, turret: float, elevation: float, step_s
     aim.turret_heading_rad = math.remainder(
         aim.turret_heading_rad + turret * gun.traverse_rate_rad_s * step_s, math.tau)
     lowest, highest = gun.elevation_limits_rad
-    aim.elevation_rad = min(max(
-        aim.elevation_rad + elevation * gun.elevation_rate_rad_s * step_s, lowest), highest)
-    aim.reload_left_s = max(0.0, aim.reload_left_s - step_s)
+    # min(max(raised, lowest), highest) and max(0.0, left), NaN and all, without the cost
+    # of calling min and max (every armed vehicle, every step).
+    raised = aim.elevation_rad + elevation * gun.elevation_rate_rad_s * step_s
+    raised = lowest if lowest > raised else raised
+    aim.elevation_rad = highest if highest < raised else raised
+    left_s = aim.reload_left_s - step_s
+    aim.reload_left_s = left_s if left_s > 0.0 else 0.0
 
 
 def arc_points(muzzle_ws, velocity_ws, gravity_m_s2: float, times_s: np.ndarray
