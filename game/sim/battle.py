@@ -248,6 +248,8 @@ class Battle:
         """Whom the bot driving ``me`` fights: the player's side's nearest vehicle not
         destroyed (player 1's when all are)."""
         players = self._side("player")
+        if len(players) == 1:  # the player alone, whole or not (every bot asks every step)
+            return players[0]
         alive = [vehicle for vehicle in players if not vehicle.destroyed]
         if len(alive) <= 1:
             return alive[0] if alive else (players[0] if players else None)
