@@ -82,14 +82,16 @@ def clear_views(terrain, eyes_ws: np.ndarray, target_ws: np.ndarray, step_m: flo
     eyes = np.asarray(eyes_ws, dtype=float).reshape(-1, 3)
     target = np.asarray(target_ws, dtype=float)
     offsets = target - eyes
-    longest = float(np.max(np.linalg.norm(offsets, axis=1))) if len(eyes) else 0.0
+    longest = float(np.maximum.reduce(np.linalg.norm(offsets, axis=1))) if len(eyes) else 0.0
     samples = max(1, math.ceil(longest / step_m))
     if _clear_views_over_planes is not None and hasattr(terrain, "tables") and len(eyes):
         # Line by line in a compiled loop that leaves each line at its first sample under
         # the ground: the same points and heights as the arrays below, without sampling
         # every line to its end (a bot's search asks of some sixty points at once).
-        corners = np.vstack([eyes[:, :2], target[None, :2]])
-        terrain.prepare_box(*corners.min(axis=0).tolist(), *corners.max(axis=0).tolist())
+        # The ufuncs' own reductions: the arrays' min and max methods go through Python.
+        low = np.minimum(np.minimum.reduce(eyes[:, :2]), target[:2])
+        high = np.maximum(np.maximum.reduce(eyes[:, :2]), target[:2])
+        terrain.prepare_box(*low.tolist(), *high.tolist())
         tables = terrain.tables
         clear = np.empty(len(eyes), dtype=bool)
         _clear_views_over_planes(tables.planes, tables.directory, tables.lookup, eyes, target,

@@ -258,9 +258,12 @@ class TerrainBase(CraterBook):
         if isinstance(x_m, float) and isinstance(y_m, float):  # one point (np.float64 too)
             height, normal = self.planes_at(np.array([[x_m], [y_m]]))
             return height.reshape(()), normal.reshape(3)
-        x_m, y_m = np.broadcast_arrays(np.asarray(x_m, dtype=np.float64),
-                                       np.asarray(y_m, dtype=np.float64))
-        height, normal = self.planes_at(np.stack([x_m.ravel(), y_m.ravel()]))
+        x_m, y_m = np.asarray(x_m, dtype=np.float64), np.asarray(y_m, dtype=np.float64)
+        if x_m.shape != y_m.shape:  # (broadcast_arrays and stack go through Python)
+            x_m, y_m = np.broadcast_arrays(x_m, y_m)
+        rows = np.empty((2, x_m.size))
+        rows[0], rows[1] = x_m.ravel(), y_m.ravel()
+        height, normal = self.planes_at(rows)
         return height.reshape(x_m.shape), normal.T.reshape(x_m.shape + (3,))
 
     def surface_named(self, name: str) -> int:
