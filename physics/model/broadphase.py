@@ -205,6 +205,7 @@ def sphere_pairs(points_ws: np.ndarray, centres_ws: np.ndarray, limits_m: np.nda
     points_ws = np.ascontiguousarray(points_ws, dtype=float)
     centres_ws = np.ascontiguousarray(centres_ws, dtype=float).reshape(-1, 3)
     limits_m = np.ascontiguousarray(limits_m, dtype=float)
+    endless = limits_m == np.inf
     bounded = np.isfinite(limits_m) & (limits_m > 0.0)
     grid_limits_m = np.where(bounded, limits_m, 0.0)  # the endless are paired below
     if len(points_ws) * len(centres_ws) <= EVERY_PAIR_UP_TO:
@@ -219,12 +220,12 @@ def sphere_pairs(points_ws: np.ndarray, centres_ws: np.ndarray, limits_m: np.nda
             grid.columns, grid.cell_m, reach_m, pairs), 2 * len(points_ws))
     else:
         near = np.zeros((0, 2), dtype=np.int64)
-    if not (limits_m == np.inf).any():
+    if not np.count_nonzero(endless):
         return near  # each way finds them sorted
     finite_points = np.flatnonzero(np.isfinite(points_ws).all(axis=1))
-    endless = np.flatnonzero((limits_m == np.inf) & np.isfinite(centres_ws).all(axis=1))
-    pairs = np.concatenate([np.column_stack([np.repeat(finite_points, len(endless)),
-                                             np.tile(endless, len(finite_points))]
+    reaching = np.flatnonzero(endless & np.isfinite(centres_ws).all(axis=1))
+    pairs = np.concatenate([np.column_stack([np.repeat(finite_points, len(reaching)),
+                                             np.tile(reaching, len(finite_points))]
                                             ).astype(np.int64), near])
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
