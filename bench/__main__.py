@@ -32,10 +32,10 @@ import sys
 from pathlib import Path
 
 from bench import ai, battle, frame, net, vehicles
+from bench.arguments import map_name
 from bench.machine import machine_info
 from game.errors import whole_number
 from game.sim.net.link import enet_available
-from physics.model.terrain import MapChoice
 
 NOT_AVAILABLE: dict[str, str] = {}
 DEFAULT_PARTICLES = 10_000
@@ -54,15 +54,6 @@ def _counts(text: str) -> list[int]:
 
 
 _POSITIVE = whole_number(1, None, "")
-
-
-def _map_name(text: str) -> str:
-    """A ``--map`` value, checked as the game checks it."""
-    try:
-        MapChoice.parse(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected {error}") from None
-    return text
 _AT_LEAST_ZERO = whole_number(0, None, "")
 
 
@@ -81,7 +72,7 @@ def _add_battle(commands, common) -> None:
                        help=f"simulated seconds (default {battle.DEFAULT_SECONDS:g})")
     fight.add_argument("--seed", type=int, default=battle.DEFAULT_SEED,
                        help=f"world and bot seed (default {battle.DEFAULT_SEED})")
-    fight.add_argument("--map", type=_map_name, default=battle.DEFAULT_MAP,
+    fight.add_argument("--map", type=map_name, default=battle.DEFAULT_MAP,
                        help=f"the map fought on, as the game's --map (default "
                             f"{battle.DEFAULT_MAP})")
     fight.add_argument("--evict-mib", type=whole_number(0, battle.MOST_EVICT_MIB, "MiB"),
@@ -174,7 +165,7 @@ def _parser() -> argparse.ArgumentParser:
                             f"(default {vehicles.DEFAULT_WARMUP_STEPS})")
     bench.add_argument("--seed", type=int, default=vehicles.DEFAULT_SEED,
                        help=f"desert map seed (default {vehicles.DEFAULT_SEED})")
-    bench.add_argument("--map", type=_map_name, default=vehicles.DEFAULT_MAP,
+    bench.add_argument("--map", type=map_name, default=vehicles.DEFAULT_MAP,
                        help=f"the map, as the game's --map: desert or desert:SIZE (default "
                             f"{vehicles.DEFAULT_MAP})")
     _add_battle(commands, common)

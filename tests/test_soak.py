@@ -1,17 +1,98 @@
-"""The shortened soak: a minute of an 8-tank battle with random inputs stays clean."""
+"""The soak: battles with random inputs stay clean for minutes, memory stays flat, and
+what the physics guard rescues counts as a failure the soak sees."""
 
 from __future__ import annotations
 
-from bench.soak import soak
+import json
+import math
+
+import pytest
+from panda3d.core import Point3
+
+from bench.soak import SAMPLE_S, main, memory_slope, soak
+from game.sim.net.link import enet_available
+
+SOAK_MINUTES = 4.0
+"""Long enough that a leak of 1 MB a simulated minute (what reading Panda's arrays
+through their buffers once leaked) stands far above the settling and the allocator's
+steps: three minutes after the first, a dozen samples."""
 
 
-def test_one_minute_of_an_eight_tank_battle_with_random_inputs_stays_clean():
-    counters, samples = soak(minutes=1.0, bots=7, seed=2, report=lambda line: None)
-    assert counters.non_finite == 0
-    assert counters.below_ground == 0
-    assert counters.shells_through == 0
-    start, end = samples[0], samples[-1]
+@pytest.mark.slow
+def test_minutes_of_an_eight_tank_battle_stay_clean_and_the_memory_flat():
+    result = soak(minutes=SOAK_MINUTES, bots=7, seed=2, report=lambda line: None)
+    counters = result.counters
+    assert counters.failures() == [], counters
+    assert counters.recovered == 0  # the guard had nothing to rescue
+    assert result.growth_mb_per_minute < 0.1, [s["memory_mb"] for s in result.samples]
+    assert result.failures() == []
+    start, end = result.samples[0], result.samples[-1]
+    assert len(result.samples) == 1 + round(SOAK_MINUTES * 60.0 / SAMPLE_S)
     # The handle map holds the world's bodies plus the shells in flight, and nothing more.
     assert end["handles"] - end["shells"] == start["handles"]
     assert end["bodies"] - end["shells"] == start["bodies"]
-    assert counters.rounds >= 1  # random driving against seven bots: rounds do end
+    assert counters.rounds >= 3  # random driving against seven bots: rounds do end
+
+
+NAN_STEP, SINK_STEP = 120, 600
+
+
+def _break_the_player(simulation, step: int) -> None:
+    """Once a non-finite state (the player's grip springs blow up), once the player
+    sunk 5 m into the ground."""
+    if step == NAN_STEP:
+        model = simulation.tanks.model
+        model._deflection[:, :model.anchors] = math.nan
+    elif step == SINK_STEP:
+        body = simulation.player.body
+        where = body.getTransform().getPos()
+        body.setTransform(body.getTransform().setPos(Point3(where.x, where.y, where.z - 5.0)))
+
+
+def test_the_soak_counts_what_the_guard_rescued_as_failures():
+    result = soak(minutes=0.25, bots=1, seed=2, report=lambda line: None,
+                  disturb=_break_the_player)
+    counters = result.counters
+    assert (counters.non_finite, counters.below_ground, counters.recovered) == (1, 1, 2)
+    assert counters.failures() == ["non_finite", "below_ground", "recovered"]
+    assert result.failures()[:3] == ["non_finite", "below_ground", "recovered"]
+
+
+def test_an_undisturbed_short_soak_passes_and_says_so(capsys):
+    assert main(["--minutes", "0.5", "--bots", "1", "--seed", "3", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["failures"] == [] and summary["recovered"] == 0
+    assert summary["bots"] == 1 and summary["minutes"] == 0.5
+
+
+@pytest.mark.parametrize("flag", [["--minutes", "-1"], ["--map", "moon"],
+                                  ["--clients", "2"], ["--bots", "many"]])
+def test_a_bad_soak_flag_is_one_line_and_exit_2(capsys, flag):
+    with pytest.raises(SystemExit) as exit_:
+        main(flag)
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert flag[0] in error[-1]
+
+
+def test_the_memory_slope_follows_a_leak_and_not_a_one_off_step():
+    minutes = [quarter / 4 for quarter in range(25)]  # six minutes, a sample a quarter
+
+    def samples(memory):
+        return [{"minute": minute, "memory_mb": memory(minute)} for minute in minutes]
+
+    assert memory_slope(samples(lambda m: 300.0 + 1.1 * m)) == pytest.approx(1.1)
+    assert memory_slope(samples(lambda m: 300.0 + 0.5 * (m >= 3.0))) < 0.1  # one step
+    assert memory_slope(samples(lambda m: 300.0 + 5.0 * (m < 1.0))) == 0.0  # settling
+    assert memory_slope(samples(lambda m: 300.0), settle_minutes=10.0) == 0.0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not enet_available(), reason="pyenet is not installed")
+def test_a_dedicated_server_soaks_with_its_clients_in_lockstep():
+    from bench.server_soak import server_soak
+    result = server_soak(minutes=0.5, clients=2, bots=1, seed=3, report=lambda line: None)
+    assert result.counters.failures() == []
+    assert [sample["minute"] for sample in result.samples] == [0.0, 0.25, 0.5]
+    assert all(sample["clients"] == 2 for sample in result.samples[1:])  # nobody put out
+

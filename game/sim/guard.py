@@ -20,6 +20,10 @@ from physics.model.terrain import Terrain
 Place = Callable[[Vehicle, float, float, float], None]
 """Sets a vehicle upright on the ground at (x, y), still, facing a heading."""
 
+NON_FINITE = "non-finite state"
+BELOW_GROUND = "below the ground"
+"""The reasons a :class:`Recovered` event gives."""
+
 
 class PhysicsGuard:
     """Reads every vehicle's state after a step and recovers the broken ones."""
@@ -50,9 +54,9 @@ class PhysicsGuard:
             index = vehicle.index
             vehicle.record_state(states[index])
             if not well[index]:
-                events.append(self.recover(vehicle, "non-finite state"))
+                events.append(self.recover(vehicle, NON_FINITE))
             elif below[index]:
-                events.append(self.recover(vehicle, "below the ground"))
+                events.append(self.recover(vehicle, BELOW_GROUND))
             else:
                 vehicle.last_good = vehicle.current
         return events
