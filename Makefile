@@ -1,11 +1,12 @@
 # Two commands for people: `make play` and `make test`. Both build .venv on first use.
+# `make test-fast`: the quick loop, every test but those marked slow.
 # `make dist [PLATFORMS=linux|windows|macos|all]`: packaged builds (tools/build_apps.py).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play test dist clean
+.PHONY: play test test-fast dist clean
 
 PLATFORMS ?= linux
 
@@ -20,6 +21,9 @@ play: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
 
 # build_apps reads pyproject.toml through setuptools, which needs 77 or newer for its
 # licence fields; it fetches each platform's wheels from the package index.

@@ -21,10 +21,13 @@ from typing import Callable
 
 import pytest
 
-from game.sim.controls import Controls
-from game.window_config import load_window_config
+from tests.compiled_cache import use_cache_of_this_source
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+use_cache_of_this_source(REPO_ROOT)  # before anything imports numba
+
+from game.sim.controls import Controls  # noqa: E402 (numba's cache is chosen first)
+from game.window_config import load_window_config  # noqa: E402
 MAIN = REPO_ROOT / "main.py"
 CONFIG_DIR = REPO_ROOT / "config"
 CLI_TIMEOUT_S = 120.0

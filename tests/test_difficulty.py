@@ -11,9 +11,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from game.sim.events import Destroyed, Shot
 from game.sim.search import ring_points, vantage_costs, viewing_points
 from game.sim.session import GameOptions, GameSession
 from game.sim.spotting import spotted
+from game.sim.step_loop import StepLoop
 from game.sim.stuck import StuckSpec, Unsticker
 from physics.model.ballistics import gun_axes
 from physics.model.terrain import MapChoice
@@ -36,17 +38,49 @@ def read(path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def test_the_bot_brain_drives_and_fights_for_the_player(run_cli, tmp_path):
+SEEDS = range(1, 13)
+"""Every behaviour below is judged over the first twelve seeds, none picked: each seed is
+another desert, other spawns and other dunes between the tanks."""
+FIGHT_S = 60.0
+
+
+def _fight(config, seed: int) -> dict:
+    """The bot brain at hard drives the player against one easy bot for ``FIGHT_S``: how
+    far it went from its spawn, its shots and the bot tanks it destroyed."""
+    session = GameSession(config.session, GameOptions(MapChoice("desert"), seed, "tank", 1,
+                                                      difficulty="easy", player_ai="hard"))
+    loop = StepLoop(session, session.player_brain())
+    player = session.simulation.player
+    start_xy = player.current.position_ws[:2].copy()
+    farthest_m, shots, kills = 0.0, 0, 0
+    try:
+        for _ in range(round(FIGHT_S / session.simulation.step_s)):
+            for event in loop.step():
+                shots += isinstance(event, Shot) and event.vehicle == player.name
+                kills += isinstance(event, Destroyed) and event.by == player.name
+            farthest_m = max(farthest_m, math.dist(start_xy, player.current.position_ws[:2]))
+    finally:
+        session.destroy()
+    return {"seed": seed, "farthest_m": farthest_m, "shots": shots, "kills": kills}
+
+
+@pytest.mark.slow
+def test_the_bot_brain_drives_and_fights_for_the_player_in_most_battles(config):
+    fights = [_fight(config, seed) for seed in SEEDS]
+    # Measured on seeds 1-36: it fired in 35, drove off in 34 (the other two destroyed
+    # the bot from where they stood) and destroyed the bot in 31.
+    assert sum(fight["shots"] > 0 for fight in fights) >= 10, fights
+    assert sum(fight["farthest_m"] > 10.0 for fight in fights) >= 9, fights
+    assert sum(fight["kills"] > 0 for fight in fights) >= 8, fights
+
+
+def test_player_ai_on_the_command_line_drives_the_player(run_cli, tmp_path):
     telemetry = tmp_path / "watch.jsonl"
     result = run_cli("--headless", "--bots", "1", "--player-ai", "hard", "--difficulty",
-                     "easy", "--seconds", "45", "--seed", "6", "--telemetry", telemetry)
+                     "easy", "--seconds", "10", "--seed", "2", "--telemetry", telemetry)
     assert result.returncode == 0, result.stderr
     rows = read(telemetry)
-    start = rows[0]["pos"]
-    assert max(math.dist(start[:2], row["pos"][:2]) for row in rows) > 10.0  # it drove
-    shots = [event for row in rows for event in row["events"]
-             if event["type"] == "shot" and event["vehicle"] == "player"]
-    assert shots  # and fired at it
+    assert max(abs(row["speed_kmh"]) for row in rows) > 5.0  # nobody touched the keys
 
 
 def test_a_replay_plays_back_at_the_level_it_was_played(run_cli, tmp_path):
@@ -120,28 +154,28 @@ def test_a_stuck_bot_tries_the_other_way_then_full_throttle_then_its_own_way_aga
                for step in range(50))
 
 
-HIDDEN_SEED = 3
-"""On this desert a dune hides the player's spawn from the bot's, and a bot circling the
-player does not see over it for a long while. (Picked by trying seeds: paths change with
-the tanks' handling; seed 9 stopped hiding the player once the tanks had an engine and a
-clutch.)"""
-FIND_WITHIN_S = 70.0
+SEARCH_SEEDS = range(1, 17)
+"""The hidden player is judged over the first sixteen seeds, none picked: a few more than
+the fights, as only some seeds hide the player."""
+SEARCH_AFTER_S = 10.0
+"""The search starts this soon here (config/game.toml waits longer), so that each battle
+is short; when it starts does not change how the bot searches."""
+FIND_WITHIN_S = 50.0
 
 
-def _first_sighting_s(config, search_after_s: float) -> float | None:
+def _first_sighting_s(config, seed: int, search_after_s: float) -> float | None:
     """An idle player and one bot: when the bot first sees the player (None: not within
     FIND_WITHIN_S)."""
     ai = config.session.ai
     specs = replace(config.session, ai=replace(ai, search=replace(ai.search,
                                                                   after_s=search_after_s)))
-    session = GameSession(specs, GameOptions(MapChoice("desert"), HIDDEN_SEED, "tank", 1))
+    session = GameSession(specs, GameOptions(MapChoice("desert"), seed, "tank", 1))
     simulation = session.simulation
     bot, player = simulation.vehicle_named("bot-1"), simulation.player
     try:
-        for step in range(round(FIND_WITHIN_S / simulation.step_s)):
+        for _ in range(round(FIND_WITHIN_S / simulation.step_s)):
             eye = gun_axes(bot.current, bot.spec.gun, bot.aim)[0]
             if spotted(ai.spotting, simulation.terrain, eye, player, simulation.time_s):
-                assert step > 0, "the bot sees the player from the start: pick another seed"
                 return simulation.time_s
             simulation.step()
         return None
@@ -149,8 +183,20 @@ def _first_sighting_s(config, search_after_s: float) -> float | None:
         session.destroy()
 
 
+@pytest.mark.slow
 def test_a_bot_that_has_not_seen_its_target_for_a_while_goes_and_finds_it(config):
-    search = config.game.ai.search
-    found_s = _first_sighting_s(config, search.after_s)
-    assert found_s is not None and found_s > search.after_s  # found, by looking
-    assert _first_sighting_s(config, 600.0) is None  # without looking, it circles unseeing
+    """Where the player stays hidden until the search starts, searching finds it far more
+    often than circling it does (the same battle with the search put off past the end)."""
+    searching, circling = {}, {}
+    for seed in SEARCH_SEEDS:
+        found_s = _first_sighting_s(config, seed, SEARCH_AFTER_S)
+        if found_s is not None and found_s <= SEARCH_AFTER_S:
+            continue  # seen before the search began: not a hidden player
+        searching[seed] = found_s
+        circling[seed] = _first_sighting_s(config, seed, 600.0)
+    found = sum(when is not None for when in searching.values())
+    found_circling = sum(when is not None for when in circling.values())
+    # Measured on seeds 1-24: 19 hid the player; searching found it in 14, circling in 6.
+    assert len(searching) >= 6, searching  # enough hidden players to judge by
+    assert found >= 0.4 * len(searching), (searching, circling)
+    assert found > found_circling, (searching, circling)
