@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from bench.soak import SETTLE_MINUTES, RandomDriver, SoakResult, watch
+from bench.soak_watch import SETTLE_MINUTES, RandomDriver, SoakResult, watch
 from game.config import CONFIG_DIR, load_config
 from game.online import identity
 from game.sim.net.client import Joining, JoinRequest, NetClient

@@ -17,6 +17,10 @@ The menus (:mod:`game.menus`: title, pause, end of match, help card) stop the
 fixed-step clock while they are open; online, the server's game goes on under them,
 our controls let go. Scripted and offscreen runs have none (but ``--menu``'s title
 menu): there Esc leaves at once.
+
+Where no window can open (no display named, or none that opens) the game stops with one
+line saying so and what to run instead (a :class:`~game.errors.UserError`: status 2);
+Panda3D's own lines about the displays it tried go to the log, not the console.
 """
 
 from __future__ import annotations
@@ -52,26 +56,29 @@ from game.view.display import Display
 from game.view.scene import DesertScene
 from game.view.session_view import SessionView, SessionViewSpecs
 from game.view.shadows import MAIN_CAMERA_MASK
-from game.view.window import configure_window
+from game.view.window import (WITHOUT_A_DISPLAY, configure_window, panda_lines_held,
+                              require_display)
 from game.windowed_run import WindowedRun
 from game.window_config import WindowConfig
-
 
 class TankBattleApp(ShowBase):
     """Wires the session, its views, the devices and the menu; runs the frame loop."""
 
     def __init__(self, config: WindowConfig, run: WindowedRun, *,
                  settings: UserSettings | None = None, bindings: UserBindings | None = None):
+        if not run.offscreen:
+            require_display()
         configure_window(config.view.window, run.offscreen,
                          settings.current if settings is not None else None,
                          config.view.graphics_quality)
         self._systems: list = []
         """What outlives a session, in the order made; destroyed in reverse."""
         try:
-            super().__init__()
+            with panda_lines_held():
+                super().__init__()
         except Exception as error:  # ShowBase raises a bare Exception when no window opens
             raise UserError("window", None, "a display to open the game window on "
-                            f"({error} Use --offscreen or --headless without one.)") from None
+                            f"(Panda3D: {error}); {WITHOUT_A_DISPLAY}") from None
         self.game_config = config
         self.run_options = run
         self.settings = settings

@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 RESTART = """
 from panda3d.core import loadPrcFileData
 loadPrcFileData("", "audio-library-name null")
@@ -39,6 +41,7 @@ session.destroy()
 """
 
 
+@pytest.mark.slow
 def test_a_restart_builds_a_new_session_that_the_views_listen_to(repo_root):
     done = subprocess.run([sys.executable, "-c", RESTART], cwd=repo_root, capture_output=True,
                           text=True, timeout=300)

@@ -1,7 +1,8 @@
 """A match has an end: ``rounds`` rounds, then a ``match_end`` event with each side's
 kills, shots, hits, accuracy and damage; no round after it (a server starts a new match
 itself); the event survives JSON, telemetry and replays keep the match's length; and the
-end-of-match screen shows the figures and calls back (built under a bare NodePath)."""
+end-of-match screen shows the figures and calls back (built under a bare NodePath; its
+Rematch in the real app: tests/test_rematch.py)."""
 
 from __future__ import annotations
 

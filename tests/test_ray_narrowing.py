@@ -1,9 +1,9 @@
 """Which anchors' rays go through Bullet: measured along the links between bodies, the rays
 are the ones measuring every linked ray against its body's sphere finds, with and without
-numba, and a sphere that stands for a box counts only the rays through the box; in a fleet,
-a ray over another vehicle's hull or a rock is cast and rays beside a hull or far from
-every body are not, even for a vehicle near another; and a tank set on another's hull
-rides on it."""
+numba, and a sphere that stands for a box counts only the rays through the box, exactly (a
+ray that stops 10 µm short of a face misses it); in a fleet, a ray over another vehicle's
+hull or a rock is cast and rays beside a hull or far from every body are not, even for a
+vehicle near another; and a tank set on another's hull rides on it."""
 
 from __future__ import annotations
 
@@ -91,6 +91,15 @@ def test_rays_and_bodies_that_are_not_finite_or_none():
                                    limits).any()
 
 
+SAMPLES = 4001
+"""Points sampled along a segment to bracket whether it passes through a box: their
+spacing, a 4000th of the segment (0.1 to 0.5 mm here), is how close to the exact answer
+the bracket holds the narrowing."""
+DECIDED_SHARE = 0.9
+"""At least this share of the rays near a box pass through it or clear it by more than the
+samples' spacing: for them the bracket is the exact answer, and the narrowing must give it."""
+
+
 def random_boxes(rng, centres: np.ndarray, count: int) -> ray_narrowing.Boxes:
     """Boxes for the first ``count`` bodies, turned every way, each inside its sphere."""
     axes = np.linalg.qr(rng.normal(size=(count, 3, 3)))[0].transpose(0, 2, 1)
@@ -99,7 +108,8 @@ def random_boxes(rng, centres: np.ndarray, count: int) -> ray_narrowing.Boxes:
                                half_extents)
 
 
-def passes_through_box(start, end, boxes, b, grown_m: float, samples: int = 4001) -> bool:
+def passes_through_box(start, end, boxes, b, grown_m: float,
+                       samples: int = SAMPLES) -> bool:
     """Does any of ``samples`` points evenly along the segment lie in box ``b`` grown by
     ``grown_m`` on every side?"""
     points = start + np.linspace(0.0, 1.0, samples)[:, None] * (end - start)
@@ -111,7 +121,8 @@ def passes_through_box(start, end, boxes, b, grown_m: float, samples: int = 4001
 def test_a_body_with_a_box_counts_only_the_rays_through_the_box(seed):
     """A segment meets a body with a box where it passes within the body's sphere and
     through the box: bracketed by points sampled along it, in the box (it must count) and
-    in the box grown by their spacing (it may)."""
+    in the box grown by their spacing (it may). Nearly every ray is decided by the bracket
+    (it is the exact answer there), and the rays near a box both meet it and miss it."""
     rng = np.random.default_rng(seed)
     starts, ends, reach_m, links, centres, limits = random_bodies(rng, 40)
     boxed = 20
@@ -121,20 +132,83 @@ def test_a_body_with_a_box_counts_only_the_rays_through_the_box(seed):
     within_spheres = every_link(starts, ends, links, centres, limits)
     unboxed_links = links[links[:, 1] >= boxed]
     beyond_boxes = every_link(starts, ends, unboxed_links, centres, limits)
-    spacing_m = np.linalg.norm(ends - starts, axis=1) / 4000
-    through = 0
-    for a in np.flatnonzero(within_spheres & ~beyond_boxes):
+    spacing_m = np.linalg.norm(ends - starts, axis=1) / (SAMPLES - 1)
+    near_a_box = np.flatnonzero(within_spheres & ~beyond_boxes)
+    through = clear = 0
+    for a in near_a_box:
         own = a // PER_BODY
         near_boxes = [other for mine, other in links if mine == own and other < boxed
                       and passes_near(starts[a], ends[a], centres[other], limits[other])]
         must = any(passes_through_box(starts[a], ends[a], boxes, b, 0.0) for b in near_boxes)
         may = any(passes_through_box(starts[a], ends[a], boxes, b, spacing_m[a])
                   for b in near_boxes)
-        assert must <= found[a] <= may
+        assert must <= found[a] <= may, a
         through += must
-    assert through > 0
+        clear += not may
+    assert through > 0 and clear > 0  # both answers are put to the test
+    assert through + clear >= DECIDED_SHARE * len(near_a_box)
     assert (beyond_boxes <= found).all() and (found <= within_spheres).all()
     assert found.sum() < within_spheres.sum()
+
+
+GRAZE_M = (1e-5, 0.1)
+"""The grazing rays stop this far short of a box's face, or reach this far into it: 10 µm
+to 10 cm, spread evenly in scale (half of them within a millimetre)."""
+
+
+def grazing_rays(rng, boxes: ray_narrowing.Boxes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``PER_BODY`` rays for each box, each coming down on a random face from outside at a
+    slant of up to 60 degrees, its end a random depth (:data:`GRAZE_M`) short of the face's
+    plane or past it, over the face. A ray that stops short lies wholly outside that plane,
+    so it misses the box, however close; one that reaches in ends inside the box. Returns
+    the starts and ends (box by box) and, per ray, whether it reaches into its box."""
+    count = len(boxes.centres_ws) * PER_BODY
+    box = np.repeat(np.arange(len(boxes.centres_ws)), PER_BODY)
+    axes, half = boxes.axes_ws[box], boxes.half_extents_m[box]  # (R, 3, 3) rows, (R, 3)
+    face_axis = rng.integers(0, 3, count)
+    rows = np.arange(count)
+    outward = axes[rows, face_axis] * rng.choice([-1.0, 1.0], (count, 1))
+    over_face = rng.uniform(-0.9, 0.9, (count, 3)) * half
+    over_face[rows, face_axis] = 0.0
+    reaches_in = rows % 2 == 1
+    depth_m = 10.0 ** rng.uniform(*np.log10(GRAZE_M), count)
+    to_face_m = half[rows, face_axis] + np.where(reaches_in, -depth_m, depth_m)
+    ends = (boxes.centres_ws[box] + np.einsum("rk,rkj->rj", over_face, axes)
+            + outward * to_face_m[:, None])
+    slant = rng.normal(0.0, 1.0, (count, 3))
+    slant -= np.sum(slant * outward, axis=1, keepdims=True) * outward  # along the face
+    slant *= np.tan(rng.uniform(0.0, np.radians(60.0), (count, 1))) / np.linalg.norm(
+        slant, axis=1, keepdims=True)
+    back = outward + slant  # from the end back to the start: away from the face
+    starts = ends + back / np.linalg.norm(back, axis=1, keepdims=True) * rng.uniform(
+        0.5, 2.0, (count, 1))
+    return starts, ends, reaches_in
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_ray_that_stops_a_hair_short_of_a_box_misses_it_and_one_that_reaches_in_meets_it(
+        seed):
+    """The slab test is exact, not a margin: of rays coming down on boxes turned every way,
+    each one that ends 10 µm to 10 cm short of a face misses the box and each one that
+    ends as deep inside meets it (the bodies' spheres reach past every ray)."""
+    rng = np.random.default_rng(100 + seed)
+    boxed = 40
+    centres = rng.uniform(-20.0, 20.0, (boxed, 3))
+    boxes = random_boxes(rng, centres, boxed)
+    starts, ends, reaches_in = grazing_rays(rng, boxes)
+    # Bodies 0 .. boxed - 1 are the boxes (whose own rows of rays are nowhere: they meet
+    # nothing); body boxed + i, at box i's centre, owns the rays coming down on box i.
+    nowhere = np.full_like(starts, np.nan)
+    starts, ends = np.vstack([nowhere, starts]), np.vstack([nowhere, ends])
+    centres = np.vstack([boxes.centres_ws, boxes.centres_ws])
+    own = np.repeat(centres, PER_BODY, axis=0)[len(nowhere):]
+    reach_m = max(np.linalg.norm(starts[len(nowhere):] - own, axis=1).max(),
+                  np.linalg.norm(ends[len(nowhere):] - own, axis=1).max())
+    limits = np.full(2 * boxed, 4.0)  # round each box, whose corners are 3.5 m from its centre
+    links = np.array([(boxed + b, b) for b in range(boxed)])
+    found = segments_near_links(starts, ends, PER_BODY, reach_m, links, centres, limits, boxes)
+    assert not found[:len(nowhere)].any()
+    assert found[len(nowhere):].tolist() == reaches_in.tolist()
 
 
 def random_fleet(rng) -> tuple:

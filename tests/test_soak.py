@@ -9,7 +9,8 @@ import math
 import pytest
 from panda3d.core import Point3
 
-from bench.soak import SAMPLE_S, main, memory_slope, soak
+from bench.soak import main, soak
+from bench.soak_watch import SAMPLE_S, memory_slope
 from game.sim.net.link import enet_available
 
 SOAK_MINUTES = 4.0

@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 FLOW = """
 from panda3d.core import loadPrcFileData
 loadPrcFileData("", "audio-library-name null")
@@ -68,6 +70,7 @@ session.destroy()
 """
 
 
+@pytest.mark.slow
 def test_the_title_menu_starts_the_match_it_set_up_and_comes_back(repo_root, tmp_path):
     env = {"TANK_BATTLE_CONFIG_HOME": str(tmp_path), "TANK_BATTLE_DATA_HOME": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", FLOW], cwd=repo_root, capture_output=True,
@@ -84,6 +87,7 @@ def test_the_title_menu_starts_the_match_it_set_up_and_comes_back(repo_root, tmp
     assert "back True bots 0 paused True lever None" in out, out
 
 
+@pytest.mark.slow
 def test_offscreen_menu_screenshot_shows_the_title_menu(run_cli, tmp_path):
     shot = tmp_path / "title.png"
     done = run_cli("--offscreen", "--menu", "--seconds", "0.1", "--screenshot", shot)

@@ -5,6 +5,7 @@ bare NodePath (no window); the app itself is tested in tests/test_title_app.py."
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -77,9 +78,42 @@ def test_bad_menu_gearbox_or_rounds_flags_are_one_line_and_exit_2(run_cli, args,
     assert len(done.stderr.strip().splitlines()) == 1 and named in done.stderr
 
 
-def test_a_headless_run_takes_rounds_and_a_gearbox(run_cli):
-    done = run_cli("--headless", "--seconds", "0.5", "--rounds", "3", "--gearbox", "automatic")
+def telemetry_events(path) -> list[dict]:
+    """Every event a telemetry file wrote, in order."""
+    return [event for line in path.read_text(encoding="utf-8").splitlines()
+            for event in json.loads(line)["events"]]
+
+
+@pytest.mark.slow
+def test_a_headless_run_plays_the_rounds_asked_for(run_cli, config, tmp_path):
+    """``--rounds 2``: two rounds are fought (the player's bot brain against an easy bot,
+    a few seconds each), then the match ends, where the config's 5 would go on."""
+    assert config.game.battle.rounds != 2  # ignoring the flag would show
+    telemetry = tmp_path / "rounds.jsonl"
+    done = run_cli("--headless", "--map", "flat", "--bots", "1", "--difficulty", "easy",
+                   "--player-ai", "hard", "--rounds", "2", "--seconds", "60",
+                   "--telemetry", telemetry)
     assert done.returncode == 0, done.stderr
+    match = [(event["type"], event.get("round", event.get("rounds")))
+             for event in telemetry_events(telemetry)
+             if event["type"] in ("round_start", "round_end", "match_end")]
+    assert match == [("round_end", 1), ("round_start", 2), ("round_end", 2),
+                     ("match_end", 2)]
+
+
+def test_a_headless_run_drives_the_gearbox_asked_for(run_cli, config, tmp_path):
+    """``--gearbox automatic``: at full throttle the player's gearbox shifts up by itself,
+    where the config's start gear (a manual one) would stay where it is."""
+    assert config.game.spawn.start_gear != "A"  # ignoring the flag would show
+    inputs, telemetry = tmp_path / "throttle.json", tmp_path / "gears.jsonl"
+    inputs.write_text(json.dumps({"events": [{"t": 0.0, "throttle": 1.0}]}), encoding="utf-8")
+    done = run_cli("--headless", "--map", "flat", "--seconds", "3", "--gearbox", "automatic",
+                   "--inputs", inputs, "--telemetry", telemetry)
+    assert done.returncode == 0, done.stderr
+    shifts = [(event["from"], event["to"]) for event in telemetry_events(telemetry)
+              if event["type"] == "shift_start" and event["vehicle"] == "player"
+              and event["automatic"]]
+    assert ("1", "2") in shifts, shifts
 
 
 @pytest.mark.parametrize("gearbox, automatic", [("automatic", True), ("manual", False)])

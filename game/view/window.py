@@ -7,16 +7,28 @@ reads them when it makes the window's graphics context: vsync (``sync-video``, h
 framebuffer's antialiasing samples (``framebuffer-multisample`` and ``multisamples``). A
 change to either applies on the next start; :mod:`game.view.display` says which are
 waiting. Fullscreen and the resolution change at any time.
+
+Where no window can open, the game says so in one line (:func:`require_display`, and
+:func:`panda_lines_held` keeps Panda3D's own list of the displays it tried off the
+console: it goes to the log).
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import sys
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from panda3d.core import loadPrcFileData
 
+from game.errors import UserError
 from game.settings import parse_resolution
 from physics.model.spec import Spec, tuning
+
+log = logging.getLogger(__name__)
 
 GL_VERSION = (3, 2)
 """The OpenGL context asked for: 3.2 is the least that gives a core profile, which macOS
@@ -106,3 +118,48 @@ def configure_window(window: WindowSpec, offscreen: bool, settings=None,
         gl-version {GL_VERSION[0]} {GL_VERSION[1]}
         {'audio-library-name null' if offscreen else ''}
     """)
+
+
+WITHOUT_A_DISPLAY = "without one, use --offscreen or --headless"
+"""What to do where no window can open: said at the end of the one line."""
+
+
+def require_display() -> None:
+    """Where windows open through X11 or Wayland (Linux), a window needs one of them named
+    in the environment: without, say so at once (Panda3D would try X display :0 anyway,
+    and list every display it tried on stderr before failing)."""
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY")
+                                                 or os.environ.get("WAYLAND_DISPLAY")):
+        raise UserError("window", None, "a display to open the game window on (DISPLAY and "
+                        f"WAYLAND_DISPLAY are not set); {WITHOUT_A_DISPLAY}")
+
+
+@contextmanager
+def panda_lines_held():
+    """What is written to stderr inside (Panda3D's lines, from C++ and from Python alike,
+    so the file descriptor itself), held back: written out after if the block ends well,
+    only logged (INFO: a log file keeps them) if it raises, so that a window that does not
+    open is the game's one line, not under Panda's list of the displays it tried."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (AttributeError, OSError, ValueError):  # no stderr (a build without a console)
+        yield
+        return
+    opened = False
+    with tempfile.TemporaryFile() as held:
+        os.dup2(held.fileno(), 2)
+        try:
+            yield
+            opened = True
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            held.seek(0)
+            lines = held.read()
+            if opened:
+                os.write(2, lines)
+            else:
+                for line in lines.decode(errors="replace").splitlines():
+                    log.info("Panda3D: %s", line)

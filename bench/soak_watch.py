@@ -1,0 +1,218 @@
+"""What the soaks watch: a run's steps checked for anything going wrong, its counters
+and resident memory sampled, the memory judged by its slope (:mod:`bench.soak` says
+what each counter means and how the slope is taken), and a player at random."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from bench.usage import resident_memory_mb
+from game.sim.controls import GEAR_NAMES, Controls
+from game.sim.events import Event, Recovered, RoundEnd
+from game.sim.guard import BELOW_GROUND, NON_FINITE
+from game.sim.simulation import Simulation
+
+SECONDS_PER_MINUTE = 60.0
+SAMPLE_S = 15.0
+"""Simulated seconds between two samples of the counters and the memory."""
+INPUT_HOLD_S = 1.5
+"""The random player holds each random input this long."""
+SETTLE_MINUTES = 1.0
+"""Simulated minutes left out of the memory's slope: the first matches fill caches,
+compile loops and grow the allocator's arenas to their working size."""
+MOST_GROWTH_MB_PER_MINUTE = 0.1
+"""The steepest slope of the resident memory that passes: about 6 MB an hour. A server
+that leaked this much would grow by 150 MB a day."""
+
+Disturb = Callable[[Simulation, int], None]
+"""Called before each step with the simulation and the step's number (a test breaks a
+vehicle on purpose through it, to see the soak catch it)."""
+
+
+def _segment_crosses_box(start, end, centre, axes, half_extents) -> bool:
+    """Does the segment start-end pass through the oriented box? (slab test)"""
+    origin = axes @ (np.asarray(start) - centre)
+    direction = axes @ (np.asarray(end) - np.asarray(start))
+    enter, leave = 0.0, 1.0
+    for axis in range(3):
+        if abs(direction[axis]) < np.finfo(float).tiny:
+            if abs(origin[axis]) > half_extents[axis]:
+                return False
+            continue
+        near = (-half_extents[axis] - origin[axis]) / direction[axis]
+        far = (half_extents[axis] - origin[axis]) / direction[axis]
+        enter, leave = max(enter, min(near, far)), min(leave, max(near, far))
+        if enter > leave:
+            return False
+    return True
+
+
+@dataclass
+class SoakCounters:
+    """What went wrong (all must stay zero), and the rounds played."""
+
+    non_finite: int = 0
+    """Vehicle states that went non-finite: rescued by the guard, or seen after it."""
+    below_ground: int = 0
+    """Vehicles that fell through the ground: rescued by the guard, or seen after it."""
+    recovered: int = 0
+    """The guard's rescues, whatever their reason."""
+    shells_through: int = 0
+    """Shells that crossed a hull or a plate in a step without hitting it."""
+    rounds: int = 0
+
+    def count(self, events: list[Event]) -> None:
+        """A step's events: the guard's rescues and the rounds that ended."""
+        for event in events:
+            if isinstance(event, Recovered):
+                self.recovered += 1
+                self.non_finite += event.reason == NON_FINITE
+                self.below_ground += event.reason == BELOW_GROUND
+            elif isinstance(event, RoundEnd):
+                self.rounds += 1
+
+    def failures(self) -> list[str]:
+        """The names of the counters that are not zero."""
+        return [name for name in ("non_finite", "below_ground", "recovered", "shells_through")
+                if getattr(self, name)]
+
+
+@dataclass
+class SoakResult:
+    counters: SoakCounters
+    samples: list[dict] = field(default_factory=list)
+    """Every ``SAMPLE_S``: the minute, the counters so far, handles, bodies, memory."""
+    growth_mb_per_minute: float = 0.0
+    """The resident memory's slope after the settling minutes (:func:`memory_slope`)."""
+
+    def failures(self, most_growth_mb_per_minute: float = MOST_GROWTH_MB_PER_MINUTE
+                 ) -> list[str]:
+        """What failed: the counters not zero, and the memory if it grew too steeply."""
+        memory = (["memory"] if self.growth_mb_per_minute > most_growth_mb_per_minute
+                  else [])
+        return self.counters.failures() + memory
+
+
+def memory_slope(samples: list[dict], settle_minutes: float = SETTLE_MINUTES) -> float:
+    """MB a minute: the median of the slopes between every two samples after
+    ``settle_minutes`` (Theil-Sen); 0.0 with fewer than two such samples."""
+    kept = [(sample["minute"], sample["memory_mb"]) for sample in samples
+            if sample["minute"] >= settle_minutes]
+    if len(kept) < 2:
+        return 0.0
+    minutes, memory = np.array(kept).T
+    first, second = np.triu_indices(len(kept), k=1)
+    return float(np.median((memory[second] - memory[first])
+                           / (minutes[second] - minutes[first])))
+
+
+def vehicle_faults(simulation: Simulation) -> tuple[int, int]:
+    """How many vehicles are non-finite, and how many below the ground, now (after the
+    guard: what it let through)."""
+    limit = simulation.specs.spawn.below_ground_limit_m
+    non_finite = below = 0
+    for vehicle in simulation.vehicles:
+        state = vehicle.current
+        values = np.concatenate([state.position_ws, state.orientation_ws, state.velocity_ws,
+                                 state.angular_velocity_ws])
+        if not np.all(np.isfinite(values)):
+            non_finite += 1
+        elif state.position_ws[2] < float(simulation.terrain.height_at(
+                *state.position_ws[:2])) - limit:
+            below += 1
+    return non_finite, below
+
+
+def shells_through(simulation: Simulation, flying_before: dict) -> int:
+    """How many shells still flying after this step crossed a hull or a plate in it
+    (``flying_before``: each shell's position before the step, by id)."""
+    crossed = 0
+    for shell in simulation.shells:
+        start = flying_before.get(id(shell))
+        if start is None:
+            continue
+        end = shell.position_ws
+        for vehicle in simulation.vehicles:
+            if vehicle is shell.owner:
+                continue
+            hull = vehicle.spec.hull
+            axes = vehicle.current.axes_ws()
+            centre = vehicle.current.position_ws + axes[2] * hull.centre_of_mass_drop_m
+            crossed += _segment_crosses_box(start, end, centre, axes, hull.half_extents_m)
+        for plate in simulation.plates:
+            crossed += _segment_crosses_box(start, end, plate.position_ws, np.eye(3),
+                                            plate.half_extents_m)
+    return crossed
+
+
+def check_step(simulation: Simulation, counters: SoakCounters, events: list[Event],
+               flying_before: dict) -> None:
+    """Count what went wrong in the step just taken: what the guard rescued (its events)
+    and what it let through."""
+    counters.count(events)
+    non_finite, below = vehicle_faults(simulation)
+    counters.non_finite += non_finite
+    counters.below_ground += below
+    counters.shells_through += shells_through(simulation, flying_before)
+
+
+class RandomDriver:
+    """A player at random: a fresh random set of controls every ``INPUT_HOLD_S``."""
+
+    def __init__(self, seed: int, step_s: float):
+        self.rng = np.random.default_rng(seed)
+        self.hold_steps = round(INPUT_HOLD_S / step_s)
+        self._controls = Controls()
+
+    def controls_at(self, step: int) -> Controls:
+        """The controls for step number ``step``: new ones every ``hold_steps``."""
+        if step % self.hold_steps == 0:
+            rng = self.rng
+            self._controls = Controls(
+                throttle=float(rng.uniform(-1, 1)), steer=float(rng.uniform(-1, 1)),
+                brake=float(rng.choice([0.0, 0.0, 0.0, 1.0])),
+                handbrake=bool(rng.random() < 0.05), gear=str(rng.choice(GEAR_NAMES)),
+                fire=bool(rng.random() < 0.5), turret=float(rng.uniform(-1, 1)),
+                elevation=float(rng.uniform(-1, 1)))
+        return self._controls
+
+    def controls(self, simulation: Simulation) -> Controls:
+        """The controls for the step about to be taken (a step loop's player)."""
+        return self.controls_at(simulation.world.step_count)
+
+
+def sample(minute: float, counters: SoakCounters, simulation: Simulation) -> dict:
+    """One sample: the counters so far, the handles, shells and bodies, the memory."""
+    return {"minute": round(minute, 4), **asdict(counters),
+            "handles": len(simulation.world.handles), "shells": len(simulation.shells),
+            "bodies": simulation.world.body_count(),
+            "memory_mb": round(resident_memory_mb(), 2)}
+
+
+def watch(simulation: Simulation, step: Callable[[], list[Event]], minutes: float,
+          report: Callable[[str], None] = print, settle_minutes: float = SETTLE_MINUTES,
+          disturb: Disturb | None = None, extra: Callable[[], dict] = dict) -> SoakResult:
+    """Take ``step()`` (a step of ``simulation``, and its events) for ``minutes`` of game
+    time, checking each step and sampling every ``SAMPLE_S``; ``report`` gets a JSON line
+    every simulated minute; every sample adds ``extra()``'s fields."""
+    result = SoakResult(SoakCounters())
+    result.samples.append(sample(0.0, result.counters, simulation))
+    steps_per_sample = round(SAMPLE_S / simulation.step_s)
+    samples_per_minute = round(SECONDS_PER_MINUTE / SAMPLE_S)
+    for number in range(round(minutes * SECONDS_PER_MINUTE / simulation.step_s)):
+        if disturb is not None:
+            disturb(simulation, number)
+        flying_before = {id(shell): shell.position_ws for shell in simulation.shells}
+        check_step(simulation, result.counters, step(), flying_before)
+        if (number + 1) % steps_per_sample == 0:
+            taken = (number + 1) // steps_per_sample
+            result.samples.append({**sample(taken / samples_per_minute, result.counters,
+                                            simulation), **extra()})
+            if taken % samples_per_minute == 0:
+                report(json.dumps(result.samples[-1]))
+    result.growth_mb_per_minute = memory_slope(result.samples, settle_minutes)
+    return result
