@@ -125,6 +125,7 @@ def vehicle_spec(config, kind: str):
     return dataclasses.replace(config.car, tyres=kind.split("-")[1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["tank", "car-grip", "car-slip"])
 @pytest.mark.parametrize("steer", [False, True])
 def test_over_the_terrain_cold_and_warm(config, kind, steer):

@@ -148,6 +148,7 @@ def test_between_steps_the_wheels_blend_like_the_body(config):
     simulation.destroy()
 
 
+@pytest.mark.slow
 def test_swapping_mid_game_draws_the_new_car_and_the_camera_follows_it(run_cli, tmp_path,
                                                                        config):
     """The whole game offscreen: swap into the car (a vehicle spawned mid-game); the last

@@ -80,6 +80,7 @@ def test_the_far_plates_are_hit_too(config, plate_index):
     assert sum(hit.target == name for hit in hits) >= 19
 
 
+@pytest.mark.slow
 def test_ten_thousand_shells_leave_the_handle_map_as_it_was(config):
     simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     baseline = len(simulation.world.handles)
@@ -174,6 +175,7 @@ def test_one_bot_destroys_a_stationary_tank(config):
     simulation.destroy()
 
 
+@pytest.mark.slow
 def test_four_bots_fight_five_minutes_and_every_round_ends(config):
     def weave(time_s):  # the player drives in wide S-bends and fights back blindly
         return Controls(throttle=1.0, steer=math.sin(time_s / 4.0), gear="A", fire=True,

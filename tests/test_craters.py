@@ -170,6 +170,7 @@ def test_a_crater_from_elsewhere_must_be_one_a_shell_could_dig(config, values):
         checked_crater(config.world.terrain.craters, *values)
 
 
+@pytest.mark.slow
 def test_a_replay_with_craters_is_byte_identical(tmp_path, run_cli):
     inputs = {"events": [{"t": 0.2, "throttle": 1.0, "gear": "A", "turret": 0.5,
                           "elevation": -0.4},

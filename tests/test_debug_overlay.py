@@ -81,6 +81,7 @@ def _magenta_pixels(path, colour) -> int:
     return count
 
 
+@pytest.mark.slow
 def test_an_offscreen_screenshot_with_debug_rays_shows_the_ray_lines(run_cli, tmp_path, config):
     spec = config.view.debug_overlay
     with_rays, without = tmp_path / "rays.png", tmp_path / "plain.png"

@@ -9,6 +9,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 STEADY = """
 import json
 from dataclasses import replace
@@ -76,6 +78,7 @@ session.destroy()
 """
 
 
+@pytest.mark.slow
 def test_steady_frames_make_and_destroy_no_nodes(repo_root):
     done = subprocess.run([sys.executable, "-c", STEADY], cwd=repo_root, capture_output=True,
                           text=True, timeout=600)

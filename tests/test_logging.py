@@ -146,6 +146,7 @@ def test_a_bad_log_level_is_one_line_naming_the_flag(run_cli):
     assert len(lines) == 1 and "--log-level" in lines[0] and "'loud'" in lines[0]
 
 
+@pytest.mark.slow
 def test_log_flags_on_a_headless_run(run_cli, tmp_path):
     """``--log-level INFO``: the diagnostics on stderr; ``--log-file``: them in the file;
     a user error is still the one line, and the file says why the game stopped."""

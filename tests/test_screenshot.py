@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 from panda3d.core import Filename, PNMImage
 
+pytestmark = pytest.mark.slow  # every test reads one offscreen run's picture
+
 SECONDS = 2
 SAMPLE_EVERY_PX = 4
 

@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 from panda3d.core import Filename, PNMImage
 
+pytestmark = pytest.mark.slow  # every test reads one split-screen window's picture
+
 SECONDS = 1
 COLOUR_TOLERANCE = 0.05
 """Flat HUD colours come out of the renderer within this of their config value."""

@@ -237,6 +237,7 @@ def test_drawing_the_big_desert_changes_nothing_in_the_game(config):
     np.testing.assert_array_equal(run(True), run(False))
 
 
+@pytest.mark.slow
 def test_the_windowed_game_draws_a_big_desert_for_two_players(run_cli, tmp_path, config):
     """The whole game offscreen on a big desert, split screen (two cameras): it runs, and
     the bottom of each half is lit sand, not the sky showing through."""

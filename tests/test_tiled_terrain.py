@@ -233,6 +233,7 @@ def test_the_tiles_follow_the_vehicles_once_one_has_moved_far_enough(config, big
         world.destroy()
 
 
+@pytest.mark.slow
 def test_a_tank_drives_2_km_across_tile_borders_without_falling_through(config):
     """Full throttle straight ahead through the big desert: it never sinks below the ground,
     its height changes step by step no more than the ground's under it does (plus a
@@ -348,6 +349,7 @@ def test_a_big_desert_has_rocks_tile_by_tile_with_their_ground_and_colliders(con
         simulation.destroy()
 
 
+@pytest.mark.slow
 def test_an_arc_makes_only_the_tiles_it_passes_and_a_view_makes_none(config):
     shots = [((30.0, -20.0), (900.0, 700.0, 8.0)), ((-10.0, 40.0), (-1100.0, 300.0, 4.0)),
              ((0.0, 0.0), (0.0, -1150.0, 1.5))]
@@ -385,6 +387,7 @@ def test_an_arc_over_the_whole_desert_map_lands_on_its_ground(config):
                              make_tiles=False) == (when_s, pytest.approx(where))
 
 
+@pytest.mark.slow
 def test_the_anchors_make_the_tiles_under_them_before_they_cast(config, big):
     """A tank set down where no tile is made yet: the anchor model has the big desert make
     the tiles its rays may reach before its compiled loop reads them, and every anchor

@@ -184,6 +184,7 @@ def test_ground_moving_under_the_tank_drags_it_along(tank, constants):
     assert impulses.linear_ws[0, 1] > 0.0
 
 
+@pytest.mark.slow
 def test_many_vehicles_in_one_pass_match_each_alone(tank, constants):
     rng = np.random.default_rng(3)
     count = 7

@@ -23,6 +23,8 @@ import pytest
 
 from tests.conftest import REPO_ROOT, cli_env
 
+pytestmark = pytest.mark.slow  # every test builds or installs the wheel
+
 BUILD_TIMEOUT_S = 300.0
 RUN_TIMEOUT_S = 240.0
 SOURCES = ("game", "physics", "bench", "config", "assets", "pyproject.toml", "README.md",
