@@ -34,7 +34,7 @@ import numpy as np
 
 from bench.parts import PartTimer
 from bench.soak import random_battle
-from game.sim.events import Destroyed, Hit, RoundEnd, Shot
+from game.sim.events import Destroyed, Hit, Recovered, RoundEnd, Shot
 
 STEP_PARTS = ("bots", "drive", "physics", "guard", "combat")
 """The parts of a step timed apart; ``other`` is what is left of the step."""
@@ -82,7 +82,7 @@ def _battle(config, tanks: int, seconds: float, seed: int, map_name: str, evicto
     loop = random_battle(config, tanks - 1, seed, map_name)
     step_s = loop.simulation.step_s
     steps = max(round(seconds / step_s), 2)
-    counts = dict.fromkeys((Shot, Hit, Destroyed, RoundEnd), 0)
+    counts = dict.fromkeys((Shot, Hit, Destroyed, RoundEnd, Recovered), 0)
     parts = (StepParts(loop.simulation, loop.session.battle.bots.values()) if timed_parts
              else None)
     wall_s = 0.0

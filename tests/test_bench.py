@@ -103,8 +103,9 @@ def test_the_battle_benchmark_runs_a_real_battle(config):
     assert factor * ms_per_step == pytest.approx(
         1000.0 / step_hz, rel=(1.0 + 0.0005 / ms_per_step) * (1.0 + 0.005 / factor) - 1.0 + 1e-9)
     events = result["events"]
-    assert set(events) == {"shot", "hit", "destroyed", "round_end"}
+    assert set(events) == {"shot", "hit", "destroyed", "round_end", "recovered"}
     assert all(isinstance(count, int) and count >= 0 for count in events.values()), events
+    assert events["recovered"] == 0  # a battle the guard had to rescue is not a battle
     split = result["step_ms"]
     assert list(split) == ["bots", "drive", "physics", "guard", "combat", "other"]
     assert all(finite(ms) for ms in split.values()), split

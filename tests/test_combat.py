@@ -187,6 +187,7 @@ def test_four_bots_fight_five_minutes_and_every_round_ends(config):
     assert len(ends) >= len(starts)  # every round that began also ended (or is the last)
     assert battle.round == len(starts) + 1
     assert sum(battle.score.values()) == len(ends)
+    assert not [e for _, e in log if isinstance(e, Recovered)]  # the guard was never needed
     simulation.destroy()
 
 

@@ -12,6 +12,7 @@ import pytest
 from panda3d.core import Point3
 
 from game.sim.controls import AUTOMATIC, Controls
+from game.sim.events import Recovered
 from game.sim.simulation import Simulation
 from game.sim.telemetry import telemetry_record
 from physics.bullet.terrain_tiles import StreamedColliders
@@ -248,7 +249,8 @@ def test_a_tank_drives_2_km_across_tile_borders_without_falling_through(config):
         previous, worst_excess_m, lowest_m, colliders = None, 0.0, np.inf, set()
         crossed = set()
         for _ in range(60 * 240):
-            simulation.step(Controls(throttle=1.0, gear=AUTOMATIC))
+            events = simulation.step(Controls(throttle=1.0, gear=AUTOMATIC))
+            assert not [event for event in events if isinstance(event, Recovered)]
             position = simulation.player.current.position_ws
             ground_m = float(terrain.height_at(position[0], position[1]))
             if previous is not None:
