@@ -2,8 +2,9 @@
 
 The server and a headless client run here; a client with a window runs in
 :mod:`game.app` with a :class:`~game.sim.net.client.NetClient` in place of a local game.
-Refusals and unreachable servers are one line on stderr and exit status 2; a game the
-server ends normally is one line on stdout and exit 0.
+Refusals, unreachable servers and a server lost mid-game (silent for ``server_timeout_s``,
+or gone without a goodbye) are one line on stderr and exit status 2; a game the server ends
+normally is one line on stdout and exit 0.
 """
 
 from __future__ import annotations

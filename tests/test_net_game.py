@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 import random
 import struct
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -18,9 +20,16 @@ from game.sim.events import CraterDug, Destroyed, Hit, Joined, Left, RoundEnd, S
 from game.sim.net.client import ConnectionRefused
 from game.sim.net.link import Endpoint, enet_available
 from game.sim.net.protocol import NO_TICK, RELIABLE_CHANNEL, STATE_CHANNEL, Hello, Inputs
-from tests.net_harness import NetHarness, short_timeouts, wait_until
+from tests.net_harness import NetHarness, wait_until
 
 pytestmark = pytest.mark.skipif(not enet_available(), reason="pyenet is not installed")
+SILENT_S = 1.0
+"""A client silent this long is dropped, in the test that drops one (the least the config
+allows)."""
+STOOD_STILL_STEPS = 300
+"""A server stands still 5 s' steps: its client's inputs run far past what it keeps."""
+RUN_STEPS = 30
+"""A server run in real time takes this many steps (half a second's)."""
 
 
 @pytest.fixture
@@ -137,12 +146,16 @@ def test_a_full_server_says_so(harness):
             joining.poll(0.002)
 
 
-def test_a_silent_client_is_dropped_and_its_vehicle_goes(harness, config):
-    net = harness(net=short_timeouts(config.game.net, 1.0))
+def test_a_silent_client_is_dropped_and_its_vehicle_goes(harness):
+    net = harness()
     net.join("alpha")
     beta = net.join("beta")
+    # Only now a short timeout (the harness's is the longest allowed): a client building
+    # its world while joining is silent meanwhile, and this test is not about that.
+    net.server.net = replace(net.server.net, timeout_s=SILENT_S)
     del net.clients["beta"]  # beta stops sending (and reading)
-    assert wait_until(lambda: (net.step(), net.server_vehicle("beta") is None)[1], 5.0)
+    wait_until(lambda: (net.step(), net.server_vehicle("beta") is None)[1],
+               "beta dropped", poll_s=0.0)
     assert Left("beta", "timeout") in net.events["alpha"]
     assert len(net.server.clients) == 1
     beta.destroy()
@@ -213,6 +226,23 @@ def test_ten_thousand_hostile_messages_leave_the_server_serving(harness):
     assert net.server.messages_read > 7000
 
 
+def test_a_server_that_stood_still_keeps_its_honest_client(harness):
+    """A server that stood still a while (a busy machine, a pause) while its client's clock
+    ran on gets inputs for steps far ahead of its own: it keeps none of those, tells the
+    client they come too early, and the client falls back into step. Nobody is put out."""
+    net = harness()
+    alpha = net.join("alpha")
+    lead_most = round(net.net.input_lead_most_s * net.server.step_hz)
+    for _ in range(STOOD_STILL_STEPS):  # alpha steps on, the server takes none
+        alpha.receive()
+        alpha.step(Controls())
+    assert alpha.tick - net.server.tick > lead_most + 100  # ahead by far more than it may be
+    net.step_until(lambda: alpha.tick - net.server.tick < lead_most, "alpha back in step",
+                   most_steps=STOOD_STILL_STEPS * 4)
+    assert net.server_vehicle("alpha") is not None and alpha.gone is None
+    assert net.server.malformed == 0
+
+
 def test_a_joined_cheat_moves_nothing_but_itself_and_its_memory_stays_bounded(harness):
     net = harness()
     net.join("alpha")
@@ -234,10 +264,14 @@ def test_a_joined_cheat_moves_nothing_but_itself_and_its_memory_stays_bounded(ha
 
 
 def test_a_server_that_ends_the_game_tells_its_clients(harness):
+    """As ``--serve --seconds S``: it runs until its game is S seconds old (counted in
+    steps, however late the machine), then says the game is over."""
     net = harness()
     alpha = net.join("alpha")
-    net.server.stop("the game is over")
-    assert wait_until(lambda: (alpha.receive(0.01), alpha.gone is not None)[1], 5.0)
+    steps_before = net.server.tick  # (joining took some)
+    net.server.run((steps_before + RUN_STEPS) / net.server.step_hz)
+    assert net.server.tick == steps_before + RUN_STEPS
+    wait_until(lambda: (alpha.receive(0.01), alpha.gone is not None)[1], "alpha told")
     assert alpha.gone.normal and "over" in str(alpha.gone)
 
 

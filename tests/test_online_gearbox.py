@@ -10,7 +10,7 @@ import pytest
 
 from game.sim.net.link import enet_available
 from tests.conftest import REPO_ROOT, cli_env
-from tests.test_net_cli import start_server
+from tests.net_harness import WAIT_MOST_S, start_server
 
 pytestmark = pytest.mark.skipif(not enet_available(), reason="pyenet is not installed")
 
@@ -42,16 +42,20 @@ session.destroy()
 """
 
 
+@pytest.fixture(scope="module")
+def port():
+    """One server for every case: each window joins, looks and leaves."""
+    server, port = start_server("--map", "flat")
+    with server:
+        yield port
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("gearbox, automatic", [(["--gearbox", "automatic"], True),
                                                 ([], False),
                                                 (["--gearbox", "manual"], False)])
-def test_the_players_own_gearbox_drives_on_a_server(gearbox, automatic):
-    server, port = start_server("--seconds", "60", "--map", "flat")
-    try:
-        done = subprocess.run([sys.executable, "-c", JOIN, str(port), *gearbox], cwd=REPO_ROOT,
-                              capture_output=True, text=True, timeout=300, env=cli_env())
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+def test_the_players_own_gearbox_drives_on_a_server(port, gearbox, automatic):
+    done = subprocess.run([sys.executable, "-c", JOIN, str(port), *gearbox], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=WAIT_MOST_S, env=cli_env())
     assert done.returncode == 0, done.stderr[-3000:]
     assert f"automatic {automatic}" in done.stdout, done.stdout

@@ -197,12 +197,23 @@ class NetClient:
         self._stale_snapshot = self._newest_snapshot
         """The newest snapshot that came while the world was being built: too old to set
         our clock by."""
+        self._heard_s = endpoint.clock()
+        """When something last came from the server: silent for ``server_timeout_s``, it is
+        lost (what came while this process was busy is read first, so our own stall does
+        not count)."""
 
     # ----- what arrives -------------------------------------------------------------------
 
     def receive(self, wait_s: float = 0.0) -> None:
-        for arrival in self.endpoint.receive(wait_s):
+        arrivals = self.endpoint.receive(wait_s)
+        for arrival in arrivals:
             self._take(arrival)
+        now_s = self.endpoint.clock()
+        if arrivals:
+            self._heard_s = now_s
+        elif self.gone is None and now_s - self._heard_s > self.net.server_timeout_s:
+            self.gone = ServerGone(f"the server stopped answering (nothing from it for "
+                                   f"{self.net.server_timeout_s:g} s)", False)
         if self.tick is None and self._newest_snapshot not in (NO_TICK, self._stale_snapshot):
             self._begin(self._snapshots[self._newest_snapshot])
 
@@ -214,7 +225,9 @@ class NetClient:
 
     def _arrival(self, arrival: Arrival) -> None:
         if arrival.kind == "disconnect":
-            self.gone = self.gone or ServerGone("the server closed the connection", False)
+            said = ("the server stopped answering" if arrival.lost
+                    else "the server closed the connection")
+            self.gone = self.gone or ServerGone(said, False)
             return
         if arrival.kind != "message":
             return

@@ -30,6 +30,9 @@ except ImportError:  # pyenet has no wheel for every platform (macOS): single pl
 DEFAULT_PORT = 27960
 """Where a server listens unless told otherwise, and a client looks."""
 INSTALL_HINT = "pyenet for online play (pip install pyenet; it has no wheel for macOS)"
+GOODBYE_CODE = 1
+"""The code every disconnect of ours carries. ENet's own disconnect of a peer that stopped
+answering carries 0, so the other side can tell a goodbye from a lost link."""
 
 
 def enet_available() -> bool:
@@ -110,6 +113,8 @@ class Arrival:
     peer: int
     channel: int = 0
     data: bytes = b""
+    lost: bool = False
+    """A disconnect ENet made itself: the peer stopped answering, no goodbye came."""
 
 
 class Endpoint:
@@ -191,7 +196,8 @@ class Endpoint:
             self._arrived.append(Arrival("connect", key))
         elif event.type == enet.EVENT_TYPE_DISCONNECT:
             self._peers.pop(key, None)
-            self._deliver(Arrival("disconnect", key), reliable=True)  # after what came before
+            self._deliver(Arrival("disconnect", key, lost=event.data != GOODBYE_CODE),
+                          reliable=True)  # after what came before
         elif event.type == enet.EVENT_TYPE_RECEIVE:
             self._deliver(Arrival("message", key, event.channelID, bytes(event.packet.data)),
                           reliable=event.channelID == RELIABLE_CHANNEL)
@@ -212,10 +218,10 @@ class Endpoint:
         if target is None:
             return
         if now:
-            target.disconnect_now(0)
+            target.disconnect_now(GOODBYE_CODE)
             del self._peers[peer]
         else:
-            target.disconnect_later(0)
+            target.disconnect_later(GOODBYE_CODE)
 
     def close(self) -> None:
         """Drop every peer at once and stop."""

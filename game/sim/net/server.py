@@ -244,22 +244,24 @@ class GameServer:
         if slot.vehicle is None:
             self._malformed(slot)  # inputs before joining
             return
-        lead_most = round(self.net.input_lead_most_s * self.step_hz)
-        if inputs.newest_tick > self.tick + lead_most:
-            self._malformed(slot)
-            return
         if inputs.ack_tick <= self.tick and (slot.ack_tick == NO_TICK
                                               or inputs.ack_tick > slot.ack_tick):
             slot.ack_tick = inputs.ack_tick  # (NO_TICK is above every tick: never taken)
+        margin = inputs.newest_tick - (self.tick + 1)
+        slot.margin = margin if slot.margin is None else min(slot.margin, margin)
+        slot.echo = (inputs.sent_ms, now_s)
+        slot.ping_ms = inputs.ping_ms
+        lead_most = round(self.net.input_lead_most_s * self.step_hz)
+        if inputs.newest_tick > self.tick + lead_most:
+            # Too far ahead to keep. Not held against the client: after this server stood
+            # still (load, a pause) an honest client's clock has run on, and the margin it
+            # is sent tells it to fall back into step.
+            return
         count = len(inputs.controls)
         for offset, controls in enumerate(inputs.controls):
             step = inputs.newest_tick - (count - 1 - offset)
             if step > self.tick:
                 slot.inputs[step] = controls
-        margin = inputs.newest_tick - (self.tick + 1)
-        slot.margin = margin if slot.margin is None else min(slot.margin, margin)
-        slot.echo = (inputs.sent_ms, now_s)
-        slot.ping_ms = inputs.ping_ms
 
     def _drop(self, slot: ClientSlot, reason: str, goodbye: bool) -> None:
         """A client is gone (or put out): its vehicle, id and inputs go with it."""

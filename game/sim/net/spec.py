@@ -16,6 +16,9 @@ class NetSpec(Spec):
                            maximum=60)
     timeout_s: float = tuning("a client silent this long is dropped", minimum=1.0,
                               maximum=60.0)
+    server_timeout_s: float = tuning("a server silent this long is lost: its client's game "
+                                     "ends, saying so (ENet itself gives up on a silent "
+                                     "server after about 5 s)", minimum=1.0, maximum=60.0)
     connect_timeout_s: float = tuning("a client gives up joining after this long",
                                       minimum=1.0, maximum=60.0)
     input_lead_most_s: float = tuning("inputs for steps further ahead than this are "
