@@ -262,8 +262,13 @@ class VehicleFleet:
         return self._survey(body_states(self.bodies))[0]
 
     def poses(self) -> FleetPoses:
-        """Every body's state now, read in one pass (for the end of a step)."""
-        return fleet_poses(self.bodies)
+        """Every body's state now, read in one pass (for the end of a step). A body whose
+        motion ran away in the step (the world held it) counts as not finite."""
+        poses = fleet_poses(self.bodies)
+        runaway = self.world.runaway
+        if runaway:
+            poses.finite[[body in runaway for body in self.bodies]] = False
+        return poses
 
     def request_gear(self, index: int, gear: str) -> GearRequest:
         return self.gearbox.request(index, gear, float(self.forward_speeds_mps()[index]))

@@ -7,6 +7,11 @@ are applied at the physics rate, never once per rendered frame. Bullet is
 stepped with ``doPhysics(h, 0)``: one step of exactly ``h``, which leaves node
 transforms in sync with the simulation (no motion-state interpolation lag).
 
+A body whose motion runs away in a substep (Bullet integrates it to a non-finite place,
+which Panda refuses with an assertion as it syncs the node) stops no step: it is held
+still where Panda last had it and named in ``runaway`` until the next step, where the
+simulation's guard sees it as broken and sets its vehicle down afresh.
+
 Queries: the closest hit of a ray, every hit of a ray (nearest first), the closest hit of
 a swept sphere or box, and the bodies a sphere or a box overlaps. Each takes a filter, a
 mask of collision groups (:mod:`physics.bullet.groups`): it meets only the bodies whose
@@ -15,6 +20,7 @@ group is in it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -141,6 +147,8 @@ class PhysicsWorld:
         self.handles = HandleMap()
         self.step_count = 0
         self._substep_hooks: list[SubstepHook] = []
+        self.runaway: set[BulletRigidBodyNode] = set()
+        """The bodies whose motion ran away in the last step, held still since."""
 
     @property
     def time_s(self) -> float:
@@ -185,12 +193,39 @@ class PhysicsWorld:
         path.removeNode()
 
     def step(self) -> None:
-        """Advance one fixed step."""
+        """Advance one fixed step (a body that runs away is held: ``runaway``)."""
+        if self.runaway:
+            self.runaway.clear()
         for _ in range(self.spec.substeps):
             for hook in self._substep_hooks:
                 hook(self.substep_s)
-            self.bullet.doPhysics(self.substep_s, 0)
+            try:
+                self.bullet.doPhysics(self.substep_s, 0)
+            except AssertionError:  # Panda refused a body's non-finite transform
+                if not self._hold_runaways():
+                    raise
         self.step_count += 1
+
+    def _hold_runaways(self) -> bool:
+        """Hold still every body whose velocity went non-finite, where Panda last had it
+        (it kept the last finite transform it was given); whether there was one."""
+        held = False
+        for body in self.bullet.getRigidBodies():
+            linear, angular = body.getLinearVelocity(), body.getAngularVelocity()
+            if math.isfinite(linear.x + linear.y + linear.z + angular.x + angular.y
+                             + angular.z):
+                continue
+            placed = body.getTransform()
+            # Bullet takes a node's transform when it changes: through another and back,
+            # so that the last finite one replaces Bullet's own.
+            body.setTransform(TransformState.makeIdentity())
+            body.setTransform(placed)
+            body.setLinearVelocity(Vec3.zero())
+            body.setAngularVelocity(Vec3.zero())
+            body.clearForces()
+            self.runaway.add(body)
+            held = True
+        return held
 
     def ray_closest(self, from_ws, to_ws, exclude=None, mask: BitMask32 = ALL_BODIES
                     ) -> RayHit | None:
