@@ -4,10 +4,11 @@
     python -m bench.soak --server --minutes 60 [--clients 4] [--bots 4] [--seed 1] [--json]
 
 It counts non-finite states and vehicles below the ground (whether the physics guard
-rescued them or not: every rescue is a failure where nothing asked for one), the guard's
-rescues, shells that crossed a hull or a plate without hitting it, the handle map's size,
-the physics world's bodies and the process's resident memory, sampled every
-``SAMPLE_S`` simulated seconds (:mod:`bench.soak_watch` does the watching) and printed every simulated minute.
+rescued them or not: every rescue is a failure where nothing asked for one), vehicles
+faster than any of ours can go (flung by the physics), the guard's rescues, shells that
+crossed a hull or a plate without hitting it, the handle map's size, the physics world's
+bodies and the process's resident memory, sampled every ``SAMPLE_S`` simulated seconds
+(:mod:`bench.soak_watch` does the watching) and printed every simulated minute.
 
 Memory is judged by its slope, not by its growth over the run: a leak grows it steadily
 with time, while the allocator's one-off steps (an arena that grows, a cache that fills)

@@ -24,6 +24,9 @@ INPUT_HOLD_S = 1.5
 SETTLE_MINUTES = 1.0
 """Simulated minutes left out of the memory's slope: the first matches fill caches,
 compile loops and grow the allocator's arenas to their working size."""
+MOST_SPEED_MPS = 100.0
+"""No vehicle of ours goes this fast on its own (the tanks top out near 13 m/s, the buggy
+near 45): faster is motion the physics made up, such as a body flung out of the ground."""
 MOST_GROWTH_MB_PER_MINUTE = 0.1
 """The steepest slope of the resident memory that passes: about 6 MB an hour. A server
 that leaked this much would grow by 150 MB a day."""
@@ -59,6 +62,8 @@ class SoakCounters:
     """Vehicle states that went non-finite: rescued by the guard, or seen after it."""
     below_ground: int = 0
     """Vehicles that fell through the ground: rescued by the guard, or seen after it."""
+    too_fast: int = 0
+    """Vehicle-steps faster than ``MOST_SPEED_MPS``: motion the physics made up."""
     recovered: int = 0
     """The guard's rescues, whatever their reason."""
     shells_through: int = 0
@@ -77,7 +82,8 @@ class SoakCounters:
 
     def failures(self) -> list[str]:
         """The names of the counters that are not zero."""
-        return [name for name in ("non_finite", "below_ground", "recovered", "shells_through")
+        return [name for name in ("non_finite", "below_ground", "too_fast", "recovered",
+                                  "shells_through")
                 if getattr(self, name)]
 
 
@@ -110,21 +116,23 @@ def memory_slope(samples: list[dict], settle_minutes: float = SETTLE_MINUTES) ->
                            / (minutes[second] - minutes[first])))
 
 
-def vehicle_faults(simulation: Simulation) -> tuple[int, int]:
-    """How many vehicles are non-finite, and how many below the ground, now (after the
-    guard: what it let through)."""
+def vehicle_faults(simulation: Simulation) -> tuple[int, int, int]:
+    """How many vehicles are non-finite, how many below the ground and how many faster
+    than ``MOST_SPEED_MPS``, now (after the guard: what it let through)."""
     limit = simulation.specs.spawn.below_ground_limit_m
-    non_finite = below = 0
+    non_finite = below = too_fast = 0
     for vehicle in simulation.vehicles:
         state = vehicle.current
         values = np.concatenate([state.position_ws, state.orientation_ws, state.velocity_ws,
                                  state.angular_velocity_ws])
         if not np.all(np.isfinite(values)):
             non_finite += 1
-        elif state.position_ws[2] < float(simulation.terrain.height_at(
+            continue
+        if state.position_ws[2] < float(simulation.terrain.height_at(
                 *state.position_ws[:2])) - limit:
             below += 1
-    return non_finite, below
+        too_fast += float(np.dot(state.velocity_ws, state.velocity_ws)) > MOST_SPEED_MPS ** 2
+    return non_finite, below, too_fast
 
 
 def shells_through(simulation: Simulation, flying_before: dict) -> int:
@@ -154,9 +162,10 @@ def check_step(simulation: Simulation, counters: SoakCounters, events: list[Even
     """Count what went wrong in the step just taken: what the guard rescued (its events)
     and what it let through."""
     counters.count(events)
-    non_finite, below = vehicle_faults(simulation)
+    non_finite, below, too_fast = vehicle_faults(simulation)
     counters.non_finite += non_finite
     counters.below_ground += below
+    counters.too_fast += too_fast
     counters.shells_through += shells_through(simulation, flying_before)
 
 

@@ -7,7 +7,7 @@ import json
 import math
 
 import pytest
-from panda3d.core import Point3
+from panda3d.core import Point3, Vec3
 
 from bench.soak import main, soak
 from bench.soak_watch import SAMPLE_S, memory_slope
@@ -35,28 +35,34 @@ def test_minutes_of_an_eight_tank_battle_stay_clean_and_the_memory_flat():
     assert counters.rounds >= 3  # random driving against seven bots: rounds do end
 
 
-NAN_STEP, SINK_STEP = 120, 600
+NAN_STEP, SINK_STEP, FLING_STEP = 120, 600, 850
+BROKEN_MINUTES = 0.25
+"""900 steps at 60 Hz: the player is flung in the last 50."""
 
 
 def _break_the_player(simulation, step: int) -> None:
     """Once a non-finite state (the player's grip springs blow up), once the player
-    sunk 5 m into the ground."""
+    sunk 5 m into the ground, and at the end flung upward at 120 m/s."""
+    body = simulation.player.body
     if step == NAN_STEP:
         model = simulation.tanks.model
         model._deflection[:, :model.anchors] = math.nan
     elif step == SINK_STEP:
-        body = simulation.player.body
         where = body.getTransform().getPos()
         body.setTransform(body.getTransform().setPos(Point3(where.x, where.y, where.z - 5.0)))
+    elif step == FLING_STEP:
+        body.setLinearVelocity(Vec3(0.0, 0.0, 120.0))
 
 
-def test_the_soak_counts_what_the_guard_rescued_as_failures():
-    result = soak(minutes=0.25, bots=1, seed=2, report=lambda line: None,
+def test_the_soak_counts_what_the_guard_rescued_and_what_flew_as_failures(config):
+    result = soak(minutes=BROKEN_MINUTES, bots=1, seed=2, report=lambda line: None,
                   disturb=_break_the_player)
     counters = result.counters
     assert (counters.non_finite, counters.below_ground, counters.recovered) == (1, 1, 2)
-    assert counters.failures() == ["non_finite", "below_ground", "recovered"]
-    assert result.failures()[:3] == ["non_finite", "below_ground", "recovered"]
+    steps = round(BROKEN_MINUTES * 60.0 * config.game.simulation.step_hz)
+    assert counters.too_fast == steps - FLING_STEP  # every step after, still rising fast
+    assert counters.failures() == ["non_finite", "below_ground", "too_fast", "recovered"]
+    assert result.failures()[:4] == counters.failures()
 
 
 def test_an_undisturbed_short_soak_passes_and_says_so(capsys):
