@@ -445,3 +445,31 @@ def test_a_tank_whose_anchor_maths_go_non_finite_is_set_back_and_no_other(config
         assert player.current.forward_speed_mps() > 0.05  # the player drove on
     finally:
         simulation.destroy()
+
+
+def test_a_tank_held_off_the_ground_gets_no_push_or_twist_from_its_tracks(config):
+    """Tracks in the air have nothing to push against: revved up in neutral, then dropped
+    into reverse while steering (the clutch's biggest kick), a tank held high above the
+    flats gets from its tracks neither a push nor a twist. (Once, the engine's push went
+    through the airborne anchors at their rays' far-off meeting with the ground's plane:
+    a tank beached on its belly spun up and was flung at 21 km/s.)"""
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
+    body = simulation.player.body
+    held = body.getTransform().setPos(Point3(300.0, 200.0, 10.0))
+    phases = [(150, Controls(throttle=1.0, gear="N")),
+              (150, Controls(throttle=-0.4, steer=0.25, gear="A"))]
+    worst_spin_rad_s = worst_push_mps = 0.0
+    for steps, controls in phases:
+        for _ in range(steps):
+            body.setTransform(held)
+            body.setLinearVelocity(Vec3.zero())
+            body.setAngularVelocity(Vec3.zero())
+            simulation.step(controls)
+            state = simulation.player.current
+            worst_spin_rad_s = max(worst_spin_rad_s, float(np.linalg.norm(
+                state.angular_velocity_ws)))
+            worst_push_mps = max(worst_push_mps, float(np.linalg.norm(state.velocity_ws[:2])))
+    assert simulation.player.fleet.gearbox.names[
+        simulation.player.fleet.gearbox.gear_index[simulation.player.index]] == "R"
+    assert worst_spin_rad_s < 1e-6 and worst_push_mps < 1e-6
+    simulation.destroy()

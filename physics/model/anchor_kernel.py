@@ -139,7 +139,10 @@ def _grip(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, bias_n, 
     kept within ``limit_n`` of ``bias_n`` by the engine (or brake), scaled down to the
     sliding grip past the circle.
     The spring keeps only the stretch matching the force it passed on (off the ground
-    it relaxes). ``grip_share`` is the surface's grip times the command's share of it
+    it relaxes, and passes nothing: a track's bias is the engine's push, which needs
+    ground to push against; an airborne anchor's contact point is wherever its ray
+    would meet the ground's plane, kilometres off for a hull on its side, so any force
+    there would be a torque without end). ``grip_share`` is the surface's grip times the command's share of it
     (a handbrake lowers it). Returns the forces along (rolling resistance added) and
     across the heading, and whether the anchor slides."""
     grip_damping = anchor[GRIP_DAMPING]
@@ -156,6 +159,8 @@ def _grip(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, bias_n, 
              if sliding else 1.0)
     along = clamp(wanted_along * scale, bias_n - limit_n, bias_n + limit_n)
     across = wanted_across * scale
+    if not hit:  # in the air: no ground to pass the drive to, however far its bias is
+        along = across = 0.0
     keep = anchor[NEGATIVE_COMPLIANCE] if hit else 0.0
     deflection[0, n] = (along + grip_damping * slip_along) * keep
     deflection[1, n] = (across + grip_damping * slip_across) * keep
