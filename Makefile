@@ -5,6 +5,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The test files spread over the cores, each file whole in one worker (its module fixtures
+# made once); at most 4 workers, so that a big machine does not start a game per core.
+PARALLEL := -n auto --maxprocesses 4 --dist loadfile
 
 .PHONY: play test test-fast dist clean
 
@@ -20,10 +23,10 @@ play: $(STAMP)
 	$(BIN)/python main.py $(ARGS)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PARALLEL) $(PYTEST_ARGS)
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PARALLEL) -m "not slow" $(PYTEST_ARGS)
 
 # build_apps reads pyproject.toml through setuptools, which needs 77 or newer for its
 # licence fields; it fetches each platform's wheels from the package index.

@@ -8,14 +8,21 @@
 - ``config``: the shipped config, loaded once (frozen, safe to share).
 - ``simulate_until(simulation, condition, max_seconds, controls=...)``: step a
   Simulation until ``condition(simulation)`` holds; returns the simulated seconds taken.
+
+Before any test runs: numba's cache is this source's own (:mod:`tests.compiled_cache`),
+and the games the tests start keep their settings, replays and logs in a temporary folder
+of this process's own (``TANK_BATTLE_CONFIG_HOME``, ``TANK_BATTLE_DATA_HOME``), so that
+parallel workers never share one and the developer's own are never touched.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Callable
 
@@ -26,11 +33,27 @@ from tests.compiled_cache import use_cache_of_this_source
 REPO_ROOT = Path(__file__).resolve().parents[1]
 use_cache_of_this_source(REPO_ROOT)  # before anything imports numba
 
-from game.sim.controls import Controls  # noqa: E402 (numba's cache is chosen first)
+from game.settings import DATA_OVERRIDE_ENV, OVERRIDE_ENV  # noqa: E402 (numba's cache first)
+from game.sim.controls import Controls  # noqa: E402
 from game.window_config import load_window_config  # noqa: E402
+
 MAIN = REPO_ROOT / "main.py"
 CONFIG_DIR = REPO_ROOT / "config"
 CLI_TIMEOUT_S = 120.0
+
+
+def _own_user_folders() -> None:
+    """The games the suite starts (in this process and its subprocesses) keep their
+    settings, replays and logs in a folder of this test process's own, never the
+    developer's, and never one another test process (a parallel worker) writes to. A test
+    that needs its own folders sets them itself."""
+    folder = Path(tempfile.mkdtemp(prefix="tank-battle-tests-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    os.environ.setdefault(OVERRIDE_ENV, str(folder / "config"))
+    os.environ.setdefault(DATA_OVERRIDE_ENV, str(folder / "data"))
+
+
+_own_user_folders()
 
 
 def cli_env(**extra: str) -> dict[str, str]:
