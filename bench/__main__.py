@@ -34,7 +34,7 @@ from pathlib import Path
 from bench import ai, battle, frame, net, vehicles
 from bench.arguments import map_name
 from bench.machine import machine_info
-from game.errors import whole_number
+from common.errors import whole_number
 from game.sim.net.link import enet_available
 
 NOT_AVAILABLE: dict[str, str] = {}
@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         wanted = [(args.benchmark, args)]
 
     from game.config import load_config  # after parsing: --help stays instant
-    from game.errors import UserError
+    from common.errors import UserError
     try:
         config = load_config()
     except UserError as error:

@@ -96,7 +96,7 @@ def size_limits() -> tuple[tuple[int, int], tuple[int, int]]:
 
 def parse_size(text: str) -> tuple[int, int]:
     """(width, height) of a "WIDTHxHEIGHT" size inside the window's bounds; ValueError if not."""
-    from game.settings import AUTO_RESOLUTION, parse_resolution
+    from common.settings import AUTO_RESOLUTION, parse_resolution
     try:
         size = parse_resolution(text) if text != AUTO_RESOLUTION else None
     except ValueError:

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import panda3d
 
-from physics.model import compiled
+from common import compiled
 
 
 def machine_info() -> dict:

@@ -32,8 +32,8 @@ from bench.arguments import map_name
 from bench.server_soak import DEFAULT_BOTS, DEFAULT_CLIENTS, server_soak
 from bench.soak_watch import (MOST_GROWTH_MB_PER_MINUTE, SETTLE_MINUTES, Disturb, RandomDriver,
                               SoakResult, watch)
+from common.errors import whole_number
 from game.config import load_config
-from game.errors import whole_number
 from game.sim.session import GameOptions, GameSession
 from game.sim.step_loop import StepLoop
 from physics.model.terrain import MapChoice

@@ -39,14 +39,14 @@ import numpy as np
 from panda3d.bullet import BulletVehicle, ZUp
 from panda3d.core import Point3, TransformState, Vec3
 
+from common.spec import KMH_PER_MPS
 from game.config import GameConfig
 from physics.bullet.bodies import make_hull_body, map_walls, terrain_collider
-from physics.bullet.terrain_tiles import StreamedColliders
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.poses import ground_aligned_rotation, positions_ws
+from physics.bullet.terrain_tiles import StreamedColliders
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import derive_constants
-from physics.model.spec import KMH_PER_MPS
 from physics.model.terrain import MapChoice, Terrain, build_terrain
 from physics.model.tiled_terrain import TiledTerrain
 

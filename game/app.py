@@ -19,7 +19,7 @@ our controls let go. Scripted and offscreen runs have none (but ``--menu``'s tit
 menu): there Esc leaves at once.
 
 Where no window can open (no display named, or none that opens) the game stops with one
-line saying so and what to run instead (a :class:`~game.errors.UserError`: status 2);
+line saying so and what to run instead (a :class:`~common.errors.UserError`: status 2);
 Panda3D's own lines about the displays it tried go to the log, not the console.
 """
 
@@ -34,15 +34,15 @@ from direct.showbase.DirectObject import DirectObject
 from direct.showbase.ShowBase import ShowBase
 from panda3d.core import ClockObject, Filename
 
+from common.errors import UserError
+from common.settings import UserSettings, screenshot_path
 from game.applied_settings import AppliedSettings
 from game.audio.sounds import GameAudio, PandaSoundPlayer
-from game.errors import UserError
 from game.input.gamepad import GamepadSpec
 from game.input.keyboard import ActionKeys, KeyboardSpec, PandaKeyCapture
 from game.input.pad_input import PandaPads
 from game.input.player_input import LocalInputs, mouse_in_window
 from game.input.rebinding import UserBindings
-from game.settings import UserSettings, screenshot_path
 from game.sim.controls import Controls
 from game.sim.local_players import SECOND_PLAYER
 from game.sim.net.shown import ClientLoop, ClientSession
@@ -50,16 +50,16 @@ from game.sim.replay import ReplayRecorder
 from game.sim.session import START_GEARS, GameOptions, GameSession
 from game.sim.simulation import IDLE, Simulation
 from game.sim.step_loop import StepLoop
+from game.view.display import Display
 from game.view.player_view import (SECOND_VIEW_MASK, Divider, PlayerView, extra_screen, main_screen,
                                    player_regions)
-from game.view.display import Display
 from game.view.scene import DesertScene
 from game.view.session_view import SessionView, SessionViewSpecs
 from game.view.shadows import MAIN_CAMERA_MASK
 from game.view.window import (WITHOUT_A_DISPLAY, configure_window, panda_lines_held,
                               require_display)
-from game.windowed_run import WindowedRun
 from game.window_config import WindowConfig
+from game.windowed_run import WindowedRun
 
 class TankBattleApp(ShowBase):
     """Wires the session, its views, the devices and the menu; runs the frame loop."""

@@ -11,7 +11,7 @@ from typing import Callable
 
 
 class AppliedSettings:
-    """``store``: the player's :class:`game.settings.UserSettings` (None in a scripted run:
+    """``store``: the player's :class:`common.settings.UserSettings` (None in a scripted run:
     ``defaults`` are used and nothing is saved). ``effects()`` is the running session's
     particle system; ``message(text)`` tells the player; ``refresh_page()`` redraws the
     settings page."""

@@ -13,24 +13,24 @@ import platform
 import sys
 from pathlib import Path
 
+from common import compiled
+from common.errors import CommandLineError, UserError, whole_number
+from common.logs import (DEFAULT_LEVEL, LEVELS, configure_logging, default_log_file, parse_level,
+                       record_crash, reset_logging)
+from common.settings import autosave_path
 from game import __version__
 from game.config import CONFIG_DIR, load_config
-from game.errors import CommandLineError, UserError, whole_number
-from game.logs import (DEFAULT_LEVEL, LEVELS, configure_logging, default_log_file, parse_level,
-                       record_crash, reset_logging)
-from game.settings import autosave_path
 from game.sim.ai import DIFFICULTIES
+from game.sim.arena import GEARBOXES
 from game.sim.battle import rounds_limits
 from game.sim.controls import ScriptedInputs
 from game.sim.local_players import MAX_PLAYERS
 from game.sim.net.link import DEFAULT_PORT
 from game.sim.replay import ReplayHeader, ReplayRecorder, config_digest, game_version, load_replay
-from game.sim.arena import GEARBOXES
 from game.sim.session import GameOptions, GameSession
 from game.sim.step_loop import StepLoop, idle
 from game.sim.telemetry import TelemetryWriter
 from game.sim.zone import MODES
-from physics.model import compiled
 from physics.model.terrain import MapChoice
 
 EXIT_USAGE = 2

@@ -7,7 +7,7 @@ dedicated server, needs. A game in a window also reads view.toml and controls.to
 (:mod:`game.window_config`).
 
 Each file is read with the standard library's tomllib and handed to
-:func:`physics.model.spec.build_spec`, which rejects unknown keys, missing keys,
+:func:`common.spec.build_spec`, which rejects unknown keys, missing keys,
 wrong types and out-of-range values. Any problem becomes a :class:`UserError`
 naming the file, the key, the value and what was expected.
 """
@@ -20,8 +20,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from game.errors import UserError
-from game.resources import config_folder
+from common.errors import UserError
+from common.resources import config_folder
+from common.spec import Spec, SpecError, build_spec, tuning
 from game.sim.ai import AISpec
 from game.sim.arena import SpawnSpec, WorldSpecs
 from game.sim.battle import BattleSpec
@@ -31,7 +32,6 @@ from game.sim.net.spec import NetSpec
 from game.sim.session import SessionSpecs
 from physics.model.gearbox import GearboxSpec
 from physics.model.rocks import RockSpec
-from physics.model.spec import Spec, SpecError, build_spec, tuning
 from physics.model.stepping import SimulationSpec
 from physics.model.terrain import TerrainSpec
 from physics.model.tracks import TankSpec

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 
-from game.resources import is_frozen
+from common.resources import is_frozen
 
 READY_PREFIX = "serving on "
 """The server's first line (game/online.py ``serve``)."""

@@ -14,8 +14,8 @@ import signal
 import sys
 from dataclasses import replace
 
+from common.errors import CommandLineError, UserError
 from game.config import load_config
-from game.errors import CommandLineError, UserError
 from game.sim.controls import Controls, ScriptedInputs
 from game.sim.net.client import ConnectionRefused, JoinRequest, NetClient, ServerGone, join
 from game.sim.net.link import INSTALL_HINT, Endpoint, enet_available

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from common.settings import UserSettingsSpec
+from common.spec import Spec, tuning
 from game.audio.sounds import AudioSpec
 from game.config import CONFIG_DIR, GameConfig, game_specs, load_spec
 from game.input.bindings import ControlsSpec
-from game.settings import UserSettingsSpec
 from game.view.camera import CameraSpec
 from game.view.car_rig import CarRigSpec
 from game.view.combat_view import CombatViewSpec
@@ -25,11 +26,10 @@ from game.view.player_view import SplitScreenSpec
 from game.view.scene import SandSpec, SceneSpec
 from game.view.shadows import ShadowSpec
 from game.view.tank_rig import TankRigSpec
-from game.view.title_menu import TitleMenuSpec
 from game.view.terrain_view import TerrainViewSpec
+from game.view.title_menu import TitleMenuSpec
 from game.view.vehicle_view import VehicleDetailSpec, VehicleLooks
 from game.view.window import GraphicsQualitySpec, WindowSpec
-from physics.model.spec import Spec, tuning
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ import logging
 from pathlib import Path
 from typing import Callable
 
+from common.settings import UserSettings
 from game.app import TankBattleApp
 from game.input.rebinding import UserBindings
-from game.settings import UserSettings
 from game.sim.replay import ReplayRecorder
 from game.window_config import WindowConfig
 from game.windowed_run import WindowedRun

@@ -11,10 +11,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from physics.model.kernel_tables import PARALLEL_COSINE, SLIP_REFERENCE_SPEED_MPS, TAU
+from common.spec import KMH_PER_MPS
 from physics.model.anchors import (AnchorCommand, AnchorConstants, AnchorImpulses, AnchorReport,
                                    BodyStates, GripSpec, GroundHits)
-from physics.model.spec import KMH_PER_MPS
+from physics.model.kernel_tables import PARALLEL_COSINE, SLIP_REFERENCE_SPEED_MPS, TAU
 from physics.model.terrain import Terrain
 from physics.model.tyres import SlipTyreSpec, WheelSpinSpec
 

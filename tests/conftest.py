@@ -33,7 +33,7 @@ from tests.compiled_cache import use_cache_of_this_source
 REPO_ROOT = Path(__file__).resolve().parents[1]
 use_cache_of_this_source(REPO_ROOT)  # before anything imports numba
 
-from game.settings import DATA_OVERRIDE_ENV, OVERRIDE_ENV  # noqa: E402 (numba's cache first)
+from common.settings import DATA_OVERRIDE_ENV, OVERRIDE_ENV  # noqa: E402 (numba's cache first)
 from game.sim.controls import Controls  # noqa: E402
 from game.window_config import load_window_config  # noqa: E402
 
@@ -151,7 +151,7 @@ def pads(config):
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Path:
     """A user config folder of the test's own (settings.toml, bindings.toml go there)."""
-    from game.settings import OVERRIDE_ENV
+    from common.settings import OVERRIDE_ENV
     folder = tmp_path / "config-home"
     monkeypatch.setenv(OVERRIDE_ENV, str(folder))
     return folder

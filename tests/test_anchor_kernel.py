@@ -224,7 +224,7 @@ PLAIN_PYTHON_RUN = """
 import json, sys
 sys.modules['numba'] = None
 import numpy as np
-from physics.model import compiled
+from common import compiled
 assert not compiled.AVAILABLE
 from tests.test_anchor_kernel import substeps_of_every_kind
 print(json.dumps(substeps_of_every_kind()))
@@ -275,7 +275,7 @@ def test_without_numba_the_game_runs_on_the_plain_loops(repo_root):
     script = ("import sys; sys.modules['numba'] = None\n"
               "from game.config import load_config\n"
               "from bench.soak import random_battle\n"
-              "from physics.model import compiled\n"
+              "from common import compiled\n"
               "assert not compiled.AVAILABLE\n"
               "loop = random_battle(load_config(), 3, 2)\n"
               "simulation = loop.simulation\n"

@@ -204,7 +204,7 @@ PLAIN_PYTHON_RUN = """
 import json, sys
 sys.modules['numba'] = None
 import numpy as np
-from physics.model import compiled
+from common import compiled
 assert not compiled.AVAILABLE
 from tests.test_broadphase import LIMIT_M, near_each_other, near_spheres, random_layout
 rng = np.random.default_rng(11)

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from common.errors import UserError
+from common.spec import Spec, SpecError, build_spec, tuning
 from game.config import GameConfig, load_config
-from game.errors import UserError
 from game.window_config import ViewSpec, WindowConfig, load_window_config
-from physics.model.spec import Spec, SpecError, build_spec, tuning
 from physics.model.stepping import SimulationSpec
 
 # ----- helpers ------------------------------------------------------------------------
@@ -342,7 +342,7 @@ def test_a_window_reports_a_bad_view_file_before_it_opens(config_copy, run_cli):
     assert len(lines) == 1 and str(path) in lines[0] and "hud.text_scale" in lines[0], lines
 
 
-# ----- physics.model.spec on its own ---------------------------------------------------------------
+# ----- common.spec on its own ---------------------------------------------------------------
 
 
 @dataclass(frozen=True)

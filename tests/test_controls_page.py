@@ -9,9 +9,9 @@ import pytest
 from direct.showbase.MessengerGlobal import messenger
 from panda3d.core import NodePath
 
+from common.settings import UserSettings
 from game.input.keyboard import ActionKeys, KeyboardInput
 from game.input.rebinding import UserBindings
-from game.settings import UserSettings
 from game.view.controls_page import MOUSE_PRESSES, WAITING_TEXT
 from game.view.menu import PauseMenu
 from tests.test_rebinding import FakeEvents

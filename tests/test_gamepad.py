@@ -5,13 +5,13 @@ from dataclasses import replace
 
 import pytest
 
-from game.errors import UserError
+from common.errors import UserError
+from common.spec import SpecError
 from game.input.gamepad import AXES, CAMERA_PRESSES, GamepadMapper, GamepadSpec, shape
 from game.input.pad_input import CombinedInput, GamepadInput, PadSeats
 from game.sim.controls import AUTOMATIC, Controls
 from game.window_config import load_window_config
 from physics.model.gearbox import gate_layout
-from physics.model.spec import SpecError
 
 
 @pytest.fixture(scope="module")

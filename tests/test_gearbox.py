@@ -13,13 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from common.spec import SpecError, build_spec
 from physics.model.engine import RPM_PER_RAD_S, Driveline
 from physics.model.gearbox import (KMH_PER_MPS, DriveCommand, Gearbox, GearboxSpec, GearboxStep,
                                    GearRequest, gate_layout)
 from physics.model.kernel_tables import (DRIVELINE_COLUMNS, DRIVELINE_DRIVE, DRIVELINE_FREE_LOAD,
                                          DRIVELINE_GRIPPING, DRIVELINE_GROUNDED, DRIVELINE_RIM,
                                          DRIVELINE_STEER)
-from physics.model.spec import SpecError, build_spec
 
 CONFIG = Path(__file__).resolve().parents[1] / "config" / "gearboxes.toml"
 DT_S = 1.0 / 60.0

@@ -14,8 +14,8 @@ from game.sim.controls import Controls
 from game.sim.events import Damage, Destroyed, Hit, RoundEnd, ShiftRefused, Shot
 from game.sim.simulation import Simulation
 from game.view.hud import Hud
-from game.view.minimap import EDGE_SHARE
 from game.view.hud_state import lever_path_point, read_hud_state
+from game.view.minimap import EDGE_SHARE
 from physics.model.gearbox import gate_layout
 from physics.model.terrain import MapChoice
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from game.errors import UserError
+from common.errors import UserError
 from game.sim.controls import GEAR_NAMES, Controls, ScriptedInputs, made_controls
 
 SOURCE = Path("script.json")

@@ -9,9 +9,9 @@ from dataclasses import fields
 
 import pytest
 
+from common.spec import SpecError, build_spec
 from game.input.keyboard import CAMERA_ACTIONS, KeyboardMapper, KeyboardSpec, MouseSpec, mouse_aim
 from game.sim.controls import AUTOMATIC, Controls
-from physics.model.spec import SpecError, build_spec
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("game", "physics", "bench", "tools")
 PRESENTATION = ("game.view", "game.input", "game.audio")
-TOP = ("game.app", "game.cli", "game.config", "game.window_config", "game.settings")
+TOP = ("game.app", "game.cli", "game.config", "game.window_config", "common.settings")
 
 
 def module_name(path: Path) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from game.errors import UserError
+from common.errors import UserError
 from game.sim.battle import Battle
 from game.sim.controls import Controls
 from game.sim.events import Reset, RoundEnd, RoundStart

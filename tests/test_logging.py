@@ -1,5 +1,5 @@
-"""The game's log (game/logs.py), ``--log-level``, ``--log-file`` and ``--version``, and
-the one line saying whether numba's compiled loops run (physics/model/compiled.py)."""
+"""The game's log (common/logs.py), ``--log-level``, ``--log-file`` and ``--version``, and
+the one line saying whether numba's compiled loops run (common/compiled.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import types
 import pytest
 
 import game
-from game import logs
+from common import logs
+from common import compiled
 from game.cli import match_flags_given
-from physics.model import compiled
 
 EXIT_USAGE = 2
 
@@ -171,7 +171,7 @@ def _refusing_njit(*args, cache=False, **options):
     """numba's njit as a frozen build has it: ``cache=True`` refuses at decoration."""
     if cache:
         raise RuntimeError("cannot cache function '_probe': no locator available for file "
-                           "'<frozen physics.model.compiled>'")
+                           "'<frozen common.compiled>'")
     raise AssertionError("a loop was compiled without a cache")
 
 

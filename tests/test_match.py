@@ -11,7 +11,7 @@ import json
 import pytest
 from panda3d.core import NodePath
 
-from game.errors import UserError
+from common.errors import UserError
 from game.sim.controls import Controls
 from game.sim.events import (Damage, Destroyed, Hit, MatchEnd, RoundEnd, RoundStart, Shot,
                              event_from_json)

@@ -9,8 +9,8 @@ import pytest
 from panda3d.core import NodePath
 
 from assets.make_sounds import LENGTHS_S
+from common.settings import OVERRIDE_ENV, UserSettings
 from game.audio.sounds import SOUND_NAMES, UI_CLICK, UI_SOUNDS
-from game.settings import OVERRIDE_ENV, UserSettings
 from game.view.menu import PauseMenu
 
 

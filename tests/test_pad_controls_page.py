@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from panda3d.core import NodePath
 
+from common.settings import UserSettings
 from game.input.pad_input import PadButtonCapture
-from game.settings import UserSettings
 from game.view.controls_page import NO_PAD_TEXT, PAD_WAITING_TEXT
 from game.view.menu import PauseMenu
 from tests.test_controls_page import FakeCapture, user_bindings

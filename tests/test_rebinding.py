@@ -12,11 +12,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from common.settings import OVERRIDE_ENV, settings_path
 from game.input.keyboard import ActionKeys, KeyboardInput, KeyboardMapper, PandaKeyCapture
 from game.input.pad_input import CombinedInput
 from game.input.rebinding import (UserBindings, assign_key, bindings_path, bindings_text,
                                   load_bindings)
-from game.settings import OVERRIDE_ENV, settings_path
 
 
 class FakeEvents:

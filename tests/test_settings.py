@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import game.settings as settings_module
-from game.settings import OVERRIDE_ENV, UserSettings, load_settings, save_settings, settings_path
+import common.settings as settings_module
+from common.settings import OVERRIDE_ENV, UserSettings, load_settings, save_settings, settings_path
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from panda3d.core import Filename, NodePath, PNMImage
 
+from common.spec import SpecError, build_spec
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
 from game.view.sand_mesh import BlendMask
@@ -21,7 +22,6 @@ from game.view.streamed_rocks import StreamedRocks
 from game.view.streamed_terrain_view import StreamedTerrainView
 from game.view.terrain_view import TerrainView, terrain_view_for
 from physics.model.craters import Crater
-from physics.model.spec import SpecError, build_spec
 from physics.model.terrain import MapChoice, build_terrain
 
 MAP = "desert:4096"

@@ -13,10 +13,10 @@ import tomllib
 
 import pytest
 
+from common.settings import (UserSettings, commented_toml, load_settings, settings_text,
+                           toml_comment)
 from game.input.rebinding import (UserBindings, assign_key, bindings_text, load_bindings,
                                   next_axis)
-from game.settings import (UserSettings, commented_toml, load_settings, settings_text,
-                           toml_comment)
 
 LONG_STRING = "tank " * 2000
 AWKWARD = [
@@ -196,7 +196,7 @@ def test_an_unreadable_settings_file_is_a_logged_warning(home, defaults, caplog)
     with caplog.at_level(logging.WARNING):
         user = UserSettings(defaults)
     assert [(record.name, record.levelno, record.getMessage()) for record in caplog.records] == [
-        ("game.settings", logging.WARNING, user.warning)]
+        ("common.settings", logging.WARNING, user.warning)]
 
 
 def test_an_unreadable_bindings_file_is_a_logged_warning(home, keys, pads, caplog):
@@ -212,7 +212,7 @@ def test_with_no_logging_set_up_the_warning_is_the_line_alone_on_stderr(tmp_path
                                                                       defaults):
     path = tmp_path / "settings.toml"
     path.write_text("master_volume = 7.0\n", encoding="utf-8")
-    script = ("import sys; from pathlib import Path; from game.settings import UserSettings; "
+    script = ("import sys; from pathlib import Path; from common.settings import UserSettings; "
               "from game.window_config import load_window_config; "
               "UserSettings(load_window_config(Path('config')).view.user_settings, "
               "Path(sys.argv[1]) / 'settings.toml')")

@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
+from common.spec import SpecError, build_spec
 from game.config import load_config
 from physics.model.anchor_model import AnchorModel
 from physics.model.anchors import (AnchorCommand, BodyStates, GroundHits, SuspensionSpec,
                                    derive_constants, static_mass_shares)
-from physics.model.spec import SpecError, build_spec
 
 GRAVITY = 9.81
 STEP = 1.0 / 120.0

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow  # every test builds or installs the wheel
 
 BUILD_TIMEOUT_S = 300.0
 RUN_TIMEOUT_S = 240.0
-SOURCES = ("game", "physics", "bench", "config", "assets", "pyproject.toml", "README.md",
+SOURCES = ("common", "game", "physics", "bench", "config", "assets", "pyproject.toml", "README.md",
            "LICENSE")
 """What a wheel is built from (a copy: the build writes build/ and egg-info beside it)."""
 

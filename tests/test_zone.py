@@ -10,7 +10,7 @@ import json
 import pytest
 from panda3d.core import NodePath
 
-from game.errors import UserError
+from common.errors import UserError
 from game.front_door import options_for, setup_from
 from game.sim.controls import Controls
 from game.sim.events import RoundEnd, RoundStart, ZoneCaptured, ZoneEnter, ZoneLeave
@@ -19,10 +19,10 @@ from game.sim.session import GameOptions, GameSession
 from game.view.hud import Hud
 from game.view.hud_state import read_hud_state
 from game.view.title_menu import MatchSetup
-from tests.test_match import HOLD
-from tests.test_match import run as run_match
 from game.view.zone_view import ZoneBand, zone_colour
 from physics.model.terrain import MapChoice
+from tests.test_match import HOLD
+from tests.test_match import run as run_match
 
 CAPTURE_S = 3.0
 RELEASE_S = 2.0

@@ -9,8 +9,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from common.errors import UserError
 from game.config import CONFIG_DIR
-from game.errors import UserError
 from game.input.bindings import bindings_table
 from game.window_config import load_window_config
 

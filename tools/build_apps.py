@@ -4,7 +4,7 @@
 
 ``build_apps`` freezes ``main.py`` and everything it imports
 into one executable per platform (``build/PLATFORM/tank-battle``), copies the data files
-beside it (the config and sounds, found there by :mod:`game.resources`) with Panda's GL and
+beside it (the config and sounds, found there by :mod:`common.resources`) with Panda's GL and
 OpenAL plugins, and ``bdist_apps`` packs each build into an archive in ``dist/``. The
 project's metadata (name, version) comes from pyproject.toml; this script only adds the
 build's options, kept out of the wheel's build.
@@ -14,7 +14,7 @@ it freezes differ: pip evaluates a requirement's platform markers on the buildin
 not the target, so each build gets its own requirements file. The wheels come from the
 ordinary package index. numba is left out: its compiled loops need an on-disk cache that a
 frozen program cannot keep, so a packaged build runs the plain numpy path
-(:mod:`physics.model.compiled` says so in its log).
+(:mod:`common.compiled` says so in its log).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ OPTIONS = {
     "use_optimized_wheels": False,
     "pypi_extra_indexes": [],
     # No log_filename: a double-clicked game has no console, so the game itself logs to
-    # the user data folder when frozen (game/logs.py), Panda's own notices and a crash's
+    # the user data folder when frozen (common/logs.py), Panda's own notices and a crash's
     # traceback included; the runtime's redirect would write the same file.
 }
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from game.resources import sounds_folder
+from common.resources import sounds_folder
+from common.spec import KMH_PER_MPS, Spec, tuning
 from game.sim.events import Destroyed, Event, Hit, ShiftRefused, Shot
 from game.sim.vehicles import Vehicle, side_track_x_m
-from physics.model.spec import KMH_PER_MPS, Spec, tuning
 
 SOUNDS_DIR = sounds_folder()
 """The synthesised WAVs, assets/sounds, wherever the game is installed."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from game.input.gamepad import GamepadSpec
 from game.input.keyboard import KeyboardSpec, MouseSpec
 from game.input.menu_input import MenuNavigationSpec
-from physics.model.spec import Spec, tuning
+from common.spec import Spec, tuning
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 
+from common.spec import Spec, SpecError, tuning
 from game.sim.controls import AUTOMATIC, Controls
 from physics.model.gearbox import NEUTRAL, REVERSE, gate_layout
-from physics.model.spec import Spec, SpecError, tuning
 
 AXES = ("left_x", "left_y", "right_x", "right_y", "left_trigger", "right_trigger")
 """Axis names read from a pad: sticks -1..1 (+ right, + up), triggers 0..1."""

@@ -14,9 +14,9 @@ import math
 from dataclasses import dataclass, fields, replace
 from typing import Callable
 
+from common.spec import Spec, SpecError, tuning
 from game.input.gamepad import shifted_lever
 from game.sim.controls import AUTOMATIC, Controls
-from physics.model.spec import Spec, SpecError, tuning
 
 
 @dataclass(frozen=True)

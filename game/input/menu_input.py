@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Callable
 
-from physics.model.spec import Spec, tuning
+from common.spec import Spec, tuning
 
 MENU_ACTIONS = ("up", "down", "left", "right", "activate", "back")
 

@@ -11,7 +11,7 @@ refused: while one is held Panda3D puts its name before every other key's ("shif
 so bound to an action they would stop the other keys.
 
 The player's bindings are saved as ``bindings.toml`` beside their ``settings.toml``
-(:func:`game.settings.user_folder`), written atomically by ``tomli_w`` (which escapes
+(:func:`common.settings.user_folder`), written atomically by ``tomli_w`` (which escapes
 every key name TOML needs) under a comment header: a ``[keyboard]`` and a ``[gamepad]``
 table naming only the actions that differ from config/controls.toml (the rest follow that
 file). A file that cannot be read (bad TOML, another table, an unknown action, a key or
@@ -30,14 +30,14 @@ from pathlib import Path
 
 import tomli_w
 
+from common.settings import toml_comment, user_folder, write_atomically
+from common.spec import SpecError, build_spec
 from game.input.binding_rule import take
 from game.input.bindings import keys_in_words
 from game.input.gamepad import GamepadSpec
 from game.input.keyboard import KeyboardSpec
 from game.input.pad_rebinding import PadAssignment, assign_pad_button, next_axis
 from game.input.pad_rebinding import binding_actions as pad_binding_actions
-from game.settings import toml_comment, user_folder, write_atomically
-from physics.model.spec import SpecError, build_spec
 
 FILE_NAME = "bindings.toml"
 KEYBOARD_TABLE, GAMEPAD_TABLE = "keyboard", "gamepad"

@@ -27,14 +27,14 @@ from functools import cached_property
 
 import numpy as np
 
-from game.sim.combat import distance_to_box
+from common.spec import Spec, SpecError, tuning
 from game.sim.avoidance import avoidance_push
+from game.sim.combat import distance_to_box
 from game.sim.controls import AUTOMATIC, Controls, made_controls
 from game.sim.search import Search, SearchGoal, SearchSpec
 from game.sim.spotting import SpottingSpec, hull_middle_ws, spotted
 from game.sim.stuck import StuckSpec, Unsticker
 from physics.model.ballistics import arc_points, gun_axes, muzzle_ws
-from physics.model.spec import Spec, SpecError, tuning
 
 DIFFICULTIES = ("easy", "normal", "hard")
 _TINY = np.finfo(float).tiny

@@ -21,7 +21,7 @@ from physics.bullet.world import PhysicsWorld
 from physics.model.craters import CraterSpec, checked_crater
 from physics.model.gearbox import GearboxSpec
 from physics.model.rocks import RockSpec, scatter_rocks
-from physics.model.spec import Spec, tuning
+from common.spec import Spec, tuning
 from physics.model.stepping import SimulationSpec
 from physics.model.terrain import MapChoice, TerrainSpec, build_terrain
 from physics.model.tile_rocks import TileRocks

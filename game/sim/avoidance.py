@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from physics.model.compiled import compiled
+from common.compiled import compiled_loop, compiled_stage
 
 
+@compiled_stage
 def _push_from_point(here_x: float, here_y: float, point_x: float, point_y: float,
                      radius_m: float) -> tuple[float, float]:
     """The avoidance push from one point closer than ``radius_m``: away from it, stronger
@@ -21,6 +22,7 @@ def _push_from_point(here_x: float, here_y: float, point_x: float, point_y: floa
     return 0.0, 0.0
 
 
+@compiled_loop
 def _push_from_points(here_x: float, here_y: float, points_xy: np.ndarray, radius_m: float
                       ) -> tuple[float, float]:
     """The avoidance push from every point (N, 2): the sum of each one's."""
@@ -33,6 +35,7 @@ def _push_from_points(here_x: float, here_y: float, points_xy: np.ndarray, radiu
     return push_x, push_y
 
 
+@compiled_loop
 def avoidance_push(here_x: float, here_y: float, rocks_xy: np.ndarray,
                     vehicles_xy: np.ndarray, edge_x: float, edge_y: float, radius_m: float
                     ) -> tuple[float, float]:
@@ -49,6 +52,3 @@ def avoidance_push(here_x: float, here_y: float, rocks_xy: np.ndarray,
     return rocks_x + vehicles_x + edges_x, rocks_y + vehicles_y + edges_y
 
 
-_push_from_point = compiled(_push_from_point, inline=True) or _push_from_point
-_push_from_points = compiled(_push_from_points) or _push_from_points
-avoidance_push = compiled(avoidance_push) or avoidance_push

@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from common.spec import Spec, tuning
 from game.sim.ai import AISpec, Bot
 from game.sim.controls import Controls
 from game.sim.events import DRAW, Event, MatchEnd, RoundEnd, RoundStart, ZoneCaptured
@@ -29,7 +30,6 @@ from game.sim.match_stats import MatchStats
 from game.sim.search import SearchGoal
 from game.sim.simulation import Simulation
 from game.sim.zone import ZONE_MODE, CaptureZone, ZoneSpec
-from physics.model.spec import Spec, tuning
 
 BOT_STREAM = 0xB075
 """Seeds the bots' random stream apart from the world's others."""

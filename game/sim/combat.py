@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from common.spec import Spec, SpecError, tuning
 from game.sim.controls import Controls
 from game.sim.events import CraterDug, Damage, Destroyed, Event, Hit, Shot
 from game.sim.spotting import hull_middle_ws
@@ -24,7 +25,6 @@ from physics.bullet.bodies import make_plate_body
 from physics.bullet.shells import Shell, ShellHit, ShellSystem, predicted_impact, splash_owners
 from physics.bullet.world import PhysicsWorld
 from physics.model.ballistics import GunSpec, aim_gun, gun_axes, launch_velocity_ws
-from physics.model.spec import Spec, SpecError, tuning
 from physics.model.craters import CraterSpec, crater_from_hit
 from physics.model.terrain import Terrain
 

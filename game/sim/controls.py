@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from game.errors import UserError
+from common.errors import UserError
 
 AUTOMATIC = "A"
 GEAR_NAMES = ("R", "N", "1", "2", "3", "4", "5", AUTOMATIC)

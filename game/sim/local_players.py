@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from common.spec import Spec, tuning
 from game.sim.controls import Controls
-from physics.model.spec import Spec, tuning
 
 MAX_PLAYERS = 2
 SECOND_PLAYER = "player-2"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import game
-from game.errors import UserError
+from common.errors import UserError
 from game.sim.ai import DIFFICULTIES
 from game.sim.arena import GEARBOXES
 from game.sim.battle import rounds_limits

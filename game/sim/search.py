@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from common.spec import Spec, tuning
 from game.sim.spotting import SpottingSpec, clear_views, hull_middle_ws, spotting_range_m
 from physics.model.ballistics import muzzle_ws
-from physics.model.spec import Spec, tuning
 
 
 @dataclass(frozen=True)

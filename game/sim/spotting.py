@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from common.compiled import compiled, compiled_loop
+from common.spec import Spec, tuning
 from physics.bullet import groups
-from physics.model.compiled import compiled
 from physics.model.ray_narrowing import segment_meets_any_sphere
-from physics.model.spec import Spec, tuning
 from physics.model.terrain_base import plane_under
 
 
@@ -105,6 +105,7 @@ def clear_views(terrain, eyes_ws: np.ndarray, target_ws: np.ndarray, step_m: flo
     return np.all(points[..., 2] > ground + clearance_m, axis=1)
 
 
+@compiled_loop
 def _clear_over_planes(planes, directory, lookup, start, end, samples, clearance_m):
     """:func:`sight_clear` on a terrain's plane table: the points at ``k / samples`` of the
     way (0 < k < samples), each ``start + (end - start) * share`` as numpy forms it."""
@@ -117,9 +118,6 @@ def _clear_over_planes(planes, directory, lookup, start, end, samples, clearance
         if not z > plane_under(planes, directory, lookup, x, y)[0] + clearance_m:
             return False
     return True
-
-
-_clear_over_planes = compiled(_clear_over_planes) or _clear_over_planes
 
 
 def _clear_views_over_planes(planes, directory, lookup, eyes, target, samples, clearance_m,

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
-from physics.model.spec import Spec, tuning
+from common.spec import Spec, tuning
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 from typing import IO
 
-from game.errors import UserError
+from common.errors import UserError
+from common.spec import KMH_PER_MPS
 from game.sim.events import Event
 from game.sim.simulation import Simulation
-from physics.model.spec import KMH_PER_MPS
 
 DECIMALS = 6
 """Values are rounded to a micrometre / micro-unit: ample for analysis, compact on disk."""

@@ -16,10 +16,10 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
+from common.spec import Spec, tuning
 from game.sim.events import Event, ZoneEnter, ZoneLeave
 from game.sim.vehicles import Vehicle
 from physics.bullet.triggers import TriggerVolume
-from physics.model.spec import Spec, tuning
 
 ZONE_MODE = "zone"
 MODES = ("battle", ZONE_MODE)

@@ -1,4 +1,4 @@
-"""The belts' vertex rows in one compiled loop (numba, see :mod:`physics.model.compiled`):
+"""The belts' vertex rows in one compiled loop (numba, see :mod:`common.compiled`):
 the same rows as :func:`game.view.track_belt.belt_rows_batch` works out with numpy, whose
 many small operations cost more than the arithmetic where there are few belts. Where
 numba is not available :data:`belt_rows_loop` is None and the numpy path runs.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from physics.model.compiled import compiled
+from common.compiled import compiled
 
 _SURFACE_INNER, _SURFACE_OUTER = 0, 1
 

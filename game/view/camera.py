@@ -26,7 +26,8 @@ from typing import Callable
 import numpy as np
 from panda3d.core import NodePath, Point3, Vec3
 
-from physics.model.spec import Spec, SpecError, rgb, tuning
+from common.spec import Spec, SpecError, tuning
+from game.view.colours import rgb
 from physics.model.terrain import Terrain
 
 

@@ -24,11 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 from panda3d.core import LQuaternionf, NodePath, Point3
 
+from common.spec import Spec, tuning
 from game.view.car_wheel import wheel_mesh
+from game.view.colours import rgb
 from game.view.meshes import box_mesh, cylinder_mesh, merged_node, prism_x, tube_mesh
 from game.view.step_latch import StepLatch
 from physics.model.pose import blend_poses, rotation_matrix
-from physics.model.spec import Spec, rgb, tuning
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,10 @@ import numpy as np
 from panda3d.core import (Geom, GeomNode, GeomTriangles, GeomVertexData, NodePath,
                           TransparencyAttrib)
 
+from common.spec import Spec, tuning
+from game.view.colours import rgb
 from game.view.meshes import COLOUR_VERTEX_FORMAT, box_mesh
 from game.view.shaders import unlit_colour_shader
-from physics.model.spec import Spec, rgb, tuning
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,11 @@ import numpy as np
 from panda3d.core import (Geom, GeomLines, GeomNode, GeomVertexData, NodePath, OmniBoundingVolume,
                           TextNode)
 
+from common.spec import Spec, tuning
+from game.view.colours import rgba
 from game.view.meshes import COLOUR_VERTEX_FORMAT
 from game.view.overlay import keep_alpha
 from game.view.shaders import unlit_colour_shader
-from physics.model.spec import Spec, rgba, tuning
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ import dataclasses
 from panda3d.core import (AntialiasAttrib, ConfigVariableBool, GraphicsWindow, NodePath,
                           WindowProperties)
 
-from game.settings import AUTO_RESOLUTION
+from common.settings import AUTO_RESOLUTION
 from game.view.window import GraphicsQualitySpec, WindowSpec, opening_size
 
 VSYNC = "vsync"

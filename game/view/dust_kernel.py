@@ -1,4 +1,4 @@
-"""A frame's dust streams in one compiled loop (numba, see :mod:`physics.model.compiled`):
+"""A frame's dust streams in one compiled loop (numba, see :mod:`common.compiled`):
 the arithmetic of :meth:`game.view.effects.Effects._dust` and the streams' carries
 (:meth:`game.view.emission.StreamCarry.due`) for every anchor, without the many small
 arrays in between. Where numba is not available :data:`dust_streams_loop` is None and the
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from physics.model.compiled import compiled
+from common.compiled import compiled
 
 
 def _dust_streams(on_ground, sliding, points_ws, normals_ws, owner, velocities_ws,

@@ -30,14 +30,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from game.settings import QUALITY_LEVELS
+from common.settings import QUALITY_LEVELS
+from common.spec import Spec, tuning
 from game.sim.events import Destroyed, Event, Hit, RoundStart, Shot
 from game.sim.vehicles import Vehicle
 from game.view.dust_kernel import dust_streams_loop
 from game.view.emission import EmitterTable, StreamCarry, emit_streams
 from game.view.particles import EmitterSpec, ParticleSystem
 from physics.model.ballistics import gun_axes
-from physics.model.spec import Spec, tuning
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """A frame's streams of particles worked out in one compiled loop (numba, see
-:mod:`physics.model.compiled`): each particle's start point, velocity and life from the
+:mod:`common.compiled`): each particle's start point, velocity and life from the
 random numbers :func:`game.view.emission.emit_streams` draws, the same float64 arithmetic
 as its numpy path (:func:`game.view.particles.cone_directions_many` and the lines after
 it), written with its kind's looks straight into its float32 state row as
@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from physics.model.compiled import compiled
+from common.compiled import compiled
 
 _SHORTEST_AXIS = 1e-9
 """As :data:`game.view.particles._SHORTEST_AXIS`: a shorter direction stands for up."""

@@ -19,12 +19,13 @@ from dataclasses import dataclass
 import numpy as np
 from panda3d.core import GeomTriangles, LineSegs, NodePath, TransparencyAttrib
 
+from common.spec import Spec, tuning
 from game.sim.events import Damage, Destroyed, Event, Hit
+from game.view.colours import rgba
 from game.view.hud_draw import (DynamicGeoms, LastDrawn, PixelGrid, bearing_steps, colour_steps,
                                 on_plane)
 from game.view.hud_state import HudState
 from game.view.overlay import keep_alpha
-from physics.model.spec import Spec, rgba, tuning
 
 DIAGONALS = (math.pi / 4, 3 * math.pi / 4, 5 * math.pi / 4, 7 * math.pi / 4)
 """The X's four strokes, counterclockwise from right."""

@@ -31,7 +31,9 @@ from dataclasses import dataclass
 
 from panda3d.core import GeomTriangles, LineSegs, NodePath, TextNode, TransparencyAttrib
 
+from common.spec import Spec, tuning
 from game.sim.events import Event
+from game.view.colours import rgba
 from game.view.dashboard import Dashboard
 from game.view.hit_indicators import (DamageIndicator, DamageIndicatorSpec, HitMarker,
                                       HitMarkerSpec)
@@ -44,7 +46,6 @@ from game.view.minimap import Minimap
 from game.view.overlay import keep_alpha, ring_triangles
 from game.view.scoreboard import ScoreboardView
 from game.view.zone_view import ZoneBar, ZoneViewSpec
-from physics.model.spec import Spec, rgba, tuning
 
 CROSSHAIR_GAP_SHARE = 0.35
 """The crosshair's strokes stop this share of its half size short of its middle."""

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from common.spec import KMH_PER_MPS
 from game.sim.events import Destroyed, Event, RoundEnd, RoundStart, ShiftRefused, ZoneCaptured
-from physics.model.spec import KMH_PER_MPS
 
 
 @dataclass(frozen=True, slots=True)

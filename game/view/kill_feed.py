@@ -8,10 +8,11 @@ from dataclasses import dataclass
 
 from panda3d.core import NodePath, TextNode
 
+from common.spec import Spec, tuning
 from game.sim.events import Destroyed, Event
+from game.view.colours import rgba
 from game.view.hud_draw import colour_steps
 from game.view.hud_text import hud_text
-from physics.model.spec import Spec, rgba, tuning
 
 LINE_SPACING = 1.25
 """Lines are this many text heights apart."""

@@ -20,14 +20,15 @@ import numpy as np
 from panda3d.core import (Geom, GeomNode, GeomTriangles, GeomVertexData, GeomVertexFormat,
                           GeomVertexWriter, NodePath, TextNode)
 
+from common.spec import Spec, SpecError, tuning
 from game.sim.spotting import SpottingSpec, hull_middle_ws
-from game.view.hud_state import Marker, enemies_of
+from game.view.colours import rgba
 from game.view.hud_draw import LastDrawn, PixelGrid, bearing_steps, set_text
+from game.view.hud_state import Marker, enemies_of
 from game.view.hud_text import hud_text
 from game.view.overlay import keep_alpha
 from game.view.spotter import EnemySpotter, eye_of
 from game.view.view_projection import ViewProjection, places_on_overlay
-from physics.model.spec import Spec, SpecError, rgba, tuning
 
 CHEVRON = ((-0.5, 1.0), (0.0, 0.0), (0.0, 0.55), (-0.5, 1.0), (0.0, 0.55), (-0.22, 1.0),
            (0.0, 0.0), (0.5, 1.0), (0.0, 0.55), (0.0, 0.55), (0.5, 1.0), (0.22, 1.0))

@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from direct.gui.DirectGui import DGG, DirectButton, DirectFrame, DirectLabel
 from panda3d.core import TextNode
 
+from common.spec import Spec, tuning
 from game.audio.sounds import SoundPlayer
 from game.sim.events import DRAW, MatchEnd
+from game.view.colours import rgba
 from game.view.menu_widgets import with_click
 from game.view.overlay import keep_alpha
-from physics.model.spec import Spec, rgba, tuning
 
 PERCENT = 100.0
 """Accuracy (a share) is shown in per cent."""

@@ -5,7 +5,7 @@ The app owns the pause itself (the fixed-step clock stops while the menu is
 open); this module only draws the pages and calls back:
 ``on_resume()``, ``on_restart()``, ``on_quit()``, ``on_settings(settings)`` (a
 setting changed on the Settings page, :mod:`game.view.settings_page`: apply it now; its
-Save writes the user's file through :class:`game.settings.UserSettings`) and
+Save writes the user's file through :class:`common.settings.UserSettings`) and
 ``on_bindings(keyboard, gamepad)`` (a key or pad control was rebound on the Controls page,
 :mod:`game.view.controls_page`: use it now). Every button, check box and choice clicks
 (the synthesised ``ui_click``) through the game's sound player, ``sounds``.

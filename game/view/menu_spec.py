@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from physics.model.spec import Spec, rgba, tuning
+from common.spec import Spec, tuning
+from game.view.colours import rgba
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """The particles' quads, their order to draw and their ageing in compiled loops (numba, see
-:mod:`physics.model.compiled`): each live particle's colour and size now, written straight
+:mod:`common.compiled`): each live particle's colour and size now, written straight
 to its quad's four vertex rows, the same float32 arithmetic as
 :meth:`game.view.particles.ParticleSystem.vertex_rows` followed by the copy to the corners;
 each particle's distance from the eye as the sort back to front measures it, and the rows
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from physics.model.compiled import compiled
+from common.compiled import compiled
 
 CORNERS_PER_QUAD = 4
 

@@ -37,9 +37,10 @@ from panda3d.core import (ColorBlendAttrib, Geom, GeomNode, GeomTriangles, GeomV
                           GeomVertexData, GeomVertexFormat, InternalName, NodePath,
                           OmniBoundingVolume, Shader, Vec2, Vec3)
 
+from common.spec import Spec, SpecError, least_most, tuning
+from game.view.colours import rgba
 from game.view.particle_kernel import (age_and_move_loop, far_first_keys_loop, quad_rows_loop,
                                       take_rows_loop)
-from physics.model.spec import Spec, SpecError, least_most, rgba, tuning
 
 
 @dataclass(frozen=True)

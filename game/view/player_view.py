@@ -21,16 +21,17 @@ import numpy as np
 from panda3d.core import (BitMask32, Camera, CardMaker, DisplayRegion, NodePath, OrthographicLens,
                           PerspectiveLens, Point2, Point3, TextNode)
 
+from common.spec import Spec, tuning
 from game.sim.events import Event
 from game.sim.spotting import SpottingSpec
 from game.view.camera import GUNSIGHT, CameraSpec, ChaseCamera
+from game.view.colours import rgba
 from game.view.hud import Hud, HudSpec, hud_scale
 from game.view.hud_state import read_hud_state
 from game.view.markers import EnemyMarkers
 from game.view.overlay import keep_alpha
 from game.view.reticle import Reticle
 from game.view.view_projection import ViewProjection
-from physics.model.spec import Spec, rgba, tuning
 
 SPLITS = ("side_by_side", "stacked")
 

@@ -1,4 +1,4 @@
-"""The rigs' per-frame numbers in compiled loops (numba, see :mod:`physics.model.compiled`):
+"""The rigs' per-frame numbers in compiled loops (numba, see :mod:`common.compiled`):
 the hulls' blended poses and rotations, the anchors' distances and the tracks' speeds, the
 road wheels' heights and every wheel's pose, and the frustum test of the rigs' spheres.
 Each is the arithmetic of its numpy form in :mod:`game.view.rig_pose` or
@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from physics.model.compiled import compiled
+from common.compiled import compiled
 
 
 def _blend_hulls(previous_ws, current_ws, previous_q, current_q, alpha, position_ws,

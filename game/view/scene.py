@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from panda3d.core import CullFaceAttrib, DepthTestAttrib, NodePath, Vec2, Vec3, Vec4
 
+from common.spec import Spec, tuning
+from game.view.colours import rgb
 from game.view.meshes import flat_mesh, loft_triangles, make_mesh
 from game.view.shaders import lit_shader, sky_shader
 from game.view.shadows import MAIN_CAMERA_MASK, SHADOW_CASTER_MASK, ShadowSpec, SunShadow
@@ -20,7 +22,6 @@ from game.view.streamed_rocks import StreamedRocks
 from game.view.streamed_terrain_view import StreamedTerrainView
 from game.view.terrain_view import TerrainView, TerrainViewSpec, terrain_view_for
 from game.view.textures import sand_detail_texture
-from physics.model.spec import Spec, rgb, tuning
 from physics.model.terrain import TerrainBase
 from physics.model.tiled_terrain import TiledTerrain
 

@@ -7,7 +7,7 @@ field of view, the mouse's inversions, the compact HUD), the display on the righ
 on the next start). Under them a status line (saved, or why not) and Save and Back.
 
 Every change applies at once through ``on_settings(current)`` (a ``UserSettingsSpec``);
-Save writes the player's file through :class:`game.settings.UserSettings`.
+Save writes the player's file through :class:`common.settings.UserSettings`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from direct.gui.DirectGui import DGG, DirectCheckButton, DirectLabel, DirectOptionMenu, DirectSlider
 from panda3d.core import TextNode
 
-from game.settings import AUTO_RESOLUTION, QUALITY_LEVELS, UserSettings
+from common.settings import AUTO_RESOLUTION, QUALITY_LEVELS, UserSettings
 from game.view.menu_spec import MenuSpec
 
 TITLE_BELOW_TOP = 0.15

@@ -22,8 +22,8 @@ from panda3d.core import (BitMask32, Camera, ColorWriteAttrib, FrameBufferProper
                           GraphicsOutput, GraphicsPipe, NodePath, OrthographicLens, Point3,
                           SamplerState, Texture, Vec4, WindowProperties)
 
+from common.spec import Spec, tuning
 from game.view.shaders import WHEELS_SHADOW_TAG_KEY, WHEELS_SHADOW_TAG_VALUE, depth_shader
-from physics.model.spec import Spec, tuning
 
 
 @dataclass(frozen=True)

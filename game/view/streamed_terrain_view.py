@@ -36,10 +36,10 @@ from typing import NamedTuple
 import numpy as np
 from panda3d.core import NodePath
 
+from common.spec import Spec, SpecError, tuning
 from game.view.sand_mesh import (BlendMask, apron_blocks, grid_normals, grid_pieces,
                                  sand_colours)
 from physics.model.craters import boxes_meet
-from physics.model.spec import Spec, SpecError, tuning
 from physics.model.tile_grid import TileKey, rect_distances_m
 from physics.model.tiled_terrain import TiledTerrain
 

@@ -33,9 +33,11 @@ from dataclasses import dataclass
 import numpy as np
 from panda3d.core import NodePath, Point3
 
+from common.spec import Spec, tuning
+from game.view.colours import rgb
 from game.view.meshes import cylinder_mesh
-from game.view.rig_hull import HullShape, hull_node
 from game.view.rig_culling import geometry_reach_m
+from game.view.rig_hull import HullShape, hull_node
 from game.view.rig_pose import place_tank_rigs, pose_tank_parts, wheel_height_weights
 from game.view.shaders import lit_shader
 from game.view.step_latch import StepLatch
@@ -43,7 +45,6 @@ from game.view.tank_turret import TurretRig
 from game.view.textures import track_texture
 from game.view.track_belt import BeltShape, BeltTemplate, belts_node, wheel_stations
 from game.view.wheel_set import WheelSet
-from physics.model.spec import Spec, rgb, tuning
 
 OUTWARD = (-1.0, 1.0)
 """Which way each side's wheels face out: the left (-X), the right (+X)."""

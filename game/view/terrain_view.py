@@ -19,10 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 from panda3d.core import LODNode, NodePath, Point3
 
+from common.spec import Spec, tuning
 from game.view.sand_mesh import apron_node, blend_mask, grid_node, grid_normals, sand_colours
 from game.view.streamed_terrain_view import StreamedTerrainSpec, StreamedTerrainView
 from physics.model.craters import boxes_meet
-from physics.model.spec import Spec, tuning
 from physics.model.terrain import Terrain
 from physics.model.tiled_terrain import TiledTerrain
 

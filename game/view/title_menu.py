@@ -18,12 +18,13 @@ from typing import Callable
 
 from direct.gui.DirectGui import DGG, DirectButton, DirectFrame, DirectLabel
 
+from common.spec import Spec, tuning
 from game.sim.zone import MODES
+from game.view.colours import rgba
 from game.view.menu_focus import MenuFocus
 from game.view.menu_spec import MenuSpec
 from game.view.menu_widgets import ChoiceRow, TextRow, play_click, with_click
 from game.view.overlay import keep_alpha
-from physics.model.spec import Spec, rgba, tuning
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 from panda3d.core import Geom, InternalName, NodePath
 
+from common.spec import Spec, tuning
 from game.view.car_rig import CarRig, CarRigSpec
 from game.view.rig_culling import reach_m, spheres_seen
 from game.view.rig_pose import latch_step_values, place_tank_rigs, pose_tank_parts
 from game.view.scene import SceneSpec
 from game.view.tank_rig import TankRig, TankRigSpec
-from physics.model.spec import Spec, tuning
 
 
 def _row_floats(data) -> int | None:

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 from panda3d.core import loadPrcFileData
 
-from game.errors import UserError
-from game.settings import parse_resolution
-from physics.model.spec import Spec, tuning
+from common.errors import UserError
+from common.settings import parse_resolution
+from common.spec import Spec, tuning
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class QualityLevelSpec(Spec):
 
 @dataclass(frozen=True)
 class GraphicsQualitySpec(Spec):
-    """The graphics quality levels the settings offer (``game.settings.QUALITY_LEVELS``)."""
+    """The graphics quality levels the settings offer (``common.settings.QUALITY_LEVELS``)."""
 
     low: QualityLevelSpec = tuning("the cheapest")
     medium: QualityLevelSpec = tuning("between")

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 from panda3d.core import GeomTriangles, NodePath, TextNode, TransparencyAttrib
 
+from common.spec import Spec, tuning
+from game.view.colours import rgba
 from game.view.hud_draw import DynamicGeoms, LastDrawn, PixelGrid, on_plane, set_text
 from game.view.hud_state import ZoneState
 from game.view.hud_text import hud_text
 from game.view.meshes import make_mesh
-from physics.model.spec import Spec, rgba, tuning
 
 UP = (0.0, 0.0, 1.0)
 

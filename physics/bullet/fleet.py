@@ -28,9 +28,9 @@ from physics.bullet.poses import FleetPoses, body_states, call_each, fleet_poses
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import AnchorCommand, AnchorImpulses, BodyStates, derive_constants
 from physics.model.broadphase import in_pairs, pairs_within, sphere_pairs
-from physics.model.ray_narrowing import Boxes, fleet_rays_meeting_links
 from physics.model.fleet_survey import survey
 from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
+from physics.model.ray_narrowing import Boxes, fleet_rays_meeting_links
 from physics.model.terrain import Terrain
 
 _NEAR_TEST_SLACK_M = 2.0

@@ -12,8 +12,8 @@ from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import (PTA_LMatrix4f, PTA_LVecBase3f, PTA_LVecBase4f, LMatrix3f, LQuaternionf,
                           PandaNode, Point3, TransformState, Vec3)
 
+from common.compiled import compiled_loop
 from physics.model.anchors import BodyStates
-from physics.model.compiled import compiled
 from physics.model.pose import BodyState, made_body_state
 
 _FLOAT32 = np.dtype(np.float32)
@@ -94,6 +94,7 @@ def body_states(bodies: list[BulletRigidBodyNode]) -> BodyStates:
     return BodyStates(position, axes, velocity, spin)
 
 
+@compiled_loop
 def _state_arrays(matrices, vectors, position, axes, velocity, spin):
     """From the float32s :func:`body_states` reads (every body's matrix; every linear
     velocity, then every angular velocity), each body's position, axes (the matrix's
@@ -108,9 +109,6 @@ def _state_arrays(matrices, vectors, position, axes, velocity, spin):
             spin[body, axis] = vectors[3 * count + 3 * body + axis]
             for column in range(3):
                 axes[body, axis, column] = matrices[matrix + 4 * axis + column]
-
-
-_state_arrays = compiled(_state_arrays) or _state_arrays
 
 
 class FleetPoses(NamedTuple):
@@ -144,6 +142,7 @@ def fleet_poses(bodies: list[BulletRigidBodyNode]) -> FleetPoses:
     return FleetPoses(rows, axes, finite)
 
 
+@compiled_loop
 def _pose_rows(matrices, quaternions, vectors, rows, axes, finite):
     """From the float32s :func:`fleet_poses` reads (every body's matrix; every quaternion;
     every linear velocity, then every angular velocity), each body's row (position,
@@ -158,9 +157,6 @@ def _pose_rows(matrices, quaternions, vectors, rows, axes, finite):
         for column in range(13):
             if not np.isfinite(rows[body, column]):
                 finite[body] = False
-
-
-_pose_rows = compiled(_pose_rows) or _pose_rows
 
 
 def ground_aligned_rotation(normal_ws: np.ndarray, heading_deg: float) -> LQuaternionf:

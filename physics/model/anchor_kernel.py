@@ -47,7 +47,7 @@ The arrays :func:`anchor_substep` reads and writes (N = V * A anchors, vehicle b
 
 The arrays' layout is :mod:`physics.model.kernel_tables`; the wheel stage is
 :mod:`physics.model.wheel_stages`. numba compiles every function through the one guard
-(:mod:`physics.model.compiled`); without numba the same functions run as plain Python,
+(:mod:`common.compiled`); without numba the same functions run as plain Python,
 slower. Vectors are three numbers (``x, y, z``); sums are bracketed as written, so the
 compiled loop gives the same numbers on every run.
 """
@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import math
 
-from physics.model.compiled import compiled
+from common.compiled import compiled_loop, compiled_stage
 from physics.model.kernel_tables import (
     ACROSS, ALONG, BUMP_DAMPING, BUMP_STIFFNESS, COMPRESSION, DAMPING, DOWN, DRIVE_SHARE,
     DRIVELINE_DRIVE, DRIVELINE_FREE_LOAD, DRIVELINE_GRIPPING, DRIVELINE_GROUNDED, DRIVELINE_RIM,
@@ -73,12 +73,14 @@ from physics.model.wheel_stages import coast_spin, roll_spin, slip_tyre
 
 # ----- the stages ---------------------------------------------------------------------------
 
+@compiled_stage
 def _ray(px, py, pz, rx, ry, rz, fx, fy, fz, ux, uy, uz, ax, ay, az):
     """The anchor's ray: its origin on the hull, and its direction, the hull's down."""
     return (px + ((ax * rx + ay * fx) + az * ux), py + ((ax * ry + ay * fy) + az * uy),
             pz + ((ax * rz + ay * fz) + az * uz), -ux, -uy, -uz)
 
 
+@compiled_stage
 def _cast_terrain(ox, oy, oz, dx, dy, dz, start_m, refinements, planes, ground, directory,
                   lookup, ray_length, min_ground_up):
     """Where the ray meets the terrain: each refinement lands exactly on the plane of the
@@ -106,6 +108,7 @@ def _cast_terrain(ox, oy, oz, dx, dy, dz, start_m, refinements, planes, ground, 
             ground[slot, sample, 3])
 
 
+@compiled_stage
 def _ground_frame(fx, fy, fz, rx, ry, rz, nx, ny, nz, steer_rad):
     """The heading (the hull's forward turned by the steer) projected onto the contact
     plane, and the heading's right: ``(ex, ey, ez, sx, sy, sz)``."""
@@ -122,6 +125,7 @@ def _ground_frame(fx, fy, fz, rx, ry, rz, nx, ny, nz, steer_rad):
     return ex, ey, ez, sx, sy, sz
 
 
+@compiled_stage
 def _suspension(hit, distance, closing_mps, anchor, ray_length, travel):
     """Load and compression: the spring and damper along the normal, the bump stop past
     full travel; never pulls. ``closing_mps`` is + while the anchor nears the ground."""
@@ -133,6 +137,7 @@ def _suspension(hit, distance, closing_mps, anchor, ray_length, travel):
     return (larger(spring + bump, 0.0) if hit else 0.0), compression
 
 
+@compiled_stage
 def _grip(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, bias_n, grip_share,
           surface_rolling, deflection, n, anchor, grip, sliding_grip, rolling, substep_s):
     """Drive and grip inside the friction circle: the stick spring's force, the drive
@@ -169,15 +174,9 @@ def _grip(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, bias_n, 
         across, sliding
 
 
-_ray = compiled(_ray, inline=True) or _ray
-_cast_terrain = compiled(_cast_terrain, inline=True) or _cast_terrain
-_ground_frame = compiled(_ground_frame, inline=True) or _ground_frame
-_suspension = compiled(_suspension, inline=True) or _suspension
-_grip = compiled(_grip, inline=True) or _grip
-
-
 # ----- the substep ----------------------------------------------------------------------
 
+@compiled_loop
 def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limit_n,
                    force_bias_n, steer_rad, grip_share, anchors, model, terrain_planes, terrain_ground,
                    terrain_directory, terrain_lookup, on_terrain, exact, exact_hits,
@@ -240,6 +239,7 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
     return _all_finite(linear) and _all_finite(angular)
 
 
+@compiled_stage
 def _store(vehicle, sums, driven, linear, angular, driveline):
     """A vehicle's summed impulses and driveline sums, into its rows."""
     linear[vehicle, 0], linear[vehicle, 1], linear[vehicle, 2] = sums[:3]
@@ -250,6 +250,7 @@ def _store(vehicle, sums, driven, linear, angular, driveline):
      driveline[vehicle, DRIVELINE_GROUNDED]) = driven
 
 
+@compiled_stage
 def _all_finite(rows):
     """Whether every number of a (V, 3) array is finite."""
     for row in range(rows.shape[0]):
@@ -259,6 +260,7 @@ def _all_finite(rows):
     return True
 
 
+@compiled_stage
 def _wheel_and_driveline(driven, first, wheels, n, hit, load, along_mps, across_mps, wheel_mps,
                          limit_n, grip_share, surface_rolling, along, across, sliding,
                          wheel_spin_rad_s, wheel_angle_rad, anchor, model, substep_s):
@@ -282,6 +284,7 @@ def _wheel_and_driveline(driven, first, wheels, n, hit, load, along_mps, across_
     return along, across, sliding, driven
 
 
+@compiled_stage
 def _wheel(n, hit, load, along_mps, across_mps, wheel_mps, limit_n, grip_share,
            surface_rolling, along, across, sliding, wheel_spin_rad_s, wheel_angle_rad, anchor,
            model, substep_s):
@@ -303,6 +306,7 @@ def _wheel(n, hit, load, along_mps, across_mps, wheel_mps, limit_n, grip_share,
     return along, across, sliding, elastic_n_s_m
 
 
+@compiled_stage
 def _driveline_sums(sums, first, anchor, hit, gripping, rim_mps, along_n, along_mps,
                     resistance_n, elastic_n_s_m, substep_s):
     """A vehicle's running driveline sums (the ``first`` anchor starts them): this anchor's
@@ -327,6 +331,7 @@ def _driveline_sums(sums, first, anchor, hit, gripping, rim_mps, along_n, along_
             sums[5] + elastic, sums[6] + grounded)
 
 
+@compiled_stage
 def _ground_under(ox, oy, oz, dx, dy, dz, n, ray_length, min_ground_up, planes, ground,
                   directory, lookup, on_terrain, last_distance, warm, exact, exact_hits):
     """Anchor ``n``'s ground: whether it is ground within reach, the distance, the point,
@@ -350,6 +355,7 @@ def _ground_under(ox, oy, oz, dx, dy, dz, n, ray_length, min_ground_up, planes, 
     return hit, distance, qx, qy, qz, nx, ny, nz, 0.0, 0.0, 0.0, surface_grip, surface_rolling
 
 
+@compiled_stage
 def _exact_hit(hits, n):
     """Column ``n`` of the hits cast beforehand: whether it is ground within reach, the
     distance, the point, the normal, the ground's velocity there, and its surface's grip
@@ -361,6 +367,7 @@ def _exact_hit(hits, n):
             hits[EXACT_GROUND_VELOCITY + 2, n], hits[EXACT_GRIP, n], hits[EXACT_ROLLING, n])
 
 
+@compiled_stage
 def _contact_velocities(px, py, pz, qx, qy, qz, patch, ex, ey, ez, vx, vy, vz, wx, wy, wz,
                         gx, gy, gz):
     """The levers from the centre of mass ``p`` to the contact ``q`` and to the centre of
@@ -374,6 +381,7 @@ def _contact_velocities(px, py, pz, qx, qy, qz, patch, ex, ey, ez, vx, vy, vz, w
     return lx, ly, lz, glx, gly, glz, cvx, cvy, cvz, cvx + tx, cvy + ty, cvz + tz
 
 
+@compiled_stage
 def _impulses(impulse, n, support, along, across, nx, ny, nz, ex, ey, ez, sx, sy, sz, lx, ly,
               lz, glx, gly, glz):
     """The anchor's impulses: ``support`` along the normal at the contact, the grip
@@ -388,6 +396,7 @@ def _impulses(impulse, n, support, along, across, nx, ny, nz, ex, ey, ez, sx, sy
     return ix, iy, iz, t0x + t1x, t0y + t1y, t0z + t1z
 
 
+@compiled_stage
 def _summed(sums, first, impulses):
     """A vehicle's running sums of its anchors' impulses and torques (the ``first``
     anchor's start them)."""
@@ -397,6 +406,7 @@ def _summed(sums, first, impulses):
             sums[3] + impulses[3], sums[4] + impulses[4], sums[5] + impulses[5])
 
 
+@compiled_stage
 def _report(results, n, hit, compression, load, sliding, qx, qy, qz, nx, ny, nz, ox, oy, oz,
             dx, dy, dz, along_mps, across_mps, spin_rad_s, spin_angle_rad):
     """One anchor's column of the results."""
@@ -411,20 +421,7 @@ def _report(results, n, hit, compression, load, sliding, qx, qy, qz, nx, ny, nz,
     results[SPIN, n], results[SPIN_ANGLE, n] = spin_rad_s, spin_angle_rad
 
 
-_wheel = compiled(_wheel, inline=True) or _wheel
-_driveline_sums = compiled(_driveline_sums, inline=True) or _driveline_sums
-_wheel_and_driveline = compiled(_wheel_and_driveline, inline=True) or _wheel_and_driveline
-_store = compiled(_store, inline=True) or _store
-_all_finite = compiled(_all_finite, inline=True) or _all_finite
-_exact_hit = compiled(_exact_hit, inline=True) or _exact_hit
-_ground_under = compiled(_ground_under, inline=True) or _ground_under
-_contact_velocities = compiled(_contact_velocities, inline=True) or _contact_velocities
-_impulses = compiled(_impulses, inline=True) or _impulses
-_summed = compiled(_summed, inline=True) or _summed
-_report = compiled(_report, inline=True) or _report
-anchor_substep = compiled(anchor_substep) or anchor_substep
-
-
+@compiled_loop
 def anchor_rays(position, axes, anchors, origins, directions):
     """Every anchor's ray (the same numbers :func:`_ray` gives inside the substep), into
     ``origins`` and ``directions`` (3, N): for rays cast before the substep."""
@@ -441,4 +438,3 @@ def anchor_rays(position, axes, anchors, origins, directions):
                 anchors[anchor, X], anchors[anchor, Y], anchors[anchor, Z])
 
 
-anchor_rays = compiled(anchor_rays) or anchor_rays

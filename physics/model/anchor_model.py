@@ -15,11 +15,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from common.spec import KMH_PER_MPS
 from physics.model import anchor_kernel as kernel
 from physics.model import kernel_tables as tables
 from physics.model.anchors import (AnchorCommand, AnchorConstants, AnchorImpulses, AnchorReport,
                                    BodyStates, GripSpec, GroundQuery)
-from physics.model.spec import KMH_PER_MPS
 from physics.model.terrain import Terrain, TerrainTables
 from physics.model.tyres import SlipTyreSpec, WheelSpinSpec
 

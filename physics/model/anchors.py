@@ -40,7 +40,7 @@ from typing import Protocol
 
 import numpy as np
 
-from physics.model.spec import Spec, SpecError, tuning
+from common.spec import Spec, SpecError, tuning
 
 
 @dataclass(frozen=True)

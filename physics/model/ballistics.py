@@ -14,9 +14,9 @@ from functools import cached_property
 
 import numpy as np
 
-from physics.model.compiled import compiled
+from common.compiled import compiled_loop
+from common.spec import Spec, SpecError, tuning
 from physics.model.pose import BodyState
-from physics.model.spec import Spec, SpecError, tuning
 from physics.model.terrain_base import MISSING_HEIGHT_M, TerrainBase, plane_under
 
 
@@ -230,6 +230,7 @@ def _march_field(terrain: TerrainBase, muzzle_ws, velocity_ws, gravity_m_s2: flo
     return float(times_s[index - 1] + share * (times_s[index] - times_s[index - 1]))
 
 
+@compiled_loop
 def _march_arc(planes, directory, lookup, muzzle_ws, velocity_ws, gravity_m_s2, step_s,
                first, samples):
     """The time the arc first goes below the ground, sampled every ``step_s`` from sample
@@ -254,4 +255,3 @@ def _march_arc(planes, directory, lookup, muzzle_ws, velocity_ws, gravity_m_s2, 
     return -1.0, -1
 
 
-_march_arc = compiled(_march_arc) or _march_arc

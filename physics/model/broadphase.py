@@ -20,7 +20,7 @@ The pairs found become the links along which the anchors' rays are measured each
 
 A point with a coordinate that is not finite is near nothing (its distances are not
 under any limit), and nothing is near it. The loops are compiled with numba
-(:mod:`physics.model.compiled`) and run as plain Python without it.
+(:mod:`common.compiled`) and run as plain Python without it.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from physics.model.compiled import compiled
+from common.compiled import compiled_loop, compiled_stage
 
 EVERY_PAIR_UP_TO = 4096
 """Up to this many pairs of points (or of points and spheres), :func:`pairs_within` and
@@ -58,6 +58,7 @@ def _grid(points_ws: np.ndarray, cell_m: float) -> _Grid:
                  np.ascontiguousarray(columns[order]))
 
 
+@compiled_stage
 def _at_or_after(rows, columns, row, column, start, stop):
     """The first position in [start, stop) whose cell is (row, column) or after it."""
     while start < stop:
@@ -69,6 +70,7 @@ def _at_or_after(rows, columns, row, column, start, stop):
     return start
 
 
+@compiled_stage
 def _after_row(rows, row, start, stop):
     """The first position in [start, stop) whose cell lies in a later row than ``row``."""
     while start < stop:
@@ -80,12 +82,14 @@ def _after_row(rows, row, start, stop):
     return start
 
 
+@compiled_stage
 def _window(x, y, reach_m, cell_m):
     """The grid cells within ``reach_m`` of (x, y): lowest and highest row, then column."""
     return (np.floor((y - reach_m) / cell_m), np.floor((y + reach_m) / cell_m),
             np.floor((x - reach_m) / cell_m), np.floor((x + reach_m) / cell_m))
 
 
+@compiled_stage
 def _in_window(rows, columns, row_high, column_low, column_high, start, stop):
     """The first position from ``start`` (rows sorted, then columns) whose cell lies in the
     window up to ``row_high`` and between the columns, skipping whole runs of cells outside
@@ -102,6 +106,7 @@ def _in_window(rows, columns, row_high, column_low, column_high, start, stop):
     return stop
 
 
+@compiled_stage
 def _distance_m(points, a, others, b):
     """``np.linalg.norm(points[a] - others[b])``, summed in the order numpy sums."""
     dx = points[a, 0] - others[b, 0]
@@ -110,6 +115,7 @@ def _distance_m(points, a, others, b):
     return np.sqrt((dx * dx + dy * dy) + dz * dz)
 
 
+@compiled_loop
 def _grid_pairs(points, centres, limits, same, members, rows, columns, cell_m, reach_m,
                 pairs):
     """Into ``pairs`` (as many rows as it has), each point with finite coordinates with each
@@ -138,6 +144,7 @@ def _grid_pairs(points, centres, limits, same, members, rows, columns, cell_m, r
     return count
 
 
+@compiled_loop
 def _every_pair(points, centres, limits, same, pairs):
     """Into ``pairs`` (as many rows as it has), each point with each centre closer to it
     than that centre's limit, the point first, in order (where ``same``, the points are
@@ -151,15 +158,6 @@ def _every_pair(points, centres, limits, same, pairs):
                     pairs[count, 0], pairs[count, 1] = a, b
                 count += 1
     return count
-
-
-_at_or_after = compiled(_at_or_after, inline=True) or _at_or_after
-_after_row = compiled(_after_row, inline=True) or _after_row
-_window = compiled(_window, inline=True) or _window
-_in_window = compiled(_in_window, inline=True) or _in_window
-_distance_m = compiled(_distance_m, inline=True) or _distance_m
-_grid_pairs = compiled(_grid_pairs) or _grid_pairs
-_every_pair = compiled(_every_pair) or _every_pair
 
 
 def _collected(collect, guess: int, in_order: bool = False) -> np.ndarray:

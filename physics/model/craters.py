@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from common.spec import Spec, tuning
 from physics.model.height_grid import quantised, triangle_planes
-from physics.model.spec import Spec, tuning
 
 
 @dataclass(frozen=True)

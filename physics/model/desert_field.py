@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from common.spec import Spec, SpecError, tuning
 from physics.model import field_kernel
-from physics.model.spec import Spec, SpecError, tuning
 
 
 class NoiseLattice:

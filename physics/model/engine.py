@@ -40,9 +40,9 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from physics.model.compiled import compiled
+from common.compiled import compiled_stage
+from common.spec import Spec, SpecError, tuning
 from physics.model.scalars import clamp
-from physics.model.spec import Spec, SpecError, tuning
 
 RPM_PER_RAD_S = 60.0 / (2.0 * math.pi)
 """Revolutions a minute in one radian a second: a unit conversion."""
@@ -133,6 +133,7 @@ def torque_curve_table(engine: EngineSpec) -> list[tuple[float, float, float]]:
             for point in engine.torque_curve]
 
 
+@compiled_stage
 def engine_torque_nm(rpm, throttle, curve, settings):
     """The engine's torque at ``rpm`` and ``throttle`` (0..1): the curve read between its
     points (held flat past its ends), full-throttle torque faded by the rev limiter."""
@@ -147,6 +148,7 @@ def engine_torque_nm(rpm, throttle, curve, settings):
     return closed + throttle * limiter * (full - closed)
 
 
+@compiled_stage
 def clutch_capacity_nm(rpm, closing, settings):
     """The most torque the clutch passes at engine speed ``rpm``: none while it is not
     ``closing``, then rising smoothly from the bite to the lock."""
@@ -156,6 +158,7 @@ def clutch_capacity_nm(rpm, closing, settings):
     return settings[CLUTCH_TORQUE] * engaged * engaged * (3.0 - 2.0 * engaged)
 
 
+@compiled_stage
 def engine_step(dt_s, engine_rad_s, rad_s_per_mps, driveline_inertia, pedal, rim_mps,
                 gripping, free_load_n, stiffness_n_s_m, resistance_n, steer_mps, settings,
                 curve):
@@ -199,6 +202,3 @@ def engine_step(dt_s, engine_rad_s, rad_s_per_mps, driveline_inertia, pedal, rim
     return new_engine_rad_s, new_driveline_rad_s / rad_s_per_mps, passed * rad_s_per_mps
 
 
-engine_torque_nm = compiled(engine_torque_nm, inline=True) or engine_torque_nm
-clutch_capacity_nm = compiled(clutch_capacity_nm, inline=True) or clutch_capacity_nm
-engine_step = compiled(engine_step, inline=True) or engine_step

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from physics.model.compiled import compiled
+from common.compiled import compiled
 from physics.model.height_grid import HEIGHT_LEVELS
 
 LATTICE_COLUMNS = 5

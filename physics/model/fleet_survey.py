@@ -12,9 +12,10 @@ import math
 
 import numpy as np
 
-from physics.model.compiled import compiled
+from common.compiled import compiled_loop
 
 
+@compiled_loop
 def _survey(position_ws, velocity_ws, axes_ws, tested_ws, forward_mps):
     """Fills ``forward_mps`` (V,); returns the largest speed and the farthest stray (a
     NaN in either stays NaN, as numpy's ``max`` keeps it)."""
@@ -35,9 +36,6 @@ def _survey(position_ws, velocity_ws, axes_ws, tested_ws, forward_mps):
             if strayed_m == strayed_m and not stray_m <= strayed_m:
                 strayed_m = stray_m
     return fastest_mps, strayed_m
-
-
-_survey = compiled(_survey) or _survey
 
 
 def survey(position_ws: np.ndarray, velocity_ws: np.ndarray, axes_ws: np.ndarray,

@@ -5,7 +5,7 @@ compiled with numba where it is installed; a plain loop otherwise."""
 
 from __future__ import annotations
 
-from physics.model.compiled import compiled
+from common.compiled import compiled_loop, compiled_stage
 from physics.model.engine import MASS, RPM_PER_RAD_S, engine_step
 from physics.model.kernel_tables import (DRIVELINE_DRIVE, DRIVELINE_FREE_LOAD,
                                          DRIVELINE_GRIPPING, DRIVELINE_GROUNDED, DRIVELINE_RIM,
@@ -14,6 +14,7 @@ from physics.model.kernel_tables import (DRIVELINE_DRIVE, DRIVELINE_FREE_LOAD,
 _TIME_EPSILON_S = 1e-9  # float slack so n steps of dt_s finish an n * dt_s shift
 
 
+@compiled_stage
 def _automatic_shift(vehicle, speed, stick, gear, gears, reverse_engage_mps, shift_time_s,
                      reverse, neutral, first, gear_index, target_index, from_index,
                      shift_left_s, started):
@@ -40,6 +41,7 @@ def _automatic_shift(vehicle, speed, stick, gear, gears, reverse_engage_mps, shi
     return neutral
 
 
+@compiled_loop
 def step_gearboxes(dt_s, speed_mps, throttle, driveline, automatic, gear_index, target_index,
                     from_index, shift_left_s, rpm, last_speed_mps, gears, settings, engine,
                     curve, reverse, neutral, first, rim_speed_mps, force_n, push_n, hold,
@@ -88,5 +90,3 @@ def step_gearboxes(dt_s, speed_mps, throttle, driveline, automatic, gear_index, 
                 finished[vehicle] = True
 
 
-_automatic_shift = compiled(_automatic_shift, inline=True) or _automatic_shift
-step_gearboxes = compiled(step_gearboxes) or step_gearboxes

@@ -36,10 +36,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from common.spec import KMH_PER_MPS, Spec, SpecError, tuning
 from physics.model.engine import (RPM_PER_RAD_S, ClutchSpec, Driveline, EngineSpec,
                                   engine_settings, torque_curve_table)
 from physics.model.gear_stepping import step_gearboxes
-from physics.model.spec import KMH_PER_MPS, Spec, SpecError, tuning
 
 REVERSE = "R"
 NEUTRAL = "N"

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from common.compiled import compiled
 from physics.model.anchors import BodyStates
-from physics.model.compiled import compiled
 from physics.model.hull import HullSpec
 from physics.model.terrain_base import MISSING_HEIGHT_M, TerrainBase, sample_height
 

@@ -10,7 +10,7 @@ which obstacles): a few bodies each, however many there are. A link whose two ce
 lie further apart than the rays' reach and the body's limit is passed over whole.
 
 A segment with an end that is not finite meets nothing, nor does a sphere whose centre is
-not finite. The loop is compiled with numba (:mod:`physics.model.compiled`) and runs as
+not finite. The loop is compiled with numba (:mod:`common.compiled`) and runs as
 plain Python without it. A fleet asks :func:`fleet_rays_meeting_links`, which makes each
 ray from its vehicle's pose as it measures it; :func:`segments_near_links` measures
 segments made beforehand, the same tests on any bodies. :func:`segment_meets_any_sphere`
@@ -24,9 +24,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from common.compiled import compiled, compiled_loop, compiled_stage
 from physics.model.anchor_kernel import _ray
 from physics.model.broadphase import _distance_m
-from physics.model.compiled import compiled
 from physics.model.kernel_tables import X, Y, Z
 
 
@@ -46,6 +46,7 @@ class Boxes(NamedTuple):
 _NO_BOXES = Boxes(np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)))
 
 
+@compiled_stage
 def _segment_meets_sphere(sx, sy, sz, dx, dy, dz, length_squared, centres, b, limits):
     """Does the segment from (sx, sy, sz) along (dx, dy, dz) pass closer to sphere ``b``'s
     centre than its limit (one above zero)?"""
@@ -53,6 +54,7 @@ def _segment_meets_sphere(sx, sy, sz, dx, dy, dz, length_squared, centres, b, li
                                centres[b, 1], centres[b, 2], limits[b])
 
 
+@compiled_stage
 def _segment_near_point(sx, sy, sz, dx, dy, dz, length_squared, px, py, pz, limit):
     """Does the segment from (sx, sy, sz) along (dx, dy, dz) pass closer to the point
     (px, py, pz) than ``limit`` (one above zero)?"""
@@ -66,6 +68,7 @@ def _segment_near_point(sx, sy, sz, dx, dy, dz, length_squared, px, py, pz, limi
     return ox * ox + oy * oy + oz * oz < limit * limit
 
 
+@compiled_stage
 def _segment_meets_box(sx, sy, sz, dx, dy, dz, box_centres, box_axes, half_extents, b):
     """Does the segment from (sx, sy, sz) along (dx, dy, dz) pass through box ``b``?"""
     return _segment_through_box(sx, sy, sz, dx, dy, dz, box_centres[b, 0], box_centres[b, 1],
@@ -73,6 +76,7 @@ def _segment_meets_box(sx, sy, sz, dx, dy, dz, box_centres, box_axes, half_exten
                                 half_extents[b, 1], half_extents[b, 2])
 
 
+@compiled_stage
 def _segment_through_box(sx, sy, sz, dx, dy, dz, cx, cy, cz, box_axes, b, hx, hy, hz):
     """Does the segment from (sx, sy, sz) along (dx, dy, dz) pass through the box centred
     on (cx, cy, cz) with the axes ``box_axes[b]`` (rows) and the half extents (hx, hy, hz)?
@@ -99,6 +103,7 @@ def _segment_through_box(sx, sy, sz, dx, dy, dz, cx, cy, cz, box_axes, b, hx, hy
     return True
 
 
+@compiled_stage
 def _segment_meets_body(sx, sy, sz, dx, dy, dz, length_squared, centres, b, limits,
                         box_centres, box_axes, half_extents):
     """Does the segment pass closer to sphere ``b``'s centre than its limit and, where the
@@ -109,17 +114,20 @@ def _segment_meets_body(sx, sy, sz, dx, dy, dz, length_squared, centres, b, limi
                                      half_extents, b))
 
 
+@compiled_stage
 def _finite_segment(starts, ends, a):
     return _finite_ends(starts[a, 0], starts[a, 1], starts[a, 2], ends[a, 0], ends[a, 1],
                         ends[a, 2])
 
 
+@compiled_stage
 def _finite_ends(sx, sy, sz, ex, ey, ez):
     """Are both ends of the segment from (sx, sy, sz) to (ex, ey, ez) finite?"""
     return (np.isfinite(sx) and np.isfinite(sy) and np.isfinite(sz) and np.isfinite(ex)
             and np.isfinite(ey) and np.isfinite(ez))
 
 
+@compiled_loop
 def _segments_meeting_links(starts, ends, per_body, reach_m, links, centres, limits,
                             box_centres, box_axes, half_extents, meets):
     """Into ``meets``, for each link ``(own, other)``: does one of body own's segments
@@ -139,6 +147,7 @@ def _segments_meeting_links(starts, ends, per_body, reach_m, links, centres, lim
                                            half_extents)
 
 
+@compiled_loop
 def _fleet_rays_meeting_links(position, axes, anchors, ray_length, reach_m, links,
                               hull_limit, hull_drop, hull_half, others_centres, others_limits,
                               static_centres, static_axes, static_half, meets):
@@ -225,15 +234,6 @@ def _segment_meets_any_sphere(sx, sy, sz, ex, ey, ez, centres, limits) -> bool:
     return False
 
 
-_segment_near_point = compiled(_segment_near_point, inline=True) or _segment_near_point
-_segment_meets_sphere = compiled(_segment_meets_sphere, inline=True) or _segment_meets_sphere
-_segment_through_box = compiled(_segment_through_box, inline=True) or _segment_through_box
-_segment_meets_box = compiled(_segment_meets_box, inline=True) or _segment_meets_box
-_segment_meets_body = compiled(_segment_meets_body, inline=True) or _segment_meets_body
-_finite_ends = compiled(_finite_ends, inline=True) or _finite_ends
-_finite_segment = compiled(_finite_segment, inline=True) or _finite_segment
-_segments_meeting_links = compiled(_segments_meeting_links) or _segments_meeting_links
-_fleet_rays_meeting_links = compiled(_fleet_rays_meeting_links) or _fleet_rays_meeting_links
 segment_meets_any_sphere = compiled(_segment_meets_any_sphere) or _segment_meets_any_sphere
 
 

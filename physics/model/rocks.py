@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from physics.model.spec import Spec, SpecError, tuning
+from common.spec import Spec, SpecError, tuning
 from physics.model.terrain_base import TerrainBase
 
 

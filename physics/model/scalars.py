@@ -1,38 +1,38 @@
 """Small helpers on plain numbers for the compiled loops: numpy's maximum and minimum as
 numba compiles them (NaN wins, and of two equal numbers the first), a clamp, and the
 dot and cross products of vectors given as three numbers. Compiled through the one guard
-(:mod:`physics.model.compiled`); plain Python without numba.
+(:mod:`common.compiled`); plain Python without numba.
 """
 
 from __future__ import annotations
 
-from physics.model.compiled import compiled
+from common.compiled import compiled_loop
 
 
+@compiled_loop
 def larger(a, b):
     """The larger of two numbers; NaN if either is (as numpy's maximum)."""
     return a if (a >= b or a != a) else b
 
 
+@compiled_loop
 def smaller(a, b):
     """The smaller of two numbers; NaN if either is (as numpy's minimum)."""
     return a if (a <= b or a != a) else b
 
 
+@compiled_loop
 def clamp(value, low, high):
     return smaller(larger(value, low), high)
 
 
+@compiled_loop
 def dot(ax, ay, az, bx, by, bz):
     return (ax * bx + ay * by) + az * bz
 
 
+@compiled_loop
 def cross(ax, ay, az, bx, by, bz):
     return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
 
 
-larger = compiled(larger) or larger
-smaller = compiled(smaller) or smaller
-clamp = compiled(clamp) or clamp
-dot = compiled(dot) or dot
-cross = compiled(cross) or cross

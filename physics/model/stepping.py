@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from physics.model.spec import Spec, tuning
+from common.spec import Spec, tuning
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from physics.model.compiled import compiled
+from common.compiled import compiled_loop
+from common.spec import Spec, SpecError, tuning
 from physics.model.craters import CraterBook, CraterSpec
 from physics.model.desert_field import TileSpec
-from physics.model.spec import Spec, SpecError, tuning
 
 
 @dataclass(frozen=True)
@@ -137,6 +137,7 @@ MISSING_HEIGHT_M = -1.0e9
 or a shell meets no ground there (callers make the tiles they need first)."""
 
 
+@compiled_loop
 def plane_under(planes, directory, lookup, x_m, y_m):
     """Height, and unit normal (x, y, z), of the collider's triangle under one point: what
     :meth:`Terrain.planes_at` gives, for compiled loops (the arrays are
@@ -156,6 +157,7 @@ def plane_under(planes, directory, lookup, x_m, y_m):
     return height, planes[slot, row, 3], planes[slot, row, 4], planes[slot, row, 5]
 
 
+@compiled_loop
 def ground_sample(directory, lookup, x_m, y_m):
     """The slot and the row in it of the sample nearest a point (its surface), for
     compiled loops; slot 0, row 0 where the tile is not made."""
@@ -171,6 +173,7 @@ def ground_sample(directory, lookup, x_m, y_m):
                   + column - tile_i * tile_cells_x)
 
 
+@compiled_loop
 def sample_height(heights, directory, lookup, column, row):
     """The height of the map's sample at (column, row), for compiled loops;
     :data:`MISSING_HEIGHT_M` where its tile is not made."""
@@ -183,9 +186,7 @@ def sample_height(heights, directory, lookup, column, row):
     return heights[slot, row - tile_j * tile_cells_y, column - tile_i * tile_cells_x]
 
 
-plane_under = compiled(plane_under) or plane_under
-
-
+@compiled_loop
 def planes_under(planes, directory, lookup, xy_m):
     """:func:`plane_under` at each of N points, rows (2, N) of x and y: heights (N,) and
     unit normals (3, N); NaN for a point that is not finite (it is under nothing)."""
@@ -200,11 +201,6 @@ def planes_under(planes, directory, lookup, xy_m):
         heights[index], normals[0, index], normals[1, index], normals[2, index] = \
             plane_under(planes, directory, lookup, x_m, y_m)
     return heights, normals
-
-
-planes_under = compiled(planes_under) or planes_under
-ground_sample = compiled(ground_sample) or ground_sample
-sample_height = compiled(sample_height) or sample_height
 
 
 class TerrainBase(CraterBook):

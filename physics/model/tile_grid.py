@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from physics.model.compiled import compiled
+from common.compiled import compiled, compiled_loop
 
 TileKey = tuple[int, int]
 """A tile's column and row in the map's grid of tiles."""
@@ -85,6 +85,7 @@ _tile_index_compiled = compiled(_tile_index, inline=True) or _tile_index
 from Python, where a compiled call would cost more than it saves)."""
 
 
+@compiled_loop
 def _near_tile_codes(points, radii, half_extent_m, tile_size_m, tiles_per_side):
     """:meth:`TileGrid.tiles_near`'s tiles as codes (column * tiles_per_side + row), each
     once, in the order first met: point by point, column by column, row by row. A tile is
@@ -115,4 +116,3 @@ def _near_tile_codes(points, radii, half_extent_m, tile_size_m, tiles_per_side):
     return codes[:count]
 
 
-_near_tile_codes = compiled(_near_tile_codes) or _near_tile_codes

@@ -14,14 +14,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from common.compiled import compiled_loop
+from common.spec import KMH_PER_MPS, Spec, tuning
 from physics.model.anchor_model import AnchorModel
 from physics.model.anchors import AnchorCommand, AnchorConstants, GripSpec, SuspensionSpec
 from physics.model.ballistics import ArmourSpec, GunSpec
-from physics.model.compiled import compiled
 from physics.model.engine import Driveline
 from physics.model.gearbox import FIRST, DriveCommand, GearboxSpec
 from physics.model.hull import HullSpec
-from physics.model.spec import KMH_PER_MPS, Spec, tuning
 
 _SIDES = np.array([1.0, -1.0])
 """Left and right track: + steer (right) speeds the left one up and slows the right one."""
@@ -107,6 +107,7 @@ class TrackDrive:
         return None
 
 
+@compiled_loop
 def _track_commands(rim_speed_mps, engine_push_n, hold, shifting, steer, brake, handbrake,
                     side, share, pivot_mps, track_steering_n, track_brake_n, belt_mps, force_n,
                     bias_n):
@@ -141,9 +142,6 @@ def _track_commands(rim_speed_mps, engine_push_n, hold, shifting, steer, brake, 
                                         mean_mps + (stick * pivot_mps) * side[anchor])
             force_n[vehicle, anchor] = drive_n * share[anchor]
             bias_n[vehicle, anchor] = bias * share[anchor]
-
-
-_track_commands = compiled(_track_commands) or _track_commands
 
 
 @dataclass(frozen=True)

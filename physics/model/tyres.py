@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from physics.model.spec import Spec, tuning
+from common.spec import Spec, tuning
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from physics.model.compiled import compiled
+from common.compiled import compiled_stage
 from physics.model.kernel_tables import (BEARING_DRAG, GRIP, GRIP_MODEL_BELOW_MPS,
                                          LOAD_SENSITIVITY, MASS, PEAK_ANGLE_TAN,
                                          PEAK_SLIP_RATIO, ROLLING, SLIDING_SHARE,
@@ -23,6 +23,7 @@ from physics.model.kernel_tables import (BEARING_DRAG, GRIP, GRIP_MODEL_BELOW_MP
 from physics.model.scalars import clamp, larger
 
 
+@compiled_stage
 def roll_spin(hit, sliding, along_mps, surface_speed_mps, limit_n, along_n, spin_rad_s, model,
           substep_s):
     """A grip tyre's wheel: it rolls with the ground while it grips (or slides undriven).
@@ -44,6 +45,7 @@ def roll_spin(hit, sliding, along_mps, surface_speed_mps, limit_n, along_n, spin
     return spin_rad_s + radius * (drive - ground_n) * substep_s / inertia
 
 
+@compiled_stage
 def coast_spin(spin_rad_s, model, substep_s):
     """A free wheel's spin after a substep of its bearings' drag (which never turns it
     backwards)."""
@@ -51,6 +53,7 @@ def coast_spin(spin_rad_s, model, substep_s):
     return spin_rad_s - clamp(spin_rad_s, -slowing, slowing)
 
 
+@compiled_stage
 def tyre_forces(spin_rad_s, along_mps, across_mps, load, peak_grip, model):
     """A slip tyre's pull along and across for a wheel spin, and whether past the peak:
     the curve of the combined slip rises to the peak grip at 1 and falls toward its
@@ -68,6 +71,7 @@ def tyre_forces(spin_rad_s, along_mps, across_mps, load, peak_grip, model):
     return scale * ratio, -scale * angle, combined > 1.0
 
 
+@compiled_stage
 def slip_tyre(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, grip_share,
                surface_rolling, spin_rad_s, grip_along, grip_across, grip_sliding, anchor,
                model, substep_s):
@@ -103,7 +107,3 @@ def slip_tyre(hit, load, along_mps, across_mps, surface_speed_mps, limit_n, grip
             weight * stiffness / radius if curve_holds else 0.0)
 
 
-coast_spin = compiled(coast_spin, inline=True) or coast_spin
-roll_spin = compiled(roll_spin, inline=True) or roll_spin
-tyre_forces = compiled(tyre_forces, inline=True) or tyre_forces
-slip_tyre = compiled(slip_tyre, inline=True) or slip_tyre

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from common.spec import KMH_PER_MPS, Spec, SpecError, tuning
 from physics.model.anchor_model import AnchorModel
 from physics.model.anchors import AnchorCommand, AnchorConstants, GripSpec, SuspensionSpec
 from physics.model.engine import Driveline
 from physics.model.gearbox import DriveCommand, GearboxSpec
 from physics.model.hull import HullSpec
-from physics.model.spec import KMH_PER_MPS, Spec, SpecError, tuning
 from physics.model.tyres import SlipTyreSpec, WheelSpinSpec
 
 AXLES = ("front", "rear", "all")

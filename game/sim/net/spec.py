@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from physics.model.spec import Spec, SpecError, tuning
+from common.spec import Spec, SpecError, tuning
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,10 @@ import os
 import sys
 from pathlib import Path
 
-from game.resources import is_frozen
-from game.settings import user_folder
+from common.resources import is_frozen
+from common.settings import user_folder
 
-PACKAGES = ("game", "physics", "bench")
+PACKAGES = ("game", "physics", "common", "bench")
 """The loggers configured here: every module logs to ``logging.getLogger(__name__)``."""
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
           "error": logging.ERROR}

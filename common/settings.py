@@ -40,7 +40,7 @@ from pathlib import Path
 
 import tomli_w
 
-from physics.model.spec import Spec, SpecError, build_spec, tuning
+from common.spec import Spec, SpecError, build_spec, tuning
 
 QUALITY_LEVELS = ("low", "medium", "high")
 AUTO_RESOLUTION = "auto"

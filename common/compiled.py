@@ -65,6 +65,18 @@ def compiled(function, *, inline: bool = False):
     return njit(cache=True, **_OPTIONS)(function)
 
 
+def compiled_loop(function):
+    """Decorator: ``function`` as a compiled loop where numba compiles (:func:`compiled`),
+    else the plain function, which runs the same numbers slower."""
+    return compiled(function) or function
+
+
+def compiled_stage(function):
+    """Decorator: ``function`` as a stage that each compiled loop calling it inlines where
+    numba compiles, else the plain function."""
+    return compiled(function, inline=True) or function
+
+
 def log_status() -> None:
     """One line on whether the loops are compiled or run as plain Python."""
     if AVAILABLE:

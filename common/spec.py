@@ -182,17 +182,6 @@ class Spec:
         validate_spec(self)
 
 
-def rgb(doc: str, maximum: float = 1.0) -> Any:
-    """A colour field: red, green and blue, each 0..``maximum`` (above 1: brighter than
-    white, for light)."""
-    return tuning(doc + ", RGB", minimum=0.0, maximum=maximum, length=(3, 3))
-
-
-def rgba(doc: str, maximum: float = 1.0) -> Any:
-    """A colour field with opacity: red, green, blue and alpha."""
-    return tuning(doc + ", RGBA", minimum=0.0, maximum=maximum, length=(4, 4))
-
-
 def least_most(doc: str, minimum: float, maximum: float) -> Any:
     """A range field: [least, most], each within the bounds."""
     return tuning(doc + " [least, most]", minimum=minimum, maximum=maximum, length=(2, 2))
