@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.usage import children_cpu_s
-from game.hosting import game_command
+from game.menus.hosting import game_command
 
 DEFAULT_CLIENTS = 8
 DEFAULT_BOTS = 8

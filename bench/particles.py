@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from game.view.particles import ParticleSystem
+from game.view.effects.particles import ParticleSystem
 
 POINT_PX = 3.0
 """Both systems draw their particles this many pixels across (fill rate is the same)."""

@@ -13,7 +13,7 @@ scene and the players' cameras and HUDs stay (another map only redraws the groun
 With ``--players 2`` the window is split: each player has a view of their own
 (:mod:`game.view.player_view`), player 2 drives with a pad (:mod:`game.input.player_input`).
 
-The menus (:mod:`game.menus`: title, pause, end of match, help card) stop the
+The menus (:mod:`game.menus.coordinator`: title, pause, end of match, help card) stop the
 fixed-step clock while they are open; online, the server's game goes on under them,
 our controls let go. Scripted and offscreen runs have none (but ``--menu``'s title
 menu): there Esc leaves at once.
@@ -51,11 +51,11 @@ from game.sim.session import START_GEARS, GameOptions, GameSession
 from game.sim.simulation import IDLE, Simulation
 from game.sim.step_loop import StepLoop
 from game.view.display import Display
+from game.view.ground.desert_scene import DesertScene
+from game.view.ground.shadows import MAIN_CAMERA_MASK
 from game.view.player_view import (SECOND_VIEW_MASK, Divider, PlayerView, extra_screen, main_screen,
                                    player_regions)
-from game.view.scene import DesertScene
 from game.view.session_view import SessionView, SessionViewSpecs
-from game.view.shadows import MAIN_CAMERA_MASK
 from game.view.window import (WITHOUT_A_DISPLAY, configure_window, panda_lines_held,
                               require_display)
 from game.window_config import WindowConfig
@@ -156,7 +156,7 @@ class TankBattleApp(ShowBase):
         return self.session.simulation.world.ray_closest(start, end, exclude=exclude)
 
     def _wire_inputs(self, controls, bindings: UserBindings | None) -> None:
-        """The players' devices, the app's own keys and the menus (:mod:`game.menus`).
+        """The players' devices, the app's own keys and the menus (:mod:`game.menus.coordinator`).
 
         Hot plug: a pad connected mid-game drives at once; unplugging one in use pauses
         the game (the menu opens) rather than leaving a vehicle driverless."""
@@ -178,7 +178,7 @@ class TankBattleApp(ShowBase):
             taken=lambda key: self.menus is not None and self.menus.takes_key(key)))
         if run.scripted and not run.menu:
             return
-        from game.menus import Menus  # DirectGUI: only where a menu is answered
+        from game.menus.coordinator import Menus  # DirectGUI: only where a menu is answered
         view = self.game_config.view
         capture = (PandaKeyCapture(self.buttonThrowers[0].node(), DirectObject())
                    if self.buttonThrowers and not run.scripted else None)

@@ -14,21 +14,21 @@ from common.spec import Spec, tuning
 from game.audio.sounds import AudioSpec
 from game.config import CONFIG_DIR, GameConfig, game_specs, load_spec
 from game.input.bindings import ControlsSpec
+from game.menus.match_end_screen import MatchEndSpec
+from game.menus.menu_spec import MenuSpec
+from game.menus.title_menu import TitleMenuSpec
 from game.view.camera import CameraSpec
-from game.view.car_rig import CarRigSpec
-from game.view.combat_view import CombatViewSpec
 from game.view.debug_overlay import DebugOverlaySpec
-from game.view.effects import EffectsSpec
-from game.view.hud import HudSpec
-from game.view.match_end_screen import MatchEndSpec
-from game.view.menu_spec import MenuSpec
+from game.view.effects.combat_view import CombatViewSpec
+from game.view.effects.effects import EffectsSpec
+from game.view.ground.desert_scene import SandSpec, SceneSpec
+from game.view.ground.shadows import ShadowSpec
+from game.view.ground.terrain_view import TerrainViewSpec
+from game.view.hud.hud import HudSpec
 from game.view.player_view import SplitScreenSpec
-from game.view.scene import SandSpec, SceneSpec
-from game.view.shadows import ShadowSpec
-from game.view.tank_rig import TankRigSpec
-from game.view.terrain_view import TerrainViewSpec
-from game.view.title_menu import TitleMenuSpec
-from game.view.vehicle_view import VehicleDetailSpec, VehicleLooks
+from game.view.rigs.car_rig import CarRigSpec
+from game.view.rigs.tank_rig import TankRigSpec
+from game.view.rigs.vehicle_view import VehicleDetailSpec, VehicleLooks
 from game.view.window import GraphicsQualitySpec, WindowSpec
 
 

@@ -16,9 +16,9 @@ from panda3d.core import NodePath, Point3
 
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
-from game.view.car_rig import CarRig
-from game.view.tank_rig import TankRig
-from game.view.vehicle_view import VehicleView
+from game.view.rigs.car_rig import CarRig
+from game.view.rigs.tank_rig import TankRig
+from game.view.rigs.vehicle_view import VehicleView
 from physics.model.terrain import MapChoice
 
 CONTACT_TOLERANCE_M = 0.01

@@ -12,8 +12,8 @@ from panda3d.core import NodePath
 from common.settings import UserSettings
 from game.input.keyboard import ActionKeys, KeyboardInput
 from game.input.rebinding import UserBindings
-from game.view.controls_page import MOUSE_PRESSES, WAITING_TEXT
-from game.view.menu import PauseMenu
+from game.menus.controls_page import MOUSE_PRESSES, WAITING_TEXT
+from game.menus.pause_menu import PauseMenu
 from tests.test_rebinding import FakeEvents
 
 

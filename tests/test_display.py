@@ -102,7 +102,7 @@ import numpy as np
 from direct.showbase.ShowBase import ShowBase
 from panda3d.core import AntialiasAttrib
 from game.view.display import Display
-from game.view.shadows import SunShadow
+from game.view.ground.shadows import SunShadow
 from game.view.window import configure_window
 from game.window_config import load_window_config
 

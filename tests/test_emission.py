@@ -10,9 +10,9 @@ import pytest
 from game.sim.battle import Battle
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
-from game.view.effects import Effects
-from game.view.emission import EmitterTable, StreamCarry, emit_streams
-from game.view.particles import ParticleSystem
+from game.view.effects.effects import Effects
+from game.view.effects.emission import EmitterTable, StreamCarry, emit_streams
+from game.view.effects.particles import ParticleSystem
 from physics.model.terrain import MapChoice
 
 

@@ -1,4 +1,4 @@
-"""The belts' compiled loop (game/view/belt_kernel.py) writes the very rows the numpy
+"""The belts' compiled loop (game/view/rigs/belt_kernel.py) writes the very rows the numpy
 path does, for many belts of different shapes, some of them taken out of a stack."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from game.view.belt_kernel import belt_rows_loop
-from game.view.track_belt import BeltShape, BeltTemplate, belt_rows_batch, belt_rows_numpy
+from game.view.rigs.belt_kernel import belt_rows_loop
+from game.view.rigs.track_belt import BeltShape, BeltTemplate, belt_rows_batch, belt_rows_numpy
 
 STATIONS_Y = np.array([-2.0, -1.2, -0.4, 0.4, 1.2, 2.0])
 SHAPES = ((-1.1, 0.0, 0.32, 0.08), (1.1, 0.0, 0.32, 0.08), (-0.9, 0.3, 0.25, 0.05),

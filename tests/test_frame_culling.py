@@ -13,8 +13,8 @@ from panda3d.core import (BoundingSphere, Camera, GeomNode, GeomVertexReader, No
 
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
-from game.view.rig_culling import spheres_seen
-from game.view.vehicle_view import VehicleLooks, VehicleView, views_seen
+from game.view.rigs.rig_culling import spheres_seen
+from game.view.rigs.vehicle_view import VehicleLooks, VehicleView, views_seen
 from physics.model.terrain import MapChoice
 
 STEPS = 240

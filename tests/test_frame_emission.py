@@ -1,6 +1,6 @@
-"""The streams' compiled loop (game/view/emission_kernel.py) makes the very particles the
+"""The streams' compiled loop (game/view/effects/emission_kernel.py) makes the very particles the
 numpy path does from the same seed: the same draws, in the same order, the same sums; and
-the dust's (game/view/dust_kernel.py) the very streams, frame after frame."""
+the dust's (game/view/effects/dust_kernel.py) the very streams, frame after frame."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-import game.view.effects as effects_module
-import game.view.emission as emission
-from game.view.dust_kernel import dust_streams_loop
-from game.view.effects import Effects
-from game.view.emission import EmitterTable, emit_streams
-from game.view.emission_kernel import stream_particles_loop
-from game.view.particles import ParticleSystem
+import game.view.effects.effects as effects_module
+import game.view.effects.emission as emission
+from game.view.effects.dust_kernel import dust_streams_loop
+from game.view.effects.effects import Effects
+from game.view.effects.emission import EmitterTable, emit_streams
+from game.view.effects.emission_kernel import stream_particles_loop
+from game.view.effects.particles import ParticleSystem
 
 DIRECTIONS = np.array([[0.0, 0.0, 1.0],      # up
                        [1.0, 0.0, 0.0],      # along +x: crossed with +y

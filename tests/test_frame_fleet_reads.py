@@ -18,9 +18,9 @@ from panda3d.core import NodePath
 from game.audio.sounds import track_speeds_of
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
-from game.view.effects import DUST_FIELDS, Effects
-from game.view.rig_pose import rotation_matrices
-from game.view.vehicle_view import VehicleLooks, VehicleView, update_views
+from game.view.effects.effects import DUST_FIELDS, Effects
+from game.view.rigs.rig_pose import rotation_matrices
+from game.view.rigs.vehicle_view import VehicleLooks, VehicleView, update_views
 from physics.bullet import poses
 from physics.bullet.poses import body_state
 from physics.model.pose import BodyState, blend_poses, rotation_matrix

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
-from game.view.view_projection import ARRAYS_FROM_POINTS, place_on_overlay, places_on_overlay
+from game.view.draw.view_projection import ARRAYS_FROM_POINTS, place_on_overlay, places_on_overlay
 
 TANGENTS = (math.tan(math.radians(40.0)), math.tan(math.radians(25.0)))
 ASPECT = 16.0 / 9.0

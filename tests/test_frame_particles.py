@@ -1,4 +1,4 @@
-"""The particles' compiled quad loop (game/view/particle_kernel.py) writes the very vertex
+"""The particles' compiled quad loop (game/view/effects/particle_kernel.py) writes the very vertex
 rows the numpy path does: sorted far to near from an eye, and unsorted; its sort puts the
 rows in numpy's order, equally far ones too; and its ageing loop retires and moves them as
 the numpy path does."""
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from panda3d.core import NodePath
 
-import game.view.particles as particles
-from game.view.particle_kernel import age_and_move_loop, quad_rows_loop, take_rows_loop
+import game.view.effects.particles as particles
+from game.view.effects.particle_kernel import age_and_move_loop, quad_rows_loop, take_rows_loop
 
 COUNT = 1500
 CAPACITY = 4000

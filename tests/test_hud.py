@@ -13,9 +13,9 @@ from game.sim.battle import Battle
 from game.sim.controls import Controls
 from game.sim.events import Damage, Destroyed, Hit, RoundEnd, ShiftRefused, Shot
 from game.sim.simulation import Simulation
-from game.view.hud import Hud
-from game.view.hud_state import lever_path_point, read_hud_state
-from game.view.minimap import EDGE_SHARE
+from game.view.hud.hud import Hud
+from game.view.hud.hud_state import lever_path_point, read_hud_state
+from game.view.hud.minimap import EDGE_SHARE
 from physics.model.gearbox import gate_layout
 from physics.model.terrain import MapChoice
 
@@ -136,13 +136,13 @@ def test_reload_ring_and_messages(game, config):
     ("alpha", "alpha", "You win round 2"), ("alpha", "beta", "alpha wins round 2"),
     ("nobody", "alpha", "Nobody wins round 2"), ("bots", "alpha", "The bots win round 2")])
 def test_an_online_round_end_names_its_winner(winner, seen_by, words):
-    from game.view.hud_state import message_for
+    from game.view.hud.hud_state import message_for
     score = {"player": 0, "bots": 1} if winner == "bots" else {"alpha": 2, "beta": 1}
     assert message_for(RoundEnd(2, winner, score), seen_by).startswith(words)
 
 
 def test_an_online_score_line_ranks_the_players():
-    from game.view.hud_state import HudState
+    from game.view.hud.hud_state import HudState
     state = HudState(round=3, score={"beta": 1, "alpha": 2, "carol": 1})
     assert state.score_line == "Round 3    alpha 2   beta 1   carol 1"
     assert HudState(round=1, score={"player": 1, "bots": 0}).score_line.endswith("you 1 : 0 bots")
@@ -240,7 +240,7 @@ def test_compact_hides_the_minimap_gate_rpm_and_kill_feed_and_keeps_the_rest(gam
 
 
 def test_a_view_narrower_than_the_window_draws_a_smaller_hud(config):
-    from game.view.hud import hud_scale
+    from game.view.hud.hud import hud_scale
     from game.view.player_view import FULL_WINDOW, SPLIT_REGIONS
     least = config.view.hud.least_view_scale
     assert hud_scale(FULL_WINDOW, least) == 1.0
@@ -306,7 +306,7 @@ def test_the_hud_redraws_only_what_moved_by_a_pixel(game, config):
 
 
 def test_text_is_written_only_when_it_changes():
-    from game.view.hud_draw import LastDrawn, set_text
+    from game.view.hud.hud_draw import LastDrawn, set_text
 
     class Line:
         def __init__(self):

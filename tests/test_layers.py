@@ -133,9 +133,9 @@ def test_the_cycle_finder_finds_one():
 
 def test_the_rules_see_a_forbidden_import(tmp_path):
     leak = tmp_path / "leak.py"
-    leak.write_text("def draw():\n    from game.view.hud import Hud\n")
+    leak.write_text("def draw():\n    from game.view.hud.hud import Hud\n")
     assert offending("game.sim", PRESENTATION, {"game.sim.leak": leak}) == [
-        "game.sim.leak imports game.view.hud"]
+        "game.sim.leak imports game.view.hud.hud"]
 
 
 @pytest.mark.parametrize("flags", [["--headless", "--vehicle", "tank"],

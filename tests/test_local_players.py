@@ -14,7 +14,7 @@ from game.sim.controls import Controls
 from game.sim.events import Reset, RoundEnd, RoundStart
 from game.sim.local_players import SECOND_PLAYER, add_second_player
 from game.sim.simulation import Simulation
-from game.view.hud_state import read_hud_state
+from game.view.hud.hud_state import read_hud_state
 from game.view.player_view import FULL_WINDOW, SPLIT_REGIONS, player_regions, region_point
 from game.window_config import load_window_config
 from physics.model.terrain import MapChoice

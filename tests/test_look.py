@@ -15,7 +15,7 @@ from panda3d.core import NodePath, Point3, TransformState, Vec3
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
 from game.view.camera import ChaseCamera
-from game.view.tank_rig import TankRig
+from game.view.rigs.tank_rig import TankRig
 from physics.bullet.poses import body_state, ground_aligned_rotation
 from physics.model.terrain import MapChoice, build_terrain
 
@@ -223,7 +223,7 @@ def tracer_rows(view) -> np.ndarray:
 
 
 def test_tracers_are_streaks_in_one_geom_rewritten_each_frame(config):
-    from game.view.combat_view import CombatView
+    from game.view.effects.combat_view import CombatView
     battle = FakeBattle()
     render = NodePath("render")
     view = CombatView(render, battle, config.view.combat_view)
@@ -263,7 +263,7 @@ def test_tracers_are_streaks_in_one_geom_rewritten_each_frame(config):
 
 
 def test_plates_are_steel_boxes_on_posts_in_the_ground(config):
-    from game.view.combat_view import CombatView
+    from game.view.effects.combat_view import CombatView
     terrain = build_terrain(MapChoice.parse("flat"), config.game.terrain, seed=1)
     battle = FakeBattle(terrain)
     ground = float(terrain.height_at(0.0, 100.0))
@@ -288,7 +288,7 @@ def test_plates_are_steel_boxes_on_posts_in_the_ground(config):
 
 def test_the_simulation_s_shells_are_drawn(config):
     """Against the real simulation: a shot leaves a tracer for each shell in flight."""
-    from game.view.combat_view import CombatView
+    from game.view.effects.combat_view import CombatView
     simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     try:
         render = NodePath("render")
@@ -311,7 +311,7 @@ def hull_colours(rig) -> np.ndarray:
 
 
 def test_a_destroyed_vehicle_is_drawn_as_a_burnt_wreck(config, desert):
-    from game.view.vehicle_view import VehicleView
+    from game.view.rigs.vehicle_view import VehicleView
     vehicle = desert.player
     render = NodePath("render")
     view = VehicleView(render, vehicle, config.vehicle_looks)

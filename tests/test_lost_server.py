@@ -54,7 +54,7 @@ loadPrcFileData("", "audio-library-name null")
 from pathlib import Path
 from game.app import TankBattleApp
 from game.sim.session import GameOptions
-from game.view.title_menu import JoinForm
+from game.menus.title_menu import JoinForm
 from game.window_config import load_window_config
 from game.windowed_run import WindowedRun
 from physics.model.terrain import MapChoice

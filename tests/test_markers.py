@@ -15,10 +15,10 @@ from panda3d.core import Camera, NodePath, PerspectiveLens
 
 from game.sim.events import Shot
 from game.sim.spotting import hull_middle_ws
-from game.view.hud import Hud
-from game.view.hud_state import HudState
-from game.view.markers import EnemyMarkers
-from game.view.view_projection import ViewProjection, place_on_overlay
+from game.view.draw.view_projection import ViewProjection, place_on_overlay
+from game.view.hud.hud import Hud
+from game.view.hud.hud_state import HudState
+from game.view.hud.markers import EnemyMarkers
 from physics.model.pose import BodyState
 
 ASPECT = 16.0 / 9.0

@@ -12,6 +12,7 @@ import pytest
 from panda3d.core import NodePath
 
 from common.errors import UserError
+from game.menus.match_end_screen import MatchEndScreen
 from game.sim.controls import Controls
 from game.sim.events import (Damage, Destroyed, Hit, MatchEnd, RoundEnd, RoundStart, Shot,
                              event_from_json)
@@ -22,7 +23,6 @@ from game.sim.session import GameOptions, GameSession
 from game.sim.spotting import hull_middle_ws
 from game.sim.step_loop import StepLoop
 from game.sim.telemetry import TelemetryWriter
-from game.view.match_end_screen import MatchEndScreen
 from physics.model.terrain import MapChoice
 from tests.test_combat import lay_gun_on, quick_reload
 

@@ -11,7 +11,7 @@ from panda3d.core import NodePath
 from assets.make_sounds import LENGTHS_S
 from common.settings import OVERRIDE_ENV, UserSettings
 from game.audio.sounds import SOUND_NAMES, UI_CLICK, UI_SOUNDS
-from game.view.menu import PauseMenu
+from game.menus.pause_menu import PauseMenu
 
 
 class FakeSounds:

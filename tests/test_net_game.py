@@ -285,8 +285,8 @@ def test_a_window_on_a_network_game_shows_the_others_ping_and_scoreboard(harness
     from panda3d.core import NodePath
 
     from game.sim.net.shown import ClientLoop, ClientSession
-    from game.view.hud import Hud
-    from game.view.hud_state import read_hud_state
+    from game.view.hud.hud import Hud
+    from game.view.hud.hud_state import read_hud_state
     net = harness(bots=1)
     alpha = net.join("alpha")
     net.join("beta")

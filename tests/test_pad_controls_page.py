@@ -11,8 +11,8 @@ from panda3d.core import NodePath
 
 from common.settings import UserSettings
 from game.input.pad_input import PadButtonCapture
-from game.view.controls_page import NO_PAD_TEXT, PAD_WAITING_TEXT
-from game.view.menu import PauseMenu
+from game.menus.controls_page import NO_PAD_TEXT, PAD_WAITING_TEXT
+from game.menus.pause_menu import PauseMenu
 from tests.test_controls_page import FakeCapture, user_bindings
 from tests.test_player_input import FakePads
 

@@ -15,8 +15,8 @@ from game.sim.battle import Battle
 from game.sim.controls import Controls
 from game.sim.events import Destroyed, Hit, Shot
 from game.sim.simulation import Simulation
-from game.view.effects import Effects
-from game.view.particles import ParticleSystem, cone_directions_many
+from game.view.effects.effects import Effects
+from game.view.effects.particles import ParticleSystem, cone_directions_many
 from physics.model.terrain import MapChoice
 
 

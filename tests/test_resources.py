@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from common import resources
-from game.hosting import game_command
+from game.menus.hosting import game_command
 from tests.conftest import REPO_ROOT, cli_env
 from tools import build_apps
 

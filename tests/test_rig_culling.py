@@ -16,7 +16,7 @@ from panda3d.core import Camera, NodePath, OrthographicLens, PerspectiveLens, Po
 
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
-from game.view.vehicle_view import (VehicleDetailSpec, VehicleLooks, VehicleView,
+from game.view.rigs.vehicle_view import (VehicleDetailSpec, VehicleLooks, VehicleView,
                                      pose_views_if_seen)
 from physics.model.ballistics import gun_axes
 from physics.model.terrain import MapChoice

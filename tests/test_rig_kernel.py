@@ -1,4 +1,4 @@
-"""The rigs' compiled loops (game/view/rig_kernel.py) give the numbers of the numpy forms
+"""The rigs' compiled loops (game/view/rigs/rig_kernel.py) give the numbers of the numpy forms
 they stand in for, which run where numba is not there: each public function is run both
 ways on the same random input (the loop taken away for the numpy way)."""
 
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from panda3d.core import Camera, NodePath, PerspectiveLens, Point3
 
-import game.view.rig_culling as rig_culling
-import game.view.rig_pose as rig_pose
-from game.view.rig_kernel import blend_hulls_loop
+import game.view.rigs.rig_culling as rig_culling
+import game.view.rigs.rig_pose as rig_pose
+from game.view.rigs.rig_kernel import blend_hulls_loop
 
 RIGS = 40
 ANCHORS = 8

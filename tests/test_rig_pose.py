@@ -1,4 +1,4 @@
-"""Tank rigs posed together (game/view/rig_pose.py) look exactly as each posed alone.
+"""Tank rigs posed together (game/view/rigs/rig_pose.py) look exactly as each posed alone.
 
 The batched pass works out every seen tank's wheel heights, spins and belt rows in a few
 numpy operations over all of them. The reference here is the per-tank computation it
@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 from panda3d.core import NodePath
 
-import game.view.rig_pose as rig_pose
+import game.view.rigs.rig_pose as rig_pose
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
-from game.view.track_belt import (EDGE_TEXTURE_V, MIN_TANGENT_LENGTH_M, BeltShape,
+from game.view.rigs.track_belt import (EDGE_TEXTURE_V, MIN_TANGENT_LENGTH_M, BeltShape,
                                   BeltTemplate, belt_path, belt_rows_batch)
-from game.view.vehicle_view import VehicleLooks, VehicleView, pose_views, update_views
+from game.view.rigs.vehicle_view import VehicleLooks, VehicleView, pose_views, update_views
 from physics.model.terrain import MapChoice
 
 SAME = 1e-5

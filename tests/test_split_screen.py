@@ -85,7 +85,7 @@ def test_each_half_has_its_own_hud_in_its_own_corner(picture, config):
 def test_each_halfs_hud_is_drawn_smaller_than_a_whole_windows(picture, config):
     """A half as wide as the window is drawn with a smaller HUD: its health bar (full at
     the start) is ``hud_scale`` of a whole window's."""
-    from game.view.hud import hud_scale
+    from game.view.hud.hud import hud_scale
     from game.view.player_view import SPLIT_REGIONS
     hud = config.view.hud
     (_, left_columns), (_, right_columns) = _halves(_near(picture, hud.health_colour, 0.1))

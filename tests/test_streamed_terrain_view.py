@@ -16,11 +16,11 @@ from panda3d.core import Filename, NodePath, PNMImage
 from common.spec import SpecError, build_spec
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
-from game.view.sand_mesh import BlendMask
-from game.view.scene import rocks_mesh
-from game.view.streamed_rocks import StreamedRocks
-from game.view.streamed_terrain_view import StreamedTerrainView
-from game.view.terrain_view import TerrainView, terrain_view_for
+from game.view.ground.desert_scene import rocks_mesh
+from game.view.ground.sand_mesh import BlendMask
+from game.view.ground.streamed_rocks import StreamedRocks
+from game.view.ground.streamed_terrain_view import StreamedTerrainView
+from game.view.ground.terrain_view import TerrainView, terrain_view_for
 from physics.model.craters import Crater
 from physics.model.terrain import MapChoice, build_terrain
 
@@ -30,7 +30,7 @@ LIGHT, DARK = (0.92, 0.76, 0.53), (0.78, 0.58, 0.38)
 SAND_REDDER_THAN_BLUE = 0.25
 """Lit sand's red less its blue is about 0.3 to 0.45; the haze's (its colour) 0.16."""
 FLOATS_PER_VERTEX = 10
-"""Position, normal and RGBA colour (game.view.meshes.VERTEX_FORMAT)."""
+"""Position, normal and RGBA colour (game.view.draw.meshes.VERTEX_FORMAT)."""
 
 
 @pytest.fixture

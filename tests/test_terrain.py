@@ -17,7 +17,7 @@ from panda3d.bullet import BulletWorld
 from panda3d.core import Point3
 
 from common.spec import SpecError
-from game.view.meshes import grid_triangles, terrain_mesh
+from game.view.draw.meshes import grid_triangles, terrain_mesh
 from physics.bullet.bodies import map_walls, terrain_collider
 from physics.model.height_grid import HEIGHT_LEVELS
 from physics.model.terrain import (REFERENCE_SURFACE, MapChoice, Terrain, build_terrain,

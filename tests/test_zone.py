@@ -11,15 +11,15 @@ import pytest
 from panda3d.core import NodePath
 
 from common.errors import UserError
-from game.front_door import options_for, setup_from
+from game.menus.front_door import options_for, setup_from
+from game.menus.title_menu import MatchSetup
 from game.sim.controls import Controls
 from game.sim.events import RoundEnd, RoundStart, ZoneCaptured, ZoneEnter, ZoneLeave
 from game.sim.replay import ReplayHeader, ReplayRecorder, game_version, load_replay
 from game.sim.session import GameOptions, GameSession
-from game.view.hud import Hud
-from game.view.hud_state import read_hud_state
-from game.view.title_menu import MatchSetup
-from game.view.zone_view import ZoneBand, zone_colour
+from game.view.ground.zone_view import ZoneBand, zone_colour
+from game.view.hud.hud import Hud
+from game.view.hud.hud_state import read_hud_state
 from physics.model.terrain import MapChoice
 from tests.test_match import HOLD
 from tests.test_match import run as run_match

@@ -27,7 +27,7 @@ import numpy as np
 from panda3d.core import NodePath, Point3, Vec3
 
 from common.spec import Spec, SpecError, tuning
-from game.view.colours import rgb
+from game.view.draw.colours import rgb
 from physics.model.terrain import Terrain
 
 

@@ -25,10 +25,10 @@ from panda3d.core import (Geom, GeomLines, GeomNode, GeomVertexData, NodePath, O
                           TextNode)
 
 from common.spec import Spec, tuning
-from game.view.colours import rgba
-from game.view.meshes import COLOUR_VERTEX_FORMAT
-from game.view.overlay import keep_alpha
-from game.view.shaders import unlit_colour_shader
+from game.view.draw.colours import rgba
+from game.view.draw.meshes import COLOUR_VERTEX_FORMAT
+from game.view.draw.overlay import keep_alpha
+from game.view.draw.shaders import unlit_colour_shader
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ antialiasing, and the resolutions the settings page offers.
 What can change while the game runs and what waits for the next start:
 
 - Fullscreen and the resolution: at once (``base.win.requestProperties``).
-- Sun shadows and their map size: at once (:class:`game.view.shadows.SunShadow`).
+- Sun shadows and their map size: at once (:class:`game.view.ground.shadows.SunShadow`).
 - Antialiasing: the framebuffer's samples are asked for as the window opens
   (:func:`game.view.window.configure_window`). A window opened with them turns
   multisampling on and off at once (``AntialiasAttrib.MMultisample`` on ``render``);
@@ -57,7 +57,7 @@ class Display:
     """Applies the window settings and the graphics quality to ``base``'s window.
 
     ``render``: where antialiasing is switched; ``shadow``: the scene's
-    :class:`game.view.shadows.SunShadow` (None: no shadows to switch)."""
+    :class:`game.view.ground.shadows.SunShadow` (None: no shadows to switch)."""
 
     def __init__(self, base, render: NodePath, window: WindowSpec,
                  quality: GraphicsQualitySpec, shadow=None):

@@ -7,8 +7,8 @@ With one player the share is the whole window and the camera is ShowBase's own; 
 side by side or stacked) and player 2 gets a second camera. Each view's 2-D layer is its
 own scene (:class:`RegionOverlay`) drawn into that view's display region only, so a HUD
 hangs from its own view's corners (and a half narrower than the window draws it smaller:
-:func:`game.view.hud.hud_scale`); the pause menu stays on ShowBase's aspect2d, over both.
-Each view marks the enemies its own vehicle has spotted (:mod:`game.view.markers`).
+:func:`game.view.hud.hud.hud_scale`); the pause menu stays on ShowBase's aspect2d, over both.
+Each view marks the enemies its own vehicle has spotted (:mod:`game.view.hud.markers`).
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from common.spec import Spec, tuning
 from game.sim.events import Event
 from game.sim.spotting import SpottingSpec
 from game.view.camera import GUNSIGHT, CameraSpec, ChaseCamera
-from game.view.colours import rgba
-from game.view.hud import Hud, HudSpec, hud_scale
-from game.view.hud_state import read_hud_state
-from game.view.markers import EnemyMarkers
-from game.view.overlay import keep_alpha
-from game.view.reticle import Reticle
-from game.view.view_projection import ViewProjection
+from game.view.draw.colours import rgba
+from game.view.draw.overlay import keep_alpha
+from game.view.draw.view_projection import ViewProjection
+from game.view.hud.hud import Hud, HudSpec, hud_scale
+from game.view.hud.hud_state import read_hud_state
+from game.view.hud.markers import EnemyMarkers
+from game.view.hud.reticle import Reticle
 
 SPLITS = ("side_by_side", "stacked")
 

@@ -15,13 +15,13 @@ from panda3d.core import NodePath
 
 from game.sim.events import Event
 from game.sim.session import GameSession
-from game.view.combat_view import CombatView, CombatViewSpec
 from game.view.debug_overlay import DebugOverlay, DebugOverlaySpec
-from game.view.effects import Effects, EffectsSpec
-from game.view.hud_state import read_zone_state
-from game.view.vehicle_view import (VehicleDetailSpec, VehicleLooks, VehicleView,
+from game.view.effects.combat_view import CombatView, CombatViewSpec
+from game.view.effects.effects import Effects, EffectsSpec
+from game.view.ground.zone_view import ZoneBand, ZoneViewSpec
+from game.view.hud.hud_state import read_zone_state
+from game.view.rigs.vehicle_view import (VehicleDetailSpec, VehicleLooks, VehicleView,
                                      pose_views_if_seen, update_views)
-from game.view.zone_view import ZoneBand, ZoneViewSpec
 
 
 @dataclass(frozen=True)

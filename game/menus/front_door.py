@@ -1,0 +1,206 @@
+"""The front door: the title menu and what its choices start (a match against bots, the
+firing range, a hosted or joined online game).
+
+:class:`FrontDoor` answers the menu's choices through ``games`` (:class:`game.menus.Menus`):
+``start_local(options)`` and ``start_online(session, gearbox)`` (which close the menu) and
+``finish()`` (Quit); :meth:`FrontDoor.update` runs once a frame while the menu is open.
+Joining a server takes a few frames (:class:`~game.sim.net.client.Joining` is polled, so
+the window keeps drawing); hosting first starts a server process (:mod:`game.menus.hosting`)
+and then joins it on this machine. The hosted server lives until the game leaves it or
+quits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from game.menus.hosting import HostingFailed
+from game.menus.title_menu import HostRequest, JoinForm, MatchSetup, TitleMenu
+from game.sim.net.client import ConnectionRefused
+from game.sim.session import GameOptions
+from physics.model.terrain import MapChoice
+
+RANGE_MAP = "range"
+LOOPBACK = "127.0.0.1"
+ANY_ADDRESS = "0.0.0.0"
+
+
+@dataclass(frozen=True)
+class OnlineSettings:
+    """What joining needs beyond the form: the game's identity and the config's folder."""
+
+    config_dir: object
+    default_port: int
+    stop_wait_s: float
+
+
+def options_for(setup: MatchSetup, base: GameOptions) -> GameOptions:
+    """A local match's options from match setup (the seed and players as ``base`` has them)."""
+    return replace(base, map=MapChoice.parse(setup.map), vehicle=setup.vehicle,
+                   bots=setup.bots, difficulty=setup.difficulty, gearbox=setup.gearbox,
+                   rounds=setup.rounds, mode=setup.mode, free_for_all=False,
+                   player_ai=None)
+
+
+def setup_from(options: GameOptions, difficulty: str, rounds: int) -> MatchSetup:
+    """Match setup's first values: the command line's options (``difficulty`` and
+    ``rounds``: the config's, where the options leave them open)."""
+    return MatchSetup(map=options.map.text, vehicle=options.vehicle or "tank",
+                      bots=options.bots, difficulty=options.difficulty or difficulty,
+                      gearbox=options.gearbox or "automatic",
+                      rounds=options.rounds or rounds, mode=options.mode)
+
+
+def parse_address(text: str, default_port: int) -> tuple[str, int]:
+    """HOST or HOST:PORT as typed; raises ValueError with what was expected."""
+    host, colon, port = text.strip().rpartition(":")
+    if not colon:
+        host, port = text.strip(), str(default_port)
+    if not host or not port.isdigit() or not 0 < int(port) <= 65535:
+        raise ValueError(f"{text!r}: expected HOST:PORT, like {LOOPBACK}:{default_port}")
+    return host, int(port)
+
+
+class FrontDoor:
+    """The title menu and the games it starts. ``joiner(address, port, name, vehicle)``
+    starts joining a server and returns something with ``poll() -> session | None``
+    (raising on refusal); ``hoster(arguments)`` starts a server process
+    (:class:`game.menus.hosting.HostedServer`). Both None: no online play here."""
+
+    def __init__(self, games, make_menu, base_options: GameOptions, *,
+                 online: OnlineSettings | None = None, joiner=None, hoster=None):
+        """``make_menu(**callbacks)`` makes the :class:`TitleMenu` with this front door's
+        ``on_play``, ``on_range``, ``on_host``, ``on_join`` and ``on_quit``."""
+        self.games = games
+        self.base_options = base_options
+        self.online = online
+        self._joiner, self._hoster = joiner, hoster
+        self.joining = None
+        self.joining_page = "join"
+        self.joining_gearbox = "automatic"
+        self.hosted = None
+        """The server this game started (Host game), while it runs."""
+        self._hosting: tuple[HostRequest, object] | None = None
+        self.menu: TitleMenu = make_menu(on_play=self.play, on_range=self.firing_range,
+                                         on_host=self.host, on_join=self.join,
+                                         on_quit=games.finish)
+
+    # ----- local games -------------------------------------------------------------------
+
+    def play(self, setup: MatchSetup) -> None:
+        self.games.start_local(options_for(setup, self.base_options))
+
+    def firing_range(self, setup: MatchSetup) -> None:
+        self.games.start_local(replace(options_for(setup, self.base_options),
+                                     map=MapChoice.parse(RANGE_MAP), bots=0))
+
+    # ----- online games ------------------------------------------------------------------
+
+    def join(self, form: JoinForm) -> None:
+        if self.joining is not None:
+            return
+        try:
+            host, port = parse_address(form.address, self.online.default_port)
+        except ValueError as error:
+            self.menu.set_status("join", str(error))
+            return
+        self._start_joining("join", host, port, form.name, (form.vehicle, form.gearbox))
+
+    def _start_joining(self, page: str, host: str, port: int, name: str,
+                       drive: tuple[str, str]) -> None:
+        """Join as ``name``, ``drive`` being the (vehicle, gearbox) to play with."""
+        self.menu.set_status(page, f"Joining {host}:{port} ...")
+        self.joining_page = page
+        vehicle, self.joining_gearbox = drive
+        try:
+            self.joining = self._joiner(host, port, name, vehicle)
+        except (OSError, ConnectionRefused) as error:  # ENet could not start: say why
+            self.menu.set_status(page, f"Could not join: {error}")
+
+    def host(self, request: HostRequest) -> None:
+        if self._hosting is not None or self.joining is not None:
+            return
+        self.leave_hosted()
+        setup = request.setup
+        arguments = ["--serve", "--host", ANY_ADDRESS, "--port", str(request.port),
+                     "--map", setup.map, "--bots", str(setup.bots),
+                     "--difficulty", setup.difficulty, "--rounds", str(setup.rounds),
+                     "--config", str(self.online.config_dir)]
+        try:
+            self.hosted = self._hoster(arguments)
+        except OSError as error:
+            self.menu.set_status("host", f"Server not started: {error}")
+            return
+        self._hosting = request, self.hosted
+        self.menu.set_status("host", f"Starting a server on port {request.port} ...")
+
+    def update(self) -> None:
+        """Once a frame while the menu is open: a server starting, a join under way."""
+        if self._hosting is not None:
+            self._poll_hosting()
+        if self.joining is not None:
+            self._poll_joining()
+
+    def _poll_hosting(self) -> None:
+        request, server = self._hosting
+        try:
+            port = server.poll()
+        except HostingFailed as error:  # it stopped: its own reason
+            self._hosting = None
+            self.hosted = None
+            self.menu.set_status("host", f"Server stopped: {error}")
+            return
+        if port is not None:
+            self._hosting = None
+            self._start_joining("host", LOOPBACK, port, request.name,
+                                (request.setup.vehicle, request.setup.gearbox))
+
+    def _poll_joining(self) -> None:
+        try:
+            session = self.joining.poll()
+        except ConnectionRefused as error:  # refused, no answer, not a server: say so
+            self.joining = None
+            self.menu.set_status(self.joining_page, str(error))
+            if self.joining_page == "host":
+                self.leave_hosted()
+            return
+        if session is not None:
+            self.joining = None
+            self.menu.set_status(self.joining_page, "")
+            self.games.start_online(session, self.joining_gearbox)
+
+    def leave_hosted(self) -> None:
+        """Stop the server this game started (its players are told it ended)."""
+        if self.hosted is not None:
+            self.hosted.stop()
+            self.hosted = None
+
+    def destroy(self) -> None:
+        self.leave_hosted()
+        self.menu.destroy()
+
+
+def build_front_door(games, parent, config, run, sounds, open_page=None) -> FrontDoor:
+    """The title menu on ``parent`` (aspect2d) and its front door, starting ``games``
+    (:class:`game.menus.Menus`) in a window on ``config`` started as ``run`` says
+    (:class:`game.windowed_run.WindowedRun`): match setup starts from the command line's
+    options, online play where ENet is installed."""
+    from game.menus.hosting import HostedServer
+    from game.sim.net.window_join import WindowJoin
+    from game.sim.net.link import DEFAULT_PORT, enet_available
+    view, game = config.view, config.game
+    setup = setup_from(run.options, game.ai.difficulty, game.battle.rounds)
+    online = enet_available()
+
+    def make_menu(**callbacks) -> TitleMenu:
+        return TitleMenu(parent, view.menu, view.title_menu, setup, **callbacks,
+                         online=online, player_name=run.options.player_name,
+                         join_address=f"{LOOPBACK}:{DEFAULT_PORT}",
+                         default_port=DEFAULT_PORT, sounds=sounds, open_page=open_page)
+
+    settings = OnlineSettings(run.config_dir, DEFAULT_PORT, view.title_menu.server_stop_wait_s)
+    return FrontDoor(
+        games, make_menu, run.options, online=settings if online else None,
+        joiner=lambda host, port, name, vehicle: WindowJoin(config, run.config_dir, host, port,
+                                                            name, vehicle),
+        hoster=lambda arguments: HostedServer(arguments, settings.stop_wait_s))

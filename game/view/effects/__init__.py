@@ -1,0 +1,1 @@
+"""Effects: particles spawned from the simulation's events, shells' tracers, range plates."""

@@ -1,0 +1,1 @@
+"""The heads-up display: dashboard, crosshair, minimap, markers, hit indicators, feeds."""
