@@ -10,10 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from game.input.player_input import LocalInputs
+from game.input.player_input import NO_PAD_NOTICE, LocalInputs
 from game.sim.controls import Controls
 from game.sim.local_players import SECOND_PLAYER
-from game.view.player_view import NO_PAD_NOTICE
 
 
 class FakeEvents:

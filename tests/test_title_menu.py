@@ -12,10 +12,10 @@ import pytest
 from panda3d.core import NodePath
 
 from game.cli import match_flags_given
+from game.input.menu_input import PadMenuReader
 from game.menus.focus import MenuFocus
 from game.menus.front_door import FrontDoor, OnlineSettings, options_for, parse_address, setup_from
 from game.menus.hosting import HostedServer, HostingFailed
-from game.menus.menu_input import PadMenuReader
 from game.menus.title_menu import MatchSetup, TitleMenu
 from game.sim.net.link import enet_available
 from game.sim.session import GameOptions, GameSession

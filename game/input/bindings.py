@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from game.input.gamepad import GamepadSpec
 from game.input.keyboard import KeyboardSpec, MouseSpec
-from game.menus.menu_input import MenuNavigationSpec
+from game.input.menu_input import MenuNavigationSpec
 from common.spec import Spec, tuning
 
 

@@ -10,13 +10,42 @@ the mouse's orbit and the pads' look-round go to each player's own view.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Protocol
 
 from game.input.keyboard import KeyboardInput, mouse_aim
 from game.input.pad_input import CombinedInput, GamepadInput, PadSeats
 from game.sim.controls import Controls
 from game.sim.local_players import SECOND_PLAYER
-from game.view.player_view import NO_PAD_NOTICE, PlayerView
+
+NO_PAD_NOTICE = "Player 2: connect a gamepad"
+"""What player 2's view says while they have no pad."""
+
+
+class ChaseCameraControls(Protocol):
+    """What the devices move of a player's chase camera."""
+
+    def hold_orbit(self, held: bool) -> None: ...
+
+    def swing(self, right_deg: float, up_deg: float) -> None: ...
+
+    def orbit(self, across_screens: float, up_screens: float) -> None: ...
+
+
+class PlayerViewControls(Protocol):
+    """What the devices drive of a player's view (the view's own class is
+    :class:`game.view.player_view.PlayerView`; input imports nothing of the view)."""
+
+    @property
+    def chase_camera(self) -> ChaseCameraControls: ...
+
+    @property
+    def sighting(self) -> bool: ...
+
+    def camera_action(self, action: str) -> None: ...
+
+    def to_region(self, x: float, y: float) -> tuple[float, float]: ...
+
+    def set_notice(self, text: str | None) -> None: ...
 
 
 class LocalInputs:
@@ -28,7 +57,7 @@ class LocalInputs:
     (None: outside); ``user()`` the current user settings (mouse axes); ``on_unplug()``
     runs when a pad in use goes away."""
 
-    def __init__(self, events, controls_spec, views: list[PlayerView], *, pad_source,
+    def __init__(self, events, controls_spec, views: list[PlayerViewControls], *, pad_source,
                  mouse: Callable, user: Callable, on_unplug: Callable[[], None]):
         self.spec = controls_spec
         self.views = views

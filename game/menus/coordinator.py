@@ -15,8 +15,8 @@ from dataclasses import replace
 
 from direct.showbase.DirectObject import DirectObject
 
+from game.input.menu_input import MenuKeys, PadMenuReader
 from game.menus.focus import MenuFocus
-from game.menus.menu_input import MenuKeys, PadMenuReader
 from game.sim.events import Event, MatchEnd, RoundStart
 
 

@@ -1,6 +1,6 @@
 """Keyboard and pad focus on a menu page: one item at a time has the focus, drawn with an
 outline round it; up and down move it, left and right change the focused choice or
-slider, activate presses it (:mod:`game.menus.menu_input` turns keys and pad buttons into
+slider, activate presses it (:mod:`game.input.menu_input` turns keys and pad buttons into
 those actions).
 
 Each DirectGui widget on a page is wrapped by :func:`focusable` in an adapter that knows

@@ -283,7 +283,7 @@ class TitleMenu:
         self.focus.set_items([])
 
     def act(self, action: str) -> None:
-        """A menu action from the keyboard or a pad (:mod:`game.menus.menu_input`)."""
+        """A menu action from the keyboard or a pad (:mod:`game.input.menu_input`)."""
         if action == "back":
             self.backs[self.page]()
         else:

@@ -71,7 +71,6 @@ shadow camera ``SHADOW_CASTER_MASK``): what one view hides, the other still show
 ASPECT_TOLERANCE = 1e-5
 """A lens whose aspect ratio is this close (relative) to its view's is left as it is (a
 lens keeps 32-bit floats)."""
-NO_PAD_NOTICE = "Player 2: connect a gamepad"
 NOTICE_LINES_ABOVE_CENTRE = 2.0
 """A notice sits this many of its own lines above the view's middle, clear of the
 crosshair."""

@@ -5,7 +5,7 @@ left stick as six menu actions (up, down, left, right, activate, back).
 hands each press to a callback; :class:`PadMenuReader` reads every connected pad once a
 frame and turns newly pressed buttons, and the left stick pushed past its threshold (held:
 repeating after a delay), into the same actions. Which widget an action moves or presses
-is the view's business (:mod:`game.menus.focus`).
+is the menus' business (:mod:`game.menus.focus`).
 """
 
 from __future__ import annotations
