@@ -183,7 +183,7 @@ def build_app(size: tuple[int, int], bots: int):
     from game.app import TankBattleApp
     from game.sim.session import GameOptions
     from game.window_config import load_window_config
-    from game.windowed_run import WindowedRun
+    from game.runs.windowed_run import WindowedRun
     config = load_window_config()
     window = replace(config.view.window, width_px=size[0], height_px=size[1])
     config = replace(config, view=replace(config.view, window=window))

@@ -21,7 +21,7 @@ from typing import Callable
 
 from bench.soak_watch import SETTLE_MINUTES, RandomDriver, SoakResult, watch
 from game.config import CONFIG_DIR, load_config
-from game.online import identity
+from game.runs.online import identity
 from game.sim.net.client import Joining, JoinRequest, NetClient
 from game.sim.net.link import Endpoint
 from game.sim.net.server import GameServer

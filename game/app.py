@@ -43,6 +43,7 @@ from game.input.keyboard import ActionKeys, KeyboardSpec, PandaKeyCapture
 from game.input.pad_input import PandaPads
 from game.input.player_input import LocalInputs, mouse_in_window
 from game.input.rebinding import UserBindings
+from game.runs.windowed_run import WindowedRun
 from game.sim.controls import Controls
 from game.sim.local_players import SECOND_PLAYER
 from game.sim.net.shown import ClientLoop, ClientSession
@@ -59,7 +60,6 @@ from game.view.session_view import SessionView, SessionViewSpecs
 from game.view.window import (WITHOUT_A_DISPLAY, configure_window, panda_lines_held,
                               require_display)
 from game.window_config import WindowConfig
-from game.windowed_run import WindowedRun
 
 class TankBattleApp(ShowBase):
     """Wires the session, its views, the devices and the menu; runs the frame loop."""

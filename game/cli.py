@@ -17,25 +17,23 @@ from common import compiled
 from common.errors import CommandLineError, UserError, whole_number
 from common.logs import (DEFAULT_LEVEL, LEVELS, configure_logging, default_log_file, parse_level,
                        record_crash, reset_logging)
-from common.settings import autosave_path
 from game import __version__
 from game.config import CONFIG_DIR, load_config
+from game.runs.headless import DEFAULT_HEADLESS_SECONDS, header_for, run_headless
+from game.runs.windowed_run import DEFAULT_OFFSCREEN_SECONDS
 from game.sim.ai import DIFFICULTIES
 from game.sim.arena import GEARBOXES
 from game.sim.battle import rounds_limits
 from game.sim.controls import ScriptedInputs
 from game.sim.local_players import MAX_PLAYERS
 from game.sim.net.link import DEFAULT_PORT
-from game.sim.replay import ReplayHeader, ReplayRecorder, config_digest, game_version, load_replay
-from game.sim.session import GameOptions, GameSession
-from game.sim.step_loop import StepLoop, idle
+from game.sim.replay import config_digest, load_replay
+from game.sim.session import GameOptions
 from game.sim.telemetry import TelemetryWriter
 from game.sim.zone import MODES
 from physics.model.terrain import MapChoice
 
 EXIT_USAGE = 2
-DEFAULT_HEADLESS_SECONDS = 10.0
-DEFAULT_OFFSCREEN_SECONDS = 3.0
 MAX_BOTS = 32
 MAX_NET_PLAYERS = 64
 
@@ -265,7 +263,7 @@ def run(argv: list[str] | None = None) -> int:
                                   or match_flags_given(argv))
     args.gearbox = player_gearbox(args)
     if args.serve or args.connect:
-        from game.online import run_online  # ENet: only for online play
+        from game.runs.online import run_online  # ENet: only for online play
         return run_online(args)
     if args.headless:
         config = load_config(args.config)
@@ -294,10 +292,11 @@ def run(argv: list[str] | None = None) -> int:
     telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
     try:
         if args.headless:
-            _run_headless(args, config, options, header_for(options, digest), inputs,
-                          telemetry)
+            run_headless(args, config, options, header_for(options, digest), inputs,
+                         telemetry)
             return 0
-        return _run_windowed(args, config, options, digest, inputs, telemetry)
+        from game.runs.windowed import run_from_command_line  # Panda's window: only then
+        return run_from_command_line(args, config, options, digest, inputs, telemetry)
     finally:
         if telemetry is not None:
             telemetry.close()
@@ -321,62 +320,6 @@ def player_gearbox(args) -> str | None:
     played = not (args.headless or args.offscreen or args.inputs or args.replay
                   or args.seconds is not None)
     return args.gearbox or ("automatic" if played else None)
-
-
-def header_for(options: GameOptions, digest: str) -> ReplayHeader:
-    """A replay's header for a game played with ``options``."""
-    return ReplayHeader(game_version(), digest, options.seed, options.map.text,
-                        options.vehicle, options.bots, 0, options.difficulty or "",
-                        rounds=options.rounds or 0, gearbox=options.gearbox or "",
-                        mode=options.mode)
-
-
-def _run_headless(args, config, options: GameOptions, header: ReplayHeader, inputs,
-                  telemetry) -> None:
-    """No window: the session stepped as fast as it goes (player 2, with no pad without a
-    window, stands still)."""
-    session = GameSession(config.session, options, ReplayRecorder(header))
-    player = ((lambda simulation: inputs.controls_at(simulation.time_s)) if inputs
-              else session.player_brain() or idle)
-    try:
-        StepLoop(session, player, telemetry=telemetry).run_for(
-            args.seconds or DEFAULT_HEADLESS_SECONDS)
-    finally:
-        session.destroy()
-    if args.record:
-        session.recorder.save(args.record)
-
-
-def _run_windowed(args, config, options: GameOptions, digest: str, inputs,
-                  telemetry) -> int:
-    from game.windowed import run_windowed  # Panda's window: only when one opens
-    from game.windowed_run import WindowedRun
-    seconds = args.seconds
-    if seconds is None and args.offscreen:
-        seconds = DEFAULT_OFFSCREEN_SECONDS
-    run = WindowedRun(options, offscreen=args.offscreen, inputs=inputs, telemetry=telemetry,
-                      seconds=seconds, debug_rays=args.debug_rays,
-                      # A replay holds player 1's controls only: a two-player game keeps none.
-                      new_recorder=((lambda played: ReplayRecorder(header_for(played, digest)))
-                                    if args.players == 1 else None),
-                      menu=args.menu, config_dir=args.config)
-    return run_windowed(config, run, screenshot=args.screenshot,
-                        on_quit=_replay_saver(args.record, not run.scripted))
-
-
-def _replay_saver(record: Path | None, interactive: bool):
-    """What to do with a windowed game's replay when it ends: save it where --record says,
-    or (a game played by hand) in the user's data folder, warning if that fails."""
-    def save(recorder: ReplayRecorder) -> None:
-        if record is not None:
-            recorder.save(record)
-        elif interactive:
-            path = autosave_path()
-            try:
-                recorder.save(path)
-            except UserError as error:  # the game is over; losing its replay is not fatal
-                log.warning("replay not saved: %s", error)
-    return save
 
 
 def main(argv: list[str] | None = None) -> int:

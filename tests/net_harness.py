@@ -22,7 +22,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 from game.config import CONFIG_DIR
-from game.online import identity
+from game.runs.online import identity
 from game.sim.controls import Controls
 from game.sim.net.client import Joining, JoinRequest, NetClient
 from game.sim.net.link import Endpoint

@@ -12,7 +12,7 @@ RESTART = """
 from panda3d.core import loadPrcFileData
 loadPrcFileData("", "audio-library-name null")
 from game.app import TankBattleApp
-from game.windowed_run import WindowedRun
+from game.runs.windowed_run import WindowedRun
 from game.sim.controls import ScriptedInputs
 from game.sim.session import GameOptions
 from game.window_config import load_window_config

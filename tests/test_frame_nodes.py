@@ -22,7 +22,7 @@ from game.sim.controls import ScriptedInputs
 from game.sim.events import Damage, Destroyed
 from game.sim.session import GameOptions
 from game.window_config import load_window_config
-from game.windowed_run import WindowedRun
+from game.runs.windowed_run import WindowedRun
 
 WARM_UP_FRAMES, FRAMES = 40, 60
 LOFT_RAD = 0.3

@@ -56,7 +56,7 @@ from game.app import TankBattleApp
 from game.sim.session import GameOptions
 from game.menus.title_menu import JoinForm
 from game.window_config import load_window_config
-from game.windowed_run import WindowedRun
+from game.runs.windowed_run import WindowedRun
 from physics.model.terrain import MapChoice
 
 config_dir, port, wait_most_s = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])

@@ -175,9 +175,9 @@ def test_bad_online_flags_are_one_line_and_exit_2(run_cli, args, said):
 
 
 def test_without_pyenet_the_online_flags_say_how_to_get_it(monkeypatch, capsys):
-    import game.online
+    import game.runs.online
     from game.cli import main
-    monkeypatch.setattr(game.online, "enet_available", lambda: False)
+    monkeypatch.setattr(game.runs.online, "enet_available", lambda: False)
     assert main(["--serve", "--seconds", "1"]) == EXIT_USAGE
     assert "pip install pyenet" in capsys.readouterr().err
 

@@ -21,10 +21,10 @@ from panda3d.core import loadPrcFileData
 loadPrcFileData("", "audio-library-name null")
 from game.app import TankBattleApp
 from game.cli import build_parser, player_gearbox
-from game.online import connect
+from game.runs.online import connect
 from game.sim.net.shown import ClientSession
 from game.window_config import load_window_config
-from game.windowed_run import WindowedRun
+from game.runs.windowed_run import WindowedRun
 
 port, gearbox = sys.argv[1], sys.argv[2:]
 args = build_parser().parse_args(["--connect", "127.0.0.1:" + port, "--name", "alpha",

@@ -22,7 +22,7 @@ from panda3d.core import loadPrcFileData
 loadPrcFileData("", "audio-library-name null")
 from game.app import TankBattleApp
 from game.sim.session import GameOptions
-from game.windowed_run import WindowedRun
+from game.runs.windowed_run import WindowedRun
 from game.window_config import load_window_config
 
 app = TankBattleApp(load_window_config(sys.argv[1]), WindowedRun(

@@ -104,20 +104,20 @@ def test_replay_and_inputs_together_are_refused(recorded, run_cli):
 
 
 def test_a_game_played_by_hand_saves_its_replay_in_the_data_folder(tmp_path, monkeypatch, caplog):
-    from game.cli import _replay_saver
+    from game.runs.windowed import replay_saver
     from game.sim.controls import Controls
     from game.sim.replay import ReplayHeader, ReplayRecorder
     monkeypatch.setenv("TANK_BATTLE_DATA_HOME", str(tmp_path / "data"))
     recorder = ReplayRecorder(ReplayHeader("0.1.0", "digest", 1, "desert", "tank", 0, 0))
     recorder.record(0, Controls(throttle=1.0))
-    _replay_saver(None, interactive=True)(recorder)
+    replay_saver(None, interactive=True)(recorder)
     saved = list((tmp_path / "data" / "replays").glob("*.replay"))
     assert len(saved) == 1 and json.loads(saved[0].read_text())["steps"] == 1
-    _replay_saver(None, interactive=False)(recorder)  # scripted runs keep nothing
+    replay_saver(None, interactive=False)(recorder)  # scripted runs keep nothing
     assert len(list((tmp_path / "data" / "replays").glob("*.replay"))) == 1
     blocker = tmp_path / "blocked"
     blocker.write_text("a file where the folder should be")
     monkeypatch.setenv("TANK_BATTLE_DATA_HOME", str(blocker))
-    _replay_saver(None, interactive=True)(recorder)  # cannot save: one warning, no crash
+    replay_saver(None, interactive=True)(recorder)  # cannot save: one warning, no crash
     warnings = [record for record in caplog.records if record.levelname == "WARNING"]
     assert len(warnings) == 1 and "replay not saved" in warnings[0].getMessage()

@@ -17,7 +17,7 @@ from panda3d.core import loadPrcFileData
 loadPrcFileData("", "audio-library-name null")
 from dataclasses import replace
 from game.app import TankBattleApp
-from game.windowed_run import WindowedRun
+from game.runs.windowed_run import WindowedRun
 from game.sim.session import GameOptions
 from game.window_config import load_window_config
 

@@ -183,7 +183,7 @@ class FrontDoor:
 def build_front_door(games, parent, config, run, sounds, open_page=None) -> FrontDoor:
     """The title menu on ``parent`` (aspect2d) and its front door, starting ``games``
     (:class:`game.menus.Menus`) in a window on ``config`` started as ``run`` says
-    (:class:`game.windowed_run.WindowedRun`): match setup starts from the command line's
+    (:class:`game.runs.windowed_run.WindowedRun`): match setup starts from the command line's
     options, online play where ENet is installed."""
     from game.menus.hosting import HostedServer
     from game.sim.net.window_join import WindowJoin

@@ -17,7 +17,7 @@ import threading
 from common.resources import is_frozen
 
 READY_PREFIX = "serving on "
-"""The server's first line (game/online.py ``serve``)."""
+"""The server's first line (game/runs/online.py ``serve``)."""
 
 
 class HostingFailed(Exception):

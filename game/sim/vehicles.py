@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
@@ -39,6 +40,83 @@ class AnchorView:
     load_n: np.ndarray
     sliding: np.ndarray
     rest_length_m: float
+
+
+class DrawnVehicle(Protocol):
+    """A vehicle as the window reads it, whoever moves it: a :class:`Vehicle` of the
+    simulation, or a network client's own vehicle as drawn and the others as interpolated
+    (:mod:`game.sim.net.shown`, :mod:`game.sim.net.remote`). Read-only: what draws a vehicle
+    never writes it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> str:
+        """"tank" or "car": which fleet it belongs to, and how it is drawn."""
+
+    @property
+    def spec(self) -> Any:
+        """Its kind's spec: a :class:`~physics.model.tracks.TankSpec` (with the gun and
+        armour that ``aim`` and ``health`` follow) or a :class:`~physics.model.wheels.CarSpec`."""
+
+    @property
+    def fleet(self) -> VehicleFleet:
+        """The fleet of its kind (its constants: where its anchors sit)."""
+
+    @property
+    def current(self) -> BodyState:
+        """Its state after the last step."""
+
+    @property
+    def previous(self) -> BodyState:
+        """Its state after the step before (a frame is drawn between the two)."""
+
+    @property
+    def aim(self) -> GunState | None:
+        """Where its gun points and its reload (None: unarmed)."""
+
+    @property
+    def health(self) -> float | None:
+        """None: it takes no damage."""
+
+    @property
+    def destroyed(self) -> bool: ...
+
+    @property
+    def gear(self) -> str: ...
+
+    @property
+    def rpm(self) -> float: ...
+
+    @property
+    def turret_heading_rad(self) -> float: ...
+
+    @property
+    def gun_elevation_rad(self) -> float: ...
+
+    def anchors(self) -> AnchorView | None:
+        """Its anchors where they meet the ground (None: not known yet)."""
+
+    def wheel_state(self) -> np.ndarray | None:
+        """Rows (compression, steer, spin angle, spin speed) per anchor (None: not known
+        yet)."""
+
+    def track_speeds_mps(self) -> tuple[float, float]:
+        """Ground speed along the hull under the left and right tracks (+ forward)."""
+
+
+class PlayerVehicle(DrawnVehicle, Protocol):
+    """A vehicle a person at this window drives, as the window reads it: besides what is
+    drawn, its slot in its fleet (the gearbox's arrays, which the HUD reads) and its body
+    (which its own sight lines and its crosshair's shell path pass through)."""
+
+    @property
+    def index(self) -> int:
+        """Its row in its fleet's arrays."""
+
+    @property
+    def body(self) -> BulletRigidBodyNode: ...
 
 
 class Vehicle:

@@ -439,7 +439,7 @@ class NetClient:
         record["ping_ms"] = round(self.ping_ms, 1)
         record["remote"] = [{"name": remote.name, "tick": round(remote.shown_tick, 3),
                              "pos": rounded(remote.current.position_ws)}
-                            for remote in self.remotes.values() if remote.current is not None]
+                            for remote in self.remotes.values() if remote.posed]
         return record
 
     def close(self) -> None:

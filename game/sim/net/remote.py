@@ -39,6 +39,8 @@ def _state(position: list[float], orientation: list[float], velocity: list[float
 
 _STILL = np.zeros(3)
 _STILL.setflags(write=False)
+WHEEL_STATE_ROWS = 4
+"""A wheel state's rows: compression, steer, spin angle and spin speed."""
 
 
 def _angle_between(start: float, end: float, alpha: float) -> float:
@@ -82,8 +84,8 @@ class RemoteVehicle:
         self.jump_mps = jump_mps
         """Between two snapshots faster than this, it was set down elsewhere (a round's
         start): shown where it was until the later one, then there, never slid between."""
-        self.current: BodyState | None = None
-        self.previous: BodyState | None = None
+        self._pose: tuple[BodyState, BodyState] | None = None
+        """Its drawn previous and current states (None: not shown yet)."""
         self.shown_tick: float | None = None
         """The (fractional) server tick the drawn pose shows."""
         self.aim = GunState() if hasattr(self.spec, "gun") else None
@@ -110,8 +112,27 @@ class RemoteVehicle:
         position, orientation, velocity = self._pose_at(render_tick, step_s,
                                                         extrapolation_most_s)
         state = _state(position, orientation, velocity)
-        self.previous = self.current if self.current is not None else state
-        self.current = state
+        self._pose = (self._pose[1] if self._pose is not None else state), state
+
+    @property
+    def posed(self) -> bool:
+        """Whether it has been shown yet: only then is it drawn, and has a pose to read."""
+        return self._pose is not None
+
+    @property
+    def current(self) -> BodyState:
+        """Where it is drawn now (once :attr:`posed`)."""
+        return self._shown_pose()[1]
+
+    @property
+    def previous(self) -> BodyState:
+        """Where it was drawn the step before (once :attr:`posed`)."""
+        return self._shown_pose()[0]
+
+    def _shown_pose(self) -> tuple[BodyState, BodyState]:
+        if self._pose is None:
+            raise LookupError(f"{self.name} has not been shown yet: it has no pose")
+        return self._pose
 
     def _pose_at(self, render_tick: float, step_s: float, extrapolation_most_s: float):
         """Position, orientation and velocity at ``render_tick``: between the snapshots
@@ -167,7 +188,7 @@ class RemoteVehicle:
         """Its anchors as drawn: each ray down from the drawn hull to the terrain under it
         (not simulated here: only where its wheels and tracks meet the ground, and the
         dust they raise)."""
-        if self.current is None:
+        if self._pose is None:
             return None
         if self._anchors is None or self._anchors[0] is not self.current:
             self._anchors = (self.current, self._cast_anchors(self.current))
@@ -196,7 +217,7 @@ class RemoteVehicle:
         anchors = self.anchors()
         count = len(self.fleet.constants.position_bs)
         if anchors is None:
-            return np.zeros((4, count))
+            return np.zeros((WHEEL_STATE_ROWS, count))
         radius_m = max(float(self.fleet.constants.wheel_radius_m), 1e-3)
         spin_rad_s = self.current.forward_speed_mps() / radius_m
         self._spin_angle_rad = (self._spin_angle_rad + spin_rad_s * self._step_s) % math.tau
@@ -204,7 +225,7 @@ class RemoteVehicle:
                          np.full(count, self._spin_angle_rad), np.full(count, spin_rad_s)])
 
     def track_speeds_mps(self) -> tuple[float, float]:
-        if self.current is None:
+        if self._pose is None:
             return 0.0, 0.0
         speed = self.current.forward_speed_mps()
         return speed, speed

@@ -19,27 +19,46 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
+from panda3d.bullet import BulletRigidBodyNode
 
+from game.sim.combat import Plate
 from game.sim.controls import Controls
 from game.sim.events import Event, Hit, RoundEnd, RoundStart, Shot
 from game.sim.net.client import NetClient, ServerGone
 from game.sim.net.protocol import Scoreboard
+from game.sim.replay import ReplayRecorder
+from game.sim.simulation import Simulation
+from game.sim.spotting import SightScreens
 from game.sim.telemetry import TelemetryWriter
-from physics.model.ballistics import gun_axes
+from game.sim.vehicles import AnchorView, DrawnVehicle, PlayerVehicle, Vehicle
+from game.sim.zone import CaptureZone
+from physics.bullet.fleet import VehicleFleet
+from physics.bullet.world import PhysicsWorld
+from physics.model.ballistics import GunState, gun_axes
 from physics.model.pose import BodyState
+from physics.model.rocks import Rock
+from physics.model.terrain import TerrainBase
 
 
 class ShownOwn:
     """Our vehicle where it is drawn: the predicted one, shifted by the correction that is
-    fading out. Anything else is the vehicle's own."""
+    fading out. Everything else it says is the predicted vehicle's own."""
 
     def __init__(self, client: NetClient):
         self._client = client
-        self.current: BodyState = self._shifted(client.simulation.player.current)
+        self.current: BodyState = self._shifted(self._vehicle.current)
         self.previous: BodyState = self.current
+
+    @property
+    def _vehicle(self) -> Vehicle:
+        """The predicted vehicle (the client's simulation's player)."""
+        vehicle = self._client.simulation.player
+        if vehicle is None:  # the client's session is built with our vehicle as its player
+            raise RuntimeError("a network client's simulation without our vehicle")
+        return vehicle
 
     def _shifted(self, state: BodyState) -> BodyState:
         return replace(state, position_ws=state.position_ws + self._client.prediction.offset_ws)
@@ -47,36 +66,150 @@ class ShownOwn:
     def update(self) -> None:
         """After a step: the drawn pose moves on."""
         self.previous = self.current
-        self.current = self._shifted(self._client.simulation.player.current)
+        self.current = self._shifted(self._vehicle.current)
 
-    def __getattr__(self, name: str):
-        return getattr(self._client.simulation.player, name)
+    # ----- the predicted vehicle's own (what a window reads of a player's vehicle) ----------
+
+    @property
+    def name(self) -> str:
+        return self._vehicle.name
+
+    @property
+    def kind(self) -> str:
+        return self._vehicle.kind
+
+    @property
+    def spec(self) -> Any:
+        return self._vehicle.spec
+
+    @property
+    def fleet(self) -> VehicleFleet:
+        return self._vehicle.fleet
+
+    @property
+    def index(self) -> int:
+        return self._vehicle.index
+
+    @property
+    def body(self) -> BulletRigidBodyNode:
+        return self._vehicle.body
+
+    @property
+    def aim(self) -> GunState | None:
+        return self._vehicle.aim
+
+    @property
+    def health(self) -> float | None:
+        return self._vehicle.health
+
+    @property
+    def destroyed(self) -> bool:
+        return self._vehicle.destroyed
+
+    @property
+    def gear(self) -> str:
+        return self._vehicle.gear
+
+    @property
+    def rpm(self) -> float:
+        return self._vehicle.rpm
+
+    @property
+    def turret_heading_rad(self) -> float:
+        return self._vehicle.turret_heading_rad
+
+    @property
+    def gun_elevation_rad(self) -> float:
+        return self._vehicle.gun_elevation_rad
+
+    def anchors(self) -> AnchorView | None:
+        return self._vehicle.anchors()
+
+    def wheel_state(self) -> np.ndarray | None:
+        return self._vehicle.wheel_state()
+
+    def track_speeds_mps(self) -> tuple[float, float]:
+        return self._vehicle.track_speeds_mps()
 
 
 class ShownWorld:
-    """The client's simulation with everyone it draws in ``vehicles``."""
+    """The client's simulation with everyone it draws in ``vehicles``: what a window reads
+    of a network game (:class:`~game.sim.interfaces.DrawnSimulation`). The ground, the
+    rocks, the plates, the clock and the physics world are the client's own simulation's."""
 
     def __init__(self, client: NetClient):
         self._client = client
         self.player = ShownOwn(client)
         self.traces = ShellTraces(self, client.simulation.gravity_m_s2)
+        self._roster: tuple[DrawnVehicle, ...] = ()
+        self._roster_revision = 0
+
+    @property
+    def _simulation(self) -> Simulation:
+        return self._client.simulation
 
     @property
     def shells(self) -> list[ShellTrace]:
         return self.traces.shells
 
     @property
-    def vehicles(self) -> list:
-        shown = [self.player]
-        shown += [remote for remote in self._client.remotes.values()
-                  if remote.current is not None]
+    def vehicles(self) -> list[DrawnVehicle]:
+        """Our vehicle as drawn, then every other one the server has shown us."""
+        shown: list[DrawnVehicle] = [self.player]
+        shown += [remote for remote in self._client.remotes.values() if remote.posed]
         return shown
 
-    def vehicle_named(self, name: str):
+    @property
+    def roster_revision(self) -> int:
+        """Counts the changes to who is drawn (another joined or left, or was shown for the
+        first time): a list of vehicles kept from before is still whole while it is
+        unchanged."""
+        roster = tuple(self.vehicles)
+        if roster != self._roster:  # the same vehicles, by identity, in the same order
+            self._roster = roster
+            self._roster_revision += 1
+        return self._roster_revision
+
+    def vehicle_named(self, name: str) -> DrawnVehicle | None:
         return next((vehicle for vehicle in self.vehicles if vehicle.name == name), None)
 
-    def __getattr__(self, name: str):
-        return getattr(self._client.simulation, name)
+    def predicted_impact(self, vehicle: PlayerVehicle, max_time_s: float | None = None,
+                         make_tiles: bool = True) -> np.ndarray | None:
+        """Where a shell ``vehicle`` fired now would land, in the client's world (see
+        :meth:`Simulation.predicted_impact`)."""
+        return self._simulation.predicted_impact(vehicle, max_time_s, make_tiles)
+
+    @property
+    def plates(self) -> list[Plate]:
+        return self._simulation.plates
+
+    @property
+    def rocks(self) -> list[Rock]:
+        return self._simulation.rocks
+
+    @property
+    def terrain(self) -> TerrainBase:
+        return self._simulation.terrain
+
+    @property
+    def time_s(self) -> float:
+        return self._simulation.time_s
+
+    @property
+    def step_s(self) -> float:
+        return self._simulation.step_s
+
+    @property
+    def seed(self) -> int:
+        return self._simulation.seed
+
+    @property
+    def world(self) -> PhysicsWorld:
+        return self._simulation.world
+
+    @property
+    def sight_screens(self) -> SightScreens:
+        return self._simulation.sight_screens
 
 
 @dataclass(eq=False)
@@ -147,9 +280,12 @@ class ScoreRow:
 
 
 class OnlineBattle:
-    """Round and score as the server tells them; who is a bot; the scoreboard."""
+    """Round and score as the server tells them; who is a bot; the scoreboard: what a window
+    reads of a network game's battle (:class:`~game.sim.interfaces.DrawnBattle`)."""
 
     online = True
+    zone: CaptureZone | None = None
+    """The server keeps any capture zone: a client draws none."""
 
     def __init__(self, client: NetClient):
         self._client = client
@@ -164,6 +300,11 @@ class OnlineBattle:
         others = list(self._client.remotes.values())
         bots = [remote for remote in others if not remote.human]
         return {remote.name: None for remote in (bots or others)}
+
+    @property
+    def free_for_all(self) -> bool:
+        """No bots among the others: every player for themselves (the score is by name)."""
+        return all(remote.human for remote in self._client.remotes.values())
 
     @property
     def ping_ms(self) -> float:
@@ -185,7 +326,8 @@ class OnlineBattle:
 
 
 class ClientSession:
-    """What the window draws of a network game, in a game session's shape."""
+    """What the window draws of a network game, in a game session's shape
+    (:class:`~game.sim.interfaces.DrawnSession`)."""
 
     def __init__(self, client: NetClient):
         self.client = client
@@ -193,8 +335,17 @@ class ClientSession:
         self.battle = OnlineBattle(client)
         self.specs = client.session.specs
         self.options = client.session.options
-        self.recorder = None
+        self.recorder: ReplayRecorder | None = None
+        """Online play is not recorded: a replay is a local game's."""
         client.on_scoreboard = self.battle.on_scoreboard
+
+    def player_brain(self) -> None:
+        """Online a person drives: no bot brain drives a window's vehicle."""
+        return None
+
+    def restarted(self, recorder: ReplayRecorder | None = None) -> None:
+        """None: the server runs the rounds and matches, a window cannot start one afresh."""
+        return None
 
     def destroy(self) -> None:
         self.client.close()
@@ -202,10 +353,11 @@ class ClientSession:
 
 class ClientLoop:
     """Steps a network client in real time from the window's frames, as :class:`StepLoop`
-    steps a local game."""
+    steps a local game (:class:`~game.sim.interfaces.FrameLoop`)."""
 
-    def __init__(self, session: ClientSession, player: Callable[[object], Controls],
-                 telemetry: TelemetryWriter | None = None, clock=time.monotonic):
+    def __init__(self, session: ClientSession, player: Callable[[ShownWorld], Controls],
+                 telemetry: TelemetryWriter | None = None,
+                 clock: Callable[[], float] = time.monotonic):
         self.session = session
         self.client = session.client
         self._player = player
@@ -228,8 +380,9 @@ class ClientLoop:
     def subscribe(self, listener: Callable[[list[Event]], None]) -> None:
         self._listeners.append(listener)
 
-    def advance(self, _frame_s: float) -> int:
-        """Read the network; take the steps due by the clock. Returns how many."""
+    def advance(self, frame_s: float) -> int:
+        """Read the network; take the steps due by the clock (its own, not ``frame_s``:
+        the server's steps go by in real time). Returns how many."""
         client = self.client
         client.receive()
         now_s = self._clock()

@@ -1,5 +1,5 @@
 """Joining a server from the title menu, a poll a frame, so the window keeps drawing
-(``--connect`` joins before the window opens: :mod:`game.online`)."""
+(``--connect`` joins before the window opens: :mod:`game.runs.online`)."""
 
 from __future__ import annotations
 

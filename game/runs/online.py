@@ -117,8 +117,8 @@ def run_headless_client(args) -> int:
 
 def run_windowed_client(args) -> int:
     """A window on a server's game: joined first (a refusal is one line, exit 2)."""
-    from game.windowed import run_windowed  # Panda's window: only when one opens
-    from game.windowed_run import WindowedRun
+    from game.runs.windowed import run_windowed  # Panda's window: only when one opens
+    from game.runs.windowed_run import WindowedRun
     from game.sim.net.shown import ClientSession
     from game.window_config import load_window_config
     config = load_window_config(args.config)

@@ -13,6 +13,9 @@ from game.sim.replay import ReplayRecorder
 from game.sim.session import GameOptions
 from game.sim.telemetry import TelemetryWriter
 
+DEFAULT_OFFSCREEN_SECONDS = 3.0
+"""An offscreen run with no ``--seconds`` runs this long: nobody is there to close it."""
+
 
 @dataclass(frozen=True)
 class WindowedRun:

@@ -8,12 +8,15 @@ import logging
 from pathlib import Path
 from typing import Callable
 
-from common.settings import UserSettings
+from common.errors import UserError
+from common.settings import UserSettings, autosave_path
 from game.app import TankBattleApp
 from game.input.rebinding import UserBindings
+from game.runs.headless import header_for
+from game.runs.windowed_run import DEFAULT_OFFSCREEN_SECONDS, WindowedRun
 from game.sim.replay import ReplayRecorder
+from game.sim.session import GameOptions
 from game.window_config import WindowConfig
-from game.windowed_run import WindowedRun
 
 log = logging.getLogger(__name__)
 
@@ -53,3 +56,34 @@ def _log_window(app: TankBattleApp, offscreen: bool) -> None:
              "offscreen buffer" if offscreen else "window", app.win.getXSize(),
              app.win.getYSize(), graphics.getDriverVersion(), graphics.getDriverRenderer(),
              graphics.getDriverVendor())
+
+
+def run_from_command_line(args, config, options: GameOptions, digest: str, inputs,
+                          telemetry) -> int:
+    """The window (or offscreen buffer) the command line asked for; its exit status."""
+    seconds = args.seconds
+    if seconds is None and args.offscreen:
+        seconds = DEFAULT_OFFSCREEN_SECONDS
+    run = WindowedRun(options, offscreen=args.offscreen, inputs=inputs, telemetry=telemetry,
+                      seconds=seconds, debug_rays=args.debug_rays,
+                      # A replay holds player 1's controls only: a two-player game keeps none.
+                      new_recorder=((lambda played: ReplayRecorder(header_for(played, digest)))
+                                    if args.players == 1 else None),
+                      menu=args.menu, config_dir=args.config)
+    return run_windowed(config, run, screenshot=args.screenshot,
+                        on_quit=replay_saver(args.record, not run.scripted))
+
+
+def replay_saver(record: Path | None, interactive: bool):
+    """What to do with a windowed game's replay when it ends: save it where --record says,
+    or (a game played by hand) in the user's data folder, warning if that fails."""
+    def save(recorder: ReplayRecorder) -> None:
+        if record is not None:
+            recorder.save(record)
+        elif interactive:
+            path = autosave_path()
+            try:
+                recorder.save(path)
+            except UserError as error:  # the game is over; losing its replay is not fatal
+                log.warning("replay not saved: %s", error)
+    return save
