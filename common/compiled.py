@@ -16,13 +16,21 @@ the caches (``find physics game -name '*.nb[ic]' -delete``) or the loop runs the
 from __future__ import annotations
 
 import logging
-
-try:
-    from numba import njit
-except ImportError:
-    njit = None
+from typing import Any, Callable
 
 log = logging.getLogger(__name__)
+
+
+def _numba_njit() -> Callable[..., Any] | None:
+    """numba's ``njit`` decorator, or None where numba is not installed."""
+    try:
+        from numba import njit
+    except ImportError:
+        return None
+    return njit
+
+
+njit = _numba_njit()
 
 
 def _probe() -> None:
@@ -58,7 +66,7 @@ def compiled(function, *, inline: bool = False):
     """``function`` compiled to machine code (cached on disk beside its module) where numba
     is installed and can cache; None where not. ``inline``: a stage of a compiled loop,
     compiled into each loop that calls it rather than on its own."""
-    if not AVAILABLE:
+    if not AVAILABLE or njit is None:
         return None
     if inline:
         return njit(inline="always", **_OPTIONS)(function)

@@ -110,7 +110,7 @@ def configure_logging(level: str = DEFAULT_LEVEL, log_file: Path | None = None,
         for handler in handlers:
             logger.addHandler(handler)
     _installed.extend(handlers)
-    if file_handler is None:
+    if file_handler is None or log_file is None:  # no file asked for, or none opened
         return None
     _route_panda_notify(Path(log_file))
     return Path(log_file)

@@ -121,6 +121,7 @@ def user_folder(kind: str, environ=None, platform: str | None = None,
     override = OVERRIDE_ENV if kind == "config" else DATA_OVERRIDE_ENV
     if environ.get(override):
         return Path(environ[override])
+    fallback: tuple[str, ...]  # the folder under home where the variable is not set
     if platform.startswith("win"):
         variable, fallback = (("APPDATA", ("AppData", "Roaming")) if kind == "config"
                               else ("LOCALAPPDATA", ("AppData", "Local")))

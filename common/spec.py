@@ -80,7 +80,7 @@ def _check_value(field: dataclasses.Field, field_type: Any, key: str, value: Any
         if not isinstance(value, str) or (choices and value not in choices):
             expected = "one of " + ", ".join(repr(c) for c in choices) if choices else "a string"
             raise SpecError(key, value, expected)
-    elif dataclasses.is_dataclass(field_type):
+    elif isinstance(field_type, type) and dataclasses.is_dataclass(field_type):
         if not isinstance(value, field_type):
             raise SpecError(key, value, "a table")
     elif typing.get_origin(field_type) is tuple:
@@ -107,7 +107,7 @@ def validate_spec(spec: Any, prefix: str = "") -> None:
 
 def _convert(field: dataclasses.Field, field_type: Any, key: str, value: Any) -> Any:
     """Turn a parsed TOML value into the field's Python type (tables to specs)."""
-    if dataclasses.is_dataclass(field_type):
+    if isinstance(field_type, type) and dataclasses.is_dataclass(field_type):
         if not isinstance(value, dict):
             raise SpecError(key, value, "a table")
         return build_spec(field_type, value, prefix=key + ".")

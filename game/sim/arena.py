@@ -20,10 +20,10 @@ from physics.bullet.terrain_tiles import StreamedColliders
 from physics.bullet.world import PhysicsWorld
 from physics.model.craters import CraterSpec, checked_crater
 from physics.model.gearbox import GearboxSpec
-from physics.model.rocks import RockSpec, scatter_rocks
+from physics.model.rocks import Rock, RockSpec, scatter_rocks
 from common.spec import Spec, tuning
 from physics.model.stepping import SimulationSpec
-from physics.model.terrain import MapChoice, TerrainSpec, build_terrain
+from physics.model.terrain import MapChoice, Terrain, TerrainSpec, build_terrain
 from physics.model.tile_rocks import TileRocks
 from physics.model.tiled_terrain import TiledTerrain
 from physics.model.tracks import TankSpec
@@ -63,7 +63,7 @@ class Arena:
 
     def __init__(self, specs: WorldSpecs, map_choice: MapChoice, seed: int):
         self.world = PhysicsWorld(specs.simulation)
-        self.terrain = build_terrain(map_choice, specs.terrain, seed)
+        self.terrain = terrain = build_terrain(map_choice, specs.terrain, seed)
         self._desert = map_choice.kind == "desert"
         self.colliders: StreamedColliders | None = None
         """A big desert's colliders, streamed round what moves (None: one for the map)."""
@@ -73,16 +73,14 @@ class Arena:
         }
         self.spawn_points = [(0.0, 0.0)]
         """Where the player starts (x, y): the map's centre, or the range's firing line."""
-        if isinstance(self.terrain, TiledTerrain):
+        if isinstance(terrain, TiledTerrain):
             desert = specs.terrain.desert
-            self.terrain.scatter_rocks(TileRocks(
-                self.terrain.field, specs.rocks, seed, specs.rocks.count / desert.size_m ** 2,
+            terrain.scatter_rocks(TileRocks(
+                terrain.field, specs.rocks, seed, specs.rocks.count / desert.size_m ** 2,
                 self.spawn_points))
-            self.colliders = StreamedColliders(self.world, self.terrain,
-                                               list(self.fleets.values()))
+            self.colliders = StreamedColliders(self.world, terrain, list(self.fleets.values()))
         else:
-            self._collider = self.world.add_body(terrain_collider(self.terrain),
-                                                 owner=self.terrain)
+            self._collider = self.world.add_body(terrain_collider(terrain), owner=terrain)
         self.crater_spec: CraterSpec | None = (specs.terrain.craters if self._desert
                                                else None)
         """How shells dig into this map's sand (None: they do not, off the deserts)."""
@@ -94,18 +92,20 @@ class Arena:
                                   + range_spec.spawn_from_edge_m)]
             self.plates = build_plates(self.world, range_spec, self.spawn_points[0],
                                        float(self.terrain.height_at(*self.spawn_points[0])))
-        self._rocks = (scatter_rocks(self.terrain, specs.rocks, seed, self.spawn_points)
-                       if map_choice.kind == "desert" and self.colliders is None else [])
-        for number, rock in enumerate(self._rocks):
-            self.terrain.paint_surface(rock.position_ws[0], rock.position_ws[1],
-                                       rock.radius_m * specs.rocks.rock_ground_scale, "rock")
-            body = make_rock_body(rock, f"rock-{number}")
-            self.world.add_body(body, owner=rock)
-            for fleet in self.fleets.values():
-                fleet.add_obstacle(body, rock.box_bs())
+        self._rocks: list[Rock] = []
+        """The 512 m desert's rocks (a big desert's come and go with its tiles)."""
+        if map_choice.kind == "desert" and isinstance(terrain, Terrain):
+            self._rocks = scatter_rocks(terrain, specs.rocks, seed, self.spawn_points)
+            for number, rock in enumerate(self._rocks):
+                terrain.paint_surface(rock.position_ws[0], rock.position_ws[1],
+                                      rock.radius_m * specs.rocks.rock_ground_scale, "rock")
+                body = make_rock_body(rock, f"rock-{number}")
+                self.world.add_body(body, owner=rock)
+                for fleet in self.fleets.values():
+                    fleet.add_obstacle(body, rock.box_bs())
 
     @property
-    def rocks(self) -> list:
+    def rocks(self) -> list[Rock]:
         """The rocks in the world: all of the map's, or a big desert's near what moves."""
         return self._rocks if self.colliders is None else self.colliders.rocks
 
@@ -148,7 +148,7 @@ class Arena:
             boxes.append(self.terrain.fill_oldest())
         if self.colliders is not None:
             self.colliders.refresh(boxes)
-        else:
+        elif isinstance(self.terrain, Terrain):  # a whole map: its one collider made anew
             self.world.remove_body(self._collider)
             self._collider = self.world.add_body(terrain_collider(self.terrain),
                                                  owner=self.terrain)
@@ -156,6 +156,7 @@ class Arena:
     def destroy(self) -> None:
         if self.colliders is not None:  # first: its rocks leave the fleets too
             self.colliders.destroy()
+        if isinstance(self.terrain, TiledTerrain):  # its tile maker stops
             self.terrain.destroy()
         for fleet in self.fleets.values():
             fleet.destroy()

@@ -28,7 +28,7 @@ from game.sim.controls import Controls
 from game.sim.events import DRAW, Event, MatchEnd, RoundEnd, RoundStart, ZoneCaptured
 from game.sim.match_stats import MatchStats
 from game.sim.search import SearchGoal
-from game.sim.simulation import Simulation
+from game.sim.simulation import Driver, Simulation
 from game.sim.zone import ZONE_MODE, CaptureZone, ZoneSpec
 
 BOT_STREAM = 0xB075
@@ -69,7 +69,15 @@ class _Sides(NamedTuple):
 
 
 class Battle:
-    """The simulation plus bots, sides, rounds and score."""
+    """The simulation plus bots, sides, rounds and score
+    (:class:`~game.sim.interfaces.DrawnBattle`)."""
+
+    online = False
+    """A local game's rules, run here (a network client's are the server's)."""
+    ping_ms: float | None = None
+    """No server to reach: no round trip."""
+    board: list | None = None
+    """No server's scoreboard (the match's figures are :attr:`stats`)."""
 
     def __init__(self, simulation: Simulation, spec: BattleSpec, ai: AISpec, bots: int,
                  free_for_all: bool = False, rounds: int | None = None,
@@ -103,6 +111,7 @@ class Battle:
         self._sides: _Sides | None = None
         """Each side's vehicles as :meth:`_side` last gathered them."""
         player = simulation.player
+        centre: np.ndarray | tuple[float, float]  # the bots start in a ring round it
         if player is not None:
             centre = player.current.position_ws
             self.spawns[player.name] = (centre[0], centre[1],
@@ -230,7 +239,7 @@ class Battle:
             return bot.controls(simulation, me, self.target_of(me), self.zone_goal)
         return controls
 
-    def brain_for(self, name: str, ai: AISpec):
+    def brain_for(self, name: str, ai: AISpec) -> Driver:
         """A bot brain for a vehicle of the player's side (``--player-ai``): the controls
         function of ``name``, fighting the nearest bot still in the fight."""
         brain = Bot(ai, np.random.default_rng([self.simulation.seed, PLAYER_BRAIN_STREAM]))

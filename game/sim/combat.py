@@ -20,13 +20,13 @@ from common.spec import Spec, SpecError, tuning
 from game.sim.controls import Controls
 from game.sim.events import CraterDug, Damage, Destroyed, Event, Hit, Shot
 from game.sim.spotting import hull_middle_ws
-from game.sim.vehicles import Vehicle
+from game.sim.vehicles import PlayerVehicle, Vehicle
 from physics.bullet.bodies import make_plate_body
 from physics.bullet.shells import Shell, ShellHit, ShellSystem, predicted_impact, splash_owners
 from physics.bullet.world import PhysicsWorld
 from physics.model.ballistics import GunSpec, aim_gun, gun_axes, launch_velocity_ws
 from physics.model.craters import CraterSpec, crater_from_hit
-from physics.model.terrain import Terrain
+from physics.model.terrain import TerrainBase
 
 SHOT_STREAM = 0x5407
 """Seeds the random stream of shot dispersion apart from the terrain's and the rocks'."""
@@ -89,7 +89,7 @@ def target_name(target) -> str:
 def angle_factor(normal_ws: np.ndarray, velocity_ws: np.ndarray, ricochet_angle_deg: float
                  ) -> float:
     """Share of impact damage by how squarely the shell met the face (0: it glanced off)."""
-    speed = np.linalg.norm(velocity_ws)
+    speed = float(np.linalg.norm(velocity_ws))
     if speed == 0.0:
         return 1.0
     square = abs(float(normal_ws @ velocity_ws)) / speed  # cosine of the angle from square
@@ -120,30 +120,34 @@ class Combat:
     """The guns of every vehicle and the shells they fire, inside one physics world: shots,
     shells flown and retired, hits turned into damage and wrecks."""
 
-    def __init__(self, world: PhysicsWorld, terrain: Terrain, seed: int, gravity_m_s2: float,
+    def __init__(self, world: PhysicsWorld, terrain: TerrainBase, seed: int, gravity_m_s2: float,
                  crater_spec: CraterSpec | None = None):
         """``crater_spec``: how shells that hit sand dig into it (None: they do not)."""
         self.world = world
         self.terrain = terrain
         self.crater_spec = crater_spec
         self.gravity_m_s2 = gravity_m_s2
-        self.shell_system = ShellSystem(world)
+        self.shell_system: ShellSystem[Vehicle] = ShellSystem(world)
         self.rng = np.random.default_rng([seed, SHOT_STREAM])
 
     @property
-    def shells(self) -> list[Shell]:
+    def shells(self) -> list[Shell[Vehicle]]:
         """Shells in flight (each with ``position_ws`` and ``velocity_ws``)."""
         return self.shell_system.shells
 
     def aim_and_fire(self, vehicle: Vehicle, controls: Controls, time_s: float,
                      step_s: float) -> list[Event]:
-        """Turn an armed vehicle's turret and gun by its controls; fire if asked and loaded."""
-        gun = vehicle.spec.gun
-        aim_gun(vehicle.aim, gun, controls.turret, controls.elevation, step_s)
-        if not (controls.fire and vehicle.aim.reload_left_s == 0.0):
+        """Turn an armed vehicle's turret and gun by its controls; fire if asked and loaded
+        (an unarmed one has nothing to aim)."""
+        aim = vehicle.aim
+        if aim is None:
             return []
-        self.shell_system.fire(vehicle, vehicle.body, vehicle.current, gun, vehicle.aim,
-                               time_s, self.rng)
+        gun = vehicle.spec.gun
+        aim_gun(aim, gun, controls.turret, controls.elevation, step_s)
+        if not (controls.fire and aim.reload_left_s == 0.0):
+            return []
+        self.shell_system.fire(vehicle, vehicle.body, vehicle.current, gun, aim, time_s,
+                               self.rng)
         vehicle.fired_at_s = time_s
         return [Shot(vehicle.name)]
 
@@ -163,7 +167,7 @@ class Combat:
             events += self._crater(hit)
         return events
 
-    def _crater(self, hit: ShellHit) -> list[Event]:
+    def _crater(self, hit: ShellHit[Vehicle]) -> list[Event]:
         """The crater a shell digs where it hit sand (none elsewhere: a hit on the
         terrain above its highest ground is on the wall round the map)."""
         x_m, y_m = float(hit.position_ws[0]), float(hit.position_ws[1])
@@ -176,7 +180,7 @@ class Combat:
                                  float(np.linalg.norm(hit.velocity_ws)))
         return [CraterDug(crater.x_m, crater.y_m, crater.radius_m, crater.depth_m)]
 
-    def _damage_of(self, hit: ShellHit) -> dict[Vehicle, float]:
+    def _damage_of(self, hit: ShellHit[Vehicle]) -> dict[Vehicle, float]:
         """What a hit does to each vehicle: impact damage to the one struck (by how squarely),
         splash to every one the blast reaches (by its distance)."""
         gun = hit.shell.owner.spec.gun
@@ -193,8 +197,9 @@ class Combat:
 
     @staticmethod
     def damage(victim: Vehicle, amount: float, shooter: Vehicle) -> list[Event]:
-        """Take ``amount`` off a tank's health; at zero it is destroyed and becomes a wreck."""
-        if victim.destroyed or amount <= 0.0:
+        """Take ``amount`` off a tank's health; at zero it is destroyed and becomes a wreck
+        (a vehicle without health, a car, takes no damage)."""
+        if victim.destroyed or victim.health is None or amount <= 0.0:
             return []
         victim.health = max(0.0, victim.health - float(amount))
         events: list[Event] = [Damage(victim.name, shooter.name, round(float(amount), 3),
@@ -204,7 +209,7 @@ class Combat:
             events.append(Destroyed(victim.name, shooter.name))
         return events
 
-    def predicted_impact(self, vehicle: Vehicle, max_time_s: float | None = None,
+    def predicted_impact(self, vehicle: PlayerVehicle, max_time_s: float | None = None,
                          make_tiles: bool = True) -> np.ndarray | None:
         """Where a shell the vehicle fired now would land (for the crosshair and the bots'
         fire check), looking at most ``max_time_s`` of flight ahead (default: the shell's

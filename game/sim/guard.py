@@ -15,7 +15,7 @@ import numpy as np
 from game.sim.events import Event, Recovered
 from game.sim.vehicles import Vehicle
 from physics.bullet.fleet import VehicleFleet
-from physics.model.terrain import Terrain
+from physics.model.terrain import TerrainBase
 
 Place = Callable[[Vehicle, float, float, float], None]
 """Sets a vehicle upright on the ground at (x, y), still, facing a heading."""
@@ -28,7 +28,7 @@ BELOW_GROUND = "below the ground"
 class PhysicsGuard:
     """Reads every vehicle's state after a step and recovers the broken ones."""
 
-    def __init__(self, terrain: Terrain, below_ground_limit_m: float, place: Place):
+    def __init__(self, terrain: TerrainBase, below_ground_limit_m: float, place: Place):
         self.terrain = terrain
         self.below_ground_limit_m = below_ground_limit_m
         self.place = place

@@ -16,6 +16,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import game
 from common.errors import UserError
@@ -130,7 +131,7 @@ def _checked_header(path: Path, document: dict, digest: str) -> ReplayHeader:
     """A replay's header, each field checked, and refused unless it plays back the same
     here (this version of the game, these config files)."""
     fields = {field.name: field.type for field in dataclasses.fields(ReplayHeader)}
-    values = {}
+    values: dict[str, Any] = {}  # each a whole number or a string, as its field wants
     for name in fields:
         value = document.get(name, _OPTIONAL.get(name))
         wanted = int if name in ("seed", "bots", "steps", "rounds") else str

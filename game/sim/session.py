@@ -16,7 +16,7 @@ from game.sim.arena import WorldSpecs
 from game.sim.battle import Battle, BattleSpec
 from game.sim.local_players import LocalPlayersSpec, add_second_player
 from game.sim.replay import ReplayRecorder
-from game.sim.simulation import Simulation
+from game.sim.simulation import Driver, Simulation
 from physics.model.terrain import MapChoice
 
 
@@ -63,13 +63,14 @@ class GameOptions:
     session."""
 
 
-START_GEARS = {"automatic": "A"}
-"""The gear the player's vehicles start in, by gearbox (manual: config/game.toml's
+START_GEARS: dict[str | None, str] = {"automatic": "A"}
+"""The gear the player's vehicles start in, by gearbox (manual, or None: config/game.toml's
 ``[spawn] start_gear``)."""
 
 
 class GameSession:
-    """One game: the simulation, its battle and local players, and its replay recorder."""
+    """One game: the simulation, its battle and local players, and its replay recorder
+    (:class:`~game.sim.interfaces.DrawnSession`)."""
 
     def __init__(self, specs: SessionSpecs, options: GameOptions,
                  recorder: ReplayRecorder | None = None):
@@ -90,7 +91,7 @@ class GameSession:
         self.recorder = recorder
         """Keeps the player's controls of every step, when set (a replay)."""
 
-    def player_brain(self):
+    def player_brain(self) -> Driver | None:
         """The player's controls from the bot brain at ``options.player_ai``, fighting the
         nearest bot still in the fight (None: a person drives)."""
         if self.options.player_ai is None or self.simulation.player is None:

@@ -23,7 +23,7 @@ from game.sim.controls import ButtonEdges, Controls
 from game.sim.events import CraterDug, Event, Reset, SwapVehicle
 from game.sim.guard import PhysicsGuard
 from game.sim.spotting import SightScreens
-from game.sim.vehicles import Vehicle, step_events
+from game.sim.vehicles import PlayerVehicle, Vehicle, step_events
 from physics.bullet.bodies import make_hull_body
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.poses import ground_aligned_rotation, set_at_rest
@@ -167,8 +167,8 @@ class Simulation:
         for other in self.vehicles:
             if other.fleet is fleet and other.index > vehicle.index:
                 other.index -= 1
-        for other in self.fleets.values():
-            other.remove_obstacle(vehicle.body)
+        for kind_fleet in self.fleets.values():
+            kind_fleet.remove_obstacle(vehicle.body)
         self.world.remove_body(vehicle.path)
         self.vehicles.remove(vehicle)
         del self._by_name[vehicle.name]
@@ -202,29 +202,27 @@ class Simulation:
         """Take ``amount`` off a tank's health; at zero it is destroyed and becomes a wreck."""
         return self.combat.damage(victim, amount, shooter)
 
-    def predicted_impact(self, vehicle: Vehicle, max_time_s: float | None = None,
+    def predicted_impact(self, vehicle: PlayerVehicle, max_time_s: float | None = None,
                          make_tiles: bool = True) -> np.ndarray | None:
         """Where a shell the vehicle fired now would land (see :meth:`Combat.predicted_impact`)."""
         return self.combat.predicted_impact(vehicle, max_time_s, make_tiles)
 
-    def _swap_player(self) -> None:
-        """Hop into the nearest free vehicle of the other kind (not one a driver has: a bot,
-        a second local player), or a new one beside this one."""
-        current = self.player
+    def _swap_from(self, current: Vehicle) -> Vehicle:
+        """The vehicle the player hops into from ``current`` (left on its handbrake): the
+        nearest free vehicle of the other kind (not one a driver has: a bot, a second local
+        player), or a new one beside this one."""
         other_kind = "car" if current.kind == "tank" else "tank"
         position = current.current.position_ws
         others = [v for v in self.vehicles
                   if v.kind == other_kind and v.name not in self._drivers]
         current.apply_controls(HANDBRAKE)
         if others:
-            self.player = min(others,
-                              key=lambda v: np.linalg.norm(v.current.position_ws - position))
-            return
+            return min(others, key=lambda v: np.linalg.norm(v.current.position_ws - position))
         right, _, _ = current.current.axes_ws()
         beside = position + right * self.specs.spawn.swap_offset_m
         heading = current.current.heading_pitch_roll_deg()[0]
-        self.player = self.spawn(other_kind, f"player-{other_kind}", beside[0], beside[1],
-                                 heading, start_gear=self.player_start_gear)
+        return self.spawn(other_kind, f"player-{other_kind}", beside[0], beside[1], heading,
+                          start_gear=self.player_start_gear)
 
     # ----- the step ---------------------------------------------------------------------
 
@@ -286,7 +284,7 @@ class Simulation:
         if self.player is not None:
             if self._buttons.pressed("swap_vehicle", player_controls.swap_vehicle):
                 previous = self.player
-                self._swap_player()
+                self.player = self._swap_from(previous)
                 events.append(SwapVehicle(previous.name, self.player.name))
             if self._buttons.pressed("reset", player_controls.reset):
                 events.append(self.reset_vehicle(self.player))

@@ -37,7 +37,8 @@ def idle(_simulation: Simulation) -> Controls:
 
 
 class StepLoop:
-    """Steps one session's simulation and hands each step's events on."""
+    """Steps one session's simulation and hands each step's events on
+    (:class:`~game.sim.interfaces.FrameLoop`)."""
 
     def __init__(self, session: GameSession, player: PlayerControls = idle, *,
                  others: OtherControls | None = None, telemetry: TelemetryWriter | None = None):
@@ -97,3 +98,9 @@ class StepLoop:
     def alpha(self) -> float:
         """How far the present lies between the last step and the next, in [0, 1)."""
         return self.clock.alpha
+
+    @property
+    def gone(self) -> None:
+        """A local game has no server to lose (a network client's loop says why its game
+        ended)."""
+        return None

@@ -23,6 +23,8 @@ def rounded(values) -> list[float]:
 def telemetry_record(simulation: Simulation, events: list[Event]) -> dict:
     """The contract's fields for the player's vehicle after the step just taken."""
     player = simulation.player
+    if player is None:  # a dedicated server's: it writes its own record of every vehicle
+        raise ValueError("telemetry follows the player's vehicle: this game has none")
     state = player.current
     heading, pitch, roll = state.heading_pitch_roll_deg()
     record = {

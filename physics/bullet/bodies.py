@@ -18,7 +18,7 @@ from panda3d.core import (PTA_LVecBase3f, LQuaternionf, LVecBase3f, PNMImage, Po
 from physics.bullet import groups
 from physics.model.hull import HullSpec
 from physics.model.rocks import Rock
-from physics.model.terrain import Terrain
+from physics.model.terrain import Terrain, TerrainBase
 
 TERRAIN_NAME = "terrain"
 """The collider's node name: how a ray knows it met the terrain."""
@@ -84,7 +84,7 @@ def heightfield_body(levels: np.ndarray, min_height_m: float, height_range_m: fl
     return body
 
 
-def map_walls(terrain: Terrain) -> BulletRigidBodyNode:
+def map_walls(terrain: TerrainBase) -> BulletRigidBodyNode:
     """Four static planes at the map's edges, facing in, so nothing leaves the map."""
     body = BulletRigidBodyNode("map-edge")
     for normal, distance in ((Vec3(1, 0, 0), -terrain.half_extent_x_m),

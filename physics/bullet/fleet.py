@@ -31,7 +31,7 @@ from physics.model.broadphase import in_pairs, pairs_within, sphere_pairs
 from physics.model.fleet_survey import survey
 from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
 from physics.model.ray_narrowing import Boxes, fleet_rays_meeting_links
-from physics.model.terrain import Terrain
+from physics.model.terrain import TerrainBase
 
 _NEAR_TEST_SLACK_M = 2.0
 """Room added to the vehicles' reach when testing who is near what, so the test holds for
@@ -109,7 +109,7 @@ class VehicleFleet:
     per-anchor commands.
     """
 
-    def __init__(self, world: PhysicsWorld, terrain: Terrain, spec,
+    def __init__(self, world: PhysicsWorld, terrain: TerrainBase, spec,
                  gearbox_spec: GearboxSpec, *, always_bullet_rays: bool = False):
         self.world = world
         self.spec = spec
@@ -329,12 +329,12 @@ class VehicleFleet:
         if test is None:
             room_m = max(_NEAR_TEST_SLACK_M, 2.0 * own_travel_m)
             pairs = pairs_within(centres, 2.0 * self.reach_m + room_m)
-            links = [pairs, pairs[:, ::-1]]
+            blocks = [pairs, pairs[:, ::-1]]
             if len(self._static_radii):
-                links.append(sphere_pairs(centres, self._static_centres, self.reach_m
-                                          + room_m / 2.0 + self._static_radii)
-                             + (0, len(centres)))
-            links = np.concatenate(links)
+                blocks.append(sphere_pairs(centres, self._static_centres, self.reach_m
+                                           + room_m / 2.0 + self._static_radii)
+                              + (0, len(centres)))
+            links = np.concatenate(blocks)
             test = self._near_test = _NearTest(centres, room_m,
                                                in_pairs(links[:, 0], len(centres)), links)
         others = self._obstacle_spheres(within_s)

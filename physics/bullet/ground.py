@@ -29,7 +29,7 @@ from physics.bullet.poses import float32s
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchor_kernel import PARALLEL_COSINE
 from physics.model.anchors import GroundHits
-from physics.model.terrain import Terrain
+from physics.model.terrain import TerrainBase
 
 _hit_position, _hit_normal = methodcaller("getHitPos"), methodcaller("getHitNormal")
 """A hit's point and normal, from a closest-hit result or one of all the hits alike."""
@@ -69,7 +69,7 @@ class BulletRays:
     the anchor on the terrain instead, where that is nearer).
     """
 
-    def __init__(self, world: PhysicsWorld, terrain: Terrain,
+    def __init__(self, world: PhysicsWorld, terrain: TerrainBase,
                  vehicles: list[BulletRigidBodyNode], anchors: int,
                  mask: BitMask32 = groups.ANCHOR_GROUND):
         """Anchor ``n`` belongs to ``vehicles[n // anchors]``, which its ray must not meet."""

@@ -19,7 +19,7 @@ from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import BodyStates
 from physics.model.hull import HullSpec
 from physics.model.hull_clearance import HullClearance
-from physics.model.terrain import Terrain
+from physics.model.terrain import TerrainBase
 
 _MASKS = {(meets_terrain, meets_edges): groups.mask_of(groups.hull_group(meets_terrain,
                                                                        meets_edges))
@@ -30,7 +30,7 @@ _MASKS = {(meets_terrain, meets_edges): groups.mask_of(groups.hull_group(meets_t
 class HullPairs:
     """The pairs of the hulls of one fleet (rows by vehicle index); a new hull is in both."""
 
-    def __init__(self, world: PhysicsWorld, terrain: Terrain, hull: HullSpec):
+    def __init__(self, world: PhysicsWorld, terrain: TerrainBase, hull: HullSpec):
         self.world = world
         self.clearance = HullClearance(terrain, hull)
         self.meets_terrain = np.zeros(0, dtype=bool)

@@ -37,6 +37,8 @@ def probe_solid(centre_ws, radius_m: float | None = None, half_extents_m=None,
     """A query's shape: a sphere of ``radius_m`` or a box of ``half_extents_m``."""
     centre = np.asarray(centre_ws, dtype=float)
     if half_extents_m is None:
+        if radius_m is None:
+            raise ValueError("a probe is a sphere (radius_m) or a box (half_extents_m)")
         return Solid(centre, float(radius_m))
     axes = np.eye(3) if axes_ws is None else np.asarray(axes_ws, dtype=float)
     return Solid(centre, 0.0, np.asarray(half_extents_m, dtype=float), axes)
@@ -62,21 +64,35 @@ def overlaps(first: Solid, second: Solid) -> bool:
     if first.half_m is None and second.half_m is None:
         gap = first.centre_ws - second.centre_ws
         return float(gap @ gap) <= (first.radius_m + second.radius_m) ** 2
-    if first.half_m is None or second.half_m is None:
-        sphere, box = (first, second) if first.half_m is None else (second, first)
-        local = box.axes_ws @ (sphere.centre_ws - box.centre_ws)
-        outside = np.maximum(np.abs(local) - box.half_m, 0.0)
-        return float(outside @ outside) <= sphere.radius_m ** 2
+    if first.half_m is None:
+        return _sphere_meets_box(first, second)
+    if second.half_m is None:
+        return _sphere_meets_box(second, first)
     return _boxes_overlap(first, second)
+
+
+def _box_of(solid: Solid) -> tuple[np.ndarray, np.ndarray]:
+    """A box's half extents and axes (rows, world space)."""
+    if solid.half_m is None or solid.axes_ws is None:
+        raise ValueError("a sphere where a box was expected")
+    return solid.half_m, solid.axes_ws
+
+
+def _sphere_meets_box(sphere: Solid, box: Solid) -> bool:
+    half, axes = _box_of(box)
+    local = axes @ (sphere.centre_ws - box.centre_ws)
+    outside = np.maximum(np.abs(local) - half, 0.0)
+    return float(outside @ outside) <= sphere.radius_m ** 2
 
 
 def _boxes_overlap(first: Solid, second: Solid) -> bool:
     """The separating-axis test: two boxes are apart when their shadows on one of the 15
     axes (each box's three, and the crosses of one's with the other's) do not meet."""
-    crosses = np.cross(first.axes_ws[:, None, :], second.axes_ws[None, :, :]).reshape(9, 3)
+    (first_half, first_axes), (second_half, second_axes) = _box_of(first), _box_of(second)
+    crosses = np.cross(first_axes[:, None, :], second_axes[None, :, :]).reshape(9, 3)
     crosses = crosses[np.einsum("ni,ni->n", crosses, crosses) > _PARALLEL_AXIS]
-    axes = np.vstack([first.axes_ws, second.axes_ws, crosses])
-    reach_first = np.abs(axes @ first.axes_ws.T) @ first.half_m
-    reach_second = np.abs(axes @ second.axes_ws.T) @ second.half_m
+    axes = np.vstack([first_axes, second_axes, crosses])
+    reach_first = np.abs(axes @ first_axes.T) @ first_half
+    reach_second = np.abs(axes @ second_axes.T) @ second_half
     apart = np.abs(axes @ (second.centre_ws - first.centre_ws))
     return bool(np.all(apart <= reach_first + reach_second))

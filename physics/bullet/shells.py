@@ -21,17 +21,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode, BulletSphereShape
-from panda3d.core import NodePath, Point3, TransformState, Vec3
+from panda3d.core import NodePath, PandaNode, Point3, TransformState, Vec3
 
 from physics.bullet import groups
 from physics.bullet.world import PhysicsWorld, sphere_shape
 from physics.model.ballistics import (GunSpec, GunState, arc_meets_terrain, arc_points, gun_axes,
                                       launch_velocity_ws)
 from physics.model.pose import BodyState
-from physics.model.terrain import Terrain
+from physics.model.terrain import TerrainBase
 
 CCD_MOTION_SHARE = 0.5
 """CCD starts when a shell moves more than this share of its radius in a substep."""
@@ -44,11 +45,15 @@ _SHELL_GROUP = groups.mask_of(groups.SHELL)
 _FRESH_SHELL_GROUP = groups.mask_of(groups.FRESH_SHELL)
 
 
+Owner = TypeVar("Owner")
+"""What fires the shells (the game's vehicles): each shell names its own."""
+
+
 @dataclass(eq=False)  # an owner in the handle map: hashed by identity
-class Shell:
+class Shell(Generic[Owner]):
     """A shell in flight."""
 
-    owner: object
+    owner: Owner
     path: NodePath
     fired_at_s: float
     last_position_ws: np.ndarray
@@ -73,10 +78,10 @@ class Shell:
 
 
 @dataclass(frozen=True)
-class ShellHit:
+class ShellHit(Generic[Owner]):
     """Where and how a shell struck."""
 
-    shell: Shell
+    shell: Shell[Owner]
     target: object           # the handle map's owner of what was hit (None: unmapped)
     position_ws: np.ndarray
     normal_ws: np.ndarray
@@ -84,15 +89,16 @@ class ShellHit:
 
 
 @dataclass
-class ShellSystem:
+class ShellSystem(Generic[Owner]):
     """Every shell in flight, fired, flown and retired inside one physics world."""
 
     world: PhysicsWorld
-    shells: list[Shell] = field(default_factory=list)
+    shells: list[Shell[Owner]] = field(default_factory=list)
     _fired: int = 0
 
-    def fire(self, owner, owner_body: BulletRigidBodyNode, state: BodyState, gun: GunSpec,
-             aim: GunState, time_s: float, rng: np.random.Generator) -> Shell:
+    def fire(self, owner: Owner, owner_body: BulletRigidBodyNode, state: BodyState,
+             gun: GunSpec, aim: GunState, time_s: float, rng: np.random.Generator
+             ) -> Shell[Owner]:
         """Launch a shell from the muzzle; push the firing body back by its momentum."""
         muzzle, barrel = gun_axes(state, gun, aim)
         spread = rng.normal(0.0, gun.dispersion_mrad / 1000.0, 3)
@@ -105,7 +111,8 @@ class ShellSystem:
         aim.reload_left_s = gun.reload_s
         return shell
 
-    def launch(self, owner, muzzle_ws, velocity_ws, gun: GunSpec, time_s: float) -> Shell:
+    def launch(self, owner: Owner, muzzle_ws, velocity_ws, gun: GunSpec, time_s: float
+               ) -> Shell[Owner]:
         """Put a shell of ``gun``'s into flight at ``muzzle_ws`` (what firing does once the
         gun has been aimed)."""
         muzzle, velocity = np.asarray(muzzle_ws, dtype=float), np.asarray(velocity_ws, float)
@@ -126,9 +133,9 @@ class ShellSystem:
         self.shells.append(shell)
         return shell
 
-    def _contacts(self) -> dict:
+    def _contacts(self) -> dict[PandaNode, tuple[PandaNode, np.ndarray]]:
         """What each shell touched in the last step: shell node -> (other node, point)."""
-        touching = {}
+        touching: dict[PandaNode, tuple[PandaNode, np.ndarray]] = {}
         for manifold in self.world.bullet.getManifolds():
             if manifold.getNumManifoldPoints() == 0:
                 continue
@@ -140,7 +147,7 @@ class ShellSystem:
                     touching.setdefault(shell_node, (other, np.array(position)))
         return touching
 
-    def update(self, time_s: float, lifetime_s: float) -> tuple[list[ShellHit], int]:
+    def update(self, time_s: float, lifetime_s: float) -> tuple[list[ShellHit[Owner]], int]:
         """After a step: retire shells that struck something or flew too long.
 
         Returns the hits and how many shells expired unseen.
@@ -168,7 +175,7 @@ class ShellSystem:
         self.shells = flying
         return hits, expired
 
-    def _struck(self, shell: Shell, position, contact) -> ShellHit | None:
+    def _struck(self, shell: Shell[Owner], position, contact) -> ShellHit[Owner] | None:
         """The shell's first contact this step, from the swept sphere or Bullet's contacts."""
         owner_body = getattr(shell.owner, "body", None)
         travel = position - shell.last_position_ws
@@ -203,7 +210,7 @@ class ShellSystem:
             return hit
         return self.world.sweep_closest(shape, cut_ws, end_ws, groups.SHELL_PATH)
 
-    def under_ground(self, terrain, owner) -> list[ShellHit]:
+    def under_ground(self, terrain, owner) -> list[ShellHit[Owner]]:
         """Shells in flight that are below ``terrain``'s height array (a big desert's tile
         whose collider came too late, a tunnel through a thin edge): each strikes the
         ground where it is, on ``owner`` (the terrain's handle), and is retired. Shells
@@ -242,7 +249,7 @@ class ShellSystem:
         self.shells.clear()
 
 
-def predicted_impact(world: PhysicsWorld, terrain: Terrain, muzzle_ws, velocity_ws,
+def predicted_impact(world: PhysicsWorld, terrain: TerrainBase, muzzle_ws, velocity_ws,
                      gravity_m_s2: float, exclude, max_time_s: float, tolerance_m: float,
                      make_tiles: bool = True) -> np.ndarray | None:
     """Where a shell fired now would land within ``max_time_s``: on the terrain, or on the

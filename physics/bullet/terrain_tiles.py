@@ -10,6 +10,8 @@ steps (:meth:`StreamedColliders.update`).
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 from panda3d.core import NodePath
 
@@ -26,7 +28,7 @@ class StreamedColliders:
     """The heightfield bodies of the tiles near the points it is given."""
 
     def __init__(self, world: PhysicsWorld, terrain: TiledTerrain,
-                 fleets: list[VehicleFleet] = ()):
+                 fleets: Sequence[VehicleFleet] = ()):
         """``fleets``: whose anchors may stand on the tiles' rocks."""
         self.world, self.terrain, self.fleets = world, terrain, list(fleets)
         self._bodies: dict[TileKey, NodePath] = {}
@@ -67,19 +69,19 @@ class StreamedColliders:
         terrain = self.terrain
         terrain.take_finished()
         flying = shells_ws is not None and len(shells_ws) > 0
-        if flying and shell_velocities_ws is not None:
+        if shells_ws is not None and flying and shell_velocities_ws is not None:
             terrain.make_ahead(shells_ws, shell_velocities_ws, shell_reach_m, gravity_m_s2)
-        last = self._followed
-        moved = (last is None or last.shape != vehicles_xy.shape
-                 or float(np.abs(vehicles_xy - last).max(initial=0.0))
+        followed = self._followed
+        moved = (followed is None or followed.shape != vehicles_xy.shape
+                 or float(np.abs(vehicles_xy - followed).max(initial=0.0))
                  >= terrain.tile_spec.restream_after_m)
-        if moved:
-            self._followed = np.array(vehicles_xy, dtype=float)
+        if moved or followed is None:  # (never followed yet is moved)
+            followed = self._followed = np.array(vehicles_xy, dtype=float)
             terrain.stream(vehicles_xy)
         else:
             terrain.trim()
         if moved or flying or self._shells_held:
-            self.update(self._followed, shells_ws, shell_reach_m)
+            self.update(followed, shells_ws, shell_reach_m)
         self._shells_held = flying
 
     def update(self, points_xy: np.ndarray, passing_ws: np.ndarray | None = None,

@@ -10,7 +10,7 @@ the order of the owners' keys, so the same game gives the same events.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable
+from typing import Any, Callable
 
 from panda3d.bullet import BulletCylinderShape, BulletGhostNode, ZUp
 from panda3d.core import BitMask32, NodePath, Point3, TransformState
@@ -20,6 +20,9 @@ from physics.bullet.world import PhysicsWorld
 
 Admit = Callable[[Any], bool]
 """Whether an owner found in the volume's bounds counts as inside it."""
+Key = Callable[[Any], str]
+"""An owner's key (a vehicle's name): unique among the owners, and the order their comings
+and goings are told in."""
 
 
 class TriggerVolume:
@@ -29,7 +32,7 @@ class TriggerVolume:
     the hulls only)."""
 
     def __init__(self, world: PhysicsWorld, name: str, centre_ws, radius_m: float,
-                 height_m: float, admit: Admit, key: Callable[[Any], Hashable],
+                 height_m: float, admit: Admit, key: Key,
                  mask: BitMask32 = groups.mask_of(groups.TRIGGER), owner: Any = None):
         self.world = world
         self.admit = admit

@@ -143,8 +143,8 @@ class GearRequest(NamedTuple):
     or "unchanged" (that gear was selected already)."""
     from_gear: str
     to_gear: str
-    reason: str | None = None
-    """Why it was refused: "moving", "over_rev" or "unknown"."""
+    reason: str = ""
+    """Why it was refused: "moving", "over_rev" or "unknown" ("": it was not)."""
 
 
 class DriveCommand(NamedTuple):

@@ -170,8 +170,8 @@ def desert_heights(spec: DesertSpec, seed: int) -> np.ndarray:
     return DesertField(spec, seed, float(xs[-1] - xs[0])).heights(x_m, y_m)
 
 
-def build_terrain(choice: MapChoice, spec: TerrainSpec, seed: int) -> TerrainBase:
-    """The terrain for a ``--map`` choice."""
+def build_terrain(choice: MapChoice, spec: TerrainSpec, seed: int) -> Terrain | TiledTerrain:
+    """The terrain for a ``--map`` choice: a big desert's is tiled, every other one whole."""
     names = [surface.name for surface in spec.surfaces]
     if choice.kind == "desert" and choice.size_m is not None:
         return TiledTerrain(DesertField(spec.desert, seed, float(choice.size_m)), spec)

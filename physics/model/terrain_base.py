@@ -206,8 +206,9 @@ def planes_under(planes, directory, lookup, xy_m):
 class TerrainBase(CraterBook):
     """What every terrain answers from its :meth:`planes_at`: heights, normals, whether a
     point is on the map, and its surfaces' grip; and the craters dug into it. A subclass
-    sets ``half_extent_x_m``, ``half_extent_y_m``, ``min_height_m``, ``height_range_m``,
-    ``surfaces`` and ``_surface_table``."""
+    sets ``half_extent_x_m``, ``half_extent_y_m``, ``spacing_m``, ``min_height_m``,
+    ``height_range_m``, ``surfaces`` and ``_surface_table``, and gives the compiled loops
+    its :attr:`tables`."""
 
     name = "terrain"
     """What a hit on it is called in the event log, whatever kind of terrain it is."""
@@ -216,12 +217,34 @@ class TerrainBase(CraterBook):
     loops may read them: a big desert's. Every other terrain's one tile is always made."""
     half_extent_x_m: float
     half_extent_y_m: float
+    spacing_m: float
+    """Between neighbouring height samples."""
     min_height_m: float
     height_range_m: float
     surfaces: tuple[SurfaceSpec, ...]
     _surface_table: np.ndarray
 
     def planes_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    @property
+    def tables(self) -> TerrainTables:
+        """The terrain as compiled loops read it (only the tiles made so far: see
+        :meth:`prepare_box`)."""
+        raise NotImplementedError
+
+    def prepare_box(self, x_min_m: float, y_min_m: float, x_max_m: float, y_max_m: float
+                    ) -> None:
+        """Make the tiles under a box, for compiled loops to read."""
+        raise NotImplementedError
+
+    def ground_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Ripple height, grip scale and added rolling resistance at N points, rows (2, N)
+        of x and y, from the nearest sample's surface."""
+        raise NotImplementedError
+
+    def surface_name_at(self, x_m: float, y_m: float) -> str:
+        """The surface of the sample nearest a point."""
         raise NotImplementedError
 
     @property

@@ -106,7 +106,7 @@ class TiledTerrain(TileGrid, TerrainBase):
     def _grow(self, slots: int) -> None:
         """Make room for ``slots`` more tiles (the tables are new arrays afterwards)."""
         old = len(self._free) + len(self._slots) + len(self._pending)
-        pools = [np.zeros((old + slots,) + shape, dtype=kind)
+        pools: list[np.ndarray] = [np.zeros((old + slots,) + shape, dtype=kind)
                  for shape, kind in self._contents.pool_layout()]
         if old:
             for pool, existing in zip(pools, self._pools()):

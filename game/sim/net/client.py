@@ -32,7 +32,8 @@ from game.sim.net.protocol import (MAX_INPUTS_PER_PACKET, NO_TICK, RELIABLE_CHAN
                                    STATE_CHANNEL, Bye, End, Events, Hello, Inputs, ProtocolError,
                                    Refuse, Roster, Scoreboard, Welcome, decode_server, quantised)
 from game.sim.net.remote import RemoteVehicle
-from game.sim.net.snapshots import Snapshot, decode_snapshot, snapshot_baseline_tick, vehicle_pose
+from game.sim.net.snapshots import (OwnState, Snapshot, decode_snapshot, snapshot_baseline_tick,
+                                   vehicle_pose)
 from game.sim.net.spec import NetSpec
 from game.sim.session import GameOptions, GameSession, SessionSpecs
 from game.sim.telemetry import DECIMALS, rounded, telemetry_record
@@ -172,6 +173,10 @@ class NetClient:
                                                       welcome.seed, vehicle,
                                                       player_name=welcome.name))
         self.simulation = self.session.simulation
+        player = self.simulation.player
+        if player is None:
+            raise RuntimeError("a client's game holds no vehicle of its own")
+        self.player = player
         self.prediction = OwnPrediction(self.simulation, net, self.step_hz)
         self.tick: int | None = None
         """Our step count (in the server's numbering); None until the first snapshot."""
@@ -278,7 +283,7 @@ class NetClient:
         if self._newest_snapshot != NO_TICK and snapshot.tick <= self._newest_snapshot:
             return  # late: a newer one is in
         if snapshot.own is None or not 0 <= snapshot.own.gear_index < len(
-                self.simulation.player.fleet.gearbox.names):
+                self.player.fleet.gearbox.names):
             raise ProtocolError("a snapshot without our vehicle")
         self._snapshots[snapshot.tick] = snapshot
         self._newest_snapshot = snapshot.tick
@@ -319,7 +324,7 @@ class NetClient:
         """The first snapshot (the newest of the first batch): our vehicle where the server
         has it, our tick a round trip and a margin ahead of the server's."""
         round_trip_s = self.ping_ms / 1000.0 or self.join_round_trip_s
-        self.prediction.place(snapshot.own)
+        self.prediction.place(_own_state(snapshot))
         self._start(snapshot.tick + math.ceil(round_trip_s * self.step_hz + self._middle_margin))
 
     @property
@@ -334,7 +339,7 @@ class NetClient:
         self.prediction.start(tick)
 
     def _own(self, snapshot: Snapshot) -> None:
-        own, player = snapshot.own, self.simulation.player
+        own, player = _own_state(snapshot), self.player
         wire = snapshot.vehicles.get(self.welcome.vehicle_id)
         if wire is not None:
             pose = vehicle_pose(wire)
@@ -384,24 +389,24 @@ class NetClient:
         and our own vehicle's)."""
         if self.tick is None:
             return []
+        self.tick = tick = self.tick + 1
         wire = quantised(controls)
         self.last_controls = wire
-        self.tick += 1
         self.steps_taken += 1
-        events = self._events + self.prediction.step(self.tick, replace(
+        events = self._events + self.prediction.step(tick, replace(
             wire, fire=False, swap_vehicle=False))
         self._events = []
-        self._send_inputs(wire)
+        self._send_inputs(tick, wire)
         self._show_remotes()
         return events
 
-    def _send_inputs(self, wire: Controls) -> None:
+    def _send_inputs(self, tick: int, wire: Controls) -> None:
         self._sent = (self._sent + [wire])[-MAX_INPUTS_PER_PACKET:]
-        if self.tick % max(1, self.step_hz // self.net.input_hz):
+        if tick % max(1, self.step_hz // self.net.input_hz):
             return
         sent_ms = int(self.endpoint.clock() * 1000.0) & 0xFFFFFFFF
         self.endpoint.send(self.peer, STATE_CHANNEL,
-                           Inputs(self._newest_snapshot, self.tick, sent_ms, round(self.ping_ms),
+                           Inputs(self._newest_snapshot, tick, sent_ms, round(self.ping_ms),
                                   tuple(self._sent)).encode())
         self.endpoint.flush()
 
@@ -460,3 +465,10 @@ class NetClient:
     def destroy(self) -> None:
         self.remotes.clear()
         self.session.destroy()
+
+
+def _own_state(snapshot: Snapshot) -> OwnState:
+    """The receiver's own state in a snapshot (one without it is refused on arrival)."""
+    if snapshot.own is None:
+        raise ProtocolError("a snapshot without our vehicle")
+    return snapshot.own

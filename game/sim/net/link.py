@@ -228,9 +228,9 @@ class Endpoint:
         for peer in list(self._peers):
             self.disconnect(peer, now=True)
         self._host.flush()
-        if self._outgoing is not None:
-            self._outgoing.clear()
-            self._incoming.clear()
+        for line in (self._outgoing, self._incoming):
+            if line is not None:
+                line.clear()
 
 
 def _never_throttle(peer) -> None:

@@ -207,7 +207,10 @@ class Bye:
         return U8.pack(BYE)
 
 
-def decode_client(data: bytes) -> Hello | Inputs | Bye:
+ClientMessage = Hello | Inputs | Bye
+
+
+def decode_client(data: bytes) -> ClientMessage:
     """A client's message, checked; raises :class:`ProtocolError`."""
     reader = Reader(data)
     kind = reader.one(U8)
@@ -216,8 +219,8 @@ def decode_client(data: bytes) -> Hello | Inputs | Bye:
         if vehicle >= len(VEHICLE_KINDS):
             raise ProtocolError(f"vehicle kind {vehicle}")
         version = reader.text(MAX_NAME_BYTES)
-        message = Hello(version, digest, reader.text(MAX_NAME_BYTES), VEHICLE_KINDS[vehicle],
-                        protocol)
+        message: ClientMessage = Hello(version, digest, reader.text(MAX_NAME_BYTES),
+                                       VEHICLE_KINDS[vehicle], protocol)
     elif kind == INPUTS:
         ack, newest, sent_ms, ping_ms, runs = reader.take(_INPUTS)
         controls: list[Controls] = []
@@ -366,15 +369,18 @@ def _decode_roster(reader: Reader) -> Roster:
     return Roster(tuple(entries))
 
 
-def decode_server(data: bytes):
+ServerMessage = Welcome | Refuse | End | Roster | Events | Scoreboard
+
+
+def decode_server(data: bytes) -> ServerMessage:
     """A server's message other than a snapshot, checked; raises :class:`ProtocolError`.
     (Snapshots are read by :func:`game.sim.net.snapshots.decode_snapshot`.)"""
     reader = Reader(data)
     kind = reader.one(U8)
     if kind == WELCOME:
         vehicle_id, seed, tick, step_hz = reader.take(_WELCOME)
-        message = Welcome(vehicle_id, reader.text(MAX_NAME_BYTES), reader.text(MAX_NAME_BYTES),
-                          seed, tick, step_hz)
+        message: ServerMessage = Welcome(vehicle_id, reader.text(MAX_NAME_BYTES),
+                                         reader.text(MAX_NAME_BYTES), seed, tick, step_hz)
     elif kind in (REFUSE, END):
         reason = reader.text(MAX_TEXT_BYTES)
         message = Refuse(reason) if kind == REFUSE else End(reason)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -25,8 +26,8 @@ from physics.model.ballistics import GunState
 from physics.model.pose import BodyState
 
 
-def _state(position: list[float], orientation: list[float], velocity: list[float]
-           ) -> BodyState:
+def _state(position: Sequence[float], orientation: Sequence[float],
+           velocity: Sequence[float]) -> BodyState:
     """A drawn state from plain numbers (the rows of its axes worked out here: numpy is
     slow on arrays this small)."""
     w, x, y, z = orientation
@@ -49,17 +50,27 @@ def _angle_between(start: float, end: float, alpha: float) -> float:
     return start + turn * alpha
 
 
-def _blend(start: list[float], end: list[float], alpha: float) -> list[float]:
+def _blend(start: Sequence[float], end: Sequence[float], alpha: float) -> list[float]:
     return [a + (b - a) * alpha for a, b in zip(start, end)]
 
 
-def _blend_orientation(start: list[float], end: list[float], alpha: float) -> list[float]:
+def _blend_orientation(start: Sequence[float], end: Sequence[float], alpha: float
+                       ) -> list[float]:
     """Normalised linear blend of two unit quaternions, the short way round."""
     if sum(a * b for a, b in zip(start, end)) < 0.0:
         end = [-value for value in end]
     blended = _blend(start, end, alpha)
     scale = 1.0 / math.sqrt(sum(value * value for value in blended))
     return [value * scale for value in blended]
+
+
+class _Shown(NamedTuple):
+    """How a remote vehicle is drawn: its last two drawn states and the server tick the
+    current one shows (fractional: between two snapshots, or carried on past the newest)."""
+
+    previous: BodyState
+    current: BodyState
+    tick: float
 
 
 class RemoteVehicle:
@@ -84,10 +95,8 @@ class RemoteVehicle:
         self.jump_mps = jump_mps
         """Between two snapshots faster than this, it was set down elsewhere (a round's
         start): shown where it was until the later one, then there, never slid between."""
-        self._pose: tuple[BodyState, BodyState] | None = None
-        """Its drawn previous and current states (None: not shown yet)."""
-        self.shown_tick: float | None = None
-        """The (fractional) server tick the drawn pose shows."""
+        self._shown: _Shown | None = None
+        """How it is drawn (None: not shown yet)."""
         self.aim = GunState() if hasattr(self.spec, "gun") else None
         """Where its gun points, as drawn (None: unarmed)."""
         self.health: float | None = None
@@ -109,41 +118,49 @@ class RemoteVehicle:
         """Pose it as the server had it at ``render_tick``."""
         if not self._ticks:
             return
-        position, orientation, velocity = self._pose_at(render_tick, step_s,
-                                                        extrapolation_most_s)
+        position, orientation, velocity, tick = self._pose_at(render_tick, step_s,
+                                                              extrapolation_most_s)
         state = _state(position, orientation, velocity)
-        self._pose = (self._pose[1] if self._pose is not None else state), state
+        previous = self._shown.current if self._shown is not None else state
+        self._shown = _Shown(previous, state, tick)
 
     @property
     def posed(self) -> bool:
         """Whether it has been shown yet: only then is it drawn, and has a pose to read."""
-        return self._pose is not None
+        return self._shown is not None
 
     @property
     def current(self) -> BodyState:
         """Where it is drawn now (once :attr:`posed`)."""
-        return self._shown_pose()[1]
+        return self._shown_once().current
 
     @property
     def previous(self) -> BodyState:
         """Where it was drawn the step before (once :attr:`posed`)."""
-        return self._shown_pose()[0]
+        return self._shown_once().previous
 
-    def _shown_pose(self) -> tuple[BodyState, BodyState]:
-        if self._pose is None:
+    @property
+    def shown_tick(self) -> float:
+        """The (fractional) server tick the drawn pose shows (once :attr:`posed`)."""
+        return self._shown_once().tick
+
+    def _shown_once(self) -> _Shown:
+        if self._shown is None:
             raise LookupError(f"{self.name} has not been shown yet: it has no pose")
-        return self._pose
+        return self._shown
 
-    def _pose_at(self, render_tick: float, step_s: float, extrapolation_most_s: float):
-        """Position, orientation and velocity at ``render_tick``: between the snapshots
-        either side, or carried on past the newest; sets the gun's aim and the shown tick."""
+    def _pose_at(self, render_tick: float, step_s: float, extrapolation_most_s: float
+                 ) -> tuple[Sequence[float], Sequence[float], Sequence[float], float]:
+        """Position, orientation and velocity at ``render_tick``, and the (fractional)
+        server tick they show: between the snapshots either side, or carried on past the
+        newest; sets the gun's aim."""
         ticks, samples = self._ticks, self._samples
         later = bisect.bisect_right(ticks, render_tick)
         if later == 0 or len(ticks) == 1:  # before the oldest kept (or only one): hold it
             sample = samples[0] if later == 0 else samples[-1]
             self._aim(sample, sample, 0.0)
-            self.shown_tick = float(ticks[0] if later == 0 else ticks[-1])
-            return sample.position_ws, sample.orientation_ws, [0.0, 0.0, 0.0]
+            return (sample.position_ws, sample.orientation_ws, [0.0, 0.0, 0.0],
+                    float(ticks[0] if later == 0 else ticks[-1]))
         if later == len(ticks):  # past the newest: carry on at its speed, for a while
             start, end = samples[-2], samples[-1]
             span_s = (ticks[-1] - ticks[-2]) * step_s
@@ -151,9 +168,8 @@ class RemoteVehicle:
                         for a, b in zip(start.position_ws, end.position_ws)]
             ahead_s = min((render_tick - ticks[-1]) * step_s, extrapolation_most_s)
             self._aim(end, end, 0.0)
-            self.shown_tick = ticks[-1] + ahead_s / step_s
             return ([a + v * ahead_s for a, v in zip(end.position_ws, velocity)],
-                    end.orientation_ws, velocity)
+                    end.orientation_ws, velocity, ticks[-1] + ahead_s / step_s)
         start, end = samples[later - 1], samples[later]
         span = ticks[later] - ticks[later - 1]
         alpha = (render_tick - ticks[later - 1]) / span
@@ -161,12 +177,12 @@ class RemoteVehicle:
                     for a, b in zip(start.position_ws, end.position_ws)]
         if math.hypot(*velocity) > self.jump_mps:  # set down elsewhere: no slide across
             self._aim(start, start, 0.0)
-            self.shown_tick = float(ticks[later - 1])
-            return start.position_ws, start.orientation_ws, [0.0, 0.0, 0.0]
+            return (start.position_ws, start.orientation_ws, [0.0, 0.0, 0.0],
+                    float(ticks[later - 1]))
         self._aim(start, end, alpha)
-        self.shown_tick = float(render_tick)
         return (_blend(start.position_ws, end.position_ws, alpha),
-                _blend_orientation(start.orientation_ws, end.orientation_ws, alpha), velocity)
+                _blend_orientation(start.orientation_ws, end.orientation_ws, alpha), velocity,
+                float(render_tick))
 
     def _aim(self, start: VehiclePose, end: VehiclePose, alpha: float) -> None:
         if self.aim is None:
@@ -188,7 +204,7 @@ class RemoteVehicle:
         """Its anchors as drawn: each ray down from the drawn hull to the terrain under it
         (not simulated here: only where its wheels and tracks meet the ground, and the
         dust they raise)."""
-        if self._pose is None:
+        if self._shown is None:
             return None
         if self._anchors is None or self._anchors[0] is not self.current:
             self._anchors = (self.current, self._cast_anchors(self.current))
@@ -225,7 +241,7 @@ class RemoteVehicle:
                          np.full(count, self._spin_angle_rad), np.full(count, spin_rad_s)])
 
     def track_speeds_mps(self) -> tuple[float, float]:
-        if self._pose is None:
+        if self._shown is None:
             return 0.0, 0.0
         speed = self.current.forward_speed_mps()
         return speed, speed

@@ -268,7 +268,7 @@ class GameServer:
         self.clients.pop(slot.peer, None)
         if goodbye:
             self.endpoint.disconnect(slot.peer)
-        if slot.vehicle is None:
+        if slot.vehicle is None or slot.name is None:
             return
         self.simulation.remove(slot.vehicle)
         self.battle.remove_player(slot.name)
@@ -317,9 +317,9 @@ class GameServer:
         if self.telemetry is not None:
             self.telemetry.write(self.telemetry_record(events))
         for slot in self.clients.values():
-            if slot.bytes_in is not None:
-                slot.bytes_in.next_step()
-                slot.bytes_out.next_step()
+            for meter in (slot.bytes_in, slot.bytes_out):
+                if meter is not None:
+                    meter.next_step()
             slot.messages = max(0.0, slot.messages - self.net.messages_per_step_most)
         return events
 
@@ -374,7 +374,9 @@ class GameServer:
                 "health": None if vehicle.health is None else round(vehicle.health, DECIMALS)})
         net = [{"name": slot.name, "out_Bps": slot.bytes_out.per_second,
                 "in_Bps": slot.bytes_in.per_second, "ping_ms": slot.ping_ms}
-               for slot in self.clients.values() if slot.vehicle is not None]
+               for slot in self.clients.values()
+               if slot.vehicle is not None
+               and slot.bytes_out is not None and slot.bytes_in is not None]
         return {"t": round(self.tick / self.step_hz, DECIMALS), "tick": self.tick,
                 "vehicles": vehicles, "events": [event.to_json() for event in events],
                 "net": net, "step_ms": round(self.step_ms, 3)}

@@ -199,6 +199,7 @@ class ShownWorld:
     def step_s(self) -> float:
         return self._simulation.step_s
 
+
     @property
     def seed(self) -> int:
         return self._simulation.seed

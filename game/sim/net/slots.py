@@ -68,7 +68,7 @@ def join_spot(simulation, ring_m: float) -> tuple[float, float, float]:
     radius = min(ring_m, min(terrain.half_extent_x_m, terrain.half_extent_y_m) - margin)
     others = [vehicle.current.position_ws[:2] for vehicle in simulation.vehicles]
     others += [rock.position_ws[:2] for rock in simulation.rocks]
-    best, best_gap = None, -1.0
+    best, best_gap = np.array([centre_x, centre_y]), -1.0
     for number in range(JOIN_SPOTS):
         angle = 2.0 * math.pi * number / JOIN_SPOTS
         spot = np.array([centre_x + radius * math.sin(angle),

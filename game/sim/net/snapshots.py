@@ -61,6 +61,9 @@ class WireVehicle(NamedTuple):
     flags: int
 
 
+_EMPTY_VEHICLE = WireVehicle((0, 0, 0), 0, 0, 0, 0, 0)
+
+
 def _to_steps(value_m: float) -> int:
     return max(-_POSITION_LIMIT, min(_POSITION_LIMIT, round(value_m / POSITION_STEP_M)))
 
@@ -90,13 +93,15 @@ def unpack_orientation(packed: int) -> tuple[float, float, float, float]:
     rest = sum(value * value for value in others)
     components = others[:largest] + [math.sqrt(max(0.0, 1.0 - rest))] + others[largest:]
     scale = 1.0 / math.sqrt(sum(value * value for value in components))
-    return tuple(value * scale for value in components)
+    w, x, y, z = (value * scale for value in components)
+    return w, x, y, z
 
 
 def wire_vehicle(vehicle) -> WireVehicle:
     """A simulation vehicle's state, quantised."""
     state = vehicle.current
-    position = tuple(_to_steps(float(value)) for value in state.position_ws)
+    x, y, z = (_to_steps(float(value)) for value in state.position_ws)
+    position = (x, y, z)
     turret = round(vehicle.turret_heading_rad * _TURRET_SCALE) & 0xFFFF
     elevation = max(-32767, min(32767, round(vehicle.gun_elevation_rad / _ELEVATION_STEP_RAD)))
     health = (_UNARMED if vehicle.health is None
@@ -122,7 +127,8 @@ def vehicle_pose(wire: WireVehicle) -> VehiclePose:
     turret = wire.turret / _TURRET_SCALE
     if turret > math.pi:
         turret -= 2.0 * math.pi
-    return VehiclePose(tuple(value * POSITION_STEP_M for value in wire.position),
+    x, y, z = (value * POSITION_STEP_M for value in wire.position)
+    return VehiclePose((x, y, z),
                        unpack_orientation(wire.orientation), turret,
                        wire.elevation * _ELEVATION_STEP_RAD,
                        None if wire.health == _UNARMED else wire.health * HEALTH_STEP,
@@ -205,6 +211,7 @@ def encode_snapshot(snapshot: Snapshot, baseline: dict[int, WireVehicle] | None)
         parts.append(_ID_MASK.pack(vehicle_id, groups))
         if groups & _POSE:
             if groups & _SMALL_MOVE:
+                assert base is not None, "a small move is only chosen against a baseline"
                 parts.append(_SMALL.pack(*(a - b for a, b in zip(wire.position, base.position))))
             else:
                 parts.append(_position_bytes(wire.position))
@@ -225,8 +232,9 @@ def snapshot_baseline_tick(data: bytes) -> int:
 
 
 def _read_position(reader: Reader) -> tuple[int, int, int]:
-    raw = reader.take(struct.Struct("<3s3s3s"))
-    return tuple(int.from_bytes(value, "little", signed=True) for value in raw)
+    x, y, z = (int.from_bytes(value, "little", signed=True)
+               for value in reader.take(struct.Struct("<3s3s3s")))
+    return x, y, z
 
 
 def _read_vehicle(reader: Reader, groups: int, base: WireVehicle | None) -> WireVehicle:
@@ -234,17 +242,21 @@ def _read_vehicle(reader: Reader, groups: int, base: WireVehicle | None) -> Wire
         raise ProtocolError("a vehicle sent in part with no baseline for it")
     if groups & ~(_ALL_GROUPS | _SMALL_MOVE):
         raise ProtocolError(f"unknown vehicle groups {groups}")
-    position, orientation = (base.position, base.orientation) if base else ((0, 0, 0), 0)
+    if groups & _SMALL_MOVE and base is None:
+        raise ProtocolError("a move with nothing to move from")
+    # A vehicle sent with no baseline carries every group, so each field of this empty
+    # one is overwritten below.
+    known = base if base is not None else _EMPTY_VEHICLE
+    position, orientation = known.position, known.orientation
     if groups & _POSE:
         if groups & _SMALL_MOVE:
-            if base is None:
-                raise ProtocolError("a move with nothing to move from")
-            position = tuple(a + b for a, b in zip(base.position, reader.take(_SMALL)))
+            x, y, z = (a + b for a, b in zip(known.position, reader.take(_SMALL)))
+            position = (x, y, z)
         else:
             position = _read_position(reader)
         orientation = reader.one(_ORIENTATION)
-    turret, elevation = reader.take(_GUN_LAYOUT) if groups & _GUN else base[2:4]
-    health, flags = reader.take(_STATUS_LAYOUT) if groups & _STATUS else base[4:6]
+    turret, elevation = reader.take(_GUN_LAYOUT) if groups & _GUN else known[2:4]
+    health, flags = reader.take(_STATUS_LAYOUT) if groups & _STATUS else known[4:6]
     if flags & ~_DESTROYED:
         raise ProtocolError(f"unknown vehicle flags {flags}")
     return WireVehicle(position, orientation, turret, elevation, health, flags)
