@@ -186,7 +186,7 @@ def build_front_door(games, parent, config, run, sounds, open_page=None) -> Fron
     (:class:`game.runs.windowed_run.WindowedRun`): match setup starts from the command line's
     options, online play where ENet is installed."""
     from game.menus.hosting import HostedServer
-    from game.sim.net.window_join import WindowJoin
+    from game.menus.window_join import WindowJoin
     from game.sim.net.link import DEFAULT_PORT, enet_available
     view, game = config.view, config.game
     setup = setup_from(run.options, game.ai.difficulty, game.battle.rounds)
