@@ -140,10 +140,6 @@ class MatchStats:
                 total.add(figures)
         return total
 
-    def by_vehicle(self) -> dict[str, dict]:
-        """Every vehicle with figures, as JSON-friendly dicts by name."""
-        return {name: figures.to_json() for name, figures in self._vehicles.items()}
-
     def by_side(self, sides: Iterable[str]) -> dict[str, dict]:
         """The figures of each of ``sides`` (every side of the match, even one with none),
         as JSON-friendly dicts by side."""

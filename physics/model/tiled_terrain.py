@@ -406,12 +406,6 @@ class TiledTerrain(TileGrid, TerrainBase):
         wave_x, wave_y = np.sin(wave * xy_m)
         return half_height * (1.0 + wave_x * wave_y), grip, rolling
 
-    def sample_heights(self, columns: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """Heights of samples of the map's grid, by column and row (any shape)."""
-        sample = np.stack([np.ravel(columns), np.ravel(rows)]).astype(np.int64)
-        slot, local = self._slots_of_cells(sample)
-        return self._heights[slot, local[1], local[0]].reshape(np.shape(columns))
-
     @property
     def memory_bytes(self) -> int:
         """What the tiles made hold (the pool's other slots are address space only)."""
