@@ -14,10 +14,11 @@ import zlib
 import numpy as np
 import pytest
 from panda3d.bullet import BulletWorld
-from panda3d.core import Point3
+from panda3d.core import NodePath, Point3
 
 from common.spec import SpecError
-from game.view.draw.meshes import grid_triangles, terrain_mesh
+from game.view.draw.meshes import grid_triangles
+from game.view.ground.terrain_view import TerrainView
 from physics.bullet.bodies import map_walls, terrain_collider
 from physics.model.height_grid import HEIGHT_LEVELS
 from physics.model.terrain import (REFERENCE_SURFACE, MapChoice, Terrain, build_terrain,
@@ -162,18 +163,34 @@ def test_rays_match_at_cell_corners_edges_and_diagonals(colliders):
     assert np.allclose(terrain.height_at(x0, y0), terrain.heights_m[j, i], atol=1e-9)
 
 
-def test_the_drawn_mesh_vertices_are_the_height_samples(terrains):
-    terrain = terrains["desert:1"]
-    node = terrain_mesh(terrain, (0.9, 0.8, 0.6), (0.7, 0.5, 0.3))
-    vertex_data = node.getGeom(0).getVertexData()
-    array = vertex_data.getArray(0)
-    floats = np.frombuffer(memoryview(array), dtype=np.float32)
-    rows = floats.reshape(vertex_data.getNumRows(), -1)
-    xs, ys = terrain.sample_positions()
-    expected = np.stack([xs, ys, terrain.heights_m], axis=-1).reshape(-1, 3)
-    np.testing.assert_allclose(rows[:, :3], expected, rtol=0, atol=1e-4)
-    triangles = node.getGeom(0).getPrimitive(0)
-    assert triangles.getNumVertices() == grid_triangles(terrain.columns, terrain.rows).size
+def test_the_drawn_tiles_vertices_are_the_height_samples(terrains, config):
+    """The whole map's view draws each tile's finest level from the collider's own samples,
+    cut along Bullet's diagonals (the tile's skirt comes after them)."""
+    terrain, spec = terrains["desert:1"], config.view.terrain_view
+    view = TerrainView(NodePath("render"), terrain, spec, (0.9, 0.8, 0.6), (0.7, 0.5, 0.3),
+                       config.view.sand.blend_mask_tile_m)
+    try:
+        xs, ys = terrain.sample_positions()
+        samples = np.stack([xs, ys, terrain.heights_m], axis=-1)
+        drawn = np.zeros(terrain.heights_m.shape, dtype=bool)
+        for (i0, j0), tile in view.tiles.items():
+            window = (slice(j0, min(j0 + spec.tile_cells, terrain.rows - 1) + 1),
+                      slice(i0, min(i0 + spec.tile_cells, terrain.columns - 1) + 1))
+            rows, columns = samples[window].shape[:2]
+            geom = tile.find("level-0").node().getGeom(0)
+            vertex_data = geom.getVertexData()
+            floats = np.frombuffer(memoryview(vertex_data.getArray(0)), dtype=np.float32)
+            vertices = floats.reshape(vertex_data.getNumRows(), -1)[:rows * columns, :3]
+            np.testing.assert_allclose(vertices, samples[window].reshape(-1, 3), rtol=0,
+                                       atol=1e-4)
+            triangles = grid_triangles(columns, rows)
+            indices = np.frombuffer(memoryview(geom.getPrimitive(0).getVertices()),
+                                    dtype=np.uint32)
+            np.testing.assert_array_equal(indices[:triangles.size], triangles.ravel())
+            drawn[window] = True
+        assert drawn.all()
+    finally:
+        view.destroy()
 
 
 def test_the_drawn_mesh_splits_cells_along_the_collider_diagonal():

@@ -1,4 +1,4 @@
-"""Geometry built in code from numpy arrays: the terrain mesh and simple solids.
+"""Geometry built in code from numpy arrays: grids of triangles and simple solids.
 
 Solids are convex pieces (prisms, lofts between rings, cylinders, tubes); each is
 returned as a ``GeomNode`` with per-vertex normals and colours, built from one numpy
@@ -13,8 +13,6 @@ import math
 import numpy as np
 from panda3d.core import (Geom, GeomNode, GeomTriangles, GeomVertexArrayFormat, GeomVertexData,
                           GeomVertexFormat, NodePath)
-
-from physics.model.terrain import Terrain
 
 
 def _vertex_format(with_uv: bool) -> GeomVertexFormat:
@@ -84,23 +82,6 @@ def grid_triangles(columns: int, rows: int) -> np.ndarray:
     right, up = corner + 1, corner + columns
     return np.concatenate([np.stack([corner, right, up], axis=1),
                            np.stack([right, up + 1, up], axis=1)])
-
-
-def terrain_mesh(terrain: Terrain, light_colour, dark_colour) -> GeomNode:
-    """The terrain drawn from the same height array as its collider, shaded by height."""
-    x_m, y_m = terrain.sample_positions()
-    heights = terrain.heights_m
-    slope_y, slope_x = np.gradient(heights, terrain.spacing_m)
-    normals = np.stack([-slope_x, -slope_y, np.ones_like(heights)], axis=-1)
-    normals /= np.linalg.norm(normals, axis=-1, keepdims=True)
-    # Troughs darker, crests lighter: the dune pattern reads even in flat light.
-    lightness = (heights - terrain.min_height_m) / terrain.height_range_m
-    colours = (np.asarray(dark_colour) + lightness[..., None]
-               * (np.asarray(light_colour) - np.asarray(dark_colour)))
-    colours = np.concatenate([colours, np.ones_like(heights)[..., None]], axis=-1)
-    positions = np.stack([x_m, y_m, heights], axis=-1)
-    return make_mesh("terrain", positions.reshape(-1, 3), normals.reshape(-1, 3),
-                     colours.reshape(-1, 4), grid_triangles(terrain.columns, terrain.rows))
 
 
 _BOX_FACES = np.array([  # (normal axis, sign)
