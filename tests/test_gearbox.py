@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from common.spec import SpecError, build_spec
+from game.input.gamepad import shifted_lever
 from physics.model.engine import RPM_PER_RAD_S, Driveline
 from physics.model.gearbox import (KMH_PER_MPS, DriveCommand, Gearbox, GearboxSpec, GearboxStep,
                                    GearRequest, gate_layout)
@@ -80,6 +81,13 @@ def engaged(spec: GearboxSpec, name: str, count: int = 1, automatic: bool = Fals
         box.step(DT_S, np.zeros(count), np.zeros(count), rolling(np.zeros(count)))
     assert box.gear_names() == [name] * count
     return box
+
+
+def shift(box: Gearbox, vehicle: int, direction: int, speed_mps: float) -> GearRequest:
+    """A sequential shift as the keyboard's and the pad's are made: the gear one step up
+    (+1) or down (-1) the order R, N, 1, 2, ... from the one selected, requested."""
+    lever = shifted_lever(box.selected_name(vehicle), direction, None)
+    return box.request(vehicle, lever, speed_mps)
 
 
 def shifts_of(box: Gearbox, result: GearboxStep, vehicle: int = 0) -> list[tuple[str, str, str]]:
@@ -275,20 +283,20 @@ def test_over_rev_downshift_refused(spec):
     speed_mps = 0.6 * top_mps(spec, "4")
     assert top_mps(spec, "2") < speed_mps < top_mps(spec, "3")
     assert box.request(0, "2", speed_mps) == GearRequest("refused", "4", "2", "over_rev")
-    assert box.shift_down(0, speed_mps).to_gear == "3"  # 3 tops out above this speed
+    assert shift(box, 0, -1, speed_mps).to_gear == "3"  # 3 tops out above this speed
 
 
 def test_sequential_shifting_walks_the_gear_order(spec):
     box = gearbox(spec)
-    assert box.shift_down(0, 0.0).to_gear == "R"
+    assert shift(box, 0, -1, 0.0).to_gear == "R"
     assert box.selected_name(0) == "R" and box.gear_name(0) == "N"  # nothing engaged mid-shift
     for _ in range(steps_per_shift(spec)):
         step1(box, 0.0, 0.0)
     assert box.gear_name(0) == "R"
-    assert box.shift_down(0, 0.0).outcome == "unchanged"  # nothing below R
-    assert box.shift_up(0, 0.0) == GearRequest("shifted", "R", "N")  # instant
-    assert box.shift_up(0, 0.0).to_gear == "1"
-    assert box.shift_up(0, 0.0).to_gear == "2"  # from the selected gear, even mid-shift
+    assert shift(box, 0, -1, 0.0).outcome == "unchanged"  # nothing below R
+    assert shift(box, 0, +1, 0.0) == GearRequest("shifted", "R", "N")  # instant
+    assert shift(box, 0, +1, 0.0).to_gear == "1"
+    assert shift(box, 0, +1, 0.0).to_gear == "2"  # from the selected gear, even mid-shift
     assert box.selected_name(0) == "2"
 
 
@@ -466,8 +474,8 @@ def test_hundred_vehicles_in_one_call_match_each_alone(spec):
         throttle = rng.uniform(-1.0, 1.0, count)
         if step == 40:  # mid-run manual requests on some vehicles
             for vehicle in range(0, count, 9):
-                assert (many.shift_up(vehicle, speeds[vehicle])
-                        == alone[vehicle].shift_up(0, speeds[vehicle]))
+                assert (shift(many, vehicle, +1, speeds[vehicle])
+                        == shift(alone[vehicle], 0, +1, speeds[vehicle]))
         sums = rolling(speeds, gripping=rng.random(count), free_load_n=rng.normal(0.0, 1e4, count),
                        steer_mps=rng.normal(0.0, 1.0, count), drive_n=rng.normal(0.0, 1e5, count))
         result = many.step(DT_S, speeds, throttle, sums)

@@ -331,16 +331,6 @@ class Gearbox:
         self.shift_left_s[vehicle] = self.spec.shift_time_s
         return GearRequest("started", self.names[origin], gear)
 
-    def shift_up(self, vehicle: int, forward_speed_mps: float) -> GearRequest:
-        """Sequential shift one step up the order R, N, 1, 2, ...; unchanged in top gear."""
-        index = min(self.target_index[vehicle] + 1, self.top)
-        return self.request(vehicle, self.names[index], forward_speed_mps)
-
-    def shift_down(self, vehicle: int, forward_speed_mps: float) -> GearRequest:
-        """Sequential shift one step down the order ..., 2, 1, N, R; unchanged in R."""
-        index = max(self.target_index[vehicle] - 1, self.reverse)
-        return self.request(vehicle, self.names[index], forward_speed_mps)
-
     def set_automatic(self, vehicle: int, on: bool) -> None:
         """Turn automatic shifting on or off for one vehicle."""
         self.automatic[vehicle] = on
