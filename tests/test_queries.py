@@ -10,6 +10,7 @@ from panda3d.bullet import BulletBoxShape, BulletRigidBodyNode, BulletSphereShap
 from panda3d.core import LQuaternionf, Point3, TransformState, Vec3
 
 from physics.bullet import groups
+from physics.bullet.overlap import probe_solid
 from physics.bullet.world import PhysicsWorld, box_shape, sphere_shape
 from physics.model.stepping import SimulationSpec
 
@@ -217,7 +218,8 @@ def test_box_overlaps_agree_with_brute_force_on_spheres(scene):
     for _ in range(80):
         axes, _ = random_axes(rng)
         centre, half = rng.uniform(-FIELD_M / 2, FIELD_M / 2, 3), rng.uniform(0.2, 2.5, 3)
-        found = world.overlap_box(centre, half, groups.mask_of(groups.ROCK), axes_ws=axes)
+        found = world.overlapping(probe_solid(centre, half_extents_m=half, axes_ws=axes),
+                                  groups.mask_of(groups.ROCK))
         _check_overlaps(found, {body: box_distance(body.centre, centre, axes, half)
                                 - body.radius for body in spheres})
         met += len(found)
@@ -300,7 +302,8 @@ def test_box_overlaps_agree_with_sampled_boxes(scene):
     for _ in range(60):
         axes, _ = random_axes(rng)
         centre, half = rng.uniform(-FIELD_M / 2, FIELD_M / 2, 3), rng.uniform(0.2, 2.5, 3)
-        found = set(world.overlap_box(centre, half, groups.mask_of(groups.PROP), axes_ws=axes))
+        found = set(world.overlapping(probe_solid(centre, half_extents_m=half, axes_ws=axes),
+                                      groups.mask_of(groups.PROP)))
         for box in boxes:
             sampled = bool(inside_box(grid_points(centre, axes, half), box.centre, box.axes,
                                       box.half).any()
@@ -320,7 +323,8 @@ def test_a_box_beside_a_turned_box_overlaps_only_when_it_reaches_it(scene, gap_m
     for box in (body for body in bodies if body.half is not None):
         half = np.array([0.5, 0.5, 0.5])
         centre = box.centre + box.axes[0] * (box.half[0] + half[0] + gap_m)
-        found = world.overlap_box(centre, half, groups.mask_of(groups.PROP), axes_ws=box.axes)
+        found = world.overlapping(probe_solid(centre, half_extents_m=half, axes_ws=box.axes),
+                                  groups.mask_of(groups.PROP))
         assert (box in found) == touching
 
 

@@ -1,7 +1,7 @@
 """Exact overlap of a query's sphere or box with a body made of one sphere or one box.
 
-Bullet's contact test (what :meth:`physics.bullet.world.PhysicsWorld.overlap_sphere`
-and ``overlap_box`` ask first) reports every body a shape overlaps, and also bodies
+Bullet's contact test (what :meth:`physics.bullet.world.PhysicsWorld.overlapping` asks
+first) reports every body a shape overlaps, and also bodies
 near it: a turned box or a convex hull a good share of the shape's size away (its
 collision margins count as closest-point distance). Panda cannot read the distances
 back from a contact test, so for the bodies whose shape is one sphere or one box (hulls,

@@ -283,28 +283,22 @@ class PhysicsWorld:
                        exclude=None) -> list:
         """The owners (in the handle map) of the bodies whose group is in ``mask`` that a
         sphere overlaps, the ``exclude`` node (or nodes) aside; each once, in Bullet's
-        order. See :meth:`overlap_box` for how exact it is."""
-        return self._overlapping(sphere_shape(radius_m), _placed(centre_ws, None),
-                                 probe_solid(centre_ws, radius_m), mask, exclude)
+        order. See :meth:`overlapping` for how exact it is."""
+        return self.overlapping(probe_solid(centre_ws, radius_m), mask, exclude)
 
-    def overlap_box(self, centre_ws, half_extents_m, mask: BitMask32 = ALL_BODIES,
-                    exclude=None, axes_ws=None) -> list:
-        """The owners of the bodies whose group is in ``mask`` that a box overlaps (its
-        ``axes_ws`` one a row; default the world's), as :meth:`overlap_sphere`.
+    def overlapping(self, probe: Solid, mask: BitMask32 = ALL_BODIES, exclude=None) -> list:
+        """The owners of the bodies whose group is in ``mask`` that ``probe`` overlaps (a
+        sphere or a turned box: :func:`~physics.bullet.overlap.probe_solid`), as
+        :meth:`overlap_sphere`.
 
         Exact for bodies of one sphere or one box (hulls, plates, shells: touching
         counts); for other shapes (rocks, the terrain) Bullet's contact test decides,
         which also counts some bodies near the shape (:mod:`physics.bullet.overlap`).
         Only which bodies overlap is answered; a caller measures distances."""
-        return self._overlapping(box_shape(half_extents_m), _placed(centre_ws, axes_ws),
-                                 probe_solid(centre_ws, None, half_extents_m, axes_ws), mask,
-                                 exclude)
-
-    def _overlapping(self, shape: BulletShape, placed: TransformState, probe: Solid,
-                     mask: BitMask32, exclude) -> list:
-        """The owners of what ``shape`` at ``placed`` (the same as ``probe``) overlaps:
-        Bullet's contact test, each body's answer checked exactly where its shape allows
-        (:mod:`physics.bullet.overlap`)."""
+        if probe.half_m is None:
+            shape, placed = sphere_shape(probe.radius_m), _placed(probe.centre_ws, None)
+        else:
+            shape, placed = box_shape(probe.half_m), _placed(probe.centre_ws, probe.axes_ws)
         node = BulletRigidBodyNode("overlap-probe")
         node.addShape(shape)
         node.setTransform(placed)
