@@ -94,8 +94,10 @@ def pose_views(views: list[VehicleView]) -> None:
 
 
 def views_seen(views: list[VehicleView], frustums) -> list[VehicleView]:
-    """Those of ``views`` that any of ``frustums`` may see (see :meth:`VehicleView.seen_by`),
-    tested together for the views under each parent node."""
+    """Those of ``views`` that any of ``frustums`` may see: whose reach (a sphere of
+    :attr:`VehicleView.reach_m` about its drawn position) meets a frustum, given as
+    (camera NodePath, its lens's bounds in the camera's frame) pairs. The views under
+    each parent node are tested together."""
     by_parent: dict[int, tuple[NodePath, list]] = {}
     for view in views:
         by_parent.setdefault(view.parent_key, (view.parent, []))[1].append(view)
@@ -110,10 +112,11 @@ def views_seen(views: list[VehicleView], frustums) -> list[VehicleView]:
 def pose_views_if_seen(views: list[VehicleView], frustums,
                        detail: VehicleDetailSpec | None = None, eyes_ws=(),
                        frame: int = 0) -> None:
-    """:meth:`VehicleView.pose_parts_if_seen` for every view, the seen ones together. With
-    a ``detail`` and the players' ``eyes_ws``, a view farther than its
-    ``full_rate_within_m`` from every eye is posed only on its turn: on frame ``frame``
-    where that is its ``parts_turn`` modulo ``far_every_frames``."""
+    """Pose the moving parts of the views not posed yet this frame that some camera may
+    see (:func:`views_seen`), all together. With a ``detail`` and the players'
+    ``eyes_ws``, a view farther than its ``full_rate_within_m`` from every eye is posed
+    only on its turn: on frame ``frame`` where that is its ``parts_turn`` modulo
+    ``far_every_frames``."""
     seen = views_seen([view for view in views if not view.rig.parts_posed], frustums)
     if seen and detail is not None and len(eyes_ws) and detail.far_every_frames > 1:
         every = detail.far_every_frames
@@ -192,7 +195,7 @@ class VehicleView:
 
     def update(self, alpha: float, frame_s: float = 0.0, pose_parts: bool = True) -> None:
         """The rig at the blended pose; its moving parts (wheels, belts) only with
-        ``pose_parts``, else by :meth:`pose_parts_if_seen` once the cameras are placed."""
+        ``pose_parts``, else by :func:`pose_views_if_seen` once the cameras are placed."""
         self.rig.update(alpha, frame_s, pose_parts)
         self.follow_wreck()
 
@@ -201,20 +204,6 @@ class VehicleView:
         destroyed = bool(getattr(self.vehicle, "destroyed", False))
         if destroyed != self.wrecked:
             self._set_wrecked(destroyed)
-
-    def seen_by(self, frustums) -> bool:
-        """Whether the rig's reach (a sphere of :attr:`reach_m` about its drawn position)
-        meets any of ``frustums``: (camera NodePath, its lens's bounds in the camera's
-        frame) pairs."""
-        return bool(spheres_seen(self.root.getParent(), np.array([self.position]),
-                                 np.array([self.reach_m]), frustums)[0])
-
-    def pose_parts_if_seen(self, frustums) -> bool:
-        """Pose the rig's moving parts this frame if some camera may see them (see
-        :meth:`seen_by`); True if they are posed."""
-        if not self.rig.parts_posed and self.seen_by(frustums):
-            self.rig.pose_parts()
-        return self.rig.parts_posed
 
     def _set_wrecked(self, wrecked: bool) -> None:
         self.wrecked = wrecked
