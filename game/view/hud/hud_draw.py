@@ -1,5 +1,6 @@
 """Drawing that changes from frame to frame without making nodes or Geoms: the HUD's rings,
-bars, dots and wedges, and the tracers.
+bars, dots and wedges, and the capture zone's bar (the tracers are
+:mod:`game.view.effects.combat_view`'s own).
 
 - :class:`PixelGrid`: how many pixels one overlay unit covers in a view, so that a value
   is redrawn only once it has moved by a pixel (or, not known yet, on any change).
