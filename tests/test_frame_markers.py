@@ -1,6 +1,6 @@
-"""The enemy markers placed all at once (game/view/view_projection.places_on_overlay) are
-placed as one at a time (place_on_overlay) places each: in view, off its edges, behind the
-camera and straight above or below the eye."""
+"""The enemy markers placed all at once (game.view.draw.view_projection.places_on_overlay)
+are placed as one at a time (place_on_overlay) places each: in view, off its edges,
+behind the camera and straight above or below the eye."""
 
 from __future__ import annotations
 
