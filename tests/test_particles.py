@@ -16,7 +16,8 @@ from game.sim.controls import Controls
 from game.sim.events import Destroyed, Hit, Shot
 from game.sim.simulation import Simulation
 from game.view.effects.effects import Effects
-from game.view.effects.particles import ParticleSystem, cone_directions_many
+from game.view.effects.emission import cone_directions_many
+from game.view.effects.particles import ParticleSystem
 from physics.model.terrain import MapChoice
 
 

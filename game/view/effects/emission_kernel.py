@@ -1,11 +1,11 @@
 """A frame's streams of particles worked out in one compiled loop (numba, see
 :mod:`common.compiled`): each particle's start point, velocity and life from the
-random numbers :func:`game.view.effects.emission.emit_streams` draws, the same float64 arithmetic
-as its numpy path (:func:`game.view.effects.particles.cone_directions_many` and the lines after
-it), written with its kind's looks straight into its float32 state row as
-:meth:`game.view.effects.particles.ParticleSystem.spawn` would, without the many small arrays in
-between. Where numba is not available :data:`stream_particles_loop` is None and the numpy
-path runs.
+random numbers :func:`game.view.effects.emission.emit_streams` draws, the same float64
+arithmetic as its numpy path (:func:`game.view.effects.emission.cone_directions_many` and
+the lines after it), written with its kind's looks straight into its float32 state row
+as :meth:`game.view.effects.particles.ParticleSystem.spawn` would, without the many small
+arrays in between. Where numba is not available :data:`stream_particles_loop` is None and
+the numpy path runs.
 
 The random numbers, and the cosines and sines of the turns about each cone's axis, stay
 numpy's: drawn in the same order from the same generator, so that both paths make the very
@@ -21,15 +21,16 @@ import numpy as np
 from common.compiled import compiled
 
 _SHORTEST_AXIS = 1e-9
-"""As :data:`game.view.effects.particles._SHORTEST_AXIS`: a shorter direction stands for up."""
+"""As :data:`game.view.effects.emission._SHORTEST_AXIS`: a shorter direction stands for up."""
 _HELPER_SWITCH = 0.9
-"""As :data:`game.view.effects.particles._HELPER_SWITCH`: an axis whose x is at least this is
+"""As :data:`game.view.effects.emission._HELPER_SWITCH`: an axis whose x is at least this is
 crossed with +y instead of +x."""
 
 
 def _cone_axes(directions, axes):
     """Each direction's unit axis and two unit vectors square to it and to each other,
-    into ``axes`` (k, 3, 3) as rows: axis, u, v (:func:`game.view.effects.particles.cone_axes`)."""
+    into ``axes`` (k, 3, 3) as rows: axis, u, v
+    (:func:`game.view.effects.emission.cone_axes`)."""
     for k in range(directions.shape[0]):
         dx, dy, dz = directions[k, 0], directions[k, 1], directions[k, 2]
         length = math.sqrt(dx * dx + dy * dy + dz * dz)

@@ -7,8 +7,8 @@ the order they were last drawn (dead ones are squeezed out in one copy in the sa
 that ages the rest, so order is kept; kept in draw order, the next frame's sort finds
 them nearly sorted, which is much quicker than sorting them afresh).
 Spawning takes per-particle looks, so a whole frame's streams of different emitters are
-one call (:mod:`game.view.effects.emission`). A spawn that would overflow the capacity drops the
-oldest particles first: the count is bounded whatever the game throws at it.
+one call (:mod:`game.view.effects.emission`). A spawn that would overflow the capacity
+drops the oldest particles first: the count is bounded whatever the game throws at it.
 
 Drawing: all live particles are ONE Geom of quads (four vertex rows a particle:
 centre, colour, size, glow and a corner) written from numpy through a memoryview
@@ -39,8 +39,8 @@ from panda3d.core import (ColorBlendAttrib, Geom, GeomNode, GeomTriangles, GeomV
 
 from common.spec import Spec, SpecError, least_most, tuning
 from game.view.draw.colours import rgba
-from game.view.effects.particle_kernel import (age_and_move_loop, far_first_keys_loop, quad_rows_loop,
-                                      take_rows_loop)
+from game.view.effects.particle_kernel import (age_and_move_loop, far_first_keys_loop,
+                                               quad_rows_loop, take_rows_loop)
 
 
 @dataclass(frozen=True)
@@ -153,52 +153,6 @@ def _vertex_format() -> GeomVertexFormat:
     array.addColumn(InternalName.make("sprite"), 2, Geom.NT_float32, Geom.C_other)
     array.addColumn(InternalName.make("corner"), 2, Geom.NT_float32, Geom.C_other)
     return GeomVertexFormat.registerFormat(GeomVertexFormat(array))
-
-
-_UP = np.array([0.0, 0.0, 1.0])
-_HELPER_SWITCH = 0.9
-"""An axis whose x is at least this is crossed with +y instead of +x (a cross product of
-nearly parallel vectors loses its precision)."""
-_SHORTEST_AXIS = 1e-9
-"""A direction shorter than this has none: it stands for straight up."""
-
-
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cross products of (k, 3) arrays (np.cross's axis handling costs more than
-    the arithmetic on small arrays)."""
-    return np.stack([a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1],
-                     a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
-                     a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]], axis=1)
-
-
-def cone_axes(directions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Unit axes (k, 3) of ``directions`` (k, 3) (one too short: straight up), and two unit
-    vectors square to each axis and to each other."""
-    directions = np.asarray(directions, np.float64).reshape(-1, 3)
-    length = np.sqrt(np.einsum("ij,ij->i", directions, directions))[:, None]
-    axis = np.where(length > _SHORTEST_AXIS, directions / np.maximum(length, _SHORTEST_AXIS),
-                    _UP)
-    helper = np.zeros_like(axis)
-    use_y = np.abs(axis[:, 0]) >= _HELPER_SWITCH
-    helper[:, 0] = ~use_y
-    helper[:, 1] = use_y
-    u = _cross(axis, helper)
-    u /= np.sqrt(np.einsum("ij,ij->i", u, u))[:, None]
-    return axis, u, _cross(axis, u)
-
-
-def cone_directions_many(rng: np.random.Generator, directions, cos_max, stream
-                         ) -> np.ndarray:
-    """One unit vector per particle, uniform over the cap round its stream's direction:
-    ``stream`` (n,) indexes ``directions`` (k, 3); ``cos_max`` (n,) is the cosine of each
-    particle's cone half-angle (-1: the whole sphere)."""
-    axis, u, v = cone_axes(directions)
-    n = len(stream)
-    cos_t = 1.0 - rng.random(n) * (1.0 - cos_max)
-    sin_t = np.sqrt(np.maximum(0.0, 1.0 - cos_t * cos_t))
-    phi = rng.random(n) * (2.0 * math.pi)
-    return (cos_t[:, None] * axis[stream] + (sin_t * np.cos(phi))[:, None] * u[stream]
-            + (sin_t * np.sin(phi))[:, None] * v[stream])
 
 
 def _column(column) -> property:
