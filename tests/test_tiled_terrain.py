@@ -338,7 +338,7 @@ def test_a_big_desert_has_rocks_tile_by_tile_with_their_ground_and_colliders(con
             assert terrain.surface_name_at(*rock.position_ws[:2]) == "rock"
             assert np.linalg.norm(rock.position_ws[:2]) > config.world.rocks.spawn_clearance_m
         anchors = simulation.tanks  # anchors may stand on them: the fleet knows them all
-        assert len(anchors._static_radii) == len(rocks)
+        assert len(anchors.obstacles.static_radii) == len(rocks)
         again = build_terrain(MapChoice.parse(BIG), config.world.terrain, 1)
         try:
             again.scatter_rocks(terrain._contents.rocks)

@@ -20,52 +20,23 @@ from dataclasses import dataclass
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
-from panda3d.core import Point3
 
 from physics.bullet.ground import BulletRays
 from physics.bullet.hull_pairs import HullPairs
+from physics.bullet.obstacles import RAY_SLACK_M, Obstacles
 from physics.bullet.poses import FleetPoses, body_states, call_each, fleet_poses
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import AnchorCommand, AnchorImpulses, BodyStates, derive_constants
 from physics.model.broadphase import in_pairs, pairs_within, sphere_pairs
 from physics.model.fleet_survey import survey
 from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
-from physics.model.ray_narrowing import Boxes, fleet_rays_meeting_links
+from physics.model.ray_narrowing import fleet_rays_meeting_links
 from physics.model.terrain import TerrainBase
 
 _NEAR_TEST_SLACK_M = 2.0
 """Room added to the vehicles' reach when testing who is near what, so the test holds for
 as long as everyone stays within half of it (a few steps at full speed). More room: fewer
 tests, but more vehicles cast Bullet rays they do not need. Cost only, not behaviour."""
-
-_RAY_SLACK_M = 0.05
-"""Room added to every body's bounding sphere and hull box when choosing the rays cast through
-Bullet: more than Bullet's single-precision shapes and collision margins stand out of them."""
-
-
-def _bounding_sphere(body: BulletRigidBodyNode) -> tuple[np.ndarray, float]:
-    """World centre and radius of a sphere around the body's shapes."""
-    bounds = body.getShapeBounds()
-    return (np.array(body.getTransform().getMat().xformPoint(bounds.getCenter())),
-            bounds.getRadius())
-
-
-_NO_STATIC_BOXES = Boxes(np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)))
-
-
-def _static_box(body: BulletRigidBodyNode, box_bs) -> tuple[np.ndarray, np.ndarray,
-                                                            np.ndarray]:
-    """A static body's box in the world: centre, axes (rows) and half extents grown by
-    :data:`_RAY_SLACK_M`, from its box in its own frame (None: an infinite box, which
-    leaves the body to its sphere)."""
-    matrix = body.getTransform().getMat()
-    axes_ws = np.array(matrix.getUpper3())  # Panda's rows: the body's axes
-    if box_bs is None:
-        return np.array(matrix.getRow3(3)), axes_ws, np.full(3, np.inf)
-    centre_bs, half_extents_m = box_bs
-    return (np.array(matrix.xformPoint(Point3(*np.asarray(centre_bs, dtype=float)))), axes_ws,
-            np.asarray(half_extents_m, dtype=float) + _RAY_SLACK_M)
-
 
 _apply_central_impulse = BulletRigidBodyNode.applyCentralImpulse
 _apply_torque_impulse = BulletRigidBodyNode.applyTorqueImpulse
@@ -120,14 +91,8 @@ class VehicleFleet:
         self.gearbox = Gearbox(gearbox_spec, 0,
                                driveline=spec.driveline(gearbox_spec, self.constants))
         self.bodies: list[BulletRigidBodyNode] = []
-        self.obstacles: list[BulletRigidBodyNode] = []
-        """Moving bodies anchors may stand on; static ones are kept as bounding spheres (and
-        boxes, where given)."""
-        self._static_centres = np.zeros((0, 3))
-        self._static_radii = np.zeros(0)
-        self._static_boxes = _NO_STATIC_BOXES
-        """The static obstacles' boxes (grown by the slack), one for each sphere."""
-        self._static_bodies: list[BulletRigidBodyNode] = []
+        self.obstacles = Obstacles()
+        """What anchors may stand on besides the terrain and these vehicles."""
         self.always_bullet_rays = always_bullet_rays
         self.terrain = terrain
         self._bullet_rays = BulletRays(world, terrain, self.bodies,
@@ -138,7 +103,7 @@ class VehicleFleet:
         """Radius around the centre of mass that holds the hull and every ray."""
         self._hull_radius_m = float(np.linalg.norm(half) + spec.hull.centre_of_mass_drop_m)
         """Radius around the centre of mass that holds the hull."""
-        self._hull_box_half_m = half + _RAY_SLACK_M
+        self._hull_box_half_m = half + RAY_SLACK_M
         """The hull's box (its one shape) grown by the slack: a ray missing it misses the hull."""
         self.throttle = np.zeros(0)
         self.steer = np.zeros(0)
@@ -209,15 +174,8 @@ class VehicleFleet:
 
     def remove_obstacles(self, bodies: list[BulletRigidBodyNode]) -> None:
         """Bodies anchors could stand on are gone (at once: a tile's rocks)."""
-        gone = set(bodies)
-        self.obstacles = [body for body in self.obstacles if body not in gone]
-        kept = [index for index, body in enumerate(self._static_bodies) if body not in gone]
-        if len(kept) < len(self._static_bodies):
+        if self.obstacles.remove(bodies):
             self._near_test = None
-            self._static_bodies = [self._static_bodies[index] for index in kept]
-            self._static_centres = self._static_centres[kept]
-            self._static_radii = self._static_radii[kept]
-            self._static_boxes = Boxes(*(array[kept] for array in self._static_boxes))
 
     def add_obstacle(self, body: BulletRigidBodyNode, box_bs=None) -> None:
         """Something besides the terrain that anchors may stand on (a crate, a rock).
@@ -232,23 +190,8 @@ class VehicleFleet:
     def add_obstacles(self, bodies: list[BulletRigidBodyNode], boxes_bs=None) -> None:
         """Several things anchors may stand on (at once: a tile's rocks), with a box for
         each (or None) as :meth:`add_obstacle` takes it."""
-        static, static_boxes = [], []
-        for body, box_bs in zip(bodies, boxes_bs or [None] * len(bodies)):
-            if body.getMass() > 0.0:
-                self.obstacles.append(body)
-            else:
-                static.append(body)
-                static_boxes.append(_static_box(body, box_bs))
-        if not static:
-            return
-        spheres = [_bounding_sphere(body) for body in static]
-        self._near_test = None
-        self._static_bodies.extend(static)
-        self._static_centres = np.concatenate(
-            [self._static_centres, np.array([centre for centre, _ in spheres])])
-        self._static_radii = np.append(self._static_radii, [radius for _, radius in spheres])
-        self._static_boxes = Boxes(*(np.concatenate([kept, np.array(added)]) for kept, added
-                                     in zip(self._static_boxes, zip(*static_boxes))))
+        if self.obstacles.add(bodies, boxes_bs):
+            self._near_test = None
 
     def set_controls(self, index: int, throttle: float, steer: float, brake: float,
                      handbrake: bool) -> None:
@@ -319,7 +262,7 @@ class VehicleFleet:
         """
         if self.always_bullet_rays:
             return (np.ones(len(self.bodies), dtype=bool), np.zeros((0, 2), dtype=np.int64),
-                    self._obstacle_spheres(within_s))
+                    self.obstacles.spheres(within_s))
         centres = states.position_ws
         own_travel_m = fastest_mps * within_s
         test = self._near_test
@@ -330,42 +273,24 @@ class VehicleFleet:
             room_m = max(_NEAR_TEST_SLACK_M, 2.0 * own_travel_m)
             pairs = pairs_within(centres, 2.0 * self.reach_m + room_m)
             blocks = [pairs, pairs[:, ::-1]]
-            if len(self._static_radii):
-                blocks.append(sphere_pairs(centres, self._static_centres, self.reach_m
-                                           + room_m / 2.0 + self._static_radii)
+            static_radii = self.obstacles.static_radii
+            if len(static_radii):
+                blocks.append(sphere_pairs(centres, self.obstacles.static_centres, self.reach_m
+                                           + room_m / 2.0 + static_radii)
                               + (0, len(centres)))
             links = np.concatenate(blocks)
             test = self._near_test = _NearTest(centres, room_m,
                                                in_pairs(links[:, 0], len(centres)), links)
-        others = self._obstacle_spheres(within_s)
-        if not self.obstacles:
+        others = self.obstacles.spheres(within_s)
+        if not self.obstacles.moving:
             return test.near, test.links, others
-        moving_centres, moving_radii = (others[0][len(self._static_radii):],
-                                        others[1][len(self._static_radii):])
+        static = len(self.obstacles.static_radii)
+        moving_centres, moving_radii = others[0][static:], others[1][static:]
         moving = (sphere_pairs(centres, moving_centres,
                                self.reach_m + moving_radii + own_travel_m)
-                  + (0, len(centres) + len(self._static_radii)))
+                  + (0, len(centres) + static))
         return (test.near | in_pairs(moving[:, 0], len(centres)),
                 np.concatenate([test.links, moving]), others)
-
-    def _obstacle_spheres(self, within_s: float) -> tuple[np.ndarray, np.ndarray]:
-        """The static obstacles' bounding spheres, then the moving ones' grown by how far
-        each may go in ``within_s`` at its present speed: centres (S, 3), radii (S,)."""
-        if not self.obstacles:
-            return self._static_centres, self._static_radii
-        centres, radii, speeds_mps = self._moving_obstacles()
-        return (np.vstack([self._static_centres, centres]),
-                np.concatenate([self._static_radii, radii + speeds_mps * within_s]))
-
-    def _moving_obstacles(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The moving obstacles' bounding spheres now, centres (O, 3) and radii (O,), and
-        their speeds (O,)."""
-        count = len(self.obstacles)
-        centres, radii, speeds = np.empty((count, 3)), np.empty(count), np.empty(count)
-        for index, obstacle in enumerate(self.obstacles):
-            centres[index], radii[index] = _bounding_sphere(obstacle)
-            speeds[index] = obstacle.getLinearVelocity().length()
-        return centres, radii, speeds
 
     def _substep(self, substep_s: float) -> None:
         if not self.bodies:
@@ -400,9 +325,9 @@ class VehicleFleet:
         """Per anchor of the vehicles ``near`` something: could its ray meet a body besides
         the terrain (another of these vehicles where it is now, one of the ``others``)?
         None: no ray could. Each body stands for its bounding sphere and
-        :data:`_RAY_SLACK_M`, each of these vehicles for its hull's box as well, and a
-        static obstacle for its box where it was given one (a rock's); a ray passing
-        within them is cast through Bullet.
+        :data:`~physics.bullet.obstacles.RAY_SLACK_M`, each of these vehicles for its
+        hull's box as well, and a static obstacle for its box where it was given one (a
+        rock's); a ray passing within them is cast through Bullet.
 
         Only the near vehicles' rays are worked out, each vehicle's measured only against
         the bodies it is linked to (``links``, from the near test): a body it is not linked
@@ -415,9 +340,9 @@ class VehicleFleet:
             return np.repeat(near, anchors)
         meets = fleet_rays_meeting_links(
             states.position_ws, states.axes_ws, self.model.table, self.constants.ray_length_m,
-            self.model.ray_reach_m, links, self._hull_radius_m + _RAY_SLACK_M,
+            self.model.ray_reach_m, links, self._hull_radius_m + RAY_SLACK_M,
             self.spec.hull.centre_of_mass_drop_m, self._hull_box_half_m, others[0],
-            others[1] + _RAY_SLACK_M, self._static_boxes)
+            others[1] + RAY_SLACK_M, self.obstacles.static_boxes)
         return meets if np.count_nonzero(meets) else None
 
     def _guarded(self, impulses: AnchorImpulses, extra_ws: np.ndarray | None
@@ -455,6 +380,3 @@ class VehicleFleet:
         self.world.remove_substep_hook(self._substep)
         self.bodies.clear()
         self.obstacles.clear()
-        self._static_centres = np.zeros((0, 3))
-        self._static_radii = np.zeros(0)
-        self._static_boxes = _NO_STATIC_BOXES

@@ -1,0 +1,121 @@
+"""What a fleet's anchors may stand on besides the terrain and the fleet's own vehicles:
+crates, rocks, wrecks, the other fleet's vehicles.
+
+A :class:`~physics.bullet.fleet.VehicleFleet` casts an anchor's ray through Bullet only
+where it could meet one of these. A static body's bounds are taken once, when it is
+added: a bounding sphere and, where given, a box round its shapes (a rock's), which
+spares Bullet the rays that pass near the sphere but beside the box. A moving body's
+sphere is read each time the obstacles are asked for.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from panda3d.bullet import BulletRigidBodyNode
+from panda3d.core import Point3
+
+from physics.model.ray_narrowing import Boxes
+
+RAY_SLACK_M = 0.05
+"""Room added to every body's bounding sphere and hull box when choosing the rays cast through
+Bullet: more than Bullet's single-precision shapes and collision margins stand out of them."""
+
+_NO_BOXES = Boxes(np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)))
+
+
+def bounding_sphere(body: BulletRigidBodyNode) -> tuple[np.ndarray, float]:
+    """World centre and radius of a sphere around the body's shapes."""
+    bounds = body.getShapeBounds()
+    return (np.array(body.getTransform().getMat().xformPoint(bounds.getCenter())),
+            bounds.getRadius())
+
+
+def _static_box(body: BulletRigidBodyNode, box_bs) -> tuple[np.ndarray, np.ndarray,
+                                                            np.ndarray]:
+    """A static body's box in the world: centre, axes (rows) and half extents grown by
+    :data:`RAY_SLACK_M`, from its box in its own frame (None: an infinite box, which
+    leaves the body to its sphere)."""
+    matrix = body.getTransform().getMat()
+    axes_ws = np.array(matrix.getUpper3())  # Panda's rows: the body's axes
+    if box_bs is None:
+        return np.array(matrix.getRow3(3)), axes_ws, np.full(3, np.inf)
+    centre_bs, half_extents_m = box_bs
+    return (np.array(matrix.xformPoint(Point3(*np.asarray(centre_bs, dtype=float)))), axes_ws,
+            np.asarray(half_extents_m, dtype=float) + RAY_SLACK_M)
+
+
+class Obstacles:
+    """The bodies besides the terrain that a fleet's anchors may stand on: the moving ones,
+    and the static ones as bounding spheres with a box for each."""
+
+    def __init__(self):
+        self.moving: list[BulletRigidBodyNode] = []
+        """Bodies with mass: their spheres are read each time."""
+        self.static_bodies: list[BulletRigidBodyNode] = []
+        self.static_centres = np.zeros((0, 3))
+        self.static_radii = np.zeros(0)
+        """The static bodies' bounding spheres, centres (S, 3) and radii (S,)."""
+        self.static_boxes = _NO_BOXES
+        """The static bodies' boxes (grown by the slack), one for each sphere."""
+
+    def add(self, bodies: list[BulletRigidBodyNode], boxes_bs=None) -> bool:
+        """Bodies anchors may stand on, with a box round each one's shapes in its own frame,
+        (centre, half extents), or None (its sphere alone); a body with mass is moving, and
+        its box is not used. Whether a static one was added (a near test made before no
+        longer holds)."""
+        static, static_boxes = [], []
+        for body, box_bs in zip(bodies, boxes_bs or [None] * len(bodies)):
+            if body.getMass() > 0.0:
+                self.moving.append(body)
+            else:
+                static.append(body)
+                static_boxes.append(_static_box(body, box_bs))
+        if not static:
+            return False
+        spheres = [bounding_sphere(body) for body in static]
+        self.static_bodies.extend(static)
+        self.static_centres = np.concatenate(
+            [self.static_centres, np.array([centre for centre, _ in spheres])])
+        self.static_radii = np.append(self.static_radii, [radius for _, radius in spheres])
+        self.static_boxes = Boxes(*(np.concatenate([kept, np.array(added)]) for kept, added
+                                    in zip(self.static_boxes, zip(*static_boxes))))
+        return True
+
+    def remove(self, bodies: list[BulletRigidBodyNode]) -> bool:
+        """Bodies anchors could stand on are gone. Whether a static one was among them."""
+        gone = set(bodies)
+        self.moving = [body for body in self.moving if body not in gone]
+        kept = [index for index, body in enumerate(self.static_bodies) if body not in gone]
+        if len(kept) == len(self.static_bodies):
+            return False
+        self.static_bodies = [self.static_bodies[index] for index in kept]
+        self.static_centres = self.static_centres[kept]
+        self.static_radii = self.static_radii[kept]
+        self.static_boxes = Boxes(*(array[kept] for array in self.static_boxes))
+        return True
+
+    def spheres(self, within_s: float) -> tuple[np.ndarray, np.ndarray]:
+        """The static bodies' bounding spheres, then the moving ones' grown by how far each
+        may go in ``within_s`` at its present speed: centres (S, 3), radii (S,)."""
+        if not self.moving:
+            return self.static_centres, self.static_radii
+        centres, radii, speeds_mps = self._moving_spheres()
+        return (np.vstack([self.static_centres, centres]),
+                np.concatenate([self.static_radii, radii + speeds_mps * within_s]))
+
+    def _moving_spheres(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The moving bodies' bounding spheres now, centres (O, 3) and radii (O,), and
+        their speeds (O,)."""
+        count = len(self.moving)
+        centres, radii, speeds = np.empty((count, 3)), np.empty(count), np.empty(count)
+        for index, body in enumerate(self.moving):
+            centres[index], radii[index] = bounding_sphere(body)
+            speeds[index] = body.getLinearVelocity().length()
+        return centres, radii, speeds
+
+    def clear(self) -> None:
+        self.moving.clear()
+        self.static_bodies = []
+        self.static_centres = np.zeros((0, 3))
+        self.static_radii = np.zeros(0)
+        self.static_boxes = _NO_BOXES
