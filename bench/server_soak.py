@@ -22,7 +22,8 @@ from typing import Callable
 from bench.soak_watch import SETTLE_MINUTES, RandomDriver, SoakResult, watch
 from game.config import CONFIG_DIR, load_config
 from game.runs.online import identity
-from game.sim.net.client import Joining, JoinRequest, NetClient
+from game.sim.net.client import NetClient
+from game.sim.net.joining import Joining, JoinRequest
 from game.sim.net.link import Endpoint
 from game.sim.net.server import GameServer
 from game.sim.session import GameOptions

@@ -24,7 +24,8 @@ from pathlib import Path
 from game.config import CONFIG_DIR
 from game.runs.online import identity
 from game.sim.controls import Controls
-from game.sim.net.client import Joining, JoinRequest, NetClient
+from game.sim.net.client import NetClient
+from game.sim.net.joining import Joining, JoinRequest
 from game.sim.net.link import Endpoint
 from game.sim.net.server import GameServer
 from game.sim.net.spec import NetSpec

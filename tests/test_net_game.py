@@ -17,7 +17,7 @@ import pytest
 
 from game.sim.controls import Controls
 from game.sim.events import CraterDug, Destroyed, Hit, Joined, Left, RoundEnd, Shot
-from game.sim.net.client import ConnectionRefused
+from game.sim.net.joining import ConnectionRefused
 from game.sim.net.link import Endpoint, enet_available
 from game.sim.net.protocol import NO_TICK, RELIABLE_CHANNEL, STATE_CHANNEL, Hello, Inputs
 from tests.net_harness import NetHarness, wait_until

@@ -300,7 +300,7 @@ def test_joining_polls_until_in_then_starts_the_online_game(config):
 
 
 def test_a_refusal_is_said_on_the_page_and_the_menu_stays(config):
-    from game.sim.net.client import ConnectionRefused
+    from game.sim.net.joining import ConnectionRefused
     app, door = _front_door(config, joiner=lambda *request: FakeJoin(
         [ConnectionRefused("10.1.2.3:5000 refused us: the server is full")]))
     door.menu.join_address.entry.enterText("10.1.2.3:5000")

@@ -17,7 +17,8 @@ from dataclasses import replace
 from common.errors import CommandLineError, UserError
 from game.config import load_config
 from game.sim.controls import Controls, ScriptedInputs
-from game.sim.net.client import ConnectionRefused, JoinRequest, NetClient, ServerGone, join
+from game.sim.net.client import NetClient, ServerGone
+from game.sim.net.joining import ConnectionRefused, JoinRequest, join
 from game.sim.net.link import INSTALL_HINT, Endpoint, enet_available
 from game.sim.net.runs import run_client
 from game.sim.net.server import GameServer, ServerIdentity

@@ -1,8 +1,8 @@
 """A network client: joins a server, predicts its own vehicle, draws the others.
 
-:func:`join` connects and says hello; the server answers with a welcome (the map, the
-seed, the vehicle it gave us) or a one-line refusal. A :class:`NetClient` then builds the
-same world locally (a :class:`~game.sim.session.GameSession` with our vehicle as its
+:func:`~game.sim.net.joining.join` connects and says hello; the server answers with a
+welcome (the map, the seed, the vehicle it gave us) or a one-line refusal. A
+:class:`NetClient` then builds the same world locally (a :class:`~game.sim.session.GameSession` with our vehicle as its
 player) and takes a step every 1/60 s:
 
 1. what arrived: snapshots (our vehicle reconciled, :mod:`game.sim.net.prediction`; the
@@ -21,16 +21,17 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Callable
 
 from game.sim.controls import Controls
 from game.sim.events import CraterDug, Event
+from game.sim.net.joining import WAIT_S, ConnectionRefused, Joined, Joining, JoinRequest
 from game.sim.net.link import Arrival, Endpoint
 from game.sim.net.prediction import OwnPrediction
 from game.sim.net.protocol import (MAX_INPUTS_PER_PACKET, NO_TICK, RELIABLE_CHANNEL, SNAPSHOT,
-                                   STATE_CHANNEL, Bye, End, Events, Hello, Inputs, ProtocolError,
-                                   Refuse, Roster, Scoreboard, Welcome, decode_server, quantised)
+                                   STATE_CHANNEL, Bye, End, Events, Inputs, ProtocolError, Refuse,
+                                   Roster, Scoreboard, decode_server, quantised)
 from game.sim.net.remote import RemoteVehicle
 from game.sim.net.snapshots import (OwnState, Snapshot, decode_snapshot, snapshot_baseline_tick,
                                    vehicle_pose)
@@ -38,6 +39,10 @@ from game.sim.net.spec import NetSpec
 from game.sim.session import GameOptions, GameSession, SessionSpecs
 from game.sim.telemetry import DECIMALS, rounded, telemetry_record
 from physics.model.terrain import MapChoice
+
+__all__ = ["ConnectionRefused", "JoinRequest", "Joining", "NetClient", "ServerGone"]
+"""With three of :mod:`game.sim.net.joining`'s names, for the title's pages that take
+them from here."""
 
 _log = logging.getLogger(__name__)
 
@@ -51,8 +56,6 @@ PING_MOST_MS = 10_000.0
 """A round trip longer than this is a clock that wrapped, not a ping."""
 GOODBYE_S = 0.2
 """Leaving, the client keeps its link serviced this long so the goodbye goes out."""
-WAIT_S = 0.01
-"""How long a loop waiting on the network sleeps between looks."""
 CATCH_UP_STEPS = 8
 """Extra steps taken at once to get further ahead: what the vehicle can move in one
 frame without looking like a jump."""
@@ -67,94 +70,12 @@ expected: a late one was held up on its way (jitter, a busy frame) and says litt
 others' vehicles are drawn by this clock, so it must not shake."""
 
 
-class ConnectionRefused(Exception):
-    """The server would not let us in (or could not be reached): one line saying why."""
-
-
 class ServerGone(Exception):
     """The game ended: ``normal`` when the server said so, else the link was lost."""
 
     def __init__(self, reason: str, normal: bool):
         super().__init__(reason)
         self.normal = normal
-
-
-@dataclass(frozen=True)
-class JoinRequest:
-    address: str
-    port: int
-    name: str
-    vehicle: str
-    version: str
-    config_digest: bytes
-
-
-@dataclass(frozen=True)
-class Joined:
-    """A server let us in: its peer key, its welcome, and what came right after it."""
-
-    peer: int
-    welcome: Welcome
-    after: tuple[Arrival, ...]
-    round_trip_s: float
-    """From the hello going out to the welcome coming in."""
-
-
-class Joining:
-    """Connecting and saying hello, a poll at a time (a window keeps drawing meanwhile).
-    :meth:`poll` raises :class:`ConnectionRefused` when refused, or when nothing answers
-    within ``timeout_s``."""
-
-    def __init__(self, endpoint: Endpoint, request: JoinRequest, timeout_s: float):
-        self.endpoint = endpoint
-        self.request = request
-        self.timeout_s = timeout_s
-        self.where = f"{request.address}:{request.port}"
-        self.peer = endpoint.connect(request.address, request.port)
-        self._deadline_s = endpoint.clock() + timeout_s
-        self._hello_s = 0.0
-
-    def poll(self, wait_s: float = 0.0) -> Joined | None:
-        """The server's welcome once it has come (None until then)."""
-        endpoint = self.endpoint
-        if endpoint.clock() > self._deadline_s:
-            raise ConnectionRefused(f"{self.where}: no answer within {self.timeout_s:g} s (is "
-                                    "a server running there, and the port open?)")
-        arrivals = endpoint.receive(wait_s)
-        for index, arrival in enumerate(arrivals):
-            if arrival.kind == "connect":
-                self._hello_s = endpoint.clock()
-                request = self.request
-                endpoint.send(self.peer, RELIABLE_CHANNEL,
-                              Hello(request.version, request.config_digest, request.name,
-                                    request.vehicle).encode())
-            elif arrival.kind == "disconnect":
-                raise ConnectionRefused(f"{self.where}: the server closed the connection")
-            elif arrival.channel == RELIABLE_CHANNEL:
-                message = self._message(arrival.data)
-                if isinstance(message, Welcome):
-                    return Joined(self.peer, message, tuple(arrivals[index + 1:]),
-                                  endpoint.clock() - self._hello_s)
-        return None
-
-    def _message(self, data: bytes):
-        try:
-            message = decode_server(data)
-        except ProtocolError as error:
-            raise ConnectionRefused(f"{self.where}: not a Tank Battle server ({error})"
-                                    ) from None
-        if isinstance(message, Refuse):
-            raise ConnectionRefused(f"{self.where} refused us: {message.reason}")
-        return message
-
-
-def join(endpoint: Endpoint, request: JoinRequest, timeout_s: float) -> Joined:
-    """Connect and say hello, waiting for the answer (see :class:`Joining`)."""
-    joining = Joining(endpoint, request, timeout_s)
-    while True:
-        joined = joining.poll(WAIT_S)
-        if joined is not None:
-            return joined
 
 
 class NetClient:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Callable
 
 from game.sim.controls import Controls
-from game.sim.net.client import ConnectionRefused, NetClient
+from game.sim.net.client import NetClient
+from game.sim.net.joining import ConnectionRefused
 from game.sim.net.server import CATCH_UP_MOST_S
 from game.sim.telemetry import TelemetryWriter
 
