@@ -12,6 +12,8 @@ RESTART = """
 from panda3d.core import loadPrcFileData
 loadPrcFileData("", "audio-library-name null")
 from game.app import TankBattleApp
+from game.app_states import PLAYING
+from game.menus.requests import Restart
 from game.runs.windowed_run import WindowedRun
 from game.sim.controls import ScriptedInputs
 from game.sim.session import GameOptions
@@ -23,7 +25,8 @@ app = TankBattleApp(load_window_config(), WindowedRun(GameOptions(bots=1), offsc
 for _ in range(3):
     app.taskMgr.step()
 first, first_view = app.session, app.session_view
-app.restart_game()
+app.send(Restart())  # what the pause menu's Restart sends
+assert app.state is PLAYING
 assert app.session is not first and app.session_view is not first_view
 assert first.simulation.world.bullet.getNumRigidBodies() == 0, "the old world lives on"
 assert app.session.simulation.time_s == 0.0

@@ -14,6 +14,7 @@ from game.input.keyboard import ActionKeys, KeyboardInput
 from game.input.rebinding import UserBindings
 from game.menus.controls_page import MOUSE_PRESSES, WAITING_TEXT
 from game.menus.pause_menu import PauseMenu
+from tests.test_menu import rebinds_to
 from tests.test_rebinding import FakeEvents
 
 
@@ -44,10 +45,8 @@ def page(home, config):
     capture, applied = FakeCapture(), []
     menu = PauseMenu(NodePath("aspect2d"), config.view.menu,
                      UserSettings(config.view.user_settings), config.controls,
-                     on_resume=lambda: None, on_restart=lambda: None, on_quit=lambda: None,
-                     on_settings=lambda settings: None,
-                     bindings=user_bindings(config), key_capture=capture,
-                     on_bindings=lambda keyboard, gamepad: applied.append(keyboard))
+                     rebinds_to(lambda request: applied.append(request.keyboard)),
+                     bindings=user_bindings(config), key_capture=capture)
     menu.open()
     menu.show_page("controls")
     yield menu, menu.controls_page, capture, applied
@@ -176,8 +175,7 @@ def test_a_bad_bindings_file_is_reported_on_the_page(home, config):
     (home / "bindings.toml").write_text("[keyboard]\nfire = [1]\n", encoding="utf-8")
     menu = PauseMenu(NodePath("aspect2d"), config.view.menu,
                      UserSettings(config.view.user_settings), config.controls,
-                     on_resume=lambda: None, on_restart=lambda: None, on_quit=lambda: None,
-                     on_settings=lambda settings: None,
+                     lambda request: None,
                      bindings=user_bindings(config, warn=lambda line: None),
                      key_capture=FakeCapture())
     assert "using the default bindings" in menu.controls_page.status["text"]
@@ -188,8 +186,7 @@ def test_a_bad_bindings_file_is_reported_on_the_page(home, config):
 def test_without_a_key_source_the_page_only_shows_the_keys(home, config):
     menu = PauseMenu(NodePath("aspect2d"), config.view.menu,
                      UserSettings(config.view.user_settings), config.controls,
-                     on_resume=lambda: None, on_restart=lambda: None, on_quit=lambda: None,
-                     on_settings=lambda settings: None)
+                     lambda request: None)
     controls = menu.controls_page
     _press(controls.key_buttons["fire"])
     assert not menu.capturing and "controls/Defaults" not in menu.buttons

@@ -13,6 +13,7 @@ from panda3d.core import NodePath
 
 from common.errors import UserError
 from game.menus.match_end_screen import MatchEndScreen
+from game.menus.requests import Restart, ToTitle
 from game.sim.controls import Controls
 from game.sim.events import (Damage, Destroyed, Hit, MatchEnd, RoundEnd, RoundStart, Shot,
                              event_from_json)
@@ -255,8 +256,7 @@ def test_a_replay_keeps_the_rounds_and_old_replays_play_the_configs(tmp_path):
 def screen(config):
     calls = []
     made = MatchEndScreen(NodePath("aspect2d"), config.view.match_end,
-                          on_rematch=lambda: calls.append("rematch"),
-                          on_menu=lambda: calls.append("menu"))
+                          calls.append)
     yield made, calls
     made.destroy()
 
@@ -289,8 +289,8 @@ def test_the_title_is_the_result_for_the_players_side(screen, winner, seen_by, t
     assert made.rows()[0][1] == first_column  # the player's own side's column first
 
 
-@pytest.mark.parametrize("label, call", [("Rematch", "rematch"), ("Menu", "menu")])
-def test_the_buttons_call_back(screen, label, call):
+@pytest.mark.parametrize("label, call", [("Rematch", Restart()), ("Menu", ToTitle())])
+def test_the_buttons_send_their_requests(screen, label, call):
     made, calls = screen
     made.show(END, "player")
     made.buttons[label].commandFunc(None)  # what DirectGui runs when it is clicked

@@ -12,6 +12,7 @@ from assets.make_sounds import LENGTHS_S
 from common.settings import OVERRIDE_ENV, UserSettings
 from game.audio.sounds import SOUND_NAMES, UI_CLICK, UI_SOUNDS
 from game.menus.pause_menu import PauseMenu
+from game.menus.requests import ChangeSettings, Quit, Rebind, Restart, Resume
 
 
 class FakeSounds:
@@ -28,17 +29,26 @@ class FakeSounds:
         pass
 
 
+def only(kind, then):
+    """A menu's ``send`` that hands ``then`` the requests of ``kind`` and drops the rest."""
+    return lambda request: then(request) if isinstance(request, kind) else None
+
+
+def settings_to(then):
+    return only(ChangeSettings, lambda request: then(request.settings))
+
+
+def rebinds_to(then):
+    return only(Rebind, then)
+
+
 @pytest.fixture
 def menu(config, tmp_path, monkeypatch):
     monkeypatch.setenv(OVERRIDE_ENV, str(tmp_path))
     calls, sounds = [], FakeSounds()
     pause_menu = PauseMenu(NodePath("aspect2d"), config.view.menu,
                            UserSettings(config.view.user_settings), config.controls,
-                           on_resume=lambda: calls.append("resume"),
-                           on_restart=lambda: calls.append("restart"),
-                           on_quit=lambda: calls.append("quit"),
-                           on_settings=lambda settings: calls.append("settings"),
-                           sounds=sounds)
+                           calls.append, sounds=sounds)
     yield pause_menu, calls, sounds
     pause_menu.destroy()
 
@@ -51,9 +61,9 @@ def test_the_click_is_a_synthesised_interface_sound():
     assert UI_CLICK in SOUND_NAMES and UI_CLICK in LENGTHS_S and UI_CLICK in UI_SOUNDS
 
 
-@pytest.mark.parametrize("button, call", [("main/Resume", "resume"),
-                                          ("main/Restart", "restart"),
-                                          ("main/Quit", "quit")])
+@pytest.mark.parametrize("button, call", [("main/Resume", Resume()),
+                                          ("main/Restart", Restart()),
+                                          ("main/Quit", Quit())])
 def test_a_button_clicks_then_does_its_job(menu, button, call):
     pause_menu, calls, sounds = menu
     _press(pause_menu.buttons[button])
@@ -76,7 +86,8 @@ def test_check_boxes_and_the_quality_choice_click_and_apply(menu):
     _press(page.invert_x)
     page.quality.set(0)  # choosing an item runs the menu's command
     assert sounds.played == [(UI_CLICK, None)] * 2
-    assert calls == ["settings", "settings"]
+    assert [type(request) for request in calls] == [ChangeSettings, ChangeSettings]
+    assert calls[0].settings.invert_x != calls[0].settings.invert_y  # the box turned over
 
 
 def test_without_a_sound_player_the_menu_still_works(config, tmp_path, monkeypatch):
@@ -84,10 +95,9 @@ def test_without_a_sound_player_the_menu_still_works(config, tmp_path, monkeypat
     calls = []
     silent = PauseMenu(NodePath("aspect2d"), config.view.menu,
                        UserSettings(config.view.user_settings), config.controls,
-                       on_resume=lambda: calls.append("resume"), on_restart=lambda: None,
-                       on_quit=lambda: None, on_settings=lambda settings: None)
+                       calls.append)
     _press(silent.buttons["main/Resume"])
-    assert calls == ["resume"]
+    assert calls == [Resume()]
     silent.destroy()
 
 
@@ -118,9 +128,8 @@ def settings_page(config, home):
     applied = []
     pause_menu = PauseMenu(NodePath("aspect2d"), config.view.menu,
                            UserSettings(config.view.user_settings), config.controls,
-                           on_resume=lambda: None, on_restart=lambda: None,
-                           on_quit=lambda: None, on_settings=applied.append,
-                           sounds=FakeSounds(), display=FakeDisplay())
+                           settings_to(applied.append), sounds=FakeSounds(),
+                           display=FakeDisplay())
     pause_menu.open()
     pause_menu.show_page("settings")
     yield pause_menu, pause_menu.settings_page, applied
@@ -165,9 +174,7 @@ def test_a_saved_resolution_the_display_does_not_list_is_still_offered(config, h
     settings = UserSettings(config.view.user_settings)
     settings.change(resolution="1000x700")
     pause_menu = PauseMenu(NodePath("aspect2d"), config.view.menu, settings, config.controls,
-                           on_resume=lambda: None, on_restart=lambda: None,
-                           on_quit=lambda: None, on_settings=lambda current: None,
-                           display=FakeDisplay())
+                           lambda request: None, display=FakeDisplay())
     page = pause_menu.settings_page
     assert page.resolution["items"][-1] == "1000x700"
     assert page.values()["resolution"] == "1000x700"

@@ -14,6 +14,7 @@ from game.input.pad_input import PadButtonCapture
 from game.menus.controls_page import NO_PAD_TEXT, PAD_WAITING_TEXT
 from game.menus.pause_menu import PauseMenu
 from tests.test_controls_page import FakeCapture, user_bindings
+from tests.test_menu import rebinds_to
 from tests.test_player_input import FakePads
 
 
@@ -23,10 +24,9 @@ def pad_page(home, config):
     keys, pads, applied = FakeCapture(), FakePads("pad1"), []
     menu = PauseMenu(NodePath("aspect2d"), config.view.menu,
                      UserSettings(config.view.user_settings), config.controls,
-                     on_resume=lambda: None, on_restart=lambda: None, on_quit=lambda: None,
-                     on_settings=lambda settings: None, bindings=user_bindings(config),
-                     key_capture=keys, pad_capture=PadButtonCapture(pads),
-                     on_bindings=lambda keyboard, gamepad: applied.append(gamepad))
+                     rebinds_to(lambda request: applied.append(request.gamepad)),
+                     bindings=user_bindings(config), key_capture=keys,
+                     pad_capture=PadButtonCapture(pads))
     menu.open()
     menu.show_page("controls")
     yield menu, menu.controls_page, keys, pads, applied
@@ -120,8 +120,7 @@ def test_a_pad_unplugged_while_waiting_ends_the_wait(pad_page):
 def test_a_menu_without_pads_says_to_connect_one(home, config):
     menu = PauseMenu(NodePath("aspect2d"), config.view.menu,
                      UserSettings(config.view.user_settings), config.controls,
-                     on_resume=lambda: None, on_restart=lambda: None, on_quit=lambda: None,
-                     on_settings=lambda settings: None, bindings=user_bindings(config),
+                     lambda request: None, bindings=user_bindings(config),
                      key_capture=FakeCapture())
     _press(menu.controls_page.pad_buttons["pause"])
     assert not menu.capturing and menu.controls_page.status["text"] == NO_PAD_TEXT

@@ -249,14 +249,17 @@ def test_a_button_held_through_a_rebind_is_not_a_fresh_press(pads):
 
 def test_start_does_not_resume_the_game_while_the_menu_waits_for_a_button():
     from game.app import TankBattleApp
+    from game.app_states import PAUSED
+    from game.menus.requests import Resume
 
     calls = []
     menu = SimpleNamespace(capturing=True, poll_pads=lambda: calls.append("poll"))
     menus = SimpleNamespace(pause_menu=menu, poll=lambda frame_s: None, capturing=True)
-    app = SimpleNamespace(clock=SimpleNamespace(getDt=lambda: 0.016), paused=True,
+    app = SimpleNamespace(clock=SimpleNamespace(getDt=lambda: 0.016), paused=True, state=PAUSED,
                           player_inputs=SimpleNamespace(poll_pads=lambda: None,
                                                         pause_pressed=lambda: True),
-                          menus=menus, title_open=False, resume=lambda: calls.append("resume"),
+                          menus=menus, title_open=False, send=calls.append,
+                          run_options=SimpleNamespace(seconds=None),
                           _draw=lambda frame_s: None, online=False,
                           loop=SimpleNamespace(advance=lambda frame_s: calls.append("step")))
     task = SimpleNamespace(cont="again")
@@ -264,7 +267,7 @@ def test_start_does_not_resume_the_game_while_the_menu_waits_for_a_button():
     assert calls == ["poll"]  # paused: no step
     menu.capturing = menus.capturing = False
     TankBattleApp._frame(app, task)
-    assert calls == ["poll", "resume", "poll"]
+    assert calls == ["poll", Resume(), "poll"]
     calls.clear()
     menu.capturing = menus.capturing = True
     app.online = True  # a server's game goes on under the menu

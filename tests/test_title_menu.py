@@ -11,11 +11,13 @@ import time
 import pytest
 from panda3d.core import NodePath
 
+from game.app_states import JOINING, MATCH_SETUP, PLAYING, TITLE, next_state
 from game.cli import match_flags_given
 from game.input.menu_input import PadMenuReader
 from game.menus.focus import MenuFocus
 from game.menus.front_door import FrontDoor, OnlineSettings, options_for, parse_address, setup_from
 from game.menus.hosting import HostedServer, HostingFailed
+from game.menus.requests import Joined, StartMatch
 from game.menus.title_menu import MatchSetup, TitleMenu
 from game.sim.net.link import enet_available
 from game.sim.session import GameOptions, GameSession
@@ -26,17 +28,20 @@ SETUP = MatchSetup(map="desert", vehicle="tank", bots=3, difficulty="normal",
 
 
 class FakeApp:
+    """The app as the front door sees it: its ``send``, keeping every request, and the
+    state the app's state machine takes them to."""
+
     def __init__(self):
-        self.started, self.finished = [], False
+        self.sent: list = []
+        self.state = TITLE
 
-    def start_local(self, options):
-        self.started.append(("local", options))
+    def send(self, request) -> None:
+        self.sent.append(request)
+        self.state = next_state(self.state, request) or self.state
 
-    def start_online(self, session, gearbox):
-        self.started.append(("online", session, gearbox))
-
-    def finish(self):
-        self.finished = True
+    @property
+    def started(self) -> list:
+        return [request for request in self.sent if isinstance(request, (StartMatch, Joined))]
 
 
 def _title(config, **callbacks) -> TitleMenu:
@@ -237,7 +242,7 @@ def test_focus_steps_a_slider_within_its_range():
 
 def _front_door(config, joiner=None, hoster=None):
     app = FakeApp()
-    door = FrontDoor(app, lambda **callbacks: _title(config, **callbacks),
+    door = FrontDoor(app.send, lambda **callbacks: _title(config, **callbacks),
                      GameOptions(seed=7), online=OnlineSettings("config", 27960, 1.0),
                      joiner=joiner, hoster=hoster)
     return app, door
@@ -254,8 +259,9 @@ def test_match_setup_becomes_the_games_options():
 def test_the_firing_range_has_no_bots(config):
     app, door = _front_door(config)
     _press(door.menu.buttons["main/Firing range"])
-    kind, options = app.started[0]
-    assert kind == "local" and options.map == MapChoice("range") and options.bots == 0
+    [start] = app.started
+    assert isinstance(start, StartMatch) and app.state is PLAYING
+    assert start.options.map == MapChoice("range") and start.options.bots == 0
     door.destroy()
 
 
@@ -289,13 +295,17 @@ def test_joining_polls_until_in_then_starts_the_online_game(config):
         joins.append((host, port, name, vehicle))
         return FakeJoin([None, None, "session"])
     app, door = _front_door(config, joiner=joiner)
+    _press(door.menu.buttons["main/Join game"])
+    assert app.state is MATCH_SETUP
     door.menu.join_address.entry.enterText("10.1.2.3:5000")
     _press(door.menu.buttons["join/Join"])
     assert joins == [("10.1.2.3", 5000, "ann", "tank")]
     assert "Joining 10.1.2.3:5000" in door.menu.status["join"]["text"]
+    _press(door.menu.buttons["join/Back"])  # the pages may be looked through meanwhile
+    assert app.state is JOINING and door.menu.page == "main"
     for _ in range(3):
         door.update()
-    assert app.started == [("online", "session", "automatic")]
+    assert app.started == [Joined("session", "automatic")] and app.state is PLAYING
     door.destroy()
 
 
@@ -303,10 +313,13 @@ def test_a_refusal_is_said_on_the_page_and_the_menu_stays(config):
     from game.sim.net.joining import ConnectionRefused
     app, door = _front_door(config, joiner=lambda *request: FakeJoin(
         [ConnectionRefused("10.1.2.3:5000 refused us: the server is full")]))
+    _press(door.menu.buttons["main/Join game"])
     door.menu.join_address.entry.enterText("10.1.2.3:5000")
     _press(door.menu.buttons["join/Join"])
+    _press(door.menu.buttons["join/Back"])  # the refusal brings the page back to say why
     door.update()
     assert app.started == [] and "server is full" in door.menu.status["join"]["text"]
+    assert app.state is MATCH_SETUP and door.menu.page == "join"
     door.destroy()
 
 
@@ -336,14 +349,16 @@ def test_hosting_starts_a_server_then_joins_it_here(config):
         return FakeJoin(["session"])
     app, door = _front_door(config, joiner=joiner, hoster=hoster)
     _press(door.menu.setup_rows["gearbox"].more)  # match setup's gearbox: manual
+    _press(door.menu.buttons["main/Host game"])
     _press(door.menu.buttons["host/Start server"])
+    assert app.state is JOINING
     arguments = servers[0][0]
     assert arguments[:2] == ["--serve", "--host"]
     assert arguments[arguments.index("--bots") + 1] == "3"
     for _ in range(3):
         door.update()
     assert joins == [("127.0.0.1", 27999)]
-    assert app.started == [("online", "session", "manual")]
+    assert app.started == [Joined("session", "manual")] and app.state is PLAYING
     door.leave_hosted()
     assert servers[0][1].stopped and door.hosted is None
     door.destroy()
@@ -352,9 +367,11 @@ def test_hosting_starts_a_server_then_joins_it_here(config):
 def test_a_server_that_will_not_start_says_why(config):
     app, door = _front_door(config, hoster=lambda arguments: FakeServer(
         [HostingFailed("--port: expected a free port to serve on")]))
+    _press(door.menu.buttons["main/Host game"])
     _press(door.menu.buttons["host/Start server"])
     door.update()
     assert "free port" in door.menu.status["host"]["text"] and door.hosted is None
+    assert app.state is MATCH_SETUP and door.menu.page == "host"
     door.destroy()
 
 

@@ -2,45 +2,46 @@
 menu (with its front door, :mod:`game.menus.front_door`), the pause menu, the end-of-match
 screen and the first-run help card, for :class:`game.app.TankBattleApp`.
 
+The pages send the app requests (:mod:`game.menus.requests`) and write nothing of it; the
+app's state machine (:mod:`game.app_states`) decides, and the app opens and closes the
+pages through :class:`Menus`.
+
 Which menus exist depends on who is there: a person at the window gets them all; a
 scripted or offscreen run gets none, except the title menu when ``--menu`` asks for it.
-At most one takes the menu keys at a time (:attr:`Menus.front`): the title menu, else the
-end-of-match screen, else the pause menu. The help card sits over the game and leaves
-the keys to it.
+At most one takes the menu keys at a time (:attr:`Menus.front`): the pause menu (over any
+other), else the title menu, else the end-of-match screen, else the help card.
 """
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 from direct.showbase.DirectObject import DirectObject
 
 from game.input.menu_input import MenuKeys, PadMenuReader
 from game.menus.focus import MenuFocus
+from game.menus.requests import DismissHelp, MatchEnded, NextMatch, Request, Send, ToTitle
 from game.sim.events import Event, MatchEnd, RoundStart
 
 
 class Menus:
-    """``app`` gives the callbacks (``resume``, ``restart_game``, ``finish``,
-    ``apply_settings``, ``apply_bindings``, ``show_title``, ``pause``) and the
-    window's 2-D layer."""
+    """The menus on ``parent`` (the window's aspect2d). Every page sends its requests to
+    the app through ``send`` (:mod:`game.menus.requests`); the app carries out what its
+    state machine takes, opening and closing the pages through the methods below."""
 
-    def __init__(self, app, config, run, *, settings, bindings, sounds, pads, key_capture,
-                 display=None):
+    def __init__(self, parent, config, run, send: Send, *, settings, bindings, sounds, pads,
+                 key_capture, display=None):
         from game.menus.front_door import build_front_door  # DirectGUI: only with a menu
-        self.app = app
+        self.send = send
         view, controls = config.view, config.controls
         self.settings = settings
         # A person at the window gets every menu; a scripted run only --menu's title menu
         # (and what it opens), to be looked at.
         everything = run.menu or not run.scripted
-        self.config = config
-        self.front_door = (build_front_door(self, app.aspect2d, config, run, sounds,
-                                            self.open_page) if everything else None)
+        self.front_door = (build_front_door(send, parent, config, run, sounds, self.open_page)
+                           if everything else None)
         self.pause_menu = self.match_end = self.help_card = None
         if everything:
-            self._build_person_menus(config, settings, bindings, sounds, pads, key_capture,
-                                     display)
+            self._build_person_menus(parent, config, settings, bindings, sounds, pads,
+                                     key_capture, display)
         self.focus = MenuFocus(view.title_menu.focus_colour,
                                view.title_menu.focus_thickness_px,
                                self.pause_menu.click if self.pause_menu else lambda: None)
@@ -56,24 +57,19 @@ class Menus:
         if self.front_door is not None:
             (self.front_door.menu.open if run.menu else self.front_door.menu.close)()
 
-    def _build_person_menus(self, config, settings, bindings, sounds, pads, key_capture,
-                            display) -> None:
+    def _build_person_menus(self, parent, config, settings, bindings, sounds, pads,
+                            key_capture, display) -> None:
         from game.input.pad_input import PadButtonCapture
         from game.menus.help_card import HelpCard
         from game.menus.match_end_screen import MatchEndScreen
         from game.menus.pause_menu import PauseMenu
-        app, view = self.app, config.view
+        view, send = config.view, self.send
         self.pause_menu = PauseMenu(
-            app.aspect2d, view.menu, settings, config.controls, on_resume=app.resume,
-            on_restart=app.restart_game, on_quit=app.finish, on_settings=app.apply_settings,
-            sounds=sounds, bindings=bindings, key_capture=key_capture,
-            pad_capture=PadButtonCapture(pads), on_bindings=app.apply_bindings,
-            display=display, on_main_menu=app.show_title if self.front_door else None)
-        self.match_end = MatchEndScreen(app.aspect2d, view.match_end,
-                                        on_rematch=self._rematch, on_menu=self._to_title,
-                                        sounds=sounds)
-        self.help_card = HelpCard(app.aspect2d, view.menu, config.controls,
-                                  on_dismiss=self._help_dismissed)
+            parent, view.menu, settings, config.controls, send, sounds=sounds,
+            bindings=bindings, key_capture=key_capture, pad_capture=PadButtonCapture(pads),
+            display=display, main_menu=self.front_door is not None)
+        self.match_end = MatchEndScreen(parent, view.match_end, send, sounds=sounds)
+        self.help_card = HelpCard(parent, view.menu, config.controls, send)
 
     # ----- which menu has the keys ---------------------------------------------------------
 
@@ -115,9 +111,9 @@ class Menus:
 
     def _back(self, front) -> None:
         if front is self.match_end:
-            self._to_title()
+            self.send(ToTitle())
         elif front is self.help_card:
-            self.help_card.dismiss()
+            self.send(DismissHelp())
         else:
             front.back()
 
@@ -154,113 +150,72 @@ class Menus:
         if self.title_open:
             self.front_door.update()
 
-    # ----- events and the help card ------------------------------------------------------
+    # ----- what the game asks of the app ------------------------------------------------
 
-    def on_events(self, events: list[Event], session) -> bool:
-        """The match ended: its screen opens, the player's side's column first (True: a
-        local game stops for it). Online, the server's next match closes it."""
+    def requests_for(self, events: list[Event], session) -> list[Request]:
+        """What a step's events ask of the app: the end screen when the match ended (the
+        player's side's column first); online, closed when the server's next begins."""
         if self.match_end is None:
-            return False
+            return []
         player = session.simulation.player
-        free_for_all = getattr(session.battle, "free_for_all", False)
-        side = player.name if free_for_all and player is not None else "player"
+        free_for_all = session.battle.free_for_all and player is not None
+        requests: list[Request] = []
         for event in events:
             if isinstance(event, MatchEnd):
-                self.match_end.show(event, side)
-                return True
-            if isinstance(event, RoundStart) and self.match_end.is_open:
-                self.match_end.hide()
-        return False
+                return requests + [MatchEnded(event, player.name if free_for_all else "player")]
+            if isinstance(event, RoundStart):
+                requests.append(NextMatch())
+        return requests
 
-    # ----- the title menu's games ---------------------------------------------------------
+    # ----- what the app opens and closes ------------------------------------------------
 
-    def start_local(self, options) -> None:
-        """A match the title menu set up, in place of what runs now (the menu closes)."""
-        from game.sim.session import GameSession
-        self.app.replace_session(GameSession(self.config.session, options,
-                                             self.app.new_recorder(options)))
-        self._close_title()
+    @property
+    def help_due(self) -> bool:
+        """A new player's first match: the help card shows, until they dismiss it."""
+        return self.help_card is not None and not self.settings.current.help_seen
 
-    def start_online(self, session, gearbox: str) -> None:
-        """A server's game, joined from the title menu (the menu closes), driven with
-        match setup's ``gearbox``."""
-        self.app.player_gearbox = gearbox
-        self.app.replace_session(session)
-        self._close_title()
+    @property
+    def help_shown(self) -> bool:
+        return self.help_card is not None and self.help_card.shown
 
-    def finish(self) -> None:
-        """The title menu's Quit."""
-        self.app.finish()
-
-    def show_title(self) -> None:
-        """The title menu over the player's vehicle standing alone on the map: the game
-        that ran ends (a hosted server stops)."""
-        from game.sim.session import GameSession
-        options = self.app.session.options
-        backdrop = replace(options, bots=0, vehicle=options.vehicle or "tank",
-                           free_for_all=False, player_ai=None)
-        self.app.replace_session(GameSession(self.config.session, backdrop))
-        self.front_door.leave_hosted()
-        self.front_door.menu.open()
-        self.app.show_huds(False)
-        self.app.paused = True
-
-    def _close_title(self) -> None:
-        self.close_all()
-        self.app.show_huds(True)
-        self.front_door.menu.close()
-        self.app.paused = False
-        self.match_started()
-
-    def say_game_ended(self, gone) -> None:
-        """On the title menu's Join page: why the online game ended."""
-        self.front_door.menu.show_page("join")
-        self.front_door.menu.set_status("join", f"The game ended: {gone}")
-
-    def match_started(self) -> None:
-        """A new player's first match: the help card, until they dismiss it."""
-        if self.help_card is not None and not self.settings.current.help_seen:
-            self._show_help()
-
-    def toggle_help(self) -> None:
-        """F1: the help card over the game (a local game waits for it), or away."""
-        if self.help_card is None:
-            return
-        if self.help_card.shown:
-            self.help_card.dismiss()
-        elif self.front is None:
-            self._show_help()
-
-    def _show_help(self) -> None:
-        self.help_card.show()
-        if not self.app.online:
-            self.app.paused = True
-
-    def _help_dismissed(self) -> None:
-        if self.front is None:
-            self.app.paused = False
+    def hide_help(self) -> None:
+        """The help card away, and remembered as seen (not saved: it shows again next
+        time, nothing worse)."""
+        if self.help_card is not None:
+            self.help_card.hide()
         if not self.settings.current.help_seen:
             self.settings.change(help_seen=True)
             try:
                 self.settings.save()
-            except OSError:  # not remembered: it shows again next time, nothing worse
+            except OSError:
                 pass
 
-    def _rematch(self) -> None:
-        self.match_end.hide()
-        self.app.restart_game()
+    def open_title(self) -> None:
+        """The title menu opens (a server this game hosted stops)."""
+        self.close_all()
+        self.front_door.leave_hosted()
+        self.front_door.menu.open()
 
-    def _to_title(self) -> None:
-        if self.match_end is not None:
-            self.match_end.hide()
-        self.app.show_title()
+    def close_title(self) -> None:
+        self.close_all()
+        self.front_door.menu.close()
+
+    def say_game_ended(self, reason: str) -> None:
+        """On the title menu's Join page: why the online game ended."""
+        self.front_door.menu.show_page("join")
+        self.front_door.menu.set_status("join", f"The game ended: {reason}")
+
+    def refresh_settings(self) -> None:
+        """The Settings page shows the settings in use (changed elsewhere: F11)."""
+        if self.pause_menu is not None:
+            self.pause_menu.refresh_settings()
 
     def close_all(self) -> None:
         """The game goes on: no end screen, no pause menu, no help card over it."""
         if self.match_end is not None:
             self.match_end.hide()
         if self.help_card is not None:
-            self.help_card.dismiss()
+            self.help_card.hide()
         if self.pause_menu is not None:
             self.pause_menu.close()
 

@@ -1,9 +1,10 @@
 """The front door: the title menu and what its choices start (a match against bots, the
 firing range, a hosted or joined online game).
 
-:class:`FrontDoor` answers the menu's choices through ``games`` (:class:`game.menus.Menus`):
-``start_local(options)`` and ``start_online(session, gearbox)`` (which close the menu) and
-``finish()`` (Quit); :meth:`FrontDoor.update` runs once a frame while the menu is open.
+:class:`FrontDoor` turns the menu's choices into the app's requests
+(:mod:`game.menus.requests`), sent through ``send``: StartMatch, JoinStarted, JoinFailed,
+Joined, Quit, and OpenSetup or OpenMain as the pages change; :meth:`FrontDoor.update` runs
+once a frame while the menu is open.
 Joining a server takes a few frames (:class:`~game.sim.net.client.Joining` is polled, so
 the window keeps drawing); hosting first starts a server process (:mod:`game.menus.hosting`)
 and then joins it on this machine. The hosted server lives until the game leaves it or
@@ -15,14 +16,18 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from game.menus.hosting import HostingFailed
+from game.menus.requests import (Joined, JoinFailed, JoinStarted, OpenMain, OpenSetup, Quit,
+                                 Send, StartMatch)
 from game.menus.title_menu import HostRequest, JoinForm, MatchSetup, TitleMenu
-from game.sim.net.client import ConnectionRefused
+from game.sim.net.joining import ConnectionRefused
 from game.sim.session import GameOptions
 from physics.model.terrain import MapChoice
 
 RANGE_MAP = "range"
 LOOPBACK = "127.0.0.1"
 ANY_ADDRESS = "0.0.0.0"
+SETUP_PAGES = ("setup", "host", "join")
+"""The title menu's pages where a game is chosen (the app's MATCH_SETUP)."""
 
 
 @dataclass(frozen=True)
@@ -67,11 +72,11 @@ class FrontDoor:
     (raising on refusal); ``hoster(arguments)`` starts a server process
     (:class:`game.menus.hosting.HostedServer`). Both None: no online play here."""
 
-    def __init__(self, games, make_menu, base_options: GameOptions, *,
+    def __init__(self, send: Send, make_menu, base_options: GameOptions, *,
                  online: OnlineSettings | None = None, joiner=None, hoster=None):
         """``make_menu(**callbacks)`` makes the :class:`TitleMenu` with this front door's
-        ``on_play``, ``on_range``, ``on_host``, ``on_join`` and ``on_quit``."""
-        self.games = games
+        ``on_play``, ``on_range``, ``on_host``, ``on_join``, ``on_quit`` and ``on_page``."""
+        self.send = send
         self.base_options = base_options
         self.online = online
         self._joiner, self._hoster = joiner, hoster
@@ -83,16 +88,19 @@ class FrontDoor:
         self._hosting: tuple[HostRequest, object] | None = None
         self.menu: TitleMenu = make_menu(on_play=self.play, on_range=self.firing_range,
                                          on_host=self.host, on_join=self.join,
-                                         on_quit=games.finish)
+                                         on_quit=lambda: send(Quit()), on_page=self._on_page)
+
+    def _on_page(self, name: str) -> None:
+        self.send(OpenSetup() if name in SETUP_PAGES else OpenMain())
 
     # ----- local games -------------------------------------------------------------------
 
     def play(self, setup: MatchSetup) -> None:
-        self.games.start_local(options_for(setup, self.base_options))
+        self.send(StartMatch(options_for(setup, self.base_options)))
 
     def firing_range(self, setup: MatchSetup) -> None:
-        self.games.start_local(replace(options_for(setup, self.base_options),
-                                     map=MapChoice.parse(RANGE_MAP), bots=0))
+        self.send(StartMatch(replace(options_for(setup, self.base_options),
+                                     map=MapChoice.parse(RANGE_MAP), bots=0)))
 
     # ----- online games ------------------------------------------------------------------
 
@@ -115,7 +123,9 @@ class FrontDoor:
         try:
             self.joining = self._joiner(host, port, name, vehicle)
         except (OSError, ConnectionRefused) as error:  # ENet could not start: say why
-            self.menu.set_status(page, f"Could not join: {error}")
+            self._failed(page, f"Could not join: {error}")
+            return
+        self.send(JoinStarted())
 
     def host(self, request: HostRequest) -> None:
         if self._hosting is not None or self.joining is not None:
@@ -133,6 +143,7 @@ class FrontDoor:
             return
         self._hosting = request, self.hosted
         self.menu.set_status("host", f"Starting a server on port {request.port} ...")
+        self.send(JoinStarted())
 
     def update(self) -> None:
         """Once a frame while the menu is open: a server starting, a join under way."""
@@ -148,7 +159,7 @@ class FrontDoor:
         except HostingFailed as error:  # it stopped: its own reason
             self._hosting = None
             self.hosted = None
-            self.menu.set_status("host", f"Server stopped: {error}")
+            self._failed("host", f"Server stopped: {error}")
             return
         if port is not None:
             self._hosting = None
@@ -160,14 +171,22 @@ class FrontDoor:
             session = self.joining.poll()
         except ConnectionRefused as error:  # refused, no answer, not a server: say so
             self.joining = None
-            self.menu.set_status(self.joining_page, str(error))
             if self.joining_page == "host":
                 self.leave_hosted()
+            self._failed(self.joining_page, str(error))
             return
         if session is not None:
             self.joining = None
             self.menu.set_status(self.joining_page, "")
-            self.games.start_online(session, self.joining_gearbox)
+            self.send(Joined(session, self.joining_gearbox))
+
+    def _failed(self, page: str, reason: str) -> None:
+        """A join or a server that failed: its page says why (shown again if the player
+        went on to another meanwhile)."""
+        self.send(JoinFailed())
+        self.menu.set_status(page, reason)
+        if self.menu.page not in (page, None):
+            self.menu.show_page(page)
 
     def leave_hosted(self) -> None:
         """Stop the server this game started (its players are told it ended)."""
@@ -180,9 +199,9 @@ class FrontDoor:
         self.menu.destroy()
 
 
-def build_front_door(games, parent, config, run, sounds, open_page=None) -> FrontDoor:
-    """The title menu on ``parent`` (aspect2d) and its front door, starting ``games``
-    (:class:`game.menus.Menus`) in a window on ``config`` started as ``run`` says
+def build_front_door(send: Send, parent, config, run, sounds, open_page=None) -> FrontDoor:
+    """The title menu on ``parent`` (aspect2d) and its front door, sending the app its
+    requests, in a window on ``config`` started as ``run`` says
     (:class:`game.runs.windowed_run.WindowedRun`): match setup starts from the command line's
     options, online play where ENet is installed."""
     from game.menus.hosting import HostedServer
@@ -200,7 +219,7 @@ def build_front_door(games, parent, config, run, sounds, open_page=None) -> Fron
 
     settings = OnlineSettings(run.config_dir, DEFAULT_PORT, view.title_menu.server_stop_wait_s)
     return FrontDoor(
-        games, make_menu, run.options, online=settings if online else None,
+        send, make_menu, run.options, online=settings if online else None,
         joiner=lambda host, port, name, vehicle: WindowJoin(config, run.config_dir, host, port,
                                                             name, vehicle),
         hoster=lambda arguments: HostedServer(arguments, settings.stop_wait_s))

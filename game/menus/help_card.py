@@ -13,6 +13,7 @@ from panda3d.core import TextNode
 
 from game.input.bindings import ControlsSpec, keys_in_words, pad_in_words
 from game.menus.menu_spec import MenuSpec
+from game.menus.requests import DismissHelp, Send
 from game.view.draw.overlay import keep_alpha
 
 MAIN_CONTROLS = (
@@ -47,10 +48,10 @@ def _names(value) -> tuple[str, ...]:
 
 class HelpCard:
     """The card on ``parent`` (aspect2d), hidden until :meth:`show`; its button and
-    :meth:`dismiss` hide it and call ``on_dismiss()``."""
+    the menu keys' "back" send the app DismissHelp (which hides it: :meth:`hide`)."""
 
-    def __init__(self, parent, spec: MenuSpec, controls: ControlsSpec, on_dismiss):
-        self.on_dismiss = on_dismiss
+    def __init__(self, parent, spec: MenuSpec, controls: ControlsSpec, send: Send):
+        self.send = send
         rows = card_lines(controls)
         half_height = 0.2 + len(rows) * spec.controls_row_spacing * 0.5 + 0.12
         self.frame = DirectFrame(parent=parent, frameColor=spec.panel_colour,
@@ -69,7 +70,7 @@ class HelpCard:
                 DirectLabel(parent=self.frame, text=text, pos=(columns[column], 0, z),
                             text_fg=spec.key_colour if column else spec.text_colour, **style)
         self.button = DirectButton(parent=self.frame, text="Got it",
-                                   command=lambda *_args: self.dismiss(),
+                                   command=lambda *_args: self.send(DismissHelp()),
                                    text_scale=spec.text_scale, text_fg=spec.text_colour,
                                    frameColor=spec.button_colour, relief=DGG.FLAT,
                                    frameSize=(-0.25, 0.25, -0.055, 0.085),
@@ -85,10 +86,8 @@ class HelpCard:
     def show(self) -> None:
         self.frame.show()
 
-    def dismiss(self) -> None:
-        if self.shown:
-            self.frame.hide()
-            self.on_dismiss()
+    def hide(self) -> None:
+        self.frame.hide()
 
     def destroy(self) -> None:
         self.frame.destroy()

@@ -2,8 +2,9 @@
 Rematch or Menu. DirectGui.
 
 The app opens it when a :class:`~game.sim.events.MatchEnd` arrives and holds the game's
-input meanwhile; this module only draws and calls back: ``on_rematch()`` (a new match,
-the same options) and ``on_menu()`` (back to the title menu). Every button clicks (the
+input meanwhile; this module only draws and sends the app its buttons' requests
+(:mod:`game.menus.requests`): Rematch is Restart (a new match, the same options), Menu is
+ToTitle (back to the title menu). Every button clicks (the
 synthesised ``ui_click``) through the game's sound player, ``sounds``, as the pause
 menu's do.
 """
@@ -17,6 +18,7 @@ from panda3d.core import TextNode
 
 from common.spec import Spec, tuning
 from game.audio.sounds import SoundPlayer
+from game.menus.requests import Restart, Send, ToTitle
 from game.menus.widgets import with_click
 from game.sim.events import DRAW, MatchEnd
 from game.view.draw.colours import rgba
@@ -98,7 +100,7 @@ def side_heading(side: str, player_side: str) -> str:
 class MatchEndScreen:
     """The panel, hidden until :meth:`show`; ``buttons`` by label ("Rematch", "Menu")."""
 
-    def __init__(self, parent, spec: MatchEndSpec, *, on_rematch, on_menu,
+    def __init__(self, parent, spec: MatchEndSpec, send: Send, *,
                  sounds: SoundPlayer | None = None):
         self.spec = spec
         self.sounds = sounds
@@ -115,7 +117,8 @@ class MatchEndScreen:
                                       pos=(0, 0, spec.score_z), **plain)
         self.buttons: dict[str, DirectButton] = {}
         """Rematch and Menu by label: tests press them."""
-        for label, command, x in zip(BUTTONS, (on_rematch, on_menu), spec.buttons_x):
+        requests = (lambda: send(Restart()), lambda: send(ToTitle()))
+        for label, command, x in zip(BUTTONS, requests, spec.buttons_x):
             self.buttons[label] = DirectButton(
                 parent=self.panel, text=label, command=self._clicked(command),
                 pos=(x, 0, spec.buttons_z), text_scale=spec.text_scale,

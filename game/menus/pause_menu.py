@@ -2,11 +2,11 @@
 DirectGui.
 
 The app owns the pause itself (the fixed-step clock stops while the menu is
-open); this module only draws the pages and calls back:
-``on_resume()``, ``on_restart()``, ``on_quit()``, ``on_settings(settings)`` (a
-setting changed on the Settings page, :mod:`game.menus.settings_page`: apply it now; its
-Save writes the user's file through :class:`common.settings.UserSettings`) and
-``on_bindings(keyboard, gamepad)`` (a key or pad control was rebound on the Controls page,
+open); this module only draws the pages and sends the app requests
+(:mod:`game.menus.requests`): Resume, Restart, ToTitle (Main menu), Quit,
+ChangeSettings (a setting changed on the Settings page, :mod:`game.menus.settings_page`:
+use it now; its Save writes the user's file through :class:`common.settings.UserSettings`)
+and Rebind (a key or pad control rebound on the Controls page,
 :mod:`game.menus.controls_page`: use it now). Every button, check box and choice clicks
 (the synthesised ``ui_click``) through the game's sound player, ``sounds``.
 """
@@ -20,6 +20,8 @@ from game.input.bindings import ControlsSpec
 from game.input.rebinding import UserBindings
 from game.menus.controls_page import ControlsPage
 from game.menus.menu_spec import MenuSpec
+from game.menus.requests import (ChangeSettings, Quit, Rebind, Restart, Resume, Send,
+                                 ToTitle)
 from game.menus.settings_page import SettingsPage
 from game.menus.widgets import play_click, with_click
 from game.view.draw.overlay import keep_alpha
@@ -30,18 +32,16 @@ class PauseMenu:
     pressed, see :mod:`game.menus.controls_page`) make the Controls page rebind them; without
     both it only shows them. ``pad_capture`` reads the next pad button (None: no pads).
     ``display`` (:class:`game.view.display.Display`) offers the Settings page its
-    resolutions and says which settings wait for a restart."""
+    resolutions and says which settings wait for a restart. ``main_menu``: offer the
+    title menu (a game with one)."""
 
-    def __init__(self, parent, spec: MenuSpec, settings, controls: ControlsSpec, *,
-                 on_resume, on_restart, on_quit, on_settings, sounds: SoundPlayer | None = None,
-                 bindings: UserBindings | None = None, key_capture=None, pad_capture=None,
-                 on_bindings=lambda keyboard, gamepad: None, display=None, on_main_menu=None):
+    def __init__(self, parent, spec: MenuSpec, settings, controls: ControlsSpec, send: Send,
+                 *, sounds: SoundPlayer | None = None, bindings: UserBindings | None = None,
+                 key_capture=None, pad_capture=None, display=None, main_menu: bool = False):
         self.spec = spec
         self.settings = settings
         self.sounds = sounds
-        self.on_resume, self.on_restart, self.on_quit = on_resume, on_restart, on_quit
-        self.on_settings = on_settings
-        self.on_main_menu = on_main_menu
+        self.send = send
         self._leave_to = None
         """Where Back leaves the Settings and Controls pages when the title menu opened them
         (None: this menu's first page)."""
@@ -55,26 +55,26 @@ class PauseMenu:
                       frameColor=spec.button_colour, relief=DGG.FLAT, pad=(0.3, 0.12),
                       frameSize=(-0.45, 0.45, -0.055, 0.085))
         small = {**button, "frameSize": (-0.25, 0.25, -0.055, 0.085)}
-        self._build_main_page(button)
+        self._build_main_page(button, main_menu)
         self._build_settings_page(small, display)
-        self._build_controls_page(controls, bindings, key_capture, pad_capture, on_bindings,
-                                  small)
+        self._build_controls_page(controls, bindings, key_capture, pad_capture, small)
         self.is_open = False
         self.close()
 
-    def _build_main_page(self, button: dict) -> None:
+    def _build_main_page(self, button: dict, main_menu: bool) -> None:
         """Resume, restart, settings, controls, the title menu (where there is one) and
         quit, one under another."""
         s = self.spec
         main = self._page("main", 0.9, 0.85)
         DirectLabel(parent=main, text="Paused", text_scale=s.text_scale * 1.4,
                     text_fg=s.text_colour, frameColor=(0, 0, 0, 0), pos=(0, 0, 0.62))
-        entries = [("Resume", self._resume), ("Restart", self._restart),
+        entries = [("Resume", lambda: self.send(Resume())),
+                   ("Restart", lambda: self.send(Restart())),
                    ("Settings", lambda: self.show_page("settings")),
                    ("Controls", lambda: self.show_page("controls"))]
-        if self.on_main_menu is not None:
-            entries.append(("Main menu", self.on_main_menu))
-        entries.append(("Quit", self.on_quit))
+        if main_menu:
+            entries.append(("Main menu", lambda: self.send(ToTitle())))
+        entries.append(("Quit", lambda: self.send(Quit())))
         for row, (label, command) in enumerate(entries):
             self._button(main, "main", label, command, (0, 0, 0.38 - row * 0.19), button)
 
@@ -82,19 +82,22 @@ class PauseMenu:
         """The player's settings (:mod:`game.menus.settings_page`), with Save and Back."""
         page = self._page("settings", *self.spec.settings_page_half_size)
         self.settings_page = SettingsPage(
-            page, self.spec, self.settings, on_settings=self.on_settings, clicked=self._clicked,
+            page, self.spec, self.settings,
+            on_settings=lambda settings: self.send(ChangeSettings(settings)),
+            clicked=self._clicked,
             button=lambda label, command, pos: self._button(page, "settings", label, command,
                                                             pos, small),
             on_back=self.back, display=display)
 
     def _build_controls_page(self, controls: ControlsSpec, bindings, key_capture, pad_capture,
-                             on_bindings, small: dict) -> None:
+                             small: dict) -> None:
         """Every binding, rebinding the keyboard and the pad (:mod:`game.menus.controls_page`),
         and Back."""
         help_page = self._page("controls", 1.25, 0.92)
         self.controls_page = ControlsPage(
             help_page, self.spec, controls, bindings, key_capture, self.veil,
-            clicked=self._clicked, on_bindings=on_bindings, pad_capture=pad_capture,
+            clicked=self._clicked, pad_capture=pad_capture,
+            on_bindings=lambda keyboard, gamepad: self.send(Rebind(keyboard, gamepad)),
             button=lambda label, command: self._button(help_page, "controls", label, command,
                                                        (-0.3, 0, -0.82), small))
         self._button(help_page, "controls", "Back", self.back,
@@ -160,7 +163,7 @@ class PauseMenu:
             self.close()
             leave_to()
         elif self.page == "main":
-            self._resume()
+            self.send(Resume())
         else:
             self.show_page("main")
 
@@ -179,12 +182,6 @@ class PauseMenu:
         self._leave_to = None
         self.is_open = False
         self.veil.hide()
-
-    def _resume(self) -> None:
-        self.on_resume()
-
-    def _restart(self) -> None:
-        self.on_restart()
 
     def values(self) -> dict:
         """The settings as the Settings page's widgets show them."""

@@ -7,7 +7,9 @@ keyboard or a pad through :class:`~game.menus.focus.MenuFocus` (up, down, left,
 right, activate); "back" (Esc, the pad's B) goes to the page before.
 
 The menu only draws its pages and calls back: ``on_play(setup)``, ``on_range(setup)``,
-``on_host(request)``, ``on_join(request)``, ``on_quit()``. Settings and Controls pages are
+``on_host(request)``, ``on_join(request)``, ``on_quit()``, and ``on_page(name)`` each time
+it shows a page (the front door, :mod:`game.menus.front_door`, turns these into the app's
+requests). Settings and Controls pages are
 built by their own modules into frames this menu hands out (:meth:`TitleMenu.add_page`).
 """
 
@@ -97,11 +99,12 @@ class TitleMenu:
     def __init__(self, parent, spec: MenuSpec, title: TitleMenuSpec, setup: MatchSetup, *,
                  on_play, on_range, on_host, on_join, on_quit, online: bool,
                  player_name: str, join_address: str, default_port: int, sounds=None,
-                 open_page=None):
+                 open_page=None, on_page: Callable[[str], None] = lambda name: None):
         self.spec, self.title_spec = spec, title
         self.sounds = sounds
         self.on_play, self.on_range, self.on_quit = on_play, on_range, on_quit
         self.on_host, self.on_join = on_host, on_join
+        self.on_page = on_page
         self.open_page = open_page
         """``open_page(name)`` shows the Settings or Controls page (the pause menu's: one
         of each in the game); None: the title menu offers neither."""
@@ -121,7 +124,8 @@ class TitleMenu:
         if online:
             self._build_host_page(setup, player_name, default_port)
             self._build_join_page(player_name, join_address, setup.vehicle)
-        self.page = "main"
+        self.page: str | None = "main"
+        """The page shown (None: none, another menu's page is over this one)."""
         self.show_page("main")
 
     # ----- building -----------------------------------------------------------------------
@@ -274,18 +278,21 @@ class TitleMenu:
             (page.show if key == name else page.hide)()
         self.page = name
         self.focus.set_items(self.items.get(name, []))
+        self.on_page(name)
 
     def hide_pages(self) -> None:
         """No page shown (another menu's page is over it); :meth:`show_page` brings one
         back."""
         for page in self.pages.values():
             page.hide()
+        self.page = None
         self.focus.set_items([])
 
     def act(self, action: str) -> None:
         """A menu action from the keyboard or a pad (:mod:`game.input.menu_input`)."""
         if action == "back":
-            self.backs[self.page]()
+            if self.page is not None:
+                self.backs[self.page]()
         else:
             self.focus.act(action)
 

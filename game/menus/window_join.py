@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from game.sim.net.client import ConnectionRefused, Joining, JoinRequest, NetClient
+from game.sim.net.client import NetClient
+from game.sim.net.joining import ConnectionRefused, Joining, JoinRequest
 from game.sim.net.link import Endpoint
 from game.sim.net.shown import ClientSession
 from game.sim.replay import config_digest, game_version

@@ -43,3 +43,7 @@ class WindowedRun:
     def scripted(self) -> bool:
         """Nobody is there to answer a menu: offscreen, scripted or timed."""
         return self.offscreen or self.inputs is not None or self.seconds is not None
+
+    def recorder_for(self, options: GameOptions) -> ReplayRecorder | None:
+        """A new game's replay recorder (None: none is kept)."""
+        return self.new_recorder(options) if self.new_recorder is not None else None

@@ -23,11 +23,13 @@ from panda3d.core import (BitMask32, Camera, CardMaker, DisplayRegion, NodePath,
 
 from common.spec import Spec, tuning
 from game.sim.events import Event
+from game.sim.local_players import SECOND_PLAYER
 from game.sim.spotting import SpottingSpec
 from game.view.camera import GUNSIGHT, CameraSpec, ChaseCamera
 from game.view.draw.colours import rgba
 from game.view.draw.overlay import keep_alpha
 from game.view.draw.view_projection import ViewProjection
+from game.view.ground.shadows import MAIN_CAMERA_MASK
 from game.view.hud.hud import Hud, HudSpec, hud_scale
 from game.view.hud.hud_state import read_hud_state
 from game.view.hud.markers import EnemyMarkers
@@ -374,3 +376,30 @@ class Divider:
         if self.path is not None:
             self.path.removeNode()
             self.path = None
+
+
+def make_player_views(base, scene, view, players: int, simulation: Callable[[], object],
+                      spotting: SpottingSpec | None) -> tuple[list[PlayerView], list]:
+    """Player 1's view through ShowBase's camera; with two players, the window split in
+    two, player 2's through a second camera and a line between the halves. ``view`` is the
+    config's view part; ``simulation()`` the game now drawn (a restart makes a new one).
+    Returns the views, player 1 first, and everything made, in order (to destroy)."""
+    spec = view.split_screen
+    regions = player_regions(players, spec.split)
+    screens = [main_screen(base, regions[0], MAIN_CAMERA_MASK)]
+    follows = [lambda: simulation().player]
+    made: list = []
+    if players > 1:
+        screen = extra_screen(base, regions[1], SECOND_VIEW_MASK, SECOND_PLAYER)
+        scene.add_view(screen.camera, screen.mask)
+        screens.append(screen)
+        follows.append(lambda: simulation().vehicle_named(SECOND_PLAYER))
+        made.append(Divider(base.render2d, spec.split, spec.divider_width,
+                            spec.divider_colour))
+
+    def ray_cast(start, end, exclude):
+        return simulation().world.ray_closest(start, end, exclude=exclude)
+    views = [PlayerView(screen, view.camera, view.hud, simulation().terrain, follow, ray_cast,
+                        base.win, spec.notice_scale, spec.notice_colour, spotting=spotting)
+             for screen, follow in zip(screens, follows)]
+    return views, made + views

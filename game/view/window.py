@@ -11,6 +11,8 @@ waiting. Fullscreen and the resolution change at any time.
 Where no window can open, the game says so in one line (:func:`require_display`, and
 :func:`panda_lines_held` keeps Panda3D's own list of the displays it tried off the
 console: it goes to the log).
+
+And what it saves: a frame as a PNG (F12, ``--screenshot``).
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ import sys
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
-from panda3d.core import loadPrcFileData
+from panda3d.core import Filename, loadPrcFileData
 
 from common.errors import UserError
 from common.settings import parse_resolution
@@ -163,3 +167,24 @@ def panda_lines_held():
             else:
                 for line in lines.decode(errors="replace").splitlines():
                     log.info("Panda3D: %s", line)
+
+
+def save_screenshot(graphics_engine, window, path: Path) -> None:
+    """This frame, rendered now, as a PNG at ``path``; a UserError where it is not written."""
+    graphics_engine.renderFrame()
+    if not window.saveScreenshot(Filename.fromOsSpecific(str(path))):
+        raise UserError(path, None, "a writable PNG file")
+
+
+def screenshot_to(path: Path, save: Callable[[Path], None],
+                  message: Callable[[str], None]) -> Path | None:
+    """F12: ``save(path)`` (its folder made first); ``message`` says where, or why not (the
+    game goes on either way). The path, or None where nothing was saved."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        save(path)
+    except (OSError, UserError) as error:
+        message(f"Screenshot not saved: {error}")
+        return None
+    message(f"Screenshot saved: {path}")
+    return path

@@ -26,7 +26,7 @@ from typing import Callable
 
 from game.sim.controls import Controls
 from game.sim.events import CraterDug, Event
-from game.sim.net.joining import WAIT_S, ConnectionRefused, Joined, Joining, JoinRequest
+from game.sim.net.joining import WAIT_S, Joined
 from game.sim.net.link import Arrival, Endpoint
 from game.sim.net.prediction import OwnPrediction
 from game.sim.net.protocol import (MAX_INPUTS_PER_PACKET, NO_TICK, RELIABLE_CHANNEL, SNAPSHOT,
@@ -39,10 +39,6 @@ from game.sim.net.spec import NetSpec
 from game.sim.session import GameOptions, GameSession, SessionSpecs
 from game.sim.telemetry import DECIMALS, rounded, telemetry_record
 from physics.model.terrain import MapChoice
-
-__all__ = ["ConnectionRefused", "JoinRequest", "Joining", "NetClient", "ServerGone"]
-"""With three of :mod:`game.sim.net.joining`'s names, for the title's pages that take
-them from here."""
 
 _log = logging.getLogger(__name__)
 
