@@ -14,7 +14,7 @@ import numpy as np
 from panda3d.core import NodePath
 
 from game.sim.events import Event
-from game.sim.session import GameSession
+from game.sim.interfaces import DrawnSession
 from game.view.debug_overlay import DebugOverlay, DebugOverlaySpec
 from game.view.effects.combat_view import CombatView, CombatViewSpec
 from game.view.effects.effects import Effects, EffectsSpec
@@ -41,7 +41,7 @@ class SessionViewSpecs:
 class SessionView:
     """Draws one session's vehicles, shells, plates, particles and anchors."""
 
-    def __init__(self, render: NodePath, overlay_2d: NodePath, session: GameSession,
+    def __init__(self, render: NodePath, overlay_2d: NodePath, session: DrawnSession,
                  specs: SessionViewSpecs, quality: str, debug_rays: bool):
         simulation = session.simulation
         self.render = render
