@@ -2,7 +2,7 @@
 
 Every spec is declared beside the code it tunes; this module only reads the files
 and puts the specs together. :class:`GameConfig` is what the game itself reads
-(game.toml, tank.toml, car.toml, gearboxes.toml): everything a headless run, and a
+(game.toml, tank.toml, car.toml, gearboxes.toml, shells.toml): everything a headless run, and a
 dedicated server, needs. A game in a window also reads view.toml and controls.toml
 (:mod:`game.window_config`).
 
@@ -22,7 +22,7 @@ from typing import Any
 
 from common.errors import UserError
 from common.resources import config_folder
-from common.spec import Spec, SpecError, build_spec, tuning
+from common.spec import MISSING, Spec, SpecError, build_spec, tuning
 from game.sim.ai import AISpec
 from game.sim.arena import SpawnSpec, WorldSpecs
 from game.sim.battle import BattleSpec
@@ -30,7 +30,10 @@ from game.sim.combat import RangeSpec
 from game.sim.local_players import LocalPlayersSpec
 from game.sim.net.spec import NetSpec
 from game.sim.session import SessionSpecs
+from physics.model.ammunition import AirSpec, ShellSpec
+from physics.model.ballistics import GunSpec
 from physics.model.gearbox import GearboxSpec
+from physics.model.penetration import PenetrationSpec, ShellsConfig
 from physics.model.rocks import RockSpec
 from physics.model.stepping import SimulationSpec
 from physics.model.terrain import TerrainSpec
@@ -96,6 +99,7 @@ class GameConfig:
     tank_gearbox: GearboxSpec
     car: CarSpec
     car_gearbox: GearboxSpec
+    shells: ShellsConfig
 
     @cached_property
     def world(self) -> WorldSpecs:
@@ -126,6 +130,41 @@ def load_gearbox(path: Path, name: str, used_by: Path) -> GearboxSpec:
     return gearboxes[name]
 
 
+SHELLS_TABLES = ("air", "penetration", "shells")
+
+
+def load_shells(path: Path) -> ShellsConfig:
+    """config/shells.toml: ``[air]``, ``[penetration]`` and a table ``[shells.NAME]`` for
+    each shell, every one checked."""
+    table = read_toml(path)
+    try:
+        for key in table:
+            if key not in SHELLS_TABLES:
+                raise SpecError(key, table[key], "no such table (known: "
+                                + ", ".join(SHELLS_TABLES) + ")")
+        shells_table = table.get("shells")
+        if not isinstance(shells_table, dict) or not shells_table:
+            raise SpecError("shells", shells_table if shells_table is not None else MISSING,
+                            "a table [shells.NAME] for each shell (at least one)")
+        shells = {name: build_spec(ShellSpec, shell, prefix=f"shells.{name}.")
+                  for name, shell in shells_table.items()}
+        return ShellsConfig(shells, build_spec(AirSpec, table.get("air", {}), prefix="air."),
+                            build_spec(PenetrationSpec, table.get("penetration", {}),
+                                       prefix="penetration."))
+    except SpecError as error:
+        raise UserError(path, error.key, error.expected, error.value, has_value=True) from None
+
+
+def check_ammunition(gun: GunSpec, shells: ShellsConfig, used_by: Path) -> None:
+    """Every shell a gun loads is one of shells.toml's."""
+    for index, load in enumerate(gun.ammunition):
+        if load.shell not in shells.shells:
+            raise UserError(used_by, f"gun.ammunition[{index}].shell",
+                            "the name of a table [shells.NAME] in shells.toml (one of "
+                            + ", ".join(sorted(shells.shells)) + ")", load.shell,
+                            has_value=True)
+
+
 def game_specs(config_dir: Path = CONFIG_DIR) -> dict[str, Any]:
     """The game's specs from ``config_dir``: :class:`GameConfig`'s fields by name."""
     config_dir = Path(config_dir)
@@ -134,7 +173,10 @@ def game_specs(config_dir: Path = CONFIG_DIR) -> dict[str, Any]:
     car_path = config_dir / "car.toml"
     car = load_spec(car_path, CarSpec)
     gearboxes = config_dir / "gearboxes.toml"
+    shells = load_shells(config_dir / "shells.toml")
+    check_ammunition(tank.gun, shells, tank_path)
     return {"game": load_spec(config_dir / "game.toml", GameSpec), "tank": tank,
+            "shells": shells,
             "tank_gearbox": load_gearbox(gearboxes, tank.gearbox, tank_path),
             "car": car, "car_gearbox": load_gearbox(gearboxes, car.gearbox, car_path)}
 

@@ -124,7 +124,7 @@ def test_the_game_alone_reads_no_view_or_controls(config_copy, config):
     (config_copy / "controls.toml").unlink()
     game = load_config(config_copy)
     assert game == GameConfig(config.game, config.tank, config.tank_gearbox, config.car,
-                              config.car_gearbox)
+                              config.car_gearbox, config.shells)
     assert_names(load_error(config_copy), config_copy / "view.toml", "window.title")
 
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from common.compiled import compiled_loop
 from common.spec import Spec, SpecError, tuning
+from physics.model.ammunition import AmmunitionLoad
 from physics.model.pose import BodyState
 from physics.model.terrain_base import MISSING_HEIGHT_M, TerrainBase, plane_under
 
@@ -52,12 +53,19 @@ class GunSpec(Spec):
     splash_radius_m: float = tuning("reach of the blast", minimum=0.1, maximum=100.0)
     firer_pass_m: float = tuning("a shell passes through the tank that fired it until it is "
                                  "this far from the muzzle", minimum=0.0, maximum=100.0)
+    ammunition: tuple[AmmunitionLoad, ...] = tuning(
+        "the shells it fires (tables of config/shells.toml), the first loaded at the start, "
+        "and how many of each it carries", length=(1, 8))
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.max_elevation_deg <= self.min_elevation_deg:
             raise SpecError("max_elevation_deg", self.max_elevation_deg,
                             f"above min_elevation_deg ({self.min_elevation_deg})")
+        names = [load.shell for load in self.ammunition]
+        for index, name in enumerate(names):
+            if name in names[:index]:
+                raise SpecError(f"ammunition[{index}].shell", name, "each shell listed once")
 
     # The rates and limits in radians, worked out once: every armed vehicle reads them
     # every step.
