@@ -18,6 +18,7 @@ from common.compiled import compiled_loop
 from common.spec import KMH_PER_MPS, Spec, tuning
 from physics.model.anchor_model import AnchorModel
 from physics.model.anchors import AnchorCommand, AnchorConstants, GripSpec, SuspensionSpec
+from physics.model.armour import PlateLayout
 from physics.model.ballistics import ArmourSpec, GunSpec
 from physics.model.engine import Driveline
 from physics.model.gearbox import FIRST, DriveCommand, GearboxSpec
@@ -155,6 +156,7 @@ class TankSpec(Spec):
     tracks: TrackSpec = tuning("drive and brakes")
     gun: GunSpec = tuning("turret, gun and shells")
     armour: ArmourSpec = tuning("health")
+    plates: PlateLayout = tuning("the armour plates: hull and turret")
 
     tracked = True
 
