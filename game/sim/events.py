@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 _JSON_NAME = "json_name"
+_WHEN_KNOWN = "when_known"
 DRAW = "draw"
 """A match's winner when two or more sides won the most rounds (:class:`MatchEnd`)."""
 
@@ -25,6 +26,12 @@ DRAW = "draw"
 def json_name(name: str) -> Any:
     """A field written to JSON under ``name`` instead of its Python name."""
     return dataclasses.field(metadata={_JSON_NAME: name})
+
+
+def when_known() -> Any:
+    """A field that is None where it does not apply, and then left out of the JSON
+    altogether (records of the kind that never have it stay as they were)."""
+    return dataclasses.field(default=None, metadata={_WHEN_KNOWN: True})
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,8 @@ class Event:
         record: dict[str, Any] = {"type": self.TYPE}
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
+            if value is None and field.metadata.get(_WHEN_KNOWN):
+                continue
             record[field.metadata.get(_JSON_NAME, field.name)] = _copied(value)
         return record
 
@@ -59,7 +68,8 @@ class Shot(Event):
 
 @dataclass(frozen=True)
 class Hit(Event):
-    """A shell struck something: where, the face's normal, and how fast it arrived."""
+    """A shell struck something: where, the face's normal, and how fast it arrived; on a
+    vehicle's armour, also the plate, the angle and what came of it (None elsewhere)."""
 
     TYPE = "hit"
     shooter: str
@@ -69,6 +79,18 @@ class Hit(Event):
     point: tuple[float, ...]
     normal: tuple[float, ...]
     speed_mps: float = json_name("speed_ms")
+    shell: str | None = when_known()
+    """The shell's name (a table of config/shells.toml)."""
+    plate: str | None = when_known()
+    thickness_mm: float | None = when_known()
+    angle_deg: float | None = when_known()
+    """From the plate's normal: 0 is square on."""
+    effective_mm: float | None = when_known()
+    """The plate's thickness along the shell's path."""
+    penetration_mm: float | None = when_known()
+    """What the shell could pierce, square on, as it arrived."""
+    result: str | None = when_known()
+    """"penetrated", "blocked", "ricochet" or "overmatch"."""
 
 
 @dataclass(frozen=True)
@@ -259,8 +281,10 @@ def event_from_json(record) -> Event:
     kind = EVENT_TYPES[record["type"]]
     names = {field.metadata.get(_JSON_NAME, field.name): field.name
              for field in dataclasses.fields(kind)}
+    optional = {field.metadata.get(_JSON_NAME, field.name) for field in dataclasses.fields(kind)
+                if field.metadata.get(_WHEN_KNOWN)}
     values = {key: value for key, value in record.items() if key != "type"}
-    if set(values) != set(names):
+    if not set(names) - optional <= set(values) <= set(names):
         raise ValueError(f"event {record['type']!r} with fields {sorted(values)}")
     return kind(**{names[key]: tuple(value) if isinstance(value, list) else value
                    for key, value in values.items()})
