@@ -141,6 +141,28 @@ def test_an_online_round_end_names_its_winner(winner, seen_by, words):
     assert message_for(RoundEnd(2, winner, score), seen_by).startswith(words)
 
 
+@pytest.mark.parametrize("result, seen_by, words", [
+    ("penetrated", "alpha", "Penetrated beta's turret front"),
+    ("penetrated", "beta", "Penetrated: alpha hit your turret front"),
+    ("ricochet", "alpha", "Ricochet off beta's turret front"),
+    ("ricochet", "beta", "alpha's shell glanced off your turret front"),
+    ("blocked", "alpha", "Did not penetrate beta's turret front (241 mm)"),
+    ("blocked", "beta", "alpha did not penetrate your turret front"),
+    ("overmatch", "alpha", "Overmatched beta's turret front"),
+    ("penetrated", "carol", None)])
+def test_the_shooter_and_the_victim_read_what_a_hit_on_armour_did(result, seen_by, words):
+    from game.view.hud.hud_state import message_for
+    hit = Hit("alpha", "beta", (0.0, 0.0, 1.0), (0.0, -1.0, 0.0), 700.0, "ap", "turret_front",
+              110.0, 63.0, 241.3, 150.0, result)
+    assert message_for(hit, seen_by) == words
+
+
+def test_a_hit_off_the_armour_says_nothing():
+    from game.view.hud.hud_state import message_for
+    assert message_for(Hit("alpha", "terrain", (0.0, 0.0, 0.0), (0.0, 0.0, 1.0), 700.0),
+                       "alpha") is None
+
+
 def test_an_online_score_line_ranks_the_players():
     from game.view.hud.hud_state import HudState
     state = HudState(round=3, score={"beta": 1, "alpha": 2, "carol": 1})

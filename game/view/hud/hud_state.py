@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from common.spec import KMH_PER_MPS
-from game.sim.events import Destroyed, Event, RoundEnd, RoundStart, ShiftRefused, ZoneCaptured
+from game.sim.events import (Destroyed, Event, Hit, RoundEnd, RoundStart, ShiftRefused,
+                             ZoneCaptured)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +231,30 @@ def message_for(event: Event, player_name: str) -> str | None:
     if isinstance(event, ShiftRefused) and event.vehicle == player_name:
         return (f"Shift to {event.gear} refused: "
                 f"{REFUSAL_WORDS.get(event.reason, event.reason)}")
+    if isinstance(event, Hit) and event.result is not None:
+        return _strike_words(event, player_name)
     return None
+
+
+STRIKE_WORDS = {  # (the shooter's line, the victim's line) by result
+    "penetrated": ("Penetrated {target}'s {plate}", "Penetrated: {shooter} hit your {plate}"),
+    "overmatch": ("Overmatched {target}'s {plate}",
+                  "Penetrated: {shooter} overmatched your {plate}"),
+    "ricochet": ("Ricochet off {target}'s {plate}", "{shooter}'s shell glanced off your {plate}"),
+    "blocked": ("Did not penetrate {target}'s {plate} ({effective:.0f} mm)",
+                "{shooter} did not penetrate your {plate}"),
+}
+"""What a hit on armour did, in words: to the one who fired, and to the one struck."""
+
+
+def _strike_words(event: Hit, player_name: str) -> str | None:
+    lines = STRIKE_WORDS.get(event.result or "")
+    if lines is None or player_name not in (event.shooter, event.target):
+        return None
+    line = lines[0] if event.shooter == player_name else lines[1]
+    return line.format(target=event.target, shooter=event.shooter,
+                       plate=(event.plate or "armour").replace("_", " "),
+                       effective=event.effective_mm or 0.0)
 
 
 def _side_words(side: str, player_name: str) -> str:
