@@ -106,7 +106,8 @@ class GameConfig:
         """What a simulation is built from."""
         game = self.game
         return WorldSpecs(game.simulation, game.terrain, game.rocks, game.range, game.spawn,
-                          self.tank, self.tank_gearbox, self.car, self.car_gearbox)
+                          self.tank, self.tank_gearbox, self.car, self.car_gearbox,
+                          self.shells)
 
     @cached_property
     def session(self) -> SessionSpecs:

@@ -164,9 +164,11 @@ def test_a_shell_passes_through_its_firer_in_its_first_metres_only(config, owned
     world.add_body(plate, owner="plate")
     gun = config.tank.gun
     assert gun.firer_pass_m > 6.0 + config.tank.hull.half_extents_m[1]  # past its far face
-    system = ShellSystem(world)
+    system = ShellSystem(world, config.shells.air)
+    shell = config.shells.shells[gun.ammunition[0].shell]
     firer = tank if owned else _Tank(world, config, "other", (50.0, 0.0, 0.0))
-    system.launch(firer, (0.0, -6.0, 0.3), (0.0, gun.muzzle_velocity_mps, 0.0), gun, 0.0)
+    system.launch(firer, (0.0, -6.0, 0.3), (0.0, shell.muzzle_velocity_mps, 0.0), gun, shell,
+                  0.0)
     hit = _first_hit(world, system)
     assert hit is not None
     if owned:
@@ -184,9 +186,11 @@ def test_past_its_first_metres_a_shell_strikes_its_firer(config):
     world = make_world(gravity_m_s2=0.0)
     tank = _Tank(world, config, "tank", (0.0, 0.0, 0.0))
     gun = config.tank.gun
-    system = ShellSystem(world)
+    system = ShellSystem(world, config.shells.air)
+    shell = config.shells.shells[gun.ammunition[0].shell]
     start_y = -gun.firer_pass_m - config.tank.hull.half_extents_m[1] - 40.0
-    system.launch(tank, (0.0, start_y, 0.3), (0.0, gun.muzzle_velocity_mps, 0.0), gun, 0.0)
+    system.launch(tank, (0.0, start_y, 0.3), (0.0, shell.muzzle_velocity_mps, 0.0), gun, shell,
+                  0.0)
     hit = _first_hit(world, system)
     assert hit is not None and hit.target is tank
     world.destroy()

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from game.config import load_config
-from game.sim.ai import ballistic_elevation
 from game.sim.battle import Battle
 from game.sim.combat import splash_damage, vehicle_distance
 from game.sim.controls import Controls
@@ -17,6 +16,7 @@ from game.sim.events import Destroyed, Hit, Recovered, RoundEnd, RoundStart, Sho
 from game.sim.simulation import Simulation
 from physics.bullet.shells import splash_owners
 from physics.model.ballistics import gun_axes
+from physics.model.flight import elevation_to_reach
 from physics.model.terrain import MapChoice
 
 
@@ -33,12 +33,13 @@ def quick_reload(config, reload_s=0.1):
 def lay_gun_on(simulation, vehicle, point) -> None:
     """Point the turret and gun so a shell fired now arcs onto ``point`` (the gunner's job)."""
     gun = vehicle.spec.gun
-    gravity = simulation.gravity_m_s2
+    shell = simulation.combat.loaded_shell(vehicle)
+    flight = simulation.combat.flight_of(shell)
     for _ in range(3):  # the muzzle moves as the gun turns: settle in a few passes
         muzzle, _ = gun_axes(vehicle.current, gun, vehicle.aim)
         offset = np.asarray(point) - muzzle
-        elevation = ballistic_elevation(float(np.linalg.norm(offset[:2])), float(offset[2]),
-                                        gun.muzzle_velocity_mps, gravity)
+        elevation = elevation_to_reach(float(np.linalg.norm(offset[:2])), float(offset[2]),
+                                       shell.muzzle_velocity_mps, flight, gun.shell_lifetime_s)
         heading = math.atan2(offset[0], offset[1])
         wanted = np.array([math.sin(heading) * math.cos(elevation),
                            math.cos(heading) * math.cos(elevation), math.sin(elevation)])
@@ -70,7 +71,8 @@ def test_every_shell_at_the_100_m_plate_hits_it_and_none_passes_through(config):
     assert all(hit.target == "plate-100m" for hit in hits)
     plate_face_y = -512 + config.game.range.spawn_from_edge_m + 100 - 0.05
     assert all(hit.point[1] <= plate_face_y + 1e-3 for hit in hits)  # all on the near face
-    assert all(hit.speed_mps > 0.9 * config.tank.gun.muzzle_velocity_mps for hit in hits)
+    loaded = config.shells.shells[config.tank.gun.ammunition[0].shell]
+    assert all(hit.speed_mps > 0.9 * loaded.muzzle_velocity_mps for hit in hits)
 
 
 @pytest.mark.parametrize("plate_index", [1, 2])
@@ -86,6 +88,7 @@ def test_ten_thousand_shells_leave_the_handle_map_as_it_was(config):
     baseline = len(simulation.world.handles)
     player = simulation.player
     gun = player.spec.gun
+    shell = simulation.combat.loaded_shell(player)
     rng = np.random.default_rng(0)
     fired = 0
     while fired < 10_000:
@@ -93,7 +96,7 @@ def test_ten_thousand_shells_leave_the_handle_map_as_it_was(config):
             player.aim.turret_heading_rad = rng.uniform(-math.pi, math.pi)
             player.aim.elevation_rad = math.radians(gun.min_elevation_deg)
             simulation.combat.shell_system.fire(player, player.body, player.current, gun,
-                                                player.aim, simulation.time_s, rng)
+                                                shell, player.aim, simulation.time_s, rng)
             fired += 1
         simulation.step(Controls(brake=1.0))
     while simulation.shells:
@@ -268,11 +271,13 @@ def test_a_shell_fired_from_a_turning_hull_leaves_with_the_muzzles_swing(config)
                                 angular_velocity_ws=np.array([0.0, 0.0, yaw_rate_rad_s]))
     player.aim.turret_heading_rad = math.radians(90.0)  # the gun over the right side
     muzzle, barrel = gun_axes(state, gun, player.aim)
-    shell = simulation.combat.shell_system.fire(player, player.body, state, gun, player.aim,
-                                                simulation.time_s, np.random.default_rng(0))
+    loaded = simulation.combat.loaded_shell(player)
+    shell = simulation.combat.shell_system.fire(player, player.body, state, gun, loaded,
+                                                player.aim, simulation.time_s,
+                                                np.random.default_rng(0))
     lever = muzzle - state.position_ws
     swing = np.cross(state.angular_velocity_ws, lever)
     assert np.linalg.norm(swing) == pytest.approx(yaw_rate_rad_s * np.hypot(*lever[:2]))
     assert np.allclose(shell.velocity_ws, state.velocity_ws + swing
-                       + barrel * gun.muzzle_velocity_mps)
+                       + barrel * loaded.muzzle_velocity_mps)
     simulation.destroy()

@@ -43,10 +43,11 @@ def _shell_down(simulation, x_m: float, y_m: float) -> list:
     """A tank shell dropped at its muzzle speed straight down onto (x, y); the events of
     the steps until it lands."""
     gun = simulation.player.spec.gun
+    shell = simulation.combat.loaded_shell(simulation.player)
     ground_m = float(simulation.terrain.height_at(x_m, y_m))
     simulation.combat.shell_system.launch(
         simulation.player, np.array([x_m, y_m, ground_m + 40.0]),
-        np.array([0.0, 0.0, -gun.muzzle_velocity_mps]), gun, simulation.time_s)
+        np.array([0.0, 0.0, -shell.muzzle_velocity_mps]), gun, shell, simulation.time_s)
     events = []
     for _ in range(10):
         events += simulation.step()

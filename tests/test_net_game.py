@@ -362,13 +362,14 @@ def test_a_crater_on_the_server_is_dug_into_the_clients_ground_too(harness):
     alpha = net.join("alpha")
     server = net.server.simulation
     gun = net.server_vehicle("alpha").spec.gun
+    shell = server.combat.loaded_shell(net.server_vehicle("alpha"))
     spot = next((x, 60.0) for x in range(-60, 60, 3)
                 if server.terrain.surface_name_at(float(x), 60.0) == "sand")
     ground_m = float(server.terrain.height_at(*spot))
     server.combat.shell_system.launch(net.server_vehicle("alpha"),
                                       np.array([*spot, ground_m + 30.0]),
-                                      np.array([0.0, 0.0, -gun.muzzle_velocity_mps]), gun,
-                                      server.time_s)
+                                      np.array([0.0, 0.0, -shell.muzzle_velocity_mps]), gun,
+                                      shell, server.time_s)
     net.step_until(lambda: any(isinstance(event, CraterDug)
                                for event in net.events["alpha"]), "the crater's event", 300)
     crater = next(event for event in net.events["alpha"] if isinstance(event, CraterDug))

@@ -68,10 +68,11 @@ def test_each_tile_knows_a_top_above_its_ground_and_every_rock_over_it(battle):
 def test_a_shell_high_over_the_desert_makes_no_tiles_and_gets_no_colliders(battle):
     terrain, colliders = battle.terrain, battle.arena.colliders
     gun = battle.player.spec.gun
+    shell = battle.combat.loaded_shell(battle.player)
     start_xy = np.array([1500.0, -1500.0])
     high = battle.combat.shell_system.launch(
         battle.player, np.array([*start_xy, terrain.ceiling_m + 300.0]),
-        np.array([0.0, 800.0, 0.0]), gun, battle.time_s)
+        np.array([0.0, 800.0, 0.0]), gun, shell, battle.time_s)
     for _ in range(10):
         battle.step()
     path_tiles = set(terrain.tiles_near(np.array([start_xy, start_xy + [0.0, 200.0]]), 200.0))
@@ -82,7 +83,7 @@ def test_a_shell_high_over_the_desert_makes_no_tiles_and_gets_no_colliders(battl
     ground_m = float(terrain.height_at(*start_xy))
     low = battle.combat.shell_system.launch(
         battle.player, np.array([*start_xy, ground_m + 4.0]), np.array([0.0, 0.0, 30.0]), gun,
-        battle.time_s)
+        shell, battle.time_s)
     battle.step()
     assert low in battle.shells
     assert set(terrain.tiles_near(start_xy, 0.0)) <= set(colliders.tiles)
@@ -91,9 +92,10 @@ def test_a_shell_high_over_the_desert_makes_no_tiles_and_gets_no_colliders(battl
 def test_a_shell_on_the_wall_round_the_map_digs_no_crater_but_one_in_the_sand_does(battle):
     terrain, combat = battle.terrain, battle.combat
     gun = battle.player.spec.gun
+    shell = combat.loaded_shell(battle.player)
     edge_m = terrain.half_extent_x_m
     wall = combat.shell_system.launch(battle.player, np.array([0.0, edge_m - 30.0, 300.0]),
-                                      np.array([0.0, 900.0, 0.0]), gun, battle.time_s)
+                                      np.array([0.0, 900.0, 0.0]), gun, shell, battle.time_s)
     hits = []
     for _ in range(20):
         hits += [event for event in battle.step() if event.TYPE == "hit"]

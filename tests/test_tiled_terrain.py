@@ -19,10 +19,13 @@ from physics.bullet.terrain_tiles import StreamedColliders
 from physics.bullet.world import ALL_BODIES, PhysicsWorld
 from physics.model.anchors import AnchorCommand, BodyStates, derive_constants
 from physics.model.ballistics import arc_meets_terrain
+from physics.model.flight import Flight
 from physics.model.terrain import MapChoice, build_terrain, plane_under
 from physics.model.tiled_terrain import TiledTerrain
 
 BIG = "desert:4096"
+FLIGHT = Flight(gravity_m_s2=9.81, drag_per_m=1.6e-4, step_s=1.0 / 120.0)
+"""A 75 mm shell's flight (drag and all) in the game's substeps."""
 
 
 @pytest.fixture
@@ -279,13 +282,14 @@ def test_a_shell_far_from_everything_still_hits_the_ground(config):
     simulation = Simulation(config.world, MapChoice.parse(BIG), seed=1)
     try:
         gun = simulation.player.spec.gun
+        loaded = simulation.combat.loaded_shell(simulation.player)
         far_xy = (1500.0, -1500.0)
         assert not any(abs(x - 1500.0) < 300 for x, _ in
                        [simulation.terrain.tile_centre(key)
                         for key in simulation.terrain.resident_tiles])
         simulation.combat.shell_system.launch(
             simulation.player, np.array([*far_xy, 80.0]), np.array([30.0, 0.0, -400.0]), gun,
-            simulation.time_s)
+            loaded, simulation.time_s)
         hits = []
         for _ in range(30):
             hits += [event for event in simulation.step() if event.TYPE == "hit"]
@@ -297,7 +301,7 @@ def test_a_shell_far_from_everything_still_hits_the_ground(config):
         # Below the height tiles without Bullet seeing it: struck where it is.
         shells = simulation.combat.shell_system
         shell = shells.launch(simulation.player, np.array([*far_xy, -50.0]),
-                              np.array([0.0, 0.0, -10.0]), gun, simulation.time_s)
+                              np.array([0.0, 0.0, -10.0]), gun, loaded, simulation.time_s)
         struck = shells.under_ground(simulation.terrain, simulation.terrain)
         assert [hit.shell for hit in struck] == [shell] and not shells.shells
         assert struck[0].position_ws[2] == pytest.approx(
@@ -362,15 +366,15 @@ def test_an_arc_makes_only_the_tiles_it_passes_and_a_view_makes_none(config):
         try:
             muzzle = np.array([x_m, y_m, float(lazy.height_at(x_m, y_m)) + 2.5])
             whole.prepare_box(-2048.0, -2048.0, 2048.0, 2048.0)
-            expected = arc_meets_terrain(whole, muzzle, velocity, 9.81, 8.0)
+            expected = arc_meets_terrain(whole, muzzle, velocity, FLIGHT, 8.0)
             assert expected[1] is not None
-            when_s, where = arc_meets_terrain(lazy, muzzle, velocity, 9.81, 8.0)
+            when_s, where = arc_meets_terrain(lazy, muzzle, velocity, FLIGHT, 8.0)
             assert when_s == expected[0] and np.array_equal(where, expected[1])
             # Only the tiles under the arc up to where it lands are made.
             path = np.linspace(muzzle[:2], where[:2], 200)
             assert set(lazy.resident_tiles) <= set(lazy.tiles_near(path, 1.0))
             # A view's question makes nothing and lands within the ground's quantisation.
-            seen_s, seen = arc_meets_terrain(view, muzzle, velocity, 9.81, 8.0,
+            seen_s, seen = arc_meets_terrain(view, muzzle, velocity, FLIGHT, 8.0,
                                              make_tiles=False)
             assert view.resident_tiles == []
             assert np.linalg.norm(seen - where) < 0.05 and abs(seen_s - when_s) < 1e-4
@@ -382,10 +386,10 @@ def test_an_arc_makes_only_the_tiles_it_passes_and_a_view_makes_none(config):
 def test_an_arc_over_the_whole_desert_map_lands_on_its_ground(config):
     terrain = build_terrain(MapChoice.parse("desert"), config.world.terrain, 1)
     muzzle = np.array([0.0, 0.0, float(terrain.height_at(0.0, 0.0)) + 2.5])
-    when_s, where = arc_meets_terrain(terrain, muzzle, (300.0, 200.0, 3.0), 9.81, 8.0)
+    when_s, where = arc_meets_terrain(terrain, muzzle, (300.0, 200.0, 3.0), FLIGHT, 8.0)
     assert 0.0 < when_s < 8.0
     assert where[2] == pytest.approx(float(terrain.height_at(*where[:2])), abs=0.01)
-    assert arc_meets_terrain(terrain, muzzle, (300.0, 200.0, 3.0), 9.81, 8.0,
+    assert arc_meets_terrain(terrain, muzzle, (300.0, 200.0, 3.0), FLIGHT, 8.0,
                              make_tiles=False) == (when_s, pytest.approx(where))
 
 

@@ -34,7 +34,8 @@ from game.sim.controls import AUTOMATIC, Controls, made_controls
 from game.sim.search import Search, SearchGoal, SearchSpec
 from game.sim.spotting import SpottingSpec, hull_middle_ws, spotted
 from game.sim.stuck import StuckSpec, Unsticker
-from physics.model.ballistics import arc_points, gun_axes, muzzle_ws
+from physics.model.ballistics import gun_axes, muzzle_ws
+from physics.model.flight import elevation_to_reach, flight_to_distance
 
 DIFFICULTIES = ("easy", "normal", "hard")
 _TINY = np.finfo(float).tiny
@@ -119,18 +120,6 @@ def _signed_angle(forward, wanted_x: float, wanted_y: float) -> float:
     forward_x, forward_y = forward[0], forward[1]
     return math.atan2(forward_y * wanted_x - forward_x * wanted_y,
                       forward_x * wanted_x + forward_y * wanted_y)
-
-
-def ballistic_elevation(distance_m: float, rise_m: float, speed_mps: float,
-                        gravity_m_s2: float) -> float | None:
-    """The low-arc elevation that carries a shell ``distance_m`` across and ``rise_m`` up."""
-    if distance_m <= 0.0:
-        return math.copysign(math.pi / 2, rise_m)
-    v2 = speed_mps * speed_mps
-    discriminant = v2 * v2 - gravity_m_s2 * (gravity_m_s2 * distance_m ** 2 + 2 * rise_m * v2)
-    if discriminant < 0.0:
-        return None  # out of range
-    return math.atan((v2 - math.sqrt(discriminant)) / (gravity_m_s2 * distance_m))
 
 
 class Bot:
@@ -332,7 +321,7 @@ class Bot:
         target to be."""
         level = self.spec.level
         self._looked = True
-        gun = me.spec.gun
+        gun, shell = me.spec.gun, simulation.combat.loaded_shell(me)
         muzzle = muzzle_ws(me.current, gun, me.aim)
         muzzle_x, muzzle_y, muzzle_z = muzzle.tolist()
         middle = hull_middle_ws(target)
@@ -340,13 +329,14 @@ class Bot:
         distance = math.hypot(aim_x - muzzle_x, aim_y - muzzle_y, aim_z - muzzle_z)
         if level.leads_target:
             velocity_x, velocity_y, velocity_z = target.current.velocity_ws.tolist()
-            shell_mps = gun.muzzle_velocity_mps
+            shell_mps = shell.muzzle_velocity_mps
             aim_x += velocity_x * distance / shell_mps
             aim_y += velocity_y * distance / shell_mps
             aim_z += velocity_z * distance / shell_mps
         offset_x, offset_y, offset_z = aim_x - muzzle_x, aim_y - muzzle_y, aim_z - muzzle_z
-        elevation_ws = ballistic_elevation(math.hypot(offset_x, offset_y), offset_z,
-                                           gun.muzzle_velocity_mps, simulation.gravity_m_s2)
+        elevation_ws = elevation_to_reach(
+            math.hypot(offset_x, offset_y), offset_z, shell.muzzle_velocity_mps,
+            simulation.combat.flight_of(shell), gun.shell_lifetime_s)
         if elevation_ws is None:
             self._wanted_ws = None
             return False
@@ -370,15 +360,16 @@ class Bot:
         hull where the bot judges it to be (``misjudged_ws`` off where it is; where it will
         be, for a level that leads), with nothing in its way before it gets there."""
         level = self.spec.level
-        gun = me.spec.gun
+        gun, shell = me.spec.gun, simulation.combat.loaded_shell(me)
         muzzle, barrel = gun_axes(me.current, gun, me.aim)
-        shell_mps = me.current.velocity_ws + barrel * gun.muzzle_velocity_mps
+        shell_mps = me.current.velocity_ws + barrel * shell.muzzle_velocity_mps
         middle = hull_middle_ws(target)
-        across_mps = math.hypot(shell_mps[0], shell_mps[1])
-        if across_mps <= 0.0:
+        there = flight_to_distance(muzzle, shell_mps, simulation.combat.flight_of(shell),
+                                   math.dist(muzzle[:2].tolist(), middle[:2].tolist()),
+                                   gun.shell_lifetime_s)
+        if there is None:
             return False
-        flight_s = math.dist(muzzle[:2].tolist(), middle[:2].tolist()) / across_mps
-        passing = arc_points(muzzle, shell_mps, simulation.gravity_m_s2, np.array([flight_s]))[0]
+        flight_s, passing, _ = there
         judged = middle + misjudged_ws
         if level.leads_target:
             judged = judged + target.current.velocity_ws * flight_s

@@ -20,6 +20,7 @@ from physics.bullet.terrain_tiles import StreamedColliders
 from physics.bullet.world import PhysicsWorld
 from physics.model.craters import CraterSpec, checked_crater
 from physics.model.gearbox import GearboxSpec
+from physics.model.penetration import ShellsConfig
 from physics.model.rocks import Rock, RockSpec, scatter_rocks
 from common.spec import Spec, tuning
 from physics.model.stepping import SimulationSpec
@@ -45,7 +46,7 @@ class SpawnSpec(Spec):
 @dataclass(frozen=True)
 class WorldSpecs:
     """Everything a simulation is built from: the fixed step, the maps, the vehicle kinds
-    and their gearboxes (``game.config`` assembles it from config/*.toml)."""
+    and their gearboxes, the shells (``game.config`` assembles it from config/*.toml)."""
 
     simulation: SimulationSpec
     terrain: TerrainSpec
@@ -56,6 +57,8 @@ class WorldSpecs:
     tank_gearbox: GearboxSpec
     car: CarSpec
     car_gearbox: GearboxSpec
+    shells: ShellsConfig
+    """What the guns fire (config/shells.toml)."""
 
 
 class Arena:

@@ -20,12 +20,15 @@ from common.spec import Spec, SpecError, tuning
 from game.sim.controls import Controls
 from game.sim.events import CraterDug, Damage, Destroyed, Event, Hit, Shot
 from game.sim.spotting import hull_middle_ws
-from game.sim.vehicles import PlayerVehicle, Vehicle
+from game.sim.vehicles import DrawnVehicle, PlayerVehicle, Vehicle
 from physics.bullet.bodies import make_plate_body
 from physics.bullet.shells import Shell, ShellHit, ShellSystem, predicted_impact, splash_owners
 from physics.bullet.world import PhysicsWorld
+from physics.model.ammunition import ShellSpec
 from physics.model.ballistics import GunSpec, aim_gun, gun_axes, launch_velocity_ws
 from physics.model.craters import CraterSpec, crater_from_hit
+from physics.model.flight import Flight
+from physics.model.penetration import ShellsConfig
 from physics.model.terrain import TerrainBase
 
 SHOT_STREAM = 0x5407
@@ -121,13 +124,15 @@ class Combat:
     shells flown and retired, hits turned into damage and wrecks."""
 
     def __init__(self, world: PhysicsWorld, terrain: TerrainBase, seed: int, gravity_m_s2: float,
-                 crater_spec: CraterSpec | None = None):
-        """``crater_spec``: how shells that hit sand dig into it (None: they do not)."""
+                 shells: ShellsConfig, crater_spec: CraterSpec | None = None):
+        """``shells``: what the guns fire (config/shells.toml); ``crater_spec``: how shells
+        that hit sand dig into it (None: they do not)."""
         self.world = world
         self.terrain = terrain
         self.crater_spec = crater_spec
         self.gravity_m_s2 = gravity_m_s2
-        self.shell_system: ShellSystem[Vehicle] = ShellSystem(world)
+        self.shells_config = shells
+        self.shell_system: ShellSystem[Vehicle] = ShellSystem(world, shells.air)
         self.rng = np.random.default_rng([seed, SHOT_STREAM])
 
     @property
@@ -146,8 +151,8 @@ class Combat:
         aim_gun(aim, gun, controls.turret, controls.elevation, step_s)
         if not (controls.fire and aim.reload_left_s == 0.0):
             return []
-        self.shell_system.fire(vehicle, vehicle.body, vehicle.current, gun, aim, time_s,
-                               self.rng)
+        self.shell_system.fire(vehicle, vehicle.body, vehicle.current, gun,
+                               self.loaded_shell(vehicle), aim, time_s, self.rng)
         vehicle.fired_at_s = time_s
         return [Shot(vehicle.name)]
 
@@ -175,8 +180,7 @@ class Combat:
                 or hit.position_ws[2] > self.terrain.max_height_m
                 or self.terrain.surface_name_at(x_m, y_m) != "sand"):
             return []
-        gun = hit.shell.owner.spec.gun
-        crater = crater_from_hit(self.crater_spec, hit.position_ws, gun.shell_mass_kg,
+        crater = crater_from_hit(self.crater_spec, hit.position_ws, hit.shell.spec.mass_kg,
                                  float(np.linalg.norm(hit.velocity_ws)))
         return [CraterDug(crater.x_m, crater.y_m, crater.radius_m, crater.depth_m)]
 
@@ -217,12 +221,21 @@ class Combat:
         then read from its field, and no physics tile is made)."""
         if vehicle.aim is None:
             return None
-        gun = vehicle.spec.gun
+        gun, shell = vehicle.spec.gun, self.loaded_shell(vehicle)
         muzzle, barrel = gun_axes(vehicle.current, gun, vehicle.aim)
-        velocity = launch_velocity_ws(vehicle.current, muzzle, barrel, gun.muzzle_velocity_mps)
-        return predicted_impact(self.world, self.terrain, muzzle, velocity, self.gravity_m_s2,
-                                vehicle.body, max_time_s or gun.shell_lifetime_s,
-                                gun.shell_radius_m, make_tiles)
+        velocity = launch_velocity_ws(vehicle.current, muzzle, barrel, shell.muzzle_velocity_mps)
+        return predicted_impact(self.world, self.terrain, muzzle, velocity,
+                                self.flight_of(shell), vehicle.body,
+                                max_time_s or gun.shell_lifetime_s, shell.radius_m, make_tiles)
+
+    def loaded_shell(self, vehicle: DrawnVehicle) -> ShellSpec:
+        """The shell an armed vehicle's gun has loaded: for now always the first of its
+        ammunition."""
+        return self.shells_config.shells[vehicle.spec.gun.ammunition[0].shell]
+
+    def flight_of(self, shell: ShellSpec) -> Flight:
+        """How a ``shell`` flies here (drag and all): what the crosshair and the bots fly."""
+        return self.shell_system.flight_of(shell)
 
     def clear(self) -> None:
         """Every shell in flight gone (a round restarts)."""

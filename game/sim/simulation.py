@@ -53,7 +53,7 @@ class Simulation:
         self.world, self.terrain = self.arena.world, self.arena.terrain
         self.fleets = self.arena.fleets
         self.combat = Combat(self.world, self.terrain, seed, specs.simulation.gravity_m_s2,
-                             self.arena.crater_spec)
+                             specs.shells, self.arena.crater_spec)
         self.guard = PhysicsGuard(self.terrain, specs.spawn.below_ground_limit_m, self.place)
         self.vehicles: list[Vehicle] = []
         self._by_name: dict[str, Vehicle] = {}

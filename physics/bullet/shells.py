@@ -1,7 +1,11 @@
 """Shells in flight: real Bullet bodies, fired, flown and retired inside one physics world.
 
-Shells are small dynamic spheres with continuous collision detection (CCD), fired from
-the muzzle at the muzzle velocity plus the firing tank's own velocity. After each fixed
+Shells are small dynamic spheres with continuous collision detection (CCD), each of its
+:class:`~physics.model.ammunition.ShellSpec`'s calibre and mass, fired from the muzzle at
+its muzzle velocity plus the firing tank's own velocity. Before every Bullet substep each
+shell in flight loses ``k |v| v`` of the substep off its velocity to air drag, ``k`` being
+its spec's ``drag_per_m`` at the air's density: the flight
+:mod:`physics.model.flight` steps, so the predicted impact is where it lands. After each fixed
 step every live shell is checked two ways: the contacts Bullet reports for it (mapped to
 what it touched through the world's handle map), and a sphere of its radius swept along
 the path it flew in that step (CCD clamps a shell at the face it meets, and the sweep
@@ -29,8 +33,10 @@ from panda3d.core import NodePath, PandaNode, Point3, TransformState, Vec3
 
 from physics.bullet import groups
 from physics.bullet.world import PhysicsWorld, sphere_shape
+from physics.model.ammunition import AirSpec, ShellSpec
 from physics.model.ballistics import (GunSpec, GunState, arc_meets_terrain, arc_points, gun_axes,
                                       launch_velocity_ws)
+from physics.model.flight import Flight
 from physics.model.pose import BodyState
 from physics.model.terrain import TerrainBase
 
@@ -63,6 +69,10 @@ class Shell(Generic[Owner]):
     """Where it left the gun."""
     firer_pass_m: float
     """Within this distance of the muzzle it passes through the tank that fired it."""
+    spec: ShellSpec
+    """What was fired (what decides, at impact, what it pierces)."""
+    drag_per_m: float
+    """k in its drag deceleration k v² (its spec's, in the world's air)."""
 
     @property
     def body(self) -> BulletRigidBodyNode:
@@ -93,45 +103,68 @@ class ShellSystem(Generic[Owner]):
     """Every shell in flight, fired, flown and retired inside one physics world."""
 
     world: PhysicsWorld
+    air: AirSpec
+    """What the shells fly through (their drag)."""
     shells: list[Shell[Owner]] = field(default_factory=list)
     _fired: int = 0
 
+    def __post_init__(self) -> None:
+        self.world.add_substep_hook(self._drag)
+
+    def flight_of(self, shell: ShellSpec) -> Flight:
+        """How a shell of ``shell``'s flies in this world: its gravity, the shell's drag in
+        this air, stepped in the world's substeps (as :meth:`_drag` and Bullet fly it)."""
+        return Flight(self.world.spec.gravity_m_s2,
+                      shell.drag_per_m(self.air.density_kg_m3), self.world.substep_s)
+
     def fire(self, owner: Owner, owner_body: BulletRigidBodyNode, state: BodyState,
-             gun: GunSpec, aim: GunState, time_s: float, rng: np.random.Generator
-             ) -> Shell[Owner]:
-        """Launch a shell from the muzzle; push the firing body back by its momentum."""
+             gun: GunSpec, shell: ShellSpec, aim: GunState, time_s: float,
+             rng: np.random.Generator) -> Shell[Owner]:
+        """Launch a ``shell`` from the gun's muzzle; push the firing body back by its
+        momentum."""
         muzzle, barrel = gun_axes(state, gun, aim)
         spread = rng.normal(0.0, gun.dispersion_mrad / 1000.0, 3)
         direction = barrel + spread - (spread @ barrel) * barrel
         direction /= np.linalg.norm(direction)
-        velocity = launch_velocity_ws(state, muzzle, direction, gun.muzzle_velocity_mps)
-        shell = self.launch(owner, muzzle, velocity, gun, time_s)
-        recoil = -barrel * gun.shell_mass_kg * gun.muzzle_velocity_mps
+        velocity = launch_velocity_ws(state, muzzle, direction, shell.muzzle_velocity_mps)
+        flying = self.launch(owner, muzzle, velocity, gun, shell, time_s)
+        recoil = -barrel * shell.mass_kg * shell.muzzle_velocity_mps
         owner_body.applyImpulse(Vec3(*recoil), Point3(*(muzzle - state.position_ws)))
         aim.reload_left_s = gun.reload_s
-        return shell
+        return flying
 
-    def launch(self, owner: Owner, muzzle_ws, velocity_ws, gun: GunSpec, time_s: float
-               ) -> Shell[Owner]:
-        """Put a shell of ``gun``'s into flight at ``muzzle_ws`` (what firing does once the
-        gun has been aimed)."""
+    def launch(self, owner: Owner, muzzle_ws, velocity_ws, gun: GunSpec, shell: ShellSpec,
+               time_s: float) -> Shell[Owner]:
+        """Put a ``shell`` fired from ``gun`` into flight at ``muzzle_ws`` (what firing does
+        once the gun has been aimed)."""
         muzzle, velocity = np.asarray(muzzle_ws, dtype=float), np.asarray(velocity_ws, float)
         body = BulletRigidBodyNode(f"shell-{self._fired}")
         self._fired += 1
-        body.addShape(BulletSphereShape(gun.shell_radius_m))
-        body.setMass(gun.shell_mass_kg)
+        body.addShape(BulletSphereShape(shell.radius_m))
+        body.setMass(shell.mass_kg)
         body.setTransform(TransformState.makePos(Point3(*muzzle)))
         body.setLinearVelocity(Vec3(*velocity))
         body.setDeactivationEnabled(False)
-        shell = Shell(owner, None, time_s, muzzle, velocity, gun.shell_radius_m, muzzle,
-                      gun.firer_pass_m)
-        fresh = _passing(shell, muzzle)
+        flying = Shell(owner, None, time_s, muzzle, velocity, shell.radius_m, muzzle,
+                       gun.firer_pass_m, shell, shell.drag_per_m(self.air.density_kg_m3))
+        fresh = _passing(flying, muzzle)
         body.setIntoCollideMask(_FRESH_SHELL_GROUP if fresh else _SHELL_GROUP)
         if not fresh:
-            _armed(body, shell.radius_m)
-        shell.path = self.world.add_body(body, owner=shell)
-        self.shells.append(shell)
-        return shell
+            _armed(body, flying.radius_m)
+        flying.path = self.world.add_body(body, owner=flying)
+        self.shells.append(flying)
+        return flying
+
+    def _drag(self, substep_s: float) -> None:
+        """Before a Bullet substep: each shell's velocity loses ``k |v| v`` of the substep
+        (:func:`physics.model.flight.flight_step` does the same)."""
+        for shell in self.shells:
+            body = shell.body
+            velocity = body.getLinearVelocity()
+            x_mps, y_mps, z_mps = velocity
+            slowed = 1.0 - shell.drag_per_m * math.sqrt(
+                x_mps * x_mps + y_mps * y_mps + z_mps * z_mps) * substep_s
+            body.setLinearVelocity(velocity * slowed)
 
     def _contacts(self) -> dict[PandaNode, tuple[PandaNode, np.ndarray]]:
         """What each shell touched in the last step: shell node -> (other node, point)."""
@@ -158,7 +191,7 @@ class ShellSystem(Generic[Owner]):
             body = shell.body
             position = np.array(body.getTransform().getPos())
             velocity = np.array(body.getLinearVelocity())
-            hit = self._struck(shell, position, touching.get(body))
+            hit = self._struck(shell, touching.get(body))
             if hit is not None:
                 hits.append(hit)
                 self.retire(shell)
@@ -175,14 +208,20 @@ class ShellSystem(Generic[Owner]):
         self.shells = flying
         return hits, expired
 
-    def _struck(self, shell: Shell[Owner], position, contact) -> ShellHit[Owner] | None:
-        """The shell's first contact this step, from the swept sphere or Bullet's contacts."""
+    def _struck(self, shell: Shell[Owner], contact) -> ShellHit[Owner] | None:
+        """The shell's first contact this step, from the swept sphere or Bullet's contacts.
+
+        The sphere is swept along the path the shell would have flown this step had it met
+        nothing (:meth:`_unhindered_end`), not to where Bullet left it: CCD stops it short
+        of a face, and a shell that grazed the ground has bounced up off it, where a sweep
+        to it would pass over the ground it touched."""
         owner_body = getattr(shell.owner, "body", None)
-        travel = position - shell.last_position_ws
+        travel = self._unhindered_end(shell) - shell.last_position_ws
         length = np.linalg.norm(travel)
-        # CCD stops the sphere short of the face: reach past it to find the face.
+        # Reach on past the path's end: drag shortened the step a little.
         reach = travel / length * SWEEP_REACH_RADII * shell.radius_m if length > 0.0 else 0.0
-        swept = self._sweep(shell, shell.last_position_ws, position + reach, owner_body)
+        swept = self._sweep(shell, shell.last_position_ws,
+                            shell.last_position_ws + travel + reach, owner_body)
         if swept is not None:
             target = self.world.handles.owner_of(swept.node)
             return ShellHit(shell, target, swept.position_ws, swept.normal_ws,
@@ -194,6 +233,18 @@ class ShellSystem(Generic[Owner]):
             return ShellHit(shell, self.world.handles.owner_of(other), point, normal,
                             shell.last_velocity_ws)
         return None
+
+    def _unhindered_end(self, shell: Shell) -> np.ndarray:
+        """Where a shell would be after the last step had it met nothing: from where it was
+        at its velocity then, falling under gravity substep by substep as Bullet moves it
+        (its drag, a thousandth of the step's path, aside: the sweep reaches past it)."""
+        substeps, substep_s = self.world.spec.substeps, self.world.substep_s
+        step_s = substeps * substep_s
+        drop_m = self.world.spec.gravity_m_s2 * substep_s ** 2 * substeps * (substeps + 1) / 2
+        x_m, y_m, z_m = shell.last_position_ws.tolist()
+        x_mps, y_mps, z_mps = shell.last_velocity_ws.tolist()
+        return np.array([x_m + x_mps * step_s, y_m + y_mps * step_s,
+                         z_m + z_mps * step_s - drop_m])
 
     def _sweep(self, shell: Shell, start_ws, end_ws, owner_body):
         """The shell's sphere swept from ``start_ws`` to ``end_ws``: the first hit, where
@@ -250,32 +301,36 @@ class ShellSystem(Generic[Owner]):
 
 
 def predicted_impact(world: PhysicsWorld, terrain: TerrainBase, muzzle_ws, velocity_ws,
-                     gravity_m_s2: float, exclude, max_time_s: float, tolerance_m: float,
+                     flight: Flight, exclude, max_time_s: float, radius_m: float,
                      make_tiles: bool = True) -> np.ndarray | None:
-    """Where a shell fired now would land within ``max_time_s``: on the terrain, or on the
-    first body (``exclude`` aside) its arc meets before that (``make_tiles``: see
+    """Where a shell of ``radius_m`` fired now on ``flight`` would land within
+    ``max_time_s``: on the terrain (where its surface meets it), or on the first body
+    (``exclude`` aside) its arc meets before that, looked for along chords that stray at
+    most its radius from its path (``make_tiles``: see
     :func:`~physics.model.ballistics.arc_meets_terrain`)."""
     velocity = np.asarray(velocity_ws, dtype=float)
     ground_s, ground_ws = arc_meets_terrain(terrain, np.asarray(muzzle_ws, dtype=float),
-                                             velocity, gravity_m_s2, max_time_s, make_tiles)
+                                             velocity, flight, max_time_s, make_tiles,
+                                             radius_m)
     hit_ws = _arc_meets_body(world, np.asarray(muzzle_ws, dtype=float), velocity,
-                             gravity_m_s2, exclude, ground_s, tolerance_m)
+                             flight, exclude, ground_s, radius_m)
     return hit_ws if hit_ws is not None else ground_ws
 
 
-def _arc_meets_body(world: PhysicsWorld, muzzle_ws, velocity_ws, gravity_m_s2: float,
+def _arc_meets_body(world: PhysicsWorld, muzzle_ws, velocity_ws, flight: Flight,
                     exclude, until_s: float, tolerance_m: float) -> np.ndarray | None:
     """Where the arc first meets a body other than the terrain before ``until_s``: rays
     along chords that stray at most ``tolerance_m`` from it.
 
-    Over a time t a chord of the parabola sags g t^2 / 8 below the arc at its middle, so
-    chords of t = sqrt(8 tolerance / g) are the longest that keep within the tolerance:
-    a few rays for a whole flight.
+    Over a time t a chord of the arc sags at most g t^2 / 8 below it at its middle (drag
+    works along the path and does not bend it), so chords of t = sqrt(8 tolerance / g) are
+    the longest that keep within the tolerance: a few rays for a whole flight.
     """
     chords = 1
+    gravity_m_s2 = flight.gravity_m_s2
     if gravity_m_s2 > 0.0:
         chords = max(1, math.ceil(until_s / math.sqrt(8.0 * tolerance_m / gravity_m_s2)))
-    ends = arc_points(muzzle_ws, velocity_ws, gravity_m_s2,
+    ends = arc_points(muzzle_ws, velocity_ws, flight,
                        np.arange(chords + 1) * (until_s / chords))
     for start, end in zip(ends[:-1], ends[1:]):
         hit = world.ray_closest(start, end, exclude=exclude, mask=groups.ARC_BLOCKERS)

@@ -2,7 +2,8 @@
 
 The pure half of shooting: where the gun points and how fast it turns, the muzzle's
 position and the barrel's direction in the world, and when and where a shell's arc
-first goes below the height array. The shells themselves are Bullet bodies
+first goes below the height array. The arc is the shell's flight with drag, stepped as
+Bullet steps it (:mod:`physics.model.flight`); the shells themselves are Bullet bodies
 (:mod:`physics.bullet.shells`).
 """
 
@@ -17,13 +18,15 @@ import numpy as np
 from common.compiled import compiled_loop
 from common.spec import Spec, SpecError, tuning
 from physics.model.ammunition import AmmunitionLoad
+from physics.model.flight import Flight, flight_points, flight_step
 from physics.model.pose import BodyState
 from physics.model.terrain_base import MISSING_HEIGHT_M, TerrainBase, plane_under
 
 
 @dataclass(frozen=True)
 class GunSpec(Spec):
-    """A tank's turret, gun and ammunition."""
+    """A tank's turret, gun and ammunition (each shell's own numbers, its muzzle velocity,
+    mass and calibre, are config/shells.toml's: :class:`~physics.model.ammunition.ShellSpec`)."""
 
     turret_pivot_m: tuple[float, ...] = tuning("turret ring centre in the body frame (x, y, z)",
                                                minimum=-10.0, maximum=10.0, length=(3, 3))
@@ -37,11 +40,6 @@ class GunSpec(Spec):
     min_elevation_deg: float = tuning("most the gun dips", minimum=-45.0, maximum=0.0)
     max_elevation_deg: float = tuning("most the gun rises", minimum=0.0, maximum=85.0)
     reload_s: float = tuning("time between shots", minimum=0.05, maximum=60.0)
-    muzzle_velocity_mps: float = tuning("shell speed leaving the gun", minimum=50.0,
-                                       maximum=3000.0)
-    shell_mass_kg: float = tuning("shell mass (recoil is its momentum)", minimum=0.1,
-                                  maximum=100.0)
-    shell_radius_m: float = tuning("shell radius", minimum=0.01, maximum=0.5)
     shell_lifetime_s: float = tuning("a shell that has hit nothing by then is gone",
                                      minimum=0.5, maximum=60.0)
     dispersion_mrad: float = tuning("spread of shots around the gun's axis (standard "
@@ -176,58 +174,63 @@ def aim_gun(aim: GunState, gun: GunSpec, turret: float, elevation: float, step_s
     aim.reload_left_s = left_s if left_s > 0.0 else 0.0
 
 
-def arc_points(muzzle_ws, velocity_ws, gravity_m_s2: float, times_s: np.ndarray
-               ) -> np.ndarray:
-    """Points of the ballistic arc at each time, (T, 3)."""
-    points = muzzle_ws + times_s[:, None] * velocity_ws
-    points[:, 2] -= 0.5 * gravity_m_s2 * times_s ** 2
-    return points
+def arc_points(muzzle_ws, velocity_ws, flight: Flight, times_s: np.ndarray) -> np.ndarray:
+    """Points of the shell's flight at each time, (T, 3)."""
+    return flight_points(muzzle_ws, velocity_ws, flight, times_s)[0]
 
 
-def arc_meets_terrain(terrain: TerrainBase, muzzle_ws, velocity_ws, gravity_m_s2: float,
-                      max_time_s: float, make_tiles: bool = True
+def arc_meets_terrain(terrain: TerrainBase, muzzle_ws, velocity_ws, flight: Flight,
+                      max_time_s: float, make_tiles: bool = True, radius_m: float = 0.0
                       ) -> tuple[float, np.ndarray | None]:
     """When and where the arc first goes below the ground, from the height array: samples
     half a terrain cell apart along the arc, and a straight line between the two around
     the crossing (exact to well under a centimetre: the ground is planar in each
     triangle and the arc nearly straight over a metre). ``(max_time_s, None)`` if never.
 
+    A shell of ``radius_m`` meets the ground where its centre comes within its radius of
+    the ground's plane (at a grazing 1 degree, a 37.5 mm shell lands 2 m short of where its
+    centre would): then the point is the ground under its centre.
+
     On a big desert the tiles the arc passes over are made as it gets to them, up to where
     it meets the ground; with ``make_tiles`` False (a view's question, which must not make
     physics tiles) the arc beyond the made tiles is read from the desert's field."""
     muzzle_ws = np.asarray(muzzle_ws, dtype=float)
     velocity_ws = np.asarray(velocity_ws, dtype=float)
-    fastest_mps = math.hypot(*velocity_ws) + gravity_m_s2 * max_time_s
+    # Drag only slows a shell, and gravity speeds it at most g a second.
+    fastest_mps = math.hypot(*velocity_ws) + flight.gravity_m_s2 * max_time_s
     samples = max(2, math.ceil(fastest_mps * max_time_s / (terrain.spacing_m / 2.0)) + 1)
     step_s = max_time_s / (samples - 1)
     first = 0
     while True:
         tables = terrain.tables
         when_s, stopped = _march_arc(tables.planes, tables.directory, tables.lookup, muzzle_ws,
-                                     velocity_ws, gravity_m_s2, step_s, first, samples)
+                                     velocity_ws, flight.gravity_m_s2, flight.drag_per_m,
+                                     flight.step_s, radius_m, step_s, first, samples)
         if stopped < 0:
             break
         if stopped <= first and first:
             raise RuntimeError(f"the tile under the arc at sample {stopped} was not made")
         first = max(stopped - 1, 0)  # from the last sample on made ground
         if not make_tiles:
-            when_s = _march_field(terrain, muzzle_ws, velocity_ws, gravity_m_s2,
+            when_s = _march_field(terrain, muzzle_ws, velocity_ws, flight, radius_m,
                                   np.arange(first, samples) * step_s)
             break
-        x_m, y_m = arc_points(muzzle_ws, velocity_ws, gravity_m_s2,
+        x_m, y_m = arc_points(muzzle_ws, velocity_ws, flight,
                               np.array([stopped * step_s]))[0, :2].tolist()
         terrain.prepare_box(x_m, y_m, x_m, y_m)
     if when_s < 0.0:
         return max_time_s, None
-    return when_s, arc_points(muzzle_ws, velocity_ws, gravity_m_s2, np.array([when_s]))[0]
+    point = arc_points(muzzle_ws, velocity_ws, flight, np.array([when_s]))[0]
+    point[2] -= radius_m
+    return when_s, point
 
 
-def _march_field(terrain: TerrainBase, muzzle_ws, velocity_ws, gravity_m_s2: float,
-                 times_s: np.ndarray) -> float:
+def _march_field(terrain: TerrainBase, muzzle_ws, velocity_ws, flight: Flight,
+                 radius_m: float, times_s: np.ndarray) -> float:
     """:func:`_march_arc`'s crossing over the terrain's unmade ground (its
     :meth:`~TerrainBase.far_heights`), at the given sample times (-1: never)."""
-    points = arc_points(muzzle_ws, velocity_ws, gravity_m_s2, times_s)
-    clearance = points[:, 2] - terrain.far_heights(points[:, 0], points[:, 1])
+    points = arc_points(muzzle_ws, velocity_ws, flight, times_s)
+    clearance = points[:, 2] - terrain.far_heights(points[:, 0], points[:, 1]) - radius_m
     below = np.flatnonzero(clearance <= 0.0)
     if not below.size:
         return -1.0
@@ -239,21 +242,32 @@ def _march_field(terrain: TerrainBase, muzzle_ws, velocity_ws, gravity_m_s2: flo
 
 
 @compiled_loop
-def _march_arc(planes, directory, lookup, muzzle_ws, velocity_ws, gravity_m_s2, step_s,
-               first, samples):
-    """The time the arc first goes below the ground, sampled every ``step_s`` from sample
-    ``first`` to the last of ``samples`` (-1: never), and -1; or, where it reaches a tile
-    not made, -1 and that sample. Compiled where numba is installed."""
+def _march_arc(planes, directory, lookup, muzzle_ws, velocity_ws, gravity_m_s2, drag_per_m,
+               flight_step_s, radius_m, step_s, first, samples):
+    """The time the arc first comes within ``radius_m`` of the ground's plane, sampled
+    every ``step_s`` from sample ``first`` to the last of ``samples`` (-1: never), and -1;
+    or, where it reaches a tile not made, -1 and that sample. The flight is stepped every
+    ``flight_step_s`` (:mod:`physics.model.flight`). Compiled where numba is installed."""
     clearance_before, time_before = 0.0, 0.0
+    steps = 0
+    x_m, y_m, z_m = muzzle_ws[0], muzzle_ws[1], muzzle_ws[2]
+    ahead = flight_step(x_m, y_m, z_m, velocity_ws[0], velocity_ws[1], velocity_ws[2],
+                     gravity_m_s2, drag_per_m, flight_step_s)
     for sample in range(first, samples):
         time_s = sample * step_s
-        x = muzzle_ws[0] + time_s * velocity_ws[0]
-        y = muzzle_ws[1] + time_s * velocity_ws[1]
-        z = (muzzle_ws[2] + time_s * velocity_ws[2]) - 0.5 * gravity_m_s2 * time_s ** 2
-        ground = plane_under(planes, directory, lookup, x, y)[0]
+        while (steps + 1) * flight_step_s <= time_s:
+            x_m, y_m, z_m = ahead[0], ahead[1], ahead[2]
+            ahead = flight_step(x_m, y_m, z_m, ahead[3], ahead[4], ahead[5], gravity_m_s2,
+                             drag_per_m, flight_step_s)
+            steps += 1
+        into_s = time_s - steps * flight_step_s
+        x = x_m + ahead[3] * into_s
+        y = y_m + ahead[4] * into_s
+        z = z_m + ahead[5] * into_s
+        ground, _, _, normal_z = plane_under(planes, directory, lookup, x, y)
         if ground == MISSING_HEIGHT_M:
             return -1.0, sample
-        clearance = z - ground
+        clearance = (z - ground) * normal_z - radius_m  # from the plane, square to it
         if clearance <= 0.0:
             if sample == first:
                 return time_s, -1
@@ -261,5 +275,3 @@ def _march_arc(planes, directory, lookup, muzzle_ws, velocity_ws, gravity_m_s2, 
             return time_before + share * (time_s - time_before), -1
         clearance_before, time_before = clearance, time_s
     return -1.0, -1
-
-

@@ -24,7 +24,7 @@ from typing import Any, Callable
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 
-from game.sim.combat import Plate
+from game.sim.combat import Combat, Plate
 from game.sim.controls import Controls
 from game.sim.events import Event, Hit, RoundEnd, RoundStart, Shot
 from game.sim.net.client import NetClient, ServerGone
@@ -140,7 +140,7 @@ class ShownWorld:
     def __init__(self, client: NetClient):
         self._client = client
         self.player = ShownOwn(client)
-        self.traces = ShellTraces(self, client.simulation.gravity_m_s2)
+        self.traces = ShellTraces(self, client.simulation.combat)
         self._roster: tuple[DrawnVehicle, ...] = ()
         self._roster_revision = 0
 
@@ -224,15 +224,19 @@ class ShellTrace:
     fired_at_s: float
     lifetime_s: float
     ends_at_ws: np.ndarray | None = None
+    drag_per_m: float = 0.0
+    """k in its drag deceleration k v² (the loaded shell's)."""
 
 
 class ShellTraces:
     """The shells in flight a client draws: made from shot events, ended by hit events.
     (The client fires nothing itself: whether a shell hits is the server's to say.)"""
 
-    def __init__(self, world: "ShownWorld", gravity_m_s2: float):
+    def __init__(self, world: "ShownWorld", combat: Combat):
+        """``combat``: the client's own, for the shell each gun has loaded and its flight."""
         self._world = world
-        self._gravity_ws = np.array([0.0, 0.0, -gravity_m_s2])
+        self._combat = combat
+        self._gravity_ws = np.array([0.0, 0.0, -combat.gravity_m_s2])
         self.shells: list[ShellTrace] = []
 
     def on_events(self, events: list[Event]) -> None:
@@ -249,18 +253,20 @@ class ShellTraces:
         vehicle = self._world.vehicle_named(name)
         if vehicle is None or vehicle.aim is None:
             return
-        gun = vehicle.spec.gun
+        gun, shell = vehicle.spec.gun, self._combat.loaded_shell(vehicle)
         muzzle, barrel = gun_axes(vehicle.current, gun, vehicle.aim)
         self.shells.append(ShellTrace(name, muzzle, vehicle.current.velocity_ws
-                                      + barrel * gun.muzzle_velocity_mps,
-                                      self._world.time_s, gun.shell_lifetime_s))
+                                      + barrel * shell.muzzle_velocity_mps,
+                                      self._world.time_s, gun.shell_lifetime_s,
+                                      drag_per_m=self._combat.flight_of(shell).drag_per_m))
 
     def advance(self, step_s: float) -> None:
         """A step of flight; shells past their end or their life are gone."""
         now_s = self._world.time_s
         kept = []
         for shell in self.shells:
-            shell.velocity_ws = shell.velocity_ws + self._gravity_ws * step_s
+            slowed = 1.0 - shell.drag_per_m * float(np.linalg.norm(shell.velocity_ws)) * step_s
+            shell.velocity_ws = shell.velocity_ws * slowed + self._gravity_ws * step_s
             moved = shell.velocity_ws * step_s
             end = shell.ends_at_ws
             if end is not None and float((end - shell.position_ws) @ moved) <= float(moved @ moved):
