@@ -11,6 +11,8 @@ Benchmarks:
               an idle player lasts
   net         a dedicated server and headless clients on loopback through a simulated
               link: bandwidth, prediction and interpolation error, server step time
+  penetration what each shell of config/shells.toml (or --config DIR's) pierces at 100 to
+              2000 m, square on and at 30 degrees, flown as the game flies it (not a timing)
 With no benchmark named, all of them run at their default sizes (net only where pyenet
 is installed; frame in a child process, as it opens a window of its own).
 
@@ -31,7 +33,7 @@ import json
 import sys
 from pathlib import Path
 
-from bench import ai, battle, frame, net, vehicles
+from bench import ai, battle, frame, net, penetration, vehicles
 from bench.arguments import map_name
 from bench.machine import machine_info
 from common.errors import whole_number
@@ -91,6 +93,13 @@ def _add_ai(commands, common) -> None:
     tournament.add_argument("--round-seconds", type=_POSITIVE, default=int(ai.DEFAULT_ROUND_S),
                             help=f"a round undecided after this long counts for neither "
                                  f"(default {ai.DEFAULT_ROUND_S:g})")
+
+
+def _add_penetration(commands, common) -> None:
+    pierce = commands.add_parser("penetration", parents=[common],
+                                 help="what each shell pierces at range (not a timing)")
+    pierce.add_argument("--config", type=Path, metavar="DIR",
+                        help="read the TOML files from DIR (default: the shipped config/)")
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -179,6 +188,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_ai(commands, common)
     _add_frame(commands, common)
     _add_net(commands, common)
+    _add_penetration(commands, common)
     for name, reason in NOT_AVAILABLE.items():
         if name not in commands.choices:
             commands.add_parser(name, parents=[common], help=reason)
@@ -201,6 +211,9 @@ def _run_one(name: str, options, config, quiet: bool, alone: bool) -> tuple[dict
         report = net.run(config, clients=options.clients, bots=options.bots,
                          seconds=options.seconds, net_sim=options.net_sim, keep=options.keep)
         return report, net.table(report)
+    if name == "penetration":
+        report = penetration.run(config)
+        return report, penetration.table(report)
     if name == "ai":
         report = ai.run(config, seeds=options.seeds, round_s=options.round_seconds)
         return report, ai.table(report)
@@ -225,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.benchmark is None:  # everything, at the default sizes
         wanted = []
-        for name in ("vehicles", "battle", "ai", "net", "frame", "particles"):
+        for name in ("vehicles", "battle", "ai", "net", "penetration", "frame", "particles"):
             if name in NOT_AVAILABLE:
                 continue
             defaults = parser.parse_args([name])
@@ -237,10 +250,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         wanted = [(args.benchmark, args)]
 
-    from game.config import load_config  # after parsing: --help stays instant
+    from game.config import CONFIG_DIR, load_config  # after parsing: --help stays instant
     from common.errors import UserError
     try:
-        config = load_config()
+        config = load_config(getattr(args, "config", None) or CONFIG_DIR)
     except UserError as error:
         print(f"bench: {error}", file=sys.stderr)
         return 2
