@@ -1,22 +1,24 @@
 """Combat rules: firing, what a hit does, splash, wrecks, and the firing range's plates.
 
 The physics of a shot (the shell's flight, its first contact) is
-:mod:`physics.bullet.shells`; here a hit becomes damage. A direct hit on a tank does
-the gun's impact damage, scaled by how squarely it met the armour (past the ricochet
-angle it glances off); every hit also blasts a sphere whose bodies are found with a
-Bullet overlap query, each taking splash damage that falls with its distance from the
-blast. A tank at zero health is destroyed: it ignores its controls and stays where it
-is as a wreck.
+:mod:`physics.bullet.shells`; here a hit becomes damage. A shell that strikes a tank
+strikes one of its armour plates (:mod:`game.sim.armour_hits`), and the penetration
+model decides: only a shell that gets through does damage (the more armour it had to
+spare, the more of its own); one that glances off flies on, slower, and may strike
+something else. A high-explosive shell also blasts a sphere whose bodies are found with
+a Bullet overlap query, each taking splash damage that falls with its distance from the
+blast. A tank at zero health is destroyed: it ignores its controls and stays where it is
+as a wreck.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from common.spec import Spec, SpecError, tuning
+from game.sim.armour_hits import ArmourHit, armour_hit, ricochet_velocity_ws
 from game.sim.controls import Controls
 from game.sim.events import CraterDug, Damage, Destroyed, Event, Hit, Shot
 from game.sim.spotting import hull_middle_ws
@@ -24,11 +26,11 @@ from game.sim.vehicles import DrawnVehicle, PlayerVehicle, Vehicle
 from physics.bullet.bodies import make_plate_body
 from physics.bullet.shells import Shell, ShellHit, ShellSystem, predicted_impact, splash_owners
 from physics.bullet.world import PhysicsWorld
-from physics.model.ammunition import ShellSpec
-from physics.model.ballistics import GunSpec, aim_gun, gun_axes, launch_velocity_ws
+from physics.model.ammunition import HE, ShellSpec
+from physics.model.ballistics import aim_gun, gun_axes, launch_velocity_ws
 from physics.model.craters import CraterSpec, crater_from_hit
 from physics.model.flight import Flight
-from physics.model.penetration import ShellsConfig
+from physics.model.penetration import RICOCHET, ShellsConfig
 from physics.model.terrain import TerrainBase
 
 SHOT_STREAM = 0x5407
@@ -89,16 +91,6 @@ def target_name(target) -> str:
     return type(target).__name__.lower() if target is not None else "nothing"
 
 
-def angle_factor(normal_ws: np.ndarray, velocity_ws: np.ndarray, ricochet_angle_deg: float
-                 ) -> float:
-    """Share of impact damage by how squarely the shell met the face (0: it glanced off)."""
-    speed = float(np.linalg.norm(velocity_ws))
-    if speed == 0.0:
-        return 1.0
-    square = abs(float(normal_ws @ velocity_ws)) / speed  # cosine of the angle from square
-    return square if square >= math.cos(math.radians(ricochet_angle_deg)) else 0.0
-
-
 def distance_to_box(point_ws: np.ndarray, centre_ws: np.ndarray, axes_ws: np.ndarray,
                     half_extents_m) -> float:
     """Distance from a point to an oriented box (0 inside). ``axes_ws`` rows: box axes."""
@@ -107,16 +99,21 @@ def distance_to_box(point_ws: np.ndarray, centre_ws: np.ndarray, axes_ws: np.nda
     return float(np.linalg.norm(outside))
 
 
-def splash_damage(gun: GunSpec, distance_m: float) -> float:
+def splash_damage(shell: ShellSpec, distance_m: float) -> float:
     """Blast damage at a distance: full at the centre, nothing at the radius."""
-    return gun.splash_damage * max(0.0, 1.0 - distance_m / gun.splash_radius_m)
+    return shell.splash_damage * max(0.0, 1.0 - distance_m / shell.splash_radius_m)
 
 
-def hit_event(hit: ShellHit, shooter_name: str) -> Hit:
+def hit_event(hit: ShellHit, shooter_name: str, shell_name: str,
+              struck: ArmourHit | None) -> Hit:
+    armour = (() if struck is None else
+              (struck.plate, struck.strike.thickness_mm, round(struck.strike.angle_deg, 2),
+               round(struck.strike.effective_mm, 2), round(struck.strike.penetration_mm, 2),
+               struck.strike.result))
     return Hit(shooter_name, target_name(hit.target),
                tuple(round(float(v), 3) for v in hit.position_ws),
                tuple(round(float(v), 4) for v in hit.normal_ws),
-               round(float(np.linalg.norm(hit.velocity_ws)), 2))
+               round(float(np.linalg.norm(hit.velocity_ws)), 2), shell_name, *armour)
 
 
 class Combat:
@@ -132,6 +129,7 @@ class Combat:
         self.crater_spec = crater_spec
         self.gravity_m_s2 = gravity_m_s2
         self.shells_config = shells
+        self._shell_names = {id(spec): name for name, spec in shells.shells.items()}
         self.shell_system: ShellSystem[Vehicle] = ShellSystem(world, shells.air)
         self.rng = np.random.default_rng([seed, SHOT_STREAM])
 
@@ -165,12 +163,29 @@ class Combat:
         hits += self.shell_system.under_ground(self.terrain, self.terrain)
         events: list[Event] = []
         for hit in hits:
-            shooter = hit.shell.owner
-            events.append(hit_event(hit, shooter.name))
-            for victim, amount in self._damage_of(hit).items():
+            shooter, shell = hit.shell.owner, hit.shell.spec
+            struck = None
+            if isinstance(hit.target, Vehicle) and hit.target.health is not None:
+                struck = armour_hit(hit.target, hit.position_ws, hit.velocity_ws, shell,
+                                    self.shells_config.penetration)
+            events.append(hit_event(hit, shooter.name, self._shell_names[id(shell)], struck))
+            for victim, amount in self._damage_of(hit, struck).items():
                 events += self.damage(victim, amount, shooter)
+            if struck is not None and struck.strike.result == RICOCHET:
+                self._glance(hit, struck, time_s)
             events += self._crater(hit)
         return events
+
+    def _glance(self, hit: ShellHit[Vehicle], struck: ArmourHit, time_s: float) -> None:
+        """A ricochet: the shell flies on from the plate, mirrored in its face and slowed
+        (clear of the plate by its own radius, so it does not strike it again)."""
+        shell = hit.shell
+        velocity = ricochet_velocity_ws(hit.velocity_ws, struck.normal_ws,
+                                        self.shells_config.penetration.ricochet_speed_share)
+        start = np.asarray(hit.position_ws, dtype=float) + struck.normal_ws * (
+            2.0 * shell.radius_m)
+        self.shell_system.launch(shell.owner, start, velocity, shell.owner.spec.gun,
+                                 shell.spec, time_s)
 
     def _crater(self, hit: ShellHit[Vehicle]) -> list[Event]:
         """The crater a shell digs where it hit sand (none elsewhere: a hit on the
@@ -184,19 +199,22 @@ class Combat:
                                  float(np.linalg.norm(hit.velocity_ws)))
         return [CraterDug(crater.x_m, crater.y_m, crater.radius_m, crater.depth_m)]
 
-    def _damage_of(self, hit: ShellHit[Vehicle]) -> dict[Vehicle, float]:
-        """What a hit does to each vehicle: impact damage to the one struck (by how squarely),
+    def _damage_of(self, hit: ShellHit[Vehicle], struck: ArmourHit | None
+                   ) -> dict[Vehicle, float]:
+        """What a hit does to each vehicle: to the one struck, the shell's damage if it got
+        through its armour (by how much armour it had to spare); a high-explosive shell's
         splash to every one the blast reaches (by its distance)."""
-        gun = hit.shell.owner.spec.gun
+        shell = hit.shell.spec
         damage: dict[Vehicle, float] = {}
-        if isinstance(hit.target, Vehicle) and hit.target.health is not None:
-            ricochet = hit.target.spec.armour.ricochet_angle_deg
-            damage[hit.target] = gun.impact_damage * angle_factor(
-                hit.normal_ws, hit.velocity_ws, ricochet)
-        for victim in splash_owners(self.world, hit.position_ws, gun.splash_radius_m):
+        if struck is not None and isinstance(hit.target, Vehicle):
+            damage[hit.target] = shell.damage * struck.strike.damage_share(
+                self.shells_config.penetration)
+        if shell.kind != HE:
+            return damage
+        for victim in splash_owners(self.world, hit.position_ws, shell.splash_radius_m):
             if isinstance(victim, Vehicle) and victim.health is not None:
                 distance = vehicle_distance(victim, hit.position_ws)
-                damage[victim] = damage.get(victim, 0.0) + splash_damage(gun, distance)
+                damage[victim] = damage.get(victim, 0.0) + splash_damage(shell, distance)
         return damage
 
     @staticmethod

@@ -44,11 +44,6 @@ class GunSpec(Spec):
                                      minimum=0.5, maximum=60.0)
     dispersion_mrad: float = tuning("spread of shots around the gun's axis (standard "
                                     "deviation)", minimum=0.0, maximum=50.0)
-    impact_damage: float = tuning("damage of a square hit on a tank", minimum=0.0,
-                                  maximum=10000.0)
-    splash_damage: float = tuning("damage at the centre of the blast, falling to 0 at its "
-                                  "radius", minimum=0.0, maximum=10000.0)
-    splash_radius_m: float = tuning("reach of the blast", minimum=0.1, maximum=100.0)
     firer_pass_m: float = tuning("a shell passes through the tank that fired it until it is "
                                  "this far from the muzzle", minimum=0.0, maximum=100.0)
     ammunition: tuple[AmmunitionLoad, ...] = tuning(
@@ -85,9 +80,6 @@ class ArmourSpec(Spec):
     """How much a tank takes."""
 
     health: float = tuning("damage it takes to destroy", minimum=1.0, maximum=100000.0)
-    ricochet_angle_deg: float = tuning("a shell meeting the armour further than this from "
-                                       "square glances off without impact damage",
-                                       minimum=10.0, maximum=90.0)
 
 
 @dataclass

@@ -1,0 +1,63 @@
+"""A shell meeting a vehicle's armour: which plate it struck, at what angle, and what came
+of it (penetrated, blocked, ricochet, overmatch).
+
+Bullet finds that a shell touched a hull; the plates (:mod:`physics.model.armour`, the
+tank's ``[plates]``) say what it touched. The shell's path is followed back out of the
+hull and cast again in the hull's frame against every plate (the turret's turned with
+the turret): the first plate it enters is the one struck, and its face's normal gives
+the angle. The penetration model (:mod:`physics.model.penetration`) decides the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from game.sim.vehicles import Vehicle
+from physics.model.ammunition import ShellSpec
+from physics.model.armour import first_plate, impact_angle_deg
+from physics.model.penetration import PenetrationSpec, Strike, strike
+
+BACK_OUT_M = 12.0
+"""How far back along its path a struck shell's ray starts: outside any hull's plates."""
+
+
+@dataclass(frozen=True)
+class ArmourHit:
+    """The plate a shell struck and what came of it; ``normal_ws`` the face's outward
+    normal in the world (a ricochet leaves along it)."""
+
+    plate: str
+    strike: Strike
+    normal_ws: np.ndarray
+
+
+def armour_hit(vehicle: Vehicle, position_ws: np.ndarray, velocity_ws: np.ndarray,
+               shell: ShellSpec, spec: PenetrationSpec) -> ArmourHit | None:
+    """What ``shell``, arriving at ``velocity_ws`` where Bullet found it touching the hull
+    (``position_ws``), struck of ``vehicle``'s armour; None where its path meets no plate
+    (a vehicle without plates, or a graze along an edge the plates leave open)."""
+    speed_mps = float(np.linalg.norm(velocity_ws))
+    if speed_mps == 0.0 or not vehicle.spec.plates.plate:
+        return None
+    state = vehicle.current
+    axes = state.axes_ws()  # rows: the body's axes in the world
+    direction_bs = axes @ (np.asarray(velocity_ws, dtype=float) / speed_mps)
+    point_bs = axes @ (np.asarray(position_ws, dtype=float) - state.position_ws)
+    heading_rad = vehicle.aim.turret_heading_rad if vehicle.aim is not None else 0.0
+    met = first_plate(vehicle.spec.plates, point_bs - direction_bs * BACK_OUT_M, direction_bs,
+                      heading_rad, vehicle.spec.gun.turret_pivot_m)
+    if met is None:
+        return None
+    angle_deg = impact_angle_deg(direction_bs, met.normal_bs)
+    result = strike(shell, speed_mps, angle_deg, met.plate.thickness_mm, spec)
+    return ArmourHit(met.plate.name, result, met.normal_bs @ axes)
+
+
+def ricochet_velocity_ws(velocity_ws: np.ndarray, normal_ws: np.ndarray,
+                         speed_share: float) -> np.ndarray:
+    """A glancing shell's velocity leaving the plate: mirrored in its face, slowed."""
+    velocity = np.asarray(velocity_ws, dtype=float)
+    mirrored = velocity - 2.0 * float(velocity @ normal_ws) * normal_ws
+    return mirrored * speed_share

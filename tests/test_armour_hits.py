@@ -1,0 +1,129 @@
+"""Shells striking a tank's armour in the simulation: the plate struck, the angle, and the
+result decided by the penetration model; only a penetration does damage, a ricochet flies
+on, a high-explosive shell's blast still reaches."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from game.sim.controls import Controls
+from game.sim.events import Damage, Hit
+from game.sim.simulation import Simulation
+from physics.model.terrain import MapChoice
+
+STRIKING_MPS = 800.0
+"""The striking speed of the shells fired here (an AP shell's at about 900 m)."""
+RANGE_M = 40.0
+
+
+@pytest.fixture
+def range_with_a_target(config):
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
+    target = simulation.spawn("tank", "target", 30.0, 0.0, 0.0)  # facing +Y
+    for _ in range(40):
+        simulation.step(Controls(brake=1.0))
+    yield simulation, target
+    simulation.destroy()
+
+
+def _fire_at(simulation, target, config, shell_name: str, point_bs, from_bs,
+             speed_mps: float = STRIKING_MPS) -> list:
+    """Fire ``shell_name`` at the target's body-frame ``point_bs`` from the direction
+    ``from_bs``; step until it has struck. The events of those steps."""
+    state = target.current
+    axes = state.axes_ws()
+    point_ws = state.position_ws + np.asarray(point_bs, dtype=float) @ axes
+    towards_ws = -(np.asarray(from_bs, dtype=float) @ axes)
+    towards_ws /= np.linalg.norm(towards_ws)
+    start_ws = point_ws - towards_ws * RANGE_M
+    shooter = simulation.player
+    simulation.combat.shell_system.launch(shooter, start_ws, towards_ws * speed_mps,
+                                          shooter.spec.gun, config.shells.shells[shell_name],
+                                          simulation.time_s)
+    events: list = []
+    for _ in range(30):
+        events += simulation.step(Controls(brake=1.0))
+        if any(isinstance(event, Hit) and event.target == "target" for event in events):
+            break
+    return events
+
+
+def _hit(events) -> Hit:
+    [hit] = [event for event in events if isinstance(event, Hit) and event.target == "target"]
+    return hit
+
+
+def _damage(events) -> float:
+    return sum(event.amount for event in events
+               if isinstance(event, Damage) and event.vehicle == "target")
+
+
+def test_the_same_shell_is_blocked_by_the_glacis_and_pierces_the_side(range_with_a_target,
+                                                                      config):
+    simulation, target = range_with_a_target
+    front = _fire_at(simulation, target, config, "ap", (0.0, 2.9, 0.6), (0.0, 1.0, 0.0))
+    glacis = _hit(front)
+    assert glacis.plate == "glacis" and glacis.result == "blocked"
+    assert glacis.angle_deg == pytest.approx(60.0, abs=2.0)
+    assert glacis.effective_mm > glacis.penetration_mm > glacis.thickness_mm
+    assert _damage(front) == 0.0
+    side = _fire_at(simulation, target, config, "ap", (1.7, 0.0, 0.3), (1.0, 0.0, 0.0))
+    pierced = _hit(side)
+    assert pierced.plate == "right_side" and pierced.result == "penetrated"
+    assert pierced.angle_deg == pytest.approx(0.0, abs=2.0)
+    assert pierced.penetration_mm == pytest.approx(glacis.penetration_mm, rel=0.02)
+    assert 0.0 < _damage(side) <= config.shells.shells["ap"].damage
+
+
+def test_a_glancing_shell_ricochets_and_flies_on_slower(range_with_a_target, config):
+    simulation, target = range_with_a_target
+    steep = math.radians(78.0)  # from the side plate's normal, past the ricochet angle
+    events = _fire_at(simulation, target, config, "ap", (1.7, 0.5, 0.3),
+                      (math.cos(steep), -math.sin(steep), 0.0))
+    hit = _hit(events)
+    assert hit.plate == "right_side" and hit.result == "ricochet"
+    assert _damage(events) == 0.0
+    [flying] = simulation.shells
+    share = config.shells.penetration.ricochet_speed_share
+    assert np.linalg.norm(flying.velocity_ws) == pytest.approx(hit.speed_mps * share, rel=0.05)
+    assert float(flying.velocity_ws @ target.current.axes_ws()[0]) > 0.0  # away from the side
+
+
+def test_a_thin_roof_is_overmatched_whatever_its_slope(range_with_a_target, config):
+    simulation, target = range_with_a_target
+    steep = math.radians(75.0)  # a shot from behind skimming the roof, clear of the turret
+    events = _fire_at(simulation, target, config, "ap", (0.0, -2.6, 0.9),
+                      (0.0, -math.sin(steep), math.cos(steep)))
+    hit = _hit(events)
+    assert hit.plate == "roof" and hit.result == "overmatch"
+    assert hit.effective_mm == hit.thickness_mm
+    assert _damage(events) > 0.0
+
+
+def test_a_high_explosive_shell_blocked_by_the_armour_still_harms_by_its_blast(
+        range_with_a_target, config):
+    simulation, target = range_with_a_target
+    events = _fire_at(simulation, target, config, "he", (0.0, 2.9, 0.6), (0.0, 1.0, 0.0))
+    hit = _hit(events)
+    assert hit.plate == "glacis" and hit.result == "blocked"
+    he = config.shells.shells["he"]
+    assert 0.0 < _damage(events) < he.damage
+
+
+def test_a_hit_on_the_ground_writes_no_armour_fields(range_with_a_target, config):
+    simulation, target = range_with_a_target
+    shooter = simulation.player
+    start = np.array([-30.0, 0.0, 5.0])
+    simulation.combat.shell_system.launch(shooter, start, np.array([0.0, 300.0, -300.0]),
+                                          shooter.spec.gun, config.shells.shells["ap"],
+                                          simulation.time_s)
+    hits = []
+    for _ in range(30):
+        hits += [event for event in simulation.step(Controls(brake=1.0))
+                 if isinstance(event, Hit)]
+    [ground] = hits
+    assert ground.target == "terrain" and ground.shell == "ap" and ground.result is None
+    assert "plate" not in ground.to_json() and ground.to_json()["shell"] == "ap"
