@@ -127,3 +127,29 @@ def test_a_hit_on_the_ground_writes_no_armour_fields(range_with_a_target, config
     [ground] = hits
     assert ground.target == "terrain" and ground.shell == "ap" and ground.result is None
     assert "plate" not in ground.to_json() and ground.to_json()["shell"] == "ap"
+
+
+@pytest.mark.parametrize("plate_name, result", [("plate-100m", "penetrated"),
+                                                ("plate-500m", "penetrated"),
+                                                ("plate-1000m", "ricochet")])
+def test_the_range_plates_show_what_a_shell_does_to_each(config, plate_name, result):
+    simulation = Simulation(config.world, MapChoice.parse("range"), seed=1)
+    plate = next(plate for plate in simulation.plates if plate.name == plate_name)
+    index = [p.name for p in simulation.plates].index(plate_name)
+    assert plate.thickness_mm == config.game.range.plate_thickness_mm[index]
+    shooter = simulation.player
+    start = plate.position_ws - np.array([0.0, RANGE_M, 0.0])  # level, straight at its face
+    simulation.combat.shell_system.launch(shooter, start, np.array([0.0, STRIKING_MPS, 0.0]),
+                                          shooter.spec.gun, config.shells.shells["ap"],
+                                          simulation.time_s)
+    hits = []
+    for _ in range(30):
+        hits += [event for event in simulation.step(Controls(brake=1.0))
+                 if isinstance(event, Hit)]
+        if hits:
+            break
+    [hit] = hits
+    assert hit.target == plate_name and hit.result == result and hit.plate == "face"
+    assert hit.angle_deg == pytest.approx(config.game.range.plate_slope_deg[index], abs=1.0)
+    assert hit.thickness_mm == plate.thickness_mm
+    simulation.destroy()

@@ -55,6 +55,24 @@ def armour_hit(vehicle: Vehicle, position_ws: np.ndarray, velocity_ws: np.ndarra
     return ArmourHit(met.plate.name, result, met.normal_bs @ axes)
 
 
+RANGE_PLATE_FACE = "face"
+"""What a firing-range plate's hit names as the plate struck: it has the one."""
+
+
+def plate_hit(thickness_mm: float, normal_ws: np.ndarray, velocity_ws: np.ndarray,
+              shell: ShellSpec, spec: PenetrationSpec) -> ArmourHit:
+    """What ``shell`` did to a firing-range plate ``thickness_mm`` thick, meeting its face
+    (outward ``normal_ws``, as Bullet found it) at ``velocity_ws``."""
+    velocity = np.asarray(velocity_ws, dtype=float)
+    speed_mps = float(np.linalg.norm(velocity))
+    normal = np.asarray(normal_ws, dtype=float)
+    if float(normal @ velocity) > 0.0:  # the face's normal as the shell meets it
+        normal = -normal
+    angle_deg = impact_angle_deg(velocity, normal) if speed_mps else 0.0
+    return ArmourHit(RANGE_PLATE_FACE, strike(shell, speed_mps, angle_deg, thickness_mm, spec),
+                     normal)
+
+
 def ricochet_velocity_ws(velocity_ws: np.ndarray, normal_ws: np.ndarray,
                          speed_share: float) -> np.ndarray:
     """A glancing shell's velocity leaving the plate: mirrored in its face, slowed."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from common.spec import Spec, SpecError, tuning
-from game.sim.armour_hits import ArmourHit, armour_hit, ricochet_velocity_ws
+from game.sim.armour_hits import ArmourHit, armour_hit, plate_hit, ricochet_velocity_ws
 from game.sim.controls import Controls
 from game.sim.events import CraterDug, Damage, Destroyed, Event, Hit, Shot
 from game.sim.spotting import hull_middle_ws
@@ -26,7 +26,7 @@ from game.sim.vehicles import DrawnVehicle, PlayerVehicle, Vehicle
 from physics.bullet.bodies import make_plate_body
 from physics.bullet.shells import Shell, ShellHit, ShellSystem, predicted_impact, splash_owners
 from physics.bullet.world import PhysicsWorld
-from physics.model.ammunition import HE, ShellSpec
+from physics.model.ammunition import HE, MM_PER_M, ShellSpec
 from physics.model.ballistics import aim_gun, gun_axes, launch_velocity_ws
 from physics.model.craters import CraterSpec, crater_from_hit
 from physics.model.flight import Flight
@@ -39,7 +39,8 @@ SHOT_STREAM = 0x5407
 
 @dataclass(frozen=True)
 class RangeSpec(Spec):
-    """The firing range: steel plates straight ahead of the spawn."""
+    """The firing range: armour plates straight ahead of the spawn, each of its own
+    thickness and slope, so a player sees what each shell does at each range."""
 
     plate_distances_m: tuple[float, ...] = tuning("how far ahead of the spawn each plate "
                                                   "stands", minimum=10.0, maximum=3000.0,
@@ -47,17 +48,24 @@ class RangeSpec(Spec):
     plate_offsets_m: tuple[float, ...] = tuning("each plate's sideways offset (+ right), so "
                                                 "no plate hides another", minimum=-500.0,
                                                 maximum=500.0, length=(1, 10))
-    plate_half_extents_m: tuple[float, ...] = tuning("half width, half thickness, half height",
-                                                     minimum=0.01, maximum=20.0, length=(3, 3))
+    plate_thickness_mm: tuple[float, ...] = tuning("each plate's armour", minimum=1.0,
+                                                   maximum=1000.0, length=(1, 10))
+    plate_slope_deg: tuple[float, ...] = tuning("how far each plate leans back from upright "
+                                                "(a level shot meets it this far from its "
+                                                "normal)", minimum=0.0, maximum=85.0,
+                                                length=(1, 10))
+    plate_half_size_m: tuple[float, ...] = tuning("half width, half height", minimum=0.1,
+                                                  maximum=20.0, length=(2, 2))
     plate_clearance_m: float = tuning("gap under each plate", minimum=0.0, maximum=10.0)
     spawn_from_edge_m: float = tuning("the spawn's distance from the map's near edge",
                                       minimum=10.0, maximum=1000.0)
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if len(self.plate_offsets_m) != len(self.plate_distances_m):
-            raise SpecError("plate_offsets_m", self.plate_offsets_m,
-                            f"one offset per plate distance ({len(self.plate_distances_m)})")
+        plates = len(self.plate_distances_m)
+        for key in ("plate_offsets_m", "plate_thickness_mm", "plate_slope_deg"):
+            if len(getattr(self, key)) != plates:
+                raise SpecError(key, getattr(self, key), f"one per plate distance ({plates})")
 
 
 @dataclass(frozen=True, eq=False)  # owners in the handle map: hashed by identity
@@ -67,18 +75,26 @@ class Plate:
     name: str
     position_ws: np.ndarray
     half_extents_m: tuple[float, ...]
+    """Half width, half thickness (its armour's), half height."""
     heading_deg: float = 0.0
+    slope_deg: float = 0.0
+    """How far it leans back from upright (its top away from whoever faces it)."""
+    thickness_mm: float = 0.0
 
 
 def build_plates(world: PhysicsWorld, spec: RangeSpec, spawn_xy, ground_m: float) -> list[Plate]:
     """Plates straight ahead (+Y) of the spawn, facing it, registered in the handle map."""
     plates = []
-    half = spec.plate_half_extents_m
-    for distance, offset in zip(spec.plate_distances_m, spec.plate_offsets_m):
+    half_width, half_height = spec.plate_half_size_m
+    for distance, offset, thickness_mm, slope_deg in zip(
+            spec.plate_distances_m, spec.plate_offsets_m, spec.plate_thickness_mm,
+            spec.plate_slope_deg):
+        half = (half_width, thickness_mm / MM_PER_M / 2.0, half_height)
         centre = np.array([spawn_xy[0] + offset, spawn_xy[1] + distance,
-                           ground_m + spec.plate_clearance_m + half[2]])
-        plate = Plate(f"plate-{distance:g}m", centre, half)
-        world.add_body(make_plate_body(plate.name, centre, half), owner=plate)
+                           ground_m + spec.plate_clearance_m + half_height])
+        plate = Plate(f"plate-{distance:g}m", centre, half, slope_deg=slope_deg,
+                      thickness_mm=thickness_mm)
+        world.add_body(make_plate_body(plate.name, centre, half, slope_deg), owner=plate)
         plates.append(plate)
     return plates
 
@@ -168,6 +184,9 @@ class Combat:
             if isinstance(hit.target, Vehicle) and hit.target.health is not None:
                 struck = armour_hit(hit.target, hit.position_ws, hit.velocity_ws, shell,
                                     self.shells_config.penetration)
+            elif isinstance(hit.target, Plate):
+                struck = plate_hit(hit.target.thickness_mm, hit.normal_ws, hit.velocity_ws,
+                                   shell, self.shells_config.penetration)
             events.append(hit_event(hit, shooter.name, self._shell_names[id(shell)], struck))
             for victim, amount in self._damage_of(hit, struck).items():
                 events += self.damage(victim, amount, shooter)

@@ -96,10 +96,12 @@ def map_walls(terrain: TerrainBase) -> BulletRigidBodyNode:
     return body
 
 
-def make_plate_body(name: str, centre_ws, half_extents_m) -> BulletRigidBodyNode:
-    """A static steel box (a firing-range plate) centred at ``centre_ws``."""
+def make_plate_body(name: str, centre_ws, half_extents_m, slope_deg: float = 0.0
+                    ) -> BulletRigidBodyNode:
+    """A static steel box (a firing-range plate) centred at ``centre_ws``, facing -Y and
+    leaning back ``slope_deg`` from upright (its top towards +Y)."""
     body = BulletRigidBodyNode(name)
     body.addShape(BulletBoxShape(Vec3(*half_extents_m)))
     body.setIntoCollideMask(groups.mask_of(groups.PROP))
-    body.setTransform(TransformState.makePos(Point3(*centre_ws)))
+    body.setTransform(TransformState.makePosHpr(Point3(*centre_ws), Vec3(0.0, -slope_deg, 0.0)))
     return body

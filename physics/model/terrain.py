@@ -181,9 +181,12 @@ def build_terrain(choice: MapChoice, spec: TerrainSpec, seed: int) -> Terrain | 
         index = np.where(relief < spec.desert.hardpan_below_fraction, names.index("hardpan"),
                          names.index("sand"))
         return Terrain(heights, spec.desert.spacing_m, spec.surfaces, index)
-    samples = _grid_samples(spec.test_maps.size_m, spec.test_maps.spacing_m)
-    ys = (np.arange(samples) - (samples - 1) / 2) * spec.test_maps.spacing_m
+    maps = spec.test_maps
+    size_m, spacing_m = ((maps.range_size_m, maps.range_spacing_m) if choice.kind == "range"
+                         else (maps.size_m, maps.spacing_m))
+    samples = _grid_samples(size_m, spacing_m)
+    ys = (np.arange(samples) - (samples - 1) / 2) * spacing_m
     rise_per_m = math.tan(math.radians(choice.slope_deg))  # flat: 0; uphill toward +Y
     heights = np.repeat((ys * rise_per_m)[:, None], samples, axis=1)
-    index = np.full(heights.shape, names.index(spec.test_maps.surface))
-    return Terrain(heights, spec.test_maps.spacing_m, spec.surfaces, index)
+    index = np.full(heights.shape, names.index(maps.surface))
+    return Terrain(heights, spacing_m, spec.surfaces, index)

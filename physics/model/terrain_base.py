@@ -82,6 +82,10 @@ class TestMapSpec(Spec):
     size_m: float = tuning("side of the square map", minimum=32.0, maximum=4096.0)
     spacing_m: float = tuning("distance between height samples", minimum=0.5, maximum=8.0)
     surface: str = tuning("the one surface they are made of", choices=SURFACE_NAMES)
+    range_size_m: float = tuning("side of the firing range (flat too, and long enough for "
+                                 "its farthest plate)", minimum=32.0, maximum=8192.0)
+    range_spacing_m: float = tuning("distance between the range's height samples",
+                                    minimum=0.5, maximum=16.0)
 
 
 @dataclass(frozen=True)

@@ -135,10 +135,11 @@ class CombatView:
                 self.plates[key] = self._build_plate(plate)
                 self._plate_objects[key] = plate
             pose = (tuple(float(v) for v in plate.position_ws),
-                    -float(getattr(plate, "heading_deg", 0.0)))
+                    -float(getattr(plate, "heading_deg", 0.0)),
+                    -float(getattr(plate, "slope_deg", 0.0)))  # leaning back: top away
             if pose != self._plate_poses.get(key):  # moved (or just built): placed again
                 self._plate_poses[key] = pose
-                self.plates[key].setPosHpr(*pose[0], pose[1], 0.0, 0.0)
+                self.plates[key].setPosHpr(*pose[0], pose[1], pose[2], 0.0)
         for key in [k for k in self.plates if k not in seen]:
             self.plates.pop(key).removeNode()
             self._plate_objects.pop(key, None)
