@@ -25,6 +25,7 @@ from game.view.ground.desert_scene import SandSpec, SceneSpec
 from game.view.ground.shadows import ShadowSpec
 from game.view.ground.terrain_view import TerrainViewSpec
 from game.view.hud.hud import HudSpec
+from game.view.hud.pierce_mark import PierceMarkSpec
 from game.view.player_view import SplitScreenSpec
 from game.view.rigs.car_rig import CarRigSpec
 from game.view.rigs.tank_rig import TankRigSpec
@@ -56,6 +57,7 @@ class ViewSpec(Spec):
     user_settings: UserSettingsSpec = tuning("defaults of the player's own settings")
     audio: AudioSpec = tuning("the engine note and the sounds' falloff")
     match_end: MatchEndSpec = tuning("the end-of-match screen")
+    pierce_mark: PierceMarkSpec = tuning("beside the crosshair: would the loaded shell pierce")
 
 
 @dataclass(frozen=True)

@@ -153,3 +153,41 @@ def test_the_range_plates_show_what_a_shell_does_to_each(config, plate_name, res
     assert hit.angle_deg == pytest.approx(config.game.range.plate_slope_deg[index], abs=1.0)
     assert hit.thickness_mm == plate.thickness_mm
     simulation.destroy()
+
+
+def test_the_crosshair_says_whether_the_loaded_shell_would_pierce_where_it_is(config):
+    """At 480 m the AP shell pierces about 137 mm: not the glacis (157 mm along a level
+    shot), surely the lower front plate (109 mm); off the tank there is no verdict."""
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
+    target = simulation.spawn("tank", "target", 0.0, 480.0, 180.0)  # facing the player
+    for _ in range(40):
+        simulation.step(Controls(brake=1.0))
+    player, state = simulation.player, target.current
+    on_target = {name: state.position_ws + np.asarray(point_bs) @ state.axes_ws()
+                 for name, point_bs in (("glacis", (0.0, 2.9, 0.6)),
+                                        ("lower_front", (0.0, 3.3, 0.0)))}
+    assert simulation.aim_verdict(player, on_target["glacis"]) == "will not pierce"
+    assert simulation.aim_verdict(player, on_target["lower_front"]) == "pierces"
+    assert simulation.aim_verdict(player, state.position_ws + np.array([30.0, 0.0, 0.0])) \
+        is None
+    simulation.destroy()
+
+
+@pytest.mark.parametrize("penetration_share, verdict", [(1.2, "pierces"), (1.05, "may pierce"),
+                                                        (0.95, "may pierce"),
+                                                        (0.8, "will not pierce")])
+def test_the_verdict_has_three_steps(config, penetration_share, verdict):
+    from game.sim.armour_hits import aim_verdict
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
+    target = simulation.spawn("tank", "target", 30.0, 0.0, 0.0)
+    state = target.current
+    side_ws = state.position_ws + np.array([1.7, 0.0, 0.3]) @ state.axes_ws()
+    spec = config.shells.penetration
+    side_mm = 45.0
+    # A shell that pierces the given share of the side plate's 45 mm, square on.
+    ap = config.shells.shells["ap"]
+    from physics.model.penetration import penetration_mm
+    speed = 900.0 * (side_mm * penetration_share / penetration_mm(ap, 900.0, spec)) ** 0.7
+    arrival = -state.axes_ws()[0] * speed
+    assert aim_verdict(target, side_ws, arrival, ap, spec) == verdict
+    simulation.destroy()

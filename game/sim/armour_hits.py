@@ -17,7 +17,7 @@ import numpy as np
 from game.sim.vehicles import Vehicle
 from physics.model.ammunition import ShellSpec
 from physics.model.armour import first_plate, impact_angle_deg
-from physics.model.penetration import PenetrationSpec, Strike, strike
+from physics.model.penetration import RICOCHET, PenetrationSpec, Strike, strike
 
 BACK_OUT_M = 12.0
 """How far back along its path a struck shell's ray starts: outside any hull's plates."""
@@ -71,6 +71,30 @@ def plate_hit(thickness_mm: float, normal_ws: np.ndarray, velocity_ws: np.ndarra
     angle_deg = impact_angle_deg(velocity, normal) if speed_mps else 0.0
     return ArmourHit(RANGE_PLATE_FACE, strike(shell, speed_mps, angle_deg, thickness_mm, spec),
                      normal)
+
+
+PIERCES, MAY_PIERCE, WILL_NOT_PIERCE = "pierces", "may pierce", "will not pierce"
+"""The crosshair's three verdicts on the plate it is on, for the loaded shell."""
+
+
+def aim_verdict(target: Vehicle, point_ws: np.ndarray, arrival_velocity_ws: np.ndarray,
+                shell: ShellSpec, spec: PenetrationSpec) -> str | None:
+    """Whether ``shell``, arriving at ``arrival_velocity_ws`` where the crosshair meets
+    ``target`` (``point_ws``, on its collider), would pierce the plate there: one of
+    :data:`PIERCES`, :data:`MAY_PIERCE` (within ``uncertain_share`` either way) and
+    :data:`WILL_NOT_PIERCE` (a ricochet too); None where it meets no plate."""
+    met = armour_hit(target, point_ws, arrival_velocity_ws, shell, spec)
+    if met is None:
+        return None
+    result = met.strike
+    if result.result == RICOCHET:
+        return WILL_NOT_PIERCE
+    armour_mm = result.effective_mm
+    if result.penetration_mm >= armour_mm * (1.0 + spec.uncertain_share):
+        return PIERCES
+    if result.penetration_mm <= armour_mm * (1.0 - spec.uncertain_share):
+        return WILL_NOT_PIERCE
+    return MAY_PIERCE
 
 
 def ricochet_velocity_ws(velocity_ws: np.ndarray, normal_ws: np.ndarray,

@@ -122,6 +122,10 @@ class DrawnSimulation(Protocol):
                          make_tiles: bool = True) -> np.ndarray | None:
         """Where a shell ``vehicle`` fired now would land (the crosshair), or None."""
 
+    def aim_verdict(self, vehicle: PlayerVehicle, impact_ws: np.ndarray) -> str | None:
+        """Whether the loaded shell would pierce the armour at the crosshair: "pierces",
+        "may pierce", "will not pierce", or None (not on a tank's armour)."""
+
 
 class DrawnBattle(Protocol):
     """A game's rules as the window reads them: a :class:`~game.sim.battle.Battle`, or a

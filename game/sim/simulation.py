@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 
 from game.sim.arena import Arena, WorldSpecs
+from game.sim.armour_hits import aim_verdict
 from game.sim.combat import Combat
 from game.sim.controls import ButtonEdges, Controls
 from game.sim.events import CraterDug, Event, Reset, SwapVehicle
@@ -27,6 +28,8 @@ from game.sim.vehicles import PlayerVehicle, Vehicle, step_events
 from physics.bullet.bodies import make_hull_body
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.poses import ground_aligned_rotation, set_at_rest
+from physics.model.ballistics import gun_axes, launch_velocity_ws
+from physics.model.flight import flight_to_distance
 from physics.model.terrain import MapChoice
 
 Driver = Callable[["Simulation"], Controls]
@@ -37,6 +40,9 @@ HANDBRAKE = Controls(handbrake=True)
 """A wreck's controls, and those of a vehicle left behind by a swap."""
 Rules = Callable[["Simulation", list[Event]], list[Event]]
 """After each step, may add events (a battle's rounds)."""
+
+TANK_REACH_SHARE = 1.3
+"""A tank's reach, as a share of its hull's half diagonal: the turret stands above it."""
 
 
 class Simulation:
@@ -206,6 +212,38 @@ class Simulation:
                          make_tiles: bool = True) -> np.ndarray | None:
         """Where a shell the vehicle fired now would land (see :meth:`Combat.predicted_impact`)."""
         return self.combat.predicted_impact(vehicle, max_time_s, make_tiles)
+
+    def aim_verdict(self, vehicle: PlayerVehicle, impact_ws: np.ndarray) -> str | None:
+        """Whether the shell ``vehicle`` has loaded would pierce the armour where its
+        crosshair (``impact_ws``, :meth:`predicted_impact`) meets another tank: the
+        verdicts of :func:`game.sim.armour_hits.aim_verdict`; None off the tanks."""
+        if vehicle.aim is None:
+            return None
+        target = self._tank_at(impact_ws, vehicle)
+        if target is None:
+            return None
+        combat, gun = self.combat, vehicle.spec.gun
+        shell = combat.loaded_shell(vehicle)
+        muzzle, barrel = gun_axes(vehicle.current, gun, vehicle.aim)
+        velocity = launch_velocity_ws(vehicle.current, muzzle, barrel, shell.muzzle_velocity_mps)
+        across_m = float(np.hypot(*(np.asarray(impact_ws)[:2] - muzzle[:2])))
+        flown = flight_to_distance(muzzle, velocity, combat.flight_of(shell), across_m,
+                                   gun.shell_lifetime_s)
+        return aim_verdict(target, impact_ws, velocity if flown is None else flown[2], shell,
+                           combat.shells_config.penetration)
+
+    def _tank_at(self, point_ws: np.ndarray, shooter: PlayerVehicle) -> Vehicle | None:
+        """The armed vehicle (not ``shooter``) whose hull ``point_ws`` lies on: the nearest
+        whose reach (its hull's half diagonal and its turret) holds it."""
+        best, best_m = None, np.inf
+        for vehicle in self.vehicles:
+            if vehicle is shooter or vehicle.aim is None:
+                continue
+            reach_m = float(np.linalg.norm(vehicle.spec.hull.half_extents_m)) * TANK_REACH_SHARE
+            distance_m = float(np.linalg.norm(vehicle.current.position_ws - point_ws))
+            if distance_m <= reach_m and distance_m < best_m:
+                best, best_m = vehicle, distance_m
+        return best
 
     def _swap_from(self, current: Vehicle) -> Vehicle:
         """The vehicle the player hops into from ``current`` (left on its handbrake): the

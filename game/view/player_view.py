@@ -33,6 +33,7 @@ from game.view.ground.shadows import MAIN_CAMERA_MASK
 from game.view.hud.hud import Hud, HudSpec, hud_scale
 from game.view.hud.hud_state import read_hud_state
 from game.view.hud.markers import EnemyMarkers
+from game.view.hud.pierce_mark import PierceMark, PierceMarkSpec
 from game.view.hud.reticle import Reticle
 
 SPLITS = ("side_by_side", "stacked")
@@ -190,7 +191,8 @@ class PlayerView:
 
     def __init__(self, screen: Screen, camera_spec: CameraSpec, hud_spec: HudSpec, terrain,
                  follow: Callable[[], object], ray_cast: Callable, window,
-                 notice_scale: float, notice_colour, spotting: SpottingSpec | None = None):
+                 notice_scale: float, notice_colour, spotting: SpottingSpec | None = None,
+                 pierce_mark: PierceMarkSpec | None = None):
         self.screen = screen
         self.camera_spec = camera_spec
         self.hud_spec = hud_spec
@@ -211,6 +213,9 @@ class PlayerView:
         self.hud = Hud(overlay.corners, hud_spec,
                        hud_scale(self.region, hud_spec.least_view_scale))
         self.markers = EnemyMarkers(hud_spec.markers, spotting) if spotting else None
+        self.pierce_mark = (PierceMark(self.hud.crosshair, pierce_mark)
+                            if pierce_mark is not None else None)
+        """Beside the crosshair: whether the loaded shell would pierce the armour there."""
         notice = TextNode("player-notice")
         notice.setFont(TextNode.getDefaultFont())
         notice.setAlign(TextNode.ACenter)
@@ -321,6 +326,8 @@ class PlayerView:
                 muzzle, barrel = gun_axes(vehicle.current, vehicle.spec.gun, vehicle.aim)
                 impact = muzzle + barrel * self.camera_spec.far_clip_m * 0.5
             self._impact_ws = np.asarray(impact, dtype=float)
+            if self.pierce_mark is not None:
+                self.pierce_mark.show(simulation.aim_verdict(vehicle, self._impact_ws))
         self._frames += 1
         self.hud.set_crosshair(self.project(self._impact_ws))
         state = read_hud_state(simulation, battle, vehicle)
@@ -346,6 +353,8 @@ class PlayerView:
     def destroy(self) -> None:
         self.chase_camera.destroy()
         self.reticle.destroy()
+        if self.pierce_mark is not None:
+            self.pierce_mark.destroy()
         self.hud.destroy()
         self.notice.removeNode()
         self.screen.overlay.destroy()
@@ -400,6 +409,7 @@ def make_player_views(base, scene, view, players: int, simulation: Callable[[], 
     def ray_cast(start, end, exclude):
         return simulation().world.ray_closest(start, end, exclude=exclude)
     views = [PlayerView(screen, view.camera, view.hud, simulation().terrain, follow, ray_cast,
-                        base.win, spec.notice_scale, spec.notice_colour, spotting=spotting)
+                        base.win, spec.notice_scale, spec.notice_colour, spotting=spotting,
+                        pierce_mark=view.pierce_mark)
              for screen, follow in zip(screens, follows)]
     return views, made + views

@@ -72,6 +72,10 @@ class PenetrationSpec(Spec):
                                                 "just gets through does (one with armour "
                                                 "to spare does all of it)", minimum=0.0,
                                                 maximum=1.0)
+    uncertain_share: float = tuning("the crosshair calls a shot uncertain when what the "
+                                    "shell pierces is within this share of the armour "
+                                    "either way (the spread of the shots, the aim)",
+                                    minimum=0.0, maximum=0.5)
 
 
 def penetration_mm(shell: ShellSpec, velocity_mps: float, spec: PenetrationSpec) -> float:

@@ -179,6 +179,11 @@ class ShownWorld:
         :meth:`Simulation.predicted_impact`)."""
         return self._simulation.predicted_impact(vehicle, max_time_s, make_tiles)
 
+    def aim_verdict(self, vehicle: PlayerVehicle, impact_ws: np.ndarray) -> str | None:
+        """None: the others' tanks are drawn from snapshots, not simulated here, so the
+        client has no armour of theirs to weigh (the server decides every hit)."""
+        return None
+
     @property
     def plates(self) -> list[Plate]:
         return self._simulation.plates
