@@ -107,15 +107,23 @@ class ShellSystem(Generic[Owner]):
     """What the shells fly through (their drag)."""
     shells: list[Shell[Owner]] = field(default_factory=list)
     _fired: int = 0
+    _flights: dict[int, tuple[ShellSpec, Flight]] = field(default_factory=dict)
+    """:meth:`flight_of`'s, by the shell spec's identity (with the spec, which it keeps)."""
 
     def __post_init__(self) -> None:
         self.world.add_substep_hook(self._drag)
 
     def flight_of(self, shell: ShellSpec) -> Flight:
         """How a shell of ``shell``'s flies in this world: its gravity, the shell's drag in
-        this air, stepped in the world's substeps (as :meth:`_drag` and Bullet fly it)."""
-        return Flight(self.world.spec.gravity_m_s2,
-                      shell.drag_per_m(self.air.density_kg_m3), self.world.substep_s)
+        this air, stepped in the world's substeps (as :meth:`_drag` and Bullet fly it).
+        Worked out once a shell (the bots ask at every look)."""
+        known = self._flights.get(id(shell))
+        if known is None or known[0] is not shell:
+            known = shell, Flight(self.world.spec.gravity_m_s2,
+                                  shell.drag_per_m(self.air.density_kg_m3),
+                                  self.world.substep_s)
+            self._flights[id(shell)] = known
+        return known[1]
 
     def fire(self, owner: Owner, owner_body: BulletRigidBodyNode, state: BodyState,
              gun: GunSpec, shell: ShellSpec, aim: GunState, time_s: float,
@@ -146,7 +154,7 @@ class ShellSystem(Generic[Owner]):
         body.setLinearVelocity(Vec3(*velocity))
         body.setDeactivationEnabled(False)
         flying = Shell(owner, None, time_s, muzzle, velocity, shell.radius_m, muzzle,
-                       gun.firer_pass_m, shell, shell.drag_per_m(self.air.density_kg_m3))
+                       gun.firer_pass_m, shell, self.flight_of(shell).drag_per_m)
         fresh = _passing(flying, muzzle)
         body.setIntoCollideMask(_FRESH_SHELL_GROUP if fresh else _SHELL_GROUP)
         if not fresh:
