@@ -18,7 +18,7 @@ SOUNDS_DIR = Path(__file__).resolve().parent / "sounds"
 
 LENGTHS_S = {"engine_loop": 1.0, "gun_fire": 0.8, "impact_metal": 0.5, "impact_sand": 0.4,
              "explosion": 1.5, "gear_grind": 0.5, "ui_click": 0.05, "track_clatter": 0.5,
-             "tyre_roll": 0.5, "tyre_skid": 0.5}
+             "tyre_roll": 0.5, "tyre_skid": 0.5, "penetration": 0.5, "ricochet": 0.5}
 """Each sound's length; tests check the files against these."""
 
 
@@ -86,6 +86,25 @@ def gear_grind(rng) -> np.ndarray:
     return (teeth * 0.6 + scrape) * envelope
 
 
+def penetration(rng) -> np.ndarray:
+    # A shell through the armour: the plate's clang cut short by a deep crunch inside.
+    t = _time(LENGTHS_S["penetration"])
+    clang = sum(np.sin(2 * np.pi * f * t) * np.exp(-t / d) * a
+                for f, d, a in ((311.0, 0.06, 1.0), (977.0, 0.04, 0.5)))
+    crunch = _lowpass(rng.standard_normal(t.size), 600.0) * np.exp(-t / 0.12) * 6.0
+    thump = np.sin(2 * np.pi * 48.0 * t) * np.exp(-t / 0.2) * 1.5
+    return clang + crunch + thump
+
+
+def ricochet(rng) -> np.ndarray:
+    # A shell glancing off: a sharp tick, then a whine falling away as it flies on.
+    t = _time(LENGTHS_S["ricochet"])
+    pitch_hz = 2600.0 * np.exp(-t / 0.35) + 500.0
+    whine = np.sin(2 * np.pi * np.cumsum(pitch_hz) / RATE_HZ) * np.exp(-t / 0.25)
+    tick = rng.standard_normal(t.size) * np.exp(-t / 0.004)
+    return whine + tick * 0.8
+
+
 def ui_click(rng) -> np.ndarray:
     t = _time(LENGTHS_S["ui_click"])
     return np.sin(2 * np.pi * 1800.0 * t) * np.exp(-t / 0.008)
@@ -148,7 +167,7 @@ def tyre_skid(rng) -> np.ndarray:
 MAKERS = {"engine_loop": engine_loop, "gun_fire": gun_fire, "impact_metal": impact_metal,
           "impact_sand": impact_sand, "explosion": explosion, "gear_grind": gear_grind,
           "ui_click": ui_click, "track_clatter": track_clatter, "tyre_roll": tyre_roll,
-          "tyre_skid": tyre_skid}
+          "tyre_skid": tyre_skid, "penetration": penetration, "ricochet": ricochet}
 
 
 def write_wav(path: Path, signal: np.ndarray, peak: float = 0.9) -> None:

@@ -26,7 +26,8 @@ from game.sim.vehicles import Vehicle, side_track_x_m
 SOUNDS_DIR = sounds_folder()
 """The synthesised WAVs, assets/sounds, wherever the game is installed."""
 SOUND_NAMES = ("engine_loop", "gun_fire", "impact_metal", "impact_sand", "explosion",
-               "gear_grind", "ui_click", "track_clatter", "tyre_roll", "tyre_skid")
+               "gear_grind", "ui_click", "track_clatter", "tyre_roll", "tyre_skid",
+               "penetration", "ricochet")
 LOOPS = ("engine_loop", "track_clatter", "tyre_roll", "tyre_skid")
 """Sounds that play all the time, following the player's vehicle (silent when not heard)."""
 CLATTER_LINKS_HZ = 12.0
@@ -34,6 +35,9 @@ CLATTER_LINKS_HZ = 12.0
 UI_CLICK = "ui_click"
 """The menus' click."""
 UI_SOUNDS = (UI_CLICK,)
+STRIKE_SOUNDS = {"penetrated": "penetration", "overmatch": "penetration",
+                 "ricochet": "ricochet", "blocked": "impact_metal"}
+"""What a hit on armour sounds like, by its result."""
 """Sounds of the interface: played as they are, not placed in the world."""
 
 
@@ -74,12 +78,15 @@ class AudioSpec(Spec):
 
 def sound_for_event(event: Event, is_metal=lambda name: False,
                     player_name: str | None = None) -> str | None:
-    """Which sound an event makes, or None. A hit on a vehicle or steel plate rings metal,
-    on anything else thuds into sand; a shift refused while moving (``reason`` "moving")
-    grinds the gears, for the player's vehicle only."""
+    """Which sound an event makes, or None. A hit on armour sounds its result: a crunch
+    through it, a whine glancing off, the plate's ring where it held; another hit on a
+    vehicle or steel plate rings metal, on anything else thuds into sand; a shift refused
+    while moving (``reason`` "moving") grinds the gears, for the player's vehicle only."""
     if isinstance(event, Shot):
         return "gun_fire"
     if isinstance(event, Hit):
+        if event.result is not None:
+            return STRIKE_SOUNDS[event.result]
         return "impact_metal" if is_metal(event.target) else "impact_sand"
     if isinstance(event, Destroyed):
         return "explosion"
