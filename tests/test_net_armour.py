@@ -1,0 +1,55 @@
+"""Online, the server decides what a shell does to armour and every client shows the same:
+the plate, the angle and the result reach both players in the hit events."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from game.sim.controls import Controls
+from game.sim.events import Hit
+from game.sim.net.link import enet_available
+from tests.net_harness import NetHarness
+
+pytestmark = pytest.mark.skipif(not enet_available(), reason="pyenet is not installed")
+
+SIDE_PLATES = ("left_side", "right_side", "turret_left", "turret_right")
+
+
+@pytest.fixture
+def harness(config):
+    made = []
+
+    def make(**kwargs):
+        net = NetHarness(config, **kwargs)
+        made.append(net)
+        return net
+    yield make
+    for net in made:
+        net.close()
+
+
+def test_the_servers_verdict_on_the_armour_reaches_both_players(harness):
+    net = harness()
+    net.join("alpha")
+    net.join("beta")
+    server = net.server.simulation
+    server.place(net.server_vehicle("alpha"), 0.0, 0.0, 0.0)  # alpha faces beta's side
+    server.place(net.server_vehicle("beta"), 0.0, 30.0, 90.0)
+    net.controls["beta"] = Controls(handbrake=True)
+    net.controls["alpha"] = Controls(elevation=-1.0, handbrake=True)
+    net.step_until(lambda: net.server_vehicle("alpha").aim.elevation_rad < math.radians(-1.5),
+                   "the gun lowered")
+    net.controls["alpha"] = Controls(fire=True, handbrake=True)
+    net.step_until(lambda: any(isinstance(event, Hit) and event.target == "beta"
+                               for event in net.events["beta"]), "beta hit", 2000)
+    net.step(30)  # the reliable events reach both
+    seen = {name: [event for event in net.events[name]
+                   if isinstance(event, Hit) and event.target == "beta"]
+            for name in ("alpha", "beta")}
+    first = seen["alpha"][0]
+    assert first == seen["beta"][0]
+    assert first.plate in SIDE_PLATES and first.result == "penetrated"
+    assert first.angle_deg is not None and first.angle_deg < 20.0
+    assert first.penetration_mm > first.effective_mm >= first.thickness_mm
