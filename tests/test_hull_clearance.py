@@ -1,6 +1,6 @@
 """Hulls clear of the ground leave Bullet's pair with the terrain: the clearance test must
 never call a hull clear that Bullet finds touching, and a tank that rolls over must still
-land on its hull."""
+land on its hull (its turret)."""
 
 from __future__ import annotations
 
@@ -105,9 +105,11 @@ def test_a_tank_on_its_springs_leaves_the_pair_and_an_upset_one_lands_on_its_hul
     player.body.setLinearVelocity(Vec3(0, 0, 0))
     for _ in range(150):
         flat.step(Controls())
-    hull = config.tank.hull
-    # On its roof: the box's top on the ground, the centre of mass above the box's centre.
+    # On its turret's roof: the top of the box round its collider (the hull's plates and
+    # the turret's) on the ground, the centre of mass above the box's centre.
+    hull = player.fleet.collider_hull
     roof_height_m = hull.half_extents_m[2] + hull.centre_of_mass_drop_m
+    assert roof_height_m > config.tank.hull.half_extents_m[2] + 0.5  # the turret stands up
     assert player.current.axes_ws()[2][2] < -0.99
     assert player.current.position_ws[2] == pytest.approx(roof_height_m, abs=0.05)
     assert player.fleet.hull_pairs.meets_terrain[player.index]

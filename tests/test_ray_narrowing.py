@@ -311,11 +311,20 @@ def test_a_ray_over_another_hull_is_cast_and_rays_beside_or_far_from_a_hull_are_
 
 def test_a_tank_set_on_another_tanks_hull_rides_on_it():
     """A tank set down on top of another stands on its springs on that hull (its rays are
-    cast through Bullet and the hull is nearer than the terrain), not on the sand under it."""
+    cast through Bullet and the hull is nearer than the terrain), not on the sand under it.
+    (Tanks with their hulls' plates alone: a turret's roof would hold it up clear of the
+    hull.)"""
+    import dataclasses
+
     from game.config import load_config
     from game.sim.simulation import Simulation
+    from physics.model.armour import PlateLayout
     config = load_config()
-    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
+    hull_plates = PlateLayout(tuple(plate for plate in config.tank.plates.plate
+                                    if plate.part == "hull"))
+    specs = dataclasses.replace(config.world, tank=dataclasses.replace(config.tank,
+                                                                       plates=hull_plates))
+    simulation = Simulation(specs, MapChoice.parse("flat"), seed=1)
     below = simulation.player
     x_m, y_m = below.current.position_ws[0], below.current.position_ws[1]
     above = simulation.spawn("tank", "above", x_m, y_m, 0.0)

@@ -25,8 +25,8 @@ from game.sim.events import CraterDug, Event, Reset, SwapVehicle
 from game.sim.guard import PhysicsGuard
 from game.sim.spotting import SightScreens
 from game.sim.vehicles import PlayerVehicle, Vehicle, step_events
-from physics.bullet.bodies import make_hull_body
 from physics.bullet.fleet import VehicleFleet
+from physics.bullet.hull_body import make_vehicle_body
 from physics.bullet.poses import ground_aligned_rotation, set_at_rest
 from physics.model.ballistics import gun_axes, launch_velocity_ws
 from physics.model.flight import flight_to_distance
@@ -149,9 +149,10 @@ class Simulation:
         """Put a vehicle of ``kind`` on its springs at (x, y), lined up with the ground, in
         ``start_gear`` (None: config/game.toml's ``[spawn] start_gear``)."""
         fleet = self.fleets[kind]
-        body = make_hull_body(fleet.spec.hull, name)
+        body, turret = make_vehicle_body(fleet.spec, name)
         path = self.world.add_body(body)
         vehicle = Vehicle(name, kind, fleet, fleet.add(body), path)
+        vehicle.turret_collider = turret
         self.place(vehicle, x_m, y_m, heading_deg)
         self.world.handles.register(body, vehicle)
         self.vehicles.append(vehicle)
@@ -283,6 +284,7 @@ class Simulation:
         self._stream()
         for fleet in self.fleets.values():
             events += step_events(fleet, fleet.update_drive(step_s), self.vehicles)
+        self._turn_turrets()
         self.world.step()
         events += self.guard.record_and_guard(self.vehicles, list(self.fleets.values()))
         fought = self.combat.resolve(self.vehicles, self.time_s)
@@ -293,6 +295,14 @@ class Simulation:
         for rules in self._rules:
             events += rules(self, events)
         return events
+
+    def _turn_turrets(self) -> None:
+        """Each turret's collider to where its gun was aimed this step (the armour's turret
+        plates turn with it: :class:`~physics.bullet.hull_body.TurretCollider`)."""
+        for vehicle in self.vehicles:
+            collider, aim = vehicle.turret_collider, vehicle.aim
+            if collider is not None and aim is not None:
+                collider.turn(aim.turret_heading_rad)
 
     def dig(self, crater: CraterDug) -> None:
         """Dig a crater into the ground (ValueError: its numbers are not a shell's)."""

@@ -18,6 +18,7 @@ from panda3d.core import NodePath
 from game.sim.controls import AUTOMATIC, Controls
 from game.sim.events import Event, Shift, ShiftRefused, ShiftStart
 from physics.bullet.fleet import VehicleFleet
+from physics.bullet.hull_body import TurretCollider
 from physics.bullet.poses import body_state
 from physics.model.ballistics import GunState
 from physics.model.gearbox import GearboxStep, GearRequest
@@ -143,6 +144,8 @@ class Vehicle:
         self.destroyed = False
         self.last_good = self.current
         """The last state that was finite and above the ground (for the physics guard)."""
+        self.turret_collider: TurretCollider | None = None
+        """Its turret's pieces in its body, turned with the gun (None: no turret plates)."""
 
     @property
     def turret_heading_rad(self) -> float:

@@ -1,10 +1,11 @@
 """The Bullet bodies of the model's objects: hulls, rocks, plates, the terrain and the edges.
 
 The model (:mod:`physics.model`) describes each thing in numbers; here each becomes the
-collider Bullet steps: a hull box whose origin is the centre of mass, a rock's convex hull
-of exactly the vertices it is drawn with, the heightfield built from the same 16-bit
-levels the height look-ups read, and four planes that keep everything on the map. Each
-is made in its collision group (:mod:`physics.bullet.groups`).
+collider Bullet steps: a hull whose origin is the centre of mass (a tank's armour plates
+as convex pieces, :mod:`physics.bullet.hull_body`; a box for a vehicle without plates), a
+rock's convex hull of exactly the vertices it is drawn with, the heightfield built from
+the same 16-bit levels the height look-ups read, and four planes that keep everything on
+the map. Each is made in its collision group (:mod:`physics.bullet.groups`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ ray's bounds; the terrain is our own array, so those rays are better answered fr
 
 
 def make_hull_body(spec: HullSpec, name: str) -> BulletRigidBodyNode:
-    """A dynamic box body; its shape sits above the origin so the mass centre is low."""
+    """A dynamic box body; its shape sits above the origin so the mass centre is low.
+    (A vehicle with armour plates: :func:`physics.bullet.hull_body.make_vehicle_body`.)"""
     body = BulletRigidBodyNode(name)
     shape = BulletBoxShape(Vec3(*spec.half_extents_m))
     body.addShape(shape, TransformState.makePos(Point3(0.0, 0.0, spec.centre_of_mass_drop_m)))

@@ -22,6 +22,7 @@ import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 
 from physics.bullet.ground import BulletRays
+from physics.bullet.hull_body import collider_hull
 from physics.bullet.hull_pairs import HullPairs
 from physics.bullet.obstacles import RAY_SLACK_M, Obstacles
 from physics.bullet.poses import FleetPoses, body_states, call_each, fleet_poses
@@ -97,14 +98,18 @@ class VehicleFleet:
         self.terrain = terrain
         self._bullet_rays = BulletRays(world, terrain, self.bodies,
                                        len(self.constants.position_bs))
-        half = np.asarray(spec.hull.half_extents_m)
-        self.reach_m = float(np.linalg.norm(half) + spec.hull.centre_of_mass_drop_m
-                             + self.constants.rest_length_m)
+        self.collider_hull = collider_hull(spec)
+        """The hull box grown to hold the body's whole collider (a tank's turret at any
+        heading): what the near tests and the hull's pairs measure."""
+        half = np.asarray(self.collider_hull.half_extents_m)
+        drop_m = self.collider_hull.centre_of_mass_drop_m
+        self.reach_m = float(np.linalg.norm(half) + drop_m + self.constants.rest_length_m)
         """Radius around the centre of mass that holds the hull and every ray."""
-        self._hull_radius_m = float(np.linalg.norm(half) + spec.hull.centre_of_mass_drop_m)
+        self._hull_radius_m = float(np.linalg.norm(half) + drop_m)
         """Radius around the centre of mass that holds the hull."""
         self._hull_box_half_m = half + RAY_SLACK_M
-        """The hull's box (its one shape) grown by the slack: a ray missing it misses the hull."""
+        """The box round the hull's collider grown by the slack: a ray missing it misses the
+        hull."""
         self.throttle = np.zeros(0)
         self.steer = np.zeros(0)
         self.brake = np.zeros(0)
@@ -113,7 +118,7 @@ class VehicleFleet:
         """Per vehicle: its anchor maths went non-finite since the last ``recover``."""
         self.command = AnchorCommand.idle(0, len(self.constants.position_bs))
         self._near_test: _NearTest | None = None
-        self.hull_pairs = HullPairs(world, terrain, spec.hull)
+        self.hull_pairs = HullPairs(world, terrain, self.collider_hull)
         """Which of Bullet's pairs each hull is in (the terrain's, the map's edges')."""
         self._plan: _StepPlan | None = None
         """What ``update_drive`` read for the step about to be taken."""
@@ -341,7 +346,7 @@ class VehicleFleet:
         meets = fleet_rays_meeting_links(
             states.position_ws, states.axes_ws, self.model.table, self.constants.ray_length_m,
             self.model.ray_reach_m, links, self._hull_radius_m + RAY_SLACK_M,
-            self.spec.hull.centre_of_mass_drop_m, self._hull_box_half_m, others[0],
+            self.collider_hull.centre_of_mass_drop_m, self._hull_box_half_m, others[0],
             others[1] + RAY_SLACK_M, self.obstacles.static_boxes)
         return meets if np.count_nonzero(meets) else None
 

@@ -1,0 +1,174 @@
+"""A vehicle's Bullet body built from its armour plates, with a turret that turns.
+
+A tank's collider is its plates (:mod:`physics.model.plate_solids`): a compound of convex
+hulls in the body frame, whose origin is the centre of mass (the plates are given in it,
+so no shape is offset). The hull's plates close a convex solid and make one piece; the
+turret's pieces (its body, the mantlet standing out of it) are children of the same
+compound placed at the turret ring and turned to the turret's heading by
+:class:`TurretCollider`, so shells, other hulls and the ground meet the turret where it
+is drawn, and Bullet's contacts name the one body the handle map knows. A vehicle without
+plates (the car) keeps the hull box of :func:`physics.bullet.bodies.make_hull_body`.
+
+Mass and inertia stay those of the hull box (:class:`~physics.model.hull.HullSpec`),
+whatever the pieces: Bullet would take a compound's inertia from its bounding box, turret
+and all, and a tank would drive and roll differently. Every change of the compound's
+children makes Panda work the inertia out afresh, so it is set back each time.
+
+Turning the turret: Panda cannot move a child inside a compound, so the turret's pieces
+are taken out and put back at the new heading. Two sets of the pieces take turns (the new
+set goes in before the old comes out), so the compound never drops to one child, which
+Panda would replace by the bare child (a new root shape under a body Bullet has paired).
+Removing a child fills its place with the compound's last, so the old set comes out last
+first, and the children stay in the order Panda lists the shapes. This is done only on a
+step where the heading changed by more than a hundredth of a metre at the turret's
+farthest corner (:data:`TURRET_FOLLOW_M`): about 10 microseconds a tank that turns.
+
+:func:`collider_hull` is the hull box grown to hold the collider with its turret at any
+heading: the box the fleet's near tests and the hull's pairs with the terrain and the
+map's edges measure (:mod:`physics.bullet.fleet`, :mod:`physics.bullet.hull_pairs`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from functools import lru_cache
+
+import numpy as np
+from panda3d.bullet import BulletBoxShape, BulletConvexHullShape, BulletRigidBodyNode
+from panda3d.core import (PTA_LVecBase3f, LVecBase3f, Point3, TransformState, Vec3)
+
+from physics.bullet import groups
+from physics.bullet.bodies import make_hull_body
+from physics.model.armour import PlateLayout
+from physics.model.hull import HullSpec
+from physics.model.plate_solids import collider_pieces, swept_bounds
+
+COLLIDER_MARGIN_M = 0.04
+"""Bullet's collision margin round each convex piece (its default); the pieces are moved in
+by it, so their faces stand where the plates' do."""
+TURRET_FOLLOW_M = 0.01
+"""The turret's pieces are turned once its farthest corner would stand more than this far
+from where they are (0.3 degrees for a turret 1.9 m round): a gun aimed to and fro by
+hundredths of a degree leaves them be. The margin rounds their edges by more."""
+
+
+@lru_cache(maxsize=16)
+def box_inertia(spec: HullSpec) -> LVecBase3f:
+    """The inertia Bullet gives the hull box of ``spec`` at its mass (what
+    :func:`~physics.bullet.bodies.make_hull_body`'s body has)."""
+    return LVecBase3f(make_hull_body(spec, "inertia").getInertia())
+
+
+def convex_shape(corners: np.ndarray, margin_m: float) -> BulletConvexHullShape:
+    shape = BulletConvexHullShape()
+    shape.addArray(PTA_LVecBase3f([LVecBase3f(*point) for point in corners.tolist()]))
+    shape.setMargin(margin_m)
+    return shape
+
+
+def _plates(spec) -> PlateLayout | None:
+    plates = getattr(spec, "plates", None)
+    return plates if plates is not None and plates.plate else None
+
+
+class TurretCollider:
+    """The turret's convex pieces in a hull body's compound, turned with the turret.
+
+    ``pivot_m``: the turret ring's centre in the body frame (the turret plates' origin);
+    the pieces stand at heading 0 when made. :meth:`turn` puts them at another."""
+
+    def __init__(self, body: BulletRigidBodyNode, pieces: list[tuple[np.ndarray, float]],
+                 pivot_m, inertia: LVecBase3f, follow_m: float = TURRET_FOLLOW_M):
+        self.body = body
+        reach_m = max(float(np.hypot(corners[:, 0], corners[:, 1]).max() + margin)
+                      for corners, margin in pieces)
+        self._follow_rad = follow_m / reach_m
+        """The least change of heading that turns the pieces."""
+        self._pivot = Point3(*pivot_m)
+        self._inertia = inertia
+        self._sets = [[convex_shape(corners, margin) for corners, margin in pieces]
+                      for _ in range(2)]
+        self._in = 0
+        """Which of the two sets is in the compound."""
+        self.heading_rad = 0.0
+        """The heading the pieces stand at (+ right, as the gun's)."""
+        placed = self._placed(0.0)
+        for shape in self._sets[self._in]:
+            body.addShape(shape, placed)
+
+    @property
+    def shapes(self) -> list[BulletConvexHullShape]:
+        """The pieces in the compound now."""
+        return self._sets[self._in]
+
+    def _placed(self, heading_rad: float) -> TransformState:
+        # Panda's heading turns +Y towards -X; the turret's turns it towards +X.
+        return TransformState.makePosHpr(self._pivot, Vec3(-math.degrees(heading_rad), 0, 0))
+
+    def turn(self, heading_rad: float) -> bool:
+        """Stand the pieces at ``heading_rad``; whether they moved (not where that is within
+        :data:`TURRET_FOLLOW_M` at their farthest corner of where they stand)."""
+        if abs(heading_rad - self.heading_rad) <= self._follow_rad:
+            return False
+        placed, body = self._placed(heading_rad), self.body
+        old, new = self._sets[self._in], self._sets[1 - self._in]
+        for shape in new:
+            body.addShape(shape, placed)
+        for shape in reversed(old):  # Bullet fills a child's place with the last: the
+            body.removeShape(shape)    # compound's order stays Panda's list's
+        body.setInertia(self._inertia)  # each change above worked it out from the shapes
+        self._in = 1 - self._in
+        self.heading_rad = heading_rad
+        return True
+
+
+def make_vehicle_body(spec, name: str) -> tuple[BulletRigidBodyNode, TurretCollider | None]:
+    """The dynamic body of a vehicle of ``spec`` (a tank's or a car's): its plates' convex
+    pieces where it has plates (with the turret's, turned by the returned collider, where
+    it has a gun), else the hull box. Mass and inertia are the hull box's either way."""
+    hull: HullSpec = spec.hull
+    plates = _plates(spec)
+    if plates is None:
+        return make_hull_body(hull, name), None
+    body = BulletRigidBodyNode(name)
+    for piece in collider_pieces(plates, "hull", COLLIDER_MARGIN_M):
+        body.addShape(convex_shape(piece.corners, piece.margin_m))
+    turret_pieces = [(piece.corners, piece.margin_m)
+                     for piece in collider_pieces(plates, "turret", COLLIDER_MARGIN_M)]
+    inertia = box_inertia(hull)
+    if turret_pieces and not body.getNumShapes():  # no hull plates: the box stands for it
+        body.addShape(BulletBoxShape(Vec3(hull.half_extents_m[0], hull.half_extents_m[1],
+                                          hull.half_extents_m[2])),
+                      TransformState.makePos(Point3(0.0, 0.0, hull.centre_of_mass_drop_m)))
+    gun = getattr(spec, "gun", None)
+    turret = (TurretCollider(body, turret_pieces, gun.turret_pivot_m if gun is not None
+                             else (0.0, 0.0, 0.0), inertia) if turret_pieces else None)
+    body.setMass(hull.mass_kg)
+    body.setInertia(inertia)
+    body.setFriction(hull.friction)
+    body.setAngularDamping(hull.angular_damping)
+    body.setDeactivationEnabled(False)
+    body.setIntoCollideMask(groups.mask_of(groups.HULL))
+    return body, turret
+
+
+def collider_hull(spec) -> HullSpec:
+    """``spec.hull`` with its box grown to hold the whole collider: the hull's plates and
+    the turret's at any heading (the box itself where the vehicle has no plates)."""
+    hull: HullSpec = spec.hull
+    plates = _plates(spec)
+    gun = getattr(spec, "gun", None)
+    bounds = None if plates is None else swept_bounds(
+        plates, gun.turret_pivot_m if gun is not None else (0.0, 0.0, 0.0))
+    if bounds is None:
+        return hull
+    half = np.asarray(hull.half_extents_m, dtype=float)
+    drop = hull.centre_of_mass_drop_m
+    low = np.minimum(bounds[0], -half + (0.0, 0.0, drop))
+    high = np.maximum(bounds[1], half + (0.0, 0.0, drop))
+    reach = np.maximum(-low, high)
+    high_z = max(high[2], -low[2])  # the box's centre no lower than the centre of mass
+    return dataclasses.replace(
+        hull, half_extents_m=(float(reach[0]), float(reach[1]), float((high_z - low[2]) / 2)),
+        centre_of_mass_drop_m=float((high_z + low[2]) / 2))
