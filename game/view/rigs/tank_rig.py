@@ -3,10 +3,12 @@
 All geometry is built once, in the body frame (origin at the centre of mass, +Y
 forward, +X right, +Z up), in proportion to the hull box of the physics spec:
 
-- hull: a sloped glacis and nose, a sloped rear plate, fenders over the tracks, one node
-  (:mod:`game.view.rigs.rig_hull`);
-- turret on a ring, turned by ``vehicle.turret_heading_rad``; the gun on trunnions at
-  its front, raised by ``vehicle.gun_elevation_rad`` (:mod:`game.view.rigs.tank_turret`);
+- hull: its armour plates where the spec has them, the very pieces Bullet collides
+  (:mod:`game.view.rigs.rig_plates`), else a sloped glacis and nose, a sloped rear plate and
+  fenders over the tracks (:mod:`game.view.rigs.rig_hull`); one node;
+- turret on a ring (its plates, or a shaped one), turned by ``vehicle.turret_heading_rad``;
+  the gun on trunnions at its front, raised by ``vehicle.gun_elevation_rad``
+  (:mod:`game.view.rigs.tank_turret`);
   where the vehicle's spec has a ``gun`` (physics), the ring stands on its
   ``turret_pivot_m``, the trunnions at its ``gun_height_m`` and the muzzle where its
   shells leave (exactly, at zero elevation);
@@ -40,6 +42,7 @@ from game.view.draw.shaders import lit_shader
 from game.view.draw.textures import track_texture
 from game.view.rigs.rig_culling import geometry_reach_m
 from game.view.rigs.rig_hull import HullShape, hull_node
+from game.view.rigs.rig_plates import attach_plates, drawn_plates
 from game.view.rigs.rig_pose import place_tank_rigs, pose_tank_parts, wheel_height_weights
 from game.view.rigs.tank_turret import TurretRig
 from game.view.rigs.track_belt import BeltShape, BeltTemplate, belts_node, wheel_stations
@@ -203,9 +206,15 @@ class TankRig:
         self.shape = HullShape(vehicle.spec.hull, self.anchors_bs, ride_height_m, spec)
         self.root = parent.attachNewNode(vehicle.name + "-rig")
         self.root.setShaderInput("specular_strength", spec.specular)
-        self.root.attachNewNode(hull_node(self.shape, paint))
+        plates = getattr(vehicle.spec, "plates", None)
+        hull_plates = drawn_plates(plates, "hull")
+        if hull_plates:
+            attach_plates(self.root, "hull", hull_plates, paint)
+        else:
+            self.root.attachNewNode(hull_node(self.shape, paint))
         self.turret_rig = TurretRig(self.root, spec, self.shape,
-                                    getattr(vehicle.spec, "gun", None), paint)
+                                    getattr(vehicle.spec, "gun", None), paint,
+                                    drawn_plates(plates, "turret"))
         self.turret, self.gun = self.turret_rig.turret, self.turret_rig.gun
         self.muzzle_bs = self.turret_rig.muzzle_bs
         """The muzzle in the gun node's frame."""

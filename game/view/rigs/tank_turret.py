@@ -1,8 +1,9 @@
 """The drawn tank's turret and gun, built once in the hull's frame.
 
-The turret stands on its ring with the commander's cupola on its roof; the gun sits on
-trunnions at its front: the mantlet (its shield), the barrel with a fume extractor, and
-the muzzle brake. Where the vehicle's spec has a ``gun`` (physics), the ring stands on
+The turret stands on its ring: its armour plates where the tank has them (the mantlet is
+one of them; :mod:`game.view.rigs.rig_plates`), else a shaped turret with the commander's
+cupola on its roof. The gun sits on trunnions at its front: the mantlet (its shield) where
+the plates give none, the barrel with a fume extractor, and the muzzle brake. Where the vehicle's spec has a ``gun`` (physics), the ring stands on
 its ``turret_pivot_m``, the trunnions at its ``gun_height_m`` and the muzzle where its
 shells leave (exactly, at zero elevation).
 
@@ -19,6 +20,7 @@ import numpy as np
 from panda3d.core import GeomNode, NodePath
 
 from game.view.draw.meshes import cylinder_mesh, loft_mesh, merged_node
+from game.view.rigs.rig_plates import plates_node
 
 MANTLET_TURRET_WIDTH_M = 0.9
 """The turret width the mantlet's half widths are given for; on a wider or narrower turret
@@ -50,7 +52,7 @@ class TurretRig:
     rig's TankRigSpec; ``shape``: the hull's HullShape; ``gun_spec``: the physics gun, where
     the tank has one (else the turret stands on the deck, ``turret_offset_share`` ahead)."""
 
-    def __init__(self, root: NodePath, spec, shape, gun_spec, paint):
+    def __init__(self, root: NodePath, spec, shape, gun_spec, paint, plates=()):
         self.spec = spec
         self._aimed: tuple[float, float] | None = None
         """The heading and elevation the nodes show (None: not aimed yet)."""
@@ -61,18 +63,23 @@ class TurretRig:
             self.turret.setPos(*gun_spec.turret_pivot_m)
         else:
             self.turret.setPos(0.0, spec.turret_offset_share * shape.half_y, shape.deck_z)
-        height = spec.turret_height_m
-        cupola = NodePath(cylinder_mesh(
-            "cupola", 2, [height - spec.cupola_sink_m, height + spec.cupola_height_m],
-            spec.cupola_radii_m, spec.wheel_sides, [paint], smooth=False))
-        right_share, forward_share = spec.cupola_offset_shares
-        cupola.setPos(right_share * width, forward_share * length, 0.0)
-        self.turret.attachNewNode(merged_node("turret-body", [
-            loft_mesh("turret-body", turret_rings(width, length, spec), paint), cupola]))
-        self._build_gun(gun_spec, width, length, paint)
+        if plates:
+            self.turret.attachNewNode(plates_node("turret-body", list(plates), paint))
+        else:
+            height = spec.turret_height_m
+            cupola = NodePath(cylinder_mesh(
+                "cupola", 2, [height - spec.cupola_sink_m, height + spec.cupola_height_m],
+                spec.cupola_radii_m, spec.wheel_sides, [paint], smooth=False))
+            right_share, forward_share = spec.cupola_offset_shares
+            cupola.setPos(right_share * width, forward_share * length, 0.0)
+            self.turret.attachNewNode(merged_node("turret-body", [
+                loft_mesh("turret-body", turret_rings(width, length, spec), paint), cupola]))
+        self._build_gun(gun_spec, width, length, paint, mantlet=not plates)
 
-    def _build_gun(self, gun_spec, turret_width: float, turret_length: float, paint) -> None:
-        """The gun node on its trunnions at the turret's front: mantlet, barrel, muzzle."""
+    def _build_gun(self, gun_spec, turret_width: float, turret_length: float, paint,
+                   mantlet: bool = True) -> None:
+        """The gun node on its trunnions at the turret's front: mantlet, barrel, muzzle.
+        Without ``mantlet`` (the turret's plates have one) the barrel starts inside it."""
         spec = self.spec
         self.gun = self.turret.attachNewNode("gun")
         trunnion_y = 0.5 * turret_length * spec.trunnion_forward_share
@@ -86,8 +93,10 @@ class TurretRig:
         if gun_spec is not None:
             barrel_end = max(gun_spec.gun_length_m - trunnion_y - spec.muzzle_length_m,
                              MIN_BARREL_END_M)
-        pieces = [loft_mesh("mantlet", self._mantlet_rings(turret_width), paint),
-                  self._barrel_node(barrel_end, paint)]
+        pieces = ([loft_mesh("mantlet", self._mantlet_rings(turret_width), paint)]
+                  if mantlet else [])
+        pieces.append(self._barrel_node(barrel_end, paint, spec.barrel_start_m if mantlet
+                                        else -spec.mantlet_back_m))
         muzzle_end = barrel_end + spec.muzzle_length_m
         if spec.muzzle_length_m > 0.0:
             pieces.append(cylinder_mesh(
@@ -109,10 +118,10 @@ class TurretRig:
         return [np.array([(-x, y, -z), (x, y, -z), (x, y, z), (-x, y, z)]) * scale
                 for x, y, z in faces]
 
-    def _barrel_node(self, barrel_end: float, paint) -> GeomNode:
-        """The barrel from inside the mantlet to ``barrel_end``, with its fume extractor."""
+    def _barrel_node(self, barrel_end: float, paint, start: float) -> GeomNode:
+        """The barrel from ``start`` (inside the mantlet) to ``barrel_end``, with its fume
+        extractor."""
         spec = self.spec
-        start = spec.barrel_start_m
         extractor = start + spec.fume_extractor_share * (barrel_end - start)
         r = spec.gun_radius_m
         stations = ([start] + [extractor + offset for offset in spec.fume_extractor_stations_m]
