@@ -53,7 +53,7 @@ from game.sim.step_loop import StepLoop
 from game.view.display import Display
 from game.view.ground.desert_scene import DesertScene
 from game.view.player_view import make_player_views
-from game.view.session_view import SessionView, SessionViewSpecs
+from game.view.session_view import SessionView, SessionViewSpecs, view_toggles
 from game.view.window import (WITHOUT_A_DISPLAY, configure_window, panda_lines_held,
                               require_display, save_screenshot, screenshot_to)
 from game.view.window_frame import WindowFrame
@@ -125,7 +125,7 @@ class TankBattleApp(ShowBase):
                             gamepad=bindings.gamepad) if bindings is not None
                     else config.controls)
         self._wire_inputs(controls, bindings)
-        self._start(self.session, run.debug_rays)
+        self._start(self.session, (run.debug_rays, False))
         self.settings_in_use.apply(self.user)
         self.taskMgr.add(self._frame, "tank-battle-frame")
         self._draw(frame_s=0.0)
@@ -148,7 +148,7 @@ class TankBattleApp(ShowBase):
         # The app's own keys hold off while the menu waits for a key to bind (Esc cancels).
         self.action_keys = self._add(ActionKeys(
             DirectObject(), {"quit": self.finish,
-                             "debug_overlay": lambda: self.session_view.overlay.toggle(),
+                             **view_toggles(lambda: self.session_view, controls.keyboard),
                              "scoreboard": self._toggle_scoreboard,
                              "screenshot": self.screenshot_to_data_folder, "pause": self._pause_key,
                              "fullscreen": self.settings_in_use.toggle_fullscreen,
@@ -309,8 +309,8 @@ class TankBattleApp(ShowBase):
 
     # ----- a session and what listens to it --------------------------------------------
 
-    def _start(self, session: DrawnSession, debug_rays: bool) -> None:
-        """Run ``session``: its views and sounds, and the step loop that feeds them."""
+    def _start(self, session: DrawnSession, overlays: tuple[bool, bool]) -> None:
+        """Run ``session``: its views and sounds (its two overlays shown or not), its loop."""
         view = self.game_config.view
         self.session = session
         self.online = session.battle.online
@@ -319,7 +319,7 @@ class TankBattleApp(ShowBase):
             SessionViewSpecs(self.game_config.vehicle_looks, view.combat_view, view.effects,
                              view.debug_overlay, view.scene.fog_colour,
                              self.scene.fog_density_per_m, view.hud.zone, view.vehicle_detail),
-            self.user.quality, debug_rays)
+            self.user.quality, *overlays)
         self.audio = GameAudio(session.simulation, self.sounds, view.audio)
         gearbox = self.player_gearbox if self.online else session.options.gearbox
         self.player_inputs.set_lever(START_GEARS.get(gearbox))
@@ -357,14 +357,14 @@ class TankBattleApp(ShowBase):
         """Play ``session`` instead of the one now: new views and sounds for it, the ground
         redrawn when it is another map."""
         old = self.session
-        debug_rays = self.session_view.overlay.visible
+        overlays = self.session_view.overlay.visible, self.session_view.armour_view.visible
         self.session_view.destroy()
         if (old.options.map, old.options.seed) != (session.options.map, session.options.seed):
             simulation = session.simulation
             self.scene.set_ground(simulation.terrain, simulation.rocks)
             for player in self.views:
                 player.chase_camera.terrain = simulation.terrain
-        self._start(session, debug_rays)
+        self._start(session, overlays)
         old.destroy()
         for player in self.views:
             player.reset()

@@ -1,5 +1,6 @@
-"""The drawn tank's plates (game/view/rigs/rig_plates.py) are the collider's. No window: rigs
-under a plain NodePath."""
+"""The drawn tank's plates (game/view/rigs/rig_plates.py) are the collider's, and the armour
+view (game/view/armour_view.py) colours them by the armour the camera sees: thickness over
+the cosine of the angle from the face's normal. No window: rigs under a plain NodePath."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from panda3d.core import GeomVertexReader, NodePath
 
 from game.sim.controls import Controls
 from game.sim.simulation import Simulation
+from game.view.armour_view import ArmourView, armour_colours, scale_colour
 from game.view.rigs.rig_plates import plate_faces
 from game.view.rigs.tank_rig import TankRig
+from game.view.session_view import view_toggles
 from physics.model.plate_solids import collider_pieces, part_plates
 from physics.model.terrain import MapChoice
 
@@ -91,3 +94,57 @@ def test_every_face_is_drawn_once_facing_out(config):
     glacis = owners == 0
     assert area[glacis].sum() == pytest.approx(  # its six faces' area, computed by hand
         2 * 3.31 * math.hypot(1.04, 0.6) + 2 * 3.31 * 0.18 + 2 * 0.18 * 0.6, rel=1e-6)
+
+
+def test_effective_thickness_is_thickness_over_the_cosine(config):
+    spec = config.view.debug_overlay.armour
+    positions = np.zeros((3, 3))
+    normals = np.array([[0.0, -1.0, 0.0], [0.0, -1.0, 0.0], [0.0, 1.0, 0.0]])
+    eyes = np.array([0.0, -10.0, 0.0])
+    thickness = np.array([80.0, 80.0, 80.0])
+    square, colours = armour_colours(positions[:1], normals[:1], thickness[:1], eyes, spec)
+    assert square[0] == pytest.approx(80.0)
+    assert np.allclose(colours[0, :3], scale_colour(np.array([80.0]), spec)[0])
+    sixty = np.array([math.sin(math.radians(60.0)), -math.cos(math.radians(60.0)), 0.0]) * 10
+    slanted, colours = armour_colours(positions, normals, thickness, sixty, spec)
+    assert slanted[0] == pytest.approx(160.0)
+    assert np.isinf(slanted[2])  # turned from the eye: no shell from there strikes it
+    assert colours[0, :3] == pytest.approx(
+        scale_colour(np.array([160.0]), spec)[0] * (1 - spec.turned_shade * 0.5))
+    top = scale_colour(np.array([1e6]), spec)[0]
+    assert np.allclose(top, spec.scale_colours[-1])
+
+
+def test_the_armour_view_colours_each_tanks_plates_from_the_eye(tank_scene, config):
+    simulation, render, vehicle, rig = tank_scene
+    view = ArmourView(None, config.view.debug_overlay.armour)
+    view.update([rig], np.array([0.0, 50.0, 1.0]), render)
+    assert not view._parts  # hidden: no work
+    view.toggle()
+    rig.update(alpha=1.0)
+    eye = vehicle.current.position_ws + vehicle.current.axes_ws()[1] * 60.0  # dead ahead
+    view.update([rig], eye, render)
+    hull, turret = view._parts[id(rig)][1]
+    assert hull.path.getParent() == rig.root and turret.path.getParent() == rig.turret
+    # The glacis seen from ahead at its 60 degrees: about twice its 90 mm.
+    outer = config.tank.plates.named("glacis").faces[0][0]  # its first face: the outer one
+    assert outer == pytest.approx([0.0, 0.5, math.sqrt(0.75)], abs=1e-3)
+    glacis = (hull.thickness_mm == 90.0) & (np.abs(hull.normals - outer).max(axis=1) < 1e-6)
+    assert glacis.sum() == 4
+    assert hull.effective_mm[glacis] == pytest.approx(180.0, rel=0.05)
+    view.update([], eye, render)  # the rig is gone: forgotten
+    assert not view._parts
+    view.destroy()
+
+
+def test_the_app_binds_the_armour_view_only_where_a_key_is_given(config):
+    class Keys:
+        debug_overlay = ("f3",)
+        armour_view = ("f4",)
+
+    shown = []
+    toggles = view_toggles(lambda: shown, Keys())
+    assert set(toggles) == {"debug_overlay", "armour_view"}
+    assert set(view_toggles(lambda: shown, config.controls.keyboard)) <= {"debug_overlay",
+                                                                        "armour_view"}
+    assert "debug_overlay" in view_toggles(lambda: shown, config.controls.keyboard)

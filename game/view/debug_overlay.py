@@ -1,4 +1,5 @@
-"""The suspension debug overlay (F3; ``--debug-rays`` starts with it on).
+"""The suspension debug overlay (F3; ``--debug-rays`` starts with it on). Its armour view
+(the ``armour_view`` action) is :mod:`game.view.armour_view`, configured here.
 
 For every vehicle, from the controller's own report of the last substep
 (``Vehicle.anchors()``; the overlay never casts a ray of its own):
@@ -25,6 +26,7 @@ from panda3d.core import (Geom, GeomLines, GeomNode, GeomVertexData, NodePath, O
                           TextNode)
 
 from common.spec import Spec, tuning
+from game.view.armour_view import ArmourViewSpec
 from game.view.draw.colours import rgba
 from game.view.draw.meshes import COLOUR_VERTEX_FORMAT
 from game.view.draw.overlay import keep_alpha
@@ -48,6 +50,8 @@ class DebugOverlaySpec(Spec):
     sliding_size_m: float = tuning("that cross's half size", minimum=0.05, maximum=5.0)
     text_scale: float = tuning("height of the text block", minimum=0.01, maximum=0.2)
     text_colour: tuple[float, ...] = rgba("the text block")
+    armour: ArmourViewSpec = tuning("the armour view: the tanks' plates by the thickness "
+                                    "the camera sees")
 
 
 def anchor_rays(view) -> tuple[np.ndarray, np.ndarray]:

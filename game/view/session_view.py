@@ -1,5 +1,5 @@
 """Everything that draws one game session: a view per vehicle, the shells and the range's
-plates, the particles, and the suspension overlay.
+plates, the particles, the suspension overlay and the armour view.
 
 Made anew for every session (a restart makes a new session, and a new one of these
 that listens to its events); what outlives a session (the scene, the players' cameras
@@ -9,12 +9,14 @@ and HUDs) belongs to the app.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from panda3d.core import NodePath
 
 from game.sim.events import Event
 from game.sim.interfaces import DrawnSession
+from game.view.armour_view import ArmourView
 from game.view.debug_overlay import DebugOverlay, DebugOverlaySpec
 from game.view.effects.combat_view import CombatView, CombatViewSpec
 from game.view.effects.effects import Effects, EffectsSpec
@@ -38,11 +40,22 @@ class SessionViewSpecs:
     vehicle_detail: VehicleDetailSpec
 
 
+def view_toggles(session_view: Callable[[], SessionView], keyboard
+                 ) -> dict[str, Callable[[], None]]:
+    """The app's keys that show or hide a session's overlays, by action (those the
+    ``keyboard``'s spec binds): ``debug_overlay`` the suspension overlay, ``armour_view``
+    the armour view; ``session_view()`` is the session view of the moment."""
+    toggles = {"debug_overlay": lambda: session_view().overlay.toggle(),
+               "armour_view": lambda: session_view().armour_view.toggle()}
+    return {action: toggle for action, toggle in toggles.items() if hasattr(keyboard, action)}
+
+
 class SessionView:
     """Draws one session's vehicles, shells, plates, particles and anchors."""
 
     def __init__(self, render: NodePath, overlay_2d: NodePath, session: DrawnSession,
-                 specs: SessionViewSpecs, quality: str, debug_rays: bool):
+                 specs: SessionViewSpecs, quality: str, debug_rays: bool,
+                 armour_view: bool = False):
         simulation = session.simulation
         self.render = render
         self.simulation = simulation
@@ -57,6 +70,9 @@ class SessionView:
         self._particle_projection = None
         self.overlay = DebugOverlay(render, overlay_2d, simulation, specs.debug_overlay,
                                     visible=debug_rays)
+        self.armour_view = ArmourView(overlay_2d, specs.debug_overlay.armour,
+                                      visible=armour_view)
+        """The tanks' plates by the thickness the first player's camera sees."""
         self.battle = session.battle
         zone = getattr(session.battle, "zone", None)
         self.zone_band = (ZoneBand(render, simulation.terrain, zone, specs.zone)
@@ -108,6 +124,8 @@ class SessionView:
             self._particle_projection = projection
         self.effects.update(frame_s, eye_ws)
         self.overlay.update(step_ms)
+        self.armour_view.update([view.rig for view in self.vehicle_views.values()
+                                 if view.has_gun], eye_ws, self.render)
         if self.zone_band is not None and self.simulation.player is not None:
             self.zone_band.update(read_zone_state(self.battle, self.simulation.player))
 
@@ -118,5 +136,6 @@ class SessionView:
             view.destroy()
         self.vehicle_views.clear()
         self.overlay.destroy()
+        self.armour_view.destroy()
         self.effects.destroy()
         self.combat_view.destroy()
