@@ -175,7 +175,7 @@ def test_a_tank_without_turret_plates_has_no_turret_collider(tank):
     hull_only = PlateLayout(tuple(plate for plate in tank.plates.plate if plate.part == "hull"))
     body, turret = make_vehicle_body(dataclasses.replace(tank, plates=hull_only), "tank")
     assert turret is None and body.getNumShapes() == 1
-    assert collider_pieces(hull_only, "turret") == []
+    assert collider_pieces(hull_only, "turret") == ()
 
 
 def test_a_car_keeps_its_hull_box(config):

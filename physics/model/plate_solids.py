@@ -26,8 +26,8 @@ Pure numpy; knows nothing of Panda or Bullet.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -62,12 +62,27 @@ def part_plates(layout: PlateLayout, part: str) -> list[PlateSpec]:
     return [plate for plate in layout.plate if plate.part == part]
 
 
+def _triples(count: int) -> np.ndarray:
+    """Every three of ``count`` indices, rising (T, 3)."""
+    first, second, third = np.meshgrid(np.arange(count), np.arange(count), np.arange(count),
+                                       indexing="ij")
+    rising = (first < second) & (second < third)
+    return np.stack([first[rising], second[rising], third[rising]], axis=1)
+
+
+def _distinct(points: np.ndarray) -> np.ndarray:
+    """The points, each once (plates that meet share corners), in their first order."""
+    _, first = np.unique(np.round(points, 9), axis=0, return_index=True)
+    return points[np.sort(first)]
+
+
 def hull_planes(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The faces of the convex hull of ``points`` (N, 3) as outward unit normals and
     offsets (a point ``p`` is inside where ``normals @ p <= offsets``), one row per face; by
     brute force over every three points, for a few dozen. Unlike
     :func:`physics.model.armour.convex_faces` it takes any points (inside ones too)."""
-    triples = np.array(list(itertools.combinations(range(len(points)), 3)))
+    points = _distinct(points)
+    triples = _triples(len(points))
     a, b, c = points[triples[:, 0]], points[triples[:, 1]], points[triples[:, 2]]
     crossed = np.cross(b - a, c - a)
     sizes = np.linalg.norm(crossed, axis=1)
@@ -89,7 +104,7 @@ def hull_planes(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def corners_of(normals: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """The corners (M, 3) of the convex solid bounded by the planes: every point where three
     of them meet that lies inside the rest, each once."""
-    triples = np.array(list(itertools.combinations(range(len(normals)), 3)))
+    triples = _triples(len(normals))
     matrices = normals[triples]
     determinants = np.linalg.det(matrices)
     meeting = np.abs(determinants) > _INDEPENDENT
@@ -175,11 +190,12 @@ class ColliderPiece:
     margin_m: float
 
 
+@lru_cache(maxsize=32)
 def collider_pieces(layout: PlateLayout, part: str, margin_m: float = 0.0
-                    ) -> list[ColliderPiece]:
+                    ) -> tuple[ColliderPiece, ...]:
     """The convex pieces of ``part``'s collider (:func:`convex_groups`), each moved in by
     ``margin_m``, or by a quarter of its thinnest width where that is less (a plate alone
-    may be thin)."""
+    may be thin). Worked out once a layout (every tank of a kind has the same)."""
     pieces = []
     for group in convex_groups(part_plates(layout, part)):
         points = _corners(group)
@@ -187,8 +203,9 @@ def collider_pieces(layout: PlateLayout, part: str, margin_m: float = 0.0
         margin = min(margin_m, thinnest_m(points) / 4.0)
         corners = (inset_corners(points, margin) if margin > 0.0
                    else corners_of(normals, offsets))
+        corners.setflags(write=False)
         pieces.append(ColliderPiece(tuple(plate.name for plate in group), corners, margin))
-    return pieces
+    return tuple(pieces)
 
 
 def swept_bounds(layout: PlateLayout, turret_pivot_m) -> tuple[np.ndarray, np.ndarray] | None:
