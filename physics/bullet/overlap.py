@@ -4,10 +4,11 @@ Bullet's contact test (what :meth:`physics.bullet.world.PhysicsWorld.overlapping
 first) reports every body a shape overlaps, and also bodies
 near it: a turned box or a convex hull a good share of the shape's size away (its
 collision margins count as closest-point distance). Panda cannot read the distances
-back from a contact test, so for the bodies whose shape is one sphere or one box (hulls,
-plates, shells) the answer is decided here, from the body's shape and transform: the
-centre-to-box distance for a sphere, the separating-axis test for two boxes. Other
-shapes (rock hulls, the terrain, the map's edges) keep the contact test's answer.
+back from a contact test, so for the bodies whose shape is one sphere or one box (a
+car's hull, plates, shells) the answer is decided here, from the body's shape and
+transform: the centre-to-box distance for a sphere, the separating-axis test for two
+boxes. Other shapes (a tank's hull of armour plates, rock hulls, the terrain, the map's
+edges) keep the contact test's answer.
 """
 
 from __future__ import annotations

@@ -291,9 +291,10 @@ class PhysicsWorld:
         sphere or a turned box: :func:`~physics.bullet.overlap.probe_solid`), as
         :meth:`overlap_sphere`.
 
-        Exact for bodies of one sphere or one box (hulls, plates, shells: touching
-        counts); for other shapes (rocks, the terrain) Bullet's contact test decides,
-        which also counts some bodies near the shape (:mod:`physics.bullet.overlap`).
+        Exact for bodies of one sphere or one box (a car's hull, plates, shells: touching
+        counts); for other shapes (a tank's plates, rocks, the terrain) Bullet's contact
+        test decides, which also counts some bodies near the shape
+        (:mod:`physics.bullet.overlap`).
         Only which bodies overlap is answered; a caller measures distances."""
         if probe.half_m is None:
             shape, placed = sphere_shape(probe.radius_m), _placed(probe.centre_ws, None)
