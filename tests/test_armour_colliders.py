@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 from panda3d.bullet import BulletWorld
-from panda3d.core import Point3, TransformState, Vec3
+from panda3d.core import Point3, TransformState
 
 import game.sim.simulation as simulation_module
 from game.sim.controls import Controls
@@ -119,14 +119,19 @@ def test_mass_and_inertia_are_the_hull_boxes_whatever_the_turret_does(tank):
     world.removeRigidBody(body)
 
 
-def test_the_turret_follows_once_its_corner_would_stray_a_centimetre(tank):
+def test_a_turning_turret_is_followed_by_2_cm_and_a_stopped_one_exactly(tank):
     body, turret = make_vehicle_body(tank, "tank")
     reach = float(np.hypot(*_corners(part_plates(tank.plates, "turret"))[:, :2].T).max())
-    small = 0.5 * TURRET_FOLLOW_M / reach
-    assert not turret.turn(small)
+    small = 0.4 * TURRET_FOLLOW_M / reach  # its far corner moves 0.8 cm a step
+    assert not turret.turn(small)  # turning: within the 2 cm
+    assert not turret.turn(2.0 * small)
     assert turret.heading_rad == 0.0
-    assert turret.turn(3.0 * small)
+    assert turret.turn(3.0 * small)  # 2.4 cm: followed
     assert turret.heading_rad == 3.0 * small
+    assert not turret.turn(4.0 * small)
+    assert turret.turn(4.0 * small)  # stopped there: stood exactly where it stopped
+    assert turret.heading_rad == 4.0 * small
+    assert not turret.turn(4.0 * small)
 
 
 def _bullet_and_plates(tank, heading_rad, origin_bs, direction_bs):

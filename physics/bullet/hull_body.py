@@ -20,8 +20,9 @@ set goes in before the old comes out), so the compound never drops to one child,
 Panda would replace by the bare child (a new root shape under a body Bullet has paired).
 Removing a child fills its place with the compound's last, so the old set comes out last
 first, and the children stay in the order Panda lists the shapes. This is done only on a
-step where the heading changed by more than a hundredth of a metre at the turret's
-farthest corner (:data:`TURRET_FOLLOW_M`): about 10 microseconds a tank that turns.
+step where the heading changed by more than 2 cm at the turret's farthest corner, or the
+turret stopped short of where they stand (:data:`TURRET_FOLLOW_M`): about 10 microseconds
+a tank that turns (and Bullet then pairs that body's pieces afresh).
 
 :func:`collider_hull` is the hull box grown to hold the collider with its turret at any
 heading: the box the fleet's near tests and the hull's pairs with the terrain and the
@@ -47,10 +48,13 @@ from physics.model.plate_solids import collider_pieces, swept_bounds
 COLLIDER_MARGIN_M = 0.04
 """Bullet's collision margin round each convex piece (its default); the pieces are moved in
 by it, so their faces stand where the plates' do."""
-TURRET_FOLLOW_M = 0.01
-"""The turret's pieces are turned once its farthest corner would stand more than this far
-from where they are (0.3 degrees for a turret 1.9 m round): a gun aimed to and fro by
-hundredths of a degree leaves them be. The margin rounds their edges by more."""
+TURRET_FOLLOW_M = 0.02
+"""While the turret turns, its pieces are turned once its farthest corner would stand more
+than this far from where they are (0.6 degrees for a turret 1.9 m round): a gun aimed to
+and fro by tenths of a degree leaves them be (bots' guns do, most steps). The margin
+rounds the pieces' edges by more; a shell striking them is then cast against the plates
+where they are (:mod:`game.sim.armour_hits`). A turret that stops has them turned to
+where it stopped."""
 
 
 @lru_cache(maxsize=16)
@@ -93,6 +97,8 @@ class TurretCollider:
         """Which of the two sets is in the compound."""
         self.heading_rad = 0.0
         """The heading the pieces stand at (+ right, as the gun's)."""
+        self._asked_rad = 0.0
+        """The heading :meth:`turn` was last asked for."""
         placed = self._placed(0.0)
         for shape in self._sets[self._in]:
             body.addShape(shape, placed)
@@ -107,9 +113,13 @@ class TurretCollider:
         return TransformState.makePosHpr(self._pivot, Vec3(-math.degrees(heading_rad), 0, 0))
 
     def turn(self, heading_rad: float) -> bool:
-        """Stand the pieces at ``heading_rad``; whether they moved (not where that is within
-        :data:`TURRET_FOLLOW_M` at their farthest corner of where they stand)."""
-        if abs(heading_rad - self.heading_rad) <= self._follow_rad:
+        """Stand the pieces at the turret's ``heading_rad`` (asked each step); whether they
+        moved. While the turret turns, not where that is within :data:`TURRET_FOLLOW_M` at
+        their farthest corner of where they stand; once it stands (asked the same heading
+        twice running), exactly there."""
+        turning, self._asked_rad = heading_rad != self._asked_rad, heading_rad
+        if heading_rad == self.heading_rad or (
+                turning and abs(heading_rad - self.heading_rad) <= self._follow_rad):
             return False
         placed, body = self._placed(heading_rad), self.body
         old, new = self._sets[self._in], self._sets[1 - self._in]
