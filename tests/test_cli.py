@@ -182,6 +182,11 @@ BAD_INPUTS = {
                     ["events[1].t", "time order"]),
     "non-object-event": ('{"events": [{"t": 0}, 42]}', ["events[1]", "object"]),
     "bad-gear": ('{"events": [{"t": 0, "gear": "7"}]}', ["events[0].gear"]),
+    "shell-9": ('{"events": [{"t": 0, "shell": 9}]}', ["events[0].shell", "0 to 7"]),
+    "shell-named": ('{"events": [{"t": 0, "fire": true}, {"t": 1, "shell": "apcr"}]}',
+                    ["events[1].shell", "ammunition slot"]),
+    "next-shell-1": ('{"events": [{"t": 0, "next_shell": 1}]}',
+                     ["events[0].next_shell", "true or false"]),
 }
 
 

@@ -25,8 +25,12 @@ def config():
     return load_config()
 
 
-def quick_reload(config, reload_s=0.1):
-    gun = dataclasses.replace(config.tank.gun, reload_s=reload_s)
+def quick_reload(config, reload_s=0.1, rounds=1000):
+    """``config`` with a gun that reloads in ``reload_s`` and carries ``rounds`` of its
+    first shell."""
+    first = dataclasses.replace(config.tank.gun.ammunition[0], rounds=rounds)
+    gun = dataclasses.replace(config.tank.gun, reload_s=reload_s,
+                              ammunition=(first, *config.tank.gun.ammunition[1:]))
     return dataclasses.replace(config, tank=dataclasses.replace(config.tank, gun=gun))
 
 

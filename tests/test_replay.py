@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-INPUTS = {"events": [{"t": 0.2, "throttle": 1.0, "gear": "A", "turret": 0.5},
-                     {"t": 2.0, "steer": -0.6, "fire": True},
-                     {"t": 4.0, "throttle": 0.3, "steer": 0.4, "elevation": 0.3},
-                     {"t": 6.0, "fire": False, "handbrake": True}]}
+INPUTS = {"events": [{"t": 0.2, "throttle": 1.0, "gear": "A", "turret": 0.5, "shell": 1},
+                     {"t": 2.0, "steer": -0.6, "fire": True, "shell": None},
+                     {"t": 4.0, "throttle": 0.3, "steer": 0.4, "elevation": 0.3,
+                      "next_shell": True},
+                     {"t": 6.0, "fire": False, "handbrake": True, "next_shell": False}]}
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +34,7 @@ def test_a_replay_gives_byte_identical_telemetry(recorded, run_cli):
     assert (folder / "again.jsonl").read_bytes() == original
     assert original.count(b"\n") == 8 * 60
     assert b'"type":"shot"' in original  # the recording covers a real fight
+    assert b'{"type":"shot","vehicle":"player","shell":"ap"}' in original  # the one loaded
 
 
 def test_the_replay_is_small_and_says_what_it_needs(recorded):
@@ -68,13 +70,15 @@ def corrupt(replay_text: str, how: str) -> str | bytes:
         document["controls"][0][1]["nitro"] = True
     elif how == "throttle out of range":
         document["controls"][0][1]["throttle"] = 7.5
+    elif how == "shell out of range":
+        document["controls"][0][1]["shell"] = 8
     return json.dumps(document)
 
 
 @pytest.mark.parametrize("how", ["garbage", "empty", "truncated", "not a replay",
                                  "other format version", "other game version", "seed missing",
                                  "seed not a number", "steps out of order", "unknown control",
-                                 "throttle out of range"])
+                                 "throttle out of range", "shell out of range"])
 def test_a_bad_replay_is_refused_with_one_line(recorded, run_cli, tmp_path, how):
     _, replay, _ = recorded
     bad = tmp_path / "bad.replay"

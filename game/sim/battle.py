@@ -327,7 +327,8 @@ class Battle:
         return RoundStart(self.round, dict(self.score))
 
     def _restart(self) -> None:
-        """Every tank back at its spawn, whole, its gun loading afresh; shells in flight gone."""
+        """Every tank back at its spawn, whole, its gun loading afresh with every round it
+        carries; shells in flight gone."""
         simulation = self.simulation
         simulation.combat.clear()
         self.stats.new_round()
@@ -342,6 +343,7 @@ class Battle:
                 vehicle.health = vehicle.spec.armour.health
                 vehicle.destroyed = False
                 vehicle.aim.reload_left_s = vehicle.spec.gun.reload_s  # loading afresh
+                vehicle.aim.ammunition.restock(vehicle.spec.gun.ammunition)
 
 
 def _nearest(vehicles: list, me):

@@ -1,6 +1,8 @@
 """Combat rules: firing, what a hit does, splash, wrecks, and the firing range's plates.
 
-The physics of a shot (the shell's flight, its first contact) is
+A gun fires the shell it has loaded, and that takes one of its rounds; the shell the
+gunner chose (``Controls.shell``, ``Controls.next_shell``) is loaded at the next reload
+(:class:`~physics.model.ammunition.AmmunitionState`). The physics of a shot (the shell's flight, its first contact) is
 :mod:`physics.bullet.shells`; here a hit becomes damage. A shell that strikes a tank
 strikes one of its armour plates (:mod:`game.sim.armour_hits`), and the penetration
 model decides: only a shell that gets through does damage (the more armour it had to
@@ -26,7 +28,7 @@ from game.sim.vehicles import DrawnVehicle, PlayerVehicle, Vehicle
 from physics.bullet.bodies import make_plate_body
 from physics.bullet.shells import Shell, ShellHit, ShellSystem, predicted_impact, splash_owners
 from physics.bullet.world import PhysicsWorld
-from physics.model.ammunition import HE, MM_PER_M, ShellSpec
+from physics.model.ammunition import HE, MM_PER_M, AmmunitionState, ShellSpec
 from physics.model.ballistics import aim_gun, gun_axes, launch_velocity_ws
 from physics.model.craters import CraterSpec, crater_from_hit
 from physics.model.flight import Flight
@@ -148,6 +150,9 @@ class Combat:
         self._shell_names = {id(spec): name for name, spec in shells.shells.items()}
         self.shell_system: ShellSystem[Vehicle] = ShellSystem(world, shells.air)
         self.rng = np.random.default_rng([seed, SHOT_STREAM])
+        self._next_held: set[str] = set()
+        """The vehicles whose gunner holds the next-shell button (it counts as it goes
+        down)."""
 
     @property
     def shells(self) -> list[Shell[Vehicle]]:
@@ -163,12 +168,31 @@ class Combat:
             return []
         gun = vehicle.spec.gun
         aim_gun(aim, gun, controls.turret, controls.elevation, step_s)
-        if not (controls.fire and aim.reload_left_s == 0.0):
+        ammunition = aim.ammunition
+        if ((controls.shell is not None and controls.shell != ammunition.selected)
+                or controls.next_shell or self._next_held):
+            self._choose_shell(vehicle.name, ammunition, controls)
+        if not (controls.fire and aim.reload_left_s == 0.0 and ammunition.can_fire):
             return []
+        shell = gun.ammunition[ammunition.loaded].shell
         self.shell_system.fire(vehicle, vehicle.body, vehicle.current, gun,
-                               self.loaded_shell(vehicle), aim, time_s, self.rng)
+                               self.shells_config.shells[shell], aim, time_s, self.rng)
+        ammunition.fired()
         vehicle.fired_at_s = time_s
-        return [Shot(vehicle.name)]
+        return [Shot(vehicle.name, shell)]
+
+    def _choose_shell(self, name: str, ammunition: AmmunitionState, controls: Controls
+                      ) -> None:
+        """A gunner's choice of shell for the next reload: the next slot on the step its
+        button goes down (``name``'s button, held or not, is noted), then a slot named."""
+        if controls.next_shell:
+            if name not in self._next_held:
+                self._next_held.add(name)
+                ammunition.choose_next()
+        else:
+            self._next_held.discard(name)
+        if controls.shell is not None:
+            ammunition.choose(controls.shell)
 
     def resolve(self, vehicles: list[Vehicle], time_s: float) -> list[Event]:
         """Shells that struck something this step: hit events, damage, wrecks."""
@@ -266,9 +290,15 @@ class Combat:
                                 max_time_s or gun.shell_lifetime_s, shell.radius_m, make_tiles)
 
     def loaded_shell(self, vehicle: DrawnVehicle) -> ShellSpec:
-        """The shell an armed vehicle's gun has loaded: for now always the first of its
-        ammunition."""
-        return self.shells_config.shells[vehicle.spec.gun.ammunition[0].shell]
+        """The shell in an armed vehicle's breech (or being loaded into it): the loaded
+        slot of its gun's ammunition; with none loaded (no round left, or another
+        player's gun online, known only by its pose) the selected slot's."""
+        ammunition = vehicle.spec.gun.ammunition
+        slot = 0
+        if vehicle.aim is not None:
+            state = vehicle.aim.ammunition
+            slot = state.loaded if state.loaded is not None else state.selected
+        return self.shells_config.shells[ammunition[slot if slot < len(ammunition) else 0].shell]
 
     def flight_of(self, shell: ShellSpec) -> Flight:
         """How a ``shell`` flies here (drag and all): what the crosshair and the bots fly."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 from common.errors import UserError
+from physics.model.ammunition import AMMUNITION_SLOTS
 
 AUTOMATIC = "A"
 GEAR_NAMES = ("R", "N", "1", "2", "3", "4", "5", AUTOMATIC)
@@ -32,18 +33,24 @@ class Controls:
     """Set the vehicle back on its wheels (on the step it is pressed)."""
     swap_vehicle: bool = False
     """Hop between the tank and the car (on the step it is pressed)."""
+    shell: int | None = None
+    """Select this ammunition slot of the gun (0 its first shell) for the next reload, on
+    every step it is set (None: leave the selection); the shell loaded stays loaded."""
+    next_shell: bool = False
+    """Select the next slot that has rounds (on the step it is pressed)."""
 
 
 _new_object = object.__new__
 (_set_throttle, _set_steer, _set_brake, _set_handbrake, _set_gear, _set_fire, _set_turret,
- _set_elevation, _set_reset, _set_swap_vehicle) = (getattr(Controls, field.name).__set__
-                                                   for field in fields(Controls))
+ _set_elevation, _set_reset, _set_swap_vehicle, _set_shell,
+ _set_next_shell) = (getattr(Controls, field.name).__set__ for field in fields(Controls))
 
 
 def made_controls(throttle: float = 0.0, steer: float = 0.0, brake: float = 0.0,
                   handbrake: bool = False, gear: str | None = None, fire: bool = False,
                   turret: float = 0.0, elevation: float = 0.0, reset: bool = False,
-                  swap_vehicle: bool = False) -> Controls:
+                  swap_vehicle: bool = False, shell: int | None = None,
+                  next_shell: bool = False) -> Controls:
     """``Controls(...)`` made in half the time: each slot set through its own descriptor
     rather than by name, as the frozen dataclass's ``__init__`` does (every bot makes one
     at every step). The same frozen Controls."""
@@ -58,17 +65,27 @@ def made_controls(throttle: float = 0.0, steer: float = 0.0, brake: float = 0.0,
     _set_elevation(controls, elevation)
     _set_reset(controls, reset)
     _set_swap_vehicle(controls, swap_vehicle)
+    _set_shell(controls, shell)
+    _set_next_shell(controls, next_shell)
     return controls
 
 
 _AXES = {"throttle": (-1.0, 1.0), "steer": (-1.0, 1.0), "brake": (0.0, 1.0),
          "turret": (-1.0, 1.0), "elevation": (-1.0, 1.0)}
-_SWITCHES = ("handbrake", "fire", "reset", "swap_vehicle")
+_SWITCHES = ("handbrake", "fire", "reset", "swap_vehicle", "next_shell")
 CONTROL_NAMES = tuple(field.name for field in fields(Controls))
 
 
 def check_control(path: Path, key: str, name: str, value) -> None:
-    if name in _AXES:
+    """A control's value from an inputs file or a replay, or one UserError naming the file,
+    the key and what was expected."""
+    if name == "shell":
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or not 0 <= value < AMMUNITION_SLOTS):
+            raise UserError(path, key, f"an ammunition slot, a whole number from 0 to "
+                            f"{AMMUNITION_SLOTS - 1} (or null: leave the selection)", value,
+                            has_value=True)
+    elif name in _AXES:
         low, high = _AXES[name]
         if (isinstance(value, bool) or not isinstance(value, (int, float))
                 or not math.isfinite(value) or not low <= value <= high):

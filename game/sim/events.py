@@ -64,6 +64,8 @@ def _copied(value: Any) -> Any:
 class Shot(Event):
     TYPE = "shot"
     vehicle: str
+    shell: str | None = when_known()
+    """The shell fired (a table of config/shells.toml)."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from game.sim.events import Event, Shift, ShiftRefused, ShiftStart
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.hull_body import TurretCollider
 from physics.bullet.poses import body_state
+from physics.model.ammunition import AmmunitionState
 from physics.model.ballistics import GunState
 from physics.model.gearbox import GearboxStep, GearRequest
 from physics.model.pose import BodyState
@@ -136,8 +137,9 @@ class Vehicle:
         self.lever: str | None = None
         """The gear last asked for through the controls."""
         armed = hasattr(self.spec, "gun")
-        self.aim = GunState() if armed else None
-        """Where the gun points and its reload (None: unarmed)."""
+        self.aim = (GunState(ammunition=AmmunitionState.carried(self.spec.gun.ammunition))
+                    if armed else None)
+        """Where the gun points, its reload and its ammunition (None: unarmed)."""
         self.health = self.spec.armour.health if armed else None
         self.fired_at_s = -math.inf
         """When it last fired (it is seen further for a while after: a flash, smoke)."""

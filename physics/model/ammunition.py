@@ -12,14 +12,17 @@ calibre (an APCR's core's) and its striking velocity how much armour it pierces
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Sequence
 
 from common.spec import Spec, SpecError, tuning
 
 AP, APCR, HE = "ap", "apcr", "he"
 SHELL_KINDS = (AP, APCR, HE)
 MM_PER_M = 1000.0
+AMMUNITION_SLOTS = 8
+"""The most shells a gun lists (its ammunition slots, numbered from 0)."""
 
 
 @dataclass(frozen=True)
@@ -107,3 +110,73 @@ class AmmunitionLoad(Spec):
     shell: str = tuning("the name of a table [shells.NAME] in config/shells.toml")
     rounds: int = tuning("how many it carries at the start of a round", minimum=0,
                          maximum=1000)
+
+
+@dataclass
+class AmmunitionState:
+    """What one gun carries: rounds left per ammunition slot (the gun's ``ammunition`` in
+    order), the slot whose shell is in the breech or being loaded into it, and the slot
+    the gunner has selected for the next reload.
+
+    ``rounds`` counts every round of a slot, the one in the breech too: a shot takes one
+    of the loaded slot's. Choosing a slot changes only what the next reload loads: the
+    shell in the breech stays there until it is fired. Firing reloads with the selected
+    slot, or, where it has no rounds left, with the next slot after it (in order, round
+    to the first) that has; with no round left at all nothing is loaded (``loaded`` None)
+    and the gun cannot fire."""
+
+    rounds: list[int] = field(default_factory=list)
+    loaded: int | None = None
+    selected: int = 0
+
+    @classmethod
+    def carried(cls, loads: Sequence[AmmunitionLoad]) -> AmmunitionState:
+        """A gun's ammunition at the start of a round: every slot full, the first with
+        rounds loaded and selected."""
+        state = cls()
+        state.restock(loads)
+        return state
+
+    def restock(self, loads: Sequence[AmmunitionLoad]) -> None:
+        """Every slot full again (a new round, a respawn); the first slot selected and the
+        first with rounds loaded."""
+        self.rounds = [load.rounds for load in loads]
+        self.selected = 0
+        self.loaded = self._with_rounds_from(0)
+
+    @property
+    def can_fire(self) -> bool:
+        return self.loaded is not None
+
+    def choose(self, slot: int) -> None:
+        """Select ``slot`` for the next reload (a slot the gun does not have is ignored;
+        an empty one is selected, and the reload passes it by)."""
+        if 0 <= slot < len(self.rounds):
+            self.selected = slot
+
+    def choose_next(self) -> None:
+        """Select the next slot after the selected one that has rounds (round to the
+        first); with no other slot holding any, the selection stays."""
+        count = len(self.rounds)
+        for step in range(1, count):
+            slot = (self.selected + step) % count
+            if self.rounds[slot] > 0:
+                self.selected = slot
+                return
+
+    def fired(self) -> None:
+        """A round of the loaded slot is gone; the reload takes the selected slot (or the
+        next with rounds)."""
+        if self.loaded is None:
+            return
+        self.rounds[self.loaded] -= 1
+        self.loaded = self._with_rounds_from(self.selected)
+
+    def _with_rounds_from(self, first: int) -> int | None:
+        """The first slot from ``first`` on (round to the start) with rounds left."""
+        count = len(self.rounds)
+        for step in range(count):
+            slot = (first + step) % count
+            if self.rounds[slot] > 0:
+                return slot
+        return None

@@ -10,14 +10,14 @@ Bullet steps it (:mod:`physics.model.flight`); the shells themselves are Bullet 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from common.compiled import compiled_loop
 from common.spec import Spec, SpecError, tuning
-from physics.model.ammunition import AmmunitionLoad
+from physics.model.ammunition import AMMUNITION_SLOTS, AmmunitionLoad, AmmunitionState
 from physics.model.flight import Flight, flight_points, flight_step
 from physics.model.pose import BodyState
 from physics.model.terrain_base import MISSING_HEIGHT_M, TerrainBase, plane_under
@@ -48,7 +48,7 @@ class GunSpec(Spec):
                                  "this far from the muzzle", minimum=0.0, maximum=100.0)
     ammunition: tuple[AmmunitionLoad, ...] = tuning(
         "the shells it fires (tables of config/shells.toml), the first loaded at the start, "
-        "and how many of each it carries", length=(1, 8))
+        "and how many of each it carries", length=(1, AMMUNITION_SLOTS))
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -84,11 +84,14 @@ class ArmourSpec(Spec):
 
 @dataclass
 class GunState:
-    """Where one gun points and when it may fire again."""
+    """Where one gun points, when it may fire again, and what it has loaded and carries."""
 
     turret_heading_rad: float = 0.0   # from the hull's forward, + to the right
     elevation_rad: float = 0.0
     reload_left_s: float = 0.0
+    ammunition: AmmunitionState = field(default_factory=AmmunitionState)
+    """Rounds left per slot, the slot loaded and the slot selected (none: a gun known
+    only by its pose, another player's online)."""
 
 
 def gun_axes(state: BodyState, gun: GunSpec, aim: GunState) -> tuple[np.ndarray, np.ndarray]:
