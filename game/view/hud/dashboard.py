@@ -1,9 +1,12 @@
 """The HUD's dashboard in the bottom left corner: from the bottom up, health, an rpm bar
-with its red zone, and the speed and gear beside a drawn H gate whose knob travels the
-gate through N during a shift (and turns colour meanwhile).
+with its red zone, the speed and gear beside a drawn H gate whose knob travels the gate
+through N during a shift (and turns colour meanwhile), and the gun's ammunition line (each
+shell's rounds left, the loaded one in brackets, the one chosen for the next reload after
+an arrow: :attr:`HudState.ammunition_line`).
 
-Compact (:meth:`Dashboard.set_compact`) keeps health, speed and gear on a shorter backing:
-the rpm bar and the gate are hidden, and the speed and gear move down into their place.
+Compact (:meth:`Dashboard.set_compact`) keeps health, speed, gear and the ammunition on a
+shorter backing: the rpm bar and the gate are hidden, and the speed and gear move down into
+their place, the ammunition line just above them.
 """
 
 from __future__ import annotations
@@ -25,6 +28,10 @@ REDLINE_ALPHA = 0.45
 GATE_UNITS_HIGH = 2.6
 """The gate's slots span this many gate units top to bottom (rows at +1 and -1, labels
 beyond them)."""
+GATE_LABEL_UNITS = 1.55
+"""The gate's top labels stand this many gate units above its middle."""
+AMMUNITION_TEXT = 0.7
+"""The ammunition line's height, in text heights."""
 
 
 class Dashboard:
@@ -49,13 +56,21 @@ class Dashboard:
                                m * 0.5 + height, s.panel_colour)
         self.compact_drop = y_gate + s.gate_size * 0.15 - y_rpm
         """Compact: the speed and gear move down this far, into the rpm bar's place."""
-        compact_top = y_gate + s.gate_size * 0.6 + s.text_scale * 1.4 - self.compact_drop
+        compact_top = (y_gate + s.gate_size * 0.6 + s.text_scale * (1.4 + AMMUNITION_TEXT * 1.4)
+                       - self.compact_drop)
         self.compact_panel = card(panel, "hud-compact-panel", m * 0.5, m * 0.5 + self.width,
                                   m * 0.5, compact_top + m * 0.5, s.panel_colour)
         self.compact_panel.hide()
         self._build_health_bar(panel, m, y_health)
         self._build_rpm_bar(panel, m, y_rpm)
         self._build_gear_gate(panel, m, y_gate)
+        self.ammunition_text = hud_text(panel, s, s.text_scale * AMMUNITION_TEXT)
+        gate_unit = s.gate_size / GATE_UNITS_HIGH
+        self.ammunition_z = (y_gate + s.gate_size * 0.55 + gate_unit * GATE_LABEL_UNITS
+                             + s.text_scale, y_gate + s.gate_size * 0.6 + s.text_scale * 1.5
+                             - self.compact_drop)
+        """The ammunition line's height: over the gate's labels, and compact over the speed."""
+        self.ammunition_text.setPos(m, 0, self.ammunition_z[0])
         self.compact = False
 
     def _build_health_bar(self, panel: NodePath, x0: float, y: float) -> None:
@@ -111,6 +126,7 @@ class Dashboard:
             (path.hide if on else path.show)()
         (self.compact_panel.show if on else self.compact_panel.hide)()
         self.readout.setZ(-self.compact_drop if on else 0.0)
+        self.ammunition_text.setZ(self.ammunition_z[1 if on else 0])
 
     def _build_gate(self, gate: dict) -> None:
         for child in self.gate_root.findAllMatches("gate-lines"):
@@ -143,6 +159,7 @@ class Dashboard:
     def update(self, state: HudState, frame_s: float) -> None:
         self._update_gear(state, frame_s)
         self._update_bars(state)
+        set_text(self.ammunition_text, state.ammunition_line, self.drawn)
 
     def _update_gear(self, state: HudState, frame_s: float) -> None:
         """Speed and gear texts; the knob slides toward the lever's place in the gate."""

@@ -98,6 +98,27 @@ class HudState:
     """The enemy markers on the view (:class:`Marker`), when the view works them out."""
     zone: ZoneState | None = None
     """The capture zone, in a game that has one."""
+    ammunition: tuple = ()
+    """The gun's shells in slot order, each (name, rounds left); none: no gun."""
+    loaded_slot: int | None = None
+    """The slot in the breech or being loaded (None: no round left)."""
+    selected_slot: int | None = None
+    """The slot the next reload takes."""
+
+    @property
+    def ammunition_line(self) -> str:
+        """The gun's shells and rounds left in words, the loaded one in brackets and the
+        one chosen for the next reload (where it is another) after an arrow:
+        ``[AP 39]  > APCR 10  HE 20`` ("" without a gun)."""
+        parts = []
+        for slot, (name, rounds) in enumerate(self.ammunition):
+            text = f"{name.upper()} {rounds}"
+            if slot == self.loaded_slot:
+                text = f"[{text}]"
+            elif slot == self.selected_slot:
+                text = f"> {text}"
+            parts.append(text)
+        return "  ".join(parts)
 
     @property
     def score_line(self) -> str | None:
@@ -146,6 +167,10 @@ def read_hud_state(simulation, battle=None, vehicle=None) -> HudState:
         if kind == "enemy":
             fighting.add(vehicle.name)
     armed = player.aim is not None
+    ammunition = player.aim.ammunition if armed else None
+    slots = (tuple((load.shell, rounds) for load, rounds
+                   in zip(player.spec.gun.ammunition, ammunition.rounds))
+             if ammunition is not None else ())
     # Rounds: against bots, or online (free for all: the score by name, once there is one).
     rounds = battle is not None and bool(battle.bots or getattr(battle, "online", False)
                                          and battle.score)
@@ -166,7 +191,9 @@ def read_hud_state(simulation, battle=None, vehicle=None) -> HudState:
         round=getattr(battle, "round", None) if rounds else None,
         score=dict(battle.score) if rounds else None,
         ping_ms=getattr(battle, "ping_ms", None), board=getattr(battle, "board", None),
-        zone=read_zone_state(battle, player))
+        zone=read_zone_state(battle, player), ammunition=slots,
+        loaded_slot=ammunition.loaded if slots else None,
+        selected_slot=ammunition.selected if slots else None)
 
 
 def read_zone_state(battle, player) -> ZoneState | None:
