@@ -261,6 +261,10 @@ class NetClient:
         if wire is not None:
             pose = vehicle_pose(wire)
             player.health, player.destroyed = pose.health, pose.destroyed
+        if player.aim is not None and len(own.rounds) == len(player.spec.gun.ammunition):
+            ammunition = player.aim.ammunition
+            ammunition.rounds = list(own.rounds)
+            ammunition.loaded, ammunition.selected = own.loaded, own.selected
         if self.tick is None:
             return
         if snapshot.tick > self.tick:  # far behind (a stall): catch up
@@ -310,8 +314,9 @@ class NetClient:
         wire = quantised(controls)
         self.last_controls = wire
         self.steps_taken += 1
+        # The shell chosen is the server's to keep: the client shows the server's choice.
         events = self._events + self.prediction.step(tick, replace(
-            wire, fire=False, swap_vehicle=False))
+            wire, fire=False, swap_vehicle=False, shell=None, next_shell=False))
         self._events = []
         self._send_inputs(tick, wire)
         self._show_remotes()

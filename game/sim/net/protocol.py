@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 from game.sim.controls import GEAR_NAMES, Controls
 from game.sim.events import Event, event_from_json
+from physics.model.ammunition import AMMUNITION_SLOTS
 
-PROTOCOL = 1
+PROTOCOL = 2
 """Bumped whenever a message changes: part of the version a client must match."""
 
 STATE_CHANNEL = 0
@@ -114,9 +115,11 @@ def text_field(value: str, most_bytes: int) -> bytes:
 U8, U16, U32 = struct.Struct("<B"), struct.Struct("<H"), struct.Struct("<I")
 _HELLO = struct.Struct("<B32sB")       # protocol, config digest, vehicle kind
 _INPUTS = struct.Struct("<IIIHB")       # ack tick, newest tick, sent at (ms), ping, runs
-_CONTROLS = struct.Struct("<bbBbbBB")   # throttle steer brake turret elevation buttons gear
+_CONTROLS = struct.Struct("<bbBbbBBB")  # throttle steer brake turret elevation buttons gear
+#                                         shell (0: none; slot + 1)
 _WELCOME = struct.Struct("<BIIB")        # your vehicle id, seed, server tick, step Hz
-_HANDBRAKE, _FIRE, _RESET, _SWAP = 1, 2, 4, 8
+_HANDBRAKE, _FIRE, _RESET, _SWAP, _NEXT_SHELL = 1, 2, 4, 8, 16
+_BUTTONS = _HANDBRAKE | _FIRE | _RESET | _SWAP | _NEXT_SHELL
 _AXIS, _BRAKE = 127, 255
 
 
@@ -129,23 +132,30 @@ def _axis(value: float) -> int:
 
 def pack_controls(controls: Controls) -> bytes:
     buttons = ((_HANDBRAKE if controls.handbrake else 0) | (_FIRE if controls.fire else 0)
-               | (_RESET if controls.reset else 0) | (_SWAP if controls.swap_vehicle else 0))
+               | (_RESET if controls.reset else 0) | (_SWAP if controls.swap_vehicle else 0)
+               | (_NEXT_SHELL if controls.next_shell else 0))
     gear = 0 if controls.gear is None else GEAR_NAMES.index(controls.gear) + 1
     brake = int(round(max(0.0, min(1.0, float(controls.brake))) * _BRAKE))
+    shell = controls.shell
+    slot = 0 if shell is None or not 0 <= shell < AMMUNITION_SLOTS else shell + 1
     return _CONTROLS.pack(_axis(controls.throttle), _axis(controls.steer), brake,
-                          _axis(controls.turret), _axis(controls.elevation), buttons, gear)
+                          _axis(controls.turret), _axis(controls.elevation), buttons, gear,
+                          slot)
 
 
 def read_controls(reader: Reader) -> Controls:
-    throttle, steer, brake, turret, elevation, buttons, gear = reader.take(_CONTROLS)
+    throttle, steer, brake, turret, elevation, buttons, gear, slot = reader.take(_CONTROLS)
     if min(throttle, steer, turret, elevation) < -_AXIS:
         raise ProtocolError("an axis below -1")
-    if buttons & ~(_HANDBRAKE | _FIRE | _RESET | _SWAP) or gear > len(GEAR_NAMES):
+    if buttons & ~_BUTTONS or gear > len(GEAR_NAMES):
         raise ProtocolError("unknown buttons or gear")
+    if slot > AMMUNITION_SLOTS:
+        raise ProtocolError(f"ammunition slot {slot - 1}, most {AMMUNITION_SLOTS - 1}")
     return Controls(throttle / _AXIS, steer / _AXIS, brake / _BRAKE, bool(buttons & _HANDBRAKE),
                     None if gear == 0 else GEAR_NAMES[gear - 1], bool(buttons & _FIRE),
                     turret / _AXIS, elevation / _AXIS, bool(buttons & _RESET),
-                    bool(buttons & _SWAP))
+                    bool(buttons & _SWAP), None if slot == 0 else slot - 1,
+                    bool(buttons & _NEXT_SHELL))
 
 
 def quantised(controls: Controls) -> Controls:

@@ -247,18 +247,21 @@ class ShellTraces:
     def on_events(self, events: list[Event]) -> None:
         for event in events:
             if isinstance(event, Shot):
-                self._fired(event.vehicle)
+                self._fired(event.vehicle, event.shell)
             elif isinstance(event, Hit):
                 flying = [shell for shell in self.shells
                           if shell.shooter == event.shooter and shell.ends_at_ws is None]
                 if flying:  # the oldest of its shells still without an end
                     flying[0].ends_at_ws = np.asarray(event.point, dtype=float)
 
-    def _fired(self, name: str) -> None:
+    def _fired(self, name: str, shell_name: str | None) -> None:
+        """A shell ``name`` fired: the one its shot names (or, not named, its gun's)."""
         vehicle = self._world.vehicle_named(name)
         if vehicle is None or vehicle.aim is None:
             return
-        gun, shell = vehicle.spec.gun, self._combat.loaded_shell(vehicle)
+        gun = vehicle.spec.gun
+        shell = self._combat.shells_config.shells.get(shell_name or "") \
+            or self._combat.loaded_shell(vehicle)
         muzzle, barrel = gun_axes(vehicle.current, gun, vehicle.aim)
         self.shells.append(ShellTrace(name, muzzle, vehicle.current.velocity_ws
                                       + barrel * shell.muzzle_velocity_mps,

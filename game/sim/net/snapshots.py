@@ -10,7 +10,8 @@ sends its position as 16-bit steps from the baseline's. The client rebuilds the 
 same numbers, so the next delta starts from the same base on both sides.
 
 Each client also gets its own vehicle in full precision (:class:`OwnState`): what its
-prediction is reconciled against.
+prediction is reconciled against, and its gun's ammunition (rounds left per slot, the slot
+loaded and the slot selected), which the server alone keeps and the client shows.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from game.sim.net.protocol import NO_TICK, SNAPSHOT, U8, ProtocolError, Reader, finite
+from physics.model.ammunition import AMMUNITION_SLOTS
 
 POSITION_STEP_M = 1.0 / 512.0
 """2 mm: far below what the eye sees at a chase camera's distance."""
@@ -47,6 +49,8 @@ _ORIENTATION = struct.Struct("<I")
 _GUN_LAYOUT = struct.Struct("<Hh")
 _STATUS_LAYOUT = struct.Struct("<HB")
 _OWN = struct.Struct("<3f4f3f3ffB")  # position, quaternion, velocity, spin, reload, gear
+_OWN_AMMUNITION = struct.Struct("<BBB")  # loaded slot + 1 (0: none), selected slot, slots
+_ROUNDS = struct.Struct("<H")
 _DESTROYED = 1
 
 
@@ -145,19 +149,46 @@ class OwnState:
     angular_velocity_ws: tuple[float, float, float]
     reload_left_s: float
     gear_index: int
+    rounds: tuple[int, ...] = ()
+    """Rounds left per ammunition slot (none: unarmed)."""
+    loaded: int | None = None
+    """The slot in the breech or being loaded (None: nothing left to load)."""
+    selected: int = 0
+    """The slot the next reload takes."""
 
     def encode(self) -> bytes:
-        return _OWN.pack(*self.position_ws, *self.orientation_ws, *self.velocity_ws,
-                         *self.angular_velocity_ws, self.reload_left_s, self.gear_index)
+        return (_OWN.pack(*self.position_ws, *self.orientation_ws, *self.velocity_ws,
+                          *self.angular_velocity_ws, self.reload_left_s, self.gear_index)
+                + _OWN_AMMUNITION.pack(0 if self.loaded is None else self.loaded + 1,
+                                       self.selected, len(self.rounds))
+                + b"".join(_ROUNDS.pack(min(rounds, 0xFFFF)) for rounds in self.rounds))
 
 
 def own_state(vehicle) -> OwnState:
     state = vehicle.current
-    reload_s = vehicle.aim.reload_left_s if vehicle.aim is not None else 0.0
+    aim = vehicle.aim
+    reload_s = aim.reload_left_s if aim is not None else 0.0
+    ammunition = aim.ammunition if aim is not None else None
     return OwnState(tuple(state.position_ws.tolist()), tuple(state.orientation_ws.tolist()),
                     tuple(state.velocity_ws.tolist()),
                     tuple(state.angular_velocity_ws.tolist()), reload_s,
-                    int(vehicle.fleet.gearbox.gear_index[vehicle.index]))
+                    int(vehicle.fleet.gearbox.gear_index[vehicle.index]),
+                    *((tuple(ammunition.rounds), ammunition.loaded, ammunition.selected)
+                      if ammunition is not None else ()))
+
+
+def _read_own(reader: Reader) -> OwnState:
+    values = reader.take(_OWN)
+    finite(*values[:14])
+    loaded, selected, slots = reader.take(_OWN_AMMUNITION)
+    if slots > AMMUNITION_SLOTS or loaded > slots or (slots and selected >= slots) \
+            or (not slots and selected):
+        raise ProtocolError(f"ammunition: slot {loaded - 1} loaded and {selected} selected "
+                            f"of {slots}")
+    rounds = tuple(reader.one(_ROUNDS) for _ in range(slots))
+    return OwnState(values[0:3], values[3:7], values[7:10], values[10:13],
+                    max(0.0, values[13]), values[14], rounds,
+                    None if loaded == 0 else loaded - 1, selected)
 
 
 @dataclass(frozen=True)
@@ -271,12 +302,7 @@ def decode_snapshot(data: bytes, baseline: dict[int, WireVehicle] | None) -> Sna
     tick, baseline_tick, echo_ms, held_ms, margin = reader.take(_HEADER)
     if (baseline_tick == NO_TICK) != (baseline is None):
         raise ProtocolError(f"baseline tick {baseline_tick} not at hand")
-    own = None
-    if reader.one(U8):
-        values = reader.take(_OWN)
-        finite(*values[:14])
-        own = OwnState(values[0:3], values[3:7], values[7:10], values[10:13], max(0.0, values[13]),
-                       values[14])
+    own = _read_own(reader) if reader.one(U8) else None
     vehicles: dict[int, WireVehicle] = {}
     for _ in range(reader.one(U8)):
         vehicle_id, groups = reader.take(_ID_MASK)
