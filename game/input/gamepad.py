@@ -92,6 +92,8 @@ class GamepadSpec(Spec):
     gear_automatic: tuple[str, ...] = _buttons("let the gearbox shift by itself")
     reset: tuple[str, ...] = _buttons("set the vehicle back on its wheels")
     swap_vehicle: tuple[str, ...] = _buttons("hop between the tank and the car")
+    next_shell: tuple[str, ...] = _buttons("select the next shell that has rounds left, "
+                                           "loaded at the next reload")
     camera_view: tuple[str, ...] = _buttons("chase camera / gun sight")
     camera_orbit: tuple[str, ...] = _buttons("hold to swing the camera round with the turret's "
                                              "stick (it springs back behind on release)")
@@ -245,7 +247,8 @@ class GamepadMapper:
             handbrake=self._is_held("handbrake", held), gear=self.lever,
             fire=self._is_held("fire", held), turret=turret, elevation=elevation,
             reset=self._is_held("reset", held),
-            swap_vehicle=self._is_held("swap_vehicle", held))
+            swap_vehicle=self._is_held("swap_vehicle", held),
+            next_shell=self._is_held("next_shell", held))
         self._held = held
         return controls
 

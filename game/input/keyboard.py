@@ -46,6 +46,12 @@ class KeyboardSpec(Spec):
     turret_right: tuple[str, ...] = tuning("traverse the turret right", length=(1, 8))
     gun_up: tuple[str, ...] = tuning("raise the gun", length=(1, 8))
     gun_down: tuple[str, ...] = tuning("lower the gun", length=(1, 8))
+    shell_1: tuple[str, ...] = tuning("load the first shell at the next reload", length=(1, 8))
+    shell_2: tuple[str, ...] = tuning("load the second shell at the next reload",
+                                      length=(1, 8))
+    shell_3: tuple[str, ...] = tuning("load the third shell at the next reload", length=(1, 8))
+    next_shell: tuple[str, ...] = tuning("select the next shell that has rounds left",
+                                         length=(1, 8))
     quit: tuple[str, ...] = tuning("leave the game", length=(1, 8))
     camera_view: tuple[str, ...] = tuning("switch between the chase camera and the gun sight",
                                           length=(1, 8))
@@ -99,6 +105,10 @@ _GEAR_ACTIONS = {"gear_reverse": "R", "gear_neutral": "N", "gear_1": "1", "gear_
 _SHIFT_ACTIONS = {"gear_up": +1, "gear_down": -1}
 """Sequential shifts: one gear along the lever's order per press."""
 
+SHELL_ACTIONS = ("shell_1", "shell_2", "shell_3")
+"""The keys of the gun's ammunition slots 0, 1, 2: each selects its slot's shell for the
+next reload."""
+
 
 class KeyboardMapper:
     """Held keys in, Controls out. Gear keys move the lever, which stays where it was put."""
@@ -109,6 +119,10 @@ class KeyboardMapper:
         self.camera_presses: list[str] = []
         self.shifts: list[int] = []
         """Sequential shifts pressed (+1 up, -1 down) and not yet taken by a step."""
+        self.shell_pressed: int | None = None
+        """The ammunition slot whose key went down since the last step (None: none)."""
+        self.next_shell_pressed = False
+        """The next-shell key went down since the last step."""
 
     def _held(self, action: str, held: set[str]) -> bool:
         return any(key in held for key in getattr(self.spec, action))
@@ -126,11 +140,19 @@ class KeyboardMapper:
         for action in CAMERA_ACTIONS:
             if key in getattr(self.spec, action):
                 self.camera_presses.append(action)
+        for slot, action in enumerate(SHELL_ACTIONS):
+            if key in getattr(self.spec, action):
+                self.shell_pressed = slot
+        if key in self.spec.next_shell:
+            self.next_shell_pressed = True
 
     def forget_presses(self) -> None:
-        """Drop shifts and camera presses not yet taken (the bindings changed under them)."""
+        """Drop shifts, shell choices and camera presses not yet taken (the bindings
+        changed under them)."""
         self.shifts.clear()
         self.camera_presses.clear()
+        self.shell_pressed = None
+        self.next_shell_pressed = False
 
     def take_camera_presses(self) -> list[str]:
         """Camera actions pressed since the last call, in order."""
@@ -148,10 +170,16 @@ class KeyboardMapper:
         """The controls for the keys ``held``; ``aim`` (turret, elevation rates -1..1, e.g.
         from the mouse in the gun sight) applies to an axis whose keys are not held.
         Shift presses since the last call move the lever, from ``current_gear`` (the
-        vehicle's) when it has not been moved, as the pad's shifts do."""
+        vehicle's) when it has not been moved, as the pad's shifts do. A shell key held,
+        or pressed since the last call, selects its slot; the next-shell key counts while
+        held, and once for a press let go before a step saw it held."""
         for direction in self.shifts:
             self.lever = shifted_lever(self.lever, direction, current_gear)
         self.shifts.clear()
+        shell = next((slot for slot, action in enumerate(SHELL_ACTIONS)
+                      if self._held(action, held)), self.shell_pressed)
+        next_shell = self.next_shell_pressed or self._held("next_shell", held)
+        self.shell_pressed, self.next_shell_pressed = None, False
         turret = self._axis("turret_left", "turret_right", held)
         elevation = self._axis("gun_down", "gun_up", held)
         if aim is not None:
@@ -165,7 +193,8 @@ class KeyboardMapper:
                        handbrake=self._held("handbrake", held), gear=self.lever,
                        fire=self._held("fire", held), turret=turret, elevation=elevation,
                        reset=self._held("reset", held),
-                       swap_vehicle=self._held("swap_vehicle", held))
+                       swap_vehicle=self._held("swap_vehicle", held), shell=shell,
+                       next_shell=next_shell)
 
 
 def mouse_aim(spec: MouseSpec, x: float, y: float) -> tuple[float, float]:

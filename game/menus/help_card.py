@@ -22,6 +22,7 @@ MAIN_CONTROLS = (
     ("Fire", ("fire",), ("fire",)),
     ("Turn the turret", ("turret_left", "turret_right"), ("turret_axis",)),
     ("Raise, lower the gun", ("gun_up", "gun_down"), ("gun_axis",)),
+    ("Shell for the next reload", ("shell_1", "shell_2", "shell_3"), ("next_shell",)),
     ("Gun sight / chase camera", ("camera_view",), ("camera_view",)),
     ("Automatic gearbox (gear keys: manual)", ("gear_automatic",), ("gear_automatic",)),
     ("Back on the tracks", ("reset",), ("reset",)),
