@@ -13,7 +13,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from game.sim.ai import _dot, _hull_rates
+from game.sim.ai import _dot
+from game.sim.gunnery import hull_rates
 from game.sim.spotting import hull_middle_ws, spotting_range_m
 from physics.model.ballistics import GunState, gun_axes, muzzle_ws
 from physics.model.pose import BodyState, rotation_matrix
@@ -70,7 +71,7 @@ def test_hull_rates_and_dots_are_numpy_s():
         heading = float(rng.uniform(-math.pi, math.pi))
         gun_right = right * math.cos(heading) - forward * math.sin(heading)
         spin = state.angular_velocity_ws
-        assert_rounded_alike(_hull_rates(heading, axes.tolist(), spin.tolist()),
+        assert_rounded_alike(hull_rates(heading, axes.tolist(), spin.tolist()),
                              (spin @ up, spin @ gun_right),
                              (np.abs(spin) @ np.abs(up), np.abs(spin) @ np.abs(gun_right)))
         assert_rounded_alike(_dot(state.velocity_ws.tolist(), forward.tolist()),

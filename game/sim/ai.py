@@ -3,11 +3,11 @@ player makes, so they go through the same drive, gearbox, turret and gun as anyo
 
 A bot looks round ``think_hz`` times a second (bots take turns, so a side's thinking is
 spread over the steps): it notes what to keep clear of, chooses where to point the gun
-(the middle of the target's hull where it will be when a shell gets there, leading a
-moving target by the flight time; the elevation from the ballistic arc; off by its
-misjudgement) and fires only when a shot fired now would pass within its margin of the
-target's hull where it judges it to be, with nothing in the way, and only at a target it
-sees (:mod:`game.sim.spotting`: in range, no ground between its gun and the hull) and has
+(its level's point of the target's hull, where it will be when a shell gets there,
+leading a moving target by the flight time; the elevation from the ballistic arc; off by
+its misjudgement) and the shell its next reload loads (:mod:`game.sim.gunnery`), and
+fires only when a shot fired now would pass within its margin of the target's hull where
+it judges it to be, with nothing in the way, and only at a target it sees (:mod:`game.sim.spotting`: in range, no ground between its gun and the hull) and has
 seen for its reaction time. Its aim errs, more far off and on the move, less the longer it
 holds the target in sight; how much is its difficulty's. Every step it steers toward a
 point that keeps it at fighting distance from its target (closing in from afar, circling
@@ -31,6 +31,8 @@ from common.spec import Spec, SpecError, tuning
 from game.sim.avoidance import avoidance_push
 from game.sim.combat import distance_to_box
 from game.sim.controls import AUTOMATIC, Controls, made_controls
+from game.sim.gunnery import AIM_POINT_LENGTH, Gunnery, GunnerySpec, aim_error_rad, hull_rates
+from game.sim.gunnery import dot as _dot
 from game.sim.search import Search, SearchGoal, SearchSpec
 from game.sim.spotting import SpottingSpec, hull_middle_ws, spotted
 from game.sim.stuck import StuckSpec, Unsticker
@@ -64,6 +66,19 @@ class DifficultySpec(Spec):
                                   maximum=20.0)
     halts_to_fire: bool = tuning("with the target in sight it halts to fire from standstill "
                                  "(see AISpec.halt_before_loaded_s)")
+    aim_front_m: tuple[float, ...] = tuning(
+        "the point it aims at on a target facing it: x, y, z in the target's body frame from "
+        "its centre of mass (mirrored front to back on one facing away)", minimum=-20.0,
+        maximum=20.0, length=(AIM_POINT_LENGTH, AIM_POINT_LENGTH))
+    aim_side_m: tuple[float, ...] = tuning(
+        "the point it aims at on a target showing its side: x, y, z on the right side "
+        "(mirrored to the left), or [] to aim at the front point then too", minimum=-20.0,
+        maximum=20.0, length=(0, AIM_POINT_LENGTH))
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if len(self.aim_side_m) not in (0, AIM_POINT_LENGTH):
+            raise SpecError("aim_side_m", self.aim_side_m, "[x, y, z] or []")
 
 
 @dataclass(frozen=True)
@@ -99,6 +114,7 @@ class AISpec(Spec):
     spotting: SpottingSpec = tuning("who can see whom (the bots fire only at what they see)")
     search: SearchSpec = tuning("how a bot looks for a target it has lost sight of")
     stuck: StuckSpec = tuning("how a bot gets off what holds it")
+    gunnery: GunnerySpec = tuning("where on a target the bots aim and which shell they load")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -150,6 +166,9 @@ class Bot:
         self._search = Search(spec.search, spec.spotting, spec.near_distance_m,
                               spec.far_distance_m, spec.avoid_radius_m)
         self._unsticker = Unsticker(spec.stuck)
+        self._gunnery: Gunnery | None = None
+        """Where it aims on its target and which shell it loads next (made at its first
+        look: the shells are the simulation's)."""
         self._loaded_since_s: float | None = None
         """Since when its gun has been loaded (None: it is loading)."""
         self._circling: float | None = None
@@ -179,7 +198,7 @@ class Bot:
         turret, elevation, fire = self._gun(simulation, me, target, thinking, rows, spin)
         if self._halting(now_s, me):
             return made_controls(brake=1.0, gear=AUTOMATIC, turret=turret,
-                                 elevation=elevation, fire=fire)
+                                 elevation=elevation, fire=fire, shell=self._shell())
         searching = now_s - self._last_seen_s >= self.spec.search.after_s
         goal = objective
         if goal is None and searching:
@@ -188,7 +207,11 @@ class Bot:
             now_s, _dot(state.velocity_ws.tolist(), rows[1]), _dot(spin, rows[2]),
             *self._drive(here_x, here_y, rows[1], target, goal))
         return made_controls(throttle=throttle, steer=steer, gear=AUTOMATIC, turret=turret,
-                             elevation=elevation, fire=fire)
+                             elevation=elevation, fire=fire, shell=self._shell())
+
+    def _shell(self) -> int | None:
+        """The ammunition slot it has chosen for the next reload (None: none yet)."""
+        return self._gunnery.slot if self._gunnery is not None else None
 
     def _halting(self, time_s: float, me) -> bool:
         """Whether it stands to fire: its level halts to fire, the target is in sight, the
@@ -293,7 +316,7 @@ class Bot:
         turret_error = math.remainder(math.atan2(wanted_x, wanted_y) - aim.turret_heading_rad,
                                       math.tau)
         elevation_error = math.asin(_clamp(wanted_z)) - aim.elevation_rad
-        turning_rad_s, pitching_rad_s = _hull_rates(aim.turret_heading_rad, rows, spin)
+        turning_rad_s, pitching_rad_s = hull_rates(aim.turret_heading_rad, rows, spin)
         gun = me.spec.gun
         turret = _clamp(turret_error * spec.turret_per_rad
                         + turning_rad_s / gun.traverse_rate_rad_s)
@@ -321,11 +344,19 @@ class Bot:
         target to be."""
         level = self.spec.level
         self._looked = True
-        gun, shell = me.spec.gun, simulation.combat.loaded_shell(me)
+        combat = simulation.combat
+        gun, shell = me.spec.gun, combat.loaded_shell(me)
         muzzle = muzzle_ws(me.current, gun, me.aim)
         muzzle_x, muzzle_y, muzzle_z = muzzle.tolist()
         middle = hull_middle_ws(target)
-        aim_x, aim_y, aim_z = middle.tolist()
+        gunnery = self._gunnery
+        if gunnery is None:
+            gunnery = self._gunnery = Gunnery(self.spec.gunnery,
+                                              combat.shells_config.penetration)
+        aim_x, aim_y, aim_z = gunnery.aim(level, simulation, me, target,
+                                          (muzzle_x, muzzle_y, muzzle_z), middle,
+                                          self.spec.spotting, me.aim.reload_left_s == 0.0
+                                          and self._seen_since_s is not None)
         distance = math.hypot(aim_x - muzzle_x, aim_y - muzzle_y, aim_z - muzzle_z)
         if level.leads_target:
             velocity_x, velocity_y, velocity_z = target.current.velocity_ws.tolist()
@@ -336,7 +367,7 @@ class Bot:
         offset_x, offset_y, offset_z = aim_x - muzzle_x, aim_y - muzzle_y, aim_z - muzzle_z
         elevation_ws = elevation_to_reach(
             math.hypot(offset_x, offset_y), offset_z, shell.muzzle_velocity_mps,
-            simulation.combat.flight_of(shell), gun.shell_lifetime_s)
+            combat.flight_of(shell), gun.shell_lifetime_s)
         if elevation_ws is None:
             self._wanted_ws = None
             return False
@@ -382,31 +413,6 @@ class Bot:
         return impact is None or _length(impact - muzzle) >= _length(middle - muzzle) - reach_m
 
 
-def aim_error_rad(level: DifficultySpec, distance_m: float, me, target,
-                  held_s: float | None) -> float:
-    """A bot's aiming error (one standard deviation) now: larger far off and on the move,
-    smaller the longer it has held the target in sight."""
-    speeds = (math.hypot(*me.current.velocity_ws.tolist())
-              + math.hypot(*target.current.velocity_ws.tolist()))
-    settle = level.aim_settled_share + (1.0 - level.aim_settled_share) * math.exp(
-        -(held_s or 0.0) / level.aim_settle_s)
-    return (level.aim_noise_mrad / 1000.0 * (1.0 + distance_m / 1000.0 * level.aim_noise_per_km)
-            * (1.0 + speeds * level.aim_noise_per_mps) * settle)
-
-
-def _hull_rates(heading: float, rows, spin) -> tuple[float, float]:
-    """How fast the hull turns left and pitches up along the gun's line (rad/s), the hull's
-    axes being ``rows`` and its angular velocity ``spin``, the turret at ``heading`` on it:
-    the turret and gun turn against them, so the gun holds its direction while the hull
-    moves under it."""
-    (right_x, right_y, right_z), (forward_x, forward_y, forward_z), up = rows
-    cos_heading, sin_heading = math.cos(heading), math.sin(heading)
-    gun_right = (right_x * cos_heading - forward_x * sin_heading,
-                 right_y * cos_heading - forward_y * sin_heading,
-                 right_z * cos_heading - forward_z * sin_heading)
-    return _dot(spin, up), _dot(spin, gun_right)
-
-
 def _at_least_tiny(value: float) -> float:
     """``max(value, _TINY)`` (NaN stays NaN) without the cost of calling ``max``: a
     length to divide by."""
@@ -417,12 +423,6 @@ def _clamp(value: float) -> float:
     """A stick value: ``value`` kept within -1..1 (NaN gives -1, as ``min(1, max(-1, NaN))``
     does), without the cost of calling ``min`` and ``max``."""
     return 1.0 if value > 1.0 else (value if value > -1.0 else -1.0)
-
-
-def _dot(a, b) -> float:
-    """The dot product of two 3-vectors of plain floats, summed in numpy's order (its
-    vector dot gives these very bits)."""
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
 def _length(vector) -> float:
