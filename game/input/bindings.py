@@ -59,6 +59,8 @@ ROWS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("zoom the chase camera out", ("camera_zoom_out",), ("camera_zoom_out",)),
     ("pause menu: resume, restart, settings, controls, quit", ("pause",), ("pause",)),
     ("suspension debug overlay on / off", ("debug_overlay",), ()),
+    ("armour view on / off: each plate by the armour it shows the camera", ("armour_view",),
+     ()),
     ("scoreboard on / off (online)", ("scoreboard",), ()),
     ("save a screenshot in your data folder", ("screenshot",), ()),
     ("fullscreen / window", ("fullscreen",), ()),

@@ -63,6 +63,8 @@ class KeyboardSpec(Spec):
                                     "run: leave at once)", length=(1, 8))
     debug_overlay: tuple[str, ...] = tuning("show or hide the suspension-ray overlay",
                                             length=(1, 8))
+    armour_view: tuple[str, ...] = tuning("show or hide the armour view (the plates by the "
+                                          "armour the camera sees)", length=(1, 8))
     scoreboard: tuple[str, ...] = tuning("show or hide the scoreboard (online)", length=(1, 8))
     screenshot: tuple[str, ...] = tuning("save a screenshot in your data folder",
                                          length=(1, 8))
