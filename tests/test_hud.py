@@ -141,20 +141,31 @@ def test_an_online_round_end_names_its_winner(winner, seen_by, words):
     assert message_for(RoundEnd(2, winner, score), seen_by).startswith(words)
 
 
+FIGURES = ": 110 mm at 63° (241 mm in its path, 150 mm pierced)"
+
+
 @pytest.mark.parametrize("result, seen_by, words", [
-    ("penetrated", "alpha", "Penetrated beta's turret front"),
+    ("penetrated", "alpha", "Penetrated beta's turret front" + FIGURES),
     ("penetrated", "beta", "Penetrated: alpha hit your turret front"),
-    ("ricochet", "alpha", "Ricochet off beta's turret front"),
+    ("ricochet", "alpha", "Ricochet off beta's turret front" + FIGURES),
     ("ricochet", "beta", "alpha's shell glanced off your turret front"),
-    ("blocked", "alpha", "Did not penetrate beta's turret front (241 mm)"),
+    ("blocked", "alpha", "Did not penetrate beta's turret front" + FIGURES),
     ("blocked", "beta", "alpha did not penetrate your turret front"),
-    ("overmatch", "alpha", "Overmatched beta's turret front"),
+    ("overmatch", "alpha", "Overmatched beta's turret front" + FIGURES),
     ("penetrated", "carol", None)])
 def test_the_shooter_and_the_victim_read_what_a_hit_on_armour_did(result, seen_by, words):
     from game.view.hud.hud_state import message_for
     hit = Hit("alpha", "beta", (0.0, 0.0, 1.0), (0.0, -1.0, 0.0), 700.0, "ap", "turret_front",
               110.0, 63.0, 241.3, 150.0, result)
     assert message_for(hit, seen_by) == words
+
+
+def test_a_range_plate_is_named_by_itself():
+    from game.view.hud.hud_state import message_for
+    hit = Hit("alpha", "plate-500m", (0.0, 0.0, 1.0), (0.0, -1.0, 0.0), 700.0, "ap", "face",
+              80.0, 44.8, 104.2, 138.1, "penetrated")
+    assert message_for(hit, "alpha") == ("Penetrated plate-500m: 80 mm at 45° (104 mm in its "
+                                         "path, 138 mm pierced)")
 
 
 def test_a_hit_off_the_armour_says_nothing():

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from common.spec import KMH_PER_MPS
+from game.sim.armour_hits import RANGE_PLATE_FACE
 from game.sim.events import (Destroyed, Event, Hit, RoundEnd, RoundStart, ShiftRefused,
                              ZoneCaptured)
 
@@ -264,14 +265,15 @@ def message_for(event: Event, player_name: str) -> str | None:
 
 
 STRIKE_WORDS = {  # (the shooter's line, the victim's line) by result
-    "penetrated": ("Penetrated {target}'s {plate}", "Penetrated: {shooter} hit your {plate}"),
-    "overmatch": ("Overmatched {target}'s {plate}",
+    "penetrated": ("Penetrated {struck}{figures}", "Penetrated: {shooter} hit your {plate}"),
+    "overmatch": ("Overmatched {struck}{figures}",
                   "Penetrated: {shooter} overmatched your {plate}"),
-    "ricochet": ("Ricochet off {target}'s {plate}", "{shooter}'s shell glanced off your {plate}"),
-    "blocked": ("Did not penetrate {target}'s {plate} ({effective:.0f} mm)",
+    "ricochet": ("Ricochet off {struck}{figures}", "{shooter}'s shell glanced off your {plate}"),
+    "blocked": ("Did not penetrate {struck}{figures}",
                 "{shooter} did not penetrate your {plate}"),
 }
-"""What a hit on armour did, in words: to the one who fired, and to the one struck."""
+"""What a hit on armour did, in words: to the one who fired (with the plate's figures, to
+learn the armour by), and to the one struck."""
 
 
 def _strike_words(event: Hit, player_name: str) -> str | None:
@@ -279,9 +281,13 @@ def _strike_words(event: Hit, player_name: str) -> str | None:
     if lines is None or player_name not in (event.shooter, event.target):
         return None
     line = lines[0] if event.shooter == player_name else lines[1]
-    return line.format(target=event.target, shooter=event.shooter,
-                       plate=(event.plate or "armour").replace("_", " "),
-                       effective=event.effective_mm or 0.0)
+    plate = (event.plate or "armour").replace("_", " ")
+    struck = event.target if event.plate == RANGE_PLATE_FACE else f"{event.target}'s {plate}"
+    figures = (f": {event.thickness_mm:.0f} mm at {event.angle_deg:.0f}° "
+               f"({event.effective_mm:.0f} mm in its path, {event.penetration_mm:.0f} mm pierced)"
+               if None not in (event.thickness_mm, event.angle_deg, event.effective_mm,
+                               event.penetration_mm) else "")
+    return line.format(struck=struck, figures=figures, shooter=event.shooter, plate=plate)
 
 
 def _side_words(side: str, player_name: str) -> str:
