@@ -5,6 +5,7 @@ what each counter means and how the slope is taken), and a player at random."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
@@ -15,6 +16,7 @@ from game.sim.controls import GEAR_NAMES, Controls
 from game.sim.events import Event, Recovered, RoundEnd
 from game.sim.guard import BELOW_GROUND, NON_FINITE
 from game.sim.simulation import Simulation
+from physics.model.armour import first_plate
 
 SECONDS_PER_MINUTE = 60.0
 SAMPLE_S = 15.0
@@ -145,16 +147,35 @@ def shells_through(simulation: Simulation, flying_before: dict) -> int:
             continue
         end = shell.position_ws
         for vehicle in simulation.vehicles:
-            if vehicle is shell.owner:
-                continue
-            hull = vehicle.spec.hull
-            axes = vehicle.current.axes_ws()
-            centre = vehicle.current.position_ws + axes[2] * hull.centre_of_mass_drop_m
-            crossed += _segment_crosses_box(start, end, centre, axes, hull.half_extents_m)
+            if vehicle is not shell.owner:
+                crossed += _crosses_vehicle(vehicle, start, end)
         for plate in simulation.plates:
-            crossed += _segment_crosses_box(start, end, plate.position_ws, np.eye(3),
+            slope = math.radians(plate.slope_deg)  # leaning back: its top towards +Y
+            axes = np.array([[1.0, 0.0, 0.0], [0.0, math.cos(slope), -math.sin(slope)],
+                             [0.0, math.sin(slope), math.cos(slope)]])
+            crossed += _segment_crosses_box(start, end, plate.position_ws, axes,
                                             plate.half_extents_m)
     return crossed
+
+
+def _crosses_vehicle(vehicle, start_ws: np.ndarray, end_ws: np.ndarray) -> bool:
+    """Whether the path from ``start_ws`` to ``end_ws`` crosses the vehicle's collider: its
+    armour plates where it has them (the turret's as it is turned), else its hull box."""
+    state = vehicle.current
+    axes = state.axes_ws()
+    plates = getattr(vehicle.spec, "plates", None)
+    if plates is None:
+        hull = vehicle.spec.hull
+        centre = state.position_ws + axes[2] * hull.centre_of_mass_drop_m
+        return _segment_crosses_box(start_ws, end_ws, centre, axes, hull.half_extents_m)
+    start_bs = axes @ (np.asarray(start_ws) - state.position_ws)
+    path_bs = axes @ (np.asarray(end_ws) - np.asarray(start_ws))
+    length_m = float(np.linalg.norm(path_bs))
+    if length_m == 0.0:
+        return False
+    heading = vehicle.aim.turret_heading_rad if vehicle.aim is not None else 0.0
+    met = first_plate(plates, start_bs, path_bs, heading, vehicle.spec.gun.turret_pivot_m)
+    return met is not None and met.distance_m <= length_m
 
 
 def check_step(simulation: Simulation, counters: SoakCounters, events: list[Event],

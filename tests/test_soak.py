@@ -103,3 +103,25 @@ def test_a_dedicated_server_soaks_with_its_clients_in_lockstep():
     assert [sample["minute"] for sample in result.samples] == [0.0, 0.25, 0.5]
     assert all(sample["clients"] == 2 for sample in result.samples[1:])  # nobody put out
 
+
+
+def test_a_shell_path_through_a_tanks_armour_counts_one_past_its_nose_does_not(config):
+    """The soak counts shells that fly through a hull: through the collider that the
+    armour plates make, not the hull box (a box corner in front of the glacis is air)."""
+    import numpy as np
+
+    from bench.soak_watch import _crosses_vehicle
+    from game.sim.simulation import Simulation
+    from physics.model.terrain import MapChoice
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
+    tank = simulation.player
+    state = tank.current
+    axes = state.axes_ws()
+
+    def world(point_bs):
+        return state.position_ws + np.asarray(point_bs, dtype=float) @ axes
+    assert _crosses_vehicle(tank, world((-5.0, 0.0, 0.3)), world((5.0, 0.0, 0.3)))
+    # Across the nose just above the hull box's bottom front edge: inside the box, in
+    # front of the sloped plates.
+    assert not _crosses_vehicle(tank, world((-5.0, 3.38, 0.85)), world((5.0, 3.38, 0.85)))
+    simulation.destroy()
