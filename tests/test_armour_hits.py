@@ -191,3 +191,14 @@ def test_the_verdict_has_three_steps(config, penetration_share, verdict):
     arrival = -state.axes_ws()[0] * speed
     assert aim_verdict(target, side_ws, arrival, ap, spec) == verdict
     simulation.destroy()
+
+
+@pytest.mark.parametrize("map_text, thin", [("range", True), ("flat", False),
+                                            ("desert", False)])
+def test_the_range_is_drawn_in_a_thin_haze_so_its_far_plates_show(config, map_text, thin):
+    from game.view.ground.desert_scene import haze_density_per_m
+    from physics.model.terrain import build_terrain
+    terrain = build_terrain(MapChoice.parse(map_text), config.game.terrain, 1)
+    scene = config.view.scene
+    expected = scene.big_desert_fog_density_per_m if thin else scene.fog_density_per_m
+    assert haze_density_per_m(scene, terrain) == expected

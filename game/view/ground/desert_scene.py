@@ -34,8 +34,12 @@ class SceneSpec(Spec):
     fog_density_per_m: float = tuning("haze: visibility falls as exp(-(density x distance)^2)",
                                       minimum=0.0, maximum=0.1)
     big_desert_fog_density_per_m: float = tuning("the haze of a big desert (desert:SIZE), "
-                                                 "whose tanks see and shoot further",
+                                                 "whose tanks see and shoot further, and of "
+                                                 "any map as wide as thin_haze_from_m",
                                                  minimum=0.0, maximum=0.1)
+    thin_haze_from_m: float = tuning("a whole map this wide or wider draws a big desert's "
+                                     "haze (the firing range: its far plates can be seen)",
+                                     minimum=100.0, maximum=100000.0)
     sky_gradient_exponent: float = tuning("how quickly the sky turns from the horizon colour "
                                           "to the zenith colour (< 1: quickly)", minimum=0.05,
                                           maximum=5.0)
@@ -151,6 +155,14 @@ def sky_dome_mesh(radius_m: float, rings: int, sides: int):
                      np.ones((len(positions), 4)), triangles)
 
 
+def haze_density_per_m(spec: SceneSpec, terrain: TerrainBase) -> float:
+    """The haze a map is drawn in: a big desert's, or a whole map as wide as
+    ``thin_haze_from_m``, the thinner one (their far sides are meant to be seen)."""
+    wide = 2.0 * terrain.half_extent_x_m >= spec.thin_haze_from_m
+    return (spec.big_desert_fog_density_per_m if isinstance(terrain, TiledTerrain) or wide
+            else spec.fog_density_per_m)
+
+
 class DesertScene:
     """Builds the scene under ``render``; ``update(focus_ws)`` each frame; ``destroy()``
     takes it all down."""
@@ -211,9 +223,7 @@ class DesertScene:
         """Draw ``terrain`` and ``rocks`` (another map: the sky, sun and shadows stay)."""
         self._remove_ground()
         spec, sand = self.spec, self.sand
-        self.fog_density_per_m = (spec.big_desert_fog_density_per_m
-                                  if isinstance(terrain, TiledTerrain)
-                                  else spec.fog_density_per_m)
+        self.fog_density_per_m = haze_density_per_m(spec, terrain)
         self._render.setShaderInput("fog_density", self.fog_density_per_m)
         self.terrain = terrain_view_for(self.root, terrain, self.terrain_view_spec,
                                         spec.sand_light_colour, spec.sand_dark_colour,
