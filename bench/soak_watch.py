@@ -12,11 +12,11 @@ from typing import Callable
 import numpy as np
 
 from bench.usage import resident_memory_mb
+from game.sim.armour_hits import hull_frame, plate_on_line
 from game.sim.controls import GEAR_NAMES, Controls
 from game.sim.events import Event, Recovered, RoundEnd
 from game.sim.guard import BELOW_GROUND, NON_FINITE
 from game.sim.simulation import Simulation
-from physics.model.armour import first_plate
 
 SECONDS_PER_MINUTE = 60.0
 SAMPLE_S = 15.0
@@ -161,20 +161,16 @@ def shells_through(simulation: Simulation, flying_before: dict) -> int:
 def _crosses_vehicle(vehicle, start_ws: np.ndarray, end_ws: np.ndarray) -> bool:
     """Whether the path from ``start_ws`` to ``end_ws`` crosses the vehicle's collider: its
     armour plates where it has them (the turret's as it is turned), else its hull box."""
-    state = vehicle.current
-    axes = state.axes_ws()
-    plates = getattr(vehicle.spec, "plates", None)
-    if plates is None:
-        hull = vehicle.spec.hull
+    if getattr(vehicle.spec, "plates", None) is None:
+        state, hull = vehicle.current, vehicle.spec.hull
+        axes = state.axes_ws()
         centre = state.position_ws + axes[2] * hull.centre_of_mass_drop_m
         return _segment_crosses_box(start_ws, end_ws, centre, axes, hull.half_extents_m)
-    start_bs = axes @ (np.asarray(start_ws) - state.position_ws)
-    path_bs = axes @ (np.asarray(end_ws) - np.asarray(start_ws))
+    start_bs, path_bs = hull_frame(vehicle, start_ws, np.asarray(end_ws) - np.asarray(start_ws))
     length_m = float(np.linalg.norm(path_bs))
     if length_m == 0.0:
         return False
-    heading = vehicle.aim.turret_heading_rad if vehicle.aim is not None else 0.0
-    met = first_plate(plates, start_bs, path_bs, heading, vehicle.spec.gun.turret_pivot_m)
+    met = plate_on_line(vehicle, start_bs, path_bs)
     return met is not None and met.distance_m <= length_m
 
 

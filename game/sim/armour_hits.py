@@ -16,7 +16,7 @@ import numpy as np
 
 from game.sim.vehicles import Vehicle
 from physics.model.ammunition import ShellSpec
-from physics.model.armour import first_plate, impact_angle_deg
+from physics.model.armour import PlateHit, first_plate, impact_angle_deg
 from physics.model.penetration import RICOCHET, PenetrationSpec, Strike, strike
 
 BACK_OUT_M = 12.0
@@ -41,18 +41,31 @@ def armour_hit(vehicle: Vehicle, position_ws: np.ndarray, velocity_ws: np.ndarra
     speed_mps = float(np.linalg.norm(velocity_ws))
     if speed_mps == 0.0 or not vehicle.spec.plates.plate:
         return None
-    state = vehicle.current
-    axes = state.axes_ws()  # rows: the body's axes in the world
-    direction_bs = axes @ (np.asarray(velocity_ws, dtype=float) / speed_mps)
-    point_bs = axes @ (np.asarray(position_ws, dtype=float) - state.position_ws)
-    heading_rad = vehicle.aim.turret_heading_rad if vehicle.aim is not None else 0.0
-    met = first_plate(vehicle.spec.plates, point_bs - direction_bs * BACK_OUT_M, direction_bs,
-                      heading_rad, vehicle.spec.gun.turret_pivot_m)
+    point_bs, direction_bs = hull_frame(vehicle, position_ws,
+                                        np.asarray(velocity_ws, dtype=float) / speed_mps)
+    met = plate_on_line(vehicle, point_bs - direction_bs * BACK_OUT_M, direction_bs)
     if met is None:
         return None
     angle_deg = impact_angle_deg(direction_bs, met.normal_bs)
     result = strike(shell, speed_mps, angle_deg, met.plate.thickness_mm, spec)
-    return ArmourHit(met.plate.name, result, met.normal_bs @ axes)
+    return ArmourHit(met.plate.name, result, met.normal_bs @ vehicle.current.axes_ws())
+
+
+def hull_frame(vehicle: Vehicle, point_ws, vector_ws) -> tuple[np.ndarray, np.ndarray]:
+    """A point and a vector in the world, in ``vehicle``'s body frame (at its last step)."""
+    state = vehicle.current
+    axes = state.axes_ws()  # rows: the body's axes in the world
+    return (axes @ (np.asarray(point_ws, dtype=float) - state.position_ws),
+            axes @ np.asarray(vector_ws, dtype=float))
+
+
+def plate_on_line(vehicle: Vehicle, origin_bs: np.ndarray, direction_bs: np.ndarray
+                  ) -> PlateHit | None:
+    """The first of ``vehicle``'s plates a line in its body frame enters (its turret's as
+    the turret stands), or None."""
+    heading_rad = vehicle.aim.turret_heading_rad if vehicle.aim is not None else 0.0
+    return first_plate(vehicle.spec.plates, origin_bs, direction_bs, heading_rad,
+                       vehicle.spec.gun.turret_pivot_m)
 
 
 RANGE_PLATE_FACE = "face"

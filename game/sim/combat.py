@@ -29,7 +29,7 @@ from physics.bullet.bodies import make_plate_body
 from physics.bullet.shells import Shell, ShellHit, ShellSystem, predicted_impact, splash_owners
 from physics.bullet.world import PhysicsWorld
 from physics.model.ammunition import HE, MM_PER_M, AmmunitionState, ShellSpec
-from physics.model.ballistics import aim_gun, gun_axes, launch_velocity_ws
+from physics.model.ballistics import GunState, aim_gun, gun_axes, launch_velocity_ws
 from physics.model.craters import CraterSpec, crater_from_hit
 from physics.model.flight import Flight
 from physics.model.penetration import RICOCHET, ShellsConfig
@@ -282,12 +282,20 @@ class Combat:
         then read from its field, and no physics tile is made)."""
         if vehicle.aim is None:
             return None
-        gun, shell = vehicle.spec.gun, self.loaded_shell(vehicle)
-        muzzle, barrel = gun_axes(vehicle.current, gun, vehicle.aim)
-        velocity = launch_velocity_ws(vehicle.current, muzzle, barrel, shell.muzzle_velocity_mps)
+        shell, muzzle, velocity = self.launch(vehicle, vehicle.aim)
         return predicted_impact(self.world, self.terrain, muzzle, velocity,
                                 self.flight_of(shell), vehicle.body,
-                                max_time_s or gun.shell_lifetime_s, shell.radius_m, make_tiles)
+                                max_time_s or vehicle.spec.gun.shell_lifetime_s,
+                                shell.radius_m, make_tiles)
+
+    def launch(self, vehicle: PlayerVehicle, aim: GunState
+               ) -> tuple[ShellSpec, np.ndarray, np.ndarray]:
+        """What an armed vehicle (its gun laid as ``aim``) would fire now: its loaded shell,
+        the muzzle it would leave and its velocity leaving it (the gun's axis, undispersed)."""
+        shell = self.loaded_shell(vehicle)
+        muzzle, barrel = gun_axes(vehicle.current, vehicle.spec.gun, aim)
+        return shell, muzzle, launch_velocity_ws(vehicle.current, muzzle, barrel,
+                                                 shell.muzzle_velocity_mps)
 
     def loaded_shell(self, vehicle: DrawnVehicle) -> ShellSpec:
         """The shell in an armed vehicle's breech (or being loaded into it): the loaded

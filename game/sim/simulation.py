@@ -28,7 +28,6 @@ from game.sim.vehicles import PlayerVehicle, Vehicle, step_events
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.hull_body import make_vehicle_body
 from physics.bullet.poses import ground_aligned_rotation, set_at_rest
-from physics.model.ballistics import gun_axes, launch_velocity_ws
 from physics.model.flight import flight_to_distance
 from physics.model.terrain import MapChoice
 
@@ -224,9 +223,7 @@ class Simulation:
         if target is None:
             return None
         combat, gun = self.combat, vehicle.spec.gun
-        shell = combat.loaded_shell(vehicle)
-        muzzle, barrel = gun_axes(vehicle.current, gun, vehicle.aim)
-        velocity = launch_velocity_ws(vehicle.current, muzzle, barrel, shell.muzzle_velocity_mps)
+        shell, muzzle, velocity = combat.launch(vehicle, vehicle.aim)
         across_m = float(np.hypot(*(np.asarray(impact_ws)[:2] - muzzle[:2])))
         flown = flight_to_distance(muzzle, velocity, combat.flight_of(shell), across_m,
                                    gun.shell_lifetime_s)
