@@ -13,7 +13,8 @@ from game.sim.simulation import Simulation
 from physics.bullet.bodies import TERRAIN_NAME, make_hull_body
 from physics.bullet.poses import body_state
 from physics.model.anchors import BodyStates
-from physics.model.hull_clearance import HullClearance
+from physics.bullet.hull_body import collider_hull, collider_parts
+from physics.model.hull_clearance import HullClearance, PartBox
 from physics.model.pose import BodyState
 from physics.model.terrain import MapChoice
 
@@ -113,6 +114,43 @@ def test_a_tank_on_its_springs_leaves_the_pair_and_an_upset_one_lands_on_its_hul
     assert player.current.axes_ws()[2][2] < -0.99
     assert player.current.position_ws[2] == pytest.approx(roof_height_m, abs=0.05)
     assert player.fleet.hull_pairs.meets_terrain[player.index]
+    # The hull's own box stands clear of the ground there; the turret's box holds the pair.
+    hull_only = HullClearance(flat.terrain, player.fleet.collider_hull,
+                              collider_parts(config.tank)[:1])
+    assert hull_only.clear(states_of(player.current), STEP_S).all()
+    assert not player.fleet.hull_pairs.clearance.clear(states_of(player.current), STEP_S).any()
+
+
+def test_the_parts_boxes_hold_the_collider_and_the_turrets_stands_above_the_hulls(config):
+    """The clearance test's boxes: the hull's holds the hull's plates (and its box), the
+    turret's every turret plate at any heading, its floor a turret ring above the hull's;
+    the box round the whole collider holds both."""
+    tank = config.tank
+    hull_box, turret_box = collider_parts(tank)
+    whole = collider_hull(tank)
+
+    def bounds(half, lift):
+        half = np.asarray(half)
+        return -half + (0.0, 0.0, lift), half + (0.0, 0.0, lift)
+
+    hull_low, hull_high = bounds(hull_box.half_extents_m, hull_box.centre_lift_m)
+    turret_low, turret_high = bounds(turret_box.half_extents_m, turret_box.centre_lift_m)
+    whole_low, whole_high = bounds(whole.half_extents_m, whole.centre_of_mass_drop_m)
+    hull_points = np.concatenate([plate.points_m for plate in tank.plates.plate
+                                  if plate.part == "hull"])
+    assert (hull_points >= hull_low - 1e-9).all() and (hull_points <= hull_high + 1e-9).all()
+    pivot = np.asarray(tank.gun.turret_pivot_m)
+    turret_points = np.concatenate([plate.points_m for plate in tank.plates.plate
+                                    if plate.part == "turret"])
+    for heading in np.linspace(0.0, 2.0 * np.pi, 37):
+        cos_h, sin_h = np.cos(heading), np.sin(heading)
+        turned = turret_points @ np.array([[cos_h, sin_h, 0], [-sin_h, cos_h, 0], [0, 0, 1]])
+        placed = turned + pivot
+        assert (placed >= turret_low - 1e-9).all() and (placed <= turret_high + 1e-9).all()
+    assert turret_low[2] >= hull_high[2] - 1e-9  # the turret stands on the roof
+    assert (whole_low <= np.minimum(hull_low, turret_low) + 1e-9).all()
+    assert (whole_high >= np.maximum(hull_high, turret_high) - 1e-9).all()
+    assert collider_parts(config.car) == (PartBox.of_hull(config.car.hull),)
 
 
 def test_a_still_hull_whose_floor_is_25_cm_above_the_dunes_is_clear(config):

@@ -22,7 +22,7 @@ import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 
 from physics.bullet.ground import BulletRays
-from physics.bullet.hull_body import collider_hull
+from physics.bullet.hull_body import collider_hull, collider_parts
 from physics.bullet.hull_pairs import HullPairs
 from physics.bullet.obstacles import RAY_SLACK_M, Obstacles
 from physics.bullet.poses import FleetPoses, body_states, call_each, fleet_poses
@@ -118,7 +118,7 @@ class VehicleFleet:
         """Per vehicle: its anchor maths went non-finite since the last ``recover``."""
         self.command = AnchorCommand.idle(0, len(self.constants.position_bs))
         self._near_test: _NearTest | None = None
-        self.hull_pairs = HullPairs(world, terrain, self.collider_hull)
+        self.hull_pairs = HullPairs(world, terrain, self.collider_hull, collider_parts(spec))
         """Which of Bullet's pairs each hull is in (the terrain's, the map's edges')."""
         self._plan: _StepPlan | None = None
         """What ``update_drive`` read for the step about to be taken."""

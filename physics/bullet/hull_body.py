@@ -25,8 +25,9 @@ turret stopped short of where they stand (:data:`TURRET_FOLLOW_M`): about 10 mic
 a tank that turns (and Bullet then pairs that body's pieces afresh).
 
 :func:`collider_hull` is the hull box grown to hold the collider with its turret at any
-heading: the box the fleet's near tests and the hull's pairs with the terrain and the
-map's edges measure (:mod:`physics.bullet.fleet`, :mod:`physics.bullet.hull_pairs`).
+heading: the box the fleet's near tests and the hull's pair with the map's edges measure
+(:mod:`physics.bullet.fleet`, :mod:`physics.bullet.hull_pairs`). Its pair with the terrain
+tests :func:`collider_parts`, a box round the hull and one round the turret.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ from physics.bullet import groups
 from physics.bullet.bodies import make_hull_body
 from physics.model.armour import PlateLayout
 from physics.model.hull import HullSpec
-from physics.model.plate_solids import collider_pieces, swept_bounds
+from physics.model.hull_clearance import PartBox
+from physics.model.plate_solids import collider_pieces, part_bounds, swept_bounds
 
 COLLIDER_MARGIN_M = 0.04
 """Bullet's collision margin round each convex piece (its default); the pieces are moved in
@@ -166,19 +168,52 @@ def make_vehicle_body(spec, name: str) -> tuple[BulletRigidBodyNode, TurretColli
 def collider_hull(spec) -> HullSpec:
     """``spec.hull`` with its box grown to hold the whole collider: the hull's plates and
     the turret's at any heading (the box itself where the vehicle has no plates)."""
-    hull: HullSpec = spec.hull
     plates = _plates(spec)
-    gun = getattr(spec, "gun", None)
-    bounds = None if plates is None else swept_bounds(
-        plates, gun.turret_pivot_m if gun is not None else (0.0, 0.0, 0.0))
+    bounds = None if plates is None else swept_bounds(plates, _turret_pivot_m(spec))
     if bounds is None:
-        return hull
-    half = np.asarray(hull.half_extents_m, dtype=float)
-    drop = hull.centre_of_mass_drop_m
-    low = np.minimum(bounds[0], -half + (0.0, 0.0, drop))
-    high = np.maximum(bounds[1], half + (0.0, 0.0, drop))
+        return spec.hull
+    box = _box_holding(spec.hull, *bounds)
+    return dataclasses.replace(spec.hull, half_extents_m=box.half_extents_m,
+                               centre_of_mass_drop_m=box.centre_lift_m)
+
+
+def collider_parts(spec) -> tuple[PartBox, ...]:
+    """Boxes that between them hold the whole collider, each as tight as a box round one
+    part can be: the hull's (its plates and its box) and, above it, the turret's at any
+    heading; the hull box alone where the vehicle has no plates. What the clearance test
+    tests against the ground (:mod:`physics.bullet.hull_pairs`): one box round both would
+    stand the turret's floor as low as the hull's."""
+    plates = _plates(spec)
+    if plates is None:
+        return (PartBox.of_hull(spec.hull),)
+    pivot_m = _turret_pivot_m(spec)
+    hull_bounds = part_bounds(plates, "hull", pivot_m)
+    turret_bounds = part_bounds(plates, "turret", pivot_m)
+    parts = [_box_holding(spec.hull, *(hull_bounds or _no_bounds()))]
+    if turret_bounds is not None:
+        parts.append(_box_holding(None, *turret_bounds))
+    return tuple(parts)
+
+
+def _turret_pivot_m(spec) -> tuple[float, float, float]:
+    gun = getattr(spec, "gun", None)
+    return gun.turret_pivot_m if gun is not None else (0.0, 0.0, 0.0)
+
+
+def _no_bounds() -> tuple[np.ndarray, np.ndarray]:
+    """Bounds that hold nothing: the least box round them and a hull's box is that box."""
+    return np.full(3, np.inf), np.full(3, -np.inf)
+
+
+def _box_holding(hull: HullSpec | None, low: np.ndarray, high: np.ndarray) -> PartBox:
+    """The least box round the body's vertical axis that holds ``low``..``high`` and
+    ``hull``'s own box (where given), its centre no lower than the centre of mass."""
+    if hull is not None:
+        half = np.asarray(hull.half_extents_m, dtype=float)
+        drop = hull.centre_of_mass_drop_m
+        low = np.minimum(low, -half + (0.0, 0.0, drop))
+        high = np.maximum(high, half + (0.0, 0.0, drop))
     reach = np.maximum(-low, high)
-    high_z = max(high[2], -low[2])  # the box's centre no lower than the centre of mass
-    return dataclasses.replace(
-        hull, half_extents_m=(float(reach[0]), float(reach[1]), float((high_z - low[2]) / 2)),
-        centre_of_mass_drop_m=float((high_z + low[2]) / 2))
+    high_z = max(high[2], -low[2])
+    return PartBox((float(reach[0]), float(reach[1]), float((high_z - low[2]) / 2)),
+                   float((high_z + low[2]) / 2))

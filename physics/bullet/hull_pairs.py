@@ -18,7 +18,7 @@ from physics.bullet import groups
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import BodyStates
 from physics.model.hull import HullSpec
-from physics.model.hull_clearance import HullClearance
+from physics.model.hull_clearance import HullClearance, PartBox
 from physics.model.terrain import TerrainBase
 
 _MASKS = {(meets_terrain, meets_edges): groups.mask_of(groups.hull_group(meets_terrain,
@@ -30,9 +30,12 @@ _MASKS = {(meets_terrain, meets_edges): groups.mask_of(groups.hull_group(meets_t
 class HullPairs:
     """The pairs of the hulls of one fleet (rows by vehicle index); a new hull is in both."""
 
-    def __init__(self, world: PhysicsWorld, terrain: TerrainBase, hull: HullSpec):
+    def __init__(self, world: PhysicsWorld, terrain: TerrainBase, hull: HullSpec,
+                 parts: tuple[PartBox, ...] = ()):
+        """``hull``: the box round each hull's whole collider; ``parts``: boxes round its
+        parts, tested against the ground one by one (default: that box)."""
         self.world = world
-        self.clearance = HullClearance(terrain, hull)
+        self.clearance = HullClearance(terrain, hull, parts)
         self.meets_terrain = np.zeros(0, dtype=bool)
         """Per vehicle: its hull is in Bullet's pair with the terrain."""
         self.meets_edges = np.zeros(0, dtype=bool)

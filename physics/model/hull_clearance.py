@@ -23,6 +23,8 @@ never clipped.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from common.compiled import compiled
@@ -221,13 +223,22 @@ def _hull_clear(position, axes, velocity, spin, hull, half_extents, centre_lift_
 
 
 def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, box_reach_m,
-                 contact_m, within_s, heights, directory, lookup, clear, near_edges):
+                 contact_m, within_s, heights, directory, lookup, clear):
     """Per hull, into ``clear``: the test above, over the height samples round it (the
-    terrain's :class:`~physics.model.terrain.TerrainTables`); and into ``near_edges``:
-    whether it may come within ``contact_m`` of one of the map's edges (the box's reach
-    and the way it may go; not finite: near)."""
+    terrain's :class:`~physics.model.terrain.TerrainTables`)."""
     stretch_s = SPEED_ALLOWANCE * within_s
     corners, scratch = np.empty((8, 3)), np.empty((8, 3))
+    for hull in range(position.shape[0]):
+        clear[hull] = _hull_clear(position, axes, velocity, spin, hull, half_extents,
+                                  centre_lift_m, box_reach_m, contact_m, stretch_s, heights,
+                                  directory, lookup, corners, scratch)
+
+
+def _edges(position, velocity, box_reach_m, contact_m, within_s, lookup, near_edges):
+    """Per hull, into ``near_edges``: whether it may come within ``contact_m`` of one of the
+    map's edges in ``within_s`` (every point of it within ``box_reach_m`` of its centre of
+    mass, and the way it may go; not finite: near)."""
+    stretch_s = SPEED_ALLOWANCE * within_s
     for hull in range(position.shape[0]):
         speed_mps = np.sqrt(velocity[hull, 0] * velocity[hull, 0]
                             + velocity[hull, 1] * velocity[hull, 1]
@@ -235,9 +246,6 @@ def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, bo
         edge_reach_m = box_reach_m + contact_m + speed_mps * stretch_s
         near_edges[hull] = not (abs(position[hull, 0]) + edge_reach_m < lookup[0]
                                 and abs(position[hull, 1]) + edge_reach_m < lookup[1])
-        clear[hull] = _hull_clear(position, axes, velocity, spin, hull, half_extents,
-                                  centre_lift_m, box_reach_m, contact_m, stretch_s, heights,
-                                  directory, lookup, corners, scratch)
 
 
 _outline = compiled(_outline, inline=True)
@@ -246,25 +254,51 @@ _clipped_nearest = compiled(_clipped_nearest)
 _ground_clear = compiled(_ground_clear)
 _window_samples = compiled(_window_samples, inline=True)
 _hull_clear = compiled(_hull_clear, inline=True)
+_edges = compiled(_edges)
 _clear_hulls = compiled(_clear_hulls)
+
+
+@dataclass(frozen=True)
+class PartBox:
+    """A box round part of a vehicle's collider, square to its body's axes and centred on
+    its vertical axis: its half extents, and how far up that axis from the centre of mass
+    its centre stands."""
+
+    half_extents_m: tuple[float, ...]
+    centre_lift_m: float
+
+    @staticmethod
+    def of_hull(hull: HullSpec) -> PartBox:
+        """The hull's box."""
+        return PartBox(hull.half_extents_m, hull.centre_of_mass_drop_m)
 
 
 class HullClearance:
     """The clearance test for the hulls of one vehicle kind over one terrain (compiled:
-    without numba no hull is ever called clear, and Bullet tests them all as before)."""
+    without numba no hull is ever called clear, and Bullet tests them all as before).
 
-    def __init__(self, terrain: TerrainBase, hull: HullSpec):
+    ``hull`` is the box round the vehicle's whole collider: Bullet's contact distance
+    follows from it (the compound's angular motion disc), and so does the reach to the
+    map's edges. ``parts`` (default: that box alone) are boxes that between them hold the
+    collider, each tested on its own floor: a tank's hull, and above it the turret at any
+    heading, whose floor stands a turret ring's height above the hull's and which one box
+    round both would test as low as the hull's. The collider is clear where every part is."""
+
+    def __init__(self, terrain: TerrainBase, hull: HullSpec, parts: tuple[PartBox, ...] = ()):
         self.terrain = terrain
-        self._half_extents_m = np.asarray(hull.half_extents_m, dtype=float)
-        self._centre_lift_m = hull.centre_of_mass_drop_m
-        """The box's centre lies this far up the hull's axis from the centre of mass."""
-        self._box_reach_m = float(np.linalg.norm(self._half_extents_m)) + self._centre_lift_m
-        """Every point of the box lies within this of the centre of mass."""
-        disc_m = (float(np.linalg.norm(self._half_extents_m + BULLET_BOX_MARGIN_M))
-                  + abs(self._centre_lift_m))
+        half_extents_m = np.asarray(hull.half_extents_m, dtype=float)
+        self._box_reach_m = float(np.linalg.norm(half_extents_m)) + hull.centre_of_mass_drop_m
+        """Every point of the collider lies within this of the centre of mass."""
+        disc_m = (float(np.linalg.norm(half_extents_m + BULLET_BOX_MARGIN_M))
+                  + abs(hull.centre_of_mass_drop_m))
         self.contact_m = BULLET_BOX_MARGIN_M + BULLET_BREAKING_SHARE * disc_m + CONTACT_SLACK_M
         """How near the ground may come to the box's face before the hull is kept in the
         pair: as far as Bullet finds contacts, and the slack."""
+        self._parts = [(np.asarray(part.half_extents_m, dtype=float), part.centre_lift_m,
+                        float(np.linalg.norm(part.half_extents_m)) + part.centre_lift_m)
+                       for part in (parts or (PartBox.of_hull(hull),))]
+        """Each part's half extents, the lift of its centre above the centre of mass (up
+        the hull's axis) and the reach of its points from the centre of mass."""
 
     def test(self, states: BodyStates, within_s: float) -> tuple[np.ndarray, np.ndarray]:
         """Per vehicle (V,): whether no part of the terrain can come within Bullet's contact
@@ -273,12 +307,17 @@ class HullClearance:
         count = len(states.position_ws)
         if _clear_hulls is None or not count:
             return np.zeros(count, dtype=bool), np.ones(count, dtype=bool)
-        clear, near_edges = np.empty(count, dtype=bool), np.empty(count, dtype=bool)
+        clear, near_edges = np.ones(count, dtype=bool), np.empty(count, dtype=bool)
+        part_clear = np.empty(count, dtype=bool)
         tables = self.terrain.tables
-        _clear_hulls(states.position_ws, states.axes_ws, states.velocity_ws,
-                     states.angular_velocity_ws, self._half_extents_m, self._centre_lift_m,
-                     self._box_reach_m, self.contact_m, within_s, tables.heights,
-                     tables.directory, tables.lookup, clear, near_edges)
+        for half_extents_m, centre_lift_m, reach_m in self._parts:
+            _clear_hulls(states.position_ws, states.axes_ws, states.velocity_ws,
+                         states.angular_velocity_ws, half_extents_m, centre_lift_m,
+                         reach_m, self.contact_m, within_s, tables.heights,
+                         tables.directory, tables.lookup, part_clear)
+            clear &= part_clear
+        _edges(states.position_ws, states.velocity_ws, self._box_reach_m, self.contact_m,
+               within_s, tables.lookup, near_edges)
         return clear, near_edges
 
     def clear(self, states: BodyStates, within_s: float) -> np.ndarray:

@@ -208,22 +208,29 @@ def collider_pieces(layout: PlateLayout, part: str, margin_m: float = 0.0
     return tuple(pieces)
 
 
+def part_bounds(layout: PlateLayout, part: str, turret_pivot_m
+                ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The body-frame box (least corner, most corner) that holds ``part``'s plates: the
+    hull's as they stand, the turret's at any heading of the turret (turned about the
+    body's z axis round ``turret_pivot_m``); None for a part with no plates."""
+    plates = part_plates(layout, part)
+    if not plates:
+        return None
+    points = _corners(plates)
+    if part == "hull":
+        return points.min(axis=0), points.max(axis=0)
+    reach_m = float(np.hypot(points[:, 0], points[:, 1]).max())
+    pivot = np.asarray(turret_pivot_m, dtype=float)
+    return (pivot + (-reach_m, -reach_m, points[:, 2].min()),
+            pivot + (reach_m, reach_m, points[:, 2].max()))
+
+
 def swept_bounds(layout: PlateLayout, turret_pivot_m) -> tuple[np.ndarray, np.ndarray] | None:
     """The body-frame box (least corner, most corner) that holds every hull plate and every
-    turret plate at any heading of the turret (turned about the body's z axis round
-    ``turret_pivot_m``); None for a layout with no plates."""
-    corners = []
-    hull = part_plates(layout, "hull")
-    if hull:
-        points = _corners(hull)
-        corners += [points.min(axis=0), points.max(axis=0)]
-    turret = part_plates(layout, "turret")
-    if turret:
-        points = _corners(turret)
-        reach_m = float(np.hypot(points[:, 0], points[:, 1]).max())
-        pivot = np.asarray(turret_pivot_m, dtype=float)
-        corners += [pivot + (-reach_m, -reach_m, points[:, 2].min()),
-                    pivot + (reach_m, reach_m, points[:, 2].max())]
+    turret plate at any heading of the turret (:func:`part_bounds` of both); None for a
+    layout with no plates."""
+    corners = [corner for part in ("hull", "turret")
+               for corner in part_bounds(layout, part, turret_pivot_m) or ()]
     if not corners:
         return None
     stacked = np.array(corners)
