@@ -212,7 +212,11 @@ def test_an_anchor_ray_passes_its_own_turret_and_stands_on_anothers(tank, config
     simulation.destroy()
 
 
-def _fire_at(simulation, target, shell, point_bs, from_bs, speed_mps=800.0) -> list:
+def _fire_at(simulation, target, shell, point_bs, from_bs, speed_mps=800.0,
+             turning=None) -> list:
+    """Events of the steps until a ``shell`` launched at ``point_bs`` on ``target`` (in its
+    body frame, coming from ``from_bs``) strikes it; ``turning``: a vehicle whose turret
+    keeps turning (a hair each step) meanwhile."""
     state = target.current
     axes = state.axes_ws()
     point_ws = state.position_ws + np.asarray(point_bs, dtype=float) @ axes
@@ -224,6 +228,8 @@ def _fire_at(simulation, target, shell, point_bs, from_bs, speed_mps=800.0) -> l
                                           simulation.time_s)
     events: list = []
     for _ in range(30):
+        if turning is not None:
+            turning.aim.turret_heading_rad += 1e-4
         events += simulation.step(Controls(brake=1.0))
         if any(isinstance(event, Hit) and event.target == target.name for event in events):
             break
@@ -257,6 +263,9 @@ def test_it_settles_at_ride_height_with_its_turret_turned(config):
     player = simulation.player
     for _ in range(180):
         simulation.step(Controls(turret=1.0))
+    for _ in range(2):  # the turret stops: its pieces stand where it stopped
+        simulation.step(Controls())
+    assert player.turret_collider.heading_rad == player.aim.turret_heading_rad
     assert abs(player.turret_collider.heading_rad) > 1.0
     anchor_depth = -np.mean([anchor.z_m for anchor in config.tank.suspension.anchors])
     lift = config.tank.suspension.ride_height_m + anchor_depth
@@ -292,3 +301,66 @@ def test_it_drives_exactly_as_the_box_did_where_it_touches_nothing(config, monke
     turning = np.abs(_drive(config, True, 1.0, monkeypatch)
                      - _drive(config, False, 1.0, monkeypatch))
     assert turning[:, :3].max() < 0.01
+
+
+# ----- the turret's pieces follow where something may touch them ----------------------------
+
+
+def test_a_lone_turning_turret_is_left_behind_until_another_tank_comes_near(config):
+    """Alone on the flat, nothing can touch the turret's pieces: they stay while it turns,
+    and follow it (within the follow distance) once another tank stands beside it."""
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
+    player = simulation.player
+    for _ in range(60):
+        simulation.step(Controls(turret=1.0))
+    collider = player.turret_collider
+    assert collider.behind and collider.heading_rad == 0.0
+    assert abs(player.aim.turret_heading_rad) > 0.3
+    position = player.current.position_ws
+    simulation.spawn("tank", "beside", float(position[0]) + 6.0, float(position[1]), 0.0)
+    for _ in range(3):
+        simulation.step(Controls(turret=1.0))
+    follow_rad = TURRET_FOLLOW_M / 1.5  # no corner stands nearer the ring than 1.5 m
+    assert abs(collider.heading_rad - player.aim.turret_heading_rad) < follow_rad
+    simulation.destroy()
+
+
+def test_a_shell_on_its_way_brings_a_lone_turret_round_before_it_arrives(config, tank):
+    """A lone tank's turret turned right while nothing was near: a shell passing beside
+    the turret as its pieces were left, through the mantlet as it now stands, strikes
+    the mantlet."""
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
+    target = simulation.spawn("tank", "target", 30.0, 0.0, 0.0)  # facing +Y
+    for _ in range(30):
+        simulation.step(Controls(brake=1.0))
+    for _ in range(40):  # its gun turns to point right (+X), step by step, alone
+        target.aim.turret_heading_rad += math.pi / 2.0 / 40.0
+        simulation.step(Controls(brake=1.0))
+    assert target.turret_collider.heading_rad == 0.0
+    pivot = np.asarray(tank.gun.turret_pivot_m)
+    # Along -Y, 1.35 m right of the middle, 0.45 m above the ring: beside the turret's
+    # sloped side where the pieces stand, above the hull, through the mantlet turned right.
+    point_bs = pivot + (1.35 - pivot[0], 0.0, 0.45)
+    events = _fire_at(simulation, target, config.shells.shells["ap"], point_bs, (0, 1.0, 0),
+                      turning=target)
+    [hit] = [event for event in events if isinstance(event, Hit) and event.target == "target"]
+    assert hit.plate == "mantlet"
+    simulation.destroy()
+
+
+def test_the_crosshairs_arc_meets_a_turret_where_it_stands(config, tank):
+    """The arc to a lone tank's turret, turned while nothing was near: the predicted
+    impact is on the turret where it stands, not where its pieces were left."""
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
+    shooter = simulation.player
+    target = simulation.spawn("tank", "target", 0.0, 60.0, 90.0)  # broadside to the shooter
+    for _ in range(30):
+        simulation.step(Controls(brake=1.0))
+    for _ in range(40):  # its gun turns to point at the shooter, alone
+        target.aim.turret_heading_rad -= math.pi / 2.0 / 40.0
+        simulation.step(Controls(brake=1.0))
+    assert target.turret_collider.behind
+    impact = simulation.predicted_impact(shooter)
+    assert not target.turret_collider.behind
+    assert impact is not None and np.linalg.norm(impact - target.current.position_ws) < 5.0
+    simulation.destroy()

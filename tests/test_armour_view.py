@@ -71,6 +71,8 @@ def test_the_drawn_turret_turns_where_the_colliders_turret_does(tank_scene):
     simulation, render, vehicle, rig = tank_scene
     for _ in range(60):
         simulation.step(Controls(turret=1.0))
+    for _ in range(2):  # it stops: the collider's pieces stand where the turret stopped
+        simulation.step(Controls())
     rig.update(alpha=1.0)
     rig.aim_turret()
     heading = vehicle.turret_collider.heading_rad

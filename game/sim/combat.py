@@ -16,6 +16,7 @@ as a wreck.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -275,18 +276,21 @@ class Combat:
         return events
 
     def predicted_impact(self, vehicle: PlayerVehicle, max_time_s: float | None = None,
-                         make_tiles: bool = True) -> np.ndarray | None:
+                         make_tiles: bool = True,
+                         before_rays: Callable[[np.ndarray], object] | None = None
+                         ) -> np.ndarray | None:
         """Where a shell the vehicle fired now would land (for the crosshair and the bots'
         fire check), looking at most ``max_time_s`` of flight ahead (default: the shell's
         whole life); a view asks with ``make_tiles`` False (a big desert's far ground is
-        then read from its field, and no physics tile is made)."""
+        then read from its field, and no physics tile is made). ``before_rays``: see
+        :func:`physics.bullet.shells.predicted_impact`."""
         if vehicle.aim is None:
             return None
         shell, muzzle, velocity = self.launch(vehicle, vehicle.aim)
         return predicted_impact(self.world, self.terrain, muzzle, velocity,
                                 self.flight_of(shell), vehicle.body,
                                 max_time_s or vehicle.spec.gun.shell_lifetime_s,
-                                shell.radius_m, make_tiles)
+                                shell.radius_m, make_tiles, before_rays)
 
     def launch(self, vehicle: PlayerVehicle, aim: GunState
                ) -> tuple[ShellSpec, np.ndarray, np.ndarray]:

@@ -210,8 +210,22 @@ class Simulation:
 
     def predicted_impact(self, vehicle: PlayerVehicle, max_time_s: float | None = None,
                          make_tiles: bool = True) -> np.ndarray | None:
-        """Where a shell the vehicle fired now would land (see :meth:`Combat.predicted_impact`)."""
-        return self.combat.predicted_impact(vehicle, max_time_s, make_tiles)
+        """Where a shell the vehicle fired now would land (see :meth:`Combat.predicted_impact`),
+        the turrets its arc passes standing where they are."""
+        return self.combat.predicted_impact(vehicle, max_time_s, make_tiles,
+                                            self._turrets_caught_up)
+
+    def _turrets_caught_up(self, path_ws: np.ndarray) -> None:
+        """The turret colliders left behind (:meth:`_turn_turrets`) of the vehicles whose
+        collider a path (its points, chords between them) may pass through, turned to
+        where their turrets stand."""
+        behind = [(vehicle, vehicle.turret_collider) for vehicle in self.vehicles
+                  if vehicle.turret_collider is not None and vehicle.turret_collider.behind]
+        starts, ends = path_ws[:-1], path_ws[1:]
+        for vehicle, collider in behind:
+            if _path_within(vehicle.current.position_ws, starts, ends,
+                            vehicle.fleet.collider_reach_m):
+                collider.catch_up()
 
     def aim_verdict(self, vehicle: PlayerVehicle, impact_ws: np.ndarray) -> str | None:
         """Whether the shell ``vehicle`` has loaded would pierce the armour where its
@@ -295,11 +309,22 @@ class Simulation:
 
     def _turn_turrets(self) -> None:
         """Each turret's collider to where its gun was aimed this step (the armour's turret
-        plates turn with it: :class:`~physics.bullet.hull_body.TurretCollider`)."""
+        plates turn with it: :class:`~physics.bullet.hull_body.TurretCollider`), where
+        anything may touch it in the step: another body or the ground (the fleet's test),
+        or a shell that may reach it (as far as the step may carry it, twice over, and
+        its blast)."""
+        shells = self.shells
+        points = reach = None
+        if shells:
+            points = np.array([shell.position_ws for shell in shells])
+            reach = np.array([2.0 * self.step_s * float(np.linalg.norm(shell.velocity_ws))
+                              + shell.radius_m + shell.spec.splash_radius_m
+                              for shell in shells])
+        touch = {fleet: fleet.in_touch(points, reach) for fleet in self.fleets.values()}
         for vehicle in self.vehicles:
             collider, aim = vehicle.turret_collider, vehicle.aim
             if collider is not None and aim is not None:
-                collider.turn(aim.turret_heading_rad)
+                collider.turn(aim.turret_heading_rad, bool(touch[vehicle.fleet][vehicle.index]))
 
     def dig(self, crater: CraterDug) -> None:
         """Dig a crater into the ground (ValueError: its numbers are not a shell's)."""
@@ -356,3 +381,16 @@ class Simulation:
         self.arena.destroy()
         self.vehicles.clear()
         self._by_name.clear()
+
+
+def _path_within(point_ws: np.ndarray, starts_ws: np.ndarray, ends_ws: np.ndarray,
+                 reach_m: float) -> bool:
+    """Whether a path of segments (starts and ends, (C, 3)) passes within ``reach_m`` of a
+    point."""
+    along = ends_ws - starts_ws
+    lengths_squared = np.einsum("ij,ij->i", along, along)
+    share = np.clip(np.einsum("ij,ij->i", point_ws - starts_ws, along)
+                    / np.where(lengths_squared > 0.0, lengths_squared, 1.0), 0.0, 1.0)
+    nearest = starts_ws + along * share[:, None]
+    return bool((np.einsum("ij,ij->i", nearest - point_ws, nearest - point_ws)
+                 <= reach_m * reach_m).any())

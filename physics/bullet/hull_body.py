@@ -14,6 +14,12 @@ whatever the pieces: Bullet would take a compound's inertia from its bounding bo
 and all, and a tank would drive and roll differently. Every change of the compound's
 children makes Panda work the inertia out afresh, so it is set back each time.
 
+Nothing can meet the pieces of a tank that stands clear of every other body and of the
+ground, with no shell near: there they are left where they stand while the turret turns,
+and turned as soon as something comes near (the fleet's test,
+:meth:`~physics.bullet.fleet.VehicleFleet.in_touch`), as the turret stops, or before a
+query meets the bodies (:meth:`TurretCollider.catch_up`: the crosshair's arc).
+
 Turning the turret: Panda cannot move a child inside a compound, so the turret's pieces
 are taken out and put back at the new heading. Two sets of the pieces take turns (the new
 set goes in before the old comes out), so the compound never drops to one child, which
@@ -114,15 +120,30 @@ class TurretCollider:
         # Panda's heading turns +Y towards -X; the turret's turns it towards +X.
         return TransformState.makePosHpr(self._pivot, Vec3(-math.degrees(heading_rad), 0, 0))
 
-    def turn(self, heading_rad: float) -> bool:
+    def turn(self, heading_rad: float, in_touch: bool = True) -> bool:
         """Stand the pieces at the turret's ``heading_rad`` (asked each step); whether they
-        moved. While the turret turns, not where that is within :data:`TURRET_FOLLOW_M` at
-        their farthest corner of where they stand; once it stands (asked the same heading
-        twice running), exactly there."""
+        moved. While the turret turns, only where something may touch them (``in_touch``)
+        and not where that is within :data:`TURRET_FOLLOW_M` at their farthest corner of
+        where they stand; once it stands (asked the same heading twice running), exactly
+        there."""
         turning, self._asked_rad = heading_rad != self._asked_rad, heading_rad
-        if heading_rad == self.heading_rad or (
-                turning and abs(heading_rad - self.heading_rad) <= self._follow_rad):
+        if heading_rad == self.heading_rad or (turning and (
+                not in_touch or abs(heading_rad - self.heading_rad) <= self._follow_rad)):
             return False
+        return self.place(heading_rad)
+
+    @property
+    def behind(self) -> bool:
+        """Whether the pieces stand elsewhere than the heading last asked."""
+        return self.heading_rad != self._asked_rad
+
+    def catch_up(self) -> bool:
+        """Stand the pieces exactly at the heading last asked (for a query that meets the
+        bodies: a ray along a shell's arc); whether they moved."""
+        return self.behind and self.place(self._asked_rad)
+
+    def place(self, heading_rad: float) -> bool:
+        """Stand the pieces at ``heading_rad``, now."""
         placed, body = self._placed(heading_rad), self.body
         old, new = self._sets[self._in], self._sets[1 - self._in]
         for shape in new:

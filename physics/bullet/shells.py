@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Callable, Generic, TypeVar
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode, BulletSphereShape
@@ -310,23 +310,28 @@ class ShellSystem(Generic[Owner]):
 
 def predicted_impact(world: PhysicsWorld, terrain: TerrainBase, muzzle_ws, velocity_ws,
                      flight: Flight, exclude, max_time_s: float, radius_m: float,
-                     make_tiles: bool = True) -> np.ndarray | None:
+                     make_tiles: bool = True,
+                     before_rays: Callable[[np.ndarray], object] | None = None
+                     ) -> np.ndarray | None:
     """Where a shell of ``radius_m`` fired now on ``flight`` would land within
     ``max_time_s``: on the terrain (where its surface meets it), or on the first body
     (``exclude`` aside) its arc meets before that, looked for along chords that stray at
     most its radius from its path (``make_tiles``: see
-    :func:`~physics.model.ballistics.arc_meets_terrain`)."""
+    :func:`~physics.model.ballistics.arc_meets_terrain`). ``before_rays`` is given the
+    chords' ends, (C + 1, 3), before they are cast (to bring bodies up to date near them)."""
     velocity = np.asarray(velocity_ws, dtype=float)
     ground_s, ground_ws = arc_meets_terrain(terrain, np.asarray(muzzle_ws, dtype=float),
                                              velocity, flight, max_time_s, make_tiles,
                                              radius_m)
     hit_ws = _arc_meets_body(world, np.asarray(muzzle_ws, dtype=float), velocity,
-                             flight, exclude, ground_s, radius_m)
+                             flight, exclude, ground_s, radius_m, before_rays)
     return hit_ws if hit_ws is not None else ground_ws
 
 
 def _arc_meets_body(world: PhysicsWorld, muzzle_ws, velocity_ws, flight: Flight,
-                    exclude, until_s: float, tolerance_m: float) -> np.ndarray | None:
+                    exclude, until_s: float, tolerance_m: float,
+                    before_rays: Callable[[np.ndarray], object] | None = None
+                    ) -> np.ndarray | None:
     """Where the arc first meets a body other than the terrain before ``until_s``: rays
     along chords that stray at most ``tolerance_m`` from it.
 
@@ -340,6 +345,8 @@ def _arc_meets_body(world: PhysicsWorld, muzzle_ws, velocity_ws, flight: Flight,
         chords = max(1, math.ceil(until_s / math.sqrt(8.0 * tolerance_m / gravity_m_s2)))
     ends = arc_points(muzzle_ws, velocity_ws, flight,
                        np.arange(chords + 1) * (until_s / chords))
+    if before_rays is not None:
+        before_rays(ends)
     for start, end in zip(ends[:-1], ends[1:]):
         hit = world.ray_closest(start, end, exclude=exclude, mask=groups.ARC_BLOCKERS)
         if hit is not None:
