@@ -320,11 +320,12 @@ class Simulation:
             reach = np.array([2.0 * self.step_s * float(np.linalg.norm(shell.velocity_ws))
                               + shell.radius_m + shell.spec.splash_radius_m
                               for shell in shells])
-        touch = {fleet: fleet.in_touch(points, reach) for fleet in self.fleets.values()}
+        touch = {fleet: fleet.in_touch(points, reach).tolist()
+                 for fleet in self.fleets.values()}  # plain bools: read once a vehicle
         for vehicle in self.vehicles:
             collider, aim = vehicle.turret_collider, vehicle.aim
             if collider is not None and aim is not None:
-                collider.turn(aim.turret_heading_rad, bool(touch[vehicle.fleet][vehicle.index]))
+                collider.turn(aim.turret_heading_rad, touch[vehicle.fleet][vehicle.index])
 
     def dig(self, crater: CraterDug) -> None:
         """Dig a crater into the ground (ValueError: its numbers are not a shell's)."""
