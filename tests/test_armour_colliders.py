@@ -20,7 +20,8 @@ from game.sim.events import Hit
 from game.sim.simulation import Simulation
 from physics.bullet.bodies import make_hull_body
 from physics.bullet.ground import BulletRays
-from physics.bullet.hull_body import (COLLIDER_MARGIN_M, TURRET_FOLLOW_M, collider_hull,
+from physics.bullet.hull_body import (COLLIDER_MARGIN_M, TURRET_CONTACT_FOLLOW_M,
+                                      TURRET_FOLLOW_M, collider_hull,
                                       make_vehicle_body)
 from physics.model.armour import PlateLayout, first_plate
 from physics.model.plate_solids import (collider_pieces, convex_groups, corners_of,
@@ -320,7 +321,7 @@ def test_a_lone_turning_turret_is_left_behind_until_another_tank_comes_near(conf
     simulation.spawn("tank", "beside", float(position[0]) + 6.0, float(position[1]), 0.0)
     for _ in range(3):
         simulation.step(Controls(turret=1.0))
-    follow_rad = TURRET_FOLLOW_M / 1.5  # no corner stands nearer the ring than 1.5 m
+    follow_rad = TURRET_CONTACT_FOLLOW_M / 1.5  # no corner stands nearer the ring than 1.5 m
     assert abs(collider.heading_rad - player.aim.turret_heading_rad) < follow_rad
     simulation.destroy()
 

@@ -13,6 +13,7 @@ that struck something, then any rules (a battle's rounds).
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
@@ -26,7 +27,8 @@ from game.sim.guard import PhysicsGuard
 from game.sim.spotting import SightScreens
 from game.sim.vehicles import PlayerVehicle, Vehicle, step_events
 from physics.bullet.fleet import VehicleFleet
-from physics.bullet.hull_body import make_vehicle_body
+from physics.bullet.hull_body import (TURRET_CONTACT_FOLLOW_M, TURRET_FOLLOW_M,
+                                      make_vehicle_body)
 from physics.bullet.poses import ground_aligned_rotation, set_at_rest
 from physics.model.flight import flight_to_distance
 from physics.model.terrain import MapChoice
@@ -310,22 +312,24 @@ class Simulation:
     def _turn_turrets(self) -> None:
         """Each turret's collider to where its gun was aimed this step (the armour's turret
         plates turn with it: :class:`~physics.bullet.hull_body.TurretCollider`), where
-        anything may touch it in the step: another body or the ground (the fleet's test),
-        or a shell that may reach it (as far as the step may carry it, twice over, and
-        its blast)."""
+        anything may touch it in the step: closely where a shell may reach it (as far as
+        the step may carry it, twice over, and its blast), less so where only another body
+        or the ground may (the fleet's test)."""
         shells = self.shells
-        points = reach = None
-        if shells:
-            points = np.array([shell.position_ws for shell in shells])
-            reach = np.array([2.0 * self.step_s * float(np.linalg.norm(shell.velocity_ws))
-                              + shell.radius_m + shell.spec.splash_radius_m
-                              for shell in shells])
-        touch = {fleet: fleet.in_touch(points, reach).tolist()
-                 for fleet in self.fleets.values()}  # plain bools: read once a vehicle
+        points = np.array([shell.position_ws for shell in shells]).reshape(-1, 3)
+        reach = np.array([2.0 * self.step_s * float(np.linalg.norm(shell.velocity_ws))
+                          + shell.radius_m + shell.spec.splash_radius_m for shell in shells])
+        follow: dict = {}
+        for fleet in self.fleets.values():
+            distances = np.where(fleet.in_touch(), TURRET_CONTACT_FOLLOW_M, np.nan)
+            if shells:
+                distances[fleet.within_reach(points, reach)] = TURRET_FOLLOW_M
+            follow[fleet] = [None if math.isnan(distance) else distance
+                             for distance in distances.tolist()]
         for vehicle in self.vehicles:
             collider, aim = vehicle.turret_collider, vehicle.aim
             if collider is not None and aim is not None:
-                collider.turn(aim.turret_heading_rad, touch[vehicle.fleet][vehicle.index])
+                collider.turn(aim.turret_heading_rad, follow[vehicle.fleet][vehicle.index])
 
     def dig(self, crater: CraterDug) -> None:
         """Dig a crater into the ground (ValueError: its numbers are not a shell's)."""

@@ -246,24 +246,24 @@ class VehicleFleet:
         """Every point of a vehicle's collider lies within this of its centre of mass."""
         return self._hull_radius_m
 
-    def in_touch(self, points_ws: np.ndarray | None = None,
-                 reach_m: np.ndarray | None = None) -> np.ndarray:
+    def in_touch(self) -> np.ndarray:
         """Per vehicle, for the step :meth:`update_drive` read: may its collider meet
-        anything in it? Another body (the near test's), the ground (its pair with the
-        terrain), the map's edges, or one of ``points_ws`` (P, 3), each reaching
-        ``reach_m`` (P,) (shells: where each is and how far it may go). Every vehicle
-        where the step was not read."""
+        another body (the near test's), the ground (its pair with the terrain) or the
+        map's edges in it? Every vehicle where the step was not read."""
         plan = self._plan
         if plan is None or plan.step != self.world.step_count:
             return np.ones(len(self.bodies), dtype=bool)
-        touch = plan.near | self.hull_pairs.meets_terrain | self.hull_pairs.meets_edges
-        if points_ws is not None and len(points_ws):
-            centres = body_states(self.bodies).position_ws if plan.states is None \
-                else plan.states.position_ws
-            touch = touch | in_pairs(sphere_pairs(centres, points_ws,
-                                                  np.asarray(reach_m) + self._hull_radius_m
-                                                  )[:, :1], len(centres))
-        return touch
+        return plan.near | self.hull_pairs.meets_terrain | self.hull_pairs.meets_edges
+
+    def within_reach(self, points_ws: np.ndarray, reach_m: np.ndarray) -> np.ndarray:
+        """Per vehicle: may one of ``points_ws`` (P, 3), each reaching ``reach_m`` (P,),
+        meet its collider (shells: where each is and how far it may go)?"""
+        plan = self._plan
+        centres = (plan.states.position_ws if plan is not None and plan.states is not None
+                   else body_states(self.bodies).position_ws)
+        return in_pairs(sphere_pairs(centres, points_ws,
+                                     np.asarray(reach_m) + self._hull_radius_m)[:, :1],
+                        len(centres))
 
     def _survey(self, states: BodyStates) -> tuple[np.ndarray, float, float]:
         """Each body's speed along its hull, the fastest speed, and how far the bodies

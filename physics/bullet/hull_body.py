@@ -16,8 +16,9 @@ children makes Panda work the inertia out afresh, so it is set back each time.
 
 Nothing can meet the pieces of a tank that stands clear of every other body and of the
 ground, with no shell near: there they are left where they stand while the turret turns,
-and turned as soon as something comes near (the fleet's test,
-:meth:`~physics.bullet.fleet.VehicleFleet.in_touch`), as the turret stops, or before a
+and turned as soon as something comes near (the fleet's tests,
+:meth:`~physics.bullet.fleet.VehicleFleet.in_touch` and ``within_reach``: closer where a
+shell comes than where only bodies or the ground do), as the turret stops, or before a
 query meets the bodies (:meth:`TurretCollider.catch_up`: the crosshair's arc).
 
 Turning the turret: Panda cannot move a child inside a compound, so the turret's pieces
@@ -57,12 +58,16 @@ COLLIDER_MARGIN_M = 0.04
 """Bullet's collision margin round each convex piece (its default); the pieces are moved in
 by it, so their faces stand where the plates' do."""
 TURRET_FOLLOW_M = 0.02
-"""While the turret turns, its pieces are turned once its farthest corner would stand more
-than this far from where they are (0.6 degrees for a turret 1.9 m round): a gun aimed to
-and fro by tenths of a degree leaves them be (bots' guns do, most steps). The margin
-rounds the pieces' edges by more; a shell striking them is then cast against the plates
-where they are (:mod:`game.sim.armour_hits`). A turret that stops has them turned to
-where it stopped."""
+"""While the turret turns with a shell near, its pieces are turned once its farthest
+corner would stand more than this far from where they are (0.6 degrees for a turret 1.9 m
+round): a gun aimed to and fro by tenths of a degree leaves them be (bots' guns do, most
+steps). The margin rounds the pieces' edges by more; a shell striking them is then cast
+against the plates where they are (:mod:`game.sim.armour_hits`). A turret that stops
+has them turned to where it stopped."""
+TURRET_CONTACT_FOLLOW_M = 0.1
+"""As :data:`TURRET_FOLLOW_M`, while only other bodies or the ground may touch the turret:
+a contact a few centimetres off is not felt (Bullet's own margin rounds every edge by
+4 cm), and every turn makes Bullet pair the pieces afresh with what is near."""
 
 
 @lru_cache(maxsize=16)
@@ -91,12 +96,11 @@ class TurretCollider:
     the pieces stand at heading 0 when made. :meth:`turn` puts them at another."""
 
     def __init__(self, body: BulletRigidBodyNode, pieces: list[tuple[np.ndarray, float]],
-                 pivot_m, inertia: LVecBase3f, follow_m: float = TURRET_FOLLOW_M):
+                 pivot_m, inertia: LVecBase3f):
         self.body = body
-        reach_m = max(float(np.hypot(corners[:, 0], corners[:, 1]).max() + margin)
-                      for corners, margin in pieces)
-        self._follow_rad = follow_m / reach_m
-        """The least change of heading that turns the pieces."""
+        self.reach_m = max(float(np.hypot(corners[:, 0], corners[:, 1]).max() + margin)
+                           for corners, margin in pieces)
+        """The farthest any corner of the pieces stands from the turret ring's centre."""
         self._pivot = Point3(*pivot_m)
         self._inertia = inertia
         self._sets = [[convex_shape(corners, margin) for corners, margin in pieces]
@@ -120,15 +124,16 @@ class TurretCollider:
         # Panda's heading turns +Y towards -X; the turret's turns it towards +X.
         return TransformState.makePosHpr(self._pivot, Vec3(-math.degrees(heading_rad), 0, 0))
 
-    def turn(self, heading_rad: float, in_touch: bool = True) -> bool:
+    def turn(self, heading_rad: float, follow_m: float | None = TURRET_FOLLOW_M) -> bool:
         """Stand the pieces at the turret's ``heading_rad`` (asked each step); whether they
-        moved. While the turret turns, only where something may touch them (``in_touch``)
-        and not where that is within :data:`TURRET_FOLLOW_M` at their farthest corner of
+        moved. While the turret turns, only where something may touch them (``follow_m``
+        not None), and not where that is within ``follow_m`` at their farthest corner of
         where they stand; once it stands (asked the same heading twice running), exactly
         there."""
         turning, self._asked_rad = heading_rad != self._asked_rad, heading_rad
         if heading_rad == self.heading_rad or (turning and (
-                not in_touch or abs(heading_rad - self.heading_rad) <= self._follow_rad)):
+                follow_m is None
+                or abs(heading_rad - self.heading_rad) * self.reach_m <= follow_m)):
             return False
         return self.place(heading_rad)
 
