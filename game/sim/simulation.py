@@ -13,7 +13,6 @@ that struck something, then any rules (a battle's rounds).
 
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import numpy as np
@@ -223,11 +222,12 @@ class Simulation:
         where their turrets stand."""
         behind = [(vehicle, vehicle.turret_collider) for vehicle in self.vehicles
                   if vehicle.turret_collider is not None and vehicle.turret_collider.behind]
-        starts, ends = path_ws[:-1], path_ws[1:]
-        for vehicle, collider in behind:
-            if _path_within(vehicle.current.position_ws, starts, ends,
-                            vehicle.fleet.collider_reach_m):
-                collider.catch_up()
+        if not behind:
+            return
+        centres = np.array([vehicle.current.position_ws for vehicle, _ in behind])
+        reach_m = np.array([vehicle.fleet.collider_reach_m for vehicle, _ in behind])
+        for index in np.flatnonzero(_near_path(centres, path_ws, reach_m)).tolist():
+            behind[index][1].catch_up()
 
     def aim_verdict(self, vehicle: PlayerVehicle, impact_ws: np.ndarray) -> str | None:
         """Whether the shell ``vehicle`` has loaded would pierce the armour where its
@@ -319,17 +319,16 @@ class Simulation:
         points = np.array([shell.position_ws for shell in shells]).reshape(-1, 3)
         reach = np.array([2.0 * self.step_s * float(np.linalg.norm(shell.velocity_ws))
                           + shell.radius_m + shell.spec.splash_radius_m for shell in shells])
-        follow: dict = {}
-        for fleet in self.fleets.values():
-            distances = np.where(fleet.in_touch(), TURRET_CONTACT_FOLLOW_M, np.nan)
-            if shells:
-                distances[fleet.within_reach(points, reach)] = TURRET_FOLLOW_M
-            follow[fleet] = [None if math.isnan(distance) else distance
-                             for distance in distances.tolist()]
+        touched = {fleet: (fleet.in_touch().tolist(), fleet.within_reach(points, reach).tolist()
+                           if shells else None) for fleet in self.fleets.values()}
         for vehicle in self.vehicles:
             collider, aim = vehicle.turret_collider, vehicle.aim
-            if collider is not None and aim is not None:
-                collider.turn(aim.turret_heading_rad, follow[vehicle.fleet][vehicle.index])
+            if collider is None or aim is None:
+                continue
+            by_body, by_shell = touched[vehicle.fleet]
+            index = vehicle.index
+            collider.turn(aim.turret_heading_rad, TURRET_FOLLOW_M if by_shell and by_shell[index]
+                          else (TURRET_CONTACT_FOLLOW_M if by_body[index] else None))
 
     def dig(self, crater: CraterDug) -> None:
         """Dig a crater into the ground (ValueError: its numbers are not a shell's)."""
@@ -388,14 +387,14 @@ class Simulation:
         self._by_name.clear()
 
 
-def _path_within(point_ws: np.ndarray, starts_ws: np.ndarray, ends_ws: np.ndarray,
-                 reach_m: float) -> bool:
-    """Whether a path of segments (starts and ends, (C, 3)) passes within ``reach_m`` of a
-    point."""
-    along = ends_ws - starts_ws
-    lengths_squared = np.einsum("ij,ij->i", along, along)
-    share = np.clip(np.einsum("ij,ij->i", point_ws - starts_ws, along)
-                    / np.where(lengths_squared > 0.0, lengths_squared, 1.0), 0.0, 1.0)
-    nearest = starts_ws + along * share[:, None]
-    return bool((np.einsum("ij,ij->i", nearest - point_ws, nearest - point_ws)
-                 <= reach_m * reach_m).any())
+def _near_path(points_ws: np.ndarray, path_ws: np.ndarray, reach_m: np.ndarray
+               ) -> np.ndarray:
+    """Per point (P, 3): does a path (its points, (C + 1, 3), and the chords between them)
+    pass within that point's ``reach_m`` (P,)?"""
+    starts = path_ws[:-1]
+    along = path_ws[1:] - starts  # (C, 3)
+    lengths_squared = np.maximum(np.einsum("ij,ij->i", along, along), np.finfo(float).tiny)
+    offsets = points_ws[:, None, :] - starts[None, :, :]  # (P, C, 3)
+    share = np.clip(np.einsum("pcj,cj->pc", offsets, along) / lengths_squared, 0.0, 1.0)
+    gaps = offsets - share[:, :, None] * along[None, :, :]
+    return (np.einsum("pcj,pcj->pc", gaps, gaps) <= (reach_m * reach_m)[:, None]).any(axis=1)

@@ -222,23 +222,18 @@ def _hull_clear(position, axes, velocity, spin, hull, half_extents, centre_lift_
                                        corners, scratch)
 
 
-def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, box_reach_m,
-                 contact_m, within_s, heights, directory, lookup, clear):
-    """Per hull, into ``clear``: the test above, over the height samples round it (the
-    terrain's :class:`~physics.model.terrain.TerrainTables`)."""
+def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, part_reach_m,
+                 box_reach_m, contact_m, within_s, heights, directory, lookup, clear,
+                 near_edges):
+    """Per hull, into ``clear``: the test above for each of the collider's part boxes
+    (rows of ``half_extents``, ``centre_lift_m`` and ``part_reach_m``), over the height
+    samples round it (the terrain's :class:`~physics.model.terrain.TerrainTables`): clear
+    where every part is (a part found near the ground spares the others' tests); and
+    into ``near_edges``: whether it may come within ``contact_m`` of one of the map's
+    edges (every point of it within ``box_reach_m`` of its centre of mass, and the way it
+    may go; not finite: near)."""
     stretch_s = SPEED_ALLOWANCE * within_s
     corners, scratch = np.empty((8, 3)), np.empty((8, 3))
-    for hull in range(position.shape[0]):
-        clear[hull] = _hull_clear(position, axes, velocity, spin, hull, half_extents,
-                                  centre_lift_m, box_reach_m, contact_m, stretch_s, heights,
-                                  directory, lookup, corners, scratch)
-
-
-def _edges(position, velocity, box_reach_m, contact_m, within_s, lookup, near_edges):
-    """Per hull, into ``near_edges``: whether it may come within ``contact_m`` of one of the
-    map's edges in ``within_s`` (every point of it within ``box_reach_m`` of its centre of
-    mass, and the way it may go; not finite: near)."""
-    stretch_s = SPEED_ALLOWANCE * within_s
     for hull in range(position.shape[0]):
         speed_mps = np.sqrt(velocity[hull, 0] * velocity[hull, 0]
                             + velocity[hull, 1] * velocity[hull, 1]
@@ -246,6 +241,13 @@ def _edges(position, velocity, box_reach_m, contact_m, within_s, lookup, near_ed
         edge_reach_m = box_reach_m + contact_m + speed_mps * stretch_s
         near_edges[hull] = not (abs(position[hull, 0]) + edge_reach_m < lookup[0]
                                 and abs(position[hull, 1]) + edge_reach_m < lookup[1])
+        clear[hull] = True
+        for part in range(half_extents.shape[0]):
+            if not _hull_clear(position, axes, velocity, spin, hull, half_extents[part],
+                               centre_lift_m[part], part_reach_m[part], contact_m,
+                               stretch_s, heights, directory, lookup, corners, scratch):
+                clear[hull] = False
+                break
 
 
 _outline = compiled(_outline, inline=True)
@@ -254,7 +256,6 @@ _clipped_nearest = compiled(_clipped_nearest)
 _ground_clear = compiled(_ground_clear)
 _window_samples = compiled(_window_samples, inline=True)
 _hull_clear = compiled(_hull_clear, inline=True)
-_edges = compiled(_edges)
 _clear_hulls = compiled(_clear_hulls)
 
 
@@ -294,11 +295,15 @@ class HullClearance:
         self.contact_m = BULLET_BOX_MARGIN_M + BULLET_BREAKING_SHARE * disc_m + CONTACT_SLACK_M
         """How near the ground may come to the box's face before the hull is kept in the
         pair: as far as Bullet finds contacts, and the slack."""
-        self._parts = [(np.asarray(part.half_extents_m, dtype=float), part.centre_lift_m,
-                        float(np.linalg.norm(part.half_extents_m)) + part.centre_lift_m)
-                       for part in (parts or (PartBox.of_hull(hull),))]
-        """Each part's half extents, the lift of its centre above the centre of mass (up
-        the hull's axis) and the reach of its points from the centre of mass."""
+        boxes = parts or (PartBox.of_hull(hull),)
+        self._part_half_extents_m = np.array([box.half_extents_m for box in boxes], dtype=float)
+        """Each part box's half extents (K, 3)."""
+        self._part_lifts_m = np.array([box.centre_lift_m for box in boxes], dtype=float)
+        """How far up the hull's axis from the centre of mass each part box's centre
+        stands (K,)."""
+        self._part_reach_m = np.linalg.norm(self._part_half_extents_m, axis=1) \
+            + self._part_lifts_m
+        """How far from the centre of mass each part box's points reach (K,)."""
 
     def test(self, states: BodyStates, within_s: float) -> tuple[np.ndarray, np.ndarray]:
         """Per vehicle (V,): whether no part of the terrain can come within Bullet's contact
@@ -307,17 +312,13 @@ class HullClearance:
         count = len(states.position_ws)
         if _clear_hulls is None or not count:
             return np.zeros(count, dtype=bool), np.ones(count, dtype=bool)
-        clear, near_edges = np.ones(count, dtype=bool), np.empty(count, dtype=bool)
-        part_clear = np.empty(count, dtype=bool)
+        clear, near_edges = np.empty(count, dtype=bool), np.empty(count, dtype=bool)
         tables = self.terrain.tables
-        for half_extents_m, centre_lift_m, reach_m in self._parts:
-            _clear_hulls(states.position_ws, states.axes_ws, states.velocity_ws,
-                         states.angular_velocity_ws, half_extents_m, centre_lift_m,
-                         reach_m, self.contact_m, within_s, tables.heights,
-                         tables.directory, tables.lookup, part_clear)
-            clear &= part_clear
-        _edges(states.position_ws, states.velocity_ws, self._box_reach_m, self.contact_m,
-               within_s, tables.lookup, near_edges)
+        _clear_hulls(states.position_ws, states.axes_ws, states.velocity_ws,
+                     states.angular_velocity_ws, self._part_half_extents_m,
+                     self._part_lifts_m, self._part_reach_m, self._box_reach_m,
+                     self.contact_m, within_s, tables.heights, tables.directory,
+                     tables.lookup, clear, near_edges)
         return clear, near_edges
 
     def clear(self, states: BodyStates, within_s: float) -> np.ndarray:
