@@ -13,6 +13,7 @@ that struck something, then any rules (a battle's rounds).
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
@@ -316,9 +317,11 @@ class Simulation:
         the step may carry it, twice over, and its blast), less so where only another body
         or the ground may (the fleet's test)."""
         shells = self.shells
-        points = np.array([shell.position_ws for shell in shells]).reshape(-1, 3)
-        reach = np.array([2.0 * self.step_s * float(np.linalg.norm(shell.velocity_ws))
-                          + shell.radius_m + shell.spec.splash_radius_m for shell in shells])
+        if shells:
+            points = np.array([shell.position_ws for shell in shells])
+            reach = np.array([2.0 * self.step_s * math.hypot(*shell.velocity_ws.tolist())
+                              + shell.radius_m + shell.spec.splash_radius_m
+                              for shell in shells])
         touched = {fleet: (fleet.in_touch().tolist(), fleet.within_reach(points, reach).tolist()
                            if shells else None) for fleet in self.fleets.values()}
         for vehicle in self.vehicles:

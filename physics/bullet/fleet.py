@@ -261,9 +261,9 @@ class VehicleFleet:
         plan = self._plan
         centres = (plan.states.position_ws if plan is not None and plan.states is not None
                    else body_states(self.bodies).position_ws)
-        return in_pairs(sphere_pairs(centres, points_ws,
-                                     np.asarray(reach_m) + self._hull_radius_m)[:, :1],
-                        len(centres))
+        gaps = centres[:, None, :] - np.asarray(points_ws, dtype=float)[None, :, :]
+        limits_m = np.asarray(reach_m, dtype=float) + self._hull_radius_m
+        return (np.einsum("vpj,vpj->vp", gaps, gaps) <= limits_m * limits_m).any(axis=1)
 
     def _survey(self, states: BodyStates) -> tuple[np.ndarray, float, float]:
         """Each body's speed along its hull, the fastest speed, and how far the bodies
