@@ -37,7 +37,8 @@ from game.sim.search import Search, SearchGoal, SearchSpec
 from game.sim.spotting import SpottingSpec, hull_middle_ws, spotted
 from game.sim.stuck import StuckSpec, Unsticker
 from physics.model.ballistics import gun_axes, muzzle_ws
-from physics.model.flight import elevation_to_reach, flight_to_distance
+from physics.model.ammunition import ShellSpec
+from physics.model.flight import Flight, elevation_to_reach, flight_to_distance
 
 DIFFICULTIES = ("easy", "normal", "hard")
 _TINY = np.finfo(float).tiny
@@ -169,6 +170,8 @@ class Bot:
         self._gunnery: Gunnery | None = None
         """Where it aims on its target and which shell it loads next (made at its first
         look: the shells are the simulation's)."""
+        self._flight: tuple[ShellSpec, Flight] | None = None
+        """The shell last loaded and how it flies."""
         self._loaded_since_s: float | None = None
         """Since when its gun has been loaded (None: it is loading)."""
         self._circling: float | None = None
@@ -208,6 +211,15 @@ class Bot:
             *self._drive(here_x, here_y, rows[1], target, goal))
         return made_controls(throttle=throttle, steer=steer, gear=AUTOMATIC, turret=turret,
                              elevation=elevation, fire=fire, shell=self._shell())
+
+    def _loaded(self, combat, me) -> tuple[ShellSpec, Flight]:
+        """The shell in its gun's breech and how it flies (worked out again only when
+        another shell is loaded)."""
+        shell = combat.loaded_shell(me)
+        known = self._flight
+        if known is None or known[0] is not shell:
+            known = self._flight = (shell, combat.flight_of(shell))
+        return known
 
     def _shell(self) -> int | None:
         """The ammunition slot it has chosen for the next reload (None: none yet)."""
@@ -345,7 +357,7 @@ class Bot:
         level = self.spec.level
         self._looked = True
         combat = simulation.combat
-        gun, shell = me.spec.gun, combat.loaded_shell(me)
+        gun, (shell, flight) = me.spec.gun, self._loaded(combat, me)
         muzzle = muzzle_ws(me.current, gun, me.aim)
         muzzle_x, muzzle_y, muzzle_z = muzzle.tolist()
         middle = hull_middle_ws(target)
@@ -366,8 +378,8 @@ class Bot:
             aim_z += velocity_z * distance / shell_mps
         offset_x, offset_y, offset_z = aim_x - muzzle_x, aim_y - muzzle_y, aim_z - muzzle_z
         elevation_ws = elevation_to_reach(
-            math.hypot(offset_x, offset_y), offset_z, shell.muzzle_velocity_mps,
-            combat.flight_of(shell), gun.shell_lifetime_s)
+            math.hypot(offset_x, offset_y), offset_z, shell.muzzle_velocity_mps, flight,
+            gun.shell_lifetime_s)
         if elevation_ws is None:
             self._wanted_ws = None
             return False
@@ -391,11 +403,11 @@ class Bot:
         hull where the bot judges it to be (``misjudged_ws`` off where it is; where it will
         be, for a level that leads), with nothing in its way before it gets there."""
         level = self.spec.level
-        gun, shell = me.spec.gun, simulation.combat.loaded_shell(me)
+        gun, (shell, flight) = me.spec.gun, self._loaded(simulation.combat, me)
         muzzle, barrel = gun_axes(me.current, gun, me.aim)
         shell_mps = me.current.velocity_ws + barrel * shell.muzzle_velocity_mps
         middle = hull_middle_ws(target)
-        there = flight_to_distance(muzzle, shell_mps, simulation.combat.flight_of(shell),
+        there = flight_to_distance(muzzle, shell_mps, flight,
                                    math.dist(muzzle[:2].tolist(), middle[:2].tolist()),
                                    gun.shell_lifetime_s)
         if there is None:

@@ -323,7 +323,8 @@ class Simulation:
                               + shell.radius_m + shell.spec.splash_radius_m
                               for shell in shells])
         touched = {fleet: (fleet.in_touch().tolist(), fleet.within_reach(points, reach).tolist()
-                           if shells else None) for fleet in self.fleets.values()}
+                           if shells else None)
+                   for fleet in self.fleets.values() if fleet.bodies}
         for vehicle in self.vehicles:
             collider, aim = vehicle.turret_collider, vehicle.aim
             if collider is None or aim is None:
