@@ -17,6 +17,7 @@ import numpy as np
 from game.sim.vehicles import Vehicle
 from physics.model.ammunition import ShellSpec
 from physics.model.armour import PlateHit, first_plate, impact_angle_deg
+from physics.model.broadphase import points_near_path
 from physics.model.penetration import RICOCHET, PenetrationSpec, Strike, strike
 
 BACK_OUT_M = 12.0
@@ -66,6 +67,49 @@ def plate_on_line(vehicle: Vehicle, origin_bs: np.ndarray, direction_bs: np.ndar
     heading_rad = vehicle.aim.turret_heading_rad if vehicle.aim is not None else 0.0
     return first_plate(vehicle.spec.plates, origin_bs, direction_bs, heading_rad,
                        vehicle.spec.gun.turret_pivot_m)
+
+
+def plates_on_path(path_ws: np.ndarray, vehicles) -> tuple[float, np.ndarray] | None:
+    """Where a path (its points, (C + 1, 3), straight between them: a shell's arc in
+    chords) first enters the plates of one of ``vehicles`` (armed ones, as they stand or
+    are drawn): how far along the path, and the point; None where it enters none."""
+    armed = [vehicle for vehicle in vehicles
+             if vehicle.aim is not None and vehicle.spec.plates.plate]
+    if not armed or len(path_ws) < 2:
+        return None
+    centres = np.array([vehicle.current.position_ws for vehicle in armed])
+    reach_m = np.array([vehicle.fleet.collider_reach_m for vehicle in armed])
+    near = points_near_path(centres, path_ws, reach_m)
+    candidates = [vehicle for vehicle, close in zip(armed, near.tolist()) if close]
+    flown_m = 0.0
+    for start, end in zip(path_ws[:-1], path_ws[1:]):
+        chord = end - start
+        length_m = float(np.linalg.norm(chord))
+        if length_m == 0.0:
+            continue
+        nearest: tuple[float, np.ndarray] | None = None
+        for vehicle in candidates:
+            origin_bs, direction_bs = hull_frame(vehicle, start, chord / length_m)
+            met = plate_on_line(vehicle, origin_bs, direction_bs)
+            if met is not None and met.distance_m <= length_m and (
+                    nearest is None or met.distance_m < nearest[0]):
+                nearest = (met.distance_m, start + chord * (met.distance_m / length_m))
+        if nearest is not None:
+            return flown_m + nearest[0], nearest[1]
+        flown_m += length_m
+    return None
+
+
+def along_path_m(path_ws: np.ndarray, point_ws: np.ndarray) -> float:
+    """How far along a path (its points, (C + 1, 3)) a point on or near it lies: to its
+    foot on the nearest straight piece."""
+    starts, along = path_ws[:-1], np.diff(path_ws, axis=0)
+    lengths = np.linalg.norm(along, axis=1)
+    safe = np.where(lengths > 0.0, lengths, 1.0)
+    share = np.clip(np.einsum("ij,ij->i", point_ws - starts, along) / safe ** 2, 0.0, 1.0)
+    gaps = np.linalg.norm(starts + along * share[:, None] - point_ws, axis=1)
+    piece = int(np.argmin(gaps))
+    return float(lengths[:piece].sum() + share[piece] * lengths[piece])
 
 
 RANGE_PLATE_FACE = "face"

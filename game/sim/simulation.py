@@ -30,6 +30,7 @@ from physics.bullet.fleet import VehicleFleet
 from physics.bullet.hull_body import (TURRET_CONTACT_FOLLOW_M, TURRET_FOLLOW_M,
                                       make_vehicle_body)
 from physics.bullet.poses import ground_aligned_rotation, set_at_rest
+from physics.model.broadphase import points_near_path
 from physics.model.flight import flight_to_distance
 from physics.model.terrain import MapChoice
 
@@ -227,38 +228,14 @@ class Simulation:
             return
         centres = np.array([vehicle.current.position_ws for vehicle, _ in behind])
         reach_m = np.array([vehicle.fleet.collider_reach_m for vehicle, _ in behind])
-        for index in np.flatnonzero(_near_path(centres, path_ws, reach_m)).tolist():
+        for index in np.flatnonzero(points_near_path(centres, path_ws, reach_m)).tolist():
             behind[index][1].catch_up()
 
     def aim_verdict(self, vehicle: PlayerVehicle, impact_ws: np.ndarray) -> str | None:
         """Whether the shell ``vehicle`` has loaded would pierce the armour where its
-        crosshair (``impact_ws``, :meth:`predicted_impact`) meets another tank: the
-        verdicts of :func:`game.sim.armour_hits.aim_verdict`; None off the tanks."""
-        if vehicle.aim is None:
-            return None
-        target = self._tank_at(impact_ws, vehicle)
-        if target is None:
-            return None
-        combat, gun = self.combat, vehicle.spec.gun
-        shell, muzzle, velocity = combat.launch(vehicle, vehicle.aim)
-        across_m = float(np.hypot(*(np.asarray(impact_ws)[:2] - muzzle[:2])))
-        flown = flight_to_distance(muzzle, velocity, combat.flight_of(shell), across_m,
-                                   gun.shell_lifetime_s)
-        return aim_verdict(target, impact_ws, velocity if flown is None else flown[2], shell,
-                           combat.shells_config.penetration)
-
-    def _tank_at(self, point_ws: np.ndarray, shooter: PlayerVehicle) -> Vehicle | None:
-        """The armed vehicle (not ``shooter``) whose hull ``point_ws`` lies on: the nearest
-        whose reach (its hull's half diagonal and its turret) holds it."""
-        best, best_m = None, np.inf
-        for vehicle in self.vehicles:
-            if vehicle is shooter or vehicle.aim is None:
-                continue
-            reach_m = float(np.linalg.norm(vehicle.spec.hull.half_extents_m)) * TANK_REACH_SHARE
-            distance_m = float(np.linalg.norm(vehicle.current.position_ws - point_ws))
-            if distance_m <= reach_m and distance_m < best_m:
-                best, best_m = vehicle, distance_m
-        return best
+        crosshair (``impact_ws``, :meth:`predicted_impact`) meets another tank
+        (:func:`crosshair_verdict`)."""
+        return crosshair_verdict(self.combat, self.vehicles, vehicle, impact_ws)
 
     def _swap_from(self, current: Vehicle) -> Vehicle:
         """The vehicle the player hops into from ``current`` (left on its handbrake): the
@@ -391,14 +368,35 @@ class Simulation:
         self._by_name.clear()
 
 
-def _near_path(points_ws: np.ndarray, path_ws: np.ndarray, reach_m: np.ndarray
-               ) -> np.ndarray:
-    """Per point (P, 3): does a path (its points, (C + 1, 3), and the chords between them)
-    pass within that point's ``reach_m`` (P,)?"""
-    starts = path_ws[:-1]
-    along = path_ws[1:] - starts  # (C, 3)
-    lengths_squared = np.maximum(np.einsum("ij,ij->i", along, along), np.finfo(float).tiny)
-    offsets = points_ws[:, None, :] - starts[None, :, :]  # (P, C, 3)
-    share = np.clip(np.einsum("pcj,cj->pc", offsets, along) / lengths_squared, 0.0, 1.0)
-    gaps = offsets - share[:, :, None] * along[None, :, :]
-    return (np.einsum("pcj,pcj->pc", gaps, gaps) <= (reach_m * reach_m)[:, None]).any(axis=1)
+def crosshair_verdict(combat: Combat, vehicles, shooter: PlayerVehicle, impact_ws: np.ndarray
+                      ) -> str | None:
+    """Whether the shell ``shooter`` has loaded would pierce the armour where its crosshair
+    (``impact_ws``) meets one of ``vehicles`` (as they stand or are drawn): the verdicts
+    of :func:`game.sim.armour_hits.aim_verdict`, at the speed the shell keeps over the
+    range (``combat``: the shells and how they fly); None off the tanks."""
+    if shooter.aim is None:
+        return None
+    target = _tank_at(vehicles, impact_ws, shooter)
+    if target is None:
+        return None
+    gun = shooter.spec.gun
+    shell, muzzle, velocity = combat.launch(shooter, shooter.aim)
+    across_m = float(np.hypot(*(np.asarray(impact_ws)[:2] - muzzle[:2])))
+    flown = flight_to_distance(muzzle, velocity, combat.flight_of(shell), across_m,
+                               gun.shell_lifetime_s)
+    return aim_verdict(target, impact_ws, velocity if flown is None else flown[2], shell,
+                       combat.shells_config.penetration)
+
+
+def _tank_at(vehicles, point_ws: np.ndarray, shooter: PlayerVehicle):
+    """The armed vehicle of ``vehicles`` (not ``shooter``) whose hull ``point_ws`` lies on:
+    the nearest whose reach (its hull's half diagonal and its turret) holds it."""
+    best, best_m = None, np.inf
+    for vehicle in vehicles:
+        if vehicle is shooter or vehicle.aim is None:
+            continue
+        reach_m = float(np.linalg.norm(vehicle.spec.hull.half_extents_m)) * TANK_REACH_SHARE
+        distance_m = float(np.linalg.norm(vehicle.current.position_ws - point_ws))
+        if distance_m <= reach_m and distance_m < best_m:
+            best, best_m = vehicle, distance_m
+    return best

@@ -233,3 +233,16 @@ def in_pairs(pairs: np.ndarray, count: int) -> np.ndarray:
     flags = np.zeros(count, dtype=bool)
     flags[pairs.ravel()] = True
     return flags
+
+
+def points_near_path(points_ws: np.ndarray, path_ws: np.ndarray, reach_m: np.ndarray
+                     ) -> np.ndarray:
+    """Per point (P, 3): does a path (its points, (C + 1, 3), and the straight pieces
+    between them) pass within that point's ``reach_m`` (P,)?"""
+    starts = path_ws[:-1]
+    along = path_ws[1:] - starts  # (C, 3)
+    lengths_squared = np.maximum(np.einsum("ij,ij->i", along, along), np.finfo(float).tiny)
+    offsets = points_ws[:, None, :] - starts[None, :, :]  # (P, C, 3)
+    share = np.clip(np.einsum("pcj,cj->pc", offsets, along) / lengths_squared, 0.0, 1.0)
+    gaps = offsets - share[:, :, None] * along[None, :, :]
+    return (np.einsum("pcj,pcj->pc", gaps, gaps) <= (reach_m * reach_m)[:, None]).any(axis=1)

@@ -24,13 +24,14 @@ from typing import Any, Callable
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 
+from game.sim.armour_hits import along_path_m, plates_on_path
 from game.sim.combat import Combat, Plate
 from game.sim.controls import Controls
 from game.sim.events import Event, Hit, RoundEnd, RoundStart, Shot
 from game.sim.net.client import NetClient, ServerGone
 from game.sim.net.protocol import Scoreboard
 from game.sim.replay import ReplayRecorder
-from game.sim.simulation import Simulation
+from game.sim.simulation import Simulation, crosshair_verdict
 from game.sim.spotting import SightScreens
 from game.sim.telemetry import TelemetryWriter
 from game.sim.vehicles import AnchorView, DrawnVehicle, PlayerVehicle, Vehicle
@@ -176,13 +177,24 @@ class ShownWorld:
     def predicted_impact(self, vehicle: PlayerVehicle, max_time_s: float | None = None,
                          make_tiles: bool = True) -> np.ndarray | None:
         """Where a shell ``vehicle`` fired now would land, in the client's world (see
-        :meth:`Simulation.predicted_impact`)."""
-        return self._simulation.predicted_impact(vehicle, max_time_s, make_tiles)
+        :meth:`Simulation.predicted_impact`), or sooner on the plates of another tank as
+        it is drawn (the others have no bodies here: the arc's chords are cast against
+        their plates)."""
+        chords: list[np.ndarray] = []
+        landed = self._simulation.combat.predicted_impact(vehicle, max_time_s, make_tiles,
+                                                          chords.append)
+        others = [other for other in self.vehicles if other is not vehicle]
+        met = plates_on_path(chords[0], others) if chords else None
+        if met is None or (landed is not None and along_path_m(chords[0], landed) < met[0]):
+            return landed
+        return met[1]
 
     def aim_verdict(self, vehicle: PlayerVehicle, impact_ws: np.ndarray) -> str | None:
-        """None: the others' tanks are drawn from snapshots, not simulated here, so the
-        client has no armour of theirs to weigh (the server decides every hit)."""
-        return None
+        """The crosshair's verdict on the others' tanks as they are drawn (their plates
+        where the snapshots put them, each turret at its heading), as offline
+        (:func:`~game.sim.simulation.crosshair_verdict`); the server still decides every
+        hit."""
+        return crosshair_verdict(self._simulation.combat, self.vehicles, vehicle, impact_ws)
 
     @property
     def plates(self) -> list[Plate]:
