@@ -151,9 +151,16 @@ def _add_online_arguments(online) -> None:
                              'prints "serving on HOST:PORT" first')
     online.add_argument("--host", default="0.0.0.0",
                         help="the address a server listens on (default 0.0.0.0: all)")
-    online.add_argument("--port", type=whole_number(0, 65535, "port"), default=DEFAULT_PORT,
-                        help=f"the port a server listens on (default {DEFAULT_PORT}; 0: any "
-                             "free one, printed)")
+    online.add_argument("--port", type=whole_number(0, 65535, "port"), default=None,
+                        help=f"the port a server listens on (default {DEFAULT_PORT}; a list "
+                             "server: config/game.toml's [listing] port; 0: any free one, "
+                             "printed)")
+    online.add_argument("--announce", metavar="URL",
+                        help="a server: announce itself to the list server at URL (every few "
+                             "seconds), named by --name")
+    online.add_argument("--list-server", action="store_true",
+                        help="run a list server, where dedicated servers announce themselves "
+                             "and players find them; prints \"listing on HOST:PORT\" first")
     online.add_argument("--max-players", type=whole_number(1, MAX_NET_PLAYERS, "players"),
                         default=8, help="players a server lets in (default 8)")
     online.add_argument("--connect", type=_server_address, metavar="HOST:PORT",
@@ -224,6 +231,17 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
 
 def _check_online_arguments(args: argparse.Namespace) -> None:
+    if args.list_server:
+        _refuse_given("--list-server runs the list alone", (
+            ("--serve", args.serve), ("--connect", args.connect), ("--headless", args.headless),
+            ("--offscreen", args.offscreen), ("--bots", args.bots), ("--inputs", args.inputs),
+            ("--telemetry", args.telemetry), ("--record", args.record),
+            ("--replay", args.replay), ("--name", args.name), ("--net-sim", args.net_sim)))
+        return
+    if args.announce and not args.serve:
+        raise CommandLineError("--announce URL is for a server: add --serve")
+    if args.port is not None and not args.serve:
+        raise CommandLineError("--port is where a server listens: add --serve or --list-server")
     if args.serve and args.connect:
         raise CommandLineError("--serve runs a server, --connect joins one: choose one")
     if (args.serve or args.connect) and args.mode != MODES[0]:
@@ -235,7 +253,9 @@ def _check_online_arguments(args: argparse.Namespace) -> None:
             ("--gearbox", args.gearbox),
             ("--screenshot", args.screenshot), ("--record", args.record),
             ("--replay", args.replay), ("--players", args.players > 1),
-            ("--net-sim", args.net_sim), ("--name", args.name), ("--player-ai", args.player_ai)))
+            ("--net-sim", args.net_sim), ("--player-ai", args.player_ai)))
+        if args.name and not args.announce:
+            raise CommandLineError("--name names a server in the list: add --announce URL")
     elif args.connect:
         _refuse_given("--connect plays the server's game", (
             ("--bots", args.bots), ("--record", args.record), ("--replay", args.replay),
@@ -262,6 +282,9 @@ def run(argv: list[str] | None = None) -> int:
     args.menu = args.menu or not (args.headless or args.offscreen
                                   or match_flags_given(argv))
     args.gearbox = player_gearbox(args)
+    if args.list_server:
+        from game.runs.listing import run_list_server_command  # aiohttp: only for the list
+        return run_list_server_command(args)
     if args.serve or args.connect:
         from game.runs.online import run_online  # ENet: only for online play
         return run_online(args)

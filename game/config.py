@@ -28,6 +28,7 @@ from game.sim.arena import SpawnSpec, WorldSpecs
 from game.sim.battle import BattleSpec
 from game.sim.combat import RangeSpec
 from game.sim.local_players import LocalPlayersSpec
+from game.sim.net.listing import ListingSpec
 from game.sim.net.spec import NetSpec
 from game.sim.session import SessionSpecs
 from physics.model.ammunition import AirSpec, ShellSpec
@@ -88,6 +89,7 @@ class GameSpec(Spec):
     spawn: SpawnSpec = tuning("where vehicles start")
     local_players: LocalPlayersSpec = tuning("two players on one machine (--players 2)")
     net: NetSpec = tuning("online play (--serve, --connect)")
+    listing: ListingSpec = tuning("the list server (--list-server) and announcing to it")
 
 
 @dataclass(frozen=True)

@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import logging
 import signal
+import socket
 import sys
 from dataclasses import replace
 
 from common.errors import CommandLineError, UserError
 from game.config import load_config
 from game.sim.controls import Controls, ScriptedInputs
+from game.sim.net.announce import Announcer
 from game.sim.net.client import NetClient, ServerGone
 from game.sim.net.joining import ConnectionRefused, JoinRequest, join
-from game.sim.net.link import INSTALL_HINT, Endpoint, enet_available
+from game.sim.net.link import DEFAULT_PORT, INSTALL_HINT, Endpoint, enet_available
+from game.sim.net.listing import TEXT_MOST as NAME_MOST
+from game.sim.net.protocol import PROTOCOL
 from game.sim.net.runs import run_client
 from game.sim.net.server import GameServer, ServerIdentity
 from game.sim.replay import config_digest, game_version
@@ -53,7 +57,8 @@ def run_online(args) -> int:
 def serve(args) -> int:
     config = load_config(args.config)
     try:
-        endpoint = Endpoint.listen(args.host, args.port, args.max_players + SPARE_PEERS)
+        endpoint = Endpoint.listen(args.host, DEFAULT_PORT if args.port is None else args.port,
+                                   args.max_players + SPARE_PEERS)
     except OSError as error:
         raise UserError("--port", None, f"a free port to serve on ({error})") from None
     options = GameOptions(args.map, args.seed, None, args.bots, difficulty=args.difficulty,
@@ -67,14 +72,30 @@ def serve(args) -> int:
     print(f"serving on {args.host}:{endpoint.port}", flush=True)
     log.info("server: up to %d players, %d bots, map %s, seed %d", args.max_players,
              args.bots, args.map.text, args.seed)
+    announcer = None
+    if args.announce:
+        announcer = Announcer(args.announce, lambda: announcement(args, server, endpoint.port),
+                              config.game.listing.renew_s)
+        announcer.start()
     try:
         server.run(args.seconds, should_stop=lambda: bool(stopping))
     finally:
+        if announcer is not None:
+            announcer.stop()
         server.destroy()
         if telemetry is not None:
             telemetry.close()
     log.info("server stopped (%s)", f"signal {stopping[0]}" if stopping else "its time was up")
     return 0
+
+
+def announcement(args, server: GameServer, port: int) -> dict:
+    """What this server says of itself to the list server (read in the announcer's
+    thread: counts and fixed values only)."""
+    return {"name": args.name or f"{socket.gethostname()[:NAME_MOST]}", "port": port,
+            "map": args.map.text, "mode": args.mode, "players": server.players,
+            "max_players": args.max_players, "version": server.identity.version,
+            "protocol": PROTOCOL, "config_digest": server.identity.config_digest.hex()}
 
 
 def connect(args, config) -> NetClient:

@@ -99,6 +99,12 @@ class GameServer:
     def now_s(self) -> float:
         return self.endpoint.clock()
 
+    @property
+    def players(self) -> int:
+        """How many players are in the game (read from another thread too: the values are
+        copied in one C call, which no other thread can interleave)."""
+        return sum(slot.vehicle is not None for slot in list(self.clients.values()))
+
     def run(self, seconds: float | None = None, should_stop=lambda: False) -> None:
         """Serve in real time, a step every 1/step_hz s, for ``seconds`` of game time (None:
         until ``should_stop()``); then tell every client the game is over."""
