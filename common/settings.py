@@ -157,6 +157,9 @@ class LoadedSettings:
     settings: UserSettingsSpec
     warning: str | None = None
     """One line saying why the file was not used (None: read fine, or no file yet)."""
+    saved: frozenset[str] = frozenset()
+    """The settings the file holds (the player's, or a first start's picks): the rest are
+    the defaults."""
 
 
 def load_settings(path: Path, defaults: UserSettingsSpec) -> LoadedSettings:
@@ -172,9 +175,10 @@ def load_settings(path: Path, defaults: UserSettingsSpec) -> LoadedSettings:
         reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
         return LoadedSettings(defaults, f"tank-battle: {path}: not read ({reason}); "
                                         "using the default settings")
-    merged = {**dataclasses.asdict(defaults), **with_renamed_keys(table)}
+    saved = with_renamed_keys(table)
+    merged = {**dataclasses.asdict(defaults), **saved}
     try:
-        return LoadedSettings(build_spec(UserSettingsSpec, merged))
+        return LoadedSettings(build_spec(UserSettingsSpec, merged), saved=frozenset(saved))
     except SpecError as error:
         return LoadedSettings(defaults, f"tank-battle: {path}: {error.key} = {error.value!r}: "
                                         f"expected {error.expected}; using the default settings")
@@ -255,6 +259,8 @@ class UserSettings:
         loaded = load_settings(self.path, defaults)
         self.current = loaded.settings
         self.warning = loaded.warning
+        self.saved = loaded.saved
+        """The settings the file held when it was read."""
         if loaded.warning is not None:
             (warn or log.warning)(loaded.warning)
 

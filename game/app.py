@@ -120,7 +120,8 @@ class TankBattleApp(ShowBase):
         self.settings_in_use = AppliedSettings(
             settings, view.user_settings, sounds=self.sounds, display=self.display,
             views=self.views, effects=lambda: self.session_view.effects,
-            message=self.views[0].message, refresh_page=self._refresh_settings_page)
+            message=self.views[0].message, refresh_page=self._refresh_settings_page,
+            renderer=self.win.getGsg().getDriverRenderer())
         controls = (replace(config.controls, keyboard=bindings.current,
                             gamepad=bindings.gamepad) if bindings is not None
                     else config.controls)
@@ -246,8 +247,7 @@ class TankBattleApp(ShowBase):
             self.send(ShowHelp())
 
     def _restart(self) -> None:
-        """A fresh game (same map, seed, vehicle and bots). Online the server runs the
-        rounds: nothing to restart here."""
+        """A fresh game (same map, seed, vehicle and bots); online, none: the server's."""
         fresh = self.session.restarted(self.run_options.recorder_for(self.session.options))
         if fresh is not None:
             self.replace_session(fresh)
