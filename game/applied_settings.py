@@ -16,8 +16,7 @@ SOFTWARE_RENDERERS = ("llvmpipe", "softpipe", "swiftshader", "software rasterize
 and softpipe, SwiftShader, Apple's and Windows' fallbacks."""
 SOFTWARE_QUALITY = "low"
 """The quality a first start on such a renderer picks: no sun shadows, no multisampling,
-fewer particles (measured offscreen at 640x360 with 7 bots on llvmpipe: 28-30 ms of
-processor a frame at low, 35-41 at high)."""
+fewer particles, each drawn by the processor there."""
 
 
 def software_renderer(renderer: str) -> bool:
