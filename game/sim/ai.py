@@ -370,12 +370,12 @@ class Bot:
                                           self.spec.spotting, me.aim.reload_left_s == 0.0
                                           and self._seen_since_s is not None)
         distance = math.hypot(aim_x - muzzle_x, aim_y - muzzle_y, aim_z - muzzle_z)
-        if level.leads_target:
+        if level.leads_target:  # where it will be when the shell, slowing, gets there
             velocity_x, velocity_y, velocity_z = target.current.velocity_ws.tolist()
-            shell_mps = shell.muzzle_velocity_mps
-            aim_x += velocity_x * distance / shell_mps
-            aim_y += velocity_y * distance / shell_mps
-            aim_z += velocity_z * distance / shell_mps
+            flight_s = flight.time_to_m(distance, shell.muzzle_velocity_mps)
+            aim_x += velocity_x * flight_s
+            aim_y += velocity_y * flight_s
+            aim_z += velocity_z * flight_s
         offset_x, offset_y, offset_z = aim_x - muzzle_x, aim_y - muzzle_y, aim_z - muzzle_z
         elevation_ws = elevation_to_reach(
             math.hypot(offset_x, offset_y), offset_z, shell.muzzle_velocity_mps, flight,

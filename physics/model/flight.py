@@ -44,6 +44,16 @@ class Flight:
         if not self.drag_per_m >= 0.0:
             raise ValueError(f"a flight's drag_per_m must be 0 or more, not {self.drag_per_m}")
 
+    def time_to_m(self, distance_m: float, speed_mps: float) -> float:
+        """How long a shell leaving at ``speed_mps`` takes to fly ``distance_m`` along a
+        flat path: drag alone slows it, ``v = v0 exp(-k x)``, so ``t = (exp(k d) - 1) /
+        (k v0)`` (``d / v0`` without drag). A bot's lead: gravity bends a flat shot's path
+        by too little to change its time."""
+        drag = self.drag_per_m * distance_m
+        if drag == 0.0:
+            return distance_m / speed_mps
+        return math.expm1(drag) / (self.drag_per_m * speed_mps)
+
 
 @compiled_stage
 def flight_step(x, y, z, vx, vy, vz, gravity, drag, step_s):
