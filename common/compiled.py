@@ -62,6 +62,12 @@ time); a zero divisor gives an infinity or NaN, as in numpy, which the fleet's a
 simulation's guards catch like any non-finite state, where Python's model would raise."""
 
 
+LOOPS: list = []
+"""Every compiled loop made (numba's dispatchers), for :func:`load_cached`."""
+_LOADED_UP_TO = 0
+"""How many of :data:`LOOPS` :func:`load_cached` has gone through."""
+
+
 def compiled(function, *, inline: bool = False):
     """``function`` compiled to machine code (cached on disk beside its module) where numba
     is installed and can cache; None where not. ``inline``: a stage of a compiled loop,
@@ -70,7 +76,40 @@ def compiled(function, *, inline: bool = False):
         return None
     if inline:
         return njit(inline="always", **_OPTIONS)(function)
-    return njit(cache=True, **_OPTIONS)(function)
+    loop = njit(cache=True, **_OPTIONS)(function)
+    LOOPS.append(loop)
+    return loop
+
+
+def load_cached() -> int:
+    """Load, now, every version of every compiled loop imported so far that its disk
+    cache holds for this machine; how many. A loop is otherwise loaded the first time it
+    is called, a few milliseconds each, and some are first called well into a battle (the
+    first crater, the first shell near a hull): a hitch in that frame. Reads numba's own
+    cache index (numba keeps no public way to list it): on a numba that lays it out
+    otherwise this loads nothing, and the loops load as they are first called, as before."""
+    global _LOADED_UP_TO
+    loaded = 0
+    if _LOADED_UP_TO == len(LOOPS):
+        return 0  # no loop made since the last time
+    loops, _LOADED_UP_TO = list(LOOPS[_LOADED_UP_TO:]), len(LOOPS)
+    for loop in loops:
+        try:
+            magic = loop.targetctx.codegen().magic_tuple()
+            index = loop._cache._cache_file._load_index()
+            signatures = [key[0] for key in index if key[1] == magic]
+        except (AttributeError, TypeError, IndexError, OSError, ValueError):
+            continue
+        for signature in signatures:
+            if tuple(signature) in loop.overloads:
+                continue
+            try:
+                loop.compile(signature)
+            except Exception as error:  # noqa: BLE001 - a stale entry: it loads when called
+                log.debug("compiled loop %s not loaded ahead: %s", loop.__name__, error)
+                continue
+            loaded += 1
+    return loaded
 
 
 def compiled_loop(function):

@@ -18,6 +18,7 @@ from typing import Callable
 
 import numpy as np
 
+from common import compiled
 from game.sim.arena import Arena, WorldSpecs
 from game.sim.armour_hits import aim_verdict
 from game.sim.combat import Combat
@@ -53,6 +54,7 @@ class Simulation:
     def __init__(self, specs: WorldSpecs, map_choice: MapChoice, seed: int,
                  player_vehicle: str | None = "tank", player_name: str = "player",
                  player_start_gear: str | None = None):
+        compiled.load_cached()  # every compiled loop now, none first met mid-battle
         self.specs = specs
         self.seed = seed
         self.player_start_gear = player_start_gear or specs.spawn.start_gear
