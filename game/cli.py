@@ -158,6 +158,9 @@ def _add_online_arguments(online) -> None:
     online.add_argument("--announce", metavar="URL",
                         help="a server: announce itself to the list server at URL (every few "
                              "seconds), named by --name")
+    online.add_argument("--list", nargs="?", const="", metavar="URL",
+                        help="print the servers the list server at URL lists (default: "
+                             "config/game.toml's [listing] url), each with its ping, and exit")
     online.add_argument("--list-server", action="store_true",
                         help="run a list server, where dedicated servers announce themselves "
                              "and players find them; prints \"listing on HOST:PORT\" first")
@@ -231,6 +234,11 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
 
 def _check_online_arguments(args: argparse.Namespace) -> None:
+    if args.list is not None:
+        _refuse_given("--list prints the servers and exits", (
+            ("--list-server", args.list_server), ("--serve", args.serve),
+            ("--connect", args.connect), ("--bots", args.bots), ("--inputs", args.inputs),
+            ("--telemetry", args.telemetry), ("--name", args.name)))
     if args.list_server:
         _refuse_given("--list-server runs the list alone", (
             ("--serve", args.serve), ("--connect", args.connect), ("--headless", args.headless),
@@ -282,6 +290,9 @@ def run(argv: list[str] | None = None) -> int:
     args.menu = args.menu or not (args.headless or args.offscreen
                                   or match_flags_given(argv))
     args.gearbox = player_gearbox(args)
+    if args.list is not None:
+        from game.runs.listing import print_servers
+        return print_servers(args)
     if args.list_server:
         from game.runs.listing import run_list_server_command  # aiohttp: only for the list
         return run_list_server_command(args)

@@ -309,6 +309,12 @@ def test_a_dedicated_server_announces_itself_and_is_listed_by_name():
             assert (entry["address"], entry["port"], entry["name"]) == (
                 "127.0.0.1", port, "Dunes of test")
             assert (entry["map"], entry["players"], entry["max_players"]) == ("flat", 0, 8)
+            with GameProcess("the lister", "--list", url) as printed:  # a player's look
+                assert printed.wait() == 0, printed.err
+            header, row = printed.out_lines
+            assert header.split()[:3] == ["NAME", "ADDRESS", "MAP"]
+            assert row.startswith(f"Dunes of test  127.0.0.1:{port}  flat  battle  0/8")
+            assert row.split()[-2] == "ms"  # it answered the handshake: a ping
             server.terminate()
             assert server.wait() == 0
         lister.terminate()

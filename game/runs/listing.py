@@ -1,5 +1,5 @@
 """``tank-battle --list-server``: the list of dedicated servers, served over HTTP until
-Ctrl+C (or ``--seconds``)."""
+Ctrl+C (or ``--seconds``); ``tank-battle --list [URL]``: the servers it lists, printed."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import time
 
 from common.errors import UserError
 from game.config import load_config
-from game.sim.net.list_service import run_list_server
+from game.sim.net.browse import ListUnavailable, fetch_servers, shown, table, with_pings
+from game.sim.net.link import enet_available
 
 log = logging.getLogger(__name__)
 
@@ -28,10 +29,28 @@ def run_list_server_command(args) -> int:
 
     def stop() -> bool:
         return bool(stopping) or (ends_s is not None and time.monotonic() >= ends_s)
+    from game.sim.net.list_service import run_list_server  # aiohttp: only for the list
+
     try:
         run_list_server(args.host, port, spec, ready, stop)
     except OSError as error:
         raise UserError("--port", None, f"a free port to list on ({error})") from None
     log.info("list server stopped (%s)", f"signal {stopping[0]}" if stopping else
              "its time was up")
+    return 0
+
+
+def print_servers(args) -> int:
+    """The servers the list at ``--list`` (or config's) lists, a line each with the ping
+    measured from here, most players first; a list that cannot be read: one line, exit 2."""
+    spec = load_config(args.config).game.listing
+    url = args.list or spec.url
+    try:
+        servers = fetch_servers(url)
+    except ListUnavailable as error:
+        raise UserError(error.url, None, error.expected) from None
+    if enet_available():
+        servers = with_pings(servers, spec.verify_timeout_s)
+    for line in table(shown(servers)):
+        print(line)
     return 0

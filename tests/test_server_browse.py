@@ -1,0 +1,106 @@
+"""A player's side of the list server (game/sim/net/browse.py): reading the list, the ping
+measured from here, the browser's filters and order, and ``tank-battle --list URL``."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from game.sim.net.browse import (ListedServer, ListUnavailable, fetch_servers, handshake_ms,
+                                 shown, table)
+from game.sim.net.link import enet_available
+from game.sim.net.listing import Announcement
+from tests.test_list_server import HONEST, _Listening
+
+
+def _server(name, players=3, version="0.9.0", ping_ms=None, map_name="desert"):
+    return ListedServer("10.0.0.1", Announcement(**{**HONEST, "name": name,
+                                                    "players": players, "version": version,
+                                                    "map": map_name}), ping_ms)
+
+
+def test_the_browser_sorts_by_players_ping_or_name_and_hides_what_it_is_told():
+    servers = [_server("b", players=8, ping_ms=90.0), _server("a", players=1, ping_ms=None),
+               _server("c", players=3, version="0.8.0", ping_ms=20.0)]
+    assert [s.announcement.name for s in shown(servers)] == ["b", "c", "a"]
+    assert [s.announcement.name for s in shown(servers, "ping")] == ["c", "b", "a"]
+    assert [s.announcement.name for s in shown(servers, "name")] == ["a", "b", "c"]
+    assert [s.announcement.name for s in shown(servers, hide_full=True)] == ["c", "a"]
+    assert [s.announcement.name for s in shown(servers, version="0.9.0")] == ["b", "a"]
+
+
+def test_the_table_has_a_line_a_server_under_its_header():
+    lines = table([_server("Dunes", ping_ms=42.4), _server("Flat", ping_ms=None)])
+    assert lines[0].split() == ["NAME", "ADDRESS", "MAP", "MODE", "PLAYERS", "PING",
+                                "VERSION"]
+    assert lines[1].split() == ["Dunes", "10.0.0.1:27960", "desert", "battle", "3/8", "42",
+                                "ms", "0.9.0"]
+    assert lines[2].split()[5] == "-"  # no answer to the handshake
+
+
+class _Stub:
+    """An HTTP server on loopback answering every GET with ``status`` and ``body``."""
+
+    def __init__(self, status: int, body: bytes):
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 - the stdlib's name
+                stub.paths.append(self.path)
+                self.send_response(status)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *_args):
+                pass
+        self.paths: list[str] = []
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.http.server_address[1]}"
+        self.thread = threading.Thread(target=self.http.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.http.shutdown()
+        self.http.server_close()
+
+
+def test_the_list_is_read_with_its_filters_asked_of_the_list_server():
+    stub = _Stub(200, json.dumps({"servers": [{"address": "10.0.0.7", **HONEST,
+                                               "heard_s_ago": 1.5}]}).encode())
+    try:
+        [server] = fetch_servers(stub.url, version="0.9.0", not_full=True)
+    finally:
+        stub.close()
+    assert server.join_address == "10.0.0.7:27960" and server.announcement.name == "Dunes 1"
+    assert stub.paths == ["/servers?version=0.9.0&not_full=1"]
+
+
+@pytest.mark.parametrize("status, body, expected", [
+    (500, b"oops", "a list server's servers (it answered 500"),
+    (200, b"<html>", "a list of servers in its answer"),
+    (200, json.dumps({"servers": [{"address": "x", "port": "no"}]}).encode(),
+     "a list of servers in its answer")])
+def test_a_list_that_cannot_be_read_says_why_in_one_line(status, body, expected):
+    stub = _Stub(status, body)
+    try:
+        with pytest.raises(ListUnavailable) as error:
+            fetch_servers(stub.url)
+    finally:
+        stub.close()
+    assert str(error.value).startswith(f"{stub.url}: expected {expected}")
+    with pytest.raises(ListUnavailable, match="expected a list server answering there"):
+        fetch_servers("http://127.0.0.1:9", timeout_s=2.0)
+
+
+@pytest.mark.skipif(not enet_available(), reason="pyenet is not installed")
+def test_the_ping_is_an_enet_handshakes_time_and_none_without_an_answer():
+    listening = _Listening()
+    try:
+        ping = handshake_ms("127.0.0.1", listening.port, 2.0)
+    finally:
+        listening.close()
+    assert ping is not None and 0.0 < ping < 2000.0
+    assert handshake_ms("127.0.0.1", listening.port, 0.3) is None
