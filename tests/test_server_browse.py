@@ -104,3 +104,81 @@ def test_the_ping_is_an_enet_handshakes_time_and_none_without_an_answer():
         listening.close()
     assert ping is not None and 0.0 < ping < 2000.0
     assert handshake_ms("127.0.0.1", listening.port, 0.3) is None
+
+
+# ----- the title menu's Find game page -----------------------------------------------------
+
+
+def _menu(config, read):
+    from panda3d.core import NodePath
+
+    from game.menus.title_menu import MatchSetup, TitleMenu
+    calls = {name: (lambda *args: None) for name in
+             ("on_play", "on_range", "on_host", "on_join", "on_quit")}
+    setup = MatchSetup(map="desert", vehicle="tank", bots=3, difficulty="normal",
+                       gearbox="automatic", rounds=5)
+    return TitleMenu(NodePath("aspect2d"), config.view.menu, config.view.title_menu, setup,
+                     **calls, online=True, player_name="ann", join_address="127.0.0.1:27960",
+                     default_port=27960, read_servers=read, version="0.9.0")
+
+
+def _press(widget) -> None:
+    widget.commandFunc(None)
+
+
+def _read_done(menu) -> None:
+    menu.browser._reading.join(10.0)
+    menu.browser.update()
+
+
+def test_find_game_lists_the_servers_and_choosing_one_fills_the_join_page(config):
+    servers = [_server("Busy", players=8, ping_ms=80.0), _server("Near", players=2, ping_ms=9.0),
+               _server("Old", players=5, version="0.8.0", ping_ms=30.0)]
+    menu = _menu(config, lambda: servers)
+    _press(menu.buttons["main/Find game"])
+    assert menu.page == "servers"
+    assert "Reading" in menu.status["servers"]["text"]
+    _read_done(menu)
+    rows = [button["text"] for button in menu.browser.rows]
+    assert rows[0].startswith("Busy") and rows[1].startswith("Near") and rows[2] == ""
+    assert menu.status["servers"]["text"].startswith("2 servers (1 hidden)")
+    _press(menu.buttons["servers/Ping"])
+    assert menu.browser.rows[0]["text"].startswith("Near")
+    _press(menu.buttons["servers/Hide full"])
+    assert [button["text"].split()[0] for button in menu.browser.rows if button["text"]] == [
+        "Near"]
+    _press(menu.buttons["servers/All versions"])  # show the other versions too
+    assert [button["text"].split()[0] for button in menu.browser.rows if button["text"]] == [
+        "Near", "Old"]
+    _press(menu.browser.rows[1])
+    assert menu.page == "join" and menu.join_address.value == "10.0.0.1:27960"
+    assert menu.status["join"]["text"].startswith("Old:")
+    menu.destroy()
+
+
+def test_find_game_says_why_there_is_no_list(config):
+    def unavailable():
+        raise ListUnavailable("http://lists.invalid", "a list server answering there")
+    menu = _menu(config, unavailable)
+    _press(menu.buttons["main/Find game"])
+    _read_done(menu)
+    assert menu.status["servers"]["text"] == (
+        "No list: http://lists.invalid: expected a list server answering there")
+    assert all(button["text"] == "" for button in menu.browser.rows)
+    _press(menu.buttons["servers/Back"])
+    assert menu.page == "main"
+    menu.destroy()
+
+
+def test_without_a_list_to_read_there_is_no_find_game(config):
+    from panda3d.core import NodePath
+
+    from game.menus.title_menu import MatchSetup, TitleMenu
+    calls = {name: (lambda *args: None) for name in
+             ("on_play", "on_range", "on_host", "on_join", "on_quit")}
+    menu = TitleMenu(NodePath("aspect2d"), config.view.menu, config.view.title_menu,
+                     MatchSetup(map="desert", vehicle="tank", bots=3, difficulty="normal",
+                                gearbox="automatic", rounds=5), **calls, online=True,
+                     player_name="ann", join_address="127.0.0.1:27960", default_port=27960)
+    assert "main/Find game" not in menu.buttons and menu.browser is None
+    menu.destroy()

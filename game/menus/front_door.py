@@ -151,6 +151,8 @@ class FrontDoor:
             self._poll_hosting()
         if self.joining is not None:
             self._poll_joining()
+        if self.menu.browser is not None:
+            self.menu.browser.update()
 
     def _poll_hosting(self) -> None:
         request, server = self._hosting
@@ -205,7 +207,9 @@ def build_front_door(send: Send, parent, config, run, sounds, open_page=None) ->
     (:class:`game.runs.windowed_run.WindowedRun`): match setup starts from the command line's
     options, online play where ENet is installed."""
     from game.menus.hosting import HostedServer
+    from game.menus.server_browser import read_with_pings
     from game.menus.window_join import WindowJoin
+    from game.sim.replay import game_version
     from game.sim.net.link import DEFAULT_PORT, enet_available
     view, game = config.view, config.game
     setup = setup_from(run.options, game.ai.difficulty, game.battle.rounds)
@@ -215,7 +219,10 @@ def build_front_door(send: Send, parent, config, run, sounds, open_page=None) ->
         return TitleMenu(parent, view.menu, view.title_menu, setup, **callbacks,
                          online=online, player_name=run.options.player_name,
                          join_address=f"{LOOPBACK}:{DEFAULT_PORT}",
-                         default_port=DEFAULT_PORT, sounds=sounds, open_page=open_page)
+                         default_port=DEFAULT_PORT, sounds=sounds, open_page=open_page,
+                         read_servers=read_with_pings(game.listing.url,
+                                                      game.listing.verify_timeout_s),
+                         version=game_version())
 
     settings = OnlineSettings(run.config_dir, DEFAULT_PORT, view.title_menu.server_stop_wait_s)
     return FrontDoor(

@@ -23,6 +23,7 @@ from direct.gui.DirectGui import DGG, DirectButton, DirectFrame, DirectLabel
 from common.spec import Spec, tuning
 from game.menus.focus import MenuFocus
 from game.menus.menu_spec import MenuSpec
+from game.menus.server_browser import ServerBrowser
 from game.menus.widgets import ChoiceRow, TextRow, play_click, with_click
 from game.sim.zone import MODES
 from game.view.draw.colours import rgba
@@ -50,6 +51,8 @@ class TitleMenuSpec(Spec):
     server_stop_wait_s: float = tuning("a hosted server is given this long to tell its "
                                        "players and stop, then ended", minimum=0.1,
                                        maximum=30.0)
+    browser_rows: int = tuning("servers the Find game page shows at once", minimum=1,
+                               maximum=12)
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,8 @@ class TitleMenu:
     def __init__(self, parent, spec: MenuSpec, title: TitleMenuSpec, setup: MatchSetup, *,
                  on_play, on_range, on_host, on_join, on_quit, online: bool,
                  player_name: str, join_address: str, default_port: int, sounds=None,
-                 open_page=None, on_page: Callable[[str], None] = lambda name: None):
+                 open_page=None, on_page: Callable[[str], None] = lambda name: None,
+                 read_servers: Callable | None = None, version: str = ""):
         self.spec, self.title_spec = spec, title
         self.sounds = sounds
         self.on_play, self.on_range, self.on_quit = on_play, on_range, on_quit
@@ -119,11 +123,16 @@ class TitleMenu:
         """Every button by page and label ("main/Play"): tests press them."""
         self.status: dict[str, DirectLabel] = {}
         self.focus = MenuFocus(title.focus_colour, title.focus_thickness_px, self.click)
-        self._build_main_page(online)
+        self.browser: ServerBrowser | None = None
+        """The Find game page (online, with a list server to read)."""
+        self._build_main_page(online, finds=online and read_servers is not None)
         self.setup_rows = self._build_setup_page(setup)
         if online:
             self._build_host_page(setup, player_name, default_port)
             self._build_join_page(player_name, join_address, setup.vehicle)
+            if read_servers is not None:
+                self.browser = ServerBrowser(self, title.browser_rows, read_servers, version,
+                                             self._picked)
         self.page: str | None = "main"
         """The page shown (None: none, another menu's page is over this one)."""
         self.show_page("main")
@@ -160,22 +169,24 @@ class TitleMenu:
         page.hide()
         return page
 
-    def _heading(self, page: str, text: str, z: float, scale: float | None = None) -> None:
+    def heading(self, page: str, text: str, z: float, scale: float | None = None) -> None:
         DirectLabel(parent=self.pages[page], text=text, text_fg=self.spec.text_colour,
                     text_scale=scale or self.spec.text_scale * 1.2, frameColor=(0, 0, 0, 0),
                     pos=(0, 0, z))
 
-    def _status_line(self, page: str, z: float) -> None:
+    def status_line(self, page: str, z: float) -> None:
         self.status[page] = DirectLabel(
             parent=self.pages[page], text="", text_fg=self.spec.text_colour,
             text_scale=self.spec.note_text_scale, frameColor=(0, 0, 0, 0), pos=(0, 0, z),
             text_wordwrap=40)
 
-    def _build_main_page(self, online: bool) -> None:
+    def _build_main_page(self, online: bool, finds: bool) -> None:
         self.add_page("main", 0.75, 0.92, back=lambda: None)
-        self._heading("main", self.title_spec.title, 0.66, self.title_spec.title_scale)
+        self.heading("main", self.title_spec.title, 0.66, self.title_spec.title_scale)
         entries = [("Play", lambda: self.show_page("setup")),
                    ("Firing range", lambda: self.on_range(self.current_setup()))]
+        if finds:
+            entries.append(("Find game", self._find))
         if online:
             entries += [("Host game", lambda: self.show_page("host")),
                         ("Join game", lambda: self.show_page("join"))]
@@ -207,7 +218,7 @@ class TitleMenu:
 
     def _build_setup_page(self, setup: MatchSetup) -> dict:
         self.add_page("setup", 0.95, 0.9)
-        self._heading("setup", "Match setup", 0.72)
+        self.heading("setup", "Match setup", 0.72)
         rows = self._rows("setup", setup, 0.5, ("map", "mode", "bots", "difficulty",
                                                  "vehicle", "gearbox", "rounds"))
         self.button("setup", "Start", lambda: self.on_play(self.current_setup()),
@@ -217,7 +228,7 @@ class TitleMenu:
 
     def _build_host_page(self, setup: MatchSetup, player_name: str, port: int) -> None:
         self.add_page("host", 0.95, 0.9)
-        self._heading("host", "Host game", 0.72)
+        self.heading("host", "Host game", 0.72)
         self.host_name = TextRow(self.pages["host"], self.spec, "Your name", player_name,
                                  (-0.8, 0.5), self.title_spec.name_chars)
         self.host_port = TextRow(self.pages["host"], self.spec, "Port", str(port),
@@ -225,13 +236,13 @@ class TitleMenu:
         self.items["host"] += [self.host_name.entry, self.host_port.entry]
         self.host_rows = self._rows("host", setup, 0.24, ("map", "bots", "difficulty",
                                                           "vehicle"))
-        self._status_line("host", -0.45)
+        self.status_line("host", -0.45)
         self.button("host", "Start server", self._host, (-0.3, 0, -0.72), 0.3)
         self.button("host", "Back", lambda: self.show_page("main"), (0.35, 0, -0.72), 0.25)
 
     def _build_join_page(self, player_name: str, address: str, vehicle: str) -> None:
         self.add_page("join", 0.95, 0.7)
-        self._heading("join", "Join game", 0.52)
+        self.heading("join", "Join game", 0.52)
         self.join_address = TextRow(self.pages["join"], self.spec, "Server (host:port)",
                                     address, (-0.8, 0.3), self.title_spec.name_chars)
         self.join_name = TextRow(self.pages["join"], self.spec, "Your name", player_name,
@@ -240,7 +251,7 @@ class TitleMenu:
         self.join_vehicle = ChoiceRow(self.pages["join"], self.spec, "Vehicle",
                                       VEHICLE_CHOICES, vehicle, (-0.8, 0.04), self._clicked)
         self.items["join"].append(self.join_vehicle)
-        self._status_line("join", -0.25)
+        self.status_line("join", -0.25)
         self.button("join", "Join", self._join, (-0.3, 0, -0.52), 0.25)
         self.button("join", "Back", lambda: self.show_page("main"), (0.3, 0, -0.52), 0.25)
 
@@ -257,6 +268,19 @@ class TitleMenu:
             self.set_status("host", f"Port {port!r}: expected a number from 1 to 65535")
             return
         self.on_host(HostRequest(setup, self.host_name.value, int(port)))
+
+    def _find(self) -> None:
+        """The Find game page, its list read afresh."""
+        self.show_page("servers")
+        if self.browser is not None:
+            self.browser.refresh()
+
+    def _picked(self, server) -> None:
+        """A server chosen on the Find game page: its address on the Join page."""
+        self.join_address.entry.enterText(server.join_address)
+        self.show_page("join")
+        self.set_status("join", f"{server.announcement.name}: choose your name and vehicle, "
+                                "then Join")
 
     def _join(self) -> None:
         self.on_join(JoinForm(self.join_address.value, self.join_name.value,
