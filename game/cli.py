@@ -159,8 +159,9 @@ def _add_online_arguments(online) -> None:
                         help="a server: announce itself to the list server at URL (every few "
                              "seconds), named by --name")
     online.add_argument("--list", nargs="?", const="", metavar="URL",
-                        help="print the servers the list server at URL lists (default: "
-                             "config/game.toml's [listing] url), each with its ping, and exit")
+                        help="the list server Find game reads (default: config/game.toml's "
+                             "[listing] url); with --headless, print its servers, each with "
+                             "its ping, and exit")
     online.add_argument("--list-server", action="store_true",
                         help="run a list server, where dedicated servers announce themselves "
                              "and players find them; prints \"listing on HOST:PORT\" first")
@@ -192,7 +193,8 @@ def _link_simulation(text: str):
 
 
 NOT_MATCH_FLAGS = frozenset({"config", "menu", "offscreen", "screenshot", "debug_rays",
-                             "record", "telemetry", "help", "log_level", "log_file", "version"})
+                             "record", "telemetry", "help", "log_level", "log_file", "version",
+                             "list"})
 """Flags that set up how a game is shown or kept, not which game: a window given only these
 still opens on the title menu."""
 
@@ -235,10 +237,12 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
 def _check_online_arguments(args: argparse.Namespace) -> None:
     if args.list is not None:
-        _refuse_given("--list prints the servers and exits", (
-            ("--list-server", args.list_server), ("--serve", args.serve),
-            ("--connect", args.connect), ("--bots", args.bots), ("--inputs", args.inputs),
-            ("--telemetry", args.telemetry), ("--name", args.name)))
+        _refuse_given("--list names the list server Find game reads (with --headless: "
+                      "prints it)", (
+                          ("--list-server", args.list_server), ("--serve", args.serve),
+                          ("--connect", args.connect), ("--bots", args.bots),
+                          ("--inputs", args.inputs), ("--telemetry", args.telemetry),
+                          ("--name", args.name)))
     if args.list_server:
         _refuse_given("--list-server runs the list alone", (
             ("--serve", args.serve), ("--connect", args.connect), ("--headless", args.headless),
@@ -290,7 +294,7 @@ def run(argv: list[str] | None = None) -> int:
     args.menu = args.menu or not (args.headless or args.offscreen
                                   or match_flags_given(argv))
     args.gearbox = player_gearbox(args)
-    if args.list is not None:
+    if args.list is not None and args.headless:
         from game.runs.listing import print_servers
         return print_servers(args)
     if args.list_server:

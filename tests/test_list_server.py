@@ -309,7 +309,7 @@ def test_a_dedicated_server_announces_itself_and_is_listed_by_name():
             assert (entry["address"], entry["port"], entry["name"]) == (
                 "127.0.0.1", port, "Dunes of test")
             assert (entry["map"], entry["players"], entry["max_players"]) == ("flat", 0, 8)
-            with GameProcess("the lister", "--list", url) as printed:  # a player's look
+            with GameProcess("the lister", "--headless", "--list", url) as printed:
                 assert printed.wait() == 0, printed.err
             header, row = printed.out_lines
             assert header.split()[:3] == ["NAME", "ADDRESS", "MAP"]

@@ -182,3 +182,26 @@ def test_without_a_list_to_read_there_is_no_find_game(config):
                      player_name="ann", join_address="127.0.0.1:27960", default_port=27960)
     assert "main/Find game" not in menu.buttons and menu.browser is None
     menu.destroy()
+
+
+@pytest.mark.parametrize("list_url, read_from", [
+    (None, "config"), ("http://lists.example:27900", "http://lists.example:27900")])
+def test_find_game_reads_the_list_the_command_line_names_else_configs(config, monkeypatch,
+                                                                      list_url, read_from):
+    """``--list URL`` with a window: Find game reads URL; without it, ``[listing] url``."""
+    from panda3d.core import NodePath
+
+    import game.menus.server_browser as browser_module
+    from game.menus.front_door import build_front_door
+    from game.runs.windowed_run import WindowedRun
+    from game.sim.session import GameOptions
+    asked = []
+    monkeypatch.setattr(browser_module, "read_with_pings",
+                        lambda url, timeout_s: asked.append(url) or (lambda: []))
+    front = build_front_door(lambda request: None, NodePath("aspect2d"), config,
+                             WindowedRun(GameOptions(), menu=True, list_url=list_url), None)
+    try:
+        assert asked == [config.game.listing.url if read_from == "config" else read_from]
+        assert front.menu.browser is not None
+    finally:
+        front.destroy()

@@ -220,7 +220,7 @@ def build_front_door(send: Send, parent, config, run, sounds, open_page=None) ->
                          online=online, player_name=run.options.player_name,
                          join_address=f"{LOOPBACK}:{DEFAULT_PORT}",
                          default_port=DEFAULT_PORT, sounds=sounds, open_page=open_page,
-                         read_servers=read_with_pings(game.listing.url,
+                         read_servers=read_with_pings(run.list_url or game.listing.url,
                                                       game.listing.verify_timeout_s),
                          version=game_version())
 

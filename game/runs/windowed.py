@@ -69,7 +69,7 @@ def run_from_command_line(args, config, options: GameOptions, digest: str, input
                       # A replay holds player 1's controls only: a two-player game keeps none.
                       new_recorder=((lambda played: ReplayRecorder(header_for(played, digest)))
                                     if args.players == 1 else None),
-                      menu=args.menu, config_dir=args.config)
+                      menu=args.menu, config_dir=args.config, list_url=args.list or None)
     return run_windowed(config, run, screenshot=args.screenshot,
                         on_quit=replay_saver(args.record, not run.scripted))
 

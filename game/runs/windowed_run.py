@@ -38,6 +38,8 @@ class WindowedRun:
     """Open on the title menu (no match flags on the command line, or ``--menu``)."""
     config_dir: Path | None = None
     """The config folder the command line named: a hosted server reads the same."""
+    list_url: str | None = None
+    """The list server Find game reads (``--list URL``; None: config's ``[listing] url``)."""
 
     @property
     def scripted(self) -> bool:
