@@ -187,7 +187,8 @@ def test_without_a_list_to_read_there_is_no_find_game(config):
 @pytest.mark.parametrize("list_url, read_from", [
     (None, "config"), ("http://lists.example:27900", "http://lists.example:27900")])
 def test_find_game_reads_the_list_the_command_line_names_else_configs(config, monkeypatch,
-                                                                      list_url, read_from):
+                                                                      home, list_url,
+                                                                      read_from):
     """``--list URL`` with a window: Find game reads URL; without it, ``[listing] url``."""
     from panda3d.core import NodePath
 
@@ -205,3 +206,61 @@ def test_find_game_reads_the_list_the_command_line_names_else_configs(config, mo
         assert front.menu.browser is not None
     finally:
         front.destroy()
+
+
+# ----- the servers joined before -------------------------------------------------------------
+
+
+def test_the_history_keeps_the_last_joined_first_and_at_most_its_size(tmp_path):
+    from game.menus.join_history import JoinHistory
+    path = tmp_path / "servers.toml"
+    history = JoinHistory(3, path)
+    assert history.addresses == []
+    for address in ("a:1", "b:2", "c:3", "a:1", "d:4"):
+        history.joined(address)
+    assert history.addresses == ["d:4", "a:1", "c:3"]
+    assert JoinHistory(3, path).addresses == ["d:4", "a:1", "c:3"]  # saved
+    assert JoinHistory(2, path).addresses == ["d:4", "a:1"]
+
+
+@pytest.mark.parametrize("text", ["joined = [", 'joined = "a:1"', "joined = [1, 2]",
+                                  'joined = ["' + "x" * 200 + '"]'])
+def test_a_bad_history_file_offers_nothing_and_is_replaced_at_the_next_join(tmp_path, text,
+                                                                             caplog):
+    from game.menus.join_history import JoinHistory
+    path = tmp_path / "servers.toml"
+    path.write_text(text, encoding="utf-8")
+    with caplog.at_level("WARNING"):
+        history = JoinHistory(3, path)
+    assert history.addresses == [] and caplog.records
+    history.joined("a:1")
+    assert JoinHistory(3, path).addresses == ["a:1"]
+
+
+def test_a_join_from_the_join_page_is_remembered_and_offered_next_time(config, tmp_path):
+    from game.menus.front_door import FrontDoor, OnlineSettings
+    from game.menus.join_history import JoinHistory
+    from game.sim.session import GameOptions
+    from tests.test_title_menu import FakeApp, FakeJoin, _title
+    path = tmp_path / "servers.toml"
+
+    def door_with(history):
+        app = FakeApp()
+        return app, FrontDoor(app.send, lambda **callbacks: _title(
+            config, recent=history.addresses, **callbacks), GameOptions(seed=7),
+            online=OnlineSettings("config", 27960, 1.0),
+            joiner=lambda *request: FakeJoin(["session"]), history=history)
+    app, door = door_with(JoinHistory(8, path))
+    assert door.menu.join_recent is None  # nothing joined yet
+    _press(door.menu.buttons["main/Join game"])
+    door.menu.join_address.entry.enterText("10.1.2.3:5000")
+    _press(door.menu.buttons["join/Join"])
+    door.update()
+    assert app.started  # in the game
+    door.destroy()
+    app, door = door_with(JoinHistory(8, path))
+    assert door.menu.join_recent.value == "10.1.2.3:5000"
+    door.menu.join_address.entry.enterText("somewhere:1")
+    door.menu.join_recent.step(1)  # one address: stepping comes back to it, filling it in
+    assert door.menu.join_address.value == "10.1.2.3:5000"
+    door.destroy()

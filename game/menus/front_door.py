@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from game.menus.hosting import HostingFailed
+from game.menus.join_history import JoinHistory
 from game.menus.requests import (Joined, JoinFailed, JoinStarted, OpenMain, OpenSetup, Quit,
                                  Send, StartMatch)
 from game.menus.title_menu import HostRequest, JoinForm, MatchSetup, TitleMenu
@@ -73,15 +74,19 @@ class FrontDoor:
     (:class:`game.menus.hosting.HostedServer`). Both None: no online play here."""
 
     def __init__(self, send: Send, make_menu, base_options: GameOptions, *,
-                 online: OnlineSettings | None = None, joiner=None, hoster=None):
+                 online: OnlineSettings | None = None, joiner=None, hoster=None,
+                 history: JoinHistory | None = None):
         """``make_menu(**callbacks)`` makes the :class:`TitleMenu` with this front door's
-        ``on_play``, ``on_range``, ``on_host``, ``on_join``, ``on_quit`` and ``on_page``."""
+        ``on_play``, ``on_range``, ``on_host``, ``on_join``, ``on_quit`` and ``on_page``;
+        ``history``: the servers joined from the Join page, kept (None: not kept)."""
         self.send = send
         self.base_options = base_options
         self.online = online
         self._joiner, self._hoster = joiner, hoster
+        self.history = history
         self.joining = None
         self.joining_page = "join"
+        self.joining_address = ""
         self.joining_gearbox = "automatic"
         self.hosted = None
         """The server this game started (Host game), while it runs."""
@@ -119,6 +124,7 @@ class FrontDoor:
         """Join as ``name``, ``drive`` being the (vehicle, gearbox) to play with."""
         self.menu.set_status(page, f"Joining {host}:{port} ...")
         self.joining_page = page
+        self.joining_address = f"{host}:{port}"
         vehicle, self.joining_gearbox = drive
         try:
             self.joining = self._joiner(host, port, name, vehicle)
@@ -180,6 +186,8 @@ class FrontDoor:
         if session is not None:
             self.joining = None
             self.menu.set_status(self.joining_page, "")
+            if self.joining_page == "join" and self.history is not None:
+                self.history.joined(self.joining_address)
             self.send(Joined(session, self.joining_gearbox))
 
     def _failed(self, page: str, reason: str) -> None:
@@ -215,8 +223,11 @@ def build_front_door(send: Send, parent, config, run, sounds, open_page=None) ->
     setup = setup_from(run.options, game.ai.difficulty, game.battle.rounds)
     online = enet_available()
 
+    history = JoinHistory(view.title_menu.recent_servers_most)
+
     def make_menu(**callbacks) -> TitleMenu:
         return TitleMenu(parent, view.menu, view.title_menu, setup, **callbacks,
+                         recent=history.addresses,
                          online=online, player_name=run.options.player_name,
                          join_address=f"{LOOPBACK}:{DEFAULT_PORT}",
                          default_port=DEFAULT_PORT, sounds=sounds, open_page=open_page,
@@ -229,4 +240,5 @@ def build_front_door(send: Send, parent, config, run, sounds, open_page=None) ->
         send, make_menu, run.options, online=settings if online else None,
         joiner=lambda host, port, name, vehicle: WindowJoin(config, run.config_dir, host, port,
                                                             name, vehicle),
-        hoster=lambda arguments: HostedServer(arguments, settings.stop_wait_s))
+        hoster=lambda arguments: HostedServer(arguments, settings.stop_wait_s),
+        history=history)

@@ -16,7 +16,7 @@ built by their own modules into frames this menu hands out (:meth:`TitleMenu.add
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Callable, Sequence
 
 from direct.gui.DirectGui import DGG, DirectButton, DirectFrame, DirectLabel
 
@@ -53,6 +53,8 @@ class TitleMenuSpec(Spec):
                                        maximum=30.0)
     browser_rows: int = tuning("servers the Find game page shows at once", minimum=1,
                                maximum=12)
+    recent_servers_most: int = tuning("servers joined before that the Join page offers",
+                                      minimum=1, maximum=32)
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,8 @@ class TitleMenu:
                  on_play, on_range, on_host, on_join, on_quit, online: bool,
                  player_name: str, join_address: str, default_port: int, sounds=None,
                  open_page=None, on_page: Callable[[str], None] = lambda name: None,
-                 read_servers: Callable | None = None, version: str = ""):
+                 read_servers: Callable | None = None, version: str = "",
+                 recent: Sequence[str] = ()):
         self.spec, self.title_spec = spec, title
         self.sounds = sounds
         self.on_play, self.on_range, self.on_quit = on_play, on_range, on_quit
@@ -129,7 +132,7 @@ class TitleMenu:
         self.setup_rows = self._build_setup_page(setup)
         if online:
             self._build_host_page(setup, player_name, default_port)
-            self._build_join_page(player_name, join_address, setup.vehicle)
+            self._build_join_page(player_name, join_address, setup.vehicle, list(recent))
             if read_servers is not None:
                 self.browser = ServerBrowser(self, title.browser_rows, read_servers, version,
                                              self._picked)
@@ -240,7 +243,8 @@ class TitleMenu:
         self.button("host", "Start server", self._host, (-0.3, 0, -0.72), 0.3)
         self.button("host", "Back", lambda: self.show_page("main"), (0.35, 0, -0.72), 0.25)
 
-    def _build_join_page(self, player_name: str, address: str, vehicle: str) -> None:
+    def _build_join_page(self, player_name: str, address: str, vehicle: str,
+                         recent: list[str]) -> None:
         self.add_page("join", 0.95, 0.7)
         self.heading("join", "Join game", 0.52)
         self.join_address = TextRow(self.pages["join"], self.spec, "Server (host:port)",
@@ -251,6 +255,13 @@ class TitleMenu:
         self.join_vehicle = ChoiceRow(self.pages["join"], self.spec, "Vehicle",
                                       VEHICLE_CHOICES, vehicle, (-0.8, 0.04), self._clicked)
         self.items["join"].append(self.join_vehicle)
+        self.join_recent: ChoiceRow | None = None
+        """The servers joined before, the last first: choosing one fills the address."""
+        if recent:
+            self.join_recent = ChoiceRow(self.pages["join"], self.spec, "Joined before",
+                                         recent, recent[0], (-0.8, -0.09), self._clicked,
+                                         on_change=self.join_address.entry.enterText)
+            self.items["join"].append(self.join_recent)
         self.status_line("join", -0.25)
         self.button("join", "Join", self._join, (-0.3, 0, -0.52), 0.25)
         self.button("join", "Back", lambda: self.show_page("main"), (0.3, 0, -0.52), 0.25)
