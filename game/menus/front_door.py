@@ -229,7 +229,8 @@ def build_front_door(send: Send, parent, config, run, sounds, open_page=None) ->
         return TitleMenu(parent, view.menu, view.title_menu, setup, **callbacks,
                          recent=history.addresses,
                          online=online, player_name=run.options.player_name,
-                         join_address=f"{LOOPBACK}:{DEFAULT_PORT}",
+                         join_address=(history.addresses[0] if history.addresses
+                                       else f"{LOOPBACK}:{DEFAULT_PORT}"),
                          default_port=DEFAULT_PORT, sounds=sounds, open_page=open_page,
                          read_servers=read_with_pings(run.list_url or game.listing.url,
                                                       game.listing.verify_timeout_s),
