@@ -141,6 +141,9 @@ def _add_diagnostic_arguments(parser) -> None:
     parser.add_argument("--log-file", type=Path, metavar="FILE",
                         help="also log to FILE, with time stamps and Panda3D's own messages "
                              "(a packaged build always logs to its data folder)")
+    parser.add_argument("--prepare", action="store_true",
+                        help="compile the physics for this machine once, ahead of play "
+                             "(for installers and CI), saying how it goes; then exit")
     parser.add_argument("--version", action="version", version=f"tank-battle {__version__}")
 
 
@@ -194,7 +197,7 @@ def _link_simulation(text: str):
 
 NOT_MATCH_FLAGS = frozenset({"config", "menu", "offscreen", "screenshot", "debug_rays",
                              "record", "telemetry", "help", "log_level", "log_file", "version",
-                             "list"})
+                             "list", "prepare"})
 """Flags that set up how a game is shown or kept, not which game: a window given only these
 still opens on the title menu."""
 
@@ -294,6 +297,9 @@ def run(argv: list[str] | None = None) -> int:
     args.menu = args.menu or not (args.headless or args.offscreen
                                   or match_flags_given(argv))
     args.gearbox = player_gearbox(args)
+    if args.prepare:
+        from game.runs.prepare import prepare
+        return prepare(args)
     if args.list is not None and args.headless:
         from game.runs.listing import print_servers
         return print_servers(args)

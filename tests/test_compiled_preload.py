@@ -54,3 +54,21 @@ def test_every_loop_a_battle_calls_is_loaded_before_its_first_step(repo_root):
     assert "loaded mid-battle: []" in out, out
     called = int(out.split("called:")[1])
     assert called >= 10, out  # the battle did call compiled loops
+
+
+def test_prepare_plays_its_games_and_says_how_many_loops_are_ready(run_cli):
+    """``tank-battle --prepare``: a progress line a game, then how many of the compiled
+    loops are ready (compiled into the cache, or loaded from it), exit 0."""
+    result = run_cli("--prepare", timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    assert [line.split(": ", 1)[1] for line in lines[:4]] == [
+        "a battle on the dunes", "the firing range", "the big desert", "the car"]
+    assert lines[0].startswith("preparing the physics for this machine (1/4)")
+    ready, total = (int(word) for word in lines[4].split()[1:4:2])
+    assert lines[4].startswith("prepared: ") and total >= ready >= 25, lines[4]
+
+
+def test_prepare_is_not_a_match_flag():
+    from game.cli import match_flags_given
+    assert match_flags_given(["--prepare"]) == set()

@@ -1,0 +1,57 @@
+"""``tank-battle --prepare``: compile the physics for this machine once, ahead of play (for
+installers and CI), with a progress line.
+
+numba compiles a loop for the types it is first called with, and keeps it in its disk
+cache; a game then loads the cache as its simulation is made
+(:func:`common.compiled.load_cached`). Preparing plays short headless games that call the
+loops a game calls: a battle on the dunes with bots firing (shells, craters, the bots'
+look round), the firing range (shells striking plates), the big desert made in tiles, and
+the car. The loops that only a window's particles call are compiled in the first window.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from common import compiled
+from game.config import load_config
+from game.sim.session import GameOptions, GameSession
+from game.sim.step_loop import StepLoop
+from physics.model.terrain import MapChoice
+
+log = logging.getLogger(__name__)
+
+SCENARIOS = (("a battle on the dunes", GameOptions(MapChoice.parse("desert"), 1, bots=3,
+                                                   player_ai="hard"), 20.0),
+             ("the firing range", GameOptions(MapChoice.parse("range"), 1,
+                                              player_ai="hard"), 10.0),
+             ("the big desert", GameOptions(MapChoice.parse("desert:4096"), 2, bots=1,
+                                            player_ai="normal"), 10.0),
+             ("the car", GameOptions(MapChoice.parse("desert"), 3, vehicle="car",
+                                     player_ai="normal"), 5.0))
+"""What is played, and for how many simulated seconds."""
+
+
+def prepare(args, say=print) -> int:
+    """Play :data:`SCENARIOS` headless, saying each as it starts and what came of it."""
+    if not compiled.AVAILABLE:
+        say(f"tank-battle: {compiled.PLAIN_REASON}: the loops run as plain Python, nothing "
+            "to prepare")
+        return 0
+    config = load_config(args.config)
+    started_s = time.perf_counter()
+    for number, (what, options, seconds) in enumerate(SCENARIOS, start=1):
+        say(f"preparing the physics for this machine ({number}/{len(SCENARIOS)}): {what}")
+        session = GameSession(config.session, options)
+        try:
+            StepLoop(session, session.player_brain()).run_for(seconds)
+        finally:
+            session.destroy()
+    ready = [loop for loop in compiled.LOOPS if loop.signatures]
+    say(f"prepared: {len(ready)} of {len(compiled.LOOPS)} compiled loops ready, in "
+        f"{time.perf_counter() - started_s:.1f} s")
+    log.info("not prepared (called by a window only, or not in these games): %s",
+             ", ".join(sorted(loop.__name__ for loop in compiled.LOOPS
+                              if not loop.signatures)) or "none")
+    return 0
