@@ -4,8 +4,8 @@ installers and CI), with a progress line.
 numba compiles a loop for the types it is first called with, and keeps it in its disk
 cache; a game then loads the cache as its simulation is made
 (:func:`common.compiled.load_cached`). Preparing plays short headless games that call the
-loops a game calls: a battle on the dunes with bots firing (shells, craters, the bots'
-look round), the firing range (shells striking plates), the big desert made in tiles, and
+loops a game calls: a battle of 8 tanks on the dunes (shells, craters, the bots' look
+round and search, vehicles close to each other), the firing range (shells striking plates), the big desert made in tiles, and
 the car. The loops that only a window's particles call are compiled in the first window.
 """
 
@@ -22,8 +22,8 @@ from physics.model.terrain import MapChoice
 
 log = logging.getLogger(__name__)
 
-SCENARIOS = (("a battle on the dunes", GameOptions(MapChoice.parse("desert"), 1, bots=3,
-                                                   player_ai="hard"), 20.0),
+SCENARIOS = (("a battle on the dunes", GameOptions(MapChoice.parse("desert"), 1, bots=7,
+                                                   player_ai="hard"), 40.0),
              ("the firing range", GameOptions(MapChoice.parse("range"), 1,
                                               player_ai="hard"), 10.0),
              ("the big desert", GameOptions(MapChoice.parse("desert:4096"), 2, bots=1,
