@@ -13,8 +13,7 @@ that struck something, then any rules (a battle's rounds).
 
 from __future__ import annotations
 
-import math
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -46,6 +45,14 @@ Rules = Callable[["Simulation", list[Event]], list[Event]]
 
 TANK_REACH_SHARE = 1.3
 """A tank's reach, as a share of its hull's half diagonal: the turret stands above it."""
+
+
+class ShellPaths(NamedTuple):
+    """The shells in flight at the start of a step (rows in the combat's order)."""
+
+    positions_ws: np.ndarray
+    velocities_ws: np.ndarray
+    reach_m: np.ndarray
 
 
 class Simulation:
@@ -274,10 +281,11 @@ class Simulation:
         for vehicle in self.vehicles:
             if vehicle.name in drivers:
                 events += self._drive(vehicle, drivers[vehicle.name], time_s, step_s)
-        self._stream()
+        shell_paths = self._shell_paths()  # read once: nothing moves before the world step
+        self._stream(shell_paths)
         for fleet in self.fleets.values():
             events += step_events(fleet, fleet.update_drive(step_s), self.vehicles)
-        self._turn_turrets()
+        self._turn_turrets(shell_paths)
         self.world.step()
         events += self.guard.record_and_guard(self.vehicles, list(self.fleets.values()))
         fought = self.combat.resolve(self.vehicles, self.time_s)
@@ -289,18 +297,16 @@ class Simulation:
             events += rules(self, events)
         return events
 
-    def _turn_turrets(self) -> None:
+    def _turn_turrets(self, shell_paths: ShellPaths | None) -> None:
         """Each turret's collider to where its gun was aimed this step (the armour's turret
         plates turn with it: :class:`~physics.bullet.hull_body.TurretCollider`), where
-        anything may touch it in the step: closely where a shell may reach it (as far as
-        the step may carry it, twice over, and its blast), less so where only another body
-        or the ground may (the fleet's test)."""
-        shells = self.shells
-        if shells:
-            points = np.array([shell.position_ws for shell in shells])
-            reach = np.array([2.0 * self.step_s * math.hypot(*shell.velocity_ws.tolist())
-                              + shell.radius_m + shell.spec.splash_radius_m
-                              for shell in shells])
+        anything may touch it in the step: closely where a shell may reach it (its path for
+        the step, :meth:`_shell_paths`, and its blast), less so where only another body or
+        the ground may (the fleet's test)."""
+        shells = shell_paths is not None
+        if shell_paths is not None:
+            points = shell_paths.positions_ws
+            reach = shell_paths.reach_m + [shell.spec.splash_radius_m for shell in self.shells]
         touched = {fleet: (fleet.in_touch().tolist(), fleet.within_reach(points, reach).tolist()
                            if shells else None)
                    for fleet in self.fleets.values() if fleet.bodies}
@@ -317,21 +323,28 @@ class Simulation:
         """Dig a crater into the ground (ValueError: its numbers are not a shell's)."""
         self.arena.dig(crater.x_m, crater.y_m, crater.radius_m, crater.depth_m)
 
-    def _stream(self) -> None:
-        """A big desert follows the vehicles, and the shells for the step ahead (each may
-        go its speed times the step, and as far again to spare) and the way they fly."""
-        if not self.arena.streams:  # every tile is there from the start
-            return
+    def _shell_paths(self) -> ShellPaths | None:
+        """Where each shell in flight is, its velocity, and how far it may go in the step
+        ahead (its speed times the step, and as far again to spare, and its radius); None
+        with no shell in flight."""
         shells = self.shells
         if not shells:
+            return None
+        velocities = np.array([shell.velocity_ws for shell in shells])
+        return ShellPaths(np.array([shell.position_ws for shell in shells]), velocities,
+                          2.0 * self.step_s * np.linalg.norm(velocities, axis=1)
+                          + np.array([shell.radius_m for shell in shells]))
+
+    def _stream(self, shell_paths: ShellPaths | None) -> None:
+        """A big desert follows the vehicles, and the shells for the step ahead
+        (:meth:`_shell_paths`) and the way they fly."""
+        if not self.arena.streams:  # every tile is there from the start
+            return
+        if shell_paths is None:
             self.arena.stream(self.vehicle_positions_xy())
             return
-        positions = np.array([shell.position_ws for shell in shells])
-        velocities = np.array([shell.velocity_ws for shell in shells])
-        reach_m = (2.0 * self.step_s * np.linalg.norm(velocities, axis=1)
-                   + np.array([shell.radius_m for shell in shells]))
-        self.arena.stream(self.vehicle_positions_xy(), positions, reach_m, velocities,
-                          self.gravity_m_s2)
+        self.arena.stream(self.vehicle_positions_xy(), shell_paths.positions_ws,
+                          shell_paths.reach_m, shell_paths.velocities_ws, self.gravity_m_s2)
 
     def _buttons_pressed(self, player_controls: Controls, others: dict[str, Controls]
                          ) -> list[Event]:
