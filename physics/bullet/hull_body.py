@@ -28,7 +28,7 @@ Panda would replace by the bare child (a new root shape under a body Bullet has 
 Removing a child fills its place with the compound's last, so the old set comes out last
 first, and the children stay in the order Panda lists the shapes. This is done only on a
 step where the heading changed by more than 2 cm at the turret's farthest corner, or the
-turret stopped short of where they stand (:data:`TURRET_FOLLOW_M`): about 10 microseconds
+turret stopped short of where they stand (:data:`TURRET_FOLLOW_M`): about 5 microseconds
 a tank that turns (and Bullet then pairs that body's pieces afresh).
 
 :func:`collider_hull` is the hull box grown to hold the collider with its turret at any
@@ -179,9 +179,8 @@ def make_vehicle_body(spec, name: str) -> tuple[BulletRigidBodyNode, TurretColli
         body.addShape(BulletBoxShape(Vec3(hull.half_extents_m[0], hull.half_extents_m[1],
                                           hull.half_extents_m[2])),
                       TransformState.makePos(Point3(0.0, 0.0, hull.centre_of_mass_drop_m)))
-    gun = getattr(spec, "gun", None)
-    turret = (TurretCollider(body, turret_pieces, gun.turret_pivot_m if gun is not None
-                             else (0.0, 0.0, 0.0), inertia) if turret_pieces else None)
+    turret = (TurretCollider(body, turret_pieces, _turret_pivot_m(spec), inertia)
+              if turret_pieces else None)
     body.setMass(hull.mass_kg)
     body.setInertia(inertia)
     body.setFriction(hull.friction)
@@ -222,6 +221,7 @@ def collider_parts(spec) -> tuple[PartBox, ...]:
 
 
 def _turret_pivot_m(spec) -> tuple[float, float, float]:
+    """The turret ring's centre in the body frame (the origin for a vehicle without a gun)."""
     gun = getattr(spec, "gun", None)
     return gun.turret_pivot_m if gun is not None else (0.0, 0.0, 0.0)
 
