@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-from game.sim.net.browse import ListedServer, ListUnavailable, shown
+from game.sim.net.browse import ListedServer, ListUnavailable, pinged_servers, shown
 
 SORTS = (("Players", "players"), ("Ping", "ping"), ("Name", "name"))
 
@@ -120,13 +120,9 @@ def _row_text(server: ListedServer) -> str:
     entry = server.announcement
     ping = "-" if server.ping_ms is None else f"{server.ping_ms:.0f} ms"
     return (f"{entry.name}   {entry.map} {entry.mode}   {entry.players}/{entry.max_players}"
-            f"   {ping}" + ("" if entry.version == "" else f"   v{entry.version}"))
+            f"   {ping}   v{entry.version}")
 
 
 def read_with_pings(url: str, ping_timeout_s: float) -> Callable[[], list[ListedServer]]:
     """The page's ``read``: the list at ``url``, each server pinged."""
-    from game.sim.net.browse import fetch_servers, with_pings
-
-    def read() -> list[ListedServer]:
-        return with_pings(fetch_servers(url), ping_timeout_s)
-    return read
+    return lambda: pinged_servers(url, ping_timeout_s)

@@ -9,7 +9,7 @@ import time
 
 from common.errors import UserError
 from game.config import load_config
-from game.sim.net.browse import ListUnavailable, fetch_servers, shown, table, with_pings
+from game.sim.net.browse import ListUnavailable, fetch_servers, pinged_servers, shown, table
 from game.sim.net.link import enet_available
 
 log = logging.getLogger(__name__)
@@ -45,12 +45,11 @@ def print_servers(args) -> int:
     measured from here, most players first; a list that cannot be read: one line, exit 2."""
     spec = load_config(args.config).game.listing
     url = args.list or spec.url
-    try:
-        servers = fetch_servers(url)
+    try:  # pinged where ENet is there to ping with
+        servers = (pinged_servers(url, spec.verify_timeout_s) if enet_available()
+                   else fetch_servers(url))
     except ListUnavailable as error:
         raise UserError(error.url, None, error.expected) from None
-    if enet_available():
-        servers = with_pings(servers, spec.verify_timeout_s)
     for line in table(shown(servers)):
         print(line)
     return 0

@@ -16,7 +16,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields, replace
 
-from game.sim.net.listing import Announcement
+from game.sim.net.listing import Announcement, enet_answers
 
 FETCH_TIMEOUT_S = 5.0
 PING_WORKERS_MOST = 16
@@ -39,10 +39,6 @@ class ListedServer:
     address: str
     announcement: Announcement
     ping_ms: float | None = None
-
-    @property
-    def full(self) -> bool:
-        return self.announcement.players >= self.announcement.max_players
 
     @property
     def join_address(self) -> str:
@@ -78,6 +74,12 @@ def fetch_servers(url: str, version: str | None = None, map_name: str | None = N
         raise ListUnavailable(url, "a list of servers in its answer") from None
 
 
+def pinged_servers(url: str, ping_timeout_s: float) -> list[ListedServer]:
+    """The servers the list server at ``url`` lists, each pinged from here
+    (:func:`fetch_servers`, :func:`with_pings`)."""
+    return with_pings(fetch_servers(url), ping_timeout_s)
+
+
 def with_pings(servers: list[ListedServer], timeout_s: float) -> list[ListedServer]:
     """``servers`` each with the time an ENet handshake with it took (None: no answer
     within ``timeout_s``)."""
@@ -92,8 +94,6 @@ def with_pings(servers: list[ListedServer], timeout_s: float) -> list[ListedServ
 def handshake_ms(address: str, port: int, timeout_s: float) -> float | None:
     """How long an ENet handshake with ``address:port`` takes, in ms (None: none within
     ``timeout_s``)."""
-    from game.sim.net.listing import enet_answers  # pyenet: only where pings are measured
-
     started_s = time.perf_counter()
     if not enet_answers(address, port, timeout_s):
         return None
@@ -105,11 +105,10 @@ def shown(servers: list[ListedServer], sort_key: str = "players", hide_full: boo
     """The servers as a browser shows them: without the full ones (``hide_full``) and those
     of another game version (``version`` given), sorted by ``sort_key``: most players
     first; lowest ping first (unanswered last); else by that text."""
-    kept = [server for server in servers if not (hide_full and server.full)
-            and (version is None or server.announcement.version == version)]
+    kept = [server for server in servers
+            if server.announcement.matches(version=version, not_full=hide_full)]
     if sort_key == "players":
-        return sorted(kept, key=lambda server: (-server.announcement.players,
-                                                server.announcement.name))
+        return sorted(kept, key=lambda server: server.announcement.fullest_first())
     if sort_key == "ping":
         return sorted(kept, key=lambda server: (server.ping_ms is None,
                                                 server.ping_ms or 0.0))

@@ -82,6 +82,21 @@ class Announcement:
     protocol: int
     config_digest: str
 
+    @property
+    def full(self) -> bool:
+        return self.players >= self.max_players
+
+    def matches(self, version: str | None = None, map_name: str | None = None,
+                mode: str | None = None, not_full: bool = False) -> bool:
+        """Whether it passes the list's filters (each None or False: any)."""
+        return ((version is None or self.version == version)
+                and (map_name is None or self.map == map_name)
+                and (mode is None or self.mode == mode) and not (not_full and self.full))
+
+    def fullest_first(self) -> tuple[int, str]:
+        """The list's order: most players first, then by name."""
+        return -self.players, self.name
+
     @classmethod
     def parse(cls, data: object) -> Announcement:
         """From decoded JSON; raises AnnouncementError naming the first field that is
@@ -167,18 +182,11 @@ class ServerList:
         """The servers listed now that pass the filters, most players first."""
         now_s = self.clock()
         self._forget_silent(now_s)
-        shown = []
-        for (address, _port), listed in self._listed.items():
-            entry = listed.announcement
-            if ((version is not None and entry.version != version)
-                    or (map_name is not None and entry.map != map_name)
-                    or (mode is not None and entry.mode != mode)
-                    or (not_full and entry.players >= entry.max_players)):
-                continue
-            shown.append({"address": address, **asdict(entry),
-                          "heard_s_ago": round(now_s - listed.heard_s, 1)})
-        shown.sort(key=lambda server: (-server["players"], server["name"]))
-        return shown
+        kept = sorted(((address, listed) for (address, _port), listed in self._listed.items()
+                       if listed.announcement.matches(version, map_name, mode, not_full)),
+                      key=lambda kept_one: kept_one[1].announcement.fullest_first())
+        return [{"address": address, **asdict(listed.announcement),
+                 "heard_s_ago": round(now_s - listed.heard_s, 1)} for address, listed in kept]
 
     def _within_rate(self, address: str, now_s: float) -> bool:
         recent = self._recent.setdefault(address, deque())
