@@ -21,7 +21,8 @@ from physics.bullet.ground import BulletRays
 from physics.bullet.poses import set_at_rest
 from physics.bullet.world import PhysicsWorld
 from physics.model import broadphase
-from physics.model.broadphase import in_pairs, pairs_within, sphere_pairs
+from physics.model.broadphase import (along_path_m, in_pairs, pairs_within, points_near_path,
+                                      sphere_pairs)
 from physics.model.rocks import Rock, icosphere
 from physics.model.terrain import MapChoice, build_terrain
 
@@ -340,3 +341,13 @@ def test_a_rock_with_a_box_spares_bullet_the_rays_beside_it(config):
     assert boxed == spherical
     assert 0 < boxed_met == spherical_met  # a tank rides on the rock's edge
     assert boxed_rays < spherical_rays / 2
+
+
+def test_a_path_is_measured_along_its_pieces_and_passes_near_what_it_should():
+    path = np.array([[0.0, 0.0, 0.0], [10.0, 0.0, 0.0], [10.0, 10.0, 0.0]])
+    assert along_path_m(path, np.array([4.0, 0.5, 0.0])) == pytest.approx(4.0)
+    assert along_path_m(path, np.array([10.5, 3.0, 0.0])) == pytest.approx(13.0)
+    assert along_path_m(path, np.array([20.0, 20.0, 0.0])) == pytest.approx(20.0)  # its end
+    points = np.array([[5.0, 1.0, 0.0], [5.0, 3.0, 0.0], [11.0, 5.0, 0.0]])
+    assert points_near_path(points, path, np.array([1.5, 1.5, 1.5])).tolist() == [
+        True, False, True]

@@ -100,18 +100,6 @@ def plates_on_path(path_ws: np.ndarray, vehicles) -> tuple[float, np.ndarray] | 
     return None
 
 
-def along_path_m(path_ws: np.ndarray, point_ws: np.ndarray) -> float:
-    """How far along a path (its points, (C + 1, 3)) a point on or near it lies: to its
-    foot on the nearest straight piece."""
-    starts, along = path_ws[:-1], np.diff(path_ws, axis=0)
-    lengths = np.linalg.norm(along, axis=1)
-    safe = np.where(lengths > 0.0, lengths, 1.0)
-    share = np.clip(np.einsum("ij,ij->i", point_ws - starts, along) / safe ** 2, 0.0, 1.0)
-    gaps = np.linalg.norm(starts + along * share[:, None] - point_ws, axis=1)
-    piece = int(np.argmin(gaps))
-    return float(lengths[:piece].sum() + share[piece] * lengths[piece])
-
-
 RANGE_PLATE_FACE = "face"
 """What a firing-range plate's hit names as the plate struck: it has the one."""
 

@@ -235,14 +235,33 @@ def in_pairs(pairs: np.ndarray, count: int) -> np.ndarray:
     return flags
 
 
+def _path_feet(points_ws: np.ndarray, path_ws: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each point's (P, 3) foot on each straight piece of a path (its points, (C + 1, 3)):
+    how far along the piece it stands, as a share of it (P, C), its squared distance from
+    the point (P, C), and the pieces' lengths (C,)."""
+    starts = path_ws[:-1]
+    along = path_ws[1:] - starts  # (C, 3)
+    lengths_squared = np.einsum("ij,ij->i", along, along)
+    offsets = points_ws[:, None, :] - starts[None, :, :]  # (P, C, 3)
+    share = np.clip(np.einsum("pcj,cj->pc", offsets, along)
+                    / np.maximum(lengths_squared, np.finfo(float).tiny), 0.0, 1.0)
+    gaps = offsets - share[:, :, None] * along[None, :, :]
+    return share, np.einsum("pcj,pcj->pc", gaps, gaps), np.sqrt(lengths_squared)
+
+
 def points_near_path(points_ws: np.ndarray, path_ws: np.ndarray, reach_m: np.ndarray
                      ) -> np.ndarray:
     """Per point (P, 3): does a path (its points, (C + 1, 3), and the straight pieces
     between them) pass within that point's ``reach_m`` (P,)?"""
-    starts = path_ws[:-1]
-    along = path_ws[1:] - starts  # (C, 3)
-    lengths_squared = np.maximum(np.einsum("ij,ij->i", along, along), np.finfo(float).tiny)
-    offsets = points_ws[:, None, :] - starts[None, :, :]  # (P, C, 3)
-    share = np.clip(np.einsum("pcj,cj->pc", offsets, along) / lengths_squared, 0.0, 1.0)
-    gaps = offsets - share[:, :, None] * along[None, :, :]
-    return (np.einsum("pcj,pcj->pc", gaps, gaps) <= (reach_m * reach_m)[:, None]).any(axis=1)
+    _, gaps_squared, _ = _path_feet(points_ws, path_ws)
+    return (gaps_squared <= (reach_m * reach_m)[:, None]).any(axis=1)
+
+
+def along_path_m(path_ws: np.ndarray, point_ws: np.ndarray) -> float:
+    """How far along a path (its points, (C + 1, 3)) a point on or near it lies: to its
+    foot on the nearest straight piece."""
+    share, gaps_squared, lengths = _path_feet(np.asarray(point_ws, dtype=float)[None, :],
+                                              path_ws)
+    piece = int(np.argmin(gaps_squared[0]))
+    return float(lengths[:piece].sum() + share[0, piece] * lengths[piece])

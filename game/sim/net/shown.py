@@ -24,7 +24,7 @@ from typing import Any, Callable
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 
-from game.sim.armour_hits import along_path_m, plates_on_path
+from game.sim.armour_hits import plates_on_path
 from game.sim.combat import Combat, Plate
 from game.sim.controls import Controls
 from game.sim.events import Event, Hit, RoundEnd, RoundStart, Shot
@@ -39,6 +39,7 @@ from game.sim.zone import CaptureZone
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.world import PhysicsWorld
 from physics.model.ballistics import GunState, gun_axes
+from physics.model.broadphase import along_path_m
 from physics.model.pose import BodyState
 from physics.model.rocks import Rock
 from physics.model.terrain import TerrainBase
