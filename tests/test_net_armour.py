@@ -32,9 +32,11 @@ def harness(config):
         net.close()
 
 
-def test_the_servers_verdict_on_the_armour_reaches_both_players(harness):
+def _broadside(harness):
+    """alpha 30 m from beta's side, its gun lowered onto it, both held by their handbrakes:
+    the harness, alpha's client and the server's simulation."""
     net = harness()
-    net.join("alpha")
+    alpha = net.join("alpha")
     net.join("beta")
     server = net.server.simulation
     server.place(net.server_vehicle("alpha"), 0.0, 0.0, 0.0)  # alpha faces beta's side
@@ -43,6 +45,11 @@ def test_the_servers_verdict_on_the_armour_reaches_both_players(harness):
     net.controls["alpha"] = Controls(elevation=-1.0, handbrake=True)
     net.step_until(lambda: net.server_vehicle("alpha").aim.elevation_rad < math.radians(-1.5),
                    "the gun lowered")
+    return net, alpha, server
+
+
+def test_the_servers_verdict_on_the_armour_reaches_both_players(harness):
+    net, _alpha, _server = _broadside(harness)
     net.controls["alpha"] = Controls(fire=True, handbrake=True)
     net.step_until(lambda: any(isinstance(event, Hit) and event.target == "beta"
                                for event in net.events["beta"]), "beta hit", 2000)
@@ -61,16 +68,7 @@ def test_online_the_crosshair_weighs_the_others_armour_as_they_are_drawn(harness
     """A client's crosshair on another player's tank: the arc meets that tank's plates where
     it is drawn (the client has no body of it), and the verdict is the one the server's
     simulation gives for the same shot."""
-    net = harness()
-    alpha = net.join("alpha")
-    net.join("beta")
-    server = net.server.simulation
-    server.place(net.server_vehicle("alpha"), 0.0, 0.0, 0.0)  # alpha faces beta's side
-    server.place(net.server_vehicle("beta"), 0.0, 30.0, 90.0)
-    net.controls["beta"] = Controls(handbrake=True)
-    net.controls["alpha"] = Controls(elevation=-1.0, handbrake=True)
-    net.step_until(lambda: net.server_vehicle("alpha").aim.elevation_rad < math.radians(-1.5),
-                   "the gun lowered")
+    net, alpha, server = _broadside(harness)
     net.controls["alpha"] = Controls(handbrake=True)
     net.step(60)  # beta's snapshots settle where it stands
     shown = ShownWorld(alpha)
