@@ -10,7 +10,9 @@ Benchmarks:
   ai          the bots' tournament: levels against each other, shots fired blind, how long
               an idle player lasts
   net         a dedicated server and headless clients on loopback through a simulated
-              link: bandwidth, prediction and interpolation error, server step time
+              link: bandwidth, prediction and interpolation error, server step time;
+              with --servers N, N servers announcing to a list server and clients that
+              list, join, play and leave again: memory, refused joins, list request times
   penetration what each shell of config/shells.toml (or --config DIR's) pierces at 100 to
               2000 m, square on and at 30 degrees, flown as the game flies it (not a timing)
 With no benchmark named, all of them run at their default sizes (net only where pyenet
@@ -33,7 +35,7 @@ import json
 import sys
 from pathlib import Path
 
-from bench import ai, battle, frame, net, penetration, vehicles
+from bench import ai, battle, fleet, frame, net, penetration, vehicles
 from bench.arguments import map_name
 from bench.machine import machine_info
 from common.errors import whole_number
@@ -137,19 +139,48 @@ def _add_net(commands, common) -> None:
     if not enet_available():
         NOT_AVAILABLE["net"] = "needs pyenet (pip install pyenet)"
     online = commands.add_parser("net", parents=[common],
-                                 help="a server and headless clients: bandwidth, prediction")
+                                 help="a server and headless clients: bandwidth, prediction; "
+                                      "with --servers, many servers and a list server")
     online.add_argument("--clients", type=_POSITIVE, default=net.DEFAULT_CLIENTS,
-                        help=f"headless clients driving at random (default "
-                             f"{net.DEFAULT_CLIENTS})")
-    online.add_argument("--bots", type=_AT_LEAST_ZERO, default=net.DEFAULT_BOTS,
-                        help=f"bots on the server (default {net.DEFAULT_BOTS})")
-    online.add_argument("--seconds", type=_POSITIVE, default=int(net.DEFAULT_SECONDS),
-                        help=f"seconds each client plays (default {net.DEFAULT_SECONDS:g})")
+                        help=f"headless clients (default {net.DEFAULT_CLIENTS})")
+    online.add_argument("--bots", type=_AT_LEAST_ZERO,
+                        help=f"bots on each server (default {net.DEFAULT_BOTS}; "
+                             f"{fleet.DEFAULT_BOTS} with --servers)")
+    online.add_argument("--seconds", type=_POSITIVE,
+                        help=f"seconds each client plays (default {net.DEFAULT_SECONDS:g}); "
+                             f"with --servers, the whole run's (default "
+                             f"{fleet.DEFAULT_SECONDS:g})")
     online.add_argument("--net-sim", default=net.DEFAULT_NET_SIM,
                         metavar="LATENCY_MS,JITTER_MS,LOSS_PCT",
-                        help=f"each client's simulated link (default {net.DEFAULT_NET_SIM})")
+                        help=f"each client's simulated link (default {net.DEFAULT_NET_SIM}; "
+                             f"not with --servers)")
     online.add_argument("--keep", type=Path, metavar="DIR",
                         help="leave the server's and clients' telemetry in DIR")
+    many = online.add_argument_group("many servers")
+    many.add_argument("--servers", type=_POSITIVE,
+                      help="start this many servers announcing to a list server; the clients "
+                           "list, choose, join, play, leave and join again")
+    many.add_argument("--play-seconds", type=_POSITIVE, default=int(fleet.DEFAULT_PLAY_S),
+                      help=f"with --servers: how long each join plays (default "
+                           f"{fleet.DEFAULT_PLAY_S:g})")
+    many.add_argument("--max-players", type=_POSITIVE, default=fleet.DEFAULT_MAX_PLAYERS,
+                      help=f"with --servers: each server's most players (default "
+                           f"{fleet.DEFAULT_MAX_PLAYERS})")
+
+
+def _run_net(options, config) -> tuple[dict, str]:
+    if getattr(options, "servers", None) is not None:
+        report = fleet.run(
+            clients=options.clients, servers=options.servers,
+            bots=fleet.DEFAULT_BOTS if options.bots is None else options.bots,
+            seconds=fleet.DEFAULT_SECONDS if options.seconds is None else options.seconds,
+            play_s=options.play_seconds, max_players=options.max_players)
+        return report, fleet.table(report)
+    report = net.run(config, clients=options.clients,
+                     bots=net.DEFAULT_BOTS if options.bots is None else options.bots,
+                     seconds=net.DEFAULT_SECONDS if options.seconds is None else options.seconds,
+                     net_sim=options.net_sim, keep=options.keep)
+    return report, net.table(report)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -208,9 +239,7 @@ def _run_one(name: str, options, config, quiet: bool, alone: bool) -> tuple[dict
         report = benchmark(options.count, options.frames)
         return report, f"particles: {json.dumps(report)}"
     if name == "net":
-        report = net.run(config, clients=options.clients, bots=options.bots,
-                         seconds=options.seconds, net_sim=options.net_sim, keep=options.keep)
-        return report, net.table(report)
+        return _run_net(options, config)
     if name == "penetration":
         report = penetration.run(config)
         return report, penetration.table(report)

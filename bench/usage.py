@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import ctypes
 import os
+import subprocess
 import sys
 
 BYTES_PER_MIB = 1024.0 * 1024.0
 KIB_PER_MIB = 1024.0
-PROC_STATUS = "/proc/self/status"
-"""Linux's account of this process: its ``VmRSS:`` line is the memory resident now, in kB."""
+PS_TIMEOUT_S = 5.0
+PROC_STATUS = "/proc/{pid}/status"
+"""Linux's account of a process: its ``VmRSS:`` line is the memory resident now, in kB."""
+PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
+"""Windows' right to read another process's memory counters."""
 
 
 class _MemoryCounters(ctypes.Structure):
@@ -48,14 +52,40 @@ def resident_memory_mb(platform: str | None = None) -> float:
     if platform == "win32":
         return _windows_counters().WorkingSetSize / BYTES_PER_MIB
     if platform.startswith("linux"):
-        try:
-            with open(PROC_STATUS, encoding="ascii") as status:
-                for line in status:
-                    if line.startswith("VmRSS:"):
-                        return float(line.split()[1]) / KIB_PER_MIB
-        except OSError:
-            pass
+        resident = _linux_resident_mb("self")
+        if resident is not None:
+            return resident
     return peak_memory_mb(platform)
+
+
+def process_memory_mb(pid: int, platform: str | None = None) -> float | None:
+    """The memory another process (``pid``) holds resident now, in MiB; None where it has
+    ended or cannot be read."""
+    platform = sys.platform if platform is None else platform
+    if platform == "win32":
+        try:
+            return _windows_counters(pid=pid).WorkingSetSize / BYTES_PER_MIB
+        except OSError:
+            return None
+    if platform.startswith("linux"):
+        return _linux_resident_mb(str(pid))
+    try:  # macOS and the BSDs: ps tells the resident size in KiB
+        answer = subprocess.run(["ps", "-o", "rss=", "-p", str(pid)], capture_output=True,
+                                text=True, timeout=PS_TIMEOUT_S, check=False)
+        return float(answer.stdout.split()[0]) / KIB_PER_MIB
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return None
+
+
+def _linux_resident_mb(pid: str) -> float | None:
+    try:
+        with open(PROC_STATUS.format(pid=pid), encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return float(line.split()[1]) / KIB_PER_MIB
+    except OSError:
+        pass
+    return None
 
 
 def children_cpu_s(platform: str | None = None) -> float | None:
@@ -68,17 +98,25 @@ def children_cpu_s(platform: str | None = None) -> float | None:
     return times.children_user + times.children_system
 
 
-def _windows_counters(psapi=None, kernel32=None) -> _MemoryCounters:
-    """This process's memory counters from Windows (``psapi`` and ``kernel32``: the DLLs,
-    or a test's stand-ins)."""
+def _windows_counters(psapi=None, kernel32=None, pid: int | None = None) -> _MemoryCounters:
+    """The memory counters of this process (or of ``pid``) from Windows (``psapi`` and
+    ``kernel32``: the DLLs, or a test's stand-ins)."""
     if psapi is None:
         psapi, kernel32 = ctypes.WinDLL("psapi"), ctypes.WinDLL("kernel32")
     kernel32.GetCurrentProcess.restype = ctypes.c_void_p
+    kernel32.OpenProcess.restype = ctypes.c_void_p
     psapi.GetProcessMemoryInfo.argtypes = [ctypes.c_void_p, ctypes.POINTER(_MemoryCounters),
                                            ctypes.c_uint32]
+    handle = (kernel32.GetCurrentProcess() if pid is None else
+              kernel32.OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, False, pid))
+    if not handle:
+        raise OSError(f"process {pid} cannot be opened")
     counters = _MemoryCounters()
     counters.cb = ctypes.sizeof(counters)
-    if not psapi.GetProcessMemoryInfo(kernel32.GetCurrentProcess(), ctypes.byref(counters),
-                                      counters.cb):
-        raise OSError("GetProcessMemoryInfo failed")
+    try:
+        if not psapi.GetProcessMemoryInfo(handle, ctypes.byref(counters), counters.cb):
+            raise OSError("GetProcessMemoryInfo failed")
+    finally:
+        if pid is not None:
+            kernel32.CloseHandle(handle)
     return counters

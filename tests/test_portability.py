@@ -74,16 +74,23 @@ def test_peak_memory_reads_ru_maxrss_in_the_platforms_unit(monkeypatch):
     assert usage.peak_memory_mb("linux") == pytest.approx(300.0 * 1024.0)  # KiB on Linux
 
 
-def _fake_windows_dlls():
-    """psapi and kernel32 as Windows answers: the process's memory counters filled in."""
+def _fake_windows_dlls(closed: list | None = None):
+    """psapi and kernel32 as Windows answers: the memory counters of this process and of
+    process 42 filled in (``closed`` gets each handle closed)."""
     def get_process_memory_info(process, counters, size):
-        assert process == "this process" and size == ctypes.sizeof(usage._MemoryCounters)
-        counters._obj.PeakWorkingSetSize = 512 * 1024 * 1024
-        counters._obj.WorkingSetSize = 256 * 1024 * 1024
+        assert size == ctypes.sizeof(usage._MemoryCounters)
+        mib = {"this process": 256, "process 42": 64}[process]
+        counters._obj.PeakWorkingSetSize = 2 * mib * 1024 * 1024
+        counters._obj.WorkingSetSize = mib * 1024 * 1024
         return 1
 
+    def open_process(access, _inherit, pid):
+        assert access == usage.PROCESS_QUERY_LIMITED_INFORMATION
+        return "process 42" if pid == 42 else None
+
     return (SimpleNamespace(GetProcessMemoryInfo=get_process_memory_info),
-            SimpleNamespace(GetCurrentProcess=lambda: "this process"))
+            SimpleNamespace(GetCurrentProcess=lambda: "this process", OpenProcess=open_process,
+                            CloseHandle=(closed if closed is not None else []).append))
 
 
 def test_windows_memory_comes_from_the_process_memory_counters(monkeypatch):
@@ -92,6 +99,32 @@ def test_windows_memory_comes_from_the_process_memory_counters(monkeypatch):
     monkeypatch.setattr(usage, "_windows_counters", lambda: counters)
     assert usage.peak_memory_mb("win32") == 512.0
     assert usage.resident_memory_mb("win32") == 256.0
+
+
+def test_windows_reads_another_process_s_memory_through_its_handle(monkeypatch):
+    closed: list = []
+    dlls, real = _fake_windows_dlls(closed), usage._windows_counters
+    monkeypatch.setattr(usage, "_windows_counters", lambda pid=None: real(*dlls, pid=pid))
+    assert usage.process_memory_mb(42, "win32") == 64.0
+    assert closed == ["process 42"]
+    assert usage.process_memory_mb(7, "win32") is None  # it cannot be opened (ended)
+
+
+@pytest.mark.parametrize("platform", [sys.platform, "darwin"])
+def test_another_process_s_resident_memory_is_read(platform):
+    if sys.platform == "win32" and platform == "darwin":
+        pytest.skip("ps is not there to ask")
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; held = bytearray("
+                               "96 * 1024 * 1024); print('held', flush=True); time.sleep(60)"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        resident = usage.process_memory_mb(holder.pid, platform)
+        assert 96.0 <= resident < 1024.0
+    finally:
+        holder.kill()
+        holder.wait()
+    assert usage.process_memory_mb(holder.pid, sys.platform) is None  # it has ended
 
 
 def test_childrens_processor_time_counts_waited_children():
