@@ -26,6 +26,7 @@ from game.sim.arena import GEARBOXES
 from game.sim.battle import rounds_limits
 from game.sim.controls import ScriptedInputs
 from game.sim.local_players import MAX_PLAYERS
+from game.sim.net.listing import list_url_expected
 from game.sim.net.link import DEFAULT_PORT
 from game.sim.replay import config_digest, load_replay
 from game.sim.session import GameOptions
@@ -147,6 +148,19 @@ def _add_diagnostic_arguments(parser) -> None:
     parser.add_argument("--version", action="version", version=f"tank-battle {__version__}")
 
 
+def _list_url(text: str) -> str:
+    """An argparse type: a list server's address."""
+    expected = list_url_expected(text)
+    if expected is not None:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected {expected}")
+    return text
+
+
+def _list_url_or_none(text: str) -> str:
+    """A list server's address, or "": ``--list`` naming none."""
+    return _list_url(text) if text else text
+
+
 def _add_online_arguments(online) -> None:
     """``--serve``, ``--connect`` and what goes with them."""
     online.add_argument("--serve", action="store_true",
@@ -158,13 +172,13 @@ def _add_online_arguments(online) -> None:
                         help=f"the port a server listens on (default {DEFAULT_PORT}; a list "
                              "server: config/game.toml's [listing] port; 0: any free one, "
                              "printed)")
-    online.add_argument("--announce", metavar="URL",
+    online.add_argument("--announce", metavar="URL", type=_list_url,
                         help="a server: announce itself to the list server at URL (every few "
                              "seconds), named by --name")
-    online.add_argument("--list", nargs="?", const="", metavar="URL",
-                        help="the list server Find game reads (default: config/game.toml's "
-                             "[listing] url); with --headless, print its servers, each with "
-                             "its ping, and exit")
+    online.add_argument("--list", nargs="?", const="", metavar="URL", type=_list_url_or_none,
+                        help="the list server Find game reads (default: the one chosen there "
+                             "before, else config/game.toml's [listing] url); with "
+                             "--headless, print its servers, each with its ping, and exit")
     online.add_argument("--list-server", action="store_true",
                         help="run a list server, where dedicated servers announce themselves "
                              "and players find them; prints \"listing on HOST:PORT\" first")

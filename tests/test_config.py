@@ -170,6 +170,8 @@ BAD_VALUES = [
                  ("one of",), id="string-not-a-choice"),
     pytest.param("terrain.test_maps", "size_m", '"big"', "terrain.test_maps.size_m",
                  ("a number",), id="nested-table-value"),
+    pytest.param("listing", "url", '"lists.example.org"', "listing.url",
+                 ("an address starting http:// or https://",), id="list-url-without-scheme"),
 ]
 
 

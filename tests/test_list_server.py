@@ -14,9 +14,12 @@ import urllib.request
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from common.settings import OVERRIDE_ENV
+from game.menus.join_history import JoinHistory
 from game.sim.net.link import Endpoint, enet_available
 from game.sim.net.list_service import make_app
 from game.sim.net.listing import Announcement, ServerList, enet_answers
+from tests.conftest import cli_env
 from tests.net_harness import GameProcess, wait_until
 
 HONEST = {"name": "Dunes 1", "port": 27960, "map": "desert", "mode": "battle", "players": 3,
@@ -291,7 +294,7 @@ def test_a_server_that_cannot_reach_its_list_says_so_once_and_once_when_it_can(c
 
 @needs_enet
 @pytest.mark.slow
-def test_a_dedicated_server_announces_itself_and_is_listed_by_name():
+def test_a_dedicated_server_announces_itself_and_is_listed_by_name(tmp_path):
     with GameProcess("the list", "--list-server", "--host", "127.0.0.1", "--port", "0",
                      "--seconds", "120") as lister:
         list_port = int(lister.wait_for_line("listing on 127.0.0.1:").rsplit(":", 1)[1])
@@ -315,6 +318,12 @@ def test_a_dedicated_server_announces_itself_and_is_listed_by_name():
             assert header.split()[:3] == ["NAME", "ADDRESS", "MAP"]
             assert row.startswith(f"Dunes of test  127.0.0.1:{port}  flat  battle  0/8")
             assert row.split()[-2] == "ms"  # it answered the handshake: a ping
+            # Without a URL, the list server the player chose on the Find game page.
+            JoinHistory(8, tmp_path / "servers.toml").chose_list(url)
+            with GameProcess("the player's lister", "--headless", "--list",
+                             env=cli_env(**{OVERRIDE_ENV: str(tmp_path)})) as chosen:
+                assert chosen.wait() == 0, chosen.err
+            assert chosen.out_lines[1].startswith(f"Dunes of test  127.0.0.1:{port}")
             server.terminate()
             assert server.wait() == 0
         lister.terminate()

@@ -109,7 +109,7 @@ def test_the_ping_is_an_enet_handshakes_time_and_none_without_an_answer():
 # ----- the title menu's Find game page -----------------------------------------------------
 
 
-def _menu(config, read):
+def _menu(config, read, list_url="http://lists.example:27900", on_list_chosen=None):
     from panda3d.core import NodePath
 
     from game.menus.title_menu import MatchSetup, TitleMenu
@@ -119,7 +119,8 @@ def _menu(config, read):
                        gearbox="automatic", rounds=5)
     return TitleMenu(NodePath("aspect2d"), config.view.menu, config.view.title_menu, setup,
                      **calls, online=True, player_name="ann", join_address="127.0.0.1:27960",
-                     default_port=27960, read_servers=read, version="0.9.0")
+                     default_port=27960, read_servers=read, version="0.9.0",
+                     list_url=list_url, on_list_chosen=on_list_chosen or (lambda url: None))
 
 
 def _press(widget) -> None:
@@ -134,7 +135,7 @@ def _read_done(menu) -> None:
 def test_find_game_lists_the_servers_and_choosing_one_fills_the_join_page(config):
     servers = [_server("Busy", players=8, ping_ms=80.0), _server("Near", players=2, ping_ms=9.0),
                _server("Old", players=5, version="0.8.0", ping_ms=30.0)]
-    menu = _menu(config, lambda: servers)
+    menu = _menu(config, lambda url: servers)
     _press(menu.buttons["main/Find game"])
     assert menu.page == "servers"
     assert "Reading" in menu.status["servers"]["text"]
@@ -157,9 +158,9 @@ def test_find_game_lists_the_servers_and_choosing_one_fills_the_join_page(config
 
 
 def test_find_game_says_why_there_is_no_list(config):
-    def unavailable():
-        raise ListUnavailable("http://lists.invalid", "a list server answering there")
-    menu = _menu(config, unavailable)
+    def unavailable(url):
+        raise ListUnavailable(url, "a list server answering there")
+    menu = _menu(config, unavailable, "http://lists.invalid")
     _press(menu.buttons["main/Find game"])
     _read_done(menu)
     assert menu.status["servers"]["text"] == (
@@ -184,28 +185,67 @@ def test_without_a_list_to_read_there_is_no_find_game(config):
     menu.destroy()
 
 
-@pytest.mark.parametrize("list_url, read_from", [
-    (None, "config"), ("http://lists.example:27900", "http://lists.example:27900")])
-def test_find_game_reads_the_list_the_command_line_names_else_configs(config, monkeypatch,
-                                                                      home, list_url,
-                                                                      read_from):
-    """``--list URL`` with a window: Find game reads URL; without it, ``[listing] url``."""
+@pytest.mark.parametrize("list_url, saved, read_from", [
+    (None, None, "config"), (None, "http://chosen.example:1", "http://chosen.example:1"),
+    ("http://lists.example:27900", "http://chosen.example:1", "http://lists.example:27900")])
+def test_find_game_reads_the_command_line_s_list_else_the_chosen_one_else_config_s(
+        config, monkeypatch, home, list_url, saved, read_from):
+    """``--list URL`` with a window: Find game reads URL; without it, the list server the
+    player chose there before; else ``[listing] url``."""
     from panda3d.core import NodePath
 
-    import game.menus.server_browser as browser_module
     from game.menus.front_door import build_front_door
+    from game.menus.join_history import JoinHistory
     from game.runs.windowed_run import WindowedRun
     from game.sim.session import GameOptions
+    if saved is not None:
+        JoinHistory(8).chose_list(saved)
     asked = []
-    monkeypatch.setattr(browser_module, "read_with_pings",
-                        lambda url, timeout_s: asked.append(url) or (lambda: []))
     front = build_front_door(lambda request: None, NodePath("aspect2d"), config,
                              WindowedRun(GameOptions(), menu=True, list_url=list_url), None)
     try:
+        front.menu.browser.read = lambda url: asked.append(url) or []
+        _press(front.menu.buttons["main/Find game"])
+        front.menu.browser._reading.join(10.0)
         assert asked == [config.game.listing.url if read_from == "config" else read_from]
-        assert front.menu.browser is not None
     finally:
         front.destroy()
+
+
+def test_a_list_server_typed_on_the_page_is_read_and_kept_for_next_time(config, home):
+    from panda3d.core import NodePath
+
+    from game.menus.front_door import build_front_door
+    from game.menus.join_history import JoinHistory, chosen_list_url
+    from game.runs.windowed_run import WindowedRun
+    from game.sim.session import GameOptions
+
+    def front_door():
+        return build_front_door(lambda request: None, NodePath("aspect2d"), config,
+                                WindowedRun(GameOptions(), menu=True), None)
+    asked: list[str] = []
+    front = front_door()
+    browser = front.menu.browser
+    browser.read = lambda url: asked.append(url) or []
+    assert browser.list_row.value == config.game.listing.url
+    browser.list_row.entry.enterText("not a list")
+    browser.refresh()
+    assert "expected an address starting http://" in front.menu.status["servers"]["text"]
+    assert asked == [] and chosen_list_url() is None  # nothing read, nothing kept
+    browser.list_row.entry.enterText("https://community.example:8443")
+    browser.list_row.entry["command"]("https://community.example:8443")  # Enter
+    browser._reading.join(10.0)
+    assert asked == ["https://community.example:8443"]
+    front.destroy()
+    assert chosen_list_url() == "https://community.example:8443"
+    front = front_door()
+    assert front.menu.browser.list_row.value == "https://community.example:8443"
+    front.menu.browser.list_row.entry.enterText(config.game.listing.url)  # the game's own
+    front.menu.browser.read = lambda url: []
+    front.menu.browser.refresh()
+    front.menu.browser._reading.join(10.0)
+    front.destroy()
+    assert chosen_list_url() is None and JoinHistory(8).list_url is None
 
 
 # ----- the servers joined before -------------------------------------------------------------
@@ -221,10 +261,14 @@ def test_the_history_keeps_the_last_joined_first_and_at_most_its_size(tmp_path):
     assert history.addresses == ["d:4", "a:1", "c:3"]
     assert JoinHistory(3, path).addresses == ["d:4", "a:1", "c:3"]  # saved
     assert JoinHistory(2, path).addresses == ["d:4", "a:1"]
+    history.chose_list("http://lists.example:1")  # kept beside the joins, both saved
+    assert JoinHistory(3, path).list_url == "http://lists.example:1"
+    assert JoinHistory(3, path).addresses == ["d:4", "a:1", "c:3"]
 
 
 @pytest.mark.parametrize("text", ["joined = [", 'joined = "a:1"', "joined = [1, 2]",
-                                  'joined = ["' + "x" * 200 + '"]'])
+                                  'joined = ["' + "x" * 200 + '"]', 'list = "ftp://x"',
+                                  "list = 3"])
 def test_a_bad_history_file_offers_nothing_and_is_replaced_at_the_next_join(tmp_path, text,
                                                                              caplog):
     from game.menus.join_history import JoinHistory
@@ -232,9 +276,10 @@ def test_a_bad_history_file_offers_nothing_and_is_replaced_at_the_next_join(tmp_
     path.write_text(text, encoding="utf-8")
     with caplog.at_level("WARNING"):
         history = JoinHistory(3, path)
-    assert history.addresses == [] and caplog.records
+    assert history.addresses == [] and history.list_url is None and caplog.records
     history.joined("a:1")
     assert JoinHistory(3, path).addresses == ["a:1"]
+    assert JoinHistory(3, path).list_url is None
 
 
 def test_a_join_from_the_join_page_is_remembered_and_offered_next_time(config, tmp_path):

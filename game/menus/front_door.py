@@ -232,8 +232,10 @@ def build_front_door(send: Send, parent, config, run, sounds, open_page=None) ->
                          join_address=(history.addresses[0] if history.addresses
                                        else f"{LOOPBACK}:{DEFAULT_PORT}"),
                          default_port=DEFAULT_PORT, sounds=sounds, open_page=open_page,
-                         read_servers=read_with_pings(run.list_url or game.listing.url,
-                                                      game.listing.verify_timeout_s),
+                         read_servers=read_with_pings(game.listing.verify_timeout_s),
+                         list_url=run.list_url or history.list_url or game.listing.url,
+                         on_list_chosen=lambda url: history.chose_list(
+                             None if url == game.listing.url else url),
                          version=game_version())
 
     settings = OnlineSettings(run.config_dir, DEFAULT_PORT, view.title_menu.server_stop_wait_s)

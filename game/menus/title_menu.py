@@ -106,6 +106,7 @@ class TitleMenu:
                  player_name: str, join_address: str, default_port: int, sounds=None,
                  open_page=None, on_page: Callable[[str], None] = lambda name: None,
                  read_servers: Callable | None = None, version: str = "",
+                 list_url: str = "", on_list_chosen: Callable[[str], None] = lambda url: None,
                  recent: Sequence[str] = ()):
         self.spec, self.title_spec = spec, title
         self.sounds = sounds
@@ -135,7 +136,7 @@ class TitleMenu:
             self._build_join_page(player_name, join_address, setup.vehicle, list(recent))
             if read_servers is not None:
                 self.browser = ServerBrowser(self, title.browser_rows, read_servers, version,
-                                             self._picked)
+                                             self._picked, list_url, on_list_chosen)
         self.page: str | None = "main"
         """The page shown (None: none, another menu's page is over this one)."""
         self.show_page("main")

@@ -9,6 +9,7 @@ import time
 
 from common.errors import UserError
 from game.config import load_config
+from game.menus.join_history import chosen_list_url
 from game.sim.net.browse import ListUnavailable, fetch_servers, pinged_servers, shown, table
 from game.sim.net.link import enet_available
 
@@ -41,10 +42,11 @@ def run_list_server_command(args) -> int:
 
 
 def print_servers(args) -> int:
-    """The servers the list at ``--list`` (or config's) lists, a line each with the ping
-    measured from here, most players first; a list that cannot be read: one line, exit 2."""
+    """The servers the list at ``--list URL`` lists (else the one the player chose on the
+    Find game page, else config's), a line each with the ping measured from here, most
+    players first; a list that cannot be read: one line, exit 2."""
     spec = load_config(args.config).game.listing
-    url = args.list or spec.url
+    url = args.list or chosen_list_url() or spec.url
     try:  # pinged where ENet is there to ping with
         servers = (pinged_servers(url, spec.verify_timeout_s) if enet_available()
                    else fetch_servers(url))

@@ -26,11 +26,12 @@ import asyncio
 import json
 import logging
 import time
+import urllib.parse
 from collections import deque
 from dataclasses import asdict, dataclass, fields
 from typing import Awaitable, Callable
 
-from common.spec import Spec, tuning
+from common.spec import Spec, SpecError, tuning
 
 LOG = logging.getLogger(__name__)
 
@@ -39,6 +40,23 @@ TEXT_MOST = 32
 DIGEST_MOST = 64
 PLAYERS_MOST = 64
 MINUTE_S = 60.0
+LIST_URL_SCHEMES = ("http", "https")
+LIST_URL_CHARS_MOST = 200
+
+
+def list_url_expected(url: str) -> str | None:
+    """What a list server's address must be, where ``url`` is not one (None: it is)."""
+    parts = urllib.parse.urlsplit(url)
+    if (parts.scheme not in LIST_URL_SCHEMES or not parts.hostname
+            or not 0 < len(url) <= LIST_URL_CHARS_MOST or not url.isprintable()
+            or any(char.isspace() for char in url)):
+        return (f"an address starting http:// or https://, at most "
+                f"{LIST_URL_CHARS_MOST} characters, such as http://lists.example.org:27900")
+    try:
+        parts.port  # a port that is not a number or out of range raises
+    except ValueError:
+        return "a port from 1 to 65535 after the host"
+    return None
 
 
 @dataclass(frozen=True)
@@ -62,6 +80,12 @@ class ListingSpec(Spec):
                                   maximum=65536)
     verify_timeout_s: float = tuning("how long the list server waits for a new server to "
                                      "answer its ENet handshake", minimum=0.1, maximum=10.0)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        expected = list_url_expected(self.url)
+        if expected is not None:
+            raise SpecError("url", self.url, expected)
 
 
 class AnnouncementError(ValueError):
