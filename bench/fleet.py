@@ -9,7 +9,8 @@ ping the servers, choose one at random among those that answer, are not full and
 this version, then join it and play for ``play_s`` with random inputs.
 
 Each server's resident memory is read once it is first listed and again when every
-client has left, before it is stopped: what a match costs a host, and whether it grows.
+client has left, before it is stopped: what a match costs a host, and whether it grows;
+and, on Linux, the share of a processor it kept busy between the two.
 
 On one machine every server announces from 127.0.0.1, where a community's list sees each
 host from its own address; the list server here is started with a copy of the config
@@ -34,7 +35,7 @@ import numpy as np
 import tomli_w
 
 from bench.net import random_inputs
-from bench.usage import children_cpu_s, process_memory_mb
+from bench.usage import children_cpu_s, process_cpu_s, process_memory_mb
 from game.menus.hosting import game_command
 from game.sim.net.browse import ListUnavailable, fetch_servers, shown, with_pings
 
@@ -114,6 +115,7 @@ def run(clients: int = DEFAULT_CLIENTS, servers: int = DEFAULT_SERVERS,
                 thread.join(seconds + play_s + JOIN_MARGIN_S + START_TIMEOUT_S)
             for host in hosts:
                 host["memory_end_mib"] = _memory(host["process"])
+                host["cpu_end"] = _cpu(host["process"])
         finally:
             for process in started:
                 _stop(process)
@@ -179,6 +181,7 @@ def _wait_until_listed(url: str, hosts: list[dict]) -> None:
         for host in hosts:
             if host["port"] in listed and "memory_start_mib" not in host:
                 host["memory_start_mib"] = _memory(host["process"])
+                host["cpu_start"] = _cpu(host["process"])
         if all("memory_start_mib" in host for host in hosts):
             return
         time.sleep(RETRY_WAIT_S / 4.0)
@@ -247,6 +250,19 @@ def _memory(process: subprocess.Popen) -> float | None:
     return None if resident is None else round(resident, 1)
 
 
+def _cpu(process: subprocess.Popen) -> tuple[float, float | None]:
+    """When, and how many processor seconds ``process`` had used by then."""
+    return time.monotonic(), process_cpu_s(process.pid)
+
+
+def _processor_share(host: dict) -> float | None:
+    """The share of one processor a server kept busy from its first listing to the end."""
+    (start_s, start_cpu_s), (end_s, end_cpu_s) = host.get("cpu_start"), host.get("cpu_end")
+    if start_cpu_s is None or end_cpu_s is None or end_s <= start_s:
+        return None
+    return round((end_cpu_s - start_cpu_s) / (end_s - start_s), 3)
+
+
 def _stop(process: subprocess.Popen) -> None:
     if process.poll() is None:
         process.terminate()
@@ -263,6 +279,7 @@ def _figures(hosts: list[dict], tally: _Tally) -> dict:
         "servers": [{"name": host["name"], "port": host["port"],
                      "memory_start_mib": host.get("memory_start_mib"),
                      "memory_end_mib": host.get("memory_end_mib"),
+                     "processor_share": _processor_share(host),
                      "joins": tally.joins.get(host["name"], 0)} for host in hosts],
         "joins": sum(tally.joins.values()),
         "refused_joins": sum(tally.refusals.values()),
@@ -286,7 +303,7 @@ def table(report: dict) -> str:
     for server in report["servers"]:
         lines.append(f"  {server['name']:10s} port {server['port']:<6d} memory "
                      f"{server['memory_start_mib']} -> {server['memory_end_mib']} MiB, "
-                     f"{server['joins']} joins")
+                     f"{server['processor_share']} of a processor, {server['joins']} joins")
     lines.append(f"  joins {report['joins']}, refused {report['refused_joins']}"
                  + "".join(f"\n    refused {count}x: {reason}"
                            for reason, count in report["refusals"].items()))

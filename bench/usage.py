@@ -18,6 +18,9 @@ KIB_PER_MIB = 1024.0
 PS_TIMEOUT_S = 5.0
 PROC_STATUS = "/proc/{pid}/status"
 """Linux's account of a process: its ``VmRSS:`` line is the memory resident now, in kB."""
+PROC_STAT = "/proc/{pid}/stat"
+STAT_UTIME_FIELD = 11
+"""utime's place among the fields of ``/proc/PID/stat`` after the name (stime follows)."""
 PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
 """Windows' right to read another process's memory counters."""
 
@@ -75,6 +78,22 @@ def process_memory_mb(pid: int, platform: str | None = None) -> float | None:
         return float(answer.stdout.split()[0]) / KIB_PER_MIB
     except (OSError, subprocess.SubprocessError, ValueError, IndexError):
         return None
+
+
+def process_cpu_s(pid: int, platform: str | None = None) -> float | None:
+    """Processor seconds (user and system) another process (``pid``) has used so far; None
+    where it has ended, or off Linux (read from ``/proc/PID/stat``)."""
+    platform = sys.platform if platform is None else platform
+    if not platform.startswith("linux"):
+        return None
+    try:
+        with open(PROC_STAT.format(pid=pid), encoding="ascii") as stat:
+            # The name (field 2) may hold spaces: the fields after its closing bracket.
+            after_name = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    ticks = int(after_name[STAT_UTIME_FIELD]) + int(after_name[STAT_UTIME_FIELD + 1])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _linux_resident_mb(pid: str) -> float | None:

@@ -172,6 +172,9 @@ BAD_VALUES = [
                  ("a number",), id="nested-table-value"),
     pytest.param("listing", "url", '"lists.example.org"', "listing.url",
                  ("an address starting http:// or https://",), id="list-url-without-scheme"),
+    pytest.param("listing", "announcements_per_minute_most", "60",
+                 "listing.announcements_per_minute_most",
+                 ("at least 384", "servers_per_address_most"), id="list-rate-below-renewals"),
 ]
 
 

@@ -149,3 +149,19 @@ def test_the_window_asks_for_a_core_profile_context(config, offscreen):
         assert (variable.getWord(0), variable.getWord(1)) == GL_VERSION
     finally:
         unloadPrcFile(page)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="read from /proc on Linux")
+def test_another_process_s_processor_time_is_read():
+    busy = subprocess.Popen([sys.executable, "-c", "import time; started = time.process_time()"
+                             "\nwhile time.process_time() - started < 0.5: pass\n"
+                             "print('done', flush=True); time.sleep(60)"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert busy.stdout.readline().strip() == "done"
+        assert 0.5 <= usage.process_cpu_s(busy.pid) < 30.0
+    finally:
+        busy.kill()
+        busy.wait()
+    assert usage.process_cpu_s(busy.pid) is None  # it has ended
+    assert usage.process_cpu_s(busy.pid, "darwin") is None

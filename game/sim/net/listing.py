@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import time
 import urllib.parse
 from collections import deque
@@ -86,6 +87,11 @@ class ListingSpec(Spec):
         expected = list_url_expected(self.url)
         if expected is not None:
             raise SpecError("url", self.url, expected)
+        renewing = math.ceil(self.servers_per_address_most * MINUTE_S / self.renew_s)
+        if self.announcements_per_minute_most < renewing:
+            raise SpecError("announcements_per_minute_most", self.announcements_per_minute_most,
+                            f"at least {renewing}: servers_per_address_most servers on one "
+                            f"host, each renewing every renew_s")
 
 
 class AnnouncementError(ValueError):
