@@ -2,11 +2,14 @@
 per-sample loops that run every step with small arrays are compiled with numba instead;
 without it (a platform numba does not support) each use falls back as it says.
 
-Compiled loops are cached on disk, so that only the first start pays for compiling them.
-Where numba cannot cache (a packaged build: its frozen modules have no source file for
-numba to key a cache by, and ``cache=True`` raises RuntimeError as the loop is decorated)
-every loop takes its plain-Python path rather than compiling afresh at every start.
-:func:`log_status` says in one log line which path runs.
+Compiled loops are cached on disk, so that only the first start pays for compiling them:
+beside their modules in the repository (numba's own cache), and in the player's cache
+folder in a packaged build, whose frozen modules have no source file for numba to key a
+cache by (:class:`FrozenCacheLocator`, keyed by the build's executable instead). Where
+numba cannot cache even so (a cache folder that cannot be written), ``cache=True`` raises
+RuntimeError as the loop is decorated, and every loop takes its plain-Python path rather
+than compiling afresh at every start. :func:`log_status` says in one log line which path
+runs.
 
 numba keys a cached loop by its own file only: after editing a function it calls that
 lives in another module (a stage, :mod:`physics.model.scalars`, ``plane_under``), delete
@@ -16,9 +19,17 @@ the caches (``find physics game -name '*.nb[ic]' -delete``) or the loop runs the
 from __future__ import annotations
 
 import logging
+import os
+import sys
+from pathlib import Path
 from typing import Any, Callable
 
+from common.settings import user_folder
+
 log = logging.getLogger(__name__)
+
+FROZEN = bool(getattr(sys, "frozen", False))
+"""A packaged build: Panda3D's ``build_apps`` sets ``sys.frozen``."""
 
 
 def _numba_njit() -> Callable[..., Any] | None:
@@ -31,6 +42,86 @@ def _numba_njit() -> Callable[..., Any] | None:
 
 
 njit = _numba_njit()
+
+
+def frozen_cache_folder() -> Path:
+    """Where a packaged build keeps its compiled loops: the player's cache folder, one
+    folder per Python version (a build's Python is fixed; this keeps two apart)."""
+    return user_folder("cache") / "numba" / f"python{sys.version_info[0]}{sys.version_info[1]}"
+
+
+def _frozen_locator_class():
+    """numba's cache locator for a packaged build (:class:`FrozenCacheLocator`); None where
+    numba lays its caching out otherwise (then a build runs the plain path)."""
+    try:
+        from numba.core.caching import _CacheLocator
+    except ImportError:
+        return None
+
+    class FrozenCacheLocator(_CacheLocator):
+        """Caches a loop of a frozen module in :func:`frozen_cache_folder`, a folder a
+        module. numba keys a cache by the loop's source file, which a frozen program does
+        not have: the executable, which holds every frozen module, stands in for it, so a
+        new build (another executable) finds the old build's cache stale and compiles
+        afresh."""
+
+        stamp_file = sys.executable
+        """The file whose size and time say which build wrote a cache (tests set another)."""
+
+        def __init__(self, py_func, _py_file: str):
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = str(frozen_cache_folder() / py_func.__module__)
+
+        def get_cache_path(self) -> str:
+            return self._cache_path
+
+        def get_source_stamp(self):
+            stat = os.stat(self.stamp_file)
+            return stat.st_mtime, stat.st_size
+
+        def get_disambiguator(self) -> str:
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not getattr(sys, "frozen", False):
+                return None
+            locator = cls(py_func, py_file)
+            try:
+                locator.ensure_cache_path()
+            except OSError:
+                return None  # nowhere to write: numba says it cannot cache
+            return locator
+
+    return FrozenCacheLocator
+
+
+def numba_locators() -> list | None:
+    """numba's list of cache locator classes, tried in turn for each cached loop (None
+    where numba keeps it elsewhere: its caching internals are not public, and the class
+    holding them was ``_CacheImpl`` before numba 0.62, ``CacheImpl`` since)."""
+    try:
+        from numba.core import caching
+    except ImportError:
+        return None
+    holder = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
+    locators = getattr(holder, "_locator_classes", None)
+    return locators if isinstance(locators, list) else None
+
+
+def use_frozen_locator() -> bool:
+    """Put :class:`FrozenCacheLocator` first among numba's cache locators; whether it is
+    there (another layout of numba's internals leaves it out: the plain path runs)."""
+    locator, locators = _frozen_locator_class(), numba_locators()
+    if locator is None or locators is None:
+        return False
+    if not any(known.__name__ == locator.__name__ for known in locators):
+        locators.insert(0, locator)
+    return True
+
+
+if FROZEN and njit is not None:
+    use_frozen_locator()
 
 
 def _probe() -> None:
@@ -96,9 +187,17 @@ def load_cached() -> int:
     for loop in loops:
         try:
             magic = loop.targetctx.codegen().magic_tuple()
-            index = loop._cache._cache_file._load_index()
+            cache_file = loop._cache._cache_file
+        except (AttributeError, TypeError):
+            continue
+        try:
+            index = cache_file._load_index()
+        except Exception as error:  # noqa: BLE001 - a file cut short or garbled: numba
+            _forget_index(loop, cache_file, error)  # would fail on the loop's first call
+            continue
+        try:
             signatures = [key[0] for key in index if key[1] == magic]
-        except (AttributeError, TypeError, IndexError, OSError, ValueError):
+        except (TypeError, IndexError):
             continue
         for signature in signatures:
             if tuple(signature) in loop.overloads:
@@ -110,6 +209,19 @@ def load_cached() -> int:
                 continue
             loaded += 1
     return loaded
+
+
+def _forget_index(loop, cache_file, error: Exception) -> None:
+    """Delete a cache index that cannot be read, so that the loop compiles afresh (and
+    writes a good one) instead of failing when it is first called."""
+    path = getattr(cache_file, "_index_path", None)
+    try:
+        if path is not None:
+            os.remove(path)
+    except OSError:
+        pass
+    log.warning("compiled loop %s: its cache %s could not be read (%s); compiled afresh",
+                loop.__name__, path, error)
 
 
 def compiled_loop(function):

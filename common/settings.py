@@ -109,16 +109,20 @@ OVERRIDE_ENV = "TANK_BATTLE_CONFIG_HOME"
 
 
 DATA_OVERRIDE_ENV = "TANK_BATTLE_DATA_HOME"
+CACHE_OVERRIDE_ENV = "TANK_BATTLE_CACHE_HOME"
+OVERRIDE_ENVS = {"config": OVERRIDE_ENV, "data": DATA_OVERRIDE_ENV, "cache": CACHE_OVERRIDE_ENV}
+"""The variable that puts each kind of the user's folders elsewhere (tests, portable runs)."""
 
 
 def user_folder(kind: str, environ=None, platform: str | None = None,
                 home: Path | None = None) -> Path:
-    """This user's folder for the game's ``kind`` of files: "config" (settings) or "data"
-    (replays), in the platform's usual place, or where the override variable says."""
+    """This user's folder for the game's ``kind`` of files: "config" (settings), "data"
+    (replays, logs) or "cache" (what the game can make again, such as its compiled
+    physics), in the platform's usual place, or where the override variable says."""
     environ = os.environ if environ is None else environ
     platform = sys.platform if platform is None else platform
     home = Path.home() if home is None else Path(home)
-    override = OVERRIDE_ENV if kind == "config" else DATA_OVERRIDE_ENV
+    override = OVERRIDE_ENVS[kind]
     if environ.get(override):
         return Path(environ[override])
     fallback: tuple[str, ...]  # the folder under home where the variable is not set
@@ -126,11 +130,13 @@ def user_folder(kind: str, environ=None, platform: str | None = None,
         variable, fallback = (("APPDATA", ("AppData", "Roaming")) if kind == "config"
                               else ("LOCALAPPDATA", ("AppData", "Local")))
         base = Path(environ[variable]) if environ.get(variable) else home.joinpath(*fallback)
-    elif platform == "darwin":
-        base = home / "Library" / "Application Support"
+        return base / APP_FOLDER / "cache" if kind == "cache" else base / APP_FOLDER
+    if platform == "darwin":
+        base = home / "Library" / ("Caches" if kind == "cache" else "Application Support")
     else:
-        variable, fallback = (("XDG_CONFIG_HOME", (".config",)) if kind == "config"
-                              else ("XDG_DATA_HOME", (".local", "share")))
+        variable, fallback = {"config": ("XDG_CONFIG_HOME", (".config",)),
+                              "data": ("XDG_DATA_HOME", (".local", "share")),
+                              "cache": ("XDG_CACHE_HOME", (".cache",))}[kind]
         base = Path(environ[variable]) if environ.get(variable) else home.joinpath(*fallback)
     return base / APP_FOLDER
 

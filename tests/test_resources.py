@@ -67,11 +67,21 @@ def test_every_build_freezes_the_same_pinned_wheels_and_macos_plays_offline():
     for name in build_apps.PLATFORMS:
         wanted = build_apps.requirements_for(name)
         assert all("==" in requirement for requirement in wanted)
-        assert {"panda3d", "numpy", "tomli-w"} <= {line.split("==")[0] for line in wanted}
-        assert not any(line.startswith("numba") for line in wanted)
+        assert {"panda3d", "numpy", "tomli-w", "numba", "llvmlite"} <= {
+            line.split("==")[0] for line in wanted}
     assert build_apps.ONLINE_REQUIREMENT in build_apps.requirements_for("linux")
     assert build_apps.ONLINE_REQUIREMENT in build_apps.requirements_for("windows")
     assert build_apps.ONLINE_REQUIREMENT not in build_apps.requirements_for("macos")
+
+
+def test_every_build_takes_numba_and_llvmlite_s_library_along():
+    excluded = build_apps.OPTIONS["exclude_modules"]["*"]
+    assert not any(name.startswith(("numba", "llvmlite")) for name in excluded)
+    copied = build_apps.OPTIONS["package_data_dirs"]["llvmlite"]
+    # Beside the executable: a frozen package's resources are read from there.
+    assert {(source, target) for source, target, _flags in copied} == {
+        (f"llvmlite/binding/{name}", "") for name in ("libllvmlite.so", "llvmlite.dll",
+                                                       "libllvmlite.dylib")}
 
 
 def test_make_dist_platform_names():

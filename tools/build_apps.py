@@ -12,9 +12,15 @@ build's options, kept out of the wheel's build.
 Each platform is built by its own run of ``setup()`` (a child process), because the wheels
 it freezes differ: pip evaluates a requirement's platform markers on the building machine,
 not the target, so each build gets its own requirements file. The wheels come from the
-ordinary package index. numba is left out: its compiled loops need an on-disk cache that a
-frozen program cannot keep, so a packaged build runs the plain numpy path
-(:mod:`common.compiled` says so in its log).
+ordinary package index, and nothing is compiled while building: each platform's wheels are
+taken as they are.
+
+numba and llvmlite are in every build, so that a build steps its battles as fast as the
+repository does. llvmlite loads its LLVM library (``libllvmlite.so``, ``llvmlite.dll`` or
+``libllvmlite.dylib``, one file of 90 to 130 MB) as a resource of the package
+``llvmlite.binding``, which in a frozen program is the folder of the executable: the
+library is copied there (``package_data_dirs``). The compiled loops are cached in the
+player's cache folder (:class:`common.compiled.FrozenCacheLocator`).
 """
 
 from __future__ import annotations
@@ -35,9 +41,13 @@ PLATFORMS = {
 }
 """The builds ``make dist`` knows, by their short names (``PLATFORMS=all`` builds each): the
 platform tag, and whether online play is in (pyenet has no macOS wheel)."""
-REQUIREMENTS = ("panda3d==1.10.16", "numpy==2.2.6", "tomli-w==1.2.0")
+REQUIREMENTS = ("panda3d==1.10.16", "numpy==2.2.6", "tomli-w==1.2.0", "numba==0.61.2",
+                "llvmlite==0.44.0")
 """What every build freezes, pinned to versions with wheels for all three platforms (numpy
-2.3 and newer have no manylinux2014 wheel)."""
+2.3 and newer have no manylinux2014 wheel; numba 0.61.2 is the newest that takes numpy
+2.2, and llvmlite 0.44 is its LLVM)."""
+LLVM_LIBRARIES = ("libllvmlite.so", "llvmlite.dll", "libllvmlite.dylib")
+"""llvmlite's LLVM library on Linux, Windows and macOS."""
 ONLINE_REQUIREMENT = "pyenet==1.3.17"
 ONE_PLATFORM_FLAG = "--one-platform"
 
@@ -45,9 +55,11 @@ OPTIONS = {
     "gui_apps": {APP_NAME: "main.py"},
     "include_patterns": ["config/*.toml", "assets/sounds/*.wav", "assets/icon.png",
                          "LICENSE", "README.md"],
-    "exclude_modules": {"*": ["numba", "numba.*", "llvmlite", "llvmlite.*", "pytest",
-                              "_pytest", "tests", "tests.*", "bench", "bench.*",
+    "exclude_modules": {"*": ["pytest", "_pytest", "tests", "tests.*", "bench", "bench.*",
                               "tkinter", "setuptools", "pip"]},
+    # llvmlite's LLVM library, beside the executable, where llvmlite looks for it.
+    "package_data_dirs": {"llvmlite": [(f"llvmlite/binding/{name}", "", {})
+                                       for name in LLVM_LIBRARIES]},
     "icons": {APP_NAME: ["assets/icon.png"]},
     "plugins": ["pandagl", "p3headlessgl", "p3openal_audio"],
     # Panda3D's own index of optimised wheels is not used: the ordinary index has every
