@@ -14,7 +14,7 @@ from game.sim.controls import Controls
 from game.sim.events import Destroyed, Hit, Joined, RoundEnd, Shot
 from game.sim.net.link import LinkSimulation
 from game.sim.net.protocol import (MAX_INPUTS_PER_PACKET, NO_TICK, Bye, End, Events, Hello,
-                                   Inputs, ProtocolError, Refuse, Roster, RosterEntry, Scoreboard,
+                                   Inputs, Loading, ProtocolError, Refuse, Roster, RosterEntry, Scoreboard,
                                    ScoreLine, Welcome, decode_client, decode_server, quantised)
 from game.sim.net.snapshots import (POSITION_STEP_M, OwnState, Snapshot, WireVehicle,
                                     decode_snapshot, encode_snapshot, pack_orientation,
@@ -39,6 +39,9 @@ def test_client_messages_round_trip():
     assert decoded.newest_tick == 120 and decoded.ack_tick == 41 and decoded.ping_ms == 87
     assert decoded.controls == tuple(quantised(c) for c in controls)
     assert decode_client(Bye().encode()) == Bye()
+    assert decode_client(Loading().encode()) == Loading()
+    with pytest.raises(ProtocolError):
+        decode_client(Loading().encode() + b"x")  # nothing may follow it
 
 
 def test_repeated_controls_travel_once():

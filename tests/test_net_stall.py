@@ -124,3 +124,39 @@ def test_a_server_that_stands_still_for_3_s_keeps_both_players(tmp_path):
 
 def test_a_client_that_stands_still_for_3_s_plays_on(tmp_path):
     _everyone_stayed(_stalled_run(tmp_path, "alpha"))
+
+
+SLOW_BUILD = """
+import sys, time
+import game.sim.net.client as client
+from game.sim.session import GameSession
+
+def slow_session(*args, **kwargs):
+    time.sleep(float(sys.argv[1]))  # a busy machine building the map and the world
+    return GameSession(*args, **kwargs)
+
+client.GameSession = slow_session
+from game.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def test_a_client_that_takes_longer_to_build_its_game_than_the_server_waits_plays(
+        tmp_path, config):
+    """On a loaded machine a client may take seconds between the welcome and its first
+    step: longer than the server waits for a silent client and than ENet waits for its
+    acknowledgements. It is kept in, and plays."""
+    build_s = config.game.net.timeout_s + STALL_S
+    server_telemetry = tmp_path / "server.jsonl"
+    server, port = start_server("--map", "flat", "--bots", 1, "--telemetry", server_telemetry)
+    with server:
+        with GameProcess("slow", build_s, "--headless", "--connect", f"127.0.0.1:{port}",
+                         "--name", "slow", "--seconds", 3, "--telemetry",
+                         tmp_path / "slow.jsonl", code=SLOW_BUILD) as slow:
+            assert slow.wait() == 0, (slow.err, server.err)
+        server.terminate()
+        server.wait()
+    assert len(_rows(tmp_path / "slow.jsonl")) == 3 * 60  # played to its end
+    left = [(event["vehicle"], event["reason"]) for row in _rows(server_telemetry)
+            for event in row["events"] if event["type"] == "left"]
+    assert left == [("slow", "quit")]

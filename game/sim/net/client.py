@@ -27,6 +27,7 @@ from typing import Callable
 from game.sim.controls import Controls
 from game.sim.events import CraterDug, Event
 from game.sim.net.joining import WAIT_S, Joined
+from game.sim.net.keep_alive import KeepAlive
 from game.sim.net.link import Arrival, Endpoint
 from game.sim.net.prediction import OwnPrediction
 from game.sim.net.protocol import (MAX_INPUTS_PER_PACKET, NO_TICK, RELIABLE_CHANNEL, SNAPSHOT,
@@ -82,13 +83,20 @@ class NetClient:
         self.net = net
         self.endpoint = endpoint
         self.peer = joined.peer
+        self._keep_alive: KeepAlive | None = KeepAlive(endpoint, joined.peer,
+                                                       net.timeout_s).start()
+        """Services the link while the game is built, until the first :meth:`receive`."""
         self.welcome = welcome = joined.welcome
         self.name = welcome.name
         self.step_hz = welcome.step_hz
         self.step_s = 1.0 / self.step_hz
-        self.session = GameSession(specs, GameOptions(MapChoice.parse(welcome.map),
-                                                      welcome.seed, vehicle,
-                                                      player_name=welcome.name))
+        try:
+            self.session = GameSession(specs, GameOptions(MapChoice.parse(welcome.map),
+                                                          welcome.seed, vehicle,
+                                                          player_name=welcome.name))
+        except BaseException:
+            self._keep_alive.stop()  # the link is the caller's again, to close
+            raise
         self.simulation = self.session.simulation
         player = self.simulation.player
         if player is None:
@@ -124,9 +132,22 @@ class NetClient:
         lost (what came while this process was busy is read first, so our own stall does
         not count)."""
 
+    def _built(self) -> None:
+        """The game is built (and drawn, with a window): what came while it was, read as
+        what came while joining is (too old to set our clock by), and the link ours."""
+        if self._keep_alive is None:
+            return
+        keep_alive, self._keep_alive = self._keep_alive, None
+        for arrival in keep_alive.stop():
+            self._take(arrival)
+        self._stale_snapshot = self._newest_snapshot
+        if keep_alive.heard_s is not None:
+            self._heard_s = max(self._heard_s, keep_alive.heard_s)
+
     # ----- what arrives -------------------------------------------------------------------
 
     def receive(self, wait_s: float = 0.0) -> None:
+        self._built()
         arrivals = self.endpoint.receive(wait_s)
         for arrival in arrivals:
             self._take(arrival)
@@ -371,6 +392,7 @@ class NetClient:
 
     def close(self) -> None:
         """Leave (unless the server ended the game or was lost) and let the world go."""
+        self._built()
         if self.gone is None:
             self.leave()
         self.destroy()

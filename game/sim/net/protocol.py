@@ -22,7 +22,7 @@ from game.sim.controls import GEAR_NAMES, Controls
 from game.sim.events import Event, event_from_json
 from physics.model.ammunition import AMMUNITION_SLOTS
 
-PROTOCOL = 2
+PROTOCOL = 3
 """Bumped whenever a message changes: part of the version a client must match."""
 
 STATE_CHANNEL = 0
@@ -41,7 +41,7 @@ NO_TICK = 0xFFFFFFFF
 """A tick field that names no tick (no snapshot received yet)."""
 VEHICLE_KINDS = ("tank", "car")
 
-HELLO, INPUTS, BYE = 1, 2, 3
+HELLO, INPUTS, BYE, LOADING = 1, 2, 3, 4
 WELCOME, REFUSE, ROSTER, SNAPSHOT, EVENTS, END, SCOREBOARD = 10, 11, 12, 13, 14, 15, 16
 
 
@@ -217,7 +217,17 @@ class Bye:
         return U8.pack(BYE)
 
 
-ClientMessage = Hello | Inputs | Bye
+@dataclass(frozen=True)
+class Loading:
+    """A joined client is still building the game it joined (its map, its world, a
+    window's views: seconds on a slow or busy machine): it is there, though it sends no
+    inputs yet. Hearing it is all the server does with it."""
+
+    def encode(self) -> bytes:
+        return U8.pack(LOADING)
+
+
+ClientMessage = Hello | Inputs | Bye | Loading
 
 
 def decode_client(data: bytes) -> ClientMessage:
@@ -243,6 +253,8 @@ def decode_client(data: bytes) -> ClientMessage:
         message = Inputs(ack, newest, sent_ms, ping_ms, tuple(controls))
     elif kind == BYE:
         message = Bye()
+    elif kind == LOADING:
+        message = Loading()
     else:
         raise ProtocolError(f"unknown client message type {kind}")
     reader.finish()
