@@ -24,12 +24,15 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from common.resources import read_frozen_resources_from_libraries_folder
 from common.settings import user_folder
 
 log = logging.getLogger(__name__)
 
 FROZEN = bool(getattr(sys, "frozen", False))
 """A packaged build: Panda3D's ``build_apps`` sets ``sys.frozen``."""
+if FROZEN:  # llvmlite finds its LLVM library as a resource of its package
+    read_frozen_resources_from_libraries_folder()
 
 
 def _numba_njit() -> Callable[..., Any] | None:

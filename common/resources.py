@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 CONFIG_PACKAGE = "config"
 CONFIG_MARKER = "game.toml"
@@ -60,3 +61,30 @@ def config_folder() -> Path:
 def sounds_folder() -> Path:
     """The shipped sounds: ``assets/sounds/*.wav``."""
     return data_folder(ASSETS_PACKAGE, SOUNDS_FOLDER) / SOUNDS_FOLDER
+
+
+def frozen_libraries_folder(executable: Path | None = None) -> Path:
+    """Where a packaged build keeps the libraries its packages bring (``package_data_dirs``
+    in tools/build_apps.py): beside the executable, or in a macOS bundle's Frameworks
+    folder, where build_apps moves every binary."""
+    beside = Path(sys.executable if executable is None else executable).resolve().parent
+    frameworks = beside.parent / "Frameworks"
+    return frameworks if beside.name == "MacOS" and frameworks.is_dir() else beside
+
+
+def read_frozen_resources_from_libraries_folder() -> bool:
+    """In a packaged build, let a frozen package read its resources (llvmlite: its LLVM
+    library, through :mod:`importlib.resources`) from :func:`frozen_libraries_folder`.
+    Python's frozen importer offers no resources at all; this gives it a reader of that
+    folder. Whether it was given (not frozen, or an importer that reads resources of its
+    own already: left as it is)."""
+    if not is_frozen():
+        return False
+    from importlib.machinery import FrozenImporter
+    from importlib.resources.readers import FileReader
+    if hasattr(FrozenImporter, "get_resource_reader"):
+        return False
+    # FileReader reads the folder of its loader's path: a file inside the folder stands in.
+    inside = SimpleNamespace(path=str(frozen_libraries_folder() / "library"))
+    FrozenImporter.get_resource_reader = staticmethod(lambda _name: FileReader(inside))
+    return True

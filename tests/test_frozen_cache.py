@@ -95,3 +95,34 @@ def test_the_cache_folder_is_the_platform_s_own(tmp_path):
     assert user_folder("cache", {"LOCALAPPDATA": "/local"}, "win32", home) == Path(
         "/local/tank-battle/cache")
     assert user_folder("cache", {CACHE_OVERRIDE_ENV: "/t"}, "linux", home) == Path("/t")
+
+
+FROZEN_RESOURCE = """
+import importlib.resources, sys
+from pathlib import Path
+sys.frozen = True
+sys.executable = sys.argv[1]
+from common.resources import read_frozen_resources_from_libraries_folder
+assert read_frozen_resources_from_libraries_folder()
+# __phello__: a package Python itself freezes, read as llvmlite reads its library.
+with importlib.resources.path("__phello__", "libllvmlite.so") as path:
+    print(Path(path).read_text())
+"""
+
+
+@pytest.mark.parametrize("bundle", [False, True], ids=["beside", "macos-bundle"])
+def test_a_frozen_package_reads_its_library_where_the_build_put_it(tmp_path, bundle):
+    """llvmlite asks importlib.resources for its LLVM library; a frozen package has no
+    resources of its own, so the build's libraries folder answers: beside the executable,
+    or in a macOS bundle's Frameworks."""
+    contents = tmp_path / "tank-battle.app" / "Contents"
+    executable = (contents / "MacOS" if bundle else tmp_path) / "tank-battle"
+    libraries = contents / "Frameworks" if bundle else tmp_path
+    for folder in (executable.parent, libraries):
+        folder.mkdir(parents=True, exist_ok=True)
+    (libraries / "libllvmlite.so").write_text("the LLVM library")
+    done = subprocess.run([sys.executable, "-c", FROZEN_RESOURCE, str(executable)],
+                          cwd=REPO_ROOT, env=cli_env(), capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "the LLVM library"
