@@ -35,16 +35,21 @@ if FROZEN:  # llvmlite finds its LLVM library as a resource of its package
     read_frozen_resources_from_libraries_folder()
 
 
-def _numba_njit() -> Callable[..., Any] | None:
-    """numba's ``njit`` decorator, or None where numba is not installed."""
+def _numba_njit() -> tuple[Callable[..., Any] | None, str | None]:
+    """numba's ``njit`` decorator, or None and why not (not installed, or installed but
+    it could not be loaded: a build missing a piece of it, say)."""
     try:
         from numba import njit
-    except ImportError:
-        return None
-    return njit
+    except ImportError as error:
+        missing = getattr(error, "name", None) == "numba"
+        return None, ("numba is not installed" if missing
+                      else f"numba could not be loaded ({error})")
+    except OSError as error:  # llvmlite without its LLVM library
+        return None, f"numba could not be loaded ({error})"
+    return njit, None
 
 
-njit = _numba_njit()
+njit, _NOT_LOADED = _numba_njit()
 
 
 def frozen_cache_folder() -> Path:
@@ -136,7 +141,7 @@ def plain_reason(decorator=None) -> str | None:
     loops); None when they are compiled. ``decorator``: numba's ``njit`` (a test's stand-in)."""
     decorator = njit if decorator is None else decorator
     if decorator is None:
-        return "numba is not installed"
+        return _NOT_LOADED or "numba is not installed"
     try:
         decorator(cache=True, nogil=True)(_probe)
     except RuntimeError as error:
