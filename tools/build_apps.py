@@ -48,18 +48,19 @@ REQUIREMENTS = ("panda3d==1.10.16", "numpy==2.2.6", "tomli-w==1.2.0", "numba==0.
 2.2, and llvmlite 0.44 is its LLVM)."""
 LLVM_LIBRARIES = ("libllvmlite.so", "llvmlite.dll", "libllvmlite.dylib")
 """llvmlite's LLVM library on Linux, Windows and macOS."""
-NUMBA_PACKAGES = (
-    "numba", "numba.cext", "numba.cloudpickle", "numba.core", "numba.core.annotations",
-    "numba.core.datamodel", "numba.core.rewrites", "numba.core.runtime",
-    "numba.core.typeconv", "numba.core.types", "numba.core.types.new_scalars",
-    "numba.core.typing", "numba.core.unsafe", "numba.cpython", "numba.cpython.unsafe",
-    "numba.experimental", "numba.experimental.jitclass", "numba.misc", "numba.np",
-    "numba.np.math", "numba.np.polynomial", "numba.np.random", "numba.np.ufunc",
-    "numba.np.unsafe", "numba.parfors", "numba.stencils", "numba.typed", "numba.types")
-"""numba's packages whose every module is frozen: numba picks many of its modules by name
-as it runs (its type system's ``old_*`` and ``new_*`` modules, behind redirecting
-packages), which the freezer, following imports, does not see. Its tests, CUDA target,
-ahead-of-time compiler and scripts are left out."""
+NUMBA_CHOSEN_MODULES = tuple(
+    f"numba.{module}{version}{name}"
+    for module, names in (("core.datamodel.", ("models",)), ("core.", ("boxing",)),
+                          ("core.types.", ("scalars",)),
+                          ("core.typing.", ("builtins", "cmathdecl", "mathdecl")),
+                          ("cpython.", ("builtins", "hashing", "mathimpl", "numbers",
+                                        "tupleobj")),
+                          ("np.", ("arraymath",)),
+                          ("np.random.", ("distributions", "random_methods")))
+    for version in ("old_", "new_") for name in names)
+"""The modules numba chooses by name as it is imported (``old_*`` for its legacy type
+system, the default, and ``new_*``, behind packages that redirect to them): the freezer,
+which follows imports, does not see them, so they are named."""
 ONLINE_REQUIREMENT = "pyenet==1.3.17"
 ONE_PLATFORM_FLAG = "--one-platform"
 
@@ -67,7 +68,7 @@ OPTIONS = {
     "gui_apps": {APP_NAME: "main.py"},
     "include_patterns": ["config/*.toml", "assets/sounds/*.wav", "assets/icon.png",
                          "LICENSE", "README.md"],
-    "include_modules": {"*": [f"{package}.*" for package in NUMBA_PACKAGES]},
+    "include_modules": {"*": list(NUMBA_CHOSEN_MODULES)},
     "exclude_modules": {"*": ["pytest", "_pytest", "tests", "tests.*", "bench", "bench.*",
                               "tkinter", "setuptools", "pip"]},
     # llvmlite's LLVM library, beside the executable, where llvmlite looks for it.
