@@ -18,6 +18,7 @@ the caches (``find physics game -name '*.nb[ic]' -delete``) or the loop runs the
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import sys
@@ -230,6 +231,66 @@ def _forget_index(loop, cache_file, error: Exception) -> None:
         pass
     log.warning("compiled loop %s: its cache %s could not be read (%s); compiled afresh",
                 loop.__name__, path, error)
+
+
+PREPARE_ENV = "TANK_BATTLE_PREPARE"
+"""Set to 0 to start without preparing a missing cache (the test suite's games compile as
+they go, sharing one cache)."""
+PREPARED_FOLDER = "prepared"
+SOURCE_PACKAGES = ("common", "physics", "game")
+"""The packages whose modules hold or feed the compiled loops (a checkout's code identity)."""
+
+
+def code_identity() -> str:
+    """Which code the loops were compiled from: a build's executable (its size and time,
+    as :class:`FrozenCacheLocator` keys the cache), or a digest of a checkout's modules."""
+    if FROZEN:
+        stat = os.stat(sys.executable)
+        return f"build {stat.st_size} {stat.st_mtime_ns}"
+    digest = hashlib.sha256()
+    root = Path(__file__).resolve().parents[1]
+    for package in SOURCE_PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return f"source {digest.hexdigest()}"
+
+
+def prepared_marker() -> Path:
+    """The file :func:`mark_prepared` writes once every loop a game calls is compiled and
+    cached here: named by what the cache holds (numba's and Python's versions, this
+    machine's processor, the code, where numba caches), so a change to any is a cache to
+    prepare again."""
+    import llvmlite.binding as llvm
+    import numba
+    identity = "\n".join((numba.__version__, sys.version, llvm.get_host_cpu_name(),
+                          llvm.get_host_cpu_features().flatten(), code_identity(),
+                          os.environ.get("NUMBA_CACHE_DIR", "")))
+    name = hashlib.sha256(identity.encode()).hexdigest()[:32]
+    return user_folder("cache") / PREPARED_FOLDER / f"{name}.prepared"
+
+
+def needs_preparing(environ=None) -> bool:
+    """Whether the compiled loops' cache is missing or stale here, so a game would compile
+    its loops as it plays (a hitch each, for a minute): not where the loops run as plain
+    Python, nor where ``TANK_BATTLE_PREPARE=0`` says to compile as they come."""
+    environ = os.environ if environ is None else environ
+    if not AVAILABLE or environ.get(PREPARE_ENV) == "0":
+        return False
+    try:
+        return not prepared_marker().exists()
+    except OSError:
+        return False
+
+
+def mark_prepared() -> None:
+    """Every loop the games call is compiled and cached: later starts need not prepare."""
+    marker = prepared_marker()
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(f"{len([loop for loop in LOOPS if loop.signatures])} loops\n",
+                          encoding="utf-8")
+    except OSError as error:
+        log.warning("%s: not written (%s); the next start prepares again", marker, error)
 
 
 def compiled_loop(function):

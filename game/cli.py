@@ -320,6 +320,9 @@ def run(argv: list[str] | None = None) -> int:
     if args.list_server:
         from game.runs.listing import run_list_server_command  # aiohttp: only for the list
         return run_list_server_command(args)
+    if compiled.needs_preparing():
+        from game.runs.prepare import prepare_first
+        prepare_first(args)
     if args.serve or args.connect:
         from game.runs.online import run_online  # ENet: only for online play
         return run_online(args)

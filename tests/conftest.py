@@ -33,7 +33,8 @@ from tests.compiled_cache import use_cache_of_this_source
 REPO_ROOT = Path(__file__).resolve().parents[1]
 use_cache_of_this_source(REPO_ROOT)  # before anything imports numba
 
-from common.settings import DATA_OVERRIDE_ENV, OVERRIDE_ENV  # noqa: E402 (numba's cache first)
+from common.compiled import PREPARE_ENV  # noqa: E402 (numba's cache first)
+from common.settings import CACHE_OVERRIDE_ENV, DATA_OVERRIDE_ENV, OVERRIDE_ENV  # noqa: E402
 from game.sim.controls import Controls  # noqa: E402
 from game.window_config import load_window_config  # noqa: E402
 
@@ -46,11 +47,15 @@ def _own_user_folders() -> None:
     """The games the suite starts (in this process and its subprocesses) keep their
     settings, replays and logs in a folder of this test process's own, never the
     developer's, and never one another test process (a parallel worker) writes to. A test
-    that needs its own folders sets them itself."""
+    that needs its own folders sets them itself. Their games compile the physics as they
+    play, into the suite's one shared cache, rather than each preparing it first on its
+    own (a test of preparing asks for it)."""
     folder = Path(tempfile.mkdtemp(prefix="tank-battle-tests-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     os.environ.setdefault(OVERRIDE_ENV, str(folder / "config"))
     os.environ.setdefault(DATA_OVERRIDE_ENV, str(folder / "data"))
+    os.environ.setdefault(CACHE_OVERRIDE_ENV, str(folder / "cache"))
+    os.environ.setdefault(PREPARE_ENV, "0")
 
 
 _own_user_folders()

@@ -1,5 +1,6 @@
 """``tank-battle --prepare``: compile the physics for this machine once, ahead of play (for
-installers and CI), with a progress line.
+installers and CI), with a progress line; and the same on a start that finds them not
+prepared (a headless game or a server says each step in its log).
 
 numba compiles a loop for the types it is first called with, and keeps it in its disk
 cache; a game then loads the cache as its simulation is made
@@ -33,6 +34,15 @@ SCENARIOS = (("a battle on the dunes", GameOptions(MapChoice.parse("desert"), 1,
 """What is played, and for how many simulated seconds."""
 
 
+def prepare_first(args) -> None:
+    """A start whose compiled loops are not cached here (the first, or the first since the
+    code, numba or the machine changed: :func:`common.compiled.needs_preparing`): prepare
+    them before the game, a log line a step, rather than compile them as it plays."""
+    log.info("the physics are not prepared for this machine: preparing them once (half a "
+             "minute on a 2-core machine)")
+    prepare(args, say=log.info)
+
+
 def prepare(args, say=print) -> int:
     """Play :data:`SCENARIOS` headless, saying each as it starts and what came of it."""
     if not compiled.AVAILABLE:
@@ -49,6 +59,7 @@ def prepare(args, say=print) -> int:
         finally:
             session.destroy()
     ready = [loop for loop in compiled.LOOPS if loop.signatures]
+    compiled.mark_prepared()
     say(f"prepared: {len(ready)} of {len(compiled.LOOPS)} compiled loops ready, in "
         f"{time.perf_counter() - started_s:.1f} s")
     log.info("not prepared (called by a window only, or not in these games): %s",
