@@ -181,15 +181,18 @@ def compiled(function, *, inline: bool = False):
     return loop
 
 
-def load_cached() -> int:
+def load_cached(from_start: bool = False) -> int:
     """Load, now, every version of every compiled loop imported so far that its disk
     cache holds for this machine; how many. A loop is otherwise loaded the first time it
     is called, a few milliseconds each, and some are first called well into a battle (the
     first crater, the first shell near a hull): a hitch in that frame. Reads numba's own
     cache index (numba keeps no public way to list it): on a numba that lays it out
-    otherwise this loads nothing, and the loops load as they are first called, as before."""
+    otherwise this loads nothing, and the loops load as they are first called, as before.
+    ``from_start``: look again at every loop, not only those made since the last call."""
     global _LOADED_UP_TO
     loaded = 0
+    if from_start:  # the cache was filled since (by --prepare): every loop looks again
+        _LOADED_UP_TO = 0
     if _LOADED_UP_TO == len(LOOPS):
         return 0  # no loop made since the last time
     loops, _LOADED_UP_TO = list(LOOPS[_LOADED_UP_TO:]), len(LOOPS)

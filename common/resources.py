@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
-from types import SimpleNamespace
+from importlib.resources.abc import TraversableResources
 
 CONFIG_PACKAGE = "config"
 CONFIG_MARKER = "game.toml"
@@ -81,10 +81,18 @@ def read_frozen_resources_from_libraries_folder() -> bool:
     if not is_frozen():
         return False
     from importlib.machinery import FrozenImporter
-    from importlib.resources.readers import FileReader
     if hasattr(FrozenImporter, "get_resource_reader"):
         return False
-    # FileReader reads the folder of its loader's path: a file inside the folder stands in.
-    inside = SimpleNamespace(path=str(frozen_libraries_folder() / "library"))
-    FrozenImporter.get_resource_reader = staticmethod(lambda _name: FileReader(inside))
+    reader = _FolderReader(frozen_libraries_folder())
+    setattr(FrozenImporter, "get_resource_reader", staticmethod(lambda _name: reader))
     return True
+
+
+class _FolderReader(TraversableResources):
+    """The resources of a package: the files of one folder."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def files(self) -> Path:
+        return self.folder

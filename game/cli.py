@@ -320,8 +320,8 @@ def run(argv: list[str] | None = None) -> int:
     if args.list_server:
         from game.runs.listing import run_list_server_command  # aiohttp: only for the list
         return run_list_server_command(args)
-    if compiled.needs_preparing():
-        from game.runs.prepare import prepare_first
+    if compiled.needs_preparing() and not _played_in_a_window(args):
+        from game.runs.prepare import prepare_first  # a window shows its progress screen
         prepare_first(args)
     if args.serve or args.connect:
         from game.runs.online import run_online  # ENet: only for online play
@@ -375,12 +375,16 @@ def _start_logging(args: argparse.Namespace) -> None:
     compiled.log_status()
 
 
+def _played_in_a_window(args) -> bool:
+    """A person playing in a window: not headless, a server, offscreen, scripted or timed."""
+    return not (args.headless or args.serve or args.offscreen or args.inputs or args.replay
+                or args.seconds is not None)
+
+
 def player_gearbox(args) -> str | None:
     """``--gearbox``, else a new player's: automatic in a window played by hand. Headless,
     offscreen, scripted and timed runs keep ``[spawn] start_gear`` (their telemetry with it)."""
-    played = not (args.headless or args.offscreen or args.inputs or args.replay
-                  or args.seconds is not None)
-    return args.gearbox or ("automatic" if played else None)
+    return args.gearbox or ("automatic" if _played_in_a_window(args) else None)
 
 
 def main(argv: list[str] | None = None) -> int:

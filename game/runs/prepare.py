@@ -43,7 +43,12 @@ def prepare_first(args) -> None:
     prepare(args, say=log.info)
 
 
-def prepare(args, say=print) -> int:
+def say_now(line: str) -> None:
+    """A progress line, out at once (a window reading it through a pipe shows it)."""
+    print(line, flush=True)
+
+
+def prepare(args, say=say_now) -> int:
     """Play :data:`SCENARIOS` headless, saying each as it starts and what came of it."""
     if not compiled.AVAILABLE:
         say(f"tank-battle: {compiled.PLAIN_REASON}: the loops run as plain Python, nothing "

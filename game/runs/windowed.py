@@ -5,9 +5,11 @@ the screenshot and the replay at the end."""
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 from typing import Callable
 
+from common import compiled
 from common.errors import UserError
 from common.settings import UserSettings, autosave_path
 from game.app import TankBattleApp
@@ -19,6 +21,9 @@ from game.sim.session import GameOptions
 from game.window_config import WindowConfig
 
 log = logging.getLogger(__name__)
+
+PREPARING_FRAME_S = 1.0 / 30.0
+"""The progress screen's frame time: the preparation has the processor in between."""
 
 
 def run_windowed(config: WindowConfig, run: WindowedRun, screenshot: Path | None = None,
@@ -35,6 +40,8 @@ def run_windowed(config: WindowConfig, run: WindowedRun, screenshot: Path | None
     try:
         app = TankBattleApp(config, run, settings=settings, bindings=bindings)
         _log_window(app, run.offscreen)
+        if interactive and compiled.needs_preparing():
+            prepare_in_window(app, config, run)
         app.run()
         if screenshot is not None:
             app.save_screenshot(screenshot)
@@ -47,6 +54,27 @@ def run_windowed(config: WindowConfig, run: WindowedRun, screenshot: Path | None
             if on_quit is not None and recorder is not None:
                 on_quit(recorder)
     return 0
+
+
+def prepare_in_window(app: TankBattleApp, config: WindowConfig, run: WindowedRun) -> None:
+    """A first start's progress screen over the title while ``--prepare`` compiles the
+    physics in a process of its own; then this process loads what it cached."""
+    from game.menus.hosting import game_command
+    from game.menus.preparing_screen import PreparingScreen
+    from game.runs.prepare import SCENARIOS
+    log.info("the physics are not prepared for this machine: preparing them once")
+    command = game_command(["--prepare"] + (["--config", str(run.config_dir)]
+                                            if run.config_dir is not None else []))
+    screen = PreparingScreen(app.aspect2d, config.view.menu, command,
+                             [seconds for _what, _options, seconds in SCENARIOS])
+    try:
+        while screen.update():
+            app.graphicsEngine.renderFrame()
+            time.sleep(PREPARING_FRAME_S)
+    finally:
+        screen.destroy()
+    if screen.succeeded:
+        log.info("prepared: %d compiled loops loaded", compiled.load_cached(from_start=True))
 
 
 def _log_window(app: TankBattleApp, offscreen: bool) -> None:
