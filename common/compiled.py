@@ -216,9 +216,9 @@ def load_cached(from_start: bool = False) -> int:
                 continue
             try:
                 loop.compile(signature)
-            except Exception as error:  # noqa: BLE001 - a stale entry: it loads when called
-                log.debug("compiled loop %s not loaded ahead: %s", loop.__name__, error)
-                continue
+            except Exception as error:  # noqa: BLE001 - a data file cut short or garbled:
+                _forget_index(loop, cache_file, error)  # it would fail again when called
+                break
             loaded += 1
     return loaded
 

@@ -65,13 +65,14 @@ def test_a_build_caches_its_loops_in_the_player_s_cache_folder_and_loads_them_ne
     assert (third["loaded"], third["misses"]) == (0, 1) and third["value"] == 6.0
 
 
+@pytest.mark.parametrize("suffix", [".nbi", ".nbc"], ids=["index", "data"])
 @pytest.mark.parametrize("garbage", [b"", b"\x80\x04\x95garbled", b"not a pickle at all"])
-def test_a_garbled_cache_index_is_replaced_not_a_crash(tmp_path, garbage):
+def test_a_garbled_cache_file_is_replaced_not_a_crash(tmp_path, suffix, garbage):
     stamp = tmp_path / "tank-battle"
     stamp.write_bytes(b"build 1")
     _frozen_run(tmp_path / "cache", stamp)
-    [index] = (tmp_path / "cache").rglob("*.nbi")
-    index.write_bytes(garbage)  # a disk error, or a cache from who knows where
+    [cached] = (tmp_path / "cache").rglob(f"*{suffix}")
+    cached.write_bytes(garbage)  # a disk error, or a cache from who knows where
     again = _frozen_run(tmp_path / "cache", stamp)
     assert again["value"] == 6.0 and again["misses"] == 1  # compiled afresh
     assert "could not be read" in again["stderr"]
