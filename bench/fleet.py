@@ -53,6 +53,8 @@ PLAY_LEAST_S = 2.0
 """A client does not start a join with less time than this left."""
 RETRY_WAIT_S = 1.0
 """A client that found nothing to join reads the list again after this."""
+LAST_WORDS = 6
+"""Lines of a server's log a report quotes when it ended before its time."""
 LIMIT_HEADROOM = 4
 """The bench's list server takes this many times the announcements N servers make."""
 
@@ -99,7 +101,8 @@ def run(clients: int = DEFAULT_CLIENTS, servers: int = DEFAULT_SERVERS,
         try:
             hosts = []
             for number in range(servers):
-                process, port = _start_server(url, number, bots, seconds, max_players, seed)
+                process, port = _start_server(url, number, bots, seconds, max_players, seed,
+                                              folder / f"server-{number + 1}.log")
                 started.append(process)
                 hosts.append({"name": f"bench-{number + 1}", "port": port, "process": process})
             _wait_until_listed(url, hosts)
@@ -116,6 +119,8 @@ def run(clients: int = DEFAULT_CLIENTS, servers: int = DEFAULT_SERVERS,
             for host in hosts:
                 host["memory_end_mib"] = _memory(host["process"])
                 host["cpu_end"] = _cpu(host["process"])
+                host["ended_early"] = _ended_early(host["process"],
+                                                   folder / f"server-{hosts.index(host) + 1}.log")
         finally:
             for process in started:
                 _stop(process)
@@ -144,24 +149,27 @@ def _start_list_server(folder: Path, config_dir: Path,
         int(LIMIT_HEADROOM * servers * renewals_per_minute))
     listing["servers_per_address_most"] = max(listing["servers_per_address_most"], servers)
     game_file.write_text(tomli_w.dumps(game), encoding="utf-8")
+    log_file = folder / "list-server.log"
     process = subprocess.Popen(
         game_command(["--list-server", "--host", "127.0.0.1", "--port", "0",
-                      "--config", str(config)]),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                      "--config", str(config), "--log-file", str(log_file)]),
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = process.stdout.readline()
     if not line.startswith("listing on "):
         process.kill()
-        raise RuntimeError(f"the list server did not start: {line}{process.stderr.read()}")
+        raise RuntimeError(f"the list server did not start: {line}"
+                           f"{_ended_early(process, log_file)}")
     return process, "http://" + line.split()[-1]
 
 
 def _start_server(url: str, number: int, bots: int, seconds: float, max_players: int,
-                  seed: int) -> tuple[subprocess.Popen, int]:
+                  seed: int, log_file: Path) -> tuple[subprocess.Popen, int]:
     process = subprocess.Popen(
         game_command(["--serve", "--host", "127.0.0.1", "--port", "0", "--announce", url,
                       "--name", f"bench-{number + 1}", "--bots", str(bots),
                       "--max-players", str(max_players), "--seed", str(seed + number),
-                      "--seconds", f"{seconds + START_TIMEOUT_S + JOIN_MARGIN_S:g}"]),
+                      "--seconds", f"{seconds + START_TIMEOUT_S + JOIN_MARGIN_S:g}",
+                      "--log-file", str(log_file)]),
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     line = process.stdout.readline()
     if not line.startswith("serving on "):
@@ -245,6 +253,18 @@ def _join(server, play_s: float, name: str, inputs: Path, seed: int, tally: _Tal
                            f" {why}")
 
 
+def _ended_early(process: subprocess.Popen, log_file: Path) -> str | None:
+    """Why a server ended before it was stopped (its exit status and its log's last
+    lines); None while it runs."""
+    if process.poll() is None:
+        return None
+    try:
+        lines = log_file.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        lines = []
+    return f"exit {process.returncode}: " + " | ".join(lines[-LAST_WORDS:])
+
+
 def _memory(process: subprocess.Popen) -> float | None:
     resident = process_memory_mb(process.pid) if process.poll() is None else None
     return None if resident is None else round(resident, 1)
@@ -280,7 +300,8 @@ def _figures(hosts: list[dict], tally: _Tally) -> dict:
                      "memory_start_mib": host.get("memory_start_mib"),
                      "memory_end_mib": host.get("memory_end_mib"),
                      "processor_share": _processor_share(host),
-                     "joins": tally.joins.get(host["name"], 0)} for host in hosts],
+                     "joins": tally.joins.get(host["name"], 0),
+                     "ended_early": host.get("ended_early")} for host in hosts],
         "joins": sum(tally.joins.values()),
         "refused_joins": sum(tally.refusals.values()),
         "refusals": dict(tally.refusals),
@@ -303,7 +324,9 @@ def table(report: dict) -> str:
     for server in report["servers"]:
         lines.append(f"  {server['name']:10s} port {server['port']:<6d} memory "
                      f"{server['memory_start_mib']} -> {server['memory_end_mib']} MiB, "
-                     f"{server['processor_share']} of a processor, {server['joins']} joins")
+                     f"{server['processor_share']} of a processor, {server['joins']} joins"
+                     + (f"\n    ended early: {server['ended_early']}"
+                        if server["ended_early"] else ""))
     lines.append(f"  joins {report['joins']}, refused {report['refused_joins']}"
                  + "".join(f"\n    refused {count}x: {reason}"
                            for reason, count in report["refusals"].items()))

@@ -110,6 +110,33 @@ def test_ten_thousand_shells_leave_the_handle_map_as_it_was(config):
     simulation.destroy()
 
 
+def test_a_shell_flies_on_and_strikes_after_the_tank_that_fired_it_has_left(config):
+    """A network player leaves (their vehicle is taken out of the game) while their last
+    shell is in flight: it flies on and strikes, in their name (it once stopped the
+    server: the shell asked its departed owner for its body)."""
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
+    target = simulation.player
+    x_m, y_m, _ = target.current.position_ws
+    leaver = simulation.spawn("tank", "leaver", float(x_m), float(y_m) - 250.0, 0.0)
+    for _ in range(60):  # both settle on their tracks
+        simulation.step(Controls(brake=1.0))
+    lay_gun_on(simulation, leaver, target.current.position_ws + np.array([0.0, 0.0, 0.5]))
+    gun, shell = leaver.spec.gun, simulation.combat.loaded_shell(leaver)
+    simulation.combat.shell_system.fire(leaver, leaver.body, leaver.current, gun, shell,
+                                        leaver.aim, simulation.time_s, np.random.default_rng(0))
+    simulation.step(Controls(brake=1.0))
+    simulation.remove(leaver)
+    events = []
+    for _ in range(120):
+        if not simulation.shells:
+            break
+        events += simulation.step(Controls(brake=1.0))
+    assert not simulation.shells
+    assert any(isinstance(event, Hit) and event.shooter == "leaver"
+               and event.target == target.name for event in events)
+    simulation.destroy()
+
+
 def test_splash_falls_with_distance(config):
     simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
     blast = np.array([30.0, 0.0, 0.0])  # on the sand, clear of the player

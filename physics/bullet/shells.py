@@ -73,6 +73,10 @@ class Shell(Generic[Owner]):
     """What was fired (what decides, at impact, what it pierces)."""
     drag_per_m: float
     """k in its drag deceleration k v² (its spec's, in the world's air)."""
+    firer_body: BulletRigidBodyNode | None = None
+    """The body whose gun fired it (None: a ricochet, launched from a plate). Kept here,
+    not read from its owner: the owner may leave the world while the shell flies on (a
+    player who left the server)."""
 
     @property
     def body(self) -> BulletRigidBodyNode:
@@ -136,6 +140,7 @@ class ShellSystem(Generic[Owner]):
         direction /= np.linalg.norm(direction)
         velocity = launch_velocity_ws(state, muzzle, direction, shell.muzzle_velocity_mps)
         flying = self.launch(owner, muzzle, velocity, gun, shell, time_s)
+        flying.firer_body = owner_body
         recoil = -barrel * shell.mass_kg * shell.muzzle_velocity_mps
         owner_body.applyImpulse(Vec3(*recoil), Point3(*(muzzle - state.position_ws)))
         aim.reload_left_s = gun.reload_s
@@ -223,7 +228,7 @@ class ShellSystem(Generic[Owner]):
         nothing (:meth:`_unhindered_end`), not to where Bullet left it: CCD stops it short
         of a face, and a shell that grazed the ground has bounced up off it, where a sweep
         to it would pass over the ground it touched."""
-        owner_body = getattr(shell.owner, "body", None)
+        owner_body = shell.firer_body
         travel = self._unhindered_end(shell) - shell.last_position_ws
         length = np.linalg.norm(travel)
         # Reach on past the path's end: drag shortened the step a little.
