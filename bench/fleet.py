@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import tomli_w
 
-from bench.net import random_inputs
+from bench.net import random_inputs, serve_on_loopback
 from bench.usage import children_cpu_s, process_cpu_s, process_memory_mb
 from game.menus.hosting import game_command
 from game.sim.net.browse import ListUnavailable, fetch_servers, shown, with_pings
@@ -164,18 +164,11 @@ def _start_list_server(folder: Path, config_dir: Path,
 
 def _start_server(url: str, number: int, bots: int, seconds: float, max_players: int,
                   seed: int, log_file: Path) -> tuple[subprocess.Popen, int]:
-    process = subprocess.Popen(
-        game_command(["--serve", "--host", "127.0.0.1", "--port", "0", "--announce", url,
-                      "--name", f"bench-{number + 1}", "--bots", str(bots),
-                      "--max-players", str(max_players), "--seed", str(seed + number),
-                      "--seconds", f"{seconds + START_TIMEOUT_S + JOIN_MARGIN_S:g}",
-                      "--log-file", str(log_file)]),
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    line = process.stdout.readline()
-    if not line.startswith("serving on "):
-        process.kill()
-        raise RuntimeError(f"server {number + 1} did not start: {line!r}")
-    return process, int(line.rsplit(":", 1)[1])
+    return serve_on_loopback(
+        ["--announce", url, "--name", f"bench-{number + 1}", "--bots", str(bots),
+         "--max-players", str(max_players), "--seed", str(seed + number),
+         "--seconds", f"{seconds + START_TIMEOUT_S + JOIN_MARGIN_S:g}",
+         "--log-file", str(log_file)], f"server {number + 1}", stderr=subprocess.DEVNULL)
 
 
 def _wait_until_listed(url: str, hosts: list[dict]) -> None:

@@ -51,17 +51,24 @@ def random_inputs(seed: int, seconds: float) -> dict:
     return {"events": events}
 
 
-def _start_server(folder: Path, bots: int, seconds: float, seed: int):
+def serve_on_loopback(arguments: list[str], what: str = "the server",
+                      stderr=subprocess.PIPE) -> tuple[subprocess.Popen, int]:
+    """A dedicated server (``--serve`` with ``arguments``) on a free loopback port, once it
+    says it serves; and that port."""
     server = subprocess.Popen(
-        game_command(["--serve", "--host", "127.0.0.1", "--port", "0",
-                      "--bots", str(bots), "--seconds", f"{seconds:g}", "--seed", str(seed),
-                      "--telemetry", str(folder / "server.jsonl")]),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        game_command(["--serve", "--host", "127.0.0.1", "--port", "0", *arguments]),
+        stdout=subprocess.PIPE, stderr=stderr, text=True)
     line = server.stdout.readline()
     if not line.startswith("serving on "):
         server.kill()
-        raise RuntimeError(f"the server did not start: {line}{server.stderr.read()}")
+        said = server.stderr.read() if server.stderr is not None else ""
+        raise RuntimeError(f"{what} did not start: {line!r} {said}")
     return server, int(line.rsplit(":", 1)[1])
+
+
+def _start_server(folder: Path, bots: int, seconds: float, seed: int):
+    return serve_on_loopback(["--bots", str(bots), "--seconds", f"{seconds:g}",
+                              "--seed", str(seed), "--telemetry", str(folder / "server.jsonl")])
 
 
 def run(config, clients: int = DEFAULT_CLIENTS, bots: int = DEFAULT_BOTS,

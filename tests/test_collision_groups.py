@@ -168,7 +168,7 @@ def test_a_shell_passes_through_its_firer_in_its_first_metres_only(config, owned
     shell = config.shells.shells[gun.ammunition[0].shell]
     firer = tank if owned else _Tank(world, config, "other", (50.0, 0.0, 0.0))
     system.launch(firer, (0.0, -6.0, 0.3), (0.0, shell.muzzle_velocity_mps, 0.0), gun, shell,
-                  0.0)
+                  0.0, firer.body)
     hit = _first_hit(world, system)
     assert hit is not None
     if owned:

@@ -229,7 +229,7 @@ class Combat:
         start = np.asarray(hit.position_ws, dtype=float) + struck.normal_ws * (
             2.0 * shell.radius_m)
         self.shell_system.launch(shell.owner, start, velocity, shell.owner.spec.gun,
-                                 shell.spec, time_s)
+                                 shell.spec, time_s, shell.firer_body)
 
     def _crater(self, hit: ShellHit[Vehicle]) -> list[Event]:
         """The crater a shell digs where it hit sand (none elsewhere: a hit on the

@@ -74,8 +74,8 @@ class Shell(Generic[Owner]):
     drag_per_m: float
     """k in its drag deceleration k v² (its spec's, in the world's air)."""
     firer_body: BulletRigidBodyNode | None = None
-    """The body whose gun fired it (None: a ricochet, launched from a plate). Kept here,
-    not read from its owner: the owner may leave the world while the shell flies on (a
+    """The body of the tank that fired it (a ricochet keeps its shell's). Kept here, not
+    read from its owner: the owner may leave the world while the shell flies on (a
     player who left the server)."""
 
     @property
@@ -139,17 +139,17 @@ class ShellSystem(Generic[Owner]):
         direction = barrel + spread - (spread @ barrel) * barrel
         direction /= np.linalg.norm(direction)
         velocity = launch_velocity_ws(state, muzzle, direction, shell.muzzle_velocity_mps)
-        flying = self.launch(owner, muzzle, velocity, gun, shell, time_s)
-        flying.firer_body = owner_body
+        flying = self.launch(owner, muzzle, velocity, gun, shell, time_s, owner_body)
         recoil = -barrel * shell.mass_kg * shell.muzzle_velocity_mps
         owner_body.applyImpulse(Vec3(*recoil), Point3(*(muzzle - state.position_ws)))
         aim.reload_left_s = gun.reload_s
         return flying
 
     def launch(self, owner: Owner, muzzle_ws, velocity_ws, gun: GunSpec, shell: ShellSpec,
-               time_s: float) -> Shell[Owner]:
+               time_s: float, firer_body: BulletRigidBodyNode | None = None) -> Shell[Owner]:
         """Put a ``shell`` fired from ``gun`` into flight at ``muzzle_ws`` (what firing does
-        once the gun has been aimed)."""
+        once the gun has been aimed); ``firer_body``: the body it passes through in its
+        first metres (the firing tank's)."""
         muzzle, velocity = np.asarray(muzzle_ws, dtype=float), np.asarray(velocity_ws, float)
         body = BulletRigidBodyNode(f"shell-{self._fired}")
         self._fired += 1
@@ -159,7 +159,7 @@ class ShellSystem(Generic[Owner]):
         body.setLinearVelocity(Vec3(*velocity))
         body.setDeactivationEnabled(False)
         flying = Shell(owner, None, time_s, muzzle, velocity, shell.radius_m, muzzle,
-                       gun.firer_pass_m, shell, self.flight_of(shell).drag_per_m)
+                       gun.firer_pass_m, shell, self.flight_of(shell).drag_per_m, firer_body)
         fresh = _passing(flying, muzzle)
         body.setIntoCollideMask(_FRESH_SHELL_GROUP if fresh else _SHELL_GROUP)
         if not fresh:
