@@ -35,7 +35,7 @@ import numpy as np
 import tomli_w
 
 from bench.net import random_inputs, serve_on_loopback
-from bench.usage import children_cpu_s, process_cpu_s, process_memory_mb
+from bench.usage import children_cpu_s, machine_load, process_cpu_s, process_memory_mb
 from game.menus.hosting import game_command
 from game.sim.net.browse import ListUnavailable, fetch_servers, shown, with_pings
 
@@ -101,10 +101,12 @@ def run(clients: int = DEFAULT_CLIENTS, servers: int = DEFAULT_SERVERS,
         try:
             hosts = []
             for number in range(servers):
+                log_file = folder / f"server-{number + 1}.log"
                 process, port = _start_server(url, number, bots, seconds, max_players, seed,
-                                              folder / f"server-{number + 1}.log")
+                                              log_file)
                 started.append(process)
-                hosts.append({"name": f"bench-{number + 1}", "port": port, "process": process})
+                hosts.append({"name": f"bench-{number + 1}", "port": port, "process": process,
+                              "log": log_file})
             _wait_until_listed(url, hosts)
             tally = _Tally()
             ends_s = time.monotonic() + seconds
@@ -119,17 +121,14 @@ def run(clients: int = DEFAULT_CLIENTS, servers: int = DEFAULT_SERVERS,
             for host in hosts:
                 host["memory_end_mib"] = _memory(host["process"])
                 host["cpu_end"] = _cpu(host["process"])
-                host["ended_early"] = _ended_early(host["process"],
-                                                   folder / f"server-{hosts.index(host) + 1}.log")
+                host["ended_early"] = _ended_early(host["process"], host["log"])
         finally:
             for process in started:
                 _stop(process)
         wall_s = time.monotonic() - started_s
         cpu_after_s = children_cpu_s()
     report = _figures(hosts, tally)
-    report["machine_load"] = (None if cpu_before_s is None or cpu_after_s is None else
-                              round((cpu_after_s - cpu_before_s)
-                                    / (wall_s * (os.cpu_count() or 1)), 2))
+    report["machine_load"] = machine_load(cpu_before_s, cpu_after_s, wall_s)
     report["parameters"] = {"servers": servers, "clients": clients, "bots": bots,
                             "seconds": seconds, "play_seconds": play_s,
                             "max_players": max_players, "seed": seed}

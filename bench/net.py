@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.usage import children_cpu_s
+from bench.usage import children_cpu_s, machine_load
 from game.menus.hosting import game_command
 
 DEFAULT_CLIENTS = 8
@@ -105,9 +105,7 @@ def run(config, clients: int = DEFAULT_CLIENTS, bots: int = DEFAULT_BOTS,
         wall_s = time.monotonic() - started_s
         cpu_after_s = children_cpu_s()
         report = analyse(folder, clients, WARMUP_S, step_s)
-    report["machine_load"] = (None if cpu_before_s is None else
-                              round((cpu_after_s - cpu_before_s)
-                                    / (wall_s * (os.cpu_count() or 1)), 2))
+    report["machine_load"] = machine_load(cpu_before_s, cpu_after_s, wall_s)
     """The share of the machine's processors the server and clients kept busy: near 1,
     they waited on each other for it, and lateness shows in the figures (None on Windows,
     which does not count its children's processor time)."""

@@ -117,6 +117,16 @@ def children_cpu_s(platform: str | None = None) -> float | None:
     return times.children_user + times.children_system
 
 
+def machine_load(children_before_s: float | None, children_after_s: float | None,
+                 wall_s: float) -> float | None:
+    """The share of the machine's processors the children waited for between two readings
+    of :func:`children_cpu_s` kept busy over ``wall_s``: near 1, they waited on each other
+    for it (None on Windows, which does not count them)."""
+    if children_before_s is None or children_after_s is None:
+        return None
+    return round((children_after_s - children_before_s) / (wall_s * (os.cpu_count() or 1)), 2)
+
+
 def _windows_counters(psapi=None, kernel32=None, pid: int | None = None) -> _MemoryCounters:
     """The memory counters of this process (or of ``pid``) from Windows (``psapi`` and
     ``kernel32``: the DLLs, or a test's stand-ins)."""

@@ -53,6 +53,13 @@ def _numba_njit() -> tuple[Callable[..., Any] | None, str | None]:
 njit, _NOT_LOADED = _numba_njit()
 
 
+def build_stamp(executable: str | None = None) -> tuple[int, int]:
+    """Which packaged build this is: its executable's size and time (a new build is
+    another executable, and every frozen module is inside it)."""
+    stat = os.stat(sys.executable if executable is None else executable)
+    return stat.st_size, stat.st_mtime_ns
+
+
 def frozen_cache_folder() -> Path:
     """Where a packaged build keeps its compiled loops: the player's cache folder, one
     folder per Python version (a build's Python is fixed; this keeps two apart)."""
@@ -85,8 +92,7 @@ def _frozen_locator_class():
             return self._cache_path
 
         def get_source_stamp(self):
-            stat = os.stat(self.stamp_file)
-            return stat.st_mtime, stat.st_size
+            return build_stamp(self.stamp_file)
 
         def get_disambiguator(self) -> str:
             return str(self._lineno)
@@ -245,11 +251,10 @@ SOURCE_PACKAGES = ("common", "physics", "game")
 
 
 def code_identity() -> str:
-    """Which code the loops were compiled from: a build's executable (its size and time,
-    as :class:`FrozenCacheLocator` keys the cache), or a digest of a checkout's modules."""
+    """Which code the loops were compiled from: a build (:func:`build_stamp`, as
+    :class:`FrozenCacheLocator` keys the cache), or a digest of a checkout's modules."""
     if FROZEN:
-        stat = os.stat(sys.executable)
-        return f"build {stat.st_size} {stat.st_mtime_ns}"
+        return "build {} {}".format(*build_stamp())
     digest = hashlib.sha256()
     root = Path(__file__).resolve().parents[1]
     for package in SOURCE_PACKAGES:

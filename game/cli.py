@@ -320,7 +320,7 @@ def run(argv: list[str] | None = None) -> int:
     if args.list_server:
         from game.runs.listing import run_list_server_command  # aiohttp: only for the list
         return run_list_server_command(args)
-    if compiled.needs_preparing() and not _played_in_a_window(args):
+    if not _played_in_a_window(args) and compiled.needs_preparing():
         from game.runs.prepare import prepare_first  # a window shows its progress screen
         prepare_first(args)
     if args.serve or args.connect:
