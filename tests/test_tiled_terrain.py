@@ -417,3 +417,27 @@ def test_the_anchors_make_the_tiles_under_them_before_they_cast(config, big):
     assert model.report.on_ground.all()
     heights = model.report.contact_point_ws[0, :, 2]
     assert heights == pytest.approx(ground_m, abs=1.0)
+
+
+def test_a_box_prepared_again_after_its_tiles_were_trimmed_makes_them_again(config, big):
+    """A box's tiles are made once per step however often it is asked for; a step later,
+    after the spares were trimmed away, asking again makes them again (and marks them
+    used, so the trim keeps them)."""
+    spare = config.world.terrain.tiles.spare_tiles
+    box = (1500.0, 1500.0, 1510.0, 1510.0)  # one corner tile, far from everything
+    big.prepare_box(*box)
+    made = big.tiles_made
+    [key] = big.resident_tiles
+    big.prepare_box(*box)
+    assert big.tiles_made == made  # asked again in the same step: nothing to do
+    far = [(-1920.0 + 256.0 * (number % 16), -1920.0 + 256.0 * (number // 16))
+           for number in range(spare + 2)]  # tiles along the far rows, each its own
+    for x_m, y_m in far:  # more spares than are kept, each used later than the corner
+        big.trim()
+        big.prepare_box(x_m, y_m, x_m, y_m)
+    big.trim()
+    assert key not in big.resident_tiles  # the least lately used spare went
+    big.prepare_box(*box)
+    assert key in big.resident_tiles and big.tiles_made == made + len(far) + 1
+    big.trim()
+    assert key in big.resident_tiles  # used this step: kept

@@ -20,7 +20,7 @@ from physics.bullet.fleet import VehicleFleet
 from physics.bullet.world import PhysicsWorld
 from physics.model.craters import boxes_meet
 from physics.model.rocks import Rock
-from physics.model.tile_grid import TileKey
+from physics.model.tile_grid import TileKey, per_point
 from physics.model.tiled_terrain import TiledTerrain
 
 
@@ -106,9 +106,12 @@ class StreamedColliders:
     def _passing_tiles(self, passing_ws: np.ndarray, reach_m) -> set[TileKey]:
         """The tiles within reach of each passing thing whose top it may come down to."""
         terrain = self.terrain
-        reaches = np.broadcast_to(np.asarray(reach_m, dtype=float), len(passing_ws)).tolist()
+        reaches = per_point(reach_m, len(passing_ws)).tolist()
         tiles: set[TileKey] = set()
+        ceiling_m = terrain.ceiling_m  # no tile's top is higher
         for (x_m, y_m, z_m), reach_m in zip(passing_ws.tolist(), reaches):
+            if z_m - reach_m > ceiling_m:
+                continue
             tiles.update(key for key in terrain.tiles_near(np.array([x_m, y_m]), reach_m)
                          if z_m - reach_m <= terrain.tile_top_m(key))
         return tiles

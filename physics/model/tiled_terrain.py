@@ -38,7 +38,7 @@ from physics.model.rocks import Rock
 from physics.model.terrain_base import (TerrainBase, TerrainSpec, TerrainTables,
                                         planes_under)
 from physics.model.tile_contents import TileContents
-from physics.model.tile_grid import TileGrid, TileKey, rect_distances_m
+from physics.model.tile_grid import TileGrid, TileKey, per_point, rect_distances_m
 from physics.model.tile_rocks import TileRocks
 
 
@@ -88,6 +88,10 @@ class TiledTerrain(TileGrid, TerrainBase):
         self._near: set[TileKey] = set()
         """The tiles within ``unload_radius_m`` of something moving at the last stream."""
         self._epoch = 0
+        self._prepared: set[tuple[int, int, int, int]] = set()
+        self._prepared_epoch = -1
+        """The tile ranges (columns, then rows: first and past last) :meth:`prepare_box`
+        made and marked used in epoch ``_prepared_epoch``."""
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="terrain-tiles")
         """Makes tiles ahead of need, beside the steps (the compiled fill holds no lock)."""
         self._pending: dict[TileKey, _Queued] = {}
@@ -229,11 +233,22 @@ class TiledTerrain(TileGrid, TerrainBase):
 
     def prepare_box(self, x_min_m: float, y_min_m: float, x_max_m: float, y_max_m: float
                     ) -> None:
-        """Make every tile under a box (clamped to the map) now."""
+        """Make every tile under a box (clamped to the map) now. Asked several times a step
+        (each substep's anchors, each bot's sight line), mostly for the same few tiles: a
+        box over tiles already prepared in this epoch costs one look-up (tiles are dropped
+        only between epochs, by :meth:`trim`)."""
         columns = self._tile_range(x_min_m, x_max_m)
-        for row in self._tile_range(y_min_m, y_max_m):
+        rows = self._tile_range(y_min_m, y_max_m)
+        box = (columns.start, columns.stop, rows.start, rows.stop)
+        if self._prepared_epoch != self._epoch:
+            self._prepared_epoch = self._epoch
+            self._prepared.clear()
+        elif box in self._prepared:
+            return
+        for row in rows:
             for column in columns:
                 self._slot((column, row))
+        self._prepared.add(box)
 
     def stream(self, points_xy: np.ndarray) -> None:
         """Once per fixed step, with where the vehicles and shells are (N, 2): make a few
@@ -263,7 +278,7 @@ class TiledTerrain(TileGrid, TerrainBase):
         seconds = self.tile_spec.shell_lookahead_s
         positions = np.asarray(positions_ws, dtype=float).reshape(-1, 3)
         velocities = np.asarray(velocities_ws, dtype=float).reshape(-1, 3)
-        reaches = np.broadcast_to(np.asarray(reach_m, dtype=float), len(positions))
+        reaches = per_point(reach_m, len(positions))
         # A falling arc is lowest at one of its ends.
         ends_m = positions[:, 2] + seconds * (velocities[:, 2] - 0.5 * gravity_m_s2 * seconds)
         low = np.minimum(positions[:, 2], ends_m) - reaches <= self.ceiling_m
