@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from game.sim.ai import _dot
-from game.sim.gunnery import hull_rates
+from game.sim.gunnery import gun_sticks
 from game.sim.spotting import hull_middle_ws, spotting_range_m
 from physics.model.ballistics import GunState, gun_axes, muzzle_ws
 from physics.model.pose import BodyState, rotation_matrix
@@ -65,18 +65,35 @@ def test_gun_axes_are_the_matrix_products():
         assert_rounded_alike(barrel, barrel_bs @ axes, np.abs(barrel_bs) @ np.abs(axes))
 
 
-def test_hull_rates_and_dots_are_numpy_s():
+def test_gun_sticks_and_dots_are_numpy_s():
+    """The sticks a bot turns its turret and gun by, against the same sums in numpy: the
+    error toward the wanted direction in the hull's frame, and the hull's turning about
+    its up axis and pitching along the gun's line (small gains, so few clamp)."""
+    turret_per_rad, elevation_per_rad, traverse_rad_s, elevation_rad_s = 0.2, 0.3, 0.5, 0.5
+    clamped = 0
     for rng, state in random_states(2):
         right, forward, up = axes = state.axes_ws()
         heading = float(rng.uniform(-math.pi, math.pi))
-        gun_right = right * math.cos(heading) - forward * math.sin(heading)
+        elevation = float(rng.uniform(-0.2, 0.4))
+        wanted = rng.normal(size=3)
+        wanted /= np.linalg.norm(wanted)
         spin = state.angular_velocity_ws
-        assert_rounded_alike(hull_rates(heading, axes.tolist(), spin.tolist()),
-                             (spin @ up, spin @ gun_right),
-                             (np.abs(spin) @ np.abs(up), np.abs(spin) @ np.abs(gun_right)))
+        spin = 0.1 * spin / (1.0 + np.linalg.norm(spin))
+        local = axes @ wanted
+        gun_right = right * math.cos(heading) - forward * math.sin(heading)
+        expected = np.clip([
+            math.remainder(math.atan2(local[0], local[1]) - heading, math.tau) * turret_per_rad
+            + spin @ up / traverse_rad_s,
+            (math.asin(np.clip(local[2], -1.0, 1.0)) - elevation) * elevation_per_rad
+            - spin @ gun_right / elevation_rad_s], -1.0, 1.0)
+        sticks = gun_sticks(wanted.tolist(), axes.tolist(), spin.tolist(), heading, elevation,
+                            turret_per_rad, elevation_per_rad, traverse_rad_s, elevation_rad_s)
+        clamped += int(np.any(np.abs(expected) == 1.0))
+        assert np.abs(np.subtract(sticks, expected)).max() <= 1e-12, (sticks, expected)
         assert_rounded_alike(_dot(state.velocity_ws.tolist(), forward.tolist()),
                              state.forward_speed_mps(),
                              np.abs(state.velocity_ws) @ np.abs(forward))
+    assert clamped < CASES / 2  # most cases test the sums, not the clamp
 
 
 @pytest.mark.parametrize("seed", [3, 4])

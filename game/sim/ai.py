@@ -31,7 +31,7 @@ from common.spec import Spec, SpecError, tuning
 from game.sim.avoidance import avoidance_push
 from game.sim.combat import distance_to_box
 from game.sim.controls import AUTOMATIC, Controls, made_controls
-from game.sim.gunnery import AIM_POINT_LENGTH, Gunnery, GunnerySpec, aim_error_rad, hull_rates
+from game.sim.gunnery import AIM_POINT_LENGTH, Gunnery, GunnerySpec, aim_error_rad, gun_sticks
 from game.sim.gunnery import dot as _dot
 from game.sim.search import Search, SearchGoal, SearchSpec
 from game.sim.spotting import SpottingSpec, hull_middle_ws, spotted
@@ -130,13 +130,6 @@ class AISpec(Spec):
     @cached_property
     def full_throttle_within_rad(self) -> float:
         return math.radians(self.full_throttle_within_deg)
-
-
-def _signed_angle(forward, wanted_x: float, wanted_y: float) -> float:
-    """Angle from ``forward`` to ``wanted`` on the ground plane, + to the right."""
-    forward_x, forward_y = forward[0], forward[1]
-    return math.atan2(forward_y * wanted_x - forward_x * wanted_y,
-                      forward_x * wanted_x + forward_y * wanted_y)
 
 
 class Bot:
@@ -282,10 +275,18 @@ class Bot:
         """Throttle and steer from the hull's ``forward`` toward a direction (any length),
         pushed aside by what is near."""
         spec = self.spec
-        scale = 1.0 / _at_least_tiny(math.hypot(wanted_x, wanted_y))
+        length = math.hypot(wanted_x, wanted_y)
+        scale = 1.0 / (_TINY if _TINY > length else length)  # max(length, tiny), NaN kept
         push_x, push_y = self._push
-        error = _signed_angle(forward, wanted_x * scale + push_x, wanted_y * scale + push_y)
-        steer = _clamp(error * spec.steer_per_rad)
+        # The signed angle on the ground from the hull's forward to the wanted way (+ to
+        # the right), and the stick clamped as min(1, max(-1, x)): written out, since every
+        # bot steers every step.
+        wanted_x, wanted_y = wanted_x * scale + push_x, wanted_y * scale + push_y
+        forward_x, forward_y = forward[0], forward[1]
+        error = math.atan2(forward_y * wanted_x - forward_x * wanted_y,
+                           forward_x * wanted_x + forward_y * wanted_y)
+        steer = error * spec.steer_per_rad
+        steer = 1.0 if steer > 1.0 else (steer if steer > -1.0 else -1.0)
         aligned = abs(error) < spec.full_throttle_within_rad
         return (1.0 if aligned else spec.turning_throttle), steer
 
@@ -319,21 +320,11 @@ class Bot:
             return 0.0, 0.0, False
         if fire:  # the gun turns before the shell leaves: hold it where the check found it
             return 0.0, 0.0, True
-        # In the hull's frame, summed in Python: numpy's matrix product would round as the
-        # processor's BLAS kernel does, which differs from one machine to another.
-        right, forward, up = rows
-        wanted = self._wanted_ws
-        wanted_x, wanted_y, wanted_z = _dot(right, wanted), _dot(forward, wanted), _dot(up, wanted)
-        aim = me.aim
-        turret_error = math.remainder(math.atan2(wanted_x, wanted_y) - aim.turret_heading_rad,
-                                      math.tau)
-        elevation_error = math.asin(_clamp(wanted_z)) - aim.elevation_rad
-        turning_rad_s, pitching_rad_s = hull_rates(aim.turret_heading_rad, rows, spin)
-        gun = me.spec.gun
-        turret = _clamp(turret_error * spec.turret_per_rad
-                        + turning_rad_s / gun.traverse_rate_rad_s)
-        elevation = _clamp(elevation_error * spec.elevation_per_rad
-                           - pitching_rad_s / gun.elevation_rate_rad_s)
+        aim, gun = me.aim, me.spec.gun
+        turret, elevation = gun_sticks(
+            self._wanted_ws, rows, spin, aim.turret_heading_rad, aim.elevation_rad,
+            spec.turret_per_rad, spec.elevation_per_rad, gun.traverse_rate_rad_s,
+            gun.elevation_rate_rad_s)
         return turret, elevation, fire
 
     def _sight(self, simulation, me, target, eye_ws, middle_ws) -> float | None:
@@ -429,12 +420,6 @@ def _at_least_tiny(value: float) -> float:
     """``max(value, _TINY)`` (NaN stays NaN) without the cost of calling ``max``: a
     length to divide by."""
     return _TINY if _TINY > value else value
-
-
-def _clamp(value: float) -> float:
-    """A stick value: ``value`` kept within -1..1 (NaN gives -1, as ``min(1, max(-1, NaN))``
-    does), without the cost of calling ``min`` and ``max``."""
-    return 1.0 if value > 1.0 else (value if value > -1.0 else -1.0)
 
 
 def _length(vector) -> float:

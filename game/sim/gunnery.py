@@ -1,6 +1,6 @@
 """A bot's gunnery: where on its target it aims, which shell it has loaded next, how far
-its aim errs (:func:`aim_error_rad`) and the hull's turning its gun holds against
-(:func:`hull_rates`).
+its aim errs (:func:`aim_error_rad`) and how it turns its turret and gun toward its
+aim, against the hull's turning (:func:`gun_sticks`).
 
 Where it aims is a point in the target's body frame (from its centre of mass: +X right,
 +Y forward, +Z up) by the bot's level (config/game.toml ``[ai.LEVEL]``): ``aim_front_m``
@@ -107,17 +107,38 @@ def aim_error_rad(level, distance_m: float, me, target,
             * (1.0 + speeds * level.aim_noise_per_mps) * settle)
 
 
-def hull_rates(heading: float, rows, spin) -> tuple[float, float]:
-    """How fast the hull turns left and pitches up along the gun's line (rad/s), the hull's
-    axes being ``rows`` and its angular velocity ``spin``, the turret at ``heading`` on it:
-    the turret and gun turn against them, so the gun holds its direction while the hull
-    moves under it."""
-    (right_x, right_y, right_z), (forward_x, forward_y, forward_z), up = rows
-    cos_heading, sin_heading = math.cos(heading), math.sin(heading)
-    gun_right = (right_x * cos_heading - forward_x * sin_heading,
-                 right_y * cos_heading - forward_y * sin_heading,
-                 right_z * cos_heading - forward_z * sin_heading)
-    return dot(spin, up), dot(spin, gun_right)
+def gun_sticks(wanted_ws, rows, spin, heading_rad: float, elevation_rad: float,
+               turret_per_rad: float, elevation_per_rad: float, traverse_rate_rad_s: float,
+               elevation_rate_rad_s: float) -> tuple[float, float]:
+    """The turret's and the gun's sticks (-1..1) toward the unit direction ``wanted_ws``,
+    the hull's axes being ``rows`` and its angular velocity ``spin`` (plain floats), the
+    turret at ``heading_rad`` and the gun at ``elevation_rad``: each stick is its error
+    times its gain, plus what holds it against the hull's turning (left, about its up
+    axis) and pitching (up, along the gun's line), so the gun keeps its direction while the
+    hull moves under it. Every bot asks every step: the sums are written out, each in
+    numpy's order (its vector dot gives these very bits), with no call but the maths'."""
+    (right_x, right_y, right_z), (forward_x, forward_y, forward_z), (up_x, up_y, up_z) = rows
+    wanted_x, wanted_y, wanted_z = wanted_ws
+    spin_x, spin_y, spin_z = spin
+    # The wanted direction in the hull's frame.
+    across = right_x * wanted_x + right_y * wanted_y + right_z * wanted_z
+    ahead = forward_x * wanted_x + forward_y * wanted_y + forward_z * wanted_z
+    rise = up_x * wanted_x + up_y * wanted_y + up_z * wanted_z
+    rise = 1.0 if rise > 1.0 else (rise if rise > -1.0 else -1.0)
+    turret_error = math.remainder(math.atan2(across, ahead) - heading_rad, math.tau)
+    elevation_error = math.asin(rise) - elevation_rad
+    # The hull's turning and pitching along the gun's line.
+    cos_heading, sin_heading = math.cos(heading_rad), math.sin(heading_rad)
+    gun_right_x = right_x * cos_heading - forward_x * sin_heading
+    gun_right_y = right_y * cos_heading - forward_y * sin_heading
+    gun_right_z = right_z * cos_heading - forward_z * sin_heading
+    turning_rad_s = spin_x * up_x + spin_y * up_y + spin_z * up_z
+    pitching_rad_s = spin_x * gun_right_x + spin_y * gun_right_y + spin_z * gun_right_z
+    turret = turret_error * turret_per_rad + turning_rad_s / traverse_rate_rad_s
+    elevation = elevation_error * elevation_per_rad - pitching_rad_s / elevation_rate_rad_s
+    # Clamped as min(1, max(-1, x)) is, NaN to -1, without calling them.
+    return (1.0 if turret > 1.0 else (turret if turret > -1.0 else -1.0),
+            1.0 if elevation > 1.0 else (elevation if elevation > -1.0 else -1.0))
 
 
 def dot(a, b) -> float:
