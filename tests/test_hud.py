@@ -323,8 +323,12 @@ def test_the_hud_redraws_only_what_moved_by_a_pixel(game, config):
         state.reload_left_s = (1.0 - share - share_moved) * state.reload_s
         hud.update(state, 1.0 / 60.0)
         assert bool(ring) == redrawn
-    # A minimap dot, set on a pixel: a tenth of a pixel is not redrawn, two pixels are.
+    # A minimap dot, set on a pixel: a tenth of a pixel is not redrawn, two pixels are (a
+    # bot well within the minimap's range: the sides start further apart than it shows).
     m_per_unit = spec.minimap_range_m / (spec.minimap_size / 2.0 * EDGE_SHARE)
+    here_x, here_y, _ = simulation.player.current.position_ws.tolist()
+    state.contacts[0] = (here_x + 100.0, here_y + 50.0, state.contacts[0][2])
+    hud.update(state, 1.0 / 60.0)
     dot_x = hud.minimap.dots[0][0] * px_per_unit
     x, y, kind = state.contacts[0]
     x += (round(dot_x) - dot_x) / px_per_unit * m_per_unit
@@ -355,3 +359,21 @@ def test_text_is_written_only_when_it_changes():
     for text in ("12 km/h", "12 km/h", "13 km/h", "13 km/h", ""):
         set_text(line, text, drawn)
     assert line.writes == ["12 km/h", "13 km/h", ""]
+
+
+def test_the_crosshair_never_covers_the_score_line(game, config):
+    """A predicted impact high in the view (the gun raised toward the sky) puts the
+    crosshair, ring and all, just under the score line, not over it; lower ones stand where
+    they are."""
+    simulation, battle, hud = game
+    hud.score_text.getParent().setZ(1.0)  # the view's top edge, as aspect2d's a2dTopCenter
+    _show(simulation, battle, hud)
+    root = hud.crosshair.getParent()
+    low, _ = hud.score_text.getTightBounds(root)
+    ring_m = config.view.hud.reload_radius
+    for y in (0.3, 0.8, 0.95, 1.0, 1.4):
+        hud.set_crosshair((0.02, y))
+        assert hud.crosshair.getZ() + ring_m <= low[2] + 1e-6
+        assert hud.crosshair.getZ() == pytest.approx(min(y, hud.crosshair_ceiling()))
+    hud.set_crosshair((0.02, 0.3))
+    assert hud.crosshair.getZ() == pytest.approx(0.3)

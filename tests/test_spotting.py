@@ -72,7 +72,7 @@ def test_bots_never_fire_with_the_ground_between_gun_and_target(config):
     simulation = session.simulation
     shots = 0
     try:
-        for _ in range(round(40.0 / simulation.step_s)):
+        for _ in range(round(80.0 / simulation.step_s)):  # the approach, then the fight
             player_before = simulation.player.current
             guns = {name: gun_axes(simulation.vehicle_named(name).current,
                                    simulation.vehicle_named(name).spec.gun,

@@ -252,8 +252,17 @@ def test_match_setup_becomes_the_games_options():
     options = options_for(SETUP, GameOptions(seed=7))
     assert (options.map, options.seed, options.bots, options.gearbox, options.rounds) == (
         MapChoice("desert"), 7, 3, "automatic", 5)
-    assert setup_from(GameOptions(bots=2), "hard", 3) == MatchSetup(
+    assert setup_from(GameOptions(bots=2), "hard", 3, 4) == MatchSetup(
         "desert", "tank", 2, "hard", "automatic", 3)
+
+
+def test_match_setup_offers_the_configs_bots_when_the_command_line_asks_for_none(config):
+    """A game started with no flags opens match setup with bots to fight, not an empty
+    desert: the config's ``setup_bots``; a command line's --bots wins."""
+    setup_bots = config.view.title_menu.setup_bots
+    assert setup_bots > 0
+    assert setup_from(GameOptions(), "normal", 5, setup_bots).bots == setup_bots
+    assert setup_from(GameOptions(bots=7), "normal", 5, setup_bots).bots == 7
 
 
 def test_the_firing_range_has_no_bots(config):

@@ -36,6 +36,7 @@ def session(config):
     specs = dataclasses.replace(config.session, battle=battle)
     session = GameSession(specs, GameOptions(MapChoice("flat"), 1, "tank", 1, rounds=3,
                                              mode="zone"))
+    into_the_zone(session, "player", 0.0)  # the zone is the middle; the sides start apart
     yield session
     session.destroy()
 
@@ -179,9 +180,11 @@ def test_a_replay_keeps_the_mode_and_old_replays_are_battles(tmp_path):
 
 
 def test_mode_zone_on_the_command_line_writes_the_zone_events(run_cli, tmp_path):
+    """The zone is the middle of the map: a player alone there (no bots, no sides) starts
+    in it, and telemetry has them entering."""
     telemetry = tmp_path / "zone.jsonl"
-    done = run_cli("--headless", "--mode", "zone", "--map", "flat", "--bots", "1",
-                   "--seconds", "1", "--telemetry", telemetry)
+    done = run_cli("--headless", "--mode", "zone", "--map", "flat", "--seconds", "1",
+                   "--telemetry", telemetry)
     assert done.returncode == 0, done.stderr
     kinds = [event["type"] for line in telemetry.read_text().splitlines()
              for event in json.loads(line)["events"]]
@@ -195,7 +198,7 @@ def test_mode_zone_online_is_refused_in_one_line(run_cli):
 
 
 def test_match_setup_offers_the_mode_and_starts_that_game():
-    setup = setup_from(GameOptions(bots=2, mode="zone"), "normal", 3)
+    setup = setup_from(GameOptions(bots=2, mode="zone"), "normal", 3, 3)
     assert setup.mode == "zone"
     chosen = options_for(MatchSetup("desert", "tank", 2, "normal", "automatic", 3, "zone"),
                          GameOptions())

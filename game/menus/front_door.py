@@ -48,11 +48,12 @@ def options_for(setup: MatchSetup, base: GameOptions) -> GameOptions:
                    player_ai=None)
 
 
-def setup_from(options: GameOptions, difficulty: str, rounds: int) -> MatchSetup:
-    """Match setup's first values: the command line's options (``difficulty`` and
-    ``rounds``: the config's, where the options leave them open)."""
+def setup_from(options: GameOptions, difficulty: str, rounds: int, bots: int) -> MatchSetup:
+    """Match setup's first values: the command line's options (``difficulty``, ``rounds``
+    and ``bots``: the config's, where the options leave them open; no bots is open, since
+    a round needs someone to fight)."""
     return MatchSetup(map=options.map.text, vehicle=options.vehicle or "tank",
-                      bots=options.bots, difficulty=options.difficulty or difficulty,
+                      bots=options.bots or bots, difficulty=options.difficulty or difficulty,
                       gearbox=options.gearbox or "automatic",
                       rounds=options.rounds or rounds, mode=options.mode)
 
@@ -220,7 +221,8 @@ def build_front_door(send: Send, parent, config, run, sounds, open_page=None) ->
     from game.sim.replay import game_version
     from game.sim.net.link import DEFAULT_PORT, enet_available
     view, game = config.view, config.game
-    setup = setup_from(run.options, game.ai.difficulty, game.battle.rounds)
+    setup = setup_from(run.options, game.ai.difficulty, game.battle.rounds,
+                       view.title_menu.setup_bots)
     online = enet_available()
 
     history = JoinHistory(view.title_menu.recent_servers_most)

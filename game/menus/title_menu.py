@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 
 from direct.gui.DirectGui import DGG, DirectButton, DirectFrame, DirectLabel
 
-from common.spec import Spec, tuning
+from common.spec import Spec, SpecError, tuning
 from game.menus.focus import MenuFocus
 from game.menus.menu_spec import MenuSpec
 from game.menus.server_browser import ServerBrowser
@@ -44,6 +44,8 @@ class TitleMenuSpec(Spec):
                                    "slope:DEG)",
                                    length=(1, 16))
     most_bots: int = tuning("match setup offers 0 to this many bots", minimum=1, maximum=32)
+    setup_bots: int = tuning("match setup starts with this many (the command line's --bots "
+                             "instead, where it asks for some)", minimum=0, maximum=32)
     round_choices: tuple[int, ...] = tuning("match lengths, in rounds, match setup offers",
                                             length=(1, 16))
     name_chars: int = tuning("the name and address fields' width, in characters",
@@ -55,6 +57,12 @@ class TitleMenuSpec(Spec):
                                maximum=12)
     recent_servers_most: int = tuning("servers joined before that the Join page offers",
                                       minimum=1, maximum=32)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.setup_bots > self.most_bots:
+            raise SpecError("setup_bots", self.setup_bots,
+                            f"at most most_bots ({self.most_bots})")
 
 
 @dataclass(frozen=True)

@@ -167,6 +167,8 @@ class Bot:
         """The shell last loaded and how it flies."""
         self._loaded_since_s: float | None = None
         """Since when its gun has been loaded (None: it is loading)."""
+        self._standing = False
+        """It has arrived where it was going (a vantage point, the zone) and brakes there."""
         self._circling: float | None = None
         """Which way round the target this bot circles: +1 with the target on its left, -1
         on its right; chosen as it starts circling (the way it already faces) and kept, so
@@ -199,11 +201,13 @@ class Bot:
         goal = objective
         if goal is None and searching:
             goal = self._search.goal(simulation, me, target)
+        self._standing = False
         throttle, steer = self._unsticker.drive(
             now_s, _dot(state.velocity_ws.tolist(), rows[1]), _dot(spin, rows[2]),
             *self._drive(here_x, here_y, rows[1], target, goal))
-        return made_controls(throttle=throttle, steer=steer, gear=AUTOMATIC, turret=turret,
-                             elevation=elevation, fire=fire, shell=self._shell())
+        return made_controls(throttle=throttle, steer=steer, brake=1.0 if self._standing else 0.0,
+                             gear=AUTOMATIC, turret=turret, elevation=elevation, fire=fire,
+                             shell=self._shell())
 
     def _loaded(self, combat, me) -> tuple[ShellSpec, Flight]:
         """The shell in its gun's breech and how it flies (worked out again only when
@@ -247,9 +251,10 @@ class Bot:
             point_x, point_y = goal.point_xy.tolist()
             goal_x, goal_y = point_x - here_x, point_y - here_y
             arrived = math.hypot(goal_x, goal_y) < goal.stop_within_m
-            if arrived and goal.vantage:
+            if arrived and goal.vantage:  # there: stop, and watch for the target
                 self._circling = None
-                return 0.0, 0.0  # there: watch for the target
+                self._standing = True
+                return 0.0, 0.0
             if not arrived:
                 self._circling = None
                 return self._steer_toward(forward, goal_x, goal_y)

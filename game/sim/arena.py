@@ -5,6 +5,7 @@ vehicle, built from the world's specs, a ``--map`` choice and a seed.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,6 +69,7 @@ class Arena:
         self.world = PhysicsWorld(specs.simulation)
         self.terrain = terrain = build_terrain(map_choice, specs.terrain, seed)
         self._desert = map_choice.kind == "desert"
+        self._rock_spec = specs.rocks
         self.colliders: StreamedColliders | None = None
         """A big desert's colliders, streamed round what moves (None: one for the map)."""
         self.fleets = {
@@ -111,6 +113,19 @@ class Arena:
     def rocks(self) -> list[Rock]:
         """The rocks in the world: all of the map's, or a big desert's near what moves."""
         return self._rocks if self.colliders is None else self.colliders.rocks
+
+    def rock_gap_m(self, x_m: float, y_m: float) -> float:
+        """The gap from (x, y) to the edge of the nearest rock on the map, tiles made or not
+        (inf with none within the largest rock's reach): where a tank may start."""
+        reach_m = 2.0 * self._rock_spec.max_radius_m
+        if isinstance(self.terrain, TiledTerrain):
+            keys = self.terrain.tiles_near(np.array([x_m, y_m]), reach_m)
+            rocks = [rock for key in keys for rock in self.terrain.tile_rocks(key)]
+        else:
+            rocks = self._rocks
+        return min((math.hypot(x_m - float(rock.position_ws[0]),
+                               y_m - float(rock.position_ws[1])) - rock.radius_m
+                    for rock in rocks), default=math.inf)
 
     @property
     def rocks_revision(self) -> int:

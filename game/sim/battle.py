@@ -27,6 +27,7 @@ from game.sim.ai import AISpec, Bot
 from game.sim.controls import Controls
 from game.sim.events import DRAW, Event, MatchEnd, RoundEnd, RoundStart, ZoneCaptured
 from game.sim.match_stats import MatchStats
+from game.sim.opening import OpeningSpec, Side, plan_opening, side_places
 from game.sim.search import SearchGoal
 from game.sim.simulation import Driver, Simulation
 from game.sim.zone import ZONE_MODE, CaptureZone, ZoneSpec
@@ -42,8 +43,8 @@ well inside it, then stands there and fights."""
 
 @dataclass(frozen=True)
 class BattleSpec(Spec):
-    bot_distance_m: float = tuning("bots start this far from the player", minimum=20.0,
-                                   maximum=2000.0)
+    opening: OpeningSpec = tuning("where the two sides start: opposite each other across "
+                                  "the map, each in a line")
     restart_delay_s: float = tuning("pause between a round's end and the next",
                                     minimum=0.0, maximum=60.0)
     rounds: int = tuning("rounds in a match", minimum=1, maximum=99)
@@ -101,39 +102,38 @@ class Battle:
         self._restart_at_s: float | None = None
         self.stats = MatchStats(self.side_of, self.full_health)
         """The match's figures so far: kills, shots, hits, damage."""
-        edge_clearance_m = simulation.specs.rocks.edge_clearance_m
-        limit = min(simulation.terrain.half_extent_x_m, simulation.terrain.half_extent_y_m)
-        distance = min(spec.bot_distance_m, limit - edge_clearance_m)
         self.bots: dict[str, Bot] = {}
         self.spawns: dict[str, tuple[float, float, float]] = {}
         self._other_players: tuple[str, ...] = ()
         """Vehicles of other people on the player's side (local player 2, network players)."""
         self._sides: _Sides | None = None
         """Each side's vehicles as :meth:`_side` last gathered them."""
+        self._edge_margin_m = simulation.specs.rocks.edge_clearance_m
+        self.opening = plan_opening(spec.opening, simulation.terrain,
+                                    simulation.arena.spawn_points[0], self._edge_margin_m,
+                                    simulation.arena.rock_gap_m, bots) if bots else None
+        """Where the sides start (None without bots: players join round the middle)."""
+        if self.opening is not None:
+            places = self._places(self.opening.bots)
+            for number in range(bots):
+                x, y = next(places)
+                name = f"bot-{number + 1}"
+                simulation.spawn("tank", name, x, y, self.opening.bots.heading_deg)
+                self.spawns[name] = (x, y, self.opening.bots.heading_deg)
+                self.bots[name] = Bot(ai, np.random.default_rng([simulation.seed, BOT_STREAM,
+                                                                 number]), phase=number)
+                simulation.add_driver(name, self._drive(name))
         player = simulation.player
-        centre: np.ndarray | tuple[float, float]  # the bots start in a ring round it
-        if player is not None:
-            centre = player.current.position_ws
-            self.spawns[player.name] = (centre[0], centre[1],
+        if player is not None and self.opening is not None:
+            self.spawns[player.name] = self.join_place()
+            simulation.place(player, *self.spawns[player.name])
+        elif player is not None:
+            self.spawns[player.name] = (float(player.current.position_ws[0]),
+                                        float(player.current.position_ws[1]),
                                         player.current.heading_pitch_roll_deg()[0])
-        else:  # a dedicated server: the bots ring the first spawn point
-            centre = simulation.arena.spawn_points[0]
-        for number in range(bots):
-            angle = 2.0 * math.pi * (number + 0.5) / bots
-            x = centre[0] + distance * math.sin(angle)
-            y = centre[1] + distance * math.cos(angle)
-            x = float(np.clip(x, -limit + edge_clearance_m, limit - edge_clearance_m))
-            y = float(np.clip(y, -limit + edge_clearance_m, limit - edge_clearance_m))
-            facing = math.degrees(math.atan2(centre[0] - x, centre[1] - y))
-            name = f"bot-{number + 1}"
-            simulation.spawn("tank", name, x, y, facing)
-            self.spawns[name] = (x, y, facing)
-            self.bots[name] = Bot(ai, np.random.default_rng([simulation.seed, BOT_STREAM, number]),
-                                  phase=number)
-            simulation.add_driver(name, self._drive(name))
-        if self.bots and player is not None:
-            self._face_the_bots(player)
-        self._set_up_zone(mode, centre[:2])
+        centre = (self.opening.middle_xy if self.opening is not None
+                  else simulation.arena.spawn_points[0])
+        self._set_up_zone(mode, centre)
         if self.bots or self.free_for_all or self.zone is not None:
             simulation.add_rules(self._rules)
 
@@ -150,17 +150,25 @@ class Battle:
         self._zone_left: list[Event] = []
         """The zone's leave events of a restart, sent with the step's other events."""
 
-    def _face_the_bots(self, player) -> None:
-        """Turn the player, at its spawn, toward the middle of the bots' ring: a round
-        starts with both sides facing each other (and the enemy in front of the player)."""
-        here = player.current.position_ws
-        ring = np.mean([self.spawns[name][:2] for name in self.bots], axis=0)
-        offset = ring - here[:2]
-        if float(np.hypot(*offset)) < 1.0:  # a full ring round the player: face the first
-            offset = np.asarray(self.spawns[next(iter(self.bots))][:2]) - here[:2]
-        heading = math.degrees(math.atan2(offset[0], offset[1]))
-        self.simulation.place(player, here[0], here[1], heading)
-        self.spawns[player.name] = (here[0], here[1], heading)
+    def _places(self, side: Side):
+        """The places of one side's line, in the order its tanks take them."""
+        terrain, margin = self.simulation.terrain, self._edge_margin_m
+        return side_places(self.spec.opening, side, terrain.half_extent_x_m - margin,
+                           terrain.half_extent_y_m - margin, self.simulation.arena.rock_gap_m)
+
+    def join_place(self) -> tuple[float, float, float]:
+        """Where the next person on the player's side starts (x, y, heading): the first
+        place of the players' line no vehicle of that side stands on."""
+        assert self.opening is not None, "players join round the middle without bots"
+        taken = [self.spawns[name][:2] for name in self.spawns if name not in self.bots]
+        side = self.opening.players
+        places = self._places(side)
+        for _ in range(len(taken) + 1):
+            x, y = next(places)
+            if all(math.hypot(x - taken_x, y - taken_y) >= self.spec.opening.spacing_m / 2.0
+                   for taken_x, taken_y in taken):
+                break
+        return x, y, side.heading_deg
 
     def add_player(self, name: str, spawn: tuple[float, float, float]) -> None:
         """Another person's vehicle (local player 2, a network player) on the player's side

@@ -206,7 +206,8 @@ class GameServer:
 
     def _join(self, slot: ClientSlot, hello: Hello) -> None:
         name = self._unique_name(hello.name.strip())
-        x_m, y_m, heading_deg = join_spot(self.simulation, self.net.join_ring_m)
+        x_m, y_m, heading_deg = (self.battle.join_place() if self.battle.opening is not None
+                                 else join_spot(self.simulation, self.net.join_ring_m))
         slot.vehicle = self.simulation.spawn(hello.vehicle, name, x_m, y_m, heading_deg)
         slot.name = name
         slot.vehicle_id = self._ids[name] = self._free_id()

@@ -51,6 +51,10 @@ CROSSHAIR_GAP_SHARE = 0.35
 """The crosshair's strokes stop this share of its half size short of its middle."""
 CROSSHAIR_PX = 2.0
 """The crosshair's strokes' thickness."""
+SCORE_LINE_DEPTH = 1.5
+"""The score line's lowest ink, in text heights below the top margin: its baseline stands
+one text height down, and its descenders reach under it (a "y" about 0.4 of one): the
+crosshair's ring stays under that."""
 MESSAGE_LINES_DOWN = 2.6
 MESSAGE_LINES_DOWN_WITH_ZONE = 3.9
 """The messages' first line, in text heights below the top margin: under the score line,
@@ -151,7 +155,8 @@ class Hud:
         top_right = self._corner(corners, "top_right")
         self.minimap = Minimap(top_right, spec, self.grid, scale)
         self.kill_feed = KillFeed(top_right, spec.kill_feed, spec)
-        self._build_messages(self._corner(corners, "top_center"))
+        self._top = self._corner(corners, "top_center")
+        self._build_messages(self._top)
         self.scoreboard = ScoreboardView(self._corner(corners, "top_left"), self.root, spec,
                                          hud_text)
         self.state: HudState | None = None
@@ -267,11 +272,20 @@ class Hud:
 
     def set_crosshair(self, xy: tuple | None) -> None:
         """Put the crosshair at aspect2d (x, y), or at the centre when None (moved when it
-        has moved by a pixel)."""
+        has moved by a pixel). It never covers the score line: a point higher than that
+        (a gun raised toward the sky) is shown just under it."""
         self.crosshair_xy = xy
         x, y = xy if xy is not None else (0.0, 0.0)
+        y = min(y, self.crosshair_ceiling())
         if self.drawn.changed("crosshair", (self.grid.steps(x), self.grid.steps(y))):
             self.crosshair.setPos(x, 0.0, y)
+
+    def crosshair_ceiling(self) -> float:
+        """The highest the crosshair's middle may stand (aspect2d, from the view's middle):
+        its reload ring's top just under the score line."""
+        s = self.spec
+        top = self._top.getZ(self.crosshair.getParent())
+        return top - (s.margin + SCORE_LINE_DEPTH * s.text_scale + s.reload_radius) * self.scale
 
     def update(self, state: HudState, frame_s: float) -> None:
         self.state = state
