@@ -41,7 +41,7 @@ def read(path) -> list[dict]:
 SEEDS = range(1, 13)
 """Every behaviour below is judged over the first twelve seeds, none picked: each seed is
 another desert, other spawns and other dunes between the tanks."""
-FIGHT_S = 60.0
+FIGHT_S = 90.0  # the sides start 400 m apart: an approach, then the fight
 
 
 def _fight(config, seed: int) -> dict:
@@ -67,8 +67,9 @@ def _fight(config, seed: int) -> dict:
 @pytest.mark.slow
 def test_the_bot_brain_drives_and_fights_for_the_player_in_most_battles(config):
     fights = [_fight(config, seed) for seed in SEEDS]
-    # Measured on seeds 1-36: it fired in 35, drove off in 34 (the other two destroyed
-    # the bot from where they stood) and destroyed the bot in 31.
+    # Measured on seeds 1-24 (the sides starting 400 m apart, its gun waiting for its
+    # aiming circle): it fired in 23, drove off in all and destroyed the bot in 15; on
+    # these twelve, 11, 12 and 9.
     assert sum(fight["shots"] > 0 for fight in fights) >= 10, fights
     assert sum(fight["farthest_m"] > 10.0 for fight in fights) >= 9, fights
     assert sum(fight["kills"] > 0 for fight in fights) >= 8, fights

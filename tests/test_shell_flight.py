@@ -29,7 +29,8 @@ CROSSHAIR_WITHIN_M = 0.5
 
 def steady_config(config):
     """The shipped config with a gun that puts every shell down its axis."""
-    gun = dataclasses.replace(config.tank.gun, dispersion_mrad=0.0)
+    gun = dataclasses.replace(config.tank.gun, aiming=dataclasses.replace(
+        config.tank.gun.aiming, aimed_mrad=0.0))
     return dataclasses.replace(config.world, tank=dataclasses.replace(config.tank, gun=gun))
 
 

@@ -3,20 +3,21 @@ player makes, so they go through the same drive, gearbox, turret and gun as anyo
 
 A bot looks round ``think_hz`` times a second (bots take turns, so a side's thinking is
 spread over the steps): it notes what to keep clear of, chooses where to point the gun
-(its level's point of the target's hull, where it will be when a shell gets there,
-leading a moving target by the flight time; the elevation from the ballistic arc; off by
-its misjudgement) and the shell its next reload loads (:mod:`game.sim.gunnery`), and
-fires only when a shot fired now would pass within its margin of the target's hull where
-it judges it to be, with nothing in the way, and only at a target it sees (:mod:`game.sim.spotting`: in range, no ground between its gun and the hull) and has
-seen for its reaction time. Its aim errs, more far off and on the move, less the longer it
-holds the target in sight; how much is its difficulty's. Every step it steers toward a
-point that keeps it at fighting distance from its target (closing in from afar, circling
-inside the band the way it faces, backing off when too close, in reverse if it faces the
-target), pushed away from what it saw nearby, and turns the turret and raises the gun
-toward the direction it chose, against the hull's turning and pitching so the gun holds
-steady. A level that halts to fire stands still, with the target in sight, for its shot. A
-bot that has not seen its target for a while goes looking for it (:mod:`game.sim.search`),
-and one that is stuck backs off and tries again (:mod:`game.sim.stuck`).
+(its level's point of the target's hull, where it will be when a shell gets there; the
+elevation from the ballistic arc; off by its misjudgement) and the shell its next reload
+loads (:mod:`game.sim.gunnery`). It fires only at a target it sees (in range, no ground
+between its gun and the hull: :mod:`game.sim.spotting`) and has seen for its reaction
+time, when a shot fired now would pass within its margin of the hull where it judges it
+will be, with nothing in the way, and its gun's aiming circle has closed as far as its
+level waits for. Its aim errs, more far off and on the move, less the longer it holds the
+target in sight. Every step it steers toward a point that keeps it at fighting distance
+(closing in from afar, circling inside the band the way it faces, backing off when too
+close, in reverse if it faces the target), pushed away from what it saw nearby, and turns
+the turret and gun toward the direction it chose, against the hull's turning and
+pitching. A level that halts to fire stands still, with the target in sight, for its
+shot. A bot that has not seen its target for a while goes looking for it
+(:mod:`game.sim.search`), and one that is stuck backs off and tries again
+(:mod:`game.sim.stuck`).
 """
 
 from __future__ import annotations
@@ -67,6 +68,9 @@ class DifficultySpec(Spec):
                                   maximum=20.0)
     halts_to_fire: bool = tuning("with the target in sight it halts to fire from standstill "
                                  "(see AISpec.halt_before_loaded_s)")
+    fires_within_circle: float = tuning(
+        "fires only once its gun's aiming circle has closed to within this many times its "
+        "aimed size (0: it does not wait for it)", minimum=0.0, maximum=100.0)
     aim_front_m: tuple[float, ...] = tuning(
         "the point it aims at on a target facing it: x, y, z in the target's body frame from "
         "its centre of mass (mirrored front to back on one facing away)", minimum=-20.0,
@@ -107,7 +111,9 @@ class AISpec(Spec):
                                      maximum=1.0)
     halt_before_loaded_s: float = tuning("a bot that halts to fire stops this long before its "
                                          "gun is loaded ...", minimum=0.0, maximum=60.0)
-    halt_most_s: float = tuning("... and moves on if it has not fired this long after",
+    halt_most_s: float = tuning("... and moves on if it has not fired this long after its gun "
+                                "was loaded (one that sees its target only once loaded "
+                                "halts as long in all)",
                                 minimum=0.0, maximum=60.0)
     think_hz: float = tuning("how often a bot looks round for what to avoid and checks "
                              "whether a shot would hit; between, it steers and aims on what "
@@ -167,6 +173,8 @@ class Bot:
         """The shell last loaded and how it flies."""
         self._loaded_since_s: float | None = None
         """Since when its gun has been loaded (None: it is loading)."""
+        self._halted_since_s: float | None = None
+        """Since when it has halted (or moved on) for its next shot (None: it need not)."""
         self._standing = False
         """It has arrived where it was going (a vantage point, the zone) and brakes there."""
         self._circling: float | None = None
@@ -224,17 +232,26 @@ class Bot:
 
     def _halting(self, time_s: float, me) -> bool:
         """Whether it stands to fire: its level halts to fire, the target is in sight, the
-        gun is nearly loaded and has not waited too long for its shot."""
+        gun is nearly loaded and it has not stood too long for its shot: ``halt_most_s``
+        from when its gun was loaded or, where it saw the target only later, from
+        ``halt_before_loaded_s`` after it halted (a halt stands as long either way). Once it
+        has moved on it halts again only after its next shot or a new sighting."""
         spec = self.spec
         reload_left_s = me.aim.reload_left_s
         if reload_left_s > 0.0:
             self._loaded_since_s = None
         elif self._loaded_since_s is None:
             self._loaded_since_s = time_s
-        return (spec.level.halts_to_fire and self._seen_since_s is not None
-                and reload_left_s <= spec.halt_before_loaded_s
-                and (self._loaded_since_s is None
-                     or time_s - self._loaded_since_s < spec.halt_most_s))
+        if not (spec.level.halts_to_fire and self._seen_since_s is not None
+                and reload_left_s <= spec.halt_before_loaded_s):
+            self._halted_since_s = None
+            return False
+        if self._halted_since_s is None:
+            self._halted_since_s = time_s
+        waited_from_s = self._halted_since_s + spec.halt_before_loaded_s
+        if self._loaded_since_s is not None and self._loaded_since_s > waited_from_s:
+            waited_from_s = self._loaded_since_s
+        return time_s - waited_from_s < spec.halt_most_s
 
     def _drive(self, here_x: float, here_y: float, forward, target,
                goal: SearchGoal | None) -> tuple[float, float]:
@@ -245,7 +262,7 @@ class Bot:
         target_x, target_y, _ = target.current.position_ws.tolist()
         to_x, to_y = target_x - here_x, target_y - here_y
         distance = math.hypot(to_x, to_y)
-        scale = 1.0 / _at_least_tiny(distance)
+        scale = 1.0 / (_TINY if _TINY > distance else distance)  # max(distance, tiny), NaN kept
         toward_x, toward_y = to_x * scale, to_y * scale
         if goal is not None:
             point_x, point_y = goal.point_xy.tolist()
@@ -390,6 +407,9 @@ class Bot:
                                      elevation_ws + unit_elevation * error_rad)
         if me.aim.reload_left_s > 0.0 or held_s is None or held_s < level.reaction_s:
             return False  # loading, not seen, or seen too lately to have reacted
+        if level.fires_within_circle and (me.aim.aim_circle_rad > level.fires_within_circle
+                                          * gun.aiming.aimed_rad):
+            return False  # its aim has not settled yet
         exact_ws = _direction(heading_ws, elevation_ws)
         misjudged_ws = np.subtract(self._wanted_ws, exact_ws) * distance
         return self._lands_as_judged(simulation, me, target, misjudged_ws)
@@ -403,32 +423,24 @@ class Bot:
         muzzle, barrel = gun_axes(me.current, gun, me.aim)
         shell_mps = me.current.velocity_ws + barrel * shell.muzzle_velocity_mps
         middle = hull_middle_ws(target)
+        judged = middle + misjudged_ws
+        if level.leads_target:  # the shot is judged where the target will be, near or far
+            judged = judged + target.current.velocity_ws * flight.time_to_m(
+                math.hypot(*(judged - muzzle)), shell.muzzle_velocity_mps)
         there = flight_to_distance(muzzle, shell_mps, flight,
-                                   math.dist(muzzle[:2].tolist(), middle[:2].tolist()),
+                                   math.dist(muzzle[:2].tolist(), judged[:2].tolist()),
                                    gun.shell_lifetime_s)
         if there is None:
             return False
         flight_s, passing, _ = there
-        judged = middle + misjudged_ws
-        if level.leads_target:
-            judged = judged + target.current.velocity_ws * flight_s
         half_extents = target.spec.hull.half_extents_m
         if distance_to_box(passing, judged, target.current.axes_ws(), half_extents) \
                 > level.fire_margin_m:
             return False
         impact = simulation.predicted_impact(me, flight_s + simulation.step_s)
-        reach_m = _length(half_extents) + level.fire_margin_m
-        return impact is None or _length(impact - muzzle) >= _length(middle - muzzle) - reach_m
-
-
-def _at_least_tiny(value: float) -> float:
-    """``max(value, _TINY)`` (NaN stays NaN) without the cost of calling ``max``: a
-    length to divide by."""
-    return _TINY if _TINY > value else value
-
-
-def _length(vector) -> float:
-    return math.hypot(*vector)
+        reach_m = math.hypot(*half_extents) + level.fire_margin_m
+        return impact is None or (math.hypot(*(impact - muzzle))
+                                  >= math.hypot(*(middle - muzzle)) - reach_m)
 
 
 def _direction(heading_rad: float, elevation_rad: float) -> tuple[float, float, float]:

@@ -15,6 +15,7 @@ as a wreck.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -30,7 +31,7 @@ from physics.bullet.bodies import make_plate_body
 from physics.bullet.shells import Shell, ShellHit, ShellSystem, predicted_impact, splash_owners
 from physics.bullet.world import PhysicsWorld
 from physics.model.ammunition import HE, MM_PER_M, AmmunitionState, ShellSpec
-from physics.model.ballistics import GunState, aim_gun, gun_axes, launch_velocity_ws
+from physics.model.ballistics import GunState, aim_gun, gun_axes, launch_velocity_ws, widen_or_close
 from physics.model.craters import CraterSpec, crater_from_hit
 from physics.model.flight import Flight
 from physics.model.penetration import RICOCHET, ShellsConfig
@@ -169,6 +170,11 @@ class Combat:
             return []
         gun = vehicle.spec.gun
         aim_gun(aim, gun, controls.turret, controls.elevation, step_s)
+        state = vehicle.current
+        turret = controls.turret
+        widen_or_close(aim, gun.aiming, math.hypot(*state.velocity_ws.tolist()),
+                       math.hypot(*state.angular_velocity_ws.tolist()),
+                       (turret if turret > 0.0 else -turret) * gun.traverse_rate_rad_s, step_s)
         ammunition = aim.ammunition
         if ((controls.shell is not None and controls.shell != ammunition.selected)
                 or controls.next_shell or self._next_held):

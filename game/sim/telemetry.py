@@ -42,6 +42,8 @@ def telemetry_record(simulation: Simulation, events: list[Event]) -> dict:
                      for key, value in anchor.items()} for anchor in player.anchor_reports()],
         "events": [event.to_json() for event in events],
     }
+    if player.aim is not None:  # an armed vehicle's gun: its aiming circle now
+        record["aim_circle_mrad"] = round(player.aim.aim_circle_rad * 1000.0, DECIMALS)
     colliders = simulation.arena.colliders_resident
     if colliders is not None:
         record["colliders_resident"] = colliders

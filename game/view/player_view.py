@@ -35,6 +35,7 @@ from game.view.hud.hud_state import read_hud_state
 from game.view.hud.markers import EnemyMarkers
 from game.view.hud.pierce_mark import PierceMark, PierceMarkSpec
 from game.view.hud.reticle import Reticle
+from physics.model.ballistics import gun_axes, muzzle_ws
 
 SPLITS = ("side_by_side", "stacked")
 
@@ -322,7 +323,6 @@ class PlayerView:
             impact = simulation.predicted_impact(vehicle, spec.crosshair_max_flight_s,
                                                  make_tiles=False)
             if impact is None:  # nothing within reach: where the barrel points, far off
-                from physics.model.ballistics import gun_axes
                 muzzle, barrel = gun_axes(vehicle.current, vehicle.spec.gun, vehicle.aim)
                 impact = muzzle + barrel * self.camera_spec.far_clip_m * 0.5
             self._impact_ws = np.asarray(impact, dtype=float)
@@ -330,6 +330,8 @@ class PlayerView:
                 self.pierce_mark.show(simulation.aim_verdict(vehicle, self._impact_ws))
         self._frames += 1
         self.hud.set_crosshair(self.project(self._impact_ws))
+        self.hud.set_aim_circle(self._aim_circle_radius(vehicle)
+                                if vehicle.aim is not None else None)
         state = read_hud_state(simulation, battle, vehicle)
         projection = ViewProjection(self.screen.camera, self.screen.lens,
                                     self.screen.overlay.aspect_ratio)
@@ -337,6 +339,23 @@ class PlayerView:
         if self.markers is not None:
             state.markers = self.markers.update(simulation, battle, vehicle, projection)
         self.hud.update(state, frame_s)
+
+    def _aim_circle_radius(self, vehicle) -> float | None:
+        """The gun's aiming circle where it meets the predicted impact point, on this
+        view's overlay (None: that point is off the view): the circle's angle at the gun,
+        turned into metres at the impact's distance, measured across the view."""
+        centre = self.project(self._impact_ws)
+        if centre is None:
+            return None
+        gun_ws = muzzle_ws(vehicle.current, vehicle.spec.gun, vehicle.aim)
+        across_m = (float(np.linalg.norm(self._impact_ws - gun_ws))
+                    * math.tan(vehicle.aim.aim_circle_rad))
+        camera = self.screen.camera
+        right_ws = np.array(camera.getQuat(camera.getTop()).getRight())
+        edge = self.project(self._impact_ws + right_ws * across_m)
+        if edge is None:
+            return None
+        return math.hypot(edge[0] - centre[0], edge[1] - centre[1])
 
     def project(self, point_ws) -> tuple[float, float] | None:
         """A world point on this view's overlay, or None when behind the camera or outside

@@ -35,7 +35,7 @@ from physics.bullet import groups
 from physics.bullet.world import PhysicsWorld, sphere_shape
 from physics.model.ammunition import AirSpec, ShellSpec
 from physics.model.ballistics import (GunSpec, GunState, arc_meets_terrain, arc_points, gun_axes,
-                                      launch_velocity_ws)
+                                      launch_velocity_ws, shot_direction)
 from physics.model.flight import Flight
 from physics.model.pose import BodyState
 from physics.model.terrain import TerrainBase
@@ -135,9 +135,7 @@ class ShellSystem(Generic[Owner]):
         """Launch a ``shell`` from the gun's muzzle; push the firing body back by its
         momentum."""
         muzzle, barrel = gun_axes(state, gun, aim)
-        spread = rng.normal(0.0, gun.dispersion_mrad / 1000.0, 3)
-        direction = barrel + spread - (spread @ barrel) * barrel
-        direction /= np.linalg.norm(direction)
+        direction = shot_direction(barrel, aim.aim_circle_rad, rng)
         velocity = launch_velocity_ws(state, muzzle, direction, shell.muzzle_velocity_mps)
         flying = self.launch(owner, muzzle, velocity, gun, shell, time_s, owner_body)
         recoil = -barrel * shell.mass_kg * shell.muzzle_velocity_mps

@@ -24,6 +24,30 @@ from physics.model.terrain_base import MISSING_HEIGHT_M, TerrainBase, plane_unde
 
 
 @dataclass(frozen=True)
+class AimingSpec(Spec):
+    """The gun's aiming circle: a shot leaves along a random direction inside it. Still and
+    laid, it is ``aimed_mrad`` round; the hull's speed, the hull's turning and the turret's
+    traverse each widen it at once, by their share of that radius per unit; once they
+    stop, it closes back with the time constant ``aim_time_s`` (after one aim time, what
+    it is wider than the aimed circle is down to 1/e)."""
+
+    aimed_mrad: float = tuning("the circle's radius with the tank still and the gun laid",
+                               minimum=0.0, maximum=50.0)
+    aim_time_s: float = tuning("it closes toward that with this time constant", minimum=0.05,
+                               maximum=30.0)
+    per_mps: float = tuning("each m/s of the hull's speed widens it by this many aimed radii",
+                            minimum=0.0, maximum=20.0)
+    per_turn_rad_s: float = tuning("... each rad/s of the hull's turning (about any axis: "
+                                   "pitching over a crest too)", minimum=0.0, maximum=100.0)
+    per_traverse_rad_s: float = tuning("... each rad/s of the turret's traverse",
+                                       minimum=0.0, maximum=100.0)
+
+    @cached_property
+    def aimed_rad(self) -> float:
+        return self.aimed_mrad / 1000.0
+
+
+@dataclass(frozen=True)
 class GunSpec(Spec):
     """A tank's turret, gun and ammunition (each shell's own numbers, its muzzle velocity,
     mass and calibre, are config/shells.toml's: :class:`~physics.model.ammunition.ShellSpec`)."""
@@ -42,8 +66,7 @@ class GunSpec(Spec):
     reload_s: float = tuning("time between shots", minimum=0.05, maximum=60.0)
     shell_lifetime_s: float = tuning("a shell that has hit nothing by then is gone",
                                      minimum=0.5, maximum=60.0)
-    dispersion_mrad: float = tuning("spread of shots around the gun's axis (standard "
-                                    "deviation)", minimum=0.0, maximum=50.0)
+    aiming: AimingSpec = tuning("the aiming circle shots leave inside")
     firer_pass_m: float = tuning("a shell passes through the tank that fired it until it is "
                                  "this far from the muzzle", minimum=0.0, maximum=100.0)
     ammunition: tuple[AmmunitionLoad, ...] = tuning(
@@ -89,6 +112,8 @@ class GunState:
     turret_heading_rad: float = 0.0   # from the hull's forward, + to the right
     elevation_rad: float = 0.0
     reload_left_s: float = 0.0
+    aim_circle_rad: float = 0.0
+    """The aiming circle's radius now (:func:`widen_or_close`; 0 before the first step)."""
     ammunition: AmmunitionState = field(default_factory=AmmunitionState)
     """Rounds left per slot, the slot loaded and the slot selected (none: a gun known
     only by its pose, another player's online)."""
@@ -167,6 +192,37 @@ def aim_gun(aim: GunState, gun: GunSpec, turret: float, elevation: float, step_s
     aim.elevation_rad = highest if highest < raised else raised
     left_s = aim.reload_left_s - step_s
     aim.reload_left_s = left_s if left_s > 0.0 else 0.0
+
+
+def widen_or_close(aim: GunState, aiming: AimingSpec, speed_mps: float, turn_rad_s: float,
+                   traverse_rad_s: float, step_s: float) -> None:
+    """The aiming circle after a step of ``step_s`` in which the hull moved at
+    ``speed_mps`` and turned at ``turn_rad_s`` and the turret traversed at
+    ``traverse_rad_s``: as wide as that motion makes it, at once, or closing toward it
+    (:class:`AimingSpec`)."""
+    wanted = aiming.aimed_rad * (1.0 + aiming.per_mps * speed_mps
+                                 + aiming.per_turn_rad_s * turn_rad_s
+                                 + aiming.per_traverse_rad_s * traverse_rad_s)
+    now = aim.aim_circle_rad
+    aim.aim_circle_rad = (wanted if wanted >= now
+                          else wanted + (now - wanted) * math.exp(-step_s / aiming.aim_time_s))
+
+
+def shot_direction(barrel_ws: np.ndarray, circle_rad: float, rng: np.random.Generator
+                   ) -> np.ndarray:
+    """A shot's unit direction: a point drawn evenly over the aiming circle of
+    ``circle_rad`` round the barrel's axis (the angle off it, and the bearing round it,
+    from ``rng``)."""
+    barrel = np.asarray(barrel_ws, dtype=float)
+    off_rad = circle_rad * math.sqrt(rng.random())  # even over the disc's area
+    around_rad = math.tau * rng.random()
+    across = np.cross(barrel, (0.0, 0.0, 1.0))
+    if float(np.linalg.norm(across)) < 1e-9:  # straight up or down: any side will do
+        across = np.cross(barrel, (1.0, 0.0, 0.0))
+    across /= np.linalg.norm(across)
+    over = np.cross(across, barrel)
+    sideways = across * math.cos(around_rad) + over * math.sin(around_rad)
+    return barrel * math.cos(off_rad) + sideways * math.sin(off_rad)
 
 
 def arc_points(muzzle_ws, velocity_ws, flight: Flight, times_s: np.ndarray) -> np.ndarray:

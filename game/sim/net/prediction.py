@@ -38,6 +38,7 @@ class Moment:
     lever: str | None
     turret_heading_rad: float
     gun_elevation_rad: float
+    aim_circle_rad: float
 
 
 class OwnPrediction:
@@ -92,7 +93,8 @@ class OwnPrediction:
         aim = vehicle.aim
         self._moments[tick] = Moment(vehicle.current, vehicle.fleet.vehicle_state(vehicle.index),
                                      vehicle.lever, aim.turret_heading_rad if aim else 0.0,
-                                     aim.elevation_rad if aim else 0.0)
+                                     aim.elevation_rad if aim else 0.0,
+                                     aim.aim_circle_rad if aim else 0.0)
         while len(self._moments) > self.keep_steps:
             self._moments.popitem(last=False)
         while len(self._controls) > self.keep_steps:
@@ -134,6 +136,7 @@ class OwnPrediction:
         if vehicle.aim is not None:
             vehicle.aim.turret_heading_rad = moment.turret_heading_rad
             vehicle.aim.elevation_rad = moment.gun_elevation_rad
+            vehicle.aim.aim_circle_rad = moment.aim_circle_rad
         self._set_body(server)
         gearbox, index = vehicle.fleet.gearbox, vehicle.index
         if gearbox.gear_index[index] != server.gear_index:  # a shift the server refused

@@ -92,6 +92,9 @@ class HudSpec(Spec):
     ready_colour: tuple[float, ...] = rgba("the reload ring when loaded")
     crosshair_size: float = tuning("the crosshair's half size", minimum=0.005, maximum=0.5)
     crosshair_colour: tuple[float, ...] = rgba("the crosshair")
+    aim_circle_colour: tuple[float, ...] = rgba("the gun's aiming circle round the crosshair")
+    aim_circle_segments: int = tuning("segments round the aiming circle", minimum=8,
+                                      maximum=256)
     crosshair_every_frames: int = tuning("the predicted impact point is worked out once in "
                                          "this many frames", minimum=1, maximum=60)
     crosshair_max_flight_s: float = tuning("it follows the shell's arc at most this long",
@@ -189,6 +192,16 @@ class Hud:
             lines.moveTo(ax, 0, ay)
             lines.drawTo(bx, 0, by)
         self.crosshair.attachNewNode(lines.create())
+        circle = LineSegs("aim-circle")
+        circle.setColor(*s.aim_circle_colour)
+        circle.setThickness(CROSSHAIR_PX)
+        for segment in range(s.aim_circle_segments + 1):
+            angle = math.tau * segment / s.aim_circle_segments
+            (circle.moveTo if segment == 0 else circle.drawTo)(math.cos(angle), 0,
+                                                               math.sin(angle))
+        self.aim_circle = self.crosshair.attachNewNode(circle.create())
+        """A unit circle, scaled to the gun's aiming circle (:meth:`set_aim_circle`)."""
+        self.aim_circle.hide()
         self.reload_shape = DynamicGeoms("reload-ring", (GeomTriangles,))
         self.reload_ring = self.crosshair.attachNewNode(self.reload_shape.node)
         self.reload_ring.setTransparency(TransparencyAttrib.MAlpha)
@@ -279,6 +292,16 @@ class Hud:
         y = min(y, self.crosshair_ceiling())
         if self.drawn.changed("crosshair", (self.grid.steps(x), self.grid.steps(y))):
             self.crosshair.setPos(x, 0.0, y)
+
+    def set_aim_circle(self, radius: float | None) -> None:
+        """Draw the gun's aiming circle round the crosshair, ``radius`` in aspect2d units
+        (None: none to draw), rescaled when it has changed by a pixel."""
+        if radius is None or not radius > 0.0:
+            self._show("aim-circle", self.aim_circle, False)
+            return
+        self._show("aim-circle", self.aim_circle, True)
+        if self.drawn.changed("aim-circle-radius", self.grid.steps(radius)):
+            self.aim_circle.setScale(radius / self.scale)  # inside the crosshair's scale
 
     def crosshair_ceiling(self) -> float:
         """The highest the crosshair's middle may stand (aspect2d, from the view's middle):
