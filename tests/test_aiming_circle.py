@@ -140,9 +140,11 @@ def test_the_crosshair_draws_the_circle_as_wide_as_asked(config):
     hud.set_view_height(720)
     hud.set_aim_circle(None)
     assert hud.aim_circle.isHidden()
-    for radius in (0.02, 0.2):
+    least = config.view.hud.aim_circle_least
+    assert least > config.view.hud.crosshair_size  # a closed circle shows round it
+    for radius, drawn in ((0.001, least), (0.2, 0.2), (0.3, 0.3)):
         hud.set_aim_circle(radius)
         assert not hud.aim_circle.isHidden()
         low, high = hud.aim_circle.getTightBounds(root)
-        assert (high[0] - low[0]) / 2.0 == pytest.approx(radius, rel=0.01)
+        assert (high[0] - low[0]) / 2.0 == pytest.approx(drawn, rel=0.01)
     hud.destroy()

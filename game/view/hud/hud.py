@@ -95,6 +95,9 @@ class HudSpec(Spec):
     aim_circle_colour: tuple[float, ...] = rgba("the gun's aiming circle round the crosshair")
     aim_circle_segments: int = tuning("segments round the aiming circle", minimum=8,
                                       maximum=256)
+    aim_circle_least: float = tuning("the aiming circle is drawn no smaller than this (just "
+                                     "round the reload ring: closed, as far as the eye can "
+                                     "tell at that size)", minimum=0.0, maximum=0.5)
     crosshair_every_frames: int = tuning("the predicted impact point is worked out once in "
                                          "this many frames", minimum=1, maximum=60)
     crosshair_max_flight_s: float = tuning("it follows the shell's arc at most this long",
@@ -295,13 +298,16 @@ class Hud:
 
     def set_aim_circle(self, radius: float | None) -> None:
         """Draw the gun's aiming circle round the crosshair, ``radius`` in aspect2d units
-        (None: none to draw), rescaled when it has changed by a pixel."""
+        (None: none to draw), no smaller than ``aim_circle_least`` at the HUD's scale: a
+        laid gun's circle is a pixel or two across in the chase view, and would vanish
+        under the crosshair. Rescaled when it has changed by a pixel."""
         if radius is None or not radius > 0.0:
             self._show("aim-circle", self.aim_circle, False)
             return
         self._show("aim-circle", self.aim_circle, True)
-        if self.drawn.changed("aim-circle-radius", self.grid.steps(radius)):
-            self.aim_circle.setScale(radius / self.scale)  # inside the crosshair's scale
+        drawn = max(radius, self.spec.aim_circle_least * self.scale)
+        if self.drawn.changed("aim-circle-radius", self.grid.steps(drawn)):
+            self.aim_circle.setScale(drawn / self.scale)  # inside the crosshair's scale
 
     def crosshair_ceiling(self) -> float:
         """The highest the crosshair's middle may stand (aspect2d, from the view's middle):
