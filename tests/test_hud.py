@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
-from panda3d.core import NodePath
+from panda3d.core import GeomVertexReader, NodePath
 
 from game.sim.battle import Battle
 from game.sim.controls import Controls
@@ -377,3 +378,69 @@ def test_the_crosshair_never_covers_the_score_line(game, config):
         assert hud.crosshair.getZ() == pytest.approx(min(y, hud.crosshair_ceiling()))
     hud.set_crosshair((0.02, 0.3))
     assert hud.crosshair.getZ() == pytest.approx(0.3)
+
+
+def test_the_minimap_shows_the_grounds_relief_and_the_rocks_round_the_player(config):
+    """The minimap's ground is the map's shaded relief (a face toward the sun lighter than
+    one away, hollows darker than crests), of which it shows the window round the player,
+    and the rocks within its range are dots; the ones beyond it are not pinned."""
+    from game.view.hud.minimap_relief import relief_image
+    spec = config.view.hud
+    x_m = np.linspace(-100.0, 100.0, 101)
+    ridge = np.maximum(0.0, 10.0 - np.abs(x_m) * 0.2)[None, :].repeat(5, axis=0)
+    image = relief_image(ridge, 2.0, spec.relief_low_colour, spec.relief_high_colour, 270.0)
+    west_face, east_face = image[2, 40, :3].astype(int), image[2, 60, :3].astype(int)
+    assert (west_face > east_face).all()  # lit from the west
+    assert image[2, 50, :3].sum() > image[2, 0, :3].sum()  # the crest above the flat
+
+    simulation = Simulation(config.world, MapChoice.parse("desert"), 2)
+    root = NodePath("aspect2d")
+    hud = Hud({"center": root, "top_right": root.attachNewNode("tr")}, spec)
+    hud.set_view_height(720)
+    minimap = hud.minimap
+    minimap.set_ground(simulation.terrain)
+    texture = minimap.relief.path.getTexture()
+    side = texture.getXSize()
+    assert side == texture.getYSize() and side & (side - 1) == 0  # a power of two
+    samples = 129  # the 257 heights a side, every second one (at most relief_samples)
+    assert samples <= spec.relief_samples
+    first = (side - samples) // 2
+    texel_m = 2.0 * simulation.terrain.half_extent_x_m / (samples - 1)
+    texels = np.frombuffer(texture.getRamImage(), np.uint8).reshape(side, side, 4)
+    backing = np.round(np.asarray(spec.minimap_colour) * 255.0).tolist()
+    assert texels[0, 0, [2, 1, 0, 3]].tolist() == backing  # off the map: the backing
+    assert texels[first, first, [2, 1, 0, 3]].tolist() != backing  # the map's corner
+
+    def expected_uv(x_m, y_m):  # texel first + i is sample i, -half + i * texel_m
+        half = simulation.terrain.half_extent_x_m
+        return ((first + (x_m + half) / texel_m + 0.5) / side,
+                (first + (y_m + half) / texel_m + 0.5) / side)
+    state = read_hud_state(simulation)
+    rocks = np.array(state.rocks)
+    assert len(rocks) == len(simulation.rocks) > 0
+    state.position_xy = (-200.0, -150.0)  # off the middle: the far rocks are out of range
+    here = np.asarray(state.position_xy)
+    near = np.abs(rocks - here).max(axis=1) <= spec.minimap_range_m
+    assert 0 < near.sum() < len(rocks)
+    hud.update(state, 1.0 / 60.0)
+    drawn = minimap.rock_shapes.node.getGeom(0).getVertexData().getNumRows()
+    assert drawn == near.sum()
+    assert minimap.relief.centre_uv == pytest.approx(expected_uv(*here))
+    state.position_xy = (here[0] + 50.0, here[1] - 30.0)
+    hud.update(state, 1.0 / 60.0)
+    assert minimap.relief.centre_uv == pytest.approx(expected_uv(here[0] + 50.0,
+                                                                 here[1] - 30.0))
+    # The card's corners read the window round the player, ±range (to the dots' edge).
+    reach_uv = spec.minimap_range_m / EDGE_SHARE / (side * texel_m)
+    data = minimap.relief.path.node().getGeom(0).getVertexData()
+    reader = GeomVertexReader(data, "texcoord")
+    corners = []
+    while not reader.isAtEnd():
+        corners.append(tuple(reader.getData2()))
+    u, v = minimap.relief.centre_uv
+    assert sorted({round(c[0], 9) for c in corners}) == pytest.approx([u - reach_uv,
+                                                                      u + reach_uv])
+    assert sorted({round(c[1], 9) for c in corners}) == pytest.approx([v - reach_uv,
+                                                                      v + reach_uv])
+    hud.destroy()
+    simulation.destroy()

@@ -213,6 +213,7 @@ class PlayerView:
                                camera_spec.reticle_size, camera_spec.reticle_thickness_px)
         self.hud = Hud(overlay.corners, hud_spec,
                        hud_scale(self.region, hud_spec.least_view_scale))
+        self.hud.minimap.set_ground(terrain)
         self.markers = EnemyMarkers(hud_spec.markers, spotting) if spotting else None
         self.pierce_mark = (PierceMark(self.hud.crosshair, pierce_mark)
                             if pierce_mark is not None else None)

@@ -111,6 +111,14 @@ class HudSpec(Spec):
     player_colour: tuple[float, ...] = rgba("the player on the minimap")
     enemy_colour: tuple[float, ...] = rgba("enemies on the minimap")
     wreck_colour: tuple[float, ...] = rgba("wrecks on the minimap")
+    rock_colour: tuple[float, ...] = rgba("rocks on the minimap")
+    minimap_rock_px: float = tuning("a rock's dot on the minimap", minimum=1.0, maximum=20.0)
+    relief_low_colour: tuple[float, ...] = rgba("the minimap's ground in the lowest hollow")
+    relief_high_colour: tuple[float, ...] = rgba("... and on the highest crest")
+    relief_light_deg: float = tuning("the minimap's relief is lit from this compass bearing",
+                                     minimum=0.0, maximum=360.0)
+    relief_samples: int = tuning("the relief's texture has at most this many texels a side "
+                                 "over the whole map", minimum=16, maximum=2048)
     message_s: float = tuning("a message stays this long", minimum=0.5, maximum=30.0)
     message_lines: int = tuning("most messages shown at once", minimum=1, maximum=10)
     least_view_scale: float = tuning("a view narrower than the window draws its HUD smaller, "

@@ -81,6 +81,8 @@ class HudState:
     position_xy: tuple = (0.0, 0.0)
     heading_rad: float = 0.0
     contacts: list = field(default_factory=list)
+    rocks: list = field(default_factory=list)
+    """(x, y) of each rock in the world (the minimap shows those in its reach)."""
     """Other vehicles: (x, y, "enemy" | "wreck" | "other")."""
     round: int | None = None
     score: dict | None = None
@@ -188,6 +190,8 @@ def read_hud_state(simulation, battle=None, vehicle=None) -> HudState:
         destroyed=bool(player.destroyed),
         position_xy=(float(state.position_ws[0]), float(state.position_ws[1])),
         heading_rad=math.atan2(forward[0], forward[1]), contacts=contacts,
+        rocks=[(float(rock.position_ws[0]), float(rock.position_ws[1]))
+               for rock in getattr(simulation, "rocks", ())],
         positions=positions, enemy_names=frozenset(fighting),
         round=getattr(battle, "round", None) if rounds else None,
         score=dict(battle.score) if rounds else None,

@@ -1,7 +1,7 @@
-"""The HUD's minimap in the top right corner: the ground round the player, north up, with
-a dot for every other vehicle (enemies, wrecks, others) and the player's own dot with a
-tick along its heading. Vehicles beyond its range are pinned to its edge, in their
-direction."""
+"""The HUD's minimap in the top right corner: the ground round the player, north up (its
+relief shaded, :mod:`game.view.hud.minimap_relief`, and its rocks), with a dot for every
+other vehicle (enemies, wrecks, others) and the player's own dot with a tick along its
+heading. Vehicles beyond its range are pinned to its edge, in their direction."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from game.view.ground.zone_view import minimap_circle, zone_colour
 from game.view.hud.hud_draw import DynamicGeoms, LastDrawn, PixelGrid, on_plane
 from game.view.hud.hud_state import HudState
 from game.view.hud.hud_text import hud_text
+from game.view.hud.minimap_relief import (MinimapRelief, framed, overview_heights,
+                                          relief_image, relief_texture)
 
 EDGE_SHARE = 0.96
 """Dots reach at most this share of the minimap's half side (they stay inside its frame)."""
@@ -47,7 +49,17 @@ class Minimap:
         size = spec.minimap_size
         self.root = corner.attachNewNode("minimap")
         self.centre = (-m - size / 2, -m - size / 2)
-        card(self.root, "minimap", -m - size, -m, -m - size, -m, spec.minimap_colour)
+        self.square = (-m - size, -m, -m - size, -m)
+        """The minimap's left, right, bottom and top in the corner's frame."""
+        card(self.root, "minimap", *self.square, spec.minimap_colour)
+        self.ground = self.root.attachNewNode("minimap-ground")
+        """Over the backing, under the rocks, the frame and the dots: the relief's place."""
+        self.relief: MinimapRelief | None = None
+        self.rock_shapes = DynamicGeoms("minimap-rocks", (GeomPoints,))
+        rocks_path = self.root.attachNewNode(self.rock_shapes.node)
+        rocks_path.setRenderModeThickness(spec.minimap_rock_px)
+        rocks_path.setTransparency(TransparencyAttrib.MAlpha)
+        """The ground's relief under the dots (:meth:`set_ground`; none until then)."""
         frame = LineSegs("minimap-frame")
         frame.setColor(*spec.text_colour[:3], FRAME_ALPHA)
         corners = ((-m - size, -m), (-m, -m), (-m, -m - size), (-m - size, -m - size))
@@ -67,10 +79,31 @@ class Minimap:
         self._xy, self._kinds = np.zeros((0, 2)), []
         self.drawn.changed("zone", None)  # no zone's circle drawn yet
 
+    def set_ground(self, terrain) -> None:
+        """Show ``terrain``'s relief under the dots (once a game's map is known)."""
+        s = self.spec
+        heights = overview_heights(terrain, s.relief_samples)
+        spacing_m = 2.0 * terrain.half_extent_x_m / max(heights.shape[1] - 1, 1)
+        image = relief_image(heights, spacing_m, s.relief_low_colour, s.relief_high_colour,
+                             s.relief_light_deg)
+        # Off the map the minimap shows its backing: the image is framed in texels of that
+        # colour as wide as the minimap's window, so it is never sampled beyond its edge.
+        window_m = s.minimap_range_m / EDGE_SHARE
+        image, first = framed(image, s.minimap_colour, int(math.ceil(window_m / spacing_m)))
+        if self.relief is not None:
+            self.relief.destroy()
+        self.relief = MinimapRelief(
+            self.ground, self.square, relief_texture(image, s.minimap_colour),
+            (-terrain.half_extent_x_m - first * spacing_m,
+             -terrain.half_extent_y_m - first * spacing_m), spacing_m, window_m)
+        self.drawn.changed("ground", None)
+
     def update(self, state: HudState) -> None:
-        """The dots of the vehicles round the player, and the player's own."""
+        """The ground round the player, the rocks, the dots of the vehicles, and the
+        player's own."""
         s = self.spec
         half = s.minimap_size / 2.0
+        self._draw_ground(state, half)
         contacts = state.contacts
         offsets = (np.array([(x, y) for x, y, _ in contacts], np.float64).reshape(-1, 2)
                    - np.asarray(state.position_xy, np.float64)) / s.minimap_range_m
@@ -89,6 +122,24 @@ class Minimap:
         if self.drawn.changed("dots", seen):
             self._draw(xy, kinds, heading)
         self._draw_zone(state, half)
+
+    def _draw_ground(self, state: HudState, half: float) -> None:
+        """The relief's window round the player, and the rocks in it: again when the
+        player has moved by a pixel of the minimap, or the rocks changed."""
+        s = self.spec
+        x_m, y_m = state.position_xy
+        metres_per_unit = s.minimap_range_m / (half * EDGE_SHARE)
+        seen = (self.grid.steps(x_m / metres_per_unit, self.scale),
+                self.grid.steps(y_m / metres_per_unit, self.scale), len(state.rocks))
+        if not self.drawn.changed("ground", seen):
+            return
+        if self.relief is not None:
+            self.relief.follow(x_m, y_m)
+        rocks = (np.asarray(state.rocks, np.float64).reshape(-1, 2)
+                 - (x_m, y_m)) / s.minimap_range_m
+        rocks = rocks[np.abs(rocks).max(axis=1, initial=0.0) <= 1.0]  # inside: no pinning
+        self.rock_shapes.write(0, on_plane(np.asarray(self.centre)
+                                           + rocks * (half * EDGE_SHARE)), s.rock_colour)
 
     def _draw_zone(self, state: HudState, half: float) -> None:
         """The capture zone's circle, where there is one, in its holder's colour."""
