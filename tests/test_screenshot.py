@@ -114,10 +114,20 @@ def test_lit_sand_at_the_bottom(pixels, config):
 
 
 def _olive(pixels, config) -> np.ndarray:
+    """Pixels of the vehicles' paint, in the scene (not the minimap, whose shaded sand can
+    come close to it)."""
     rgb = pixels[..., :3]
     paint = np.array(config.view.scene.vehicle_colour)
     chroma = rgb / np.maximum(rgb.sum(axis=-1, keepdims=True), 1e-6)
-    return (np.abs(chroma - paint / paint.sum()).max(axis=-1) < 0.04) & (rgb.max(axis=-1) < 0.75)
+    olive = (np.abs(chroma - paint / paint.sum()).max(axis=-1) < 0.04) & (rgb.max(axis=-1) < 0.75)
+    # The minimap's square in the top right corner: its size and margin are in shares of
+    # the picture's half height.
+    height, width = pixels.shape[:2]
+    half_height = height / 2.0
+    hud = config.view.hud
+    reach = int(np.ceil((hud.margin + hud.minimap_size) * half_height)) + 1
+    olive[:reach, width - reach:] = False
+    return olive
 
 
 def test_the_vehicle_is_near_the_centre(pixels, config):
