@@ -330,8 +330,9 @@ class PlayerView:
             if self.pierce_mark is not None:
                 self.pierce_mark.show(simulation.aim_verdict(vehicle, self._impact_ws))
         self._frames += 1
-        self.hud.set_crosshair(self.project(self._impact_ws))
-        self.hud.set_aim_circle(self._aim_circle_radius(vehicle)
+        crosshair_xy = self.project(self._impact_ws)
+        self.hud.set_crosshair(crosshair_xy)
+        self.hud.set_aim_circle(self._aim_circle_radius(vehicle, crosshair_xy)
                                 if vehicle.aim is not None else None)
         state = read_hud_state(simulation, battle, vehicle)
         projection = ViewProjection(self.screen.camera, self.screen.lens,
@@ -341,11 +342,12 @@ class PlayerView:
             state.markers = self.markers.update(simulation, battle, vehicle, projection)
         self.hud.update(state, frame_s)
 
-    def _aim_circle_radius(self, vehicle) -> float | None:
-        """The gun's aiming circle where it meets the predicted impact point, on this
-        view's overlay (None: that point is off the view): the circle's angle at the gun,
-        turned into metres at the impact's distance, measured across the view."""
-        centre = self.project(self._impact_ws)
+    def _aim_circle_radius(self, vehicle, centre: tuple[float, float] | None
+                           ) -> float | None:
+        """The gun's aiming circle where it meets the predicted impact point (on this
+        view's overlay at ``centre``; None: off the view), on the overlay: the circle's
+        angle at the gun, turned into metres at the impact's distance, measured across the
+        view."""
         if centre is None:
             return None
         gun_ws = muzzle_ws(vehicle.current, vehicle.spec.gun, vehicle.aim)

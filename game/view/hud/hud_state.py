@@ -81,9 +81,9 @@ class HudState:
     position_xy: tuple = (0.0, 0.0)
     heading_rad: float = 0.0
     contacts: list = field(default_factory=list)
+    """Other vehicles: (x, y, "enemy" | "wreck" | "other")."""
     rocks: list = field(default_factory=list)
     """(x, y) of each rock in the world (the minimap shows those in its reach)."""
-    """Other vehicles: (x, y, "enemy" | "wreck" | "other")."""
     round: int | None = None
     score: dict | None = None
     ping_ms: float | None = None

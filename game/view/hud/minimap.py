@@ -55,11 +55,11 @@ class Minimap:
         self.ground = self.root.attachNewNode("minimap-ground")
         """Over the backing, under the rocks, the frame and the dots: the relief's place."""
         self.relief: MinimapRelief | None = None
+        """The ground's relief under the dots (:meth:`set_ground`; none until then)."""
         self.rock_shapes = DynamicGeoms("minimap-rocks", (GeomPoints,))
         rocks_path = self.root.attachNewNode(self.rock_shapes.node)
         rocks_path.setRenderModeThickness(spec.minimap_rock_px)
         rocks_path.setTransparency(TransparencyAttrib.MAlpha)
-        """The ground's relief under the dots (:meth:`set_ground`; none until then)."""
         frame = LineSegs("minimap-frame")
         frame.setColor(*spec.text_colour[:3], FRAME_ALPHA)
         corners = ((-m - size, -m), (-m, -m), (-m, -m - size), (-m - size, -m - size))
@@ -93,7 +93,7 @@ class Minimap:
         if self.relief is not None:
             self.relief.destroy()
         self.relief = MinimapRelief(
-            self.ground, self.square, relief_texture(image, s.minimap_colour),
+            self.ground, self.square, relief_texture(image),
             (-terrain.half_extent_x_m - first * spacing_m,
              -terrain.half_extent_y_m - first * spacing_m), spacing_m, window_m)
         self.drawn.changed("ground", None)

@@ -53,16 +53,15 @@ def relief_image(heights_m: np.ndarray, spacing_m: float, low_colour, high_colou
     return np.round(np.clip(colour, 0.0, 1.0) * 255.0).astype(np.uint8)
 
 
-def relief_texture(image: np.ndarray, border_colour) -> Texture:
-    """A texture of an RGBA image (row 0 at the bottom), clamped to ``border_colour``
-    beyond its edges."""
+def relief_texture(image: np.ndarray) -> Texture:
+    """A texture of an RGBA image (row 0 at the bottom), its edge texels repeated beyond
+    its edges (:func:`framed` makes them the backing's colour)."""
     rows, columns = image.shape[:2]
     texture = Texture("minimap-relief")
     texture.setup2dTexture(columns, rows, Texture.T_unsigned_byte, Texture.F_rgba8)
     texture.setRamImage(np.ascontiguousarray(image[..., [2, 1, 0, 3]]).tobytes())  # BGRA
-    texture.setWrapU(SamplerState.WM_border_color)
-    texture.setWrapV(SamplerState.WM_border_color)
-    texture.setBorderColor(tuple(border_colour))
+    texture.setWrapU(SamplerState.WM_clamp)
+    texture.setWrapV(SamplerState.WM_clamp)
     texture.setMinfilter(SamplerState.FT_linear)
     texture.setMagfilter(SamplerState.FT_linear)
     return texture
@@ -70,8 +69,9 @@ def relief_texture(image: np.ndarray, border_colour) -> Texture:
 
 def framed(image: np.ndarray, frame_colour, least_frame: int) -> tuple[np.ndarray, int]:
     """``image`` in a frame of ``frame_colour`` texels at least ``least_frame`` wide, grown
-    to a power of two a side (Panda would pad it to one, out of sight of the texture
-    matrix); and the frame's width before the image's first row and column."""
+    to a power of two a side (Panda would pad it to one itself, and the card's texture
+    coordinates would no longer match it); and the frame's width before the image's first
+    row and column."""
     rows, columns = image.shape[:2]
     side = 1 << int(math.ceil(math.log2(max(rows, columns) + 2 * least_frame)))
     first = (side - columns) // 2
