@@ -59,8 +59,9 @@ def pierced_at_mm(shell, square_mm: float, angle_deg: float, spec) -> float:
 def rows(config) -> list[dict]:
     """One row per shell, range and angle: {shell, range_m, angle_deg,
     impact_velocity_mps, penetration_mm} (None where the shell does not get there within
-    the tank gun's shell lifetime)."""
-    spec, lifetime_s = config.shells.penetration, config.tank.gun.shell_lifetime_s
+    the longest shell lifetime of the tanks' guns)."""
+    spec = config.shells.penetration
+    lifetime_s = max(tank.gun.shell_lifetime_s for tank in config.tanks.values())
     found = []
     for name, shell in config.shells.shells.items():
         flight = flight_of(config, shell)

@@ -54,7 +54,7 @@ def data_folder(package: str, marker: str) -> Path:
 
 
 def config_folder() -> Path:
-    """The shipped tuning: every ``config/*.toml``."""
+    """The shipped tuning: every ``config/*.toml`` and ``config/tanks/*.toml``."""
     return data_folder(CONFIG_PACKAGE, CONFIG_MARKER)
 
 

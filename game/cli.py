@@ -18,7 +18,7 @@ from common.errors import CommandLineError, UserError, whole_number
 from common.logs import (DEFAULT_LEVEL, LEVELS, configure_logging, default_log_file, parse_level,
                        record_crash, reset_logging)
 from game import __version__
-from game.config import CONFIG_DIR, load_config
+from game.config import CONFIG_DIR, check_tank_class, load_config
 from game.runs.headless import DEFAULT_HEADLESS_SECONDS, header_for, run_headless
 from game.runs.windowed_run import DEFAULT_OFFSCREEN_SECONDS
 from game.sim.ai import DIFFICULTIES
@@ -78,6 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="no window, no audio; run --seconds as fast as possible, then exit")
     parser.add_argument("--vehicle", choices=["tank", "car"], default="tank",
                         help="the player's vehicle (default tank)")
+    parser.add_argument("--tank", default=None, metavar="NAME",
+                        help="the player's tank class: light, medium or heavy as shipped (the "
+                             "files in config/tanks/; default: config/game.toml's [spawn] "
+                             "tank)")
     parser.add_argument("--map", type=_map_choice, default=MapChoice("desert"),
                         metavar="desert|desert:SIZE|flat|slope:DEG|range",
                         help="terrain (default desert; desert:SIZE a SIZE-metre desert made in "
@@ -341,15 +345,18 @@ def run(argv: list[str] | None = None) -> int:
         args.rounds = header.rounds_option()
         args.gearbox = header.gearbox or None
         args.mode = header.mode
+        args.tank = header.tank or None
         args.map = MapChoice.parse(header.map)
         if args.seconds is None:
             args.seconds = header.steps / step_hz
         inputs = replay
     else:
         inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
+    check_tank_class(args.tank, config.tanks, args.replay or "--tank")
     options = GameOptions(args.map, args.seed, args.vehicle, args.bots, args.players,
                           difficulty=args.difficulty, player_ai=args.player_ai,
-                          rounds=args.rounds, gearbox=args.gearbox, mode=args.mode)
+                          rounds=args.rounds, gearbox=args.gearbox, mode=args.mode,
+                          tank=args.tank)
     telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None
     try:
         if args.headless:

@@ -2,8 +2,8 @@
 
 Every spec is declared beside the code it tunes; this module only reads the files
 and puts the specs together. :class:`GameConfig` is what the game itself reads
-(game.toml, tank.toml, car.toml, gearboxes.toml, shells.toml): everything a headless run, and a
-dedicated server, needs. A game in a window also reads view.toml and controls.toml
+(game.toml, tanks/*.toml, car.toml, gearboxes.toml, shells.toml): everything a headless run,
+and a dedicated server, needs. A game in a window also reads view.toml and controls.toml
 (:mod:`game.window_config`).
 
 Each file is read with the standard library's tomllib and handed to
@@ -15,16 +15,16 @@ naming the file, the key, the value and what was expected.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from common.errors import UserError
+from common.errors import CommandLineError, UserError
 from common.resources import config_folder
 from common.spec import MISSING, Spec, SpecError, build_spec, tuning
 from game.sim.ai import AISpec
-from game.sim.arena import SpawnSpec, WorldSpecs
+from game.sim.arena import VEHICLE_KIND_NAMES, SpawnSpec, WorldSpecs
 from game.sim.battle import BattleSpec
 from game.sim.combat import RangeSpec
 from game.sim.local_players import LocalPlayersSpec
@@ -97,18 +97,33 @@ class GameConfig:
     """Everything the game itself reads from config/, loaded once at start."""
 
     game: GameSpec
-    tank: TankSpec
-    tank_gearbox: GearboxSpec
+    tanks: dict[str, TankSpec]
+    """The tank classes by name (config/tanks/NAME.toml)."""
+    tank_gearboxes: dict[str, GearboxSpec]
+    """Each tank class's gearbox, by the class's name."""
     car: CarSpec
     car_gearbox: GearboxSpec
     shells: ShellsConfig
+
+    @property
+    def tank(self) -> TankSpec:
+        """The class a player drives unless they choose (``[spawn] tank``)."""
+        return self.tanks[self.game.spawn.tank]
+
+    @property
+    def tank_gearbox(self) -> GearboxSpec:
+        return self.tank_gearboxes[self.game.spawn.tank]
+
+    def with_tank(self, spec: TankSpec, name: str | None = None) -> "GameConfig":
+        """This config with the tank class ``name`` (None: the default one) made ``spec``."""
+        return replace(self, tanks={**self.tanks, name or self.game.spawn.tank: spec})
 
     @cached_property
     def world(self) -> WorldSpecs:
         """What a simulation is built from."""
         game = self.game
         return WorldSpecs(game.simulation, game.terrain, game.rocks, game.range, game.spawn,
-                          self.tank, self.tank_gearbox, self.car, self.car_gearbox,
+                          self.tanks, self.tank_gearboxes, self.car, self.car_gearbox,
                           self.shells)
 
     @cached_property
@@ -168,19 +183,67 @@ def check_ammunition(gun: GunSpec, shells: ShellsConfig, used_by: Path) -> None:
                             has_value=True)
 
 
+TANKS_FOLDER = "tanks"
+"""config/tanks/: a TOML file per tank class, named by the class."""
+
+
+def tank_paths(config_dir: Path) -> dict[str, Path]:
+    """The tank classes' files by class name (at least one)."""
+    folder = config_dir / TANKS_FOLDER
+    if not folder.is_dir():
+        raise UserError(folder, None, "a folder of tank classes (NAME.toml each), but there is "
+                        "no such folder")
+    paths = {path.stem: path for path in sorted(folder.glob("*.toml"))}
+    if not paths:
+        raise UserError(folder, None, "a TOML file for each tank class (NAME.toml), but it "
+                        "holds none")
+    for name in paths:
+        if name in VEHICLE_KIND_NAMES:
+            raise UserError(paths[name], None, "a tank class not named "
+                            + " or ".join(VEHICLE_KIND_NAMES) + " (those name other vehicles)")
+    return paths
+
+
+def checked_choices(game: GameSpec, tanks: dict[str, TankSpec], path: Path) -> None:
+    """game.toml's tank names are classes in config/tanks/."""
+    folder = path.parent / TANKS_FOLDER
+    named = [("spawn.tank", game.spawn.tank)] + [
+        (f"battle.bot_tanks[{index}]", name) for index, name in enumerate(game.battle.bot_tanks)]
+    for key, name in named:
+        if name not in tanks:
+            raise UserError(path, key, "one of " + ", ".join(tanks) + " (there is no "
+                            + str(folder / (name + ".toml")) + ")", name, has_value=True)
+
+
+def check_tank_class(name: str | None, tanks: dict[str, TankSpec], where: Any) -> None:
+    """A player's tank class (None: the default) is one of the config's: ``where`` names
+    what chose it (a flag, a replay file) in the error."""
+    if name is not None and name not in tanks:
+        if isinstance(where, str) and where.startswith("--"):
+            raise CommandLineError(f"{where} {name}: expected one of " + ", ".join(tanks)
+                                   + " (the files in config/tanks/)")
+        raise UserError(where, "tank", "one of " + ", ".join(tanks) + " (config/tanks/)",
+                        name, has_value=True)
+
+
 def game_specs(config_dir: Path = CONFIG_DIR) -> dict[str, Any]:
     """The game's specs from ``config_dir``: :class:`GameConfig`'s fields by name."""
     config_dir = Path(config_dir)
-    tank_path = config_dir / "tank.toml"
-    tank = load_spec(tank_path, TankSpec)
     car_path = config_dir / "car.toml"
     car = load_spec(car_path, CarSpec)
     gearboxes = config_dir / "gearboxes.toml"
     shells = load_shells(config_dir / "shells.toml")
-    check_ammunition(tank.gun, shells, tank_path)
-    return {"game": load_spec(config_dir / "game.toml", GameSpec), "tank": tank,
-            "shells": shells,
-            "tank_gearbox": load_gearbox(gearboxes, tank.gearbox, tank_path),
+    loaded, tank_gearboxes = {}, {}
+    for name, path in tank_paths(config_dir).items():
+        loaded[name] = tank = load_spec(path, TankSpec)
+        check_ammunition(tank.gun, shells, path)
+        tank_gearboxes[name] = load_gearbox(gearboxes, tank.gearbox, path)
+    # Lightest first: the order menus offer them in.
+    tanks = dict(sorted(loaded.items(), key=lambda item: item[1].hull.mass_kg))
+    game_path = config_dir / "game.toml"
+    game = load_spec(game_path, GameSpec)
+    checked_choices(game, tanks, game_path)
+    return {"game": game, "tanks": tanks, "tank_gearboxes": tank_gearboxes, "shells": shells,
             "car": car, "car_gearbox": load_gearbox(gearboxes, car.gearbox, car_path)}
 
 

@@ -119,15 +119,17 @@ def test_hard_bots_fire_only_once_the_circle_has_closed(config):
     simulation = Simulation(config.world, MapChoice.parse("desert"), seed=3)
     ai = dataclasses.replace(config.game.ai, difficulty="hard")
     battle = Battle(simulation, config.game.battle, ai, 3)
-    bound = ai.hard.fires_within_circle * config.tank.gun.aiming.aimed_rad
+    bots = [simulation.vehicle_named(name) for name in battle.bots]
+    assert len({bot.tank_class for bot in bots}) == 3  # each with its own gun's circle
+    bounds = {bot.name: ai.hard.fires_within_circle * bot.spec.gun.aiming.aimed_rad
+              for bot in bots}
     shots = 0
     for _ in range(round(120.0 / simulation.step_s)):
-        before = {name: simulation.vehicle_named(name).aim.aim_circle_rad
-                  for name in battle.bots}
+        before = {bot.name: bot.aim.aim_circle_rad for bot in bots}
         for event in simulation.step(Controls()):
             if isinstance(event, Shot) and event.vehicle in before:
                 shots += 1
-                assert before[event.vehicle] <= bound
+                assert before[event.vehicle] <= bounds[event.vehicle]
         if battle.score["bots"]:
             break
     assert shots >= 2

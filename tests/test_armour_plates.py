@@ -1,4 +1,4 @@
-"""Armour plates (physics/model/armour.py, config/tank.toml ``[plates]``): which plate a
+"""Armour plates (physics/model/armour.py, config/tanks/medium.toml ``[plates]``): which plate a
 shell's path strikes first, through which face; the turret's plates turn with it; the
 hull's plates close the hull box; bad plates are refused by the key that is wrong."""
 
@@ -277,7 +277,7 @@ def test_loading_the_config_gives_the_plates(plates):
 
 
 def test_a_bad_plate_in_the_config_exits_2_in_one_line(config_copy, edit_file, run_cli):
-    path = config_copy / "tank.toml"
+    path = config_copy / "tanks" / "medium.toml"
     edit_file(path, "[-0.4, 1.45, 0.7], [0.4, 1.45, 0.7]]",
               "[-0.4, 1.45, 0.7], [0.0, 1.0, 0.45]]")
     result = run_cli("--headless", "--seconds", "0.1", "--config", config_copy)

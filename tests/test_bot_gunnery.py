@@ -19,7 +19,7 @@ from game.sim.simulation import Simulation
 from physics.model.terrain import MapChoice
 
 AP, APCR, HE = 0, 1, 2
-"""The shipped tank's ammunition slots (config/tank.toml [[gun.ammunition]])."""
+"""The shipped tank's ammunition slots (config/tanks/medium.toml [[gun.ammunition]])."""
 RELOAD_S = 1.5
 FIGHT_RANGE_M = 150.0
 """The bot stands this far ahead of its target, within its sight and fighting distance."""
@@ -107,7 +107,7 @@ def height_on_hull_m(target, hit: Hit) -> float:
 @pytest.fixture(scope="module")
 def quick(config):
     gun = dataclasses.replace(config.tank.gun, reload_s=RELOAD_S)
-    return dataclasses.replace(config, tank=dataclasses.replace(config.tank, gun=gun))
+    return config.with_tank(dataclasses.replace(config.tank, gun=gun))
 
 
 @pytest.fixture(scope="module")

@@ -198,8 +198,7 @@ def test_past_its_first_metres_a_shell_strikes_its_firer(config):
 
 def test_a_tank_firing_downhill_at_speed_never_hits_itself(config):
     gun = dataclasses.replace(config.tank.gun, reload_s=0.5)
-    world_specs = dataclasses.replace(config.world, tank=dataclasses.replace(config.tank,
-                                                                             gun=gun))
+    world_specs = config.world.with_tank(dataclasses.replace(config.tank, gun=gun))
     simulation = Simulation(world_specs, MapChoice.parse("slope:15"), seed=1)
     player = simulation.player
     simulation.place(player, 0.0, 0.0, 180.0)  # down the slope

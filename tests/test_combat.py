@@ -31,7 +31,7 @@ def quick_reload(config, reload_s=0.1, rounds=1000):
     first = dataclasses.replace(config.tank.gun.ammunition[0], rounds=rounds)
     gun = dataclasses.replace(config.tank.gun, reload_s=reload_s,
                               ammunition=(first, *config.tank.gun.ammunition[1:]))
-    return dataclasses.replace(config, tank=dataclasses.replace(config.tank, gun=gun))
+    return config.with_tank(dataclasses.replace(config.tank, gun=gun))
 
 
 def lay_gun_on(simulation, vehicle, point) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,7 +124,7 @@ def test_the_game_alone_reads_no_view_or_controls(config_copy, config):
     set_key(config_copy / "view.toml", "window", "title", "1")
     (config_copy / "controls.toml").unlink()
     game = load_config(config_copy)
-    assert game == GameConfig(config.game, config.tank, config.tank_gearbox, config.car,
+    assert game == GameConfig(config.game, config.tanks, config.tank_gearboxes, config.car,
                               config.car_gearbox, config.shells)
     assert_names(load_error(config_copy), config_copy / "view.toml", "window.title")
 
@@ -223,11 +224,12 @@ def test_an_unknown_key_in_a_nested_table(config_copy):
 def _array_of_tables_headers() -> list[tuple[str, str]]:
     """(file name, table) for the first [[table]] of each shipped file that has one."""
     found = []
-    for path in sorted((Path(__file__).resolve().parents[1] / "config").glob("*.toml")):
+    config = Path(__file__).resolve().parents[1] / "config"
+    for path in sorted(config.rglob("*.toml")):
         match = re.search(r"^\s*\[\[\s*([\w.]+)\s*\]\]", path.read_text(encoding="utf-8"),
                           re.MULTILINE)
         if match:
-            found.append((path.name, match.group(1)))
+            found.append((path.relative_to(config).as_posix(), match.group(1)))
     return found
 
 
@@ -272,7 +274,7 @@ def test_an_empty_file(config_copy, content):
     assert_names(load_error(config_copy), path, None, "empty")
 
 
-@pytest.mark.parametrize("name", ["game.toml", "tank.toml", "gearboxes.toml", "view.toml",
+@pytest.mark.parametrize("name", ["game.toml", "car.toml", "gearboxes.toml", "view.toml",
                                   "controls.toml"])
 def test_a_missing_file(config_copy, name):
     path = config_copy / name
@@ -280,8 +282,30 @@ def test_a_missing_file(config_copy, name):
     assert_names(load_error(config_copy), path, None, "no such file")
 
 
+def test_a_missing_tank_class_is_named_where_game_toml_asks_for_it(config_copy):
+    path = config_copy / "tanks" / "medium.toml"
+    path.unlink()
+    assert_names(load_error(config_copy), config_copy / "game.toml", "spawn.tank",
+                 "one of light, heavy", str(path))
+
+
+def test_a_config_without_the_tanks_folder_says_so(config_copy):
+    shutil.rmtree(config_copy / "tanks")
+    assert_names(load_error(config_copy), config_copy / "tanks", None, "folder of tank classes")
+
+
+def test_each_tank_class_loads_with_its_own_gearbox_and_shells(config):
+    assert list(config.tanks) == ["light", "medium", "heavy"]  # lightest first
+    assert [tank.hull.mass_kg for tank in config.tanks.values()] == [23500.0, 45000.0, 69800.0]
+    redlines = {name: gearbox.redline_rpm for name, gearbox in config.tank_gearboxes.items()}
+    assert redlines == {"light": 2800.0, "medium": 3000.0, "heavy": 3000.0}
+    calibres = {name: {config.shells.shells[load.shell].calibre_mm
+                       for load in tank.gun.ammunition} for name, tank in config.tanks.items()}
+    assert calibres == {"light": {76.2}, "medium": {75.0}, "heavy": {88.0}}
+
+
 def test_a_folder_where_a_file_should_be(config_copy):
-    path = config_copy / "tank.toml"
+    path = config_copy / "tanks" / "medium.toml"
     path.unlink()
     path.mkdir()
     assert_names(load_error(config_copy), path, None, "folder")
@@ -298,7 +322,7 @@ def test_a_config_dir_that_is_a_file(tmp_path):
                                      b"\x00\x01\x02\x03 abc \x7f", b"\x89PNG\r\n\x1a\n" * 8],
                          ids=["all-bytes", "utf16-bom", "control-bytes", "png-header"])
 def test_binary_garbage(config_copy, garbage):
-    path = config_copy / "tank.toml"
+    path = config_copy / "tanks" / "medium.toml"
     path.write_bytes(garbage)
     message = load_error(config_copy)
     assert_names(message, path, None)
@@ -330,7 +354,7 @@ def test_the_cli_reports_a_bad_config_in_one_line_and_exits_2(config_copy, run_c
 
 
 def test_the_cli_reports_a_garbage_file_in_one_line_and_exits_2(config_copy, run_cli):
-    path = config_copy / "tank.toml"
+    path = config_copy / "tanks" / "medium.toml"
     path.write_bytes(bytes(range(256)))
     result = run_cli("--headless", "--seconds", "0.1", "--config", config_copy)
     assert result.returncode == 2, result.stderr

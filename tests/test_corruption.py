@@ -22,9 +22,9 @@ CONFIG_DIR = Path(__file__).resolve().parent.parent / "config"
 # For each config file: one line to break, and the key the message must name.
 TARGETS = {
     "game.toml": ("step_hz = 60", "simulation.step_hz", "step_hz = {}"),
-    "tank.toml": ("mass_kg = 45000.0", "hull.mass_kg", "mass_kg = {}"),
+    "tanks/medium.toml": ("mass_kg = 45000.0", "hull.mass_kg", "mass_kg = {}"),
     "car.toml": ("mass_kg = 1200.0", "hull.mass_kg", "mass_kg = {}"),
-    "gearboxes.toml": ("idle_rpm = 700.0", "tank.idle_rpm", "idle_rpm = {}"),
+    "gearboxes.toml": ("idle_rpm = 700.0", "medium_tank.idle_rpm", "idle_rpm = {}"),
     "controls.toml": ('throttle = ["w", "arrow_up"]', "keyboard.throttle", "throttle = {}"),
     "view.toml": ("width_px = 1280", "window.width_px", "width_px = {}"),
 }

@@ -41,7 +41,7 @@ def read(path) -> list[dict]:
 SEEDS = range(1, 13)
 """Every behaviour below is judged over the first twelve seeds, none picked: each seed is
 another desert, other spawns and other dunes between the tanks."""
-FIGHT_S = 90.0  # the sides start 400 m apart: an approach, then the fight
+FIGHT_S = 120.0  # the sides start 400 m apart: an approach, then the fight
 
 
 def _fight(config, seed: int) -> dict:
@@ -68,8 +68,8 @@ def _fight(config, seed: int) -> dict:
 def test_the_bot_brain_drives_and_fights_for_the_player_in_most_battles(config):
     fights = [_fight(config, seed) for seed in SEEDS]
     # Measured on seeds 1-24 (the sides starting 400 m apart, its gun waiting for its
-    # aiming circle): it fired in 23, drove off in all and destroyed the bot in 15; on
-    # these twelve, 11, 12 and 9.
+    # aiming circle, the medium tank on the Panther's 515 kW): in 120 s it fired in 23,
+    # drove off in all and destroyed the bot in 17; on these twelve, 11, 12 and 9.
     assert sum(fight["shots"] > 0 for fight in fights) >= 10, fights
     assert sum(fight["farthest_m"] > 10.0 for fight in fights) >= 9, fights
     assert sum(fight["kills"] > 0 for fight in fights) >= 8, fights

@@ -92,7 +92,7 @@ def test_the_tracks_scroll_and_the_turret_follows_the_vehicle(config, desert):
     vehicle = desert.player
     render, rig = make_rig(config, vehicle)
     aim_gun(vehicle, math.radians(30.0), math.radians(10.0))
-    for _ in range(60):
+    for _ in range(90):
         desert.step(Controls(throttle=1.0))
         rig.update(1.0, desert.step_s)
     assert rig.travelled_m.min() > 0.5, "the tracks did not run forward"

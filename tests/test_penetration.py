@@ -144,7 +144,7 @@ def test_an_unknown_key_or_table_is_refused(config_copy):
 
 
 def test_a_gun_naming_a_shell_that_does_not_exist_exits_2_in_one_line(config_copy, run_cli):
-    path = config_copy / "tank.toml"
+    path = config_copy / "tanks" / "medium.toml"
     path.write_text(path.read_text().replace('shell = "apcr"', 'shell = "sabot"'))
     result = run_cli("--headless", "--seconds", "0.1", "--config", config_copy)
     assert result.returncode == 2, result.stderr

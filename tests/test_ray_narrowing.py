@@ -322,8 +322,7 @@ def test_a_tank_set_on_another_tanks_hull_rides_on_it():
     config = load_config()
     hull_plates = PlateLayout(tuple(plate for plate in config.tank.plates.plate
                                     if plate.part == "hull"))
-    specs = dataclasses.replace(config.world, tank=dataclasses.replace(config.tank,
-                                                                       plates=hull_plates))
+    specs = config.world.with_tank(dataclasses.replace(config.tank, plates=hull_plates))
     simulation = Simulation(specs, MapChoice.parse("flat"), seed=1)
     below = simulation.player
     x_m, y_m = below.current.position_ws[0], below.current.position_ws[1]

@@ -94,7 +94,7 @@ def test_a_bad_replay_is_refused_with_one_line(recorded, run_cli, tmp_path, how)
 
 def test_a_replay_made_with_other_config_is_refused(recorded, run_cli, config_copy, edit_file):
     _, replay, _ = recorded
-    edit_file(config_copy / "tank.toml", "reload_s = 4.0", "reload_s = 3.0")
+    edit_file(config_copy / "tanks" / "medium.toml", "reload_s = 4.0", "reload_s = 3.0")
     result = run_cli("--headless", "--replay", str(replay), "--config", str(config_copy))
     assert result.returncode == 2
     assert "config_digest" in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -94,7 +94,7 @@ def test_make_dist_platform_names():
 def test_the_build_ships_every_data_file_the_game_reads():
     patterns = build_apps.OPTIONS["include_patterns"]
     shipped = {path for pattern in patterns for path in REPO_ROOT.glob(pattern)}
-    assert set((REPO_ROOT / "config").glob("*.toml")) <= shipped
+    assert set((REPO_ROOT / "config").rglob("*.toml")) <= shipped
     assert set((REPO_ROOT / "assets" / "sounds").glob("*.wav")) <= shipped
     for icons in build_apps.OPTIONS["icons"].values():
         assert all((REPO_ROOT / icon).is_file() for icon in icons)

@@ -22,7 +22,7 @@ from physics.model.ammunition import AmmunitionLoad, AmmunitionState
 from physics.model.terrain import MapChoice
 
 AP, APCR, HE = 0, 1, 2
-"""The shipped tank's ammunition slots (config/tank.toml [[gun.ammunition]])."""
+"""The shipped tank's ammunition slots (config/tanks/medium.toml [[gun.ammunition]])."""
 RELOAD_S = 0.5
 
 
@@ -38,7 +38,7 @@ def armed(config, rounds: tuple[int, ...] | None = None):
     ammunition = gun.ammunition if rounds is None else tuple(
         dataclasses.replace(load, rounds=count) for load, count in zip(gun.ammunition, rounds))
     gun = dataclasses.replace(gun, reload_s=RELOAD_S, ammunition=ammunition)
-    return dataclasses.replace(config, tank=dataclasses.replace(config.tank, gun=gun))
+    return config.with_tank(dataclasses.replace(config.tank, gun=gun))
 
 
 @pytest.fixture

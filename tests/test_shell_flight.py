@@ -31,7 +31,7 @@ def steady_config(config):
     """The shipped config with a gun that puts every shell down its axis."""
     gun = dataclasses.replace(config.tank.gun, aiming=dataclasses.replace(
         config.tank.gun.aiming, aimed_mrad=0.0))
-    return dataclasses.replace(config.world, tank=dataclasses.replace(config.tank, gun=gun))
+    return config.world.with_tank(dataclasses.replace(config.tank, gun=gun))
 
 
 def loaded_as(specs, name: str):

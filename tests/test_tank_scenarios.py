@@ -361,7 +361,7 @@ def test_six_road_wheel_stations_settle_at_ride_height_and_drive(config):
     from physics.model.anchors import AnchorSpec
     stations = tuple(AnchorSpec(x_m=x, y_m=y, z_m=-0.3) for y in (2.6, 0.0, -2.6) for x in (-1.45, 1.45))
     suspension = dataclasses.replace(config.tank.suspension, anchors=stations)
-    six = dataclasses.replace(config, tank=dataclasses.replace(config.tank, suspension=suspension))
+    six = config.with_tank(dataclasses.replace(config.tank, suspension=suspension))
     simulation = Simulation(six.world, MapChoice.parse("flat"), seed=1)
     state = run(simulation, 3.0)[-1]
     assert state.position_ws[2] == pytest.approx(rest_lift(config), abs=0.02)
@@ -414,7 +414,7 @@ def test_a_tank_whose_anchor_maths_go_non_finite_is_set_back_and_no_other(config
     try:
         player = simulation.player
         other = simulation.spawn("tank", "other", 30.0, 0.0, 0.0)
-        for _ in range(30):
+        for _ in range(60):  # a second: rolling
             simulation.step(Controls(throttle=0.5, gear=AUTOMATIC))
         fleet = player.fleet
         model_step = fleet.model.step

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 
 import pytest
 from panda3d.core import NodePath
@@ -23,7 +24,7 @@ from game.sim.net.link import enet_available
 from game.sim.session import GameOptions, GameSession
 from physics.model.terrain import MapChoice
 
-SETUP = MatchSetup(map="desert", vehicle="tank", bots=3, difficulty="normal",
+SETUP = MatchSetup(map="desert", vehicle="tank", tank="medium", bots=3, difficulty="normal",
                    gearbox="automatic", rounds=5)
 
 
@@ -50,7 +51,7 @@ def _title(config, **callbacks) -> TitleMenu:
     calls.update(callbacks)
     return TitleMenu(NodePath("aspect2d"), config.view.menu, config.view.title_menu, SETUP,
                      **calls, online=True, player_name="ann", join_address="127.0.0.1:27960",
-                     default_port=27960)
+                     default_port=27960, tanks=tuple(config.tanks))
 
 
 def _press(widget) -> None:
@@ -181,7 +182,7 @@ def test_play_opens_match_setup_and_start_plays_what_it_shows(config):
     menu.setup_rows["gearbox"].step(1)       # automatic -> manual
     _press(menu.buttons["setup/Start"])
     assert played == [MatchSetup(map="flat", vehicle="tank", bots=4, difficulty="normal",
-                                 gearbox="manual", rounds=5)]
+                                 gearbox="manual", rounds=5, tank="medium")]
     menu.act("back")
     assert menu.page == "main"
     menu.destroy()
@@ -252,8 +253,18 @@ def test_match_setup_becomes_the_games_options():
     options = options_for(SETUP, GameOptions(seed=7))
     assert (options.map, options.seed, options.bots, options.gearbox, options.rounds) == (
         MapChoice("desert"), 7, 3, "automatic", 5)
-    assert setup_from(GameOptions(bots=2), "hard", 3, 4) == MatchSetup(
-        "desert", "tank", 2, "hard", "automatic", 3)
+    assert setup_from(GameOptions(bots=2), "hard", 3, 4, "medium") == MatchSetup(
+        "desert", "tank", 2, "hard", "automatic", 3, tank="medium")
+    assert setup_from(GameOptions(tank="light"), "hard", 3, 4, "medium").tank == "light"
+    assert options_for(replace(SETUP, tank="heavy"), GameOptions()).tank == "heavy"
+
+
+def test_match_setup_offers_the_tank_classes_lightest_first_and_starts_the_one_chosen(config):
+    menu = _title(config)
+    row = menu.setup_rows["tank"]
+    assert row.values == ["light", "medium", "heavy"]
+    row.press()
+    assert menu.current_setup().tank == row.value
 
 
 def test_match_setup_offers_the_configs_bots_when_the_command_line_asks_for_none(config):
@@ -300,15 +311,18 @@ class FakeJoin:
 def test_joining_polls_until_in_then_starts_the_online_game(config):
     joins = []
 
-    def joiner(host, port, name, vehicle):
-        joins.append((host, port, name, vehicle))
+    def joiner(host, port, name, vehicle, tank):
+        joins.append((host, port, name, vehicle, tank))
         return FakeJoin([None, None, "session"])
     app, door = _front_door(config, joiner=joiner)
     _press(door.menu.buttons["main/Join game"])
     assert app.state is MATCH_SETUP
     door.menu.join_address.entry.enterText("10.1.2.3:5000")
+    tank_row = door.menu.join_rows["tank"]
+    while tank_row.value != "heavy":  # the tank class goes with the join
+        tank_row.press()
     _press(door.menu.buttons["join/Join"])
-    assert joins == [("10.1.2.3", 5000, "ann", "tank")]
+    assert joins == [("10.1.2.3", 5000, "ann", "tank", "heavy")]
     assert "Joining 10.1.2.3:5000" in door.menu.status["join"]["text"]
     _press(door.menu.buttons["join/Back"])  # the pages may be looked through meanwhile
     assert app.state is JOINING and door.menu.page == "main"
@@ -353,7 +367,7 @@ def test_hosting_starts_a_server_then_joins_it_here(config):
         servers.append((arguments, FakeServer([None, 27999])))
         return servers[-1][1]
 
-    def joiner(host, port, name, vehicle):
+    def joiner(host, port, name, vehicle, tank):
         joins.append((host, port))
         return FakeJoin(["session"])
     app, door = _front_door(config, joiner=joiner, hoster=hoster)

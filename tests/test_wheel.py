@@ -81,8 +81,8 @@ def installed(wheel, tmp_path_factory) -> Path:
 
 def test_the_wheel_carries_every_config_file_and_sound(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    for shipped in sorted((REPO_ROOT / "config").glob("*.toml")):
-        assert f"config/{shipped.name}" in names
+    for shipped in sorted((REPO_ROOT / "config").rglob("*.toml")):
+        assert "config/" + shipped.relative_to(REPO_ROOT / "config").as_posix() in names
     for sound in sorted((REPO_ROOT / "assets" / "sounds").glob("*.wav")):
         assert f"assets/sounds/{sound.name}" in names
     assert "game/__main__.py" in names

@@ -66,7 +66,8 @@ ONE_PLATFORM_FLAG = "--one-platform"
 
 OPTIONS = {
     "gui_apps": {APP_NAME: "main.py"},
-    "include_patterns": ["config/*.toml", "assets/sounds/*.wav", "assets/icon.png",
+    "include_patterns": ["config/*.toml", "config/tanks/*.toml", "assets/sounds/*.wav",
+                         "assets/icon.png",
                          "LICENSE", "README.md"],
     "include_modules": {"*": list(NUMBA_CHOSEN_MODULES)},
     "exclude_modules": {"*": ["pytest", "_pytest", "tests", "tests.*", "bench", "bench.*",

@@ -43,19 +43,21 @@ class OnlineSettings:
 def options_for(setup: MatchSetup, base: GameOptions) -> GameOptions:
     """A local match's options from match setup (the seed and players as ``base`` has them)."""
     return replace(base, map=MapChoice.parse(setup.map), vehicle=setup.vehicle,
-                   bots=setup.bots, difficulty=setup.difficulty, gearbox=setup.gearbox,
+                   tank=setup.tank or None, bots=setup.bots, difficulty=setup.difficulty, gearbox=setup.gearbox,
                    rounds=setup.rounds, mode=setup.mode, free_for_all=False,
                    player_ai=None)
 
 
-def setup_from(options: GameOptions, difficulty: str, rounds: int, bots: int) -> MatchSetup:
-    """Match setup's first values: the command line's options (``difficulty``, ``rounds``
-    and ``bots``: the config's, where the options leave them open; no bots is open, since
-    a round needs someone to fight)."""
+def setup_from(options: GameOptions, difficulty: str, rounds: int, bots: int,
+               tank: str = "") -> MatchSetup:
+    """Match setup's first values: the command line's options (``difficulty``, ``rounds``,
+    ``bots`` and ``tank``: the config's, where the options leave them open; no bots is
+    open, since a round needs someone to fight)."""
     return MatchSetup(map=options.map.text, vehicle=options.vehicle or "tank",
                       bots=options.bots or bots, difficulty=options.difficulty or difficulty,
                       gearbox=options.gearbox or "automatic",
-                      rounds=options.rounds or rounds, mode=options.mode)
+                      rounds=options.rounds or rounds, mode=options.mode,
+                      tank=options.tank or tank)
 
 
 def parse_address(text: str, default_port: int) -> tuple[str, int]:
@@ -69,7 +71,7 @@ def parse_address(text: str, default_port: int) -> tuple[str, int]:
 
 
 class FrontDoor:
-    """The title menu and the games it starts. ``joiner(address, port, name, vehicle)``
+    """The title menu and the games it starts. ``joiner(address, port, name, vehicle, tank)``
     starts joining a server and returns something with ``poll() -> session | None``
     (raising on refusal); ``hoster(arguments)`` starts a server process
     (:class:`game.menus.hosting.HostedServer`). Both None: no online play here."""
@@ -118,17 +120,19 @@ class FrontDoor:
         except ValueError as error:
             self.menu.set_status("join", str(error))
             return
-        self._start_joining("join", host, port, form.name, (form.vehicle, form.gearbox))
+        self._start_joining("join", host, port, form.name,
+                            (form.vehicle, form.tank, form.gearbox))
 
     def _start_joining(self, page: str, host: str, port: int, name: str,
-                       drive: tuple[str, str]) -> None:
-        """Join as ``name``, ``drive`` being the (vehicle, gearbox) to play with."""
+                       drive: tuple[str, str, str]) -> None:
+        """Join as ``name``, ``drive`` being the (vehicle, tank class, gearbox) to play
+        with."""
         self.menu.set_status(page, f"Joining {host}:{port} ...")
         self.joining_page = page
         self.joining_address = f"{host}:{port}"
-        vehicle, self.joining_gearbox = drive
+        vehicle, tank, self.joining_gearbox = drive
         try:
-            self.joining = self._joiner(host, port, name, vehicle)
+            self.joining = self._joiner(host, port, name, vehicle, tank)
         except (OSError, ConnectionRefused) as error:  # ENet could not start: say why
             self._failed(page, f"Could not join: {error}")
             return
@@ -173,7 +177,8 @@ class FrontDoor:
         if port is not None:
             self._hosting = None
             self._start_joining("host", LOOPBACK, port, request.name,
-                                (request.setup.vehicle, request.setup.gearbox))
+                                (request.setup.vehicle, request.setup.tank,
+                                 request.setup.gearbox))
 
     def _poll_joining(self) -> None:
         try:
@@ -222,14 +227,14 @@ def build_front_door(send: Send, parent, config, run, sounds, open_page=None) ->
     from game.sim.net.link import DEFAULT_PORT, enet_available
     view, game = config.view, config.game
     setup = setup_from(run.options, game.ai.difficulty, game.battle.rounds,
-                       view.title_menu.setup_bots)
+                       view.title_menu.setup_bots, game.spawn.tank)
     online = enet_available()
 
     history = JoinHistory(view.title_menu.recent_servers_most)
 
     def make_menu(**callbacks) -> TitleMenu:
         return TitleMenu(parent, view.menu, view.title_menu, setup, **callbacks,
-                         recent=history.addresses,
+                         recent=history.addresses, tanks=tuple(config.tanks),
                          online=online, player_name=run.options.player_name,
                          join_address=(history.addresses[0] if history.addresses
                                        else f"{LOOPBACK}:{DEFAULT_PORT}"),
@@ -243,7 +248,7 @@ def build_front_door(send: Send, parent, config, run, sounds, open_page=None) ->
     settings = OnlineSettings(run.config_dir, DEFAULT_PORT, view.title_menu.server_stop_wait_s)
     return FrontDoor(
         send, make_menu, run.options, online=settings if online else None,
-        joiner=lambda host, port, name, vehicle: WindowJoin(config, run.config_dir, host, port,
-                                                            name, vehicle),
+        joiner=lambda host, port, name, vehicle, tank: WindowJoin(
+            config, run.config_dir, host, port, name, vehicle, tank or None),
         hoster=lambda arguments: HostedServer(arguments, settings.stop_wait_s),
         history=history)

@@ -78,6 +78,8 @@ class MatchSetup:
     rounds: int
     mode: str = MODES[0]
     """"battle", or "zone": the capture zone decides rounds too (played locally only)."""
+    tank: str = ""
+    """The tank class (config/tanks/NAME.toml; "": the config's default)."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,8 @@ class JoinForm:
     name: str
     vehicle: str
     gearbox: str = "automatic"
+    tank: str = ""
+    """The tank class ("": the config's default)."""
 
 
 DIFFICULTY_CHOICES = ("easy", "normal", "hard")
@@ -115,8 +119,10 @@ class TitleMenu:
                  open_page=None, on_page: Callable[[str], None] = lambda name: None,
                  read_servers: Callable | None = None, version: str = "",
                  list_url: str = "", on_list_chosen: Callable[[str], None] = lambda url: None,
-                 recent: Sequence[str] = ()):
+                 recent: Sequence[str] = (), tanks: Sequence[str] = ()):
         self.spec, self.title_spec = spec, title
+        self.tanks = tuple(tanks)
+        """The tank classes offered (none: no Tank row, the config's default is played)."""
         self.sounds = sounds
         self.on_play, self.on_range, self.on_quit = on_play, on_range, on_quit
         self.on_host, self.on_join = on_host, on_join
@@ -141,7 +147,7 @@ class TitleMenu:
         self.setup_rows = self._build_setup_page(setup)
         if online:
             self._build_host_page(setup, player_name, default_port)
-            self._build_join_page(player_name, join_address, setup.vehicle, list(recent))
+            self._build_join_page(player_name, join_address, setup, list(recent))
             if read_servers is not None:
                 self.browser = ServerBrowser(self, title.browser_rows, read_servers, version,
                                              self._picked, list_url, on_list_chosen)
@@ -216,11 +222,12 @@ class TitleMenu:
         choices = {"map": title.maps, "vehicle": VEHICLE_CHOICES,
                    "bots": range(title.most_bots + 1), "difficulty": DIFFICULTY_CHOICES,
                    "gearbox": GEARBOX_CHOICES, "rounds": title.round_choices,
-                   "mode": MODES}
+                   "mode": MODES, "tank": self.tanks}
         labels = {"map": "Map", "vehicle": "Vehicle", "bots": "Bots",
                   "difficulty": "Bots' level", "gearbox": "Gearbox", "rounds": "Rounds",
-                  "mode": "Mode"}
+                  "mode": "Mode", "tank": "Tank"}
         rows = {}
+        keys = tuple(key for key in keys if key != "tank" or self.tanks)
         for index, key in enumerate(keys):
             rows[key] = ChoiceRow(self.pages[page], self.spec, labels[key], choices[key],
                                   getattr(setup, key), (-0.8, top - index * 0.13),
@@ -232,7 +239,7 @@ class TitleMenu:
         self.add_page("setup", 0.95, 0.9)
         self.heading("setup", "Match setup", 0.72)
         rows = self._rows("setup", setup, 0.5, ("map", "mode", "bots", "difficulty",
-                                                 "vehicle", "gearbox", "rounds"))
+                                                 "vehicle", "tank", "gearbox", "rounds"))
         self.button("setup", "Start", lambda: self.on_play(self.current_setup()),
                     (-0.3, 0, -0.72), 0.25)
         self.button("setup", "Back", lambda: self.show_page("main"), (0.3, 0, -0.72), 0.25)
@@ -247,12 +254,12 @@ class TitleMenu:
                                  (-0.8, 0.37), self.title_spec.name_chars)
         self.items["host"] += [self.host_name.entry, self.host_port.entry]
         self.host_rows = self._rows("host", setup, 0.24, ("map", "bots", "difficulty",
-                                                          "vehicle"))
+                                                          "vehicle", "tank"))
         self.status_line("host", -0.45)
         self.button("host", "Start server", self._host, (-0.3, 0, -0.72), 0.3)
         self.button("host", "Back", lambda: self.show_page("main"), (0.35, 0, -0.72), 0.25)
 
-    def _build_join_page(self, player_name: str, address: str, vehicle: str,
+    def _build_join_page(self, player_name: str, address: str, setup: MatchSetup,
                          recent: list[str]) -> None:
         self.add_page("join", 0.95, 0.7)
         self.heading("join", "Join game", 0.52)
@@ -261,17 +268,18 @@ class TitleMenu:
         self.join_name = TextRow(self.pages["join"], self.spec, "Your name", player_name,
                                  (-0.8, 0.17), self.title_spec.name_chars)
         self.items["join"] += [self.join_address.entry, self.join_name.entry]
-        self.join_vehicle = ChoiceRow(self.pages["join"], self.spec, "Vehicle",
-                                      VEHICLE_CHOICES, vehicle, (-0.8, 0.04), self._clicked)
-        self.items["join"].append(self.join_vehicle)
+        self.join_rows = self._rows("join", setup, 0.04, ("vehicle", "tank"))
+        self.join_vehicle = self.join_rows["vehicle"]
         self.join_recent: ChoiceRow | None = None
         """The servers joined before, the last first: choosing one fills the address."""
         if recent:
             self.join_recent = ChoiceRow(self.pages["join"], self.spec, "Joined before",
-                                         recent, recent[0], (-0.8, -0.09), self._clicked,
+                                         recent, recent[0],
+                                         (-0.8, 0.04 - 0.13 * len(self.join_rows)),
+                                         self._clicked,
                                          on_change=self.join_address.entry.enterText)
             self.items["join"].append(self.join_recent)
-        self.status_line("join", -0.25)
+        self.status_line("join", -0.36)
         self.button("join", "Join", self._join, (-0.3, 0, -0.52), 0.25)
         self.button("join", "Back", lambda: self.show_page("main"), (0.3, 0, -0.52), 0.25)
 
@@ -303,8 +311,10 @@ class TitleMenu:
                                 "then Join")
 
     def _join(self) -> None:
+        tank = self.join_rows.get("tank")
         self.on_join(JoinForm(self.join_address.value, self.join_name.value,
-                              self.join_vehicle.value, self.current_setup().gearbox))
+                              self.join_vehicle.value, self.current_setup().gearbox,
+                              tank.value if tank is not None else ""))
 
     def set_status(self, page: str, text: str) -> None:
         """A line on ``page`` (host, join): what is happening, or why it failed."""

@@ -15,12 +15,13 @@ class WindowJoin:
     window's :class:`~game.sim.net.shown.ClientSession` once in (None until then), or
     raises :class:`ConnectionRefused` (the endpoint closed)."""
 
-    def __init__(self, config, config_dir, address: str, port: int, name: str, vehicle: str):
+    def __init__(self, config, config_dir, address: str, port: int, name: str, vehicle: str,
+                 tank: str | None = None):
         self.config = config
-        self.vehicle = vehicle
+        self.vehicle, self.tank = vehicle, tank
         self.endpoint = Endpoint.client()
         request = JoinRequest(address, port, name, vehicle, game_version(),
-                              bytes.fromhex(config_digest(config_dir)))
+                              bytes.fromhex(config_digest(config_dir)), tank or "")
         try:
             self.joining = Joining(self.endpoint, request, config.game.net.connect_timeout_s)
         except BaseException:
@@ -36,5 +37,5 @@ class WindowJoin:
         if joined is None:
             return None
         client = NetClient(self.config.session, self.config.game.net, self.endpoint, joined,
-                           self.vehicle)
+                           self.vehicle, self.tank)
         return ClientSession(client)

@@ -16,7 +16,7 @@ import sys
 from dataclasses import replace
 
 from common.errors import CommandLineError, UserError
-from game.config import load_config
+from game.config import check_tank_class, load_config
 from game.sim.controls import Controls, ScriptedInputs
 from game.sim.net.announce import Announcer
 from game.sim.net.client import NetClient, ServerGone
@@ -102,13 +102,15 @@ def connect(args, config) -> NetClient:
     """Join the server ``--connect`` names; raises :class:`ConnectionRefused`."""
     address, port = args.connect
     endpoint = Endpoint.client(args.net_sim, seed=args.seed)
+    check_tank_class(args.tank, config.tanks, "--tank")
     request = JoinRequest(address, port, args.name, args.vehicle, game_version(),
-                          bytes.fromhex(config_digest(args.config)))
+                          bytes.fromhex(config_digest(args.config)), args.tank or "")
     log.info("joining %s:%d", address, port)
     joined = join(endpoint, request, config.game.net.connect_timeout_s)
     log.info("joined as %s: map %s, seed %d", joined.welcome.name, joined.welcome.map,
              joined.welcome.seed)
-    return NetClient(config.session, config.game.net, endpoint, joined, args.vehicle)
+    return NetClient(config.session, config.game.net, endpoint, joined, args.vehicle,
+                     args.tank)
 
 
 def run_headless_client(args) -> int:

@@ -6,7 +6,8 @@ vehicle, built from the world's specs, a ``--map`` choice and a seed.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -15,6 +16,10 @@ from game.sim.controls import GEAR_NAMES
 
 GEARBOXES = ("automatic", "manual")
 """How a player may drive: the automatic gearbox or their own shifts."""
+TANK, CAR = "tank", "car"
+"""The two kinds of vehicle a player may choose (``--vehicle``): a tank, of one of the
+classes in config/tanks/, or the car."""
+VEHICLE_KIND_NAMES = (TANK, CAR)
 from physics.bullet.bodies import make_rock_body, map_walls, terrain_collider
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.terrain_tiles import StreamedColliders
@@ -37,6 +42,8 @@ class SpawnSpec(Spec):
     drop_height_m: float = tuning("vehicles start this far above their ride height",
                                   minimum=0.0, maximum=50.0)
     start_gear: str = tuning("the gear vehicles start in", choices=GEAR_NAMES)
+    tank: str = tuning("the tank class a player drives unless they choose another (a file "
+                       "config/tanks/NAME.toml)")
     swap_offset_m: float = tuning("a vehicle the player swaps into appears this far to the "
                                   "right", minimum=3.0, maximum=50.0)
     below_ground_limit_m: float = tuning("a vehicle's centre this far below the ground has "
@@ -46,20 +53,36 @@ class SpawnSpec(Spec):
 
 @dataclass(frozen=True)
 class WorldSpecs:
-    """Everything a simulation is built from: the fixed step, the maps, the vehicle kinds
-    and their gearboxes, the shells (``game.config`` assembles it from config/*.toml)."""
+    """Everything a simulation is built from: the fixed step, the maps, the tank classes,
+    the car and their gearboxes, the shells (``game.config`` assembles it from
+    config/*.toml)."""
 
     simulation: SimulationSpec
     terrain: TerrainSpec
     rocks: RockSpec
     range: RangeSpec
     spawn: SpawnSpec
-    tank: TankSpec
-    tank_gearbox: GearboxSpec
+    tanks: Mapping[str, TankSpec]
+    """The tank classes by name (config/tanks/NAME.toml)."""
+    tank_gearboxes: Mapping[str, GearboxSpec]
     car: CarSpec
     car_gearbox: GearboxSpec
     shells: ShellsConfig
     """What the guns fire (config/shells.toml)."""
+
+    @property
+    def tank(self) -> TankSpec:
+        """The class a player drives unless they choose (``[spawn] tank``)."""
+        return self.tanks[self.spawn.tank]
+
+    def with_tank(self, spec: TankSpec, name: str | None = None) -> "WorldSpecs":
+        """These specs with the tank class ``name`` (None: the default one) made ``spec``."""
+        return replace(self, tanks={**self.tanks, name or self.spawn.tank: spec})
+
+    def fleet_name(self, kind: str, tank_class: str | None = None) -> str:
+        """The fleet a vehicle of ``kind`` ("tank" or "car") drives in: its tank class
+        (None: the default one, ``[spawn] tank``) for a tank, "car" for the car."""
+        return CAR if kind == CAR else (tank_class or self.spawn.tank)
 
 
 class Arena:
@@ -72,10 +95,11 @@ class Arena:
         self._rock_spec = specs.rocks
         self.colliders: StreamedColliders | None = None
         """A big desert's colliders, streamed round what moves (None: one for the map)."""
-        self.fleets = {
-            "tank": VehicleFleet(self.world, self.terrain, specs.tank, specs.tank_gearbox),
-            "car": VehicleFleet(self.world, self.terrain, specs.car, specs.car_gearbox),
-        }
+        self.fleets = {name: VehicleFleet(self.world, self.terrain, spec,
+                                          specs.tank_gearboxes[name])
+                       for name, spec in specs.tanks.items()}
+        """A fleet per tank class, and the car's, by name."""
+        self.fleets[CAR] = VehicleFleet(self.world, self.terrain, specs.car, specs.car_gearbox)
         self.spawn_points = [(0.0, 0.0)]
         """Where the player starts (x, y): the map's centre, or the range's firing line."""
         if isinstance(terrain, TiledTerrain):

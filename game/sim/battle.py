@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from common.spec import Spec, tuning
+from game.sim.arena import TANK
 from game.sim.ai import AISpec, Bot
 from game.sim.controls import Controls
 from game.sim.events import DRAW, Event, MatchEnd, RoundEnd, RoundStart, ZoneCaptured
@@ -48,6 +49,9 @@ class BattleSpec(Spec):
     restart_delay_s: float = tuning("pause between a round's end and the next",
                                     minimum=0.0, maximum=60.0)
     rounds: int = tuning("rounds in a match", minimum=1, maximum=99)
+    bot_tanks: tuple[str, ...] = tuning("the bots' tank classes (config/tanks/NAME.toml), "
+                                        "taken in turn: bot 1 the first, bot 2 the second, "
+                                        "and from the first again", length=(1, 64))
     zone: ZoneSpec = tuning("the capture zone of --mode zone")
 
 
@@ -118,7 +122,8 @@ class Battle:
             for number in range(bots):
                 x, y = next(places)
                 name = f"bot-{number + 1}"
-                simulation.spawn("tank", name, x, y, self.opening.bots.heading_deg)
+                simulation.spawn(TANK, name, x, y, self.opening.bots.heading_deg,
+                                 tank_class=spec.bot_tanks[number % len(spec.bot_tanks)])
                 self.spawns[name] = (x, y, self.opening.bots.heading_deg)
                 self.bots[name] = Bot(ai, np.random.default_rng([simulation.seed, BOT_STREAM,
                                                                  number]), phase=number)

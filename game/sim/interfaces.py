@@ -29,6 +29,7 @@ from typing import Mapping, Protocol, Sequence
 
 import numpy as np
 
+from game.sim.arena import WorldSpecs
 from game.sim.combat import Plate
 from game.sim.controls import Controls
 from game.sim.net.client import ServerGone
@@ -85,6 +86,10 @@ class DrawnSimulation(Protocol):
     @property
     def shells(self) -> Sequence[DrawnShell]:
         """Shells in flight."""
+
+    @property
+    def specs(self) -> WorldSpecs:
+        """What the world was built from (the tank classes, the shells' own numbers)."""
 
     @property
     def plates(self) -> Sequence[Plate]:

@@ -49,7 +49,8 @@ def add_second_player(simulation, battle, spec: LocalPlayersSpec):
     x = float(np.clip(x, -terrain.half_extent_x_m + margin, terrain.half_extent_x_m - margin))
     y = float(np.clip(y, -terrain.half_extent_y_m + margin, terrain.half_extent_y_m - margin))
     heading = float(state.heading_pitch_roll_deg()[0])
-    vehicle = simulation.spawn(player.kind, SECOND_PLAYER, x, y, heading)
+    vehicle = simulation.spawn(player.kind, SECOND_PLAYER, x, y, heading,
+                               tank_class=player.tank_class)
     simulation.add_driver(SECOND_PLAYER, lambda _simulation: IDLE)
     if battle is not None:
         battle.add_player(SECOND_PLAYER, (x, y, heading))

@@ -26,7 +26,7 @@ from game.sim.battle import rounds_limits
 from game.sim.controls import CONTROL_NAMES, Controls, check_control
 from game.sim.zone import MODES
 
-_OPTIONAL = {"difficulty": "", "rounds": 0, "gearbox": "", "mode": "battle"}
+_OPTIONAL = {"difficulty": "", "rounds": 0, "gearbox": "", "mode": "battle", "tank": ""}
 """Header fields a replay made before they were recorded lacks, and what they were then."""
 REPLAY_FORMAT = "tank-battle-replay"
 REPLAY_VERSION = 1
@@ -41,8 +41,10 @@ def game_version() -> str:
 def config_digest(config_dir: Path) -> str:
     """A fingerprint of every config file: a replay only plays back on the same tuning."""
     digest = hashlib.sha256()
-    for path in sorted(Path(config_dir).glob("*.toml")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    config_dir = Path(config_dir)
+    for path in sorted(config_dir.rglob("*.toml")):
+        digest.update(path.relative_to(config_dir).as_posix().encode() + b"\0"
+                      + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -68,6 +70,8 @@ class ReplayHeader:
     mode: str = "battle"
     """What ends a round: "battle" or "zone" (replays made before it was recorded were
     battles)."""
+    tank: str = ""
+    """The player's tank class as played ("": the config's ``[spawn] tank``)."""
 
     def rounds_option(self) -> int | None:
         """The rounds for :class:`~game.sim.session.GameOptions` (None: the config's)."""

@@ -147,7 +147,7 @@ class Search:
         muzzle = muzzle_ws(me.current, me.spec.gun, me.aim)
         eye_height_m = float(muzzle[2] - terrain.height_at(here[0], here[1]))
         middle = hull_middle_ws(target)
-        reach_m = spotting_range_m(self.spotting, target, simulation.time_s)
+        reach_m = spotting_range_m(self.spotting, target, simulation.time_s, me)
         held = self._vantage_xy
         if held is not None and viewing_points(terrain, held[None], eye_height_m, middle,
                                                reach_m, self.spotting)[0]:

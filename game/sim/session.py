@@ -61,6 +61,9 @@ class GameOptions:
     """After the match's end and the restart pause a fresh match begins by itself (a
     dedicated server, the soak); otherwise the game stops there and a new match is a new
     session."""
+    tank: str | None = None
+    """The player's tank class (config/tanks/NAME.toml; None: config/game.toml's ``[spawn]
+    tank``)."""
 
 
 START_GEARS: dict[str | None, str] = {"automatic": "A"}
@@ -79,7 +82,8 @@ class GameSession:
         self.simulation = Simulation(specs.world, options.map, options.seed,
                                      player_vehicle=options.vehicle,
                                      player_name=options.player_name,
-                                     player_start_gear=START_GEARS.get(options.gearbox))
+                                     player_start_gear=START_GEARS.get(options.gearbox),
+                                     player_tank=options.tank)
         ai = specs.ai if options.difficulty is None else replace(specs.ai,
                                                                   difficulty=options.difficulty)
         self.battle = Battle(self.simulation, specs.battle, ai, options.bots,

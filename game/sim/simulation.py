@@ -18,7 +18,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from common import compiled
-from game.sim.arena import Arena, WorldSpecs
+from game.sim.arena import CAR, TANK, Arena, WorldSpecs
 from game.sim.armour_hits import aim_verdict
 from game.sim.combat import Combat
 from game.sim.controls import ButtonEdges, Controls
@@ -59,8 +59,8 @@ class Simulation:
     """Everything physical in one game, stepped in fixed steps."""
 
     def __init__(self, specs: WorldSpecs, map_choice: MapChoice, seed: int,
-                 player_vehicle: str | None = "tank", player_name: str = "player",
-                 player_start_gear: str | None = None):
+                 player_vehicle: str | None = TANK, player_name: str = "player",
+                 player_start_gear: str | None = None, player_tank: str | None = None):
         compiled.load_cached()  # every compiled loop now, none first met mid-battle
         self.specs = specs
         self.seed = seed
@@ -87,10 +87,14 @@ class Simulation:
         self.player: Vehicle | None = None
         """The vehicle the step's ``player_controls`` drive (None on a dedicated server:
         every vehicle there has a driver)."""
+        self.player_tank = specs.fleet_name(TANK, player_tank)
+        """The player's tank class: theirs from the start, or the one a swap from the car
+        brings up."""
         if player_vehicle is not None:
             x_m, y_m = self.arena.spawn_points[0]
             self.player = self.spawn(player_vehicle, player_name, x_m=x_m, y_m=y_m,
-                                     heading_deg=0.0, start_gear=self.player_start_gear)
+                                     heading_deg=0.0, start_gear=self.player_start_gear,
+                                     tank_class=self.player_tank)
 
     # ----- what the world holds ----------------------------------------------------------
 
@@ -104,11 +108,12 @@ class Simulation:
 
     @property
     def tanks(self) -> VehicleFleet:
-        return self.fleets["tank"]
+        """The fleet of the player's tank class."""
+        return self.fleets[self.player_tank]
 
     @property
     def cars(self) -> VehicleFleet:
-        return self.fleets["car"]
+        return self.fleets[CAR]
 
     @property
     def shells(self):
@@ -156,13 +161,16 @@ class Simulation:
     # ----- vehicles ------------------------------------------------------------------------
 
     def spawn(self, kind: str, name: str, x_m: float, y_m: float, heading_deg: float,
-              start_gear: str | None = None) -> Vehicle:
-        """Put a vehicle of ``kind`` on its springs at (x, y), lined up with the ground, in
-        ``start_gear`` (None: config/game.toml's ``[spawn] start_gear``)."""
-        fleet = self.fleets[kind]
+              start_gear: str | None = None, tank_class: str | None = None) -> Vehicle:
+        """Put a vehicle of ``kind`` ("tank" or "car"; a tank of ``tank_class``, None: the
+        default one) on its springs at (x, y), lined up with the ground, in ``start_gear``
+        (None: config/game.toml's ``[spawn] start_gear``). KeyError: no such class."""
+        fleet_name = self.specs.fleet_name(kind, tank_class)
+        fleet = self.fleets[fleet_name]
         body, turret = make_vehicle_body(fleet.spec, name)
         path = self.world.add_body(body)
-        vehicle = Vehicle(name, kind, fleet, fleet.add(body), path)
+        vehicle = Vehicle(name, kind, fleet, fleet.add(body), path,
+                          None if kind == CAR else fleet_name)
         vehicle.turret_collider = turret
         self.place(vehicle, x_m, y_m, heading_deg)
         self.world.handles.register(body, vehicle)
@@ -250,7 +258,7 @@ class Simulation:
         """The vehicle the player hops into from ``current`` (left on its handbrake): the
         nearest free vehicle of the other kind (not one a driver has: a bot, a second local
         player), or a new one beside this one."""
-        other_kind = "car" if current.kind == "tank" else "tank"
+        other_kind = CAR if current.kind == TANK else TANK
         position = current.current.position_ws
         others = [v for v in self.vehicles
                   if v.kind == other_kind and v.name not in self._drivers]
@@ -261,7 +269,7 @@ class Simulation:
         beside = position + right * self.specs.spawn.swap_offset_m
         heading = current.current.heading_pitch_roll_deg()[0]
         return self.spawn(other_kind, f"player-{other_kind}", beside[0], beside[1], heading,
-                          start_gear=self.player_start_gear)
+                          start_gear=self.player_start_gear, tank_class=self.player_tank)
 
     # ----- the step ---------------------------------------------------------------------
 

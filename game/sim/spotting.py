@@ -4,8 +4,8 @@ A vehicle is spotted when the line from the viewer's eye to the middle of its hu
 clear of the terrain (tested on our own height array: fast, and the same every run) and,
 where the caller passes the physics world, of the bodies that hide it (rocks, props and
 wrecks: a filtered Bullet ray, cast only once the terrain lets the line through), and it
-is within spotting range: ``sight_range_m`` for one standing
-still, further for one raising dust (by its speed) and, for a while after it fires, out to
+is within spotting range: the looker's tank's ``view_range_m`` (``sight_range_m`` for
+a looker with none of its own) for one standing still, further for one raising dust (by its speed) and, for a while after it fires, out to
 ``firing_range_m`` (the flash and the smoke give it away).
 """
 
@@ -25,8 +25,9 @@ from physics.model.terrain_base import plane_under
 
 @dataclass(frozen=True)
 class SpottingSpec(Spec):
-    sight_range_m: float = tuning("a still vehicle in clear sight is spotted this far",
-                                  minimum=10.0, maximum=20000.0)
+    sight_range_m: float = tuning("a still vehicle in clear sight is spotted this far by a "
+                                  "looker with no view range of its own (a tank's is in its "
+                                  "class's file)", minimum=10.0, maximum=20000.0)
     dust_range_per_mps: float = tuning("a moving one raises dust: spotted this much further "
                                        "for each m/s", minimum=0.0, maximum=1000.0)
     firing_range_m: float = tuning("one that fired is spotted this far ...", minimum=10.0,
@@ -134,12 +135,14 @@ _clear_views_over_planes = compiled(_clear_views_over_planes)
 than the arrays."""
 
 
-def spotting_range_m(spec: SpottingSpec, target, time_s: float) -> float:
-    """How far away ``target`` can be spotted now (dust, a shot lately)."""
+def spotting_range_m(spec: SpottingSpec, target, time_s: float, looker=None) -> float:
+    """How far away ``target`` can be spotted now (dust, a shot lately) by ``looker`` (its
+    tank's view range; None, or a vehicle with none: ``spec.sight_range_m``)."""
     velocity_x, velocity_y, velocity_z = target.current.velocity_ws.tolist()
     # numpy's norm, summed in its order
     speed = math.sqrt(velocity_x * velocity_x + velocity_y * velocity_y + velocity_z * velocity_z)
-    reach = spec.sight_range_m + spec.dust_range_per_mps * speed
+    sight_m = getattr(getattr(looker, "spec", None), "view_range_m", spec.sight_range_m)
+    reach = sight_m + spec.dust_range_per_mps * speed
     if time_s - getattr(target, "fired_at_s", -math.inf) <= spec.firing_seen_s:
         reach = max(reach, spec.firing_range_m)
     return reach
@@ -154,7 +157,7 @@ def spotted(spec: SpottingSpec, terrain, eye_ws, target, time_s: float, world=No
     :func:`hull_middle_ws`, where the caller has it already."""
     middle = hull_middle_ws(target) if middle_ws is None else middle_ws
     if math.dist(np.asarray(eye_ws).tolist(), middle.tolist()) > spotting_range_m(
-            spec, target, time_s):
+            spec, target, time_s, looker):
         return False
     if not sight_clear(terrain, eye_ws, middle, spec.sight_step_m, spec.sight_clearance_m):
         return False

@@ -55,7 +55,11 @@ class DrawnVehicle(Protocol):
 
     @property
     def kind(self) -> str:
-        """"tank" or "car": which fleet it belongs to, and how it is drawn."""
+        """"tank" or "car": how it is drawn."""
+
+    @property
+    def tank_class(self) -> str | None:
+        """A tank's class (config/tanks/NAME.toml: its fleet), None for the car."""
 
     @property
     def spec(self) -> Any:
@@ -124,10 +128,13 @@ class PlayerVehicle(DrawnVehicle, Protocol):
 class Vehicle:
     """A vehicle in the simulation: its body, its slot in the fleet, its last two states."""
 
-    def __init__(self, name: str, kind: str, fleet: VehicleFleet, index: int, path: NodePath):
+    def __init__(self, name: str, kind: str, fleet: VehicleFleet, index: int, path: NodePath,
+                 tank_class: str | None = None):
         self.name = name
         self.kind = kind
-        """"tank" or "car": which fleet it drives in."""
+        """"tank" or "car"."""
+        self.tank_class = tank_class
+        """A tank's class (config/tanks/NAME.toml), the fleet it drives in; None: the car."""
         self.fleet = fleet
         self.index = index
         self.path = path

@@ -129,7 +129,7 @@ def convex_faces(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass(frozen=True)
 class PlateLayout(Spec):
-    """A tank's armour: its hull's and turret's plates (config/tank.toml ``[plates]``)."""
+    """A tank's armour: its hull's and turret's plates (config/tanks/NAME.toml ``[plates]``)."""
 
     plate: tuple[PlateSpec, ...] = tuning("the plates, each name once; where two plates "
                                           "are struck at the same distance, the one "

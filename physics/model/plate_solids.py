@@ -1,6 +1,6 @@
 """The armour plates as solids: the faces that are drawn and the pieces Bullet collides.
 
-Both come from the same plates (:mod:`physics.model.armour`, config/tank.toml ``[plates]``),
+Both come from the same plates (:mod:`physics.model.armour`, config/tanks/NAME.toml ``[plates]``),
 so a shell strikes what the player sees:
 
 - drawn: each plate's faces as polygons of its own corners (:func:`face_loops`);

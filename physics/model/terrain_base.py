@@ -54,7 +54,7 @@ class DesertSpec(Spec):
 
 SURFACE_NAMES = ("sand", "hardpan", "rock")
 REFERENCE_SURFACE = "hardpan"
-"""The surface a vehicle's own grip and rolling resistance are stated on (config/tank.toml,
+"""The surface a vehicle's own grip and rolling resistance are stated on (config/tanks/*.toml,
 config/car.toml): it leaves them as they are, and every other surface scales the grip and
 adds its rolling resistance, the same for tracks and tyres."""
 

@@ -147,9 +147,11 @@ def _track_commands(rim_speed_mps, engine_push_n, hold, shifting, steer, brake, 
 
 @dataclass(frozen=True)
 class TankSpec(Spec):
-    """Everything physical about one kind of tracked vehicle (config/tank.toml)."""
+    """Everything physical about one class of tank (config/tanks/NAME.toml)."""
 
     gearbox: str = tuning("name of its gearbox (a table in config/gearboxes.toml)")
+    view_range_m: float = tuning("its crew spot a still vehicle in clear sight this far",
+                                 minimum=10.0, maximum=20000.0)
     hull: HullSpec = tuning("the rigid body")
     suspension: SuspensionSpec = tuning("anchors, springs and dampers")
     grip: GripSpec = tuning("how the tracks hold the ground")

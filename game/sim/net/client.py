@@ -79,7 +79,7 @@ class NetClient:
     """A joined game: our predicted vehicle and everyone else's as drawn."""
 
     def __init__(self, specs: SessionSpecs, net: NetSpec, endpoint: Endpoint, joined: Joined,
-                 vehicle: str):
+                 vehicle: str, tank: str | None = None):
         self.net = net
         self.endpoint = endpoint
         self.peer = joined.peer
@@ -93,7 +93,8 @@ class NetClient:
         try:
             self.session = GameSession(specs, GameOptions(MapChoice.parse(welcome.map),
                                                           welcome.seed, vehicle,
-                                                          player_name=welcome.name))
+                                                          player_name=welcome.name,
+                                                          tank=tank))
         except BaseException:
             self._keep_alive.stop()  # the link is the caller's again, to close
             raise
@@ -201,11 +202,15 @@ class NetClient:
             known = self.remotes.get(entry.vehicle_id)
             if known is not None and known.name == entry.name:
                 continue
+            fleet = self.simulation.fleets.get(self.simulation.specs.fleet_name(
+                entry.kind, entry.tank_class or None))
+            if fleet is None:  # a class this config lacks: the digests matched, so never
+                continue
             self.remotes[entry.vehicle_id] = RemoteVehicle(
-                entry.vehicle_id, entry.name, entry.kind, entry.human,
-                self.simulation.fleets[entry.kind], self.simulation.terrain, self.step_s,
+                entry.vehicle_id, entry.name, entry.kind, entry.human, fleet,
+                self.simulation.terrain, self.step_s,
                 max(4, round(keep / max(1, self.step_hz // self.net.snapshot_hz))),
-                self.net.jump_mps)
+                self.net.jump_mps, entry.tank_class or None)
         for vehicle_id in [key for key in self.remotes if key not in present]:
             del self.remotes[vehicle_id]
 

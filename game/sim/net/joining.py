@@ -29,6 +29,8 @@ class JoinRequest:
     vehicle: str
     version: str
     config_digest: bytes
+    tank: str = ""
+    """The tank class ("": the server's default)."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ class Joining:
                 request = self.request
                 endpoint.send(self.peer, RELIABLE_CHANNEL,
                               Hello(request.version, request.config_digest, request.name,
-                                    request.vehicle).encode())
+                                    request.vehicle, tank=request.tank).encode())
             elif arrival.kind == "disconnect":
                 raise ConnectionRefused(f"{self.where}: the server closed the connection")
             elif arrival.channel == RELIABLE_CHANNEL:

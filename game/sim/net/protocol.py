@@ -22,7 +22,7 @@ from game.sim.controls import GEAR_NAMES, Controls
 from game.sim.events import Event, event_from_json
 from physics.model.ammunition import AMMUNITION_SLOTS
 
-PROTOCOL = 3
+PROTOCOL = 4
 """Bumped whenever a message changes: part of the version a client must match."""
 
 STATE_CHANNEL = 0
@@ -175,12 +175,14 @@ class Hello:
     name: str
     vehicle: str
     protocol: int = PROTOCOL
+    tank: str = ""
+    """The tank class asked for ("": the server's default)."""
 
     def encode(self) -> bytes:
         return (U8.pack(HELLO) + _HELLO.pack(self.protocol, self.config_digest,
                                              VEHICLE_KINDS.index(self.vehicle))
-                + text_field(self.version, MAX_NAME_BYTES) + text_field(self.name,
-                                                                        MAX_NAME_BYTES))
+                + text_field(self.version, MAX_NAME_BYTES)
+                + text_field(self.name, MAX_NAME_BYTES) + text_field(self.tank, MAX_NAME_BYTES))
 
 
 @dataclass(frozen=True)
@@ -239,8 +241,9 @@ def decode_client(data: bytes) -> ClientMessage:
         if vehicle >= len(VEHICLE_KINDS):
             raise ProtocolError(f"vehicle kind {vehicle}")
         version = reader.text(MAX_NAME_BYTES)
-        message: ClientMessage = Hello(version, digest, reader.text(MAX_NAME_BYTES),
-                                       VEHICLE_KINDS[vehicle], protocol)
+        name = reader.text(MAX_NAME_BYTES)
+        message: ClientMessage = Hello(version, digest, name, VEHICLE_KINDS[vehicle], protocol,
+                                       reader.text(MAX_NAME_BYTES))
     elif kind == INPUTS:
         ack, newest, sent_ms, ping_ms, runs = reader.take(_INPUTS)
         controls: list[Controls] = []
@@ -307,6 +310,8 @@ class RosterEntry:
     kind: str
     name: str
     human: bool
+    tank_class: str = ""
+    """A tank's class ("": the car)."""
 
 
 @dataclass(frozen=True)
@@ -320,7 +325,8 @@ class Roster:
         for entry in self.entries:
             parts += [U8.pack(entry.vehicle_id),
                       U8.pack(VEHICLE_KINDS.index(entry.kind) | (0x80 if entry.human else 0)),
-                      text_field(entry.name, MAX_NAME_BYTES)]
+                      text_field(entry.name, MAX_NAME_BYTES),
+                      text_field(entry.tank_class, MAX_NAME_BYTES)]
         return b"".join(parts)
 
 
@@ -386,8 +392,9 @@ def _decode_roster(reader: Reader) -> Roster:
         vehicle_id, kind = reader.take(struct.Struct("<BB"))
         if kind & 0x7F >= len(VEHICLE_KINDS):
             raise ProtocolError(f"vehicle kind {kind & 0x7F}")
-        entries.append(RosterEntry(vehicle_id, VEHICLE_KINDS[kind & 0x7F],
-                                   reader.text(MAX_NAME_BYTES), bool(kind & 0x80)))
+        name = reader.text(MAX_NAME_BYTES)
+        entries.append(RosterEntry(vehicle_id, VEHICLE_KINDS[kind & 0x7F], name,
+                                   bool(kind & 0x80), reader.text(MAX_NAME_BYTES)))
     return Roster(tuple(entries))
 
 

@@ -77,10 +77,13 @@ class RemoteVehicle:
     """Another vehicle, drawn from snapshots."""
 
     def __init__(self, vehicle_id: int, name: str, kind: str, human: bool, fleet, terrain,
-                 step_s: float, keep_snapshots: int, jump_mps: float = math.inf):
+                 step_s: float, keep_snapshots: int, jump_mps: float = math.inf,
+                 tank_class: str | None = None):
         self.vehicle_id = vehicle_id
         self.name = name
         self.kind = kind
+        self.tank_class = tank_class
+        """A tank's class (its fleet here), None for the car."""
         self.human = human
         self.fleet = fleet
         """The client's fleet of that kind: its spec and constants (never steps this one)."""

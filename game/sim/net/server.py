@@ -202,13 +202,18 @@ class GameServer:
         if len(self.simulation.vehicles) >= _MAX_VEHICLES:
             self._refuse(slot, "the server holds no more vehicles")
             return
+        if hello.tank and hello.tank not in self.simulation.specs.tanks:
+            self._refuse(slot, f"no tank class {hello.tank!r} here (the server's: "
+                               + ", ".join(self.simulation.specs.tanks) + ")")
+            return
         self._join(slot, hello)
 
     def _join(self, slot: ClientSlot, hello: Hello) -> None:
         name = self._unique_name(hello.name.strip())
         x_m, y_m, heading_deg = (self.battle.join_place() if self.battle.opening is not None
                                  else join_spot(self.simulation, self.net.join_ring_m))
-        slot.vehicle = self.simulation.spawn(hello.vehicle, name, x_m, y_m, heading_deg)
+        slot.vehicle = self.simulation.spawn(hello.vehicle, name, x_m, y_m, heading_deg,
+                                             tank_class=hello.tank or None)
         slot.name = name
         slot.vehicle_id = self._ids[name] = self._free_id()
         slot.bytes_in, slot.bytes_out = RateMeter(self.step_hz), RateMeter(self.step_hz)
@@ -339,7 +344,7 @@ class GameServer:
     def _roster(self) -> Roster:
         humans = {slot.name for slot in self.clients.values() if slot.vehicle is not None}
         return Roster(tuple(RosterEntry(self._ids[vehicle.name], vehicle.kind, vehicle.name,
-                                        vehicle.name in humans)
+                                        vehicle.name in humans, vehicle.tank_class or "")
                             for vehicle in self.simulation.vehicles))
 
     def _scoreboard(self) -> Scoreboard:

@@ -1,19 +1,18 @@
 """A network game as the window draws it: the client's world with everyone in it.
 
-The views read a session's ``simulation`` (its vehicles, player, terrain, shells ...) and
-``battle`` (round, score, who the bots are). For a client those are:
+The views read a session's ``simulation`` (vehicles, player, terrain, shells ...) and ``battle``
+(round, score, who the bots are). For a client those are:
 
-- :class:`ShownWorld`: the client's own simulation, but whose ``vehicles`` are our vehicle
-  as drawn (:class:`ShownOwn`: the prediction with the correction still being smoothed
-  away) and every other vehicle as interpolated (:mod:`game.sim.net.remote`);
-- its ``shells``: each shot the server tells of, flown from the firing vehicle's drawn
-  muzzle until it reaches the point its hit names (:class:`ShellTraces`);
-- :class:`OnlineBattle`: the round and score from the server's events, the scoreboard
-  from its messages.
+- :class:`ShownWorld`: the client's own simulation, but whose ``vehicles`` are our vehicle as
+  drawn (:class:`ShownOwn`: the prediction with the correction still being smoothed away)
+  and every other vehicle as interpolated (:mod:`game.sim.net.remote`);
+- its ``shells``: each shot the server tells of, flown from the firing vehicle's drawn muzzle
+  until it reaches the point its hit names (:class:`ShellTraces`);
+- :class:`OnlineBattle`: the round and score from the server's events, the scoreboard from
+  its messages.
 
-:class:`ClientLoop` takes a step loop's place: each rendered frame it reads the network
-and takes the steps the client's clock asks for, handing their events to the listeners.
-"""
+:class:`ClientLoop` takes a step loop's place: each rendered frame it reads the network and
+takes the steps the client's clock asks for, handing their events to the listeners."""
 
 from __future__ import annotations
 
@@ -25,6 +24,7 @@ import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 
 from game.sim.armour_hits import plates_on_path
+from game.sim.arena import WorldSpecs
 from game.sim.combat import Combat, Plate
 from game.sim.controls import Controls
 from game.sim.events import Event, Hit, RoundEnd, RoundStart, Shot
@@ -81,6 +81,10 @@ class ShownOwn:
         return self._vehicle.kind
 
     @property
+    def tank_class(self) -> str | None:
+        return self._vehicle.tank_class
+
+    @property
     def spec(self) -> Any:
         return self._vehicle.spec
 
@@ -135,9 +139,8 @@ class ShownOwn:
 
 
 class ShownWorld:
-    """The client's simulation with everyone it draws in ``vehicles``: what a window reads
-    of a network game (:class:`~game.sim.interfaces.DrawnSimulation`). The ground, the
-    rocks, the plates, the clock and the physics world are the client's own simulation's."""
+    """The client's simulation with everyone it draws in ``vehicles``: what a window reads of
+    a network game (:class:`~game.sim.interfaces.DrawnSimulation`); the rest is its own."""
 
     def __init__(self, client: NetClient):
         self._client = client
@@ -200,6 +203,10 @@ class ShownWorld:
     @property
     def plates(self) -> list[Plate]:
         return self._simulation.plates
+
+    @property
+    def specs(self) -> WorldSpecs:
+        return self._simulation.specs
 
     @property
     def rocks(self) -> list[Rock]:

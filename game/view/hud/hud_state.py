@@ -102,7 +102,8 @@ class HudState:
     zone: ZoneState | None = None
     """The capture zone, in a game that has one."""
     ammunition: tuple = ()
-    """The gun's shells in slot order, each (name, rounds left); none: no gun."""
+    """The gun's shells in slot order, each (kind: ap, apcr or he; rounds left); none: no
+    gun."""
     loaded_slot: int | None = None
     """The slot in the breech or being loaded (None: no round left)."""
     selected_slot: int | None = None
@@ -171,7 +172,8 @@ def read_hud_state(simulation, battle=None, vehicle=None) -> HudState:
             fighting.add(vehicle.name)
     armed = player.aim is not None
     ammunition = player.aim.ammunition if armed else None
-    slots = (tuple((load.shell, rounds) for load, rounds
+    shells = simulation.specs.shells.shells
+    slots = (tuple((shells[load.shell].kind, rounds) for load, rounds
                    in zip(player.spec.gun.ammunition, ammunition.rounds))
              if ammunition is not None else ())
     # Rounds: against bots, or online (free for all: the score by name, once there is one).
