@@ -29,11 +29,13 @@ coming back from memory.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
 from bench.parts import PartTimer
 from bench.soak import random_battle
+from game.config import check_tank_class
 from game.sim.events import Destroyed, Hit, Recovered, RoundEnd, Shot
 
 STEP_PARTS = ("bots", "drive", "physics", "guard", "combat")
@@ -139,6 +141,15 @@ class StepParts:
         return {part: round(ms, 3) for part, ms in split.items()}
 
 
+def with_bot_tanks(config, names: tuple[str, ...]):
+    """``config`` with the bots taking the tank classes ``names`` in turn; a class the
+    config lacks is a :class:`~common.errors.UserError`."""
+    for name in names:
+        check_tank_class(name, config.tanks, "--bot-tanks")
+    battle_spec = replace(config.game.battle, bot_tanks=names)
+    return replace(config, game=replace(config.game, battle=battle_spec))
+
+
 def run(config, tanks=DEFAULT_TANKS, seconds: float = DEFAULT_SECONDS,
         seed: int = DEFAULT_SEED, map_name: str = DEFAULT_MAP,
         evict_mib: int = DEFAULT_EVICT_MIB) -> dict:
@@ -146,7 +157,8 @@ def run(config, tanks=DEFAULT_TANKS, seconds: float = DEFAULT_SECONDS,
     text, for JSON) to its factor."""
     results = [run_one(config, count, seconds, seed, map_name, evict_mib) for count in tanks]
     return {"parameters": {"tanks": list(tanks), "simulated_s": seconds, "seed": seed,
-                           "map": map_name, "evict_mib": evict_mib},
+                           "map": map_name, "evict_mib": evict_mib,
+                           "bot_tanks": list(config.game.battle.bot_tanks)},
             "results": results,
             "realtime_factor": {str(result["tanks"]): result["realtime_factor"]
                                 for result in results}}
@@ -155,7 +167,8 @@ def run(config, tanks=DEFAULT_TANKS, seconds: float = DEFAULT_SECONDS,
 def table(report: dict) -> str:
     parameters = report["parameters"]
     lines = [f"battle: {parameters['simulated_s']:g} s simulated on {parameters['map']} "
-             f"(seed {parameters['seed']})"]
+             f"(seed {parameters['seed']}; the bots' classes in turn: "
+             f"{', '.join(parameters['bot_tanks'])})"]
     if parameters["evict_mib"]:
         lines.append(f"  every step after writing through {parameters['evict_mib']} MiB "
                      f"(the caches evicted, as between drawn frames)")

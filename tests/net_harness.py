@@ -72,17 +72,17 @@ class NetHarness:
         return self.server.endpoint.port
 
     def joining(self, name: str, vehicle: str = "tank", version: str | None = None,
-                digest: bytes | None = None) -> Joining:
+                digest: bytes | None = None, tank: str = "") -> Joining:
         request = JoinRequest("127.0.0.1", self.port, name, vehicle,
                               version or self.identity.version,
-                              digest or self.identity.config_digest)
+                              digest or self.identity.config_digest, tank)
         # Not the game's connect timeout (a wall-clock race against the server's steps,
         # which here are the test's): :meth:`join` counts steps instead.
         return Joining(Endpoint.client(), request, WAIT_MOST_S)
 
-    def join(self, name: str, vehicle: str = "tank", **identity) -> NetClient:
+    def join(self, name: str, vehicle: str = "tank", tank: str = "", **identity) -> NetClient:
         """Join, stepping the server until the welcome comes and the first snapshot is in."""
-        joining = self.joining(name, vehicle, **identity)
+        joining = self.joining(name, vehicle, tank=tank, **identity)
         for _ in range(JOIN_STEPS_MOST):
             self.server.receive(0.002)
             self.server.step()
@@ -95,7 +95,8 @@ class NetHarness:
         # is how long the server's steps took (physics compiled at a first join, a busy
         # machine), which would start the client seconds ahead.
         joined = replace(joined, round_trip_s=0.0)
-        client = NetClient(self.config.session, self.net, joining.endpoint, joined, vehicle)
+        client = NetClient(self.config.session, self.net, joining.endpoint, joined, vehicle,
+                           tank or None)
         self.clients[client.name] = client
         self.controls[client.name] = Controls()
         self.events[client.name] = []

@@ -85,7 +85,8 @@ def test_the_battle_benchmark_runs_a_real_battle(config):
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)["results"]["battle"]
     assert report["parameters"] == {"tanks": [3], "simulated_s": 3, "seed": 1,
-                                    "map": "desert", "evict_mib": 0}
+                                    "map": "desert", "evict_mib": 0,
+                                    "bot_tanks": list(config.game.battle.bot_tanks)}
     (result,) = report["results"]
     assert result["tanks"] == 3
     assert report["realtime_factor"] == {"3": result["realtime_factor"]}
@@ -190,6 +191,19 @@ def test_a_part_timer_counts_on_the_clock_it_is_given():
     worker.work(0.0)
     worker.work(0.0)
     assert timer.take() == {"work": 750.0}  # 0.25 s and 0.5 s on that clock, in ms
+
+
+def test_the_battle_benchmark_mixes_the_classes_or_plays_one(config):
+    mixed = bench("battle", "--seconds", "1", "--bots", "3", "--json")
+    assert mixed.returncode == 0, mixed.stderr
+    parameters = json.loads(mixed.stdout)["results"]["battle"]["parameters"]
+    assert parameters["bot_tanks"] == list(config.game.battle.bot_tanks)
+    single = bench("battle", "--seconds", "1", "--bots", "3", "--bot-tanks", "heavy")
+    assert single.returncode == 0, single.stderr
+    assert "the bots' classes in turn: heavy)" in single.stdout
+    refused = bench("battle", "--seconds", "1", "--bot-tanks", "superheavy")
+    assert refused.returncode == 2
+    assert "--bot-tanks superheavy" in refused.stderr and "light, medium, heavy" in refused.stderr
 
 
 def test_the_battle_benchmark_takes_tanks_or_bots_not_both():

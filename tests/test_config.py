@@ -8,6 +8,7 @@ current values, so retuning the shipped files does not break these tests.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import shutil
 from dataclasses import dataclass
@@ -489,3 +490,16 @@ def test_specs_validate_when_made_directly():
     assert caught.value.key == "speed"
     with pytest.raises(SpecError):
         Span(low_m=2.0, high_m=1.0)
+
+
+def test_the_cli_takes_a_tank_class_and_refuses_one_it_lacks(run_cli, tmp_path):
+    telemetry = tmp_path / "heavy.jsonl"
+    result = run_cli("--headless", "--tank", "heavy", "--seconds", "0.5", "--telemetry",
+                     telemetry)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(telemetry.read_text().splitlines()[0])["health"] == 130.0
+    result = run_cli("--headless", "--tank", "superheavy", "--seconds", "0.5")
+    assert result.returncode == 2
+    line = result.stderr.strip()
+    assert len(line.splitlines()) == 1, line
+    assert "--tank superheavy" in line and "light, medium, heavy" in line, line

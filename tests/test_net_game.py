@@ -136,6 +136,22 @@ def test_a_client_of_another_version_or_config_is_refused(harness, mismatch, sai
     assert net.server.simulation.vehicles == []
 
 
+def test_each_player_drives_the_tank_class_they_chose_and_the_others_see_it(harness, config):
+    net = harness()
+    alpha, beta = net.join("alpha", tank="heavy"), net.join("beta", tank="light")
+    assert net.server_vehicle("alpha").spec is config.tanks["heavy"]
+    assert net.server_vehicle("beta").tank_class == "light"
+    assert alpha.simulation.player.spec is config.tanks["heavy"]  # its prediction's too
+    seen = remote_named(beta, "alpha")
+    assert seen.tank_class == "heavy" and seen.spec is config.tanks["heavy"]
+    assert remote_named(alpha, "beta").spec.hull.mass_kg == config.tanks["light"].hull.mass_kg
+    joining = net.joining("gamma", tank="superheavy")
+    with pytest.raises(ConnectionRefused, match="superheavy"):
+        for _ in range(300):
+            net.step()
+            joining.poll(0.002)
+
+
 def test_a_full_server_says_so(harness):
     net = harness(max_players=1)
     net.join("alpha")

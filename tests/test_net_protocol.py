@@ -31,6 +31,8 @@ def random_quaternion(rng) -> np.ndarray:
 def test_client_messages_round_trip():
     hello = Hello("0.1.0", DIGEST, "alpha", "car")
     assert decode_client(hello.encode()) == hello
+    heavy = Hello("0.1.0", DIGEST, "alpha", "tank", tank="heavy")  # the class travels too
+    assert decode_client(heavy.encode()) == heavy
     controls = (Controls(throttle=1.0, gear="1"),) * 5 + (
         Controls(steer=-0.5, brake=0.25, handbrake=True, fire=True, turret=1.0, elevation=-1.0,
                  reset=True, gear="A"),)
@@ -64,8 +66,8 @@ def test_controls_are_quantised_within_half_a_step():
 def test_server_messages_round_trip():
     messages = [Welcome(3, "alpha-2", "desert", 7, 1234, 60), Refuse("the server is full"),
                 End("the game is over"),
-                Roster((RosterEntry(0, "tank", "bot-1", False), RosterEntry(3, "car", "alpha",
-                                                                            True))),
+                Roster((RosterEntry(0, "tank", "bot-1", False, "light"),
+                        RosterEntry(3, "car", "alpha", True))),
                 Events(99, (Shot("alpha"), Hit("alpha", "bot-1", (1.0, 2.0, 3.0),
                                                (0.0, 0.0, 1.0), 1200.0),
                             Destroyed("bot-1", "alpha"), RoundEnd(1, "alpha", {"alpha": 1}),

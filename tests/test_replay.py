@@ -125,3 +125,38 @@ def test_a_game_played_by_hand_saves_its_replay_in_the_data_folder(tmp_path, mon
     replay_saver(None, interactive=True)(recorder)  # cannot save: one warning, no crash
     warnings = [record for record in caplog.records if record.levelname == "WARNING"]
     assert len(warnings) == 1 and "replay not saved" in warnings[0].getMessage()
+
+
+def test_a_replay_plays_back_in_the_tank_class_it_was_played_in(run_cli, tmp_path):
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    replay = tmp_path / "game.replay"
+    played = run_cli("--headless", "--tank", "light", "--bots", "1", "--seconds", "3",
+                     "--inputs", str(_inputs(tmp_path)), "--record", replay,
+                     "--telemetry", first)
+    assert played.returncode == 0, played.stderr
+    assert json.loads(replay.read_text())["tank"] == "light"
+    again = run_cli("--headless", "--replay", replay, "--telemetry", second)
+    assert again.returncode == 0, again.stderr
+    assert second.read_bytes() == first.read_bytes()
+    rows = [json.loads(line) for line in first.read_text().splitlines()]
+    assert rows[0]["health"] == 80.0  # the light tank's, not the medium's 100
+
+
+def _inputs(folder):
+    path = folder / "inputs.json"
+    path.write_text(json.dumps(INPUTS))
+    return path
+
+
+def test_a_replay_naming_a_tank_class_this_config_lacks_is_refused(recorded, run_cli,
+                                                                  tmp_path):
+    _, replay, _ = recorded
+    document = json.loads(replay.read_text())
+    document["tank"] = "superheavy"
+    bad = tmp_path / "bad.replay"
+    bad.write_text(json.dumps(document))
+    result = run_cli("--headless", "--replay", str(bad))
+    assert result.returncode == 2
+    line = result.stderr.strip()
+    assert len(line.splitlines()) == 1 and str(bad) in line and "tank" in line, line
+    assert "light, medium, heavy" in line

@@ -153,6 +153,16 @@ def test_the_hud_shows_each_shell_the_loaded_one_and_the_choice(make_simulation)
     assert HudState().ammunition_line == ""  # no gun, no line
 
 
+def test_the_hud_names_another_classs_shells_by_their_kind(config):
+    """The light tank's gun fires the M32's shells (m32_ap, ...): the HUD says AP, APCR,
+    HE and counts the light tank's own rounds."""
+    simulation = Simulation(config.world, MapChoice("flat"), 1, player_tank="light")
+    rounds = [load.rounds for load in config.tanks["light"].gun.ammunition]
+    assert read_hud_state(simulation).ammunition_line == (
+        f"[AP {rounds[0]}]  APCR {rounds[1]}  HE {rounds[2]}")
+    simulation.destroy()
+
+
 # ----- keys, pad, inputs file, wire -------------------------------------------------------------
 
 

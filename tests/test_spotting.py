@@ -55,6 +55,17 @@ def test_dust_and_a_shot_make_a_vehicle_seen_further(config):
     assert spotting_range_m(spec, fired, 5.0 + spec.firing_seen_s * 2) == spec.sight_range_m
 
 
+def test_each_tank_class_spots_a_still_vehicle_as_far_as_its_own_view_range(config):
+    spec = config.game.ai.spotting
+    still = vehicle_at(0.0)
+    reach = {name: spotting_range_m(spec, still, 0.0, SimpleNamespace(spec=tank))
+             for name, tank in config.tanks.items()}
+    assert reach == {name: tank.view_range_m for name, tank in config.tanks.items()}
+    assert reach["light"] > reach["medium"] > reach["heavy"]
+    car = SimpleNamespace(spec=config.car)  # no view range of its own: the game's
+    assert spotting_range_m(spec, still, 0.0, car) == spec.sight_range_m
+
+
 def test_spotted_needs_both_range_and_a_clear_line(config):
     spec = replace(config.game.ai.spotting, sight_range_m=150.0)
     flat = SimpleNamespace(height_at=lambda x, y: np.zeros_like(np.asarray(x, dtype=float)))

@@ -146,3 +146,17 @@ def test_each_class_parks_on_20_degrees_and_climbs_25_in_first(config, name):
     assert states[-1].position_ws[2] - states[0].position_ws[2] > 2.0
     assert states[-1].forward_speed_mps() * KMH == pytest.approx(first_kmh, rel=PLATEAU_WITHIN)
     simulation.destroy()
+
+
+def test_the_bots_take_the_classes_in_turn(config):
+    from game.sim.battle import Battle
+    simulation = Simulation(config.world, MapChoice("desert"), 1)
+    battle = Battle(simulation, config.game.battle, config.game.ai, 4)
+    classes = [simulation.vehicle_named(name).tank_class for name in battle.bots]
+    turn = config.game.battle.bot_tanks
+    assert classes == [turn[number % len(turn)] for number in range(4)]
+    assert set(classes) == set(CLASSES)
+    for name in battle.bots:  # each drives its own class's fleet
+        bot = simulation.vehicle_named(name)
+        assert bot.fleet is simulation.fleets[bot.tank_class]
+    simulation.destroy()

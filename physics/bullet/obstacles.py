@@ -14,6 +14,7 @@ import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import Point3
 
+from physics.bullet.poses import body_states
 from physics.model.ray_narrowing import Boxes
 
 RAY_SLACK_M = 0.05
@@ -51,6 +52,10 @@ class Obstacles:
     def __init__(self):
         self.moving: list[BulletRigidBodyNode] = []
         """Bodies with mass: their spheres are read each time."""
+        self._moving_bounds_bs = np.zeros((0, 3))
+        self._moving_radii = np.zeros(0)
+        """Each moving body's bounding sphere in its own frame: centre (O, 3), radius (O,)
+        (its shapes do not change: only its pose is read each time)."""
         self.static_bodies: list[BulletRigidBodyNode] = []
         self.static_centres = np.zeros((0, 3))
         self.static_radii = np.zeros(0)
@@ -67,6 +72,10 @@ class Obstacles:
         for body, box_bs in zip(bodies, boxes_bs or [None] * len(bodies)):
             if body.getMass() > 0.0:
                 self.moving.append(body)
+                bounds = body.getShapeBounds()
+                self._moving_bounds_bs = np.vstack([self._moving_bounds_bs,
+                                                    np.array(bounds.getCenter())])
+                self._moving_radii = np.append(self._moving_radii, bounds.getRadius())
             else:
                 static.append(body)
                 static_boxes.append(_static_box(body, box_bs))
@@ -84,7 +93,10 @@ class Obstacles:
     def remove(self, bodies: list[BulletRigidBodyNode]) -> bool:
         """Bodies anchors could stand on are gone. Whether a static one was among them."""
         gone = set(bodies)
-        self.moving = [body for body in self.moving if body not in gone]
+        moving = [index for index, body in enumerate(self.moving) if body not in gone]
+        self.moving = [self.moving[index] for index in moving]
+        self._moving_bounds_bs = self._moving_bounds_bs[moving]
+        self._moving_radii = self._moving_radii[moving]
         kept = [index for index, body in enumerate(self.static_bodies) if body not in gone]
         if len(kept) == len(self.static_bodies):
             return False
@@ -105,16 +117,18 @@ class Obstacles:
 
     def _moving_spheres(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The moving bodies' bounding spheres now, centres (O, 3) and radii (O,), and
-        their speeds (O,)."""
-        count = len(self.moving)
-        centres, radii, speeds = np.empty((count, 3)), np.empty(count), np.empty(count)
-        for index, body in enumerate(self.moving):
-            centres[index], radii[index] = bounding_sphere(body)
-            speeds[index] = body.getLinearVelocity().length()
-        return centres, radii, speeds
+        their speeds (O,): every pose read in one pass (the other fleets' vehicles, a
+        few dozen of them, each step)."""
+        states = body_states(self.moving)
+        centres = states.position_ws + np.einsum("oj,ojk->ok", self._moving_bounds_bs,
+                                                 states.axes_ws)
+        return (centres, self._moving_radii.copy(),
+                np.sqrt(np.einsum("oj,oj->o", states.velocity_ws, states.velocity_ws)))
 
     def clear(self) -> None:
         self.moving.clear()
+        self._moving_bounds_bs = np.zeros((0, 3))
+        self._moving_radii = np.zeros(0)
         self.static_bodies = []
         self.static_centres = np.zeros((0, 3))
         self.static_radii = np.zeros(0)
