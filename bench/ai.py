@@ -6,11 +6,18 @@
 - Fairness: at every shot, whether the ground lay between the shooter's gun and its
   target's hull (it never should: bots fire only at what they see).
 - Idle survival: an idle player against three normal bots, how long it lasts each round.
+- Classes: every two tank classes (config/tanks/) one against one at equal skill, each
+  class in turn the player's tank (the brain) and the bot's, a round per seed each way:
+  the rounds each class won, and its share of all the one-against-one rounds it fought.
 """
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
+
+from bench.battle import with_bot_tanks
 
 from game.sim.events import Destroyed, RoundEnd, Shot
 from game.sim.session import GameOptions, GameSession
@@ -25,6 +32,10 @@ PAIRINGS = (("hard", "easy"), ("normal", "easy"), ("hard", "normal"), ("normal",
 """(the player brain's level, the bot's level)."""
 IDLE_BOTS = 3
 TARGETS = {"hard_beats_easy": 0.75, "normal_beats_easy": 0.60, "hard_beats_normal": 0.60}
+CLASS_LEVEL = "normal"
+"""Both brains' level in the classes' rounds: equal skill."""
+CLASS_WINS_MOST = 0.75
+"""No class should win more than this share of its rounds against another."""
 
 
 def _blocked(simulation, shooter_name: str, step_m: float) -> bool:
@@ -43,10 +54,11 @@ def _blocked(simulation, shooter_name: str, step_m: float) -> bool:
 
 
 def play_round(config, seed: int, player_ai: str | None, bot_level: str, bots: int,
-               most_s: float) -> dict:
-    """One round: who won (None: neither in time), when, shots and those fired blind."""
+               most_s: float, tank: str | None = None) -> dict:
+    """One round, the player in the tank class ``tank`` (None: the config's): who won
+    (None: neither in time), when, shots and those fired blind."""
     options = GameOptions(MapChoice("desert"), seed, "tank", bots, difficulty=bot_level,
-                          player_ai=player_ai)
+                          player_ai=player_ai, tank=tank)
     session = GameSession(config.session, options)
     simulation = session.simulation
     loop = StepLoop(session, session.player_brain() or idle)
@@ -90,11 +102,43 @@ def run(config, seeds: int = DEFAULT_SEEDS, round_s: float = DEFAULT_ROUND_S) ->
     lasted = [r["player_down_s"] if r["player_down_s"] is not None else round_s for r in idle]
     blind += sum(r["blind_shots"] for r in idle)
     shots += sum(r["shots"] for r in idle)
+    classes, class_shots, class_blind = class_pairings(config, seeds, round_s)
     return {"parameters": {"seeds": seeds, "round_s": round_s, "map": "desert"},
-            "pairings": pairings, "shots": shots, "blind_shots": blind,
+            "pairings": pairings, "shots": shots + class_shots,
+            "blind_shots": blind + class_blind,
             "idle_survival_s": round(float(np.mean(lasted)), 2),
             "idle_survived_whole_round": sum(1 for r in idle if r["player_down_s"] is None),
-            "targets": dict(TARGETS, idle_survival_s=30.0, blind_shots=0)}
+            "classes": classes,
+            "targets": dict(TARGETS, idle_survival_s=30.0, blind_shots=0,
+                            class_wins_against_another_most=CLASS_WINS_MOST)}
+
+
+def class_pairings(config, seeds: int, round_s: float) -> tuple[dict, int, int]:
+    """Every two classes one against one at :data:`CLASS_LEVEL`, each the player's tank in
+    turn: per pairing the rounds, each class's wins and the undecided; per class its share
+    of the rounds it fought won. With the shots and blind shots fired in them."""
+    pairings, won, fought = {}, dict.fromkeys(config.tanks, 0), dict.fromkeys(config.tanks, 0)
+    shots = blind = 0
+    for first, second in combinations(config.tanks, 2):
+        wins = {first: 0, second: 0}
+        for player, bot in ((first, second), (second, first)):
+            duel = with_bot_tanks(config, (bot,))
+            for seed in range(1, seeds + 1):
+                result = play_round(duel, seed, CLASS_LEVEL, CLASS_LEVEL, 1, round_s, player)
+                winner = {"player": player, "bots": bot}.get(result["winner"])
+                if winner is not None:
+                    wins[winner] += 1
+                shots += result["shots"]
+                blind += result["blind_shots"]
+        rounds = 2 * seeds
+        pairings[f"{first}_vs_{second}"] = {
+            "rounds": rounds, "wins": wins, "undecided": rounds - sum(wins.values()),
+            "win_share": {name: round(count / rounds, 3) for name, count in wins.items()}}
+        for name in (first, second):
+            won[name] += wins[name]
+            fought[name] += rounds
+    share = {name: round(won[name] / max(1, fought[name]), 3) for name in config.tanks}
+    return ({"level": CLASS_LEVEL, "pairings": pairings, "win_share": share}, shots, blind)
 
 
 def table(report: dict) -> str:
@@ -104,6 +148,14 @@ def table(report: dict) -> str:
         lines.append(f"  {name:18s} player {pairing['player_wins']:2d}  bot "
                      f"{pairing['bot_wins']:2d}  undecided {pairing['undecided']:2d}  "
                      f"(player's share of decided rounds {pairing['player_win_share']:.2f})")
+    classes = report["classes"]
+    lines.append(f"  classes one against one, both at {classes['level']}:")
+    for name, pairing in classes["pairings"].items():
+        lines.append(f"    {name:18s} " + "  ".join(
+            f"{tank} {wins:2d}" for tank, wins in pairing["wins"].items())
+            + f"  undecided {pairing['undecided']:2d}  (of {pairing['rounds']})")
+    lines.append("    share of its rounds won: " + ", ".join(
+        f"{tank} {share:.2f}" for tank, share in classes["win_share"].items()))
     lines.append(f"  shots {report['shots']}, fired with the ground in the way: "
                  f"{report['blind_shots']}")
     lines.append(f"  an idle player against {IDLE_BOTS} normal bots lasted "

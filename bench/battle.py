@@ -145,7 +145,7 @@ def with_bot_tanks(config, names: tuple[str, ...]):
     """``config`` with the bots taking the tank classes ``names`` in turn; a class the
     config lacks is a :class:`~common.errors.UserError`."""
     for name in names:
-        check_tank_class(name, config.tanks, "--bot-tanks")
+        check_tank_class(name, config.tanks, flag="--bot-tanks")
     battle_spec = replace(config.game.battle, bot_tanks=names)
     return replace(config, game=replace(config.game, battle=battle_spec))
 

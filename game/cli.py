@@ -352,7 +352,7 @@ def run(argv: list[str] | None = None) -> int:
         inputs = replay
     else:
         inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
-    check_tank_class(args.tank, config.tanks, args.replay or "--tank")
+    check_tank_class(args.tank, config.tanks, replay=args.replay)
     options = GameOptions(args.map, args.seed, args.vehicle, args.bots, args.players,
                           difficulty=args.difficulty, player_ai=args.player_ai,
                           rounds=args.rounds, gearbox=args.gearbox, mode=args.mode,

@@ -215,15 +215,17 @@ def checked_choices(game: GameSpec, tanks: dict[str, TankSpec], path: Path) -> N
                             + str(folder / (name + ".toml")) + ")", name, has_value=True)
 
 
-def check_tank_class(name: str | None, tanks: dict[str, TankSpec], where: Any) -> None:
-    """A player's tank class (None: the default) is one of the config's: ``where`` names
-    what chose it (a flag, a replay file) in the error."""
-    if name is not None and name not in tanks:
-        if isinstance(where, str) and where.startswith("--"):
-            raise CommandLineError(f"{where} {name}: expected one of " + ", ".join(tanks)
-                                   + " (the files in config/tanks/)")
-        raise UserError(where, "tank", "one of " + ", ".join(tanks) + " (config/tanks/)",
+def check_tank_class(name: str | None, tanks: dict[str, TankSpec], flag: str = "--tank",
+                     replay: Path | None = None) -> None:
+    """A tank class a player chose (None: the default) is one of the config's; the error
+    names the ``flag`` that chose it, or the ``replay`` file's ``tank``."""
+    if name is None or name in tanks:
+        return
+    if replay is not None:
+        raise UserError(replay, "tank", "one of " + ", ".join(tanks) + " (config/tanks/)",
                         name, has_value=True)
+    raise CommandLineError(f"{flag} {name}: expected one of " + ", ".join(tanks)
+                           + " (the files in config/tanks/)")
 
 
 def game_specs(config_dir: Path = CONFIG_DIR) -> dict[str, Any]:

@@ -280,6 +280,14 @@ def test_the_ai_tournament_plays_every_pairing_and_counts_blind_shots():
         assert pairing["player_wins"] + pairing["bot_wins"] + pairing["undecided"] == 1
     assert report["blind_shots"] == 0 and report["shots"] >= 0
     assert 0.0 < report["idle_survival_s"] <= 20.0
+    classes = report["classes"]
+    assert set(classes["pairings"]) == {"light_vs_medium", "light_vs_heavy", "medium_vs_heavy"}
+    for name, pairing in classes["pairings"].items():
+        assert pairing["rounds"] == 2  # a seed, each class the player's tank once
+        assert set(pairing["wins"]) == set(name.split("_vs_"))
+        assert sum(pairing["wins"].values()) + pairing["undecided"] == 2
+    assert set(classes["win_share"]) == {"light", "medium", "heavy"}
+    assert all(0.0 <= share <= 1.0 for share in classes["win_share"].values())
 
 
 @pytest.fixture(scope="module")

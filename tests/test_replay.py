@@ -127,7 +127,7 @@ def test_a_game_played_by_hand_saves_its_replay_in_the_data_folder(tmp_path, mon
     assert len(warnings) == 1 and "replay not saved" in warnings[0].getMessage()
 
 
-def test_a_replay_plays_back_in_the_tank_class_it_was_played_in(run_cli, tmp_path):
+def test_a_replay_plays_back_in_the_tank_class_it_was_played_in(run_cli, tmp_path, config):
     first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
     replay = tmp_path / "game.replay"
     played = run_cli("--headless", "--tank", "light", "--bots", "1", "--seconds", "3",
@@ -139,7 +139,8 @@ def test_a_replay_plays_back_in_the_tank_class_it_was_played_in(run_cli, tmp_pat
     assert again.returncode == 0, again.stderr
     assert second.read_bytes() == first.read_bytes()
     rows = [json.loads(line) for line in first.read_text().splitlines()]
-    assert rows[0]["health"] == 80.0  # the light tank's, not the medium's 100
+    light, medium = config.tanks["light"].armour.health, config.tanks["medium"].armour.health
+    assert light != medium and rows[0]["health"] == light  # the light tank's
 
 
 def _inputs(folder):

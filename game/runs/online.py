@@ -102,7 +102,7 @@ def connect(args, config) -> NetClient:
     """Join the server ``--connect`` names; raises :class:`ConnectionRefused`."""
     address, port = args.connect
     endpoint = Endpoint.client(args.net_sim, seed=args.seed)
-    check_tank_class(args.tank, config.tanks, "--tank")
+    check_tank_class(args.tank, config.tanks)
     request = JoinRequest(address, port, args.name, args.vehicle, game_version(),
                           bytes.fromhex(config_digest(args.config)), args.tank or "")
     log.info("joining %s:%d", address, port)
