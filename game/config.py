@@ -174,12 +174,17 @@ def load_shells(path: Path) -> ShellsConfig:
 
 
 def check_ammunition(gun: GunSpec, shells: ShellsConfig, used_by: Path) -> None:
-    """Every shell a gun loads is one of shells.toml's."""
+    """Every shell a gun loads is one of shells.toml's, and of the gun's calibre."""
     for index, load in enumerate(gun.ammunition):
         if load.shell not in shells.shells:
             raise UserError(used_by, f"gun.ammunition[{index}].shell",
                             "the name of a table [shells.NAME] in shells.toml (one of "
                             + ", ".join(sorted(shells.shells)) + ")", load.shell,
+                            has_value=True)
+        if shells.shells[load.shell].calibre_mm != gun.calibre_mm:
+            raise UserError(used_by, f"gun.ammunition[{index}].shell",
+                            f"a shell of the gun's calibre, {gun.calibre_mm:g} mm (this one "
+                            f"is {shells.shells[load.shell].calibre_mm:g} mm)", load.shell,
                             has_value=True)
 
 

@@ -44,14 +44,14 @@ def _corners(plates) -> np.ndarray:
 # ----- the pieces, from the plates ---------------------------------------------------------
 
 
-def test_the_hull_is_one_convex_piece_and_the_mantlet_stands_apart(tank):
+def test_the_hull_is_one_convex_piece_and_the_mantlet_and_cupola_stand_apart(tank):
     hull = convex_groups(part_plates(tank.plates, "hull"))
     turret = convex_groups(part_plates(tank.plates, "turret"))
     assert [[plate.name for plate in group] for group in hull] == [
         ["glacis", "lower_front", "left_side", "right_side", "rear", "roof", "belly"]]
     assert [[plate.name for plate in group] for group in turret] == [
         ["turret_front", "turret_left", "turret_right", "turret_rear", "turret_roof"],
-        ["mantlet"]]
+        ["mantlet"], ["cupola"]]
 
 
 @pytest.mark.parametrize("part", ["hull", "turret"])
@@ -111,9 +111,9 @@ def test_mass_and_inertia_are_the_hull_boxes_whatever_the_turret_does(tank):
         assert turret.turn(heading)
         assert body.getInvInertiaDiagLocal() == box.getInvInertiaDiagLocal()
         assert body.getMass() == tank.hull.mass_kg
-    # One hull piece and the turret's two, in Panda's order and Bullet's alike.
-    assert body.getNumShapes() == 3
-    for index in (1, 2):
+    # One hull piece and the turret's three, in Panda's order and Bullet's alike.
+    assert body.getNumShapes() == 4
+    for index in (1, 2, 3):
         assert body.getShape(index) in turret.shapes
         assert body.getShapeTransform(index).getHpr()[0] == pytest.approx(-math.degrees(3.0),
                                                                           abs=1e-3)

@@ -47,7 +47,7 @@ def test_the_config_gives_every_plate_with_its_thickness(plates):
     names = [plate.name for plate in plates.plate]
     assert names == ["glacis", "lower_front", "left_side", "right_side", "rear", "roof",
                      "belly", "mantlet", "turret_front", "turret_left", "turret_right",
-                     "turret_rear", "turret_roof"]
+                     "turret_rear", "turret_roof", "cupola"]
     assert plates.named("glacis").thickness_mm == 90.0
     assert plates.named("mantlet").part == "turret"
     assert {plate.part for plate in plates.plate[:7]} == {"hull"}
@@ -273,7 +273,7 @@ def test_a_piece_that_is_not_convex_is_refused():
 
 
 def test_loading_the_config_gives_the_plates(plates):
-    assert isinstance(plates, PlateLayout) and len(plates.plate) == 13
+    assert isinstance(plates, PlateLayout) and len(plates.plate) == 14
 
 
 def test_a_bad_plate_in_the_config_exits_2_in_one_line(config_copy, edit_file, run_cli):

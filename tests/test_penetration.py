@@ -153,6 +153,16 @@ def test_a_gun_naming_a_shell_that_does_not_exist_exits_2_in_one_line(config_cop
     assert "ap, apcr, he" in line, line
 
 
+def test_a_gun_loading_another_guns_shell_exits_2_naming_both_calibres(config_copy, run_cli):
+    path = config_copy / "tanks" / "medium.toml"
+    path.write_text(path.read_text().replace('shell = "apcr"', 'shell = "kwk43_apcr"'))
+    result = run_cli("--headless", "--seconds", "0.1", "--config", config_copy)
+    assert result.returncode == 2, result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert str(path) in line and "gun.ammunition[1].shell" in line, line
+    assert "75 mm" in line and "88 mm" in line, line
+
+
 def test_a_shell_spec_checks_itself():
     with pytest.raises(ValueError, match="core_mass_kg"):
         ShellSpec("apcr", 4.0, 75.0, 1000.0, 0.4, 30.0, core_mass_kg=5.0, core_calibre_mm=30.0)

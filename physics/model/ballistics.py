@@ -57,6 +57,8 @@ class GunSpec(Spec):
     gun_height_m: float = tuning("gun trunnion above the turret ring", minimum=0.0,
                                  maximum=5.0)
     gun_length_m: float = tuning("trunnion to muzzle", minimum=0.5, maximum=15.0)
+    calibre_mm: float = tuning("the bore: every shell it fires is of this calibre",
+                               minimum=5.0, maximum=250.0)
     traverse_rate_deg_s: float = tuning("turret turn rate at full stick", minimum=1.0,
                                         maximum=360.0)
     elevation_rate_deg_s: float = tuning("gun raise rate at full stick", minimum=1.0,

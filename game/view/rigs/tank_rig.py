@@ -57,8 +57,9 @@ OUTWARD = (-1.0, 1.0)
 class TankRigSpec(Spec):
     """The drawn tank's shape, in proportion to its hull box where it can be."""
 
-    road_wheels_per_side: int = tuning("road wheels on each side, spread from the rearmost to "
-                                       "the foremost anchor", minimum=2, maximum=16)
+    road_wheel_pitch_m: float = tuning("road wheels about this far apart on each side, from "
+                                       "the rearmost to the foremost anchor (a longer hull "
+                                       "has more)", minimum=0.2, maximum=5.0)
     road_wheel_radius_m: float = tuning("road wheel radius", minimum=0.05, maximum=2.0)
     drive_wheel_radius_m: float = tuning("radius of the sprocket (rear) and idler (front)",
                                          minimum=0.05, maximum=2.0)
@@ -156,11 +157,14 @@ class TankRigSpec(Spec):
         "half the front face's height as a share of the mantlet's", minimum=0.05,
         maximum=0.5)
     gun_length_m: float = tuning("barrel length from the mantlet", minimum=0.5, maximum=12.0)
-    gun_radius_m: float = tuning("barrel radius", minimum=0.02, maximum=0.5)
+    gun_calibre_mm: float = tuning("the bore of a tank whose spec has no gun",
+                                   minimum=5.0, maximum=250.0)
+    barrel_radius_calibres: float = tuning("the barrel's outer radius in calibres of its bore",
+                                           minimum=0.5, maximum=3.0)
     barrel_start_m: float = tuning("the barrel starts this far ahead of the trunnions (inside "
                                    "the mantlet)", minimum=0.0, maximum=2.0)
     barrel_breech_radius_share: float = tuning("the barrel's radius at its start as a share of "
-                                               "gun_radius_m", minimum=0.5, maximum=4.0)
+                                               "its radius", minimum=0.5, maximum=4.0)
     fume_extractor_share: float = tuning("the fume extractor (the bulge on the barrel) sits "
                                          "this share of the way along it", minimum=0.0,
                                          maximum=1.0)
@@ -169,10 +173,11 @@ class TankRigSpec(Spec):
         "where the extractor starts and ends its taper", minimum=-2.0, maximum=2.0,
         length=(4, 4))
     fume_extractor_radius_shares: tuple[float, ...] = tuning(
-        "the barrel's radius at those four points as shares of gun_radius_m", minimum=0.5,
+        "the barrel's radius at those four points as shares of its radius", minimum=0.5,
         maximum=4.0, length=(4, 4))
     muzzle_length_m: float = tuning("muzzle brake length", minimum=0.0, maximum=2.0)
-    muzzle_radius_m: float = tuning("muzzle brake radius", minimum=0.02, maximum=1.0)
+    muzzle_radius_calibres: float = tuning("muzzle brake radius in calibres", minimum=0.5,
+                                           maximum=5.0)
     muzzle_taper: float = tuning("the muzzle brake's front radius as a share of its back's",
                                  minimum=0.3, maximum=1.5)
     muzzle_sides: int = tuning("facets round the muzzle brake", minimum=3, maximum=64)
@@ -253,7 +258,9 @@ class TankRig:
         sides = [np.nonzero(left)[0], np.nonzero(~left)[0]]
         pieces, centres = [], []
         for side, on_side in enumerate(sides):
-            stations = wheel_stations(self.anchors_bs[on_side, 1], spec.road_wheels_per_side)
+            along_y = self.anchors_bs[on_side, 1]
+            stations = wheel_stations(along_y, round(float(np.ptp(along_y))
+                                                     / spec.road_wheel_pitch_m) + 1)
             self.station_y.append(stations)
             wheel = self._wheel_node(spec.road_wheel_radius_m, half_width, OUTWARD[side],
                                      paint=spec.wheel_colour)

@@ -1,11 +1,12 @@
 """The drawn tank's turret and gun, built once in the hull's frame.
 
-The turret stands on its ring: its armour plates where the tank has them (the mantlet is
-one of them; :mod:`game.view.rigs.rig_plates`), else a shaped turret with the commander's
-cupola on its roof. The gun sits on trunnions at its front: the mantlet (its shield) where
-the plates give none, the barrel with a fume extractor, and the muzzle brake. Where the vehicle's spec has a ``gun`` (physics), the ring stands on
-its ``turret_pivot_m``, the trunnions at its ``gun_height_m`` and the muzzle where its
-shells leave (exactly, at zero elevation).
+The turret stands on its ring: its armour plates where the tank has them (the mantlet and
+the commander's cupola are among them; :mod:`game.view.rigs.rig_plates`), else a shaped
+turret with a cupola on its roof. The gun sits on trunnions at its front: the mantlet (its
+shield) where the plates give none, the barrel (as thick as its calibre makes it) with a
+fume extractor, and the muzzle brake. Where the vehicle's spec has a ``gun`` (physics),
+the ring stands on its ``turret_pivot_m``, the trunnions at its ``gun_height_m`` and the
+muzzle where its shells leave (exactly, at zero elevation).
 
 The shapes come from the rig's :class:`game.view.rigs.tank_rig.TankRigSpec` and the hull's
 :class:`game.view.rigs.rig_hull.HullShape`; :class:`TurretRig` only builds and turns nodes
@@ -74,10 +75,12 @@ class TurretRig:
             cupola.setPos(right_share * width, forward_share * length, 0.0)
             self.turret.attachNewNode(merged_node("turret-body", [
                 loft_mesh("turret-body", turret_rings(width, length, spec), paint), cupola]))
-        self._build_gun(gun_spec, width, length, paint, mantlet=not plates)
+        calibre_mm = gun_spec.calibre_mm if gun_spec is not None else spec.gun_calibre_mm
+        calibre_m = calibre_mm / 1000.0
+        self._build_gun(gun_spec, width, length, paint, calibre_m, mantlet=not plates)
 
     def _build_gun(self, gun_spec, turret_width: float, turret_length: float, paint,
-                   mantlet: bool = True) -> None:
+                   calibre_m: float, mantlet: bool = True) -> None:
         """The gun node on its trunnions at the turret's front: mantlet, barrel, muzzle.
         Without ``mantlet`` (the turret's plates have one) the barrel starts inside it."""
         spec = self.spec
@@ -96,12 +99,14 @@ class TurretRig:
         pieces = ([loft_mesh("mantlet", self._mantlet_rings(turret_width), paint)]
                   if mantlet else [])
         pieces.append(self._barrel_node(barrel_end, paint, spec.barrel_start_m if mantlet
-                                        else -spec.mantlet_back_m))
+                                        else -spec.mantlet_back_m,
+                                        calibre_m * spec.barrel_radius_calibres))
         muzzle_end = barrel_end + spec.muzzle_length_m
         if spec.muzzle_length_m > 0.0:
+            muzzle_radius_m = calibre_m * spec.muzzle_radius_calibres
             pieces.append(cylinder_mesh(
                 "muzzle", 1, [barrel_end, muzzle_end],
-                [spec.muzzle_radius_m, spec.muzzle_radius_m * spec.muzzle_taper],
+                [muzzle_radius_m, muzzle_radius_m * spec.muzzle_taper],
                 spec.muzzle_sides, [spec.metal_colour], smooth=False))
         self.gun.attachNewNode(merged_node("gun-body", pieces))
         self.muzzle_bs = np.array([0.0, muzzle_end, 0.0])
@@ -118,12 +123,11 @@ class TurretRig:
         return [np.array([(-x, y, -z), (x, y, -z), (x, y, z), (-x, y, z)]) * scale
                 for x, y, z in faces]
 
-    def _barrel_node(self, barrel_end: float, paint, start: float) -> GeomNode:
-        """The barrel from ``start`` (inside the mantlet) to ``barrel_end``, with its fume
-        extractor."""
+    def _barrel_node(self, barrel_end: float, paint, start: float, r: float) -> GeomNode:
+        """The barrel of radius ``r`` from ``start`` (inside the mantlet) to ``barrel_end``,
+        with its fume extractor."""
         spec = self.spec
         extractor = start + spec.fume_extractor_share * (barrel_end - start)
-        r = spec.gun_radius_m
         stations = ([start] + [extractor + offset for offset in spec.fume_extractor_stations_m]
                     + [barrel_end])
         radii = ([r * spec.barrel_breech_radius_share]
