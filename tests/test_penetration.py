@@ -12,8 +12,9 @@ import pytest
 from common.errors import UserError
 from game.config import load_config
 from physics.model.ammunition import ShellSpec
-from physics.model.penetration import (BLOCKED, OVERMATCH, PENETRATED, RICOCHET,
-                                       effective_thickness_mm, penetration_mm, strike)
+from physics.model.penetration import (BLOCKED, DE_MARRE_THICKNESS_POWER, OVERMATCH,
+                                       PENETRATED, RICOCHET, effective_thickness_mm,
+                                       penetration_mm, strike)
 from tests.test_config import assert_names, set_key
 
 
@@ -161,6 +162,20 @@ def test_a_gun_loading_another_guns_shell_exits_2_naming_both_calibres(config_co
     [line] = result.stderr.strip().splitlines()
     assert str(path) in line and "gun.ammunition[1].shell" in line, line
     assert "75 mm" in line and "88 mm" in line, line
+
+
+def test_a_shell_with_its_own_constant_pierces_by_it(config):
+    """A shell calibrated on its own gun's table (penetration_constant) pierces by its
+    constant, not its kind's: a smaller constant, more armour, as de Marre has it."""
+    spec = config.shells.penetration
+    shot = config.shells.shells["ap"]
+    own = replace(shot, penetration_constant=spec.ap_constant * 0.8)
+    ratio = penetration_mm(own, 800.0, spec) / penetration_mm(shot, 800.0, spec)
+    assert ratio == pytest.approx(0.8 ** (-1.0 / DE_MARRE_THICKNESS_POWER), rel=1e-9)
+    with pytest.raises(ValueError, match="penetration_constant"):
+        replace(config.shells.shells["he"], penetration_constant=2000.0)
+    with pytest.raises(ValueError, match="penetration_constant"):
+        replace(shot, penetration_constant=100.0)
 
 
 def test_a_shell_spec_checks_itself():

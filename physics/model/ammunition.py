@@ -21,6 +21,8 @@ from common.spec import Spec, SpecError, tuning
 AP, APCR, HE = "ap", "apcr", "he"
 SHELL_KINDS = (AP, APCR, HE)
 MM_PER_M = 1000.0
+MIN_DE_MARRE_CONSTANT = 500.0
+"""The least de Marre constant a shell may state (as [penetration]'s)."""
 AMMUNITION_SLOTS = 8
 """The most shells a gun lists (its ammunition slots, numbered from 0)."""
 
@@ -49,6 +51,9 @@ class ShellSpec(Spec):
                                   "radius", minimum=0.0, maximum=10000.0, default=0.0)
     splash_radius_m: float = tuning("he: the blast's reach", minimum=0.0, maximum=100.0,
                                     default=0.0)
+    penetration_constant: float = tuning(
+        "ap, apcr: de Marre's K for this shell alone, calibrated on its own gun's table (0: "
+        "its kind's, [penetration])", minimum=0.0, maximum=10000.0, default=0.0)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -68,6 +73,12 @@ class ShellSpec(Spec):
             if self.core_calibre_mm >= self.calibre_mm:
                 raise SpecError("core_calibre_mm", self.core_calibre_mm,
                                 f"less than the shell's calibre_mm ({self.calibre_mm})")
+        if self.kind == HE and self.penetration_constant != 0.0:
+            raise SpecError("penetration_constant", self.penetration_constant,
+                            "none on an he shell (its charge decides what it pierces)")
+        if 0.0 < self.penetration_constant < MIN_DE_MARRE_CONSTANT:
+            raise SpecError("penetration_constant", self.penetration_constant,
+                            f"0 (its kind's) or at least {MIN_DE_MARRE_CONSTANT:g}")
         if self.kind == HE and self.explosive_mass_kg >= self.mass_kg:
             raise SpecError("explosive_mass_kg", self.explosive_mass_kg,
                             f"less than the shell's mass_kg ({self.mass_kg})")

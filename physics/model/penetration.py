@@ -82,7 +82,8 @@ def penetration_mm(shell: ShellSpec, velocity_mps: float, spec: PenetrationSpec)
     """Armour (mm, square on) the shell pierces striking at ``velocity_mps``."""
     if shell.kind == HE:
         return spec.he_constant_mm * shell.explosive_mass_kg ** (1.0 / 3.0)
-    constant = spec.apcr_constant if shell.kind == APCR else spec.ap_constant
+    constant = (shell.penetration_constant
+                or (spec.apcr_constant if shell.kind == APCR else spec.ap_constant))
     calibre_dm = shell.piercing_calibre_mm / MM_PER_DM
     pierced_dm = (max(velocity_mps, 0.0) * shell.piercing_mass_kg ** DE_MARRE_MASS_POWER
                   / (constant * calibre_dm ** DE_MARRE_CALIBRE_POWER)
