@@ -108,7 +108,7 @@ class GameConfig:
     @property
     def tank(self) -> TankSpec:
         """The class a player drives unless they choose (``[spawn] tank``)."""
-        return self.tanks[self.game.spawn.tank]
+        return self.world.tank
 
     @property
     def tank_gearbox(self) -> GearboxSpec:

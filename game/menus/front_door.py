@@ -43,9 +43,9 @@ class OnlineSettings:
 def options_for(setup: MatchSetup, base: GameOptions) -> GameOptions:
     """A local match's options from match setup (the seed and players as ``base`` has them)."""
     return replace(base, map=MapChoice.parse(setup.map), vehicle=setup.vehicle,
-                   tank=setup.tank or None, bots=setup.bots, difficulty=setup.difficulty, gearbox=setup.gearbox,
-                   rounds=setup.rounds, mode=setup.mode, free_for_all=False,
-                   player_ai=None)
+                   tank=setup.tank or None, bots=setup.bots, difficulty=setup.difficulty,
+                   gearbox=setup.gearbox, rounds=setup.rounds, mode=setup.mode,
+                   free_for_all=False, player_ai=None)
 
 
 def setup_from(options: GameOptions, difficulty: str, rounds: int, bots: int,

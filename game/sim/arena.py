@@ -13,13 +13,6 @@ import numpy as np
 
 from game.sim.combat import Plate, RangeSpec, build_plates
 from game.sim.controls import GEAR_NAMES
-
-GEARBOXES = ("automatic", "manual")
-"""How a player may drive: the automatic gearbox or their own shifts."""
-TANK, CAR = "tank", "car"
-"""The two kinds of vehicle a player may choose (``--vehicle``): a tank, of one of the
-classes in config/tanks/, or the car."""
-VEHICLE_KIND_NAMES = (TANK, CAR)
 from physics.bullet.bodies import make_rock_body, map_walls, terrain_collider
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.terrain_tiles import StreamedColliders
@@ -35,6 +28,13 @@ from physics.model.tile_rocks import TileRocks
 from physics.model.tiled_terrain import TiledTerrain
 from physics.model.tracks import TankSpec
 from physics.model.wheels import CarSpec
+
+GEARBOXES = ("automatic", "manual")
+"""How a player may drive: the automatic gearbox or their own shifts."""
+TANK, CAR = "tank", "car"
+"""The two kinds of vehicle a player may choose (``--vehicle``): a tank, of one of the
+classes in config/tanks/, or the car."""
+VEHICLE_KIND_NAMES = (TANK, CAR)
 
 
 @dataclass(frozen=True)

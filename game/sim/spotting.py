@@ -5,8 +5,9 @@ clear of the terrain (tested on our own height array: fast, and the same every r
 where the caller passes the physics world, of the bodies that hide it (rocks, props and
 wrecks: a filtered Bullet ray, cast only once the terrain lets the line through), and it
 is within spotting range: the looker's tank's ``view_range_m`` (``sight_range_m`` for
-a looker with none of its own) for one standing still, further for one raising dust (by its speed) and, for a while after it fires, out to
-``firing_range_m`` (the flash and the smoke give it away).
+a looker with none of its own) for one standing still, further for one raising dust (by
+its speed) and, for a while after it fires, out to ``firing_range_m`` (the flash and the
+smoke give it away).
 """
 
 from __future__ import annotations

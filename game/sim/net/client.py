@@ -204,8 +204,8 @@ class NetClient:
                 continue
             fleet = self.simulation.fleets.get(self.simulation.specs.fleet_name(
                 entry.kind, entry.tank_class or None))
-            if fleet is None:  # a class this config lacks: the digests matched, so never
-                continue
+            if fleet is None:  # a class this config lacks (a server on other files is
+                continue       # refused at the hello): left undrawn, never a crash
             self.remotes[entry.vehicle_id] = RemoteVehicle(
                 entry.vehicle_id, entry.name, entry.kind, entry.human, fleet,
                 self.simulation.terrain, self.step_s,
