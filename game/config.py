@@ -34,6 +34,7 @@ from game.sim.session import SessionSpecs
 from physics.model.ammunition import AirSpec, ShellSpec
 from physics.model.ballistics import GunSpec
 from physics.model.gearbox import GearboxSpec
+from physics.model.parts import DamageSpec
 from physics.model.penetration import PenetrationSpec, ShellsConfig
 from physics.model.rocks import RockSpec
 from physics.model.stepping import SimulationSpec
@@ -84,6 +85,7 @@ class GameSpec(Spec):
     terrain: TerrainSpec = tuning("maps")
     rocks: RockSpec = tuning("rocks on the desert")
     range: RangeSpec = tuning("the firing range map")
+    damage: DamageSpec = tuning("what a shell inside breaks, and what broken parts do")
     battle: BattleSpec = tuning("rounds against the bots")
     ai: AISpec = tuning("how the bots drive and shoot")
     spawn: SpawnSpec = tuning("where vehicles start")
@@ -124,7 +126,7 @@ class GameConfig:
         game = self.game
         return WorldSpecs(game.simulation, game.terrain, game.rocks, game.range, game.spawn,
                           self.tanks, self.tank_gearboxes, self.car, self.car_gearbox,
-                          self.shells)
+                          self.shells, game.damage)
 
     @cached_property
     def session(self) -> SessionSpecs:

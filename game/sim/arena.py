@@ -19,6 +19,7 @@ from physics.bullet.terrain_tiles import StreamedColliders
 from physics.bullet.world import PhysicsWorld
 from physics.model.craters import CraterSpec, checked_crater
 from physics.model.gearbox import GearboxSpec
+from physics.model.parts import DamageSpec
 from physics.model.penetration import ShellsConfig
 from physics.model.rocks import Rock, RockSpec, scatter_rocks
 from common.spec import Spec, tuning
@@ -69,6 +70,8 @@ class WorldSpecs:
     car_gearbox: GearboxSpec
     shells: ShellsConfig
     """What the guns fire (config/shells.toml)."""
+    damage: DamageSpec
+    """What a shell inside a tank breaks, and what broken parts do (``[damage]``)."""
 
     @property
     def tank(self) -> TankSpec:

@@ -32,6 +32,10 @@ class ArmourHit:
     plate: str
     strike: Strike
     normal_ws: np.ndarray
+    point_bs: np.ndarray | None = None
+    """Where it met the plate, in the struck vehicle's body frame (None: a range plate)."""
+    direction_bs: np.ndarray | None = None
+    """The shell's unit direction there, in the same frame."""
 
 
 def armour_hit(vehicle: Vehicle, position_ws: np.ndarray, velocity_ws: np.ndarray,
@@ -49,7 +53,8 @@ def armour_hit(vehicle: Vehicle, position_ws: np.ndarray, velocity_ws: np.ndarra
         return None
     angle_deg = impact_angle_deg(direction_bs, met.normal_bs)
     result = strike(shell, speed_mps, angle_deg, met.plate.thickness_mm, spec)
-    return ArmourHit(met.plate.name, result, met.normal_bs @ vehicle.current.axes_ws())
+    return ArmourHit(met.plate.name, result, met.normal_bs @ vehicle.current.axes_ws(),
+                     met.point_bs, direction_bs)
 
 
 def hull_frame(vehicle: Vehicle, point_ws, vector_ws) -> tuple[np.ndarray, np.ndarray]:

@@ -357,6 +357,7 @@ class Battle:
                 vehicle.destroyed = False
                 vehicle.aim.reload_left_s = vehicle.spec.gun.reload_s  # loading afresh
                 vehicle.aim.ammunition.restock(vehicle.spec.gun.ammunition)
+                simulation.combat.parts.reset(vehicle)
 
 
 def _nearest(vehicles: list, me):

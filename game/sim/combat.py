@@ -25,6 +25,7 @@ from common.spec import Spec, SpecError, tuning
 from game.sim.armour_hits import ArmourHit, armour_hit, plate_hit, ricochet_velocity_ws
 from game.sim.controls import Controls
 from game.sim.events import CraterDug, Damage, Destroyed, Event, Hit, Shot
+from game.sim.part_damage import FIRE_CAUSE, PartDamage
 from game.sim.spotting import hull_middle_ws
 from game.sim.vehicles import DrawnVehicle, PlayerVehicle, Vehicle
 from physics.bullet.bodies import make_plate_body
@@ -34,6 +35,7 @@ from physics.model.ammunition import HE, MM_PER_M, AmmunitionState, ShellSpec
 from physics.model.ballistics import GunState, aim_gun, gun_axes, launch_velocity_ws, widen_or_close
 from physics.model.craters import CraterSpec, crater_from_hit
 from physics.model.flight import Flight
+from physics.model.parts import WHOLE_TANK, DamageSpec
 from physics.model.penetration import RICOCHET, ShellsConfig
 from physics.model.terrain import TerrainBase
 
@@ -141,10 +143,13 @@ class Combat:
     shells flown and retired, hits turned into damage and wrecks."""
 
     def __init__(self, world: PhysicsWorld, terrain: TerrainBase, seed: int, gravity_m_s2: float,
-                 shells: ShellsConfig, crater_spec: CraterSpec | None = None):
-        """``shells``: what the guns fire (config/shells.toml); ``crater_spec``: how shells
-        that hit sand dig into it (None: they do not)."""
+                 shells: ShellsConfig, damage: DamageSpec, crater_spec: CraterSpec | None = None):
+        """``shells``: what the guns fire (config/shells.toml); ``damage``: what a shell
+        inside a tank breaks; ``crater_spec``: how shells that hit sand dig into it (None:
+        they do not)."""
         self.world = world
+        self.parts = PartDamage(world, damage, seed, gravity_m_s2)
+        """Tanks' parts: struck, burning, mended; turrets thrown."""
         self.terrain = terrain
         self.crater_spec = crater_spec
         self.gravity_m_s2 = gravity_m_s2
@@ -169,21 +174,25 @@ class Combat:
         if aim is None:
             return []
         gun = vehicle.spec.gun
-        aim_gun(aim, gun, controls.turret, controls.elevation, step_s)
+        able = vehicle.parts.effects if vehicle.parts is not None else WHOLE_TANK
+        turret = controls.turret * able.traverse
+        aim_gun(aim, gun, turret, controls.elevation * able.laying, step_s)
         state = vehicle.current
-        turret = controls.turret
         widen_or_close(aim, gun.aiming, math.hypot(*state.velocity_ws.tolist()),
                        math.hypot(*state.angular_velocity_ws.tolist()),
-                       (turret if turret > 0.0 else -turret) * gun.traverse_rate_rad_s, step_s)
+                       (turret if turret > 0.0 else -turret) * gun.traverse_rate_rad_s, step_s,
+                       able.spread_factor, able.aim_time_factor)
         ammunition = aim.ammunition
         if ((controls.shell is not None and controls.shell != ammunition.selected)
                 or controls.next_shell or self._next_held):
             self._choose_shell(vehicle.name, ammunition, controls)
-        if not (controls.fire and aim.reload_left_s == 0.0 and ammunition.can_fire):
+        if not (controls.fire and aim.reload_left_s == 0.0 and ammunition.can_fire
+                and able.can_fire):
             return []
         shell = gun.ammunition[ammunition.loaded].shell
         self.shell_system.fire(vehicle, vehicle.body, vehicle.current, gun,
                                self.shells_config.shells[shell], aim, time_s, self.rng)
+        aim.reload_left_s *= able.reload_factor
         ammunition.fired()
         vehicle.fired_at_s = time_s
         return [Shot(vehicle.name, shell)]
@@ -219,8 +228,15 @@ class Combat:
                 struck = plate_hit(hit.target.thickness_mm, hit.normal_ws, hit.velocity_ws,
                                    shell, self.shells_config.penetration)
             events.append(hit_event(hit, shooter.name, self._shell_names[id(shell)], struck))
+            events += self.parts.crossed(vehicles, hit.position_ws - hit.velocity_ws * (
+                self.world.step_s), hit.position_ws, shell, shooter)
             for victim, amount in self._damage_of(hit, struck).items():
                 events += self.damage(victim, amount, shooter)
+                if victim is hit.target and struck is not None and struck.point_bs is not None:
+                    events += self.parts.penetrated(victim, struck.point_bs,
+                                                    struck.direction_bs, amount, shooter)
+            if shell.kind == HE:
+                events += self._blast_parts(hit, shell, shooter)
             if struck is not None and struck.strike.result == RICOCHET:
                 self._glance(hit, struck, time_s)
             events += self._crater(hit)
@@ -267,10 +283,23 @@ class Combat:
                 damage[victim] = damage.get(victim, 0.0) + splash_damage(shell, distance)
         return damage
 
+    def _blast_parts(self, hit: ShellHit[Vehicle], shell: ShellSpec, shooter: Vehicle
+                     ) -> list[Event]:
+        """A high-explosive blast's splash on the tracks it reaches."""
+        events: list[Event] = []
+        for victim in splash_owners(self.world, hit.position_ws, shell.splash_radius_m):
+            if isinstance(victim, Vehicle):
+                events += self.parts.blasted(victim, hit.position_ws,
+                                             lambda distance_m: splash_damage(shell, distance_m),
+                                             shooter)
+        return events
+
     @staticmethod
-    def damage(victim: Vehicle, amount: float, shooter: Vehicle) -> list[Event]:
+    def damage(victim: Vehicle, amount: float, shooter: Vehicle, cause: str | None = None
+               ) -> list[Event]:
         """Take ``amount`` off a tank's health; at zero it is destroyed and becomes a wreck
-        (a vehicle without health, a car, takes no damage)."""
+        (a vehicle without health, a car, takes no damage). ``cause``: what did it besides
+        a shell's damage (a fire)."""
         if victim.destroyed or victim.health is None or amount <= 0.0:
             return []
         victim.health = max(0.0, victim.health - float(amount))
@@ -278,8 +307,14 @@ class Combat:
                                       round(victim.health, 3))]
         if victim.health == 0.0:
             victim.destroyed = True
-            events.append(Destroyed(victim.name, shooter.name))
+            events.append(Destroyed(victim.name, shooter.name, cause))
         return events
+
+    def crews_work(self, vehicles: list[Vehicle]) -> list[Event]:
+        """A step of the crews' repairs and of fires burning."""
+        return self.parts.update(vehicles, self.world.step_s,
+                                 lambda victim, amount, by: self.damage(victim, amount, by,
+                                                                        FIRE_CAUSE))
 
     def predicted_impact(self, vehicle: PlayerVehicle, max_time_s: float | None = None,
                          make_tiles: bool = True,
@@ -323,11 +358,13 @@ class Combat:
         return self.shell_system.flight_of(shell)
 
     def clear(self) -> None:
-        """Every shell in flight gone (a round restarts)."""
+        """Every shell in flight and every thrown turret gone (a round restarts)."""
         self.shell_system.destroy()
+        self.parts.clear()
 
     def destroy(self) -> None:
         self.shell_system.destroy()
+        self.parts.destroy()
 
 
 def vehicle_distance(vehicle: Vehicle, point_ws) -> float:

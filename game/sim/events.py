@@ -109,6 +109,60 @@ class Destroyed(Event):
     TYPE = "destroyed"
     vehicle: str
     by: str
+    cause: str | None = when_known()
+    """What finished it besides its health running out: "ammo_rack" (the turret was
+    thrown) or "fire"; None: damage."""
+
+
+@dataclass(frozen=True)
+class PartDamaged(Event):
+    """One of a tank's parts (:data:`physics.model.parts.PART_NAMES`) lost hit points and is
+    damaged, not destroyed."""
+
+    TYPE = "part_damaged"
+    vehicle: str
+    part: str
+    by: str
+    hit_points: float
+    """What it has left."""
+
+
+@dataclass(frozen=True)
+class PartDestroyed(Event):
+    """A part lost its last hit point: its effect is full until it is mended."""
+
+    TYPE = "part_destroyed"
+    vehicle: str
+    part: str
+    by: str
+    repair_s: float
+    """How long the crew take to mend it to damaged."""
+
+
+@dataclass(frozen=True)
+class PartRepaired(Event):
+    """The crew mended a destroyed part: it is damaged again, working at a damaged part's
+    share."""
+
+    TYPE = "part_repaired"
+    vehicle: str
+    part: str
+    hit_points: float
+
+
+@dataclass(frozen=True)
+class FireStarted(Event):
+    """A shell set the engine on fire: it burns health until the crew put it out."""
+
+    TYPE = "fire_started"
+    vehicle: str
+    by: str
+
+
+@dataclass(frozen=True)
+class FireOut(Event):
+    TYPE = "fire_out"
+    vehicle: str
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from game.sim.combat import Combat
 from game.sim.controls import ButtonEdges, Controls
 from game.sim.events import CraterDug, Event, Reset, SwapVehicle
 from game.sim.guard import PhysicsGuard
+from game.sim.part_damage import TankParts, damaged_controls
 from game.sim.spotting import SightScreens
 from game.sim.vehicles import PlayerVehicle, Vehicle, step_events
 from physics.bullet.fleet import VehicleFleet
@@ -32,6 +33,7 @@ from physics.bullet.hull_body import (TURRET_CONTACT_FOLLOW_M, TURRET_FOLLOW_M,
 from physics.bullet.poses import ground_aligned_rotation, set_at_rest
 from physics.model.broadphase import points_near_path
 from physics.model.flight import flight_to_distance
+from physics.model.parts import WHOLE_TANK
 from physics.model.terrain import MapChoice
 
 Driver = Callable[["Simulation"], Controls]
@@ -70,7 +72,7 @@ class Simulation:
         self.world, self.terrain = self.arena.world, self.arena.terrain
         self.fleets = self.arena.fleets
         self.combat = Combat(self.world, self.terrain, seed, specs.simulation.gravity_m_s2,
-                             specs.shells, self.arena.crater_spec)
+                             specs.shells, specs.damage, self.arena.crater_spec)
         self.guard = PhysicsGuard(self.terrain, specs.spawn.below_ground_limit_m, self.place)
         self.vehicles: list[Vehicle] = []
         self._by_name: dict[str, Vehicle] = {}
@@ -172,6 +174,8 @@ class Simulation:
         vehicle = Vehicle(name, kind, fleet, fleet.add(body), path,
                           None if kind == CAR else fleet_name)
         vehicle.turret_collider = turret
+        if kind != CAR:
+            vehicle.parts = TankParts(fleet.spec.parts, self.specs.damage)
         self.place(vehicle, x_m, y_m, heading_deg)
         self.world.handles.register(body, vehicle)
         self.vehicles.append(vehicle)
@@ -301,6 +305,7 @@ class Simulation:
             if isinstance(event, CraterDug):
                 self.dig(event)
         events += fought
+        events += self.combat.crews_work(self.vehicles)
         for rules in self._rules:
             events += rules(self, events)
         return events
@@ -379,6 +384,8 @@ class Simulation:
         if vehicle.destroyed:
             vehicle.apply_controls(HANDBRAKE)
             return []
+        if vehicle.parts is not None and vehicle.parts.effects is not WHOLE_TANK:
+            controls = damaged_controls(controls, vehicle.parts.effects)
         events = vehicle.apply_controls(controls)
         if vehicle.aim is not None:
             events += self.combat.aim_and_fire(vehicle, controls, time_s, step_s)

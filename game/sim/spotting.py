@@ -143,6 +143,9 @@ def spotting_range_m(spec: SpottingSpec, target, time_s: float, looker=None) -> 
     # numpy's norm, summed in its order
     speed = math.sqrt(velocity_x * velocity_x + velocity_y * velocity_y + velocity_z * velocity_z)
     sight_m = getattr(getattr(looker, "spec", None), "view_range_m", spec.sight_range_m)
+    parts = getattr(looker, "parts", None)
+    if parts is not None:  # a hurt commander sees less far
+        sight_m *= parts.effects.view_share
     reach = sight_m + spec.dust_range_per_mps * speed
     if time_s - getattr(target, "fired_at_s", -math.inf) <= spec.firing_seen_s:
         reach = max(reach, spec.firing_range_m)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
@@ -24,6 +24,9 @@ from physics.model.ammunition import AmmunitionState
 from physics.model.ballistics import GunState
 from physics.model.gearbox import GearboxStep, GearRequest
 from physics.model.pose import BodyState
+
+if TYPE_CHECKING:  # the parts know vehicles: a name for the type alone
+    from game.sim.part_damage import TankParts
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,10 @@ class Vehicle:
         self.last_good = self.current
         """The last state that was finite and above the ground (for the physics guard)."""
         self.turret_collider: TurretCollider | None = None
-        """Its turret's pieces in its body, turned with the gun (None: no turret plates)."""
+        """Its turret's pieces in its body, turned with the gun (None: no turret plates, or
+        the turret was thrown off)."""
+        self.parts: TankParts | None = None
+        """A tank's parts as they stand (None: a vehicle without, the car)."""
 
     @property
     def turret_heading_rad(self) -> float:

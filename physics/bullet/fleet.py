@@ -15,6 +15,7 @@ a hull's box (every substep, :mod:`physics.model.ray_narrowing`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -116,6 +117,10 @@ class VehicleFleet:
         self.handbrake = np.zeros(0, dtype=bool)
         self.faulted = np.zeros(0, dtype=bool)
         """Per vehicle: its anchor maths went non-finite since the last ``recover``."""
+        self.track_drive = np.ones((0, 2))
+        """Per vehicle: whether its left and right tracks drive and brake (1) or lie broken
+        (0): a broken track's anchors pass no force along it (:meth:`set_damage`)."""
+        self._left_anchors = self.constants.position_bs[:, 0] < 0.0
         self.command = AnchorCommand.idle(0, len(self.constants.position_bs))
         self._near_test: _NearTest | None = None
         self.hull_pairs = HullPairs(world, terrain, self.collider_hull, collider_parts(spec))
@@ -136,6 +141,7 @@ class VehicleFleet:
             setattr(self, name, np.append(getattr(self, name), 0.0))
         self.handbrake = np.append(self.handbrake, False)
         self.faulted = np.append(self.faulted, False)
+        self.track_drive = np.append(self.track_drive, [[1.0, 1.0]], axis=0)
         self.hull_pairs.add()
         self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
         return index
@@ -147,8 +153,8 @@ class VehicleFleet:
         self.gearbox.remove_vehicle(index)
         self.model.remove(index)
         self.drive.remove(index)
-        for name in ("throttle", "steer", "brake", "handbrake", "faulted"):
-            setattr(self, name, np.delete(getattr(self, name), index))
+        for name in ("throttle", "steer", "brake", "handbrake", "faulted", "track_drive"):
+            setattr(self, name, np.delete(getattr(self, name), index, axis=0))
         self.hull_pairs.remove(index)
         self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
         self._near_test = None
@@ -205,6 +211,13 @@ class VehicleFleet:
         self.brake[index] = brake
         self.handbrake[index] = handbrake
 
+    def set_damage(self, index: int, track_drive: tuple[float, float], engine_power: float
+                   ) -> None:
+        """What a vehicle's broken parts leave of its drive: whether each track (left,
+        right) drives and brakes, and its engine's torque as a share of its own."""
+        self.track_drive[index] = track_drive
+        self.gearbox.power_share[index] = engine_power
+
     def forward_speeds_mps(self) -> np.ndarray:
         """Each vehicle's velocity along its hull's forward axis (+ forward)."""
         return self._survey(body_states(self.bodies))[0]
@@ -239,7 +252,17 @@ class VehicleFleet:
         gears = self.gearbox.step(step_s, speeds, self.throttle, self.model.driveline)
         self.command = self.drive.command(gears.command, self.gearbox.shifting, self.steer,
                                           self.brake, self.handbrake, step_s, speeds)
+        if (self.track_drive < 1.0).any():
+            self.command = self._broken_tracks(self.command)
         return gears
+
+    def _broken_tracks(self, command: AnchorCommand) -> AnchorCommand:
+        """``command`` with each broken track's anchors passing no force along it."""
+        working = np.where(self._left_anchors[None, :], self.track_drive[:, :1],
+                           self.track_drive[:, 1:])
+        bias = None if command.force_bias_n is None else command.force_bias_n * working
+        return dataclasses.replace(command, force_limit_n=command.force_limit_n * working,
+                                   force_bias_n=bias)
 
     @property
     def collider_reach_m(self) -> float:

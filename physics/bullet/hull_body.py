@@ -45,14 +45,15 @@ from functools import lru_cache
 
 import numpy as np
 from panda3d.bullet import BulletBoxShape, BulletConvexHullShape, BulletRigidBodyNode
-from panda3d.core import (PTA_LVecBase3f, LVecBase3f, Point3, TransformState, Vec3)
+from panda3d.core import (PTA_LVecBase3f, LVecBase3f, NodePath, Point3, TransformState, Vec3)
 
 from physics.bullet import groups
 from physics.bullet.bodies import make_hull_body
 from physics.model.armour import PlateLayout
 from physics.model.hull import HullSpec
 from physics.model.hull_clearance import PartBox
-from physics.model.plate_solids import collider_pieces, part_bounds, swept_bounds
+from physics.model.plate_solids import (collider_pieces, part_bounds, part_plates,
+                                         swept_bounds)
 
 COLLIDER_MARGIN_M = 0.04
 """Bullet's collision margin round each convex piece (its default); the pieces are moved in
@@ -103,6 +104,7 @@ class TurretCollider:
         """The farthest any corner of the pieces stands from the turret ring's centre."""
         self._pivot = Point3(*pivot_m)
         self._inertia = inertia
+        self._pieces = pieces
         self._sets = [[convex_shape(corners, margin) for corners, margin in pieces]
                       for _ in range(2)]
         self._in = 0
@@ -147,6 +149,29 @@ class TurretCollider:
         bodies: a ray along a shell's arc); whether they moved."""
         return self.behind and self.place(self._asked_rad)
 
+    def throw(self, name: str, mass_kg: float, velocity_ws, angular_velocity_ws
+              ) -> BulletRigidBodyNode:
+        """Take the turret off the hull (an ammo rack went up): its pieces leave the
+        hull's compound and become a loose body of their own of ``mass_kg``, where the
+        turret stood, moving at ``velocity_ws`` and turning at ``angular_velocity_ws``
+        (rad/s). The returned body is not yet in a world; the collider is done with (its
+        vehicle drops it)."""
+        hull_ws = NodePath(self.body).getTransform()
+        thrown = BulletRigidBodyNode(name)
+        for corners, margin in self._pieces:
+            thrown.addShape(convex_shape(corners, margin))
+        for shape in reversed(self._sets[self._in]):
+            self.body.removeShape(shape)
+        self.body.setInertia(self._inertia)
+        self._sets = [[], []]
+        thrown.setMass(mass_kg)
+        thrown.setTransform(hull_ws.compose(self._placed(self._asked_rad)))
+        thrown.setLinearVelocity(Vec3(*velocity_ws))
+        thrown.setAngularVelocity(Vec3(*angular_velocity_ws))
+        thrown.setDeactivationEnabled(False)
+        thrown.setIntoCollideMask(groups.mask_of(groups.DEBRIS))
+        return thrown
+
     def place(self, heading_rad: float) -> bool:
         """Stand the pieces at ``heading_rad``, now."""
         placed, body = self._placed(heading_rad), self.body
@@ -172,22 +197,30 @@ def make_vehicle_body(spec, name: str) -> tuple[BulletRigidBodyNode, TurretColli
     body = BulletRigidBodyNode(name)
     for piece in collider_pieces(plates, "hull", COLLIDER_MARGIN_M):
         body.addShape(convex_shape(piece.corners, piece.margin_m))
-    turret_pieces = [(piece.corners, piece.margin_m)
-                     for piece in collider_pieces(plates, "turret", COLLIDER_MARGIN_M)]
-    inertia = box_inertia(hull)
-    if turret_pieces and not body.getNumShapes():  # no hull plates: the box stands for it
-        body.addShape(BulletBoxShape(Vec3(hull.half_extents_m[0], hull.half_extents_m[1],
-                                          hull.half_extents_m[2])),
+    if part_plates(plates, "turret") and not body.getNumShapes():  # no hull plates: the
+        body.addShape(BulletBoxShape(Vec3(hull.half_extents_m[0], hull.half_extents_m[1],  # box
+                                          hull.half_extents_m[2])),        # stands for them
                       TransformState.makePos(Point3(0.0, 0.0, hull.centre_of_mass_drop_m)))
-    turret = (TurretCollider(body, turret_pieces, _turret_pivot_m(spec), inertia)
-              if turret_pieces else None)
+    turret = fit_turret(spec, body)
     body.setMass(hull.mass_kg)
-    body.setInertia(inertia)
+    body.setInertia(box_inertia(hull))
     body.setFriction(hull.friction)
     body.setAngularDamping(hull.angular_damping)
     body.setDeactivationEnabled(False)
     body.setIntoCollideMask(groups.mask_of(groups.HULL))
     return body, turret
+
+
+def fit_turret(spec, body: BulletRigidBodyNode) -> TurretCollider | None:
+    """The turret's pieces of a vehicle of ``spec`` put into ``body``'s compound at heading
+    0, and the collider that turns them (None: no turret plates): a new tank's, or one whose
+    turret was thrown off (:meth:`TurretCollider.throw`), made whole for a new round."""
+    plates = _plates(spec)
+    pieces = [] if plates is None else [
+        (piece.corners, piece.margin_m)
+        for piece in collider_pieces(plates, "turret", COLLIDER_MARGIN_M)]
+    return (TurretCollider(body, pieces, _turret_pivot_m(spec), box_inertia(spec.hull))
+            if pieces else None)
 
 
 def collider_hull(spec) -> HullSpec:

@@ -197,17 +197,19 @@ def aim_gun(aim: GunState, gun: GunSpec, turret: float, elevation: float, step_s
 
 
 def widen_or_close(aim: GunState, aiming: AimingSpec, speed_mps: float, turn_rad_s: float,
-                   traverse_rad_s: float, step_s: float) -> None:
+                   traverse_rad_s: float, step_s: float, spread_factor: float = 1.0,
+                   aim_time_factor: float = 1.0) -> None:
     """The aiming circle after a step of ``step_s`` in which the hull moved at
     ``speed_mps`` and turned at ``turn_rad_s`` and the turret traversed at
     ``traverse_rad_s``: as wide as that motion makes it, at once, or closing toward it
-    (:class:`AimingSpec`)."""
-    wanted = aiming.aimed_rad * (1.0 + aiming.per_mps * speed_mps
-                                 + aiming.per_turn_rad_s * turn_rad_s
-                                 + aiming.per_traverse_rad_s * traverse_rad_s)
+    (:class:`AimingSpec`). A damaged gun spreads ``spread_factor`` times as wide; a hurt
+    gunner takes ``aim_time_factor`` times as long to close it."""
+    wanted = spread_factor * aiming.aimed_rad * (1.0 + aiming.per_mps * speed_mps
+                                                 + aiming.per_turn_rad_s * turn_rad_s
+                                                 + aiming.per_traverse_rad_s * traverse_rad_s)
     now = aim.aim_circle_rad
-    aim.aim_circle_rad = (wanted if wanted >= now
-                          else wanted + (now - wanted) * math.exp(-step_s / aiming.aim_time_s))
+    aim.aim_circle_rad = (wanted if wanted >= now else wanted + (now - wanted) * math.exp(
+        -step_s / (aiming.aim_time_s * aim_time_factor)))
 
 
 def shot_direction(barrel_ws: np.ndarray, circle_rad: float, rng: np.random.Generator

@@ -160,8 +160,8 @@ def clutch_capacity_nm(rpm, closing, settings):
 
 @compiled_stage
 def engine_step(dt_s, engine_rad_s, rad_s_per_mps, driveline_inertia, pedal, rim_mps,
-                gripping, free_load_n, stiffness_n_s_m, resistance_n, steer_mps, settings,
-                curve):
+                gripping, free_load_n, stiffness_n_s_m, resistance_n, steer_mps, power_share,
+                settings, curve):
     """One step of one vehicle's engine and clutch.
 
     ``rad_s_per_mps``: the engaged gear's engine speed per m/s of forward rim speed,
@@ -173,7 +173,8 @@ def engine_step(dt_s, engine_rad_s, rad_s_per_mps, driveline_inertia, pedal, rim
     of the step, so that the stiff tyre curve does not make the engine ring),
     ``steer_mps`` half the tracks' speed difference; ``resistance_n``: what held the
     vehicle back besides (rolling, slopes, drag: + against forward motion), a load on the
-    gripping share.
+    gripping share; ``power_share``: the share of its driving torque a damaged engine still
+    gives (its drag when closed is whole).
 
     Returns the engine's new speed (rad/s), the rim speed to drive toward (m/s) and the
     force the clutch passes to the anchors (N, + forward).
@@ -182,6 +183,8 @@ def engine_step(dt_s, engine_rad_s, rad_s_per_mps, driveline_inertia, pedal, rim
     governed_rpm = max(settings[IDLE], settings[STEER_RATIO] * abs(steer_mps) * RPM_PER_RAD_S)
     throttle = max(pedal, clamp((governed_rpm - rpm) / settings[GOVERNOR_BAND], 0.0, 1.0))
     torque = engine_torque_nm(rpm, throttle, curve, settings)
+    if torque > 0.0:
+        torque *= power_share
     inertia = settings[INERTIA]
     driveline_rad_s = rad_s_per_mps * rim_mps
     closing = rad_s_per_mps != 0.0 and (

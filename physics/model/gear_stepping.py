@@ -43,8 +43,8 @@ def _automatic_shift(vehicle, speed, stick, gear, gears, reverse_engage_mps, shi
 
 @compiled_loop
 def step_gearboxes(dt_s, speed_mps, throttle, driveline, automatic, gear_index, target_index,
-                    from_index, shift_left_s, rpm, last_speed_mps, gears, settings, engine,
-                    curve, reverse, neutral, first, rim_speed_mps, force_n, push_n, hold,
+                    from_index, shift_left_s, rpm, last_speed_mps, power_share, gears, settings,
+                    engine, curve, reverse, neutral, first, rim_speed_mps, force_n, push_n, hold,
                     started, finished):
     """One step of every gearbox, in place (compiled where numba is installed; a plain loop
     otherwise). ``gears`` is the stepping table; ``settings``: reverse engage speed, shift
@@ -52,7 +52,8 @@ def step_gearboxes(dt_s, speed_mps, throttle, driveline, automatic, gear_index, 
     held (as it is rolling against its gear's way at any speed); ``engine`` and ``curve``: :mod:`physics.model.engine`'s settings and
     torque curve; ``last_speed_mps``: each vehicle's forward speed a step ago, brought up
     to date (the resistance besides the anchors' is what their forces leave unexplained of
-    the vehicle's acceleration over the last step)."""
+    the vehicle's acceleration over the last step); ``power_share``: each engine's torque
+    as a share of its own (a damaged one's less)."""
     reverse_engage_mps, shift_time_s, hold_mps = settings[0], settings[1], settings[2]
     for vehicle in range(speed_mps.shape[0]):
         gear = gear_index[vehicle]
@@ -74,7 +75,7 @@ def step_gearboxes(dt_s, speed_mps, throttle, driveline, automatic, gear_index, 
             dt_s, rpm[vehicle] / RPM_PER_RAD_S, gears[gear, 0], gears[gear, 1], pedal,
             driveline[vehicle, DRIVELINE_RIM], driveline[vehicle, DRIVELINE_GRIPPING],
             free_load_n, driveline[vehicle, DRIVELINE_STIFFNESS], resistance_n,
-            driveline[vehicle, DRIVELINE_STEER], engine, curve)
+            driveline[vehicle, DRIVELINE_STEER], power_share[vehicle], engine, curve)
         rpm[vehicle] = engine_rad_s * RPM_PER_RAD_S
         force_n[vehicle] = abs(force)
         push_n[vehicle] = force

@@ -242,6 +242,8 @@ class Gearbox:
         self.rpm = np.full(count, spec.idle_rpm)
         self.speed_mps = np.zeros(count)
         """Each vehicle's forward speed at the start of the last step."""
+        self.power_share = np.ones(count)
+        """Each vehicle's engine torque as a share of its own (a damaged engine's is less)."""
 
     def add_vehicle(self, automatic: bool = False) -> int:
         """Grow the set by one vehicle (in N, at idle); return its index."""
@@ -252,6 +254,7 @@ class Gearbox:
         self.automatic = np.append(self.automatic, bool(automatic))
         self.rpm = np.append(self.rpm, self.spec.idle_rpm)
         self.speed_mps = np.append(self.speed_mps, 0.0)
+        self.power_share = np.append(self.power_share, 1.0)
         self.count += 1
         return self.count - 1
 
@@ -274,7 +277,7 @@ class Gearbox:
 
     def remove_vehicle(self, vehicle: int) -> None:
         """Shrink the set by one: the vehicles after ``vehicle`` move down one index."""
-        for name in self._STATE:
+        for name in self._STATE + ("power_share",):
             setattr(self, name, np.delete(getattr(self, name), vehicle))
         self.count -= 1
 
@@ -354,8 +357,8 @@ class Gearbox:
             np.ascontiguousarray(_per_vehicle(throttle, count)),
             np.ascontiguousarray(driveline, dtype=float), self.automatic,
             self.gear_index, self.target_index, self.from_index, self.shift_left_s, self.rpm,
-            self.speed_mps, self._stepping_table, self._settings, self._engine,
-            self._curve, self.reverse, self.neutral, self.first, rim_speed_mps, force_n, push_n,
+            self.speed_mps, self.power_share, self._stepping_table, self._settings,
+            self._engine, self._curve, self.reverse, self.neutral, self.first, rim_speed_mps, force_n, push_n,
             hold, started, finished)
         return GearboxStep(DriveCommand(rim_speed_mps, force_n, self.rpm.copy(), hold, push_n),
                            started, finished)

@@ -23,6 +23,7 @@ from physics.model.ballistics import ArmourSpec, GunSpec
 from physics.model.engine import Driveline
 from physics.model.gearbox import FIRST, DriveCommand, GearboxSpec
 from physics.model.hull import HullSpec
+from physics.model.parts import PartsLayout
 
 _SIDES = np.array([1.0, -1.0])
 """Left and right track: + steer (right) speeds the left one up and slows the right one."""
@@ -159,6 +160,8 @@ class TankSpec(Spec):
     gun: GunSpec = tuning("turret, gun and shells")
     armour: ArmourSpec = tuning("health")
     plates: PlateLayout = tuning("the armour plates: hull and turret")
+    parts: PartsLayout = tuning("what a shell that gets through can break: tracks, engine, "
+                                "turret ring, gun, ammo rack, crew")
 
     tracked = True
 

@@ -1,0 +1,297 @@
+"""Tanks' parts in the game: what shells break, fires, the crew's repairs, and the turret an
+ammo rack throws.
+
+The parts and what their damage does are :mod:`physics.model.parts`; here they meet the
+shells and the vehicles. A shell that gets through strikes the parts on its line and in its
+spall cone; any shell whose line crosses a track strikes it, and a high-explosive blast
+strikes the tracks it reaches. A damaged engine may catch fire, which burns health until the
+crew put it out. A destroyed part is mended to damaged after its repair time. An ammo rack
+destroyed destroys the tank and throws its turret off as a loose Bullet body. Each change
+of a part's state is an event and goes at once to what the part acts on: the fleet's drive
+(tracks, engine) and, read each step, the gun, the driver's controls and the crew's eyes
+(``vehicle.parts.effects``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import numpy as np
+from panda3d.core import NodePath
+
+from game.sim.armour_hits import hull_frame
+from game.sim.controls import Controls
+from game.sim.events import (Destroyed, Event, FireOut, FireStarted, PartDamaged,
+                             PartDestroyed, PartRepaired)
+from physics.bullet.hull_body import fit_turret
+from physics.bullet.world import PhysicsWorld
+from physics.model.ammunition import ShellSpec
+from physics.model.parts import (AMMO_RACK, DESTROYED, ENGINE, OUTSIDE, PART_NAMES,
+                                 STATES, WHOLE_TANK, DamageSpec, PartEffects,
+                                 PartsLayout, part_effects, parts_on_line, state_of,
+                                 strikes_inside)
+
+FIRE_STREAM = 0xF12E
+"""Seeds the random stream of engine fires apart from the shots' and the terrain's."""
+_OUTSIDE = np.array([name in OUTSIDE for name in PART_NAMES])
+AMMO_RACK_CAUSE, FIRE_CAUSE = "ammo_rack", "fire"
+"""Why a tank was destroyed besides damage (:class:`~game.sim.events.Destroyed`'s ``cause``)."""
+
+
+class TankParts:
+    """One tank's parts as they stand: hit points, repairs under way, an engine fire."""
+
+    def __init__(self, layout: PartsLayout, spec: DamageSpec):
+        self.layout = layout
+        self.spec = spec
+        self.whole = np.array([part.hit_points for part in layout.ordered])
+        self.repair_s = np.array([part.repair_s for part in layout.ordered])
+        self.reset()
+
+    def reset(self) -> None:
+        """Every part whole, no fire (a new round)."""
+        self.hit_points = self.whole.copy()
+        self.repair_left_s = np.zeros(len(PART_NAMES))
+        """Per part: the time left until a destroyed one is mended (0: none under way)."""
+        self.fire_left_s = 0.0
+        """Until the crew have the fire out (0: no fire)."""
+        self.fire_by: object = None
+        """Whoever set it (a vehicle: the kill is theirs)."""
+        self._burnt_s = 0.0
+        self.effects: PartEffects = WHOLE_TANK
+
+    @property
+    def on_fire(self) -> bool:
+        return self.fire_left_s > 0.0
+
+    def state(self, name: str) -> str:
+        index = PART_NAMES.index(name)
+        return state_of(float(self.hit_points[index]), float(self.whole[index]))
+
+    def states(self) -> dict[str, str]:
+        """Every part's state by name, in :data:`PART_NAMES`' order."""
+        return {name: state_of(hit_points, whole) for name, hit_points, whole
+                in zip(PART_NAMES, self.hit_points.tolist(), self.whole.tolist())}
+
+    def codes(self) -> tuple[int, ...]:
+        """The states as indices into :data:`~physics.model.parts.STATES` (for the wire)."""
+        return tuple(STATES.index(state) for state in self.states().values())
+
+    def show(self, codes, repair_left_s, fire: bool) -> None:
+        """Stand as another machine reports them (a client's copy of the server's): each
+        part at its state's hit points (a damaged one at the mended share), repairs and the
+        fire as told."""
+        shares = np.array([(1.0, self.spec.repaired_share, 0.0)[code] for code in codes])
+        self.hit_points = self.whole * shares
+        self.repair_left_s = np.asarray(repair_left_s, dtype=float)
+        self.fire_left_s = math.inf if fire else 0.0
+        self.refresh()
+
+    def refresh(self) -> PartEffects:
+        self.effects = part_effects(self.states(), self.spec)
+        return self.effects
+
+
+@dataclass(eq=False)  # an owner in the handle map: hashed by identity
+class ThrownTurret:
+    """A turret an ammo rack threw off its hull: a loose body that falls and tumbles."""
+
+    vehicle: str
+    """Whose turret it was."""
+    path: NodePath
+
+    @property
+    def name(self) -> str:
+        return self.path.getName()
+
+    def pose(self) -> tuple[np.ndarray, np.ndarray]:
+        """Where it is: the turret ring's centre in the world and the rotation (w, x, y, z)."""
+        transform = self.path.getTransform()
+        return np.array(transform.getPos()), np.array(transform.getQuat())
+
+
+class PartDamage:
+    """The parts of every tank in one physics world: struck, burning, mended, thrown."""
+
+    def __init__(self, world: PhysicsWorld, spec: DamageSpec, seed: int, gravity_m_s2: float):
+        self.world = world
+        self.spec = spec
+        self.gravity_m_s2 = gravity_m_s2
+        self.rng = np.random.default_rng([seed, FIRE_STREAM])
+        self.thrown: list[ThrownTurret] = []
+
+    def penetrated(self, vehicle, entry_bs: np.ndarray, direction_bs: np.ndarray,
+                   amount: float, shooter) -> list[Event]:
+        """A shell got through ``vehicle``'s armour at ``entry_bs`` (body frame), flying along
+        ``direction_bs``, with ``amount`` of damage: the parts on its line and in its spall
+        cone take their shares."""
+        parts = vehicle.parts
+        if parts is None or vehicle.destroyed:
+            return []
+        shares = strikes_inside(parts.layout, self.spec, entry_bs, direction_bs,
+                                vehicle.turret_heading_rad, vehicle.spec.gun.turret_pivot_m)
+        return self.strike(vehicle, shares * amount, shooter)
+
+    def crossed(self, vehicles, start_ws: np.ndarray, end_ws: np.ndarray, shell: ShellSpec,
+                shooter) -> list[Event]:
+        """A shell flew from ``start_ws`` to ``end_ws`` (where it struck something): the
+        tracks its line crossed on the way take their share of its damage."""
+        line = np.asarray(end_ws, dtype=float) - start_ws
+        length_m = float(np.linalg.norm(line))
+        events: list[Event] = []
+        if length_m == 0.0:
+            return events
+        amount = shell.damage * self.spec.outside_damage_share
+        for vehicle in vehicles:
+            parts = vehicle.parts
+            if parts is None or vehicle.destroyed or _far(vehicle, start_ws, end_ws, length_m):
+                continue
+            origin_bs, direction_bs = hull_frame(vehicle, start_ws, line / length_m)
+            met = parts_on_line(parts.layout, origin_bs, direction_bs, length_m, 0.0,
+                                vehicle.spec.gun.turret_pivot_m)
+            struck = np.isfinite(met) & _OUTSIDE
+            if struck.any():
+                events += self.strike(vehicle, struck * amount, shooter)
+        return events
+
+    def blasted(self, vehicle, point_ws: np.ndarray, damage_at: Callable[[float], float],
+                shooter) -> list[Event]:
+        """A blast at ``point_ws`` reached ``vehicle``: each track takes ``damage_at`` its
+        distance from the blast."""
+        parts = vehicle.parts
+        if parts is None or vehicle.destroyed:
+            return []
+        centres, halves, _ = parts.layout.boxes
+        point_bs, _ = hull_frame(vehicle, point_ws, np.zeros(3))
+        outside = np.maximum(np.abs(point_bs - centres) - halves, 0.0)
+        distances = np.linalg.norm(outside, axis=1).tolist()
+        losses = np.array([damage_at(distance) if crossed else 0.0
+                           for distance, crossed in zip(distances, _OUTSIDE.tolist())])
+        return self.strike(vehicle, losses, shooter) if losses.any() else []
+
+    def strike(self, vehicle, losses: np.ndarray, shooter) -> list[Event]:
+        """Take ``losses`` (P,) off ``vehicle``'s parts' hit points: the events of every part
+        that changed state or lost hit points; an engine struck may catch fire; an ammo rack
+        destroyed destroys the tank and throws its turret."""
+        parts = vehicle.parts
+        events: list[Event] = []
+        for index, loss in enumerate(losses.tolist()):
+            if loss <= 0.0:
+                continue
+            name = PART_NAMES[index]
+            before = parts.hit_points[index]
+            parts.hit_points[index] = left = max(0.0, before - loss)
+            if left == 0.0:
+                parts.repair_left_s[index] = parts.repair_s[index]
+                if before > 0.0:
+                    events.append(PartDestroyed(vehicle.name, name, shooter.name,
+                                                float(parts.repair_s[index])))
+            else:
+                events.append(PartDamaged(vehicle.name, name, shooter.name, round(left, 3)))
+            if name == ENGINE and not parts.on_fire and self.rng.random() < self.spec.fire_chance:
+                parts.fire_left_s, parts.fire_by, parts._burnt_s = (self.spec.fire_duration_s,
+                                                                    shooter, 0.0)
+                events.append(FireStarted(vehicle.name, shooter.name))
+        self._acted(vehicle)
+        if parts.state(AMMO_RACK) == DESTROYED:
+            events += self._ammo_rack(vehicle, shooter)
+        return events
+
+    def _acted(self, vehicle) -> None:
+        """What the parts now leave the tank, handed to its fleet's drive."""
+        effects = vehicle.parts.refresh()
+        vehicle.fleet.set_damage(vehicle.index, effects.track_drive, effects.engine_power)
+
+    def _ammo_rack(self, vehicle, shooter) -> list[Event]:
+        """The ammo rack went up: the tank is destroyed and its turret thrown."""
+        vehicle.health = 0.0
+        vehicle.destroyed = True
+        vehicle.parts.fire_left_s = 0.0
+        collider = vehicle.turret_collider
+        if collider is not None:
+            state = vehicle.current
+            up = state.axes_ws()[2]
+            speed_mps = math.sqrt(2.0 * self.gravity_m_s2 * self.spec.turret_throw_height_m)
+            spin = state.axes_ws()[0] * self.spec.turret_throw_spin_rad_s
+            body = collider.throw(f"{vehicle.name}-turret", vehicle.spec.parts.turret_mass_kg,
+                                  state.velocity_ws + up * speed_mps, spin)
+            vehicle.turret_collider = None
+            thrown = ThrownTurret(vehicle.name, self.world.add_body(body))
+            self.world.handles.register(body, thrown)
+            self.thrown.append(thrown)
+        return [Destroyed(vehicle.name, shooter.name, AMMO_RACK_CAUSE)]
+
+    def update(self, vehicles, step_s: float,
+               burn: Callable[[object, float, object], list[Event]]) -> list[Event]:
+        """A step of the crews' work: repairs run down (a part mended is damaged again),
+        fires burn health through ``burn(vehicle, amount, by)`` in ticks and go out."""
+        events: list[Event] = []
+        for vehicle in vehicles:
+            parts = vehicle.parts
+            if parts is None or vehicle.destroyed:
+                continue
+            if parts.repair_left_s.any():
+                events += self._mend(vehicle, parts, step_s)
+            if parts.on_fire:
+                events += self._burn(vehicle, parts, step_s, burn)
+        return events
+
+    def _mend(self, vehicle, parts: TankParts, step_s: float) -> list[Event]:
+        events: list[Event] = []
+        under_way = parts.repair_left_s > 0.0
+        parts.repair_left_s[under_way] = np.maximum(parts.repair_left_s[under_way] - step_s, 0.0)
+        for index in np.flatnonzero(under_way & (parts.repair_left_s == 0.0)).tolist():
+            parts.hit_points[index] = parts.whole[index] * self.spec.repaired_share
+            events.append(PartRepaired(vehicle.name, PART_NAMES[index],
+                                       round(float(parts.hit_points[index]), 3)))
+        if events:
+            self._acted(vehicle)
+        return events
+
+    def _burn(self, vehicle, parts: TankParts, step_s: float,
+              burn: Callable[[object, float, object], list[Event]]) -> list[Event]:
+        spec = self.spec
+        parts.fire_left_s = max(0.0, parts.fire_left_s - step_s)
+        parts._burnt_s += step_s
+        events: list[Event] = []
+        if parts._burnt_s >= spec.fire_tick_s or not parts.on_fire:
+            events += burn(vehicle, spec.fire_damage_per_s * parts._burnt_s, parts.fire_by)
+            parts._burnt_s = 0.0
+        if not parts.on_fire and not vehicle.destroyed:
+            events.append(FireOut(vehicle.name))
+        return events
+
+    def reset(self, vehicle) -> None:
+        """A tank set up for a new round: every part whole, its turret back on."""
+        if vehicle.parts is not None:
+            vehicle.parts.reset()
+            if vehicle.turret_collider is None:
+                vehicle.turret_collider = fit_turret(vehicle.spec, vehicle.body)
+            vehicle.fleet.set_damage(vehicle.index, WHOLE_TANK.track_drive,
+                                     WHOLE_TANK.engine_power)
+
+    def clear(self) -> None:
+        """Thrown turrets gone (a new round)."""
+        for thrown in self.thrown:
+            self.world.remove_body(thrown.path)
+        self.thrown.clear()
+
+    def destroy(self) -> None:
+        self.clear()
+
+
+def _far(vehicle, start_ws: np.ndarray, end_ws: np.ndarray, length_m: float) -> bool:
+    """Whether ``vehicle`` stands too far from a segment for the segment to reach it."""
+    middle = (np.asarray(start_ws) + end_ws) / 2.0
+    return float(np.linalg.norm(vehicle.current.position_ws - middle)) > (
+        length_m / 2.0 + vehicle.fleet.collider_reach_m)
+
+
+def damaged_controls(controls: Controls, able: PartEffects) -> Controls:
+    """What a tank's broken parts leave of its driver's controls: a hurt driver drives at
+    his pace; an engine that gives nothing steers nothing (the steer unit runs off it)."""
+    steering = able.driving if able.engine_power > 0.0 else 0.0
+    return replace(controls, throttle=controls.throttle * able.driving,
+                   steer=controls.steer * steering)
