@@ -12,8 +12,9 @@ from game.sim.battle import Battle
 from game.sim.interfaces import (DrawnBattle, DrawnSession, DrawnShell, DrawnSimulation,
                                  DrawnVehicle, FrameLoop, PlayerVehicle)
 from game.sim.net.remote import RemoteVehicle
-from game.sim.net.shown import (ClientLoop, ClientSession, OnlineBattle, ShellTrace, ShownOwn,
+from game.sim.net.shown import (ClientLoop, ClientSession, OnlineBattle, ShownOwn,
                                 ShownWorld)
+from game.sim.net.traces import ShellTrace
 from game.sim.session import GameSession
 from game.sim.simulation import Simulation
 from game.sim.step_loop import StepLoop

@@ -232,7 +232,8 @@ class Combat:
                 self.world.step_s), hit.position_ws, shell, shooter)
             for victim, amount in self._damage_of(hit, struck).items():
                 events += self.damage(victim, amount, shooter)
-                if victim is hit.target and struck is not None and struck.point_bs is not None:
+                if (victim is hit.target and struck is not None and struck.point_bs is not None
+                        and struck.direction_bs is not None):
                     events += self.parts.penetrated(victim, struck.point_bs,
                                                     struck.direction_bs, amount, shooter)
             if shell.kind == HE:

@@ -34,6 +34,7 @@ from game.sim.combat import Plate
 from game.sim.controls import Controls
 from game.sim.net.client import ServerGone
 from game.sim.net.shown import ScoreRow
+from game.sim.part_damage import ThrownTurret
 from game.sim.replay import ReplayRecorder
 from game.sim.session import GameOptions
 from game.sim.simulation import Driver
@@ -94,6 +95,11 @@ class DrawnSimulation(Protocol):
     @property
     def plates(self) -> Sequence[Plate]:
         """The firing range's steel plates (none on another map)."""
+
+    @property
+    def thrown_turrets(self) -> Sequence[ThrownTurret]:
+        """Turrets ammo racks threw off their hulls, loose bodies falling and lying
+        (none on a network client: its own world throws none)."""
 
     @property
     def rocks(self) -> Sequence[Rock]:

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 from panda3d.core import NodePath
 
-from game.sim.armour_hits import hull_frame
 from game.sim.controls import Controls
 from game.sim.events import (Destroyed, Event, FireOut, FireStarted, PartDamaged,
                              PartDestroyed, PartRepaired)
@@ -32,10 +31,13 @@ from physics.model.parts import (AMMO_RACK, DESTROYED, ENGINE, OUTSIDE, PART_NAM
                                  STATES, WHOLE_TANK, DamageSpec, PartEffects,
                                  PartsLayout, part_effects, parts_on_line, state_of,
                                  strikes_inside)
+from physics.model.pose import BodyState
 
 FIRE_STREAM = 0xF12E
 """Seeds the random stream of engine fires apart from the shots' and the terrain's."""
 _OUTSIDE = np.array([name in OUTSIDE for name in PART_NAMES])
+Burn = Callable[[Any, float, Any], list[Event]]
+"""Takes health off a burning tank: (the tank, the amount, whoever set the fire)."""
 AMMO_RACK_CAUSE, FIRE_CAUSE = "ammo_rack", "fire"
 """Why a tank was destroyed besides damage (:class:`~game.sim.events.Destroyed`'s ``cause``)."""
 
@@ -148,7 +150,7 @@ class PartDamage:
             parts = vehicle.parts
             if parts is None or vehicle.destroyed or _far(vehicle, start_ws, end_ws, length_m):
                 continue
-            origin_bs, direction_bs = hull_frame(vehicle, start_ws, line / length_m)
+            origin_bs, direction_bs = _in_body(vehicle.current, start_ws, line / length_m)
             met = parts_on_line(parts.layout, origin_bs, direction_bs, length_m, 0.0,
                                 vehicle.spec.gun.turret_pivot_m)
             struck = np.isfinite(met) & _OUTSIDE
@@ -164,7 +166,7 @@ class PartDamage:
         if parts is None or vehicle.destroyed:
             return []
         centres, halves, _ = parts.layout.boxes
-        point_bs, _ = hull_frame(vehicle, point_ws, np.zeros(3))
+        point_bs, _ = _in_body(vehicle.current, point_ws, np.zeros(3))
         outside = np.maximum(np.abs(point_bs - centres) - halves, 0.0)
         distances = np.linalg.norm(outside, axis=1).tolist()
         losses = np.array([damage_at(distance) if crossed else 0.0
@@ -224,7 +226,7 @@ class PartDamage:
         return [Destroyed(vehicle.name, shooter.name, AMMO_RACK_CAUSE)]
 
     def update(self, vehicles, step_s: float,
-               burn: Callable[[object, float, object], list[Event]]) -> list[Event]:
+               burn: Burn) -> list[Event]:
         """A step of the crews' work: repairs run down (a part mended is damaged again),
         fires burn health through ``burn(vehicle, amount, by)`` in ticks and go out."""
         events: list[Event] = []
@@ -251,7 +253,7 @@ class PartDamage:
         return events
 
     def _burn(self, vehicle, parts: TankParts, step_s: float,
-              burn: Callable[[object, float, object], list[Event]]) -> list[Event]:
+              burn: Burn) -> list[Event]:
         spec = self.spec
         parts.fire_left_s = max(0.0, parts.fire_left_s - step_s)
         parts._burnt_s += step_s
@@ -280,6 +282,13 @@ class PartDamage:
 
     def destroy(self) -> None:
         self.clear()
+
+
+def _in_body(state: BodyState, point_ws, vector_ws) -> tuple[np.ndarray, np.ndarray]:
+    """A point and a vector in the world, in a body's frame (whose state is ``state``)."""
+    axes = state.axes_ws()  # rows: the body's axes in the world
+    return (axes @ (np.asarray(point_ws, dtype=float) - state.position_ws),
+            axes @ np.asarray(vector_ws, dtype=float))
 
 
 def _far(vehicle, start_ws: np.ndarray, end_ws: np.ndarray, length_m: float) -> bool:

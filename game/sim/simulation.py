@@ -109,6 +109,10 @@ class Simulation:
         return self.arena.plates
 
     @property
+    def thrown_turrets(self):
+        return self.combat.parts.thrown
+
+    @property
     def tanks(self) -> VehicleFleet:
         """The fleet of the player's tank class."""
         return self.fleets[self.player_tank]

@@ -93,6 +93,10 @@ class DrawnVehicle(Protocol):
     def destroyed(self) -> bool: ...
 
     @property
+    def parts(self) -> TankParts | None:
+        """A tank's parts as they stand (None: the car, which has none)."""
+
+    @property
     def gear(self) -> str: ...
 
     @property

@@ -34,6 +34,7 @@ from game.sim.net.protocol import (MAX_INPUTS_PER_PACKET, NO_TICK, RELIABLE_CHAN
                                    STATE_CHANNEL, Bye, End, Events, Inputs, ProtocolError, Refuse,
                                    Roster, Scoreboard, decode_server, quantised)
 from game.sim.net.remote import RemoteVehicle
+from game.sim.part_damage import TankParts
 from game.sim.net.snapshots import (OwnState, Snapshot, decode_snapshot, snapshot_baseline_tick,
                                    vehicle_pose)
 from game.sim.net.spec import NetSpec
@@ -210,7 +211,9 @@ class NetClient:
                 entry.vehicle_id, entry.name, entry.kind, entry.human, fleet,
                 self.simulation.terrain, self.step_s,
                 max(4, round(keep / max(1, self.step_hz // self.net.snapshot_hz))),
-                self.net.jump_mps, entry.tank_class or None)
+                self.net.jump_mps, entry.tank_class or None,
+                TankParts(fleet.spec.parts, self.simulation.specs.damage)
+                if hasattr(fleet.spec, "parts") else None)
         for vehicle_id in [key for key in self.remotes if key not in present]:
             del self.remotes[vehicle_id]
 

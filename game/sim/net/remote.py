@@ -21,6 +21,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from game.sim.net.snapshots import VehiclePose
+from game.sim.part_damage import TankParts
 from game.sim.vehicles import AnchorView
 from physics.model.ballistics import GunState
 from physics.model.pose import BodyState
@@ -78,7 +79,7 @@ class RemoteVehicle:
 
     def __init__(self, vehicle_id: int, name: str, kind: str, human: bool, fleet, terrain,
                  step_s: float, keep_snapshots: int, jump_mps: float = math.inf,
-                 tank_class: str | None = None):
+                 tank_class: str | None = None, parts: TankParts | None = None):
         self.vehicle_id = vehicle_id
         self.name = name
         self.kind = kind
@@ -104,6 +105,8 @@ class RemoteVehicle:
         """Where its gun points, as drawn (None: unarmed)."""
         self.health: float | None = None
         self.destroyed = False
+        self.parts = parts
+        """A tank's parts as the server last told (None: the car)."""
         self.gear = "N"
         self.rpm = 0.0
 

@@ -25,11 +25,13 @@ from panda3d.bullet import BulletRigidBodyNode
 
 from game.sim.armour_hits import plates_on_path
 from game.sim.arena import WorldSpecs
-from game.sim.combat import Combat, Plate
+from game.sim.combat import Plate
 from game.sim.controls import Controls
-from game.sim.events import Event, Hit, RoundEnd, RoundStart, Shot
+from game.sim.events import Event, RoundEnd, RoundStart
 from game.sim.net.client import NetClient, ServerGone
 from game.sim.net.protocol import Scoreboard
+from game.sim.net.traces import ShellTrace, ShellTraces
+from game.sim.part_damage import TankParts, ThrownTurret
 from game.sim.replay import ReplayRecorder
 from game.sim.simulation import Simulation, crosshair_verdict
 from game.sim.spotting import SightScreens
@@ -38,7 +40,7 @@ from game.sim.vehicles import AnchorView, DrawnVehicle, PlayerVehicle, Vehicle
 from game.sim.zone import CaptureZone
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.world import PhysicsWorld
-from physics.model.ballistics import GunState, gun_axes
+from physics.model.ballistics import GunState
 from physics.model.broadphase import along_path_m
 from physics.model.pose import BodyState
 from physics.model.rocks import Rock
@@ -111,6 +113,10 @@ class ShownOwn:
     @property
     def destroyed(self) -> bool:
         return self._vehicle.destroyed
+
+    @property
+    def parts(self) -> TankParts | None:
+        return self._vehicle.parts
 
     @property
     def gear(self) -> str:
@@ -205,6 +211,10 @@ class ShownWorld:
         return self._simulation.plates
 
     @property
+    def thrown_turrets(self) -> list[ThrownTurret]:
+        return self._simulation.thrown_turrets
+
+    @property
     def specs(self) -> WorldSpecs:
         return self._simulation.specs
 
@@ -224,7 +234,6 @@ class ShownWorld:
     def step_s(self) -> float:
         return self._simulation.step_s
 
-
     @property
     def seed(self) -> int:
         return self._simulation.seed
@@ -236,73 +245,6 @@ class ShownWorld:
     @property
     def sight_screens(self) -> SightScreens:
         return self._simulation.sight_screens
-
-
-@dataclass(eq=False)
-class ShellTrace:
-    """A shell the server fired, as a client draws it: from the firing vehicle's drawn
-    muzzle, on its arc, until it reaches the point its hit names (or its life ends)."""
-
-    shooter: str
-    position_ws: np.ndarray
-    velocity_ws: np.ndarray
-    fired_at_s: float
-    lifetime_s: float
-    ends_at_ws: np.ndarray | None = None
-    drag_per_m: float = 0.0
-    """k in its drag deceleration k v² (the loaded shell's)."""
-
-
-class ShellTraces:
-    """The shells in flight a client draws: made from shot events, ended by hit events.
-    (The client fires nothing itself: whether a shell hits is the server's to say.)"""
-
-    def __init__(self, world: "ShownWorld", combat: Combat):
-        """``combat``: the client's own, for the shell each gun has loaded and its flight."""
-        self._world = world
-        self._combat = combat
-        self._gravity_ws = np.array([0.0, 0.0, -combat.gravity_m_s2])
-        self.shells: list[ShellTrace] = []
-
-    def on_events(self, events: list[Event]) -> None:
-        for event in events:
-            if isinstance(event, Shot):
-                self._fired(event.vehicle, event.shell)
-            elif isinstance(event, Hit):
-                flying = [shell for shell in self.shells
-                          if shell.shooter == event.shooter and shell.ends_at_ws is None]
-                if flying:  # the oldest of its shells still without an end
-                    flying[0].ends_at_ws = np.asarray(event.point, dtype=float)
-
-    def _fired(self, name: str, shell_name: str | None) -> None:
-        """A shell ``name`` fired: the one its shot names (or, not named, its gun's)."""
-        vehicle = self._world.vehicle_named(name)
-        if vehicle is None or vehicle.aim is None:
-            return
-        gun = vehicle.spec.gun
-        shell = self._combat.shells_config.shells.get(shell_name or "") \
-            or self._combat.loaded_shell(vehicle)
-        muzzle, barrel = gun_axes(vehicle.current, gun, vehicle.aim)
-        self.shells.append(ShellTrace(name, muzzle, vehicle.current.velocity_ws
-                                      + barrel * shell.muzzle_velocity_mps,
-                                      self._world.time_s, gun.shell_lifetime_s,
-                                      drag_per_m=self._combat.flight_of(shell).drag_per_m))
-
-    def advance(self, step_s: float) -> None:
-        """A step of flight; shells past their end or their life are gone."""
-        now_s = self._world.time_s
-        kept = []
-        for shell in self.shells:
-            slowed = 1.0 - shell.drag_per_m * float(np.linalg.norm(shell.velocity_ws)) * step_s
-            shell.velocity_ws = shell.velocity_ws * slowed + self._gravity_ws * step_s
-            moved = shell.velocity_ws * step_s
-            end = shell.ends_at_ws
-            if end is not None and float((end - shell.position_ws) @ moved) <= float(moved @ moved):
-                continue  # it reaches its hit within this step
-            shell.position_ws = shell.position_ws + moved
-            if now_s - shell.fired_at_s < shell.lifetime_s:
-                kept.append(shell)
-        self.shells = kept
 
 
 @dataclass
