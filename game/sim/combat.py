@@ -215,9 +215,13 @@ class Combat:
         if not self.shell_system.shells:  # most steps: no contact manifold to look through
             return []
         lifetime = max((v.spec.gun.shell_lifetime_s for v in vehicles if v.aim), default=0.0)
+        starts = [(shell, shell.last_position_ws) for shell in self.shell_system.shells]
         hits, _ = self.shell_system.update(time_s, lifetime)
         hits += self.shell_system.under_ground(self.terrain, self.terrain)
-        events: list[Event] = []
+        ends = {id(hit.shell): np.asarray(hit.position_ws, dtype=float) for hit in hits}
+        events: list[Event] = self.parts.crossed(vehicles, [
+            (shell, start, ends.get(id(shell), shell.last_position_ws))
+            for shell, start in starts])
         for hit in hits:
             shooter, shell = hit.shell.owner, hit.shell.spec
             struck = None
@@ -228,8 +232,6 @@ class Combat:
                 struck = plate_hit(hit.target.thickness_mm, hit.normal_ws, hit.velocity_ws,
                                    shell, self.shells_config.penetration)
             events.append(hit_event(hit, shooter.name, self._shell_names[id(shell)], struck))
-            events += self.parts.crossed(vehicles, hit.position_ws - hit.velocity_ws * (
-                self.world.step_s), hit.position_ws, shell, shooter)
             for victim, amount in self._damage_of(hit, struck).items():
                 events += self.damage(victim, amount, shooter)
                 if (victim is hit.target and struck is not None and struck.point_bs is not None

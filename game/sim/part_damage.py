@@ -25,8 +25,8 @@ from game.sim.controls import Controls
 from game.sim.events import (Destroyed, Event, FireOut, FireStarted, PartDamaged,
                              PartDestroyed, PartRepaired)
 from physics.bullet.hull_body import fit_turret
+from physics.bullet.shells import Shell
 from physics.bullet.world import PhysicsWorld
-from physics.model.ammunition import ShellSpec
 from physics.model.parts import (AMMO_RACK, DESTROYED, ENGINE, OUTSIDE, PART_NAMES,
                                  STATES, WHOLE_TANK, DamageSpec, PartEffects,
                                  PartsLayout, part_effects, parts_on_line, state_of,
@@ -123,6 +123,8 @@ class PartDamage:
         self.gravity_m_s2 = gravity_m_s2
         self.rng = np.random.default_rng([seed, FIRE_STREAM])
         self.thrown: list[ThrownTurret] = []
+        self._tracks_struck: dict[int, set[tuple[str, int]]] = {}
+        """Per shell in flight (by id): the tracks (vehicle, part) it has struck."""
 
     def penetrated(self, vehicle, entry_bs: np.ndarray, direction_bs: np.ndarray,
                    amount: float, shooter) -> list[Event]:
@@ -136,27 +138,50 @@ class PartDamage:
                                 vehicle.turret_heading_rad, vehicle.spec.gun.turret_pivot_m)
         return self.strike(vehicle, shares * amount, shooter)
 
-    def crossed(self, vehicles, start_ws: np.ndarray, end_ws: np.ndarray, shell: ShellSpec,
-                shooter) -> list[Event]:
-        """A shell flew from ``start_ws`` to ``end_ws`` (where it struck something): the
-        tracks its line crossed on the way take their share of its damage."""
-        line = np.asarray(end_ws, dtype=float) - start_ws
-        length_m = float(np.linalg.norm(line))
+    def crossed(self, vehicles, flights: list[tuple[Shell, np.ndarray, np.ndarray]]
+                ) -> list[Event]:
+        """Shells flew this step, each from a start to an end point (where it struck
+        something, or where it is now): the tracks their lines crossed take each shell's
+        share of its damage, once per shell (a shell flies on through a track)."""
         events: list[Event] = []
-        if length_m == 0.0:
+        flying = {id(shell) for shell, _, _ in flights}
+        self._tracks_struck = {key: struck for key, struck in self._tracks_struck.items()
+                               if key in flying}
+        armoured = [vehicle for vehicle in vehicles
+                    if vehicle.parts is not None and not vehicle.destroyed]
+        if not armoured or not flights:
             return events
-        amount = shell.damage * self.spec.outside_damage_share
-        for vehicle in vehicles:
-            parts = vehicle.parts
-            if parts is None or vehicle.destroyed or _far(vehicle, start_ws, end_ws, length_m):
+        centres = np.array([vehicle.current.position_ws for vehicle in armoured])
+        reach_m = np.array([vehicle.fleet.collider_reach_m for vehicle in armoured])
+        for shell, start_ws, end_ws in flights:
+            line = np.asarray(end_ws, dtype=float) - start_ws
+            length_m = float(np.linalg.norm(line))
+            if length_m == 0.0:
                 continue
-            origin_bs, direction_bs = _in_body(vehicle.current, start_ws, line / length_m)
-            met = parts_on_line(parts.layout, origin_bs, direction_bs, length_m, 0.0,
-                                vehicle.spec.gun.turret_pivot_m)
-            struck = np.isfinite(met) & _OUTSIDE
-            if struck.any():
-                events += self.strike(vehicle, struck * amount, shooter)
+            middle = (np.asarray(start_ws) + end_ws) / 2.0
+            near = np.linalg.norm(centres - middle, axis=1) <= reach_m + length_m / 2.0
+            for index in np.flatnonzero(near).tolist():
+                vehicle = armoured[index]
+                if vehicle is not shell.owner:
+                    events += self._track_crossed(vehicle, shell, start_ws, line / length_m,
+                                                  length_m)
         return events
+
+    def _track_crossed(self, vehicle, shell: Shell, start_ws, direction_ws,
+                       length_m: float) -> list[Event]:
+        parts = vehicle.parts
+        origin_bs, direction_bs = _in_body(vehicle.current, start_ws, direction_ws)
+        met = parts_on_line(parts.layout, origin_bs, direction_bs, length_m, 0.0,
+                            vehicle.spec.gun.turret_pivot_m)
+        struck = self._tracks_struck.setdefault(id(shell), set())
+        fresh = [index for index in np.flatnonzero(np.isfinite(met) & _OUTSIDE).tolist()
+                 if (vehicle.name, index) not in struck]
+        if not fresh:
+            return []
+        struck.update((vehicle.name, index) for index in fresh)
+        losses = np.zeros(len(PART_NAMES))
+        losses[fresh] = shell.spec.damage * self.spec.outside_damage_share
+        return self.strike(vehicle, losses, shell.owner)
 
     def blasted(self, vehicle, point_ws: np.ndarray, damage_at: Callable[[float], float],
                 shooter) -> list[Event]:
@@ -204,7 +229,8 @@ class PartDamage:
     def _acted(self, vehicle) -> None:
         """What the parts now leave the tank, handed to its fleet's drive."""
         effects = vehicle.parts.refresh()
-        vehicle.fleet.set_damage(vehicle.index, effects.track_drive, effects.engine_power)
+        vehicle.fleet.set_damage(vehicle.index, effects.track_drive, effects.engine_power,
+                                 self.spec.broken_track_drag_share)
 
     def _ammo_rack(self, vehicle, shooter) -> list[Event]:
         """The ammo rack went up: the tank is destroyed and its turret thrown."""
@@ -289,13 +315,6 @@ def _in_body(state: BodyState, point_ws, vector_ws) -> tuple[np.ndarray, np.ndar
     axes = state.axes_ws()  # rows: the body's axes in the world
     return (axes @ (np.asarray(point_ws, dtype=float) - state.position_ws),
             axes @ np.asarray(vector_ws, dtype=float))
-
-
-def _far(vehicle, start_ws: np.ndarray, end_ws: np.ndarray, length_m: float) -> bool:
-    """Whether ``vehicle`` stands too far from a segment for the segment to reach it."""
-    middle = (np.asarray(start_ws) + end_ws) / 2.0
-    return float(np.linalg.norm(vehicle.current.position_ws - middle)) > (
-        length_m / 2.0 + vehicle.fleet.collider_reach_m)
 
 
 def damaged_controls(controls: Controls, able: PartEffects) -> Controls:

@@ -119,7 +119,9 @@ class VehicleFleet:
         """Per vehicle: its anchor maths went non-finite since the last ``recover``."""
         self.track_drive = np.ones((0, 2))
         """Per vehicle: whether its left and right tracks drive and brake (1) or lie broken
-        (0): a broken track's anchors pass no force along it (:meth:`set_damage`)."""
+        (0): a broken track's bare road wheels only drag (:meth:`set_damage`)."""
+        self._broken_drag_n = np.zeros((0, len(self.constants.position_bs)))
+        """Per vehicle and anchor: the drag of road wheels whose track lies broken."""
         self._left_anchors = self.constants.position_bs[:, 0] < 0.0
         self.command = AnchorCommand.idle(0, len(self.constants.position_bs))
         self._near_test: _NearTest | None = None
@@ -142,6 +144,8 @@ class VehicleFleet:
         self.handbrake = np.append(self.handbrake, False)
         self.faulted = np.append(self.faulted, False)
         self.track_drive = np.append(self.track_drive, [[1.0, 1.0]], axis=0)
+        self._broken_drag_n = np.append(self._broken_drag_n,
+                                        np.zeros((1, len(self.constants.position_bs))), axis=0)
         self.hull_pairs.add()
         self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
         return index
@@ -153,7 +157,8 @@ class VehicleFleet:
         self.gearbox.remove_vehicle(index)
         self.model.remove(index)
         self.drive.remove(index)
-        for name in ("throttle", "steer", "brake", "handbrake", "faulted", "track_drive"):
+        for name in ("throttle", "steer", "brake", "handbrake", "faulted", "track_drive",
+                     "_broken_drag_n"):
             setattr(self, name, np.delete(getattr(self, name), index, axis=0))
         self.hull_pairs.remove(index)
         self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
@@ -211,11 +216,14 @@ class VehicleFleet:
         self.brake[index] = brake
         self.handbrake[index] = handbrake
 
-    def set_damage(self, index: int, track_drive: tuple[float, float], engine_power: float
-                   ) -> None:
+    def set_damage(self, index: int, track_drive: tuple[float, float], engine_power: float,
+                   broken_drag_share: float = 0.0) -> None:
         """What a vehicle's broken parts leave of its drive: whether each track (left,
-        right) drives and brakes, and its engine's torque as a share of its own."""
+        right) drives and brakes, and its engine's torque as a share of its own. A broken
+        track's anchors are neither driven nor braked: their bare road wheels plough,
+        dragging toward standing still with ``broken_drag_share`` of their static load."""
         self.track_drive[index] = track_drive
+        self._broken_drag_n[index] = broken_drag_share * self.constants.static_load_n
         self.gearbox.power_share[index] = engine_power
 
     def forward_speeds_mps(self) -> np.ndarray:
@@ -257,12 +265,16 @@ class VehicleFleet:
         return gears
 
     def _broken_tracks(self, command: AnchorCommand) -> AnchorCommand:
-        """``command`` with each broken track's anchors passing no force along it."""
+        """``command`` with each broken track's anchors neither driven nor braked: they
+        pull toward standing still with only their bare wheels' drag."""
         working = np.where(self._left_anchors[None, :], self.track_drive[:, :1],
                            self.track_drive[:, 1:])
+        broken = 1.0 - working
         bias = None if command.force_bias_n is None else command.force_bias_n * working
-        return dataclasses.replace(command, force_limit_n=command.force_limit_n * working,
-                                   force_bias_n=bias)
+        return dataclasses.replace(
+            command, surface_speed_mps=command.surface_speed_mps * working,
+            force_limit_n=command.force_limit_n * working + self._broken_drag_n * broken,
+            force_bias_n=bias)
 
     @property
     def collider_reach_m(self) -> float:

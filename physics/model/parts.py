@@ -119,6 +119,9 @@ class DamageSpec(Spec):
                                        minimum=0.0, maximum=1.0)
     outside_damage_share: float = tuning("what a track struck by a shell takes, a share of "
                                          "the shell's damage", minimum=0.0, maximum=1.0)
+    broken_track_drag_share: float = tuning("a broken track's bare road wheels plough: they "
+                                            "drag toward standing still with this share of "
+                                            "their load", minimum=0.0, maximum=2.0)
     repaired_share: float = tuning("a mended part's hit points, a share of its whole",
                                    minimum=0.01, maximum=1.0)
     damaged_engine_power_share: float = tuning("a damaged engine's torque, a share of its own",
