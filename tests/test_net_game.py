@@ -86,10 +86,15 @@ def test_a_shot_from_one_destroys_the_other_and_both_hear_of_it(harness):
     net.step_until(lambda: net.server_vehicle("beta").destroyed, "beta destroyed", 2000)
     net.step(30)  # the reliable events reach both
     for name in ("alpha", "beta"):
-        assert Destroyed("beta", "alpha") in net.events[name]
+        (destroyed,) = [event for event in net.events[name] if isinstance(event, Destroyed)]
+        assert (destroyed.vehicle, destroyed.by) == ("beta", "alpha")
         assert RoundEnd(1, "alpha", {"alpha": 1, "beta": 0}) in net.events[name]  # last left
     assert net.clients["beta"].simulation.player.destroyed  # from the snapshots
     assert remote_named(net.clients["alpha"], "beta").destroyed
+    broken = net.server_vehicle("beta").parts.states()  # the shell broke parts on its way
+    assert set(broken.values()) != {"whole"}
+    assert net.clients["beta"].simulation.player.parts.states() == broken
+    assert remote_named(net.clients["alpha"], "beta").parts.states() == broken
 
 
 def test_a_client_leaves_and_rejoins(harness):

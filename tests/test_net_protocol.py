@@ -18,7 +18,8 @@ from game.sim.net.protocol import (MAX_INPUTS_PER_PACKET, NO_TICK, Bye, End, Eve
                                    ScoreLine, Welcome, decode_client, decode_server, quantised)
 from game.sim.net.snapshots import (POSITION_STEP_M, OwnState, Snapshot, WireVehicle,
                                     decode_snapshot, encode_snapshot, pack_orientation,
-                                    unpack_orientation)
+                                    pack_parts, unpack_orientation, vehicle_pose)
+from physics.model.parts import PART_NAMES, STATES
 
 DIGEST = bytes(range(32))
 
@@ -97,7 +98,9 @@ def wire(rng, near: WireVehicle | None = None) -> WireVehicle:
     position = tuple(int(v) for v in rng.integers(-(2 ** 22), 2 ** 22, size=3))
     return WireVehicle(position, pack_orientation(random_quaternion(rng)),
                        int(rng.integers(0, 65536)), int(rng.integers(-3000, 3000)),
-                       int(rng.integers(0, 10000)), int(rng.integers(0, 2)))
+                       int(rng.integers(0, 10000)), int(rng.integers(0, 2)),
+                       pack_parts(rng.integers(0, len(STATES), len(PART_NAMES)).tolist(),
+                                  bool(rng.integers(0, 2))))
 
 
 def test_a_delta_snapshot_rebuilds_exactly_and_is_smaller():
@@ -119,9 +122,26 @@ def test_a_delta_snapshot_rebuilds_exactly_and_is_smaller():
         assert decoded.own.position_ws == pytest.approx(own.position_ws)
 
 
+def test_a_tanks_parts_and_its_repairs_cross_the_wire_and_nonsense_is_refused():
+    codes = (2, 0, 1, 0, 0, 1, 0, 0, 2, 0)
+    tank = WireVehicle((0, 0, 0), 0, 0, 0, 5000, 0, pack_parts(codes, True))
+    own = OwnState((0.0,) * 3, (1.0, 0.0, 0.0, 0.0), (0.0,) * 3, (0.0,) * 3, 0.0, 1,
+                   repairs_s=(7.25,) + (0.0,) * (len(PART_NAMES) - 1))
+    decoded = decode_snapshot(encode_snapshot(Snapshot(1, NO_TICK, 0, 0, 0, {3: tank}, own),
+                                              None), None)
+    pose = vehicle_pose(decoded.vehicles[3])
+    assert pose.parts == codes and pose.on_fire
+    assert decoded.own.repairs_s[0] == pytest.approx(7.3) and decoded.own.repairs_s[1] == 0.0
+    for nonsense in (3, 1 << 30):  # a state that is none; bits past the fire's
+        bad = encode_snapshot(Snapshot(1, NO_TICK, 0, 0, 0, {3: tank._replace(parts=nonsense)},
+                                       None), None)
+        with pytest.raises(ProtocolError):
+            decode_snapshot(bad, None)
+
+
 def test_positions_reach_16_km_in_2_mm_steps():
     assert POSITION_STEP_M == pytest.approx(0.002, abs=1e-4)
-    far = WireVehicle((8_191_000, -8_191_000, 100), 0, 0, 0, 0, 0)
+    far = WireVehicle((8_191_000, -8_191_000, 100), 0, 0, 0, 0, 0, 0)
     data = encode_snapshot(Snapshot(1, NO_TICK, 0, 0, 0, {0: far}, None), None)
     assert decode_snapshot(data, None).vehicles[0] == far
 

@@ -62,11 +62,13 @@ class TankParts:
         self.fire_by: object = None
         """Whoever set it (a vehicle: the kill is theirs)."""
         self._burnt_s = 0.0
+        self._told_fire = False
+        """Another machine says it burns (a client's copy: the server burns it)."""
         self.effects: PartEffects = WHOLE_TANK
 
     @property
     def on_fire(self) -> bool:
-        return self.fire_left_s > 0.0
+        return self.fire_left_s > 0.0 or self._told_fire
 
     def state(self, name: str) -> str:
         index = PART_NAMES.index(name)
@@ -84,12 +86,23 @@ class TankParts:
     def show(self, codes, repair_left_s, fire: bool) -> None:
         """Stand as another machine reports them (a client's copy of the server's): each
         part at its state's hit points (a damaged one at the mended share), repairs and the
-        fire as told."""
+        fire as told (it burns nothing here: the server takes the health)."""
         shares = np.array([(1.0, self.spec.repaired_share, 0.0)[code] for code in codes])
         self.hit_points = self.whole * shares
-        self.repair_left_s = np.asarray(repair_left_s, dtype=float)
-        self.fire_left_s = math.inf if fire else 0.0
+        self.repair_left_s = np.array(repair_left_s, dtype=float)
+        self._told_fire = fire
         self.refresh()
+
+    def record(self) -> dict:
+        """The parts as telemetry writes them: ``parts`` (each part's state by name),
+        ``on_fire``, and ``repair_s`` (the seconds left on each repair under way; left out
+        with none)."""
+        record: dict = {"parts": self.states(), "on_fire": self.on_fire}
+        repairs = {name: round(left_s, 3) for name, left_s
+                   in zip(PART_NAMES, self.repair_left_s.tolist()) if left_s > 0.0}
+        if repairs:
+            record["repair_s"] = repairs
+        return record
 
     def refresh(self) -> PartEffects:
         self.effects = part_effects(self.states(), self.spec)
@@ -262,7 +275,7 @@ class PartDamage:
                 continue
             if parts.repair_left_s.any():
                 events += self._mend(vehicle, parts, step_s)
-            if parts.on_fire:
+            if parts.fire_left_s > 0.0:
                 events += self._burn(vehicle, parts, step_s, burn)
         return events
 
@@ -284,12 +297,19 @@ class PartDamage:
         parts.fire_left_s = max(0.0, parts.fire_left_s - step_s)
         parts._burnt_s += step_s
         events: list[Event] = []
-        if parts._burnt_s >= spec.fire_tick_s or not parts.on_fire:
+        out = parts.fire_left_s == 0.0
+        if parts._burnt_s >= spec.fire_tick_s or out:
             events += burn(vehicle, spec.fire_damage_per_s * parts._burnt_s, parts.fire_by)
             parts._burnt_s = 0.0
-        if not parts.on_fire and not vehicle.destroyed:
+        if out and not vehicle.destroyed:
             events.append(FireOut(vehicle.name))
         return events
+
+    def show(self, vehicle, codes, repair_left_s, fire: bool) -> None:
+        """``vehicle``'s parts as the server tells them (a client's): shown, and what they
+        leave of its drive handed to its fleet (its prediction drives as the server's)."""
+        vehicle.parts.show(codes, repair_left_s, fire)
+        self._acted(vehicle)
 
     def reset(self, vehicle) -> None:
         """A tank set up for a new round: every part whole, its turret back on."""

@@ -44,6 +44,8 @@ def telemetry_record(simulation: Simulation, events: list[Event]) -> dict:
     }
     if player.aim is not None:  # an armed vehicle's gun: its aiming circle now
         record["aim_circle_mrad"] = round(player.aim.aim_circle_rad * 1000.0, DECIMALS)
+    if player.parts is not None:
+        record.update(player.parts.record())
     colliders = simulation.arena.colliders_resident
     if colliders is not None:
         record["colliders_resident"] = colliders

@@ -290,6 +290,9 @@ class NetClient:
         if wire is not None:
             pose = vehicle_pose(wire)
             player.health, player.destroyed = pose.health, pose.destroyed
+            if player.parts is not None and pose.parts:
+                self.simulation.combat.parts.show(player, pose.parts, own.repairs_s,
+                                                  pose.on_fire)
         if player.aim is not None and len(own.rounds) == len(player.spec.gun.ammunition):
             ammunition = player.aim.ammunition
             ammunition.rounds = list(own.rounds)

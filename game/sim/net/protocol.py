@@ -22,7 +22,7 @@ from game.sim.controls import GEAR_NAMES, Controls
 from game.sim.events import Event, event_from_json
 from physics.model.ammunition import AMMUNITION_SLOTS
 
-PROTOCOL = 4
+PROTOCOL = 5
 """Bumped whenever a message changes: part of the version a client must match."""
 
 STATE_CHANNEL = 0

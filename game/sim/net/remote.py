@@ -119,6 +119,9 @@ class RemoteVehicle:
         if len(self._ticks) > self._keep:
             del self._ticks[0], self._samples[0]
         self.health, self.destroyed = pose.health, pose.destroyed
+        if self.parts is not None and pose.parts and (
+                pose.parts != self.parts.codes() or pose.on_fire != self.parts.on_fire):
+            self.parts.show(pose.parts, self.parts.repair_left_s, pose.on_fire)
 
     def show(self, render_tick: float, step_s: float, extrapolation_most_s: float) -> None:
         """Pose it as the server had it at ``render_tick``."""

@@ -383,7 +383,8 @@ class GameServer:
                 "name": vehicle.name,
                 "pos": rounded(state.position_ws), "vel": rounded(state.velocity_ws),
                 "heading_deg": round(state.heading_pitch_roll_deg()[0], DECIMALS),
-                "health": None if vehicle.health is None else round(vehicle.health, DECIMALS)})
+                "health": None if vehicle.health is None else round(vehicle.health, DECIMALS),
+                **(vehicle.parts.record() if vehicle.parts is not None else {})})
         net = [{"name": slot.name, "out_Bps": slot.bytes_out.per_second,
                 "in_Bps": slot.bytes_in.per_second, "ping_ms": slot.ping_ms}
                for slot in self.clients.values()

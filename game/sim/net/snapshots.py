@@ -25,6 +25,7 @@ import numpy as np
 
 from game.sim.net.protocol import NO_TICK, SNAPSHOT, U8, ProtocolError, Reader, finite
 from physics.model.ammunition import AMMUNITION_SLOTS
+from physics.model.parts import PART_NAMES, STATES
 
 POSITION_STEP_M = 1.0 / 512.0
 """2 mm: far below what the eye sees at a chase camera's distance."""
@@ -47,11 +48,18 @@ _ID_MASK = struct.Struct("<BB")
 _SMALL = struct.Struct("<hhh")
 _ORIENTATION = struct.Struct("<I")
 _GUN_LAYOUT = struct.Struct("<Hh")
-_STATUS_LAYOUT = struct.Struct("<HB")
+_STATUS_LAYOUT = struct.Struct("<HBI")  # health, flags, parts
 _OWN = struct.Struct("<3f4f3f3ffB")  # position, quaternion, velocity, spin, reload, gear
 _OWN_AMMUNITION = struct.Struct("<BBB")  # loaded slot + 1 (0: none), selected slot, slots
 _ROUNDS = struct.Struct("<H")
+_REPAIRS = struct.Struct(f"<{len(PART_NAMES)}H")
+"""Per part, the time left on its repair in steps of :data:`REPAIR_STEP_S`."""
+REPAIR_STEP_S = 0.1
 _DESTROYED = 1
+_PART_BITS = 2
+"""Each part's state on the wire: its index in :data:`~physics.model.parts.STATES`."""
+_ON_FIRE = 1 << (_PART_BITS * len(PART_NAMES))
+_PARTS_MASK = _ON_FIRE | (_ON_FIRE - 1)
 
 
 class WireVehicle(NamedTuple):
@@ -63,9 +71,29 @@ class WireVehicle(NamedTuple):
     elevation: int
     health: int
     flags: int
+    parts: int
+    """A tank's parts: 2 bits of state each (:data:`PART_NAMES` order), then on fire."""
 
 
-_EMPTY_VEHICLE = WireVehicle((0, 0, 0), 0, 0, 0, 0, 0)
+_EMPTY_VEHICLE = WireVehicle((0, 0, 0), 0, 0, 0, 0, 0, 0)
+
+
+def pack_parts(codes, on_fire: bool) -> int:
+    """A tank's parts' states (indices into ``STATES``, :data:`PART_NAMES` order) and its
+    fire, as one number."""
+    packed = _ON_FIRE if on_fire else 0
+    for index, code in enumerate(codes):
+        packed |= code << (_PART_BITS * index)
+    return packed
+
+
+def unpack_parts(packed: int) -> tuple[tuple[int, ...], bool]:
+    """:func:`pack_parts` undone (raises ProtocolError for a state that is none)."""
+    codes = tuple((packed >> (_PART_BITS * index)) & ((1 << _PART_BITS) - 1)
+                  for index in range(len(PART_NAMES)))
+    if packed & ~_PARTS_MASK or max(codes) >= len(STATES):
+        raise ProtocolError(f"unknown part states {packed:#x}")
+    return codes, bool(packed & _ON_FIRE)
 
 
 def _to_steps(value_m: float) -> int:
@@ -110,8 +138,10 @@ def wire_vehicle(vehicle) -> WireVehicle:
     elevation = max(-32767, min(32767, round(vehicle.gun_elevation_rad / _ELEVATION_STEP_RAD)))
     health = (_UNARMED if vehicle.health is None
               else min(_UNARMED - 1, round(vehicle.health / HEALTH_STEP)))
+    parts = vehicle.parts
     return WireVehicle(position, pack_orientation(state.orientation_ws), turret, elevation,
-                       health, _DESTROYED if vehicle.destroyed else 0)
+                       health, _DESTROYED if vehicle.destroyed else 0,
+                       0 if parts is None else pack_parts(parts.codes(), parts.on_fire))
 
 
 @dataclass(frozen=True)
@@ -125,6 +155,9 @@ class VehiclePose:
     gun_elevation_rad: float
     health: float | None
     destroyed: bool
+    parts: tuple[int, ...] = ()
+    """A tank's parts' states (indices into ``STATES``; a car's say nothing)."""
+    on_fire: bool = False
 
 
 def vehicle_pose(wire: WireVehicle) -> VehiclePose:
@@ -136,7 +169,7 @@ def vehicle_pose(wire: WireVehicle) -> VehiclePose:
                        unpack_orientation(wire.orientation), turret,
                        wire.elevation * _ELEVATION_STEP_RAD,
                        None if wire.health == _UNARMED else wire.health * HEALTH_STEP,
-                       bool(wire.flags & _DESTROYED))
+                       bool(wire.flags & _DESTROYED), *unpack_parts(wire.parts))
 
 
 @dataclass(frozen=True)
@@ -155,13 +188,17 @@ class OwnState:
     """The slot in the breech or being loaded (None: nothing left to load)."""
     selected: int = 0
     """The slot the next reload takes."""
+    repairs_s: tuple[float, ...] = (0.0,) * len(PART_NAMES)
+    """Per part (:data:`PART_NAMES` order), the time left on its repair (0: none)."""
 
     def encode(self) -> bytes:
         return (_OWN.pack(*self.position_ws, *self.orientation_ws, *self.velocity_ws,
                           *self.angular_velocity_ws, self.reload_left_s, self.gear_index)
                 + _OWN_AMMUNITION.pack(0 if self.loaded is None else self.loaded + 1,
                                        self.selected, len(self.rounds))
-                + b"".join(_ROUNDS.pack(min(rounds, 0xFFFF)) for rounds in self.rounds))
+                + b"".join(_ROUNDS.pack(min(rounds, 0xFFFF)) for rounds in self.rounds)
+                + _REPAIRS.pack(*(min(0xFFFF, math.ceil(left_s / REPAIR_STEP_S))
+                                  for left_s in self.repairs_s)))
 
 
 def own_state(vehicle) -> OwnState:
@@ -174,7 +211,9 @@ def own_state(vehicle) -> OwnState:
                     tuple(state.angular_velocity_ws.tolist()), reload_s,
                     int(vehicle.fleet.gearbox.gear_index[vehicle.index]),
                     *((tuple(ammunition.rounds), ammunition.loaded, ammunition.selected)
-                      if ammunition is not None else ()))
+                      if ammunition is not None else ()),
+                    **({} if vehicle.parts is None else
+                       {"repairs_s": tuple(vehicle.parts.repair_left_s.tolist())}))
 
 
 def _read_own(reader: Reader) -> OwnState:
@@ -186,9 +225,10 @@ def _read_own(reader: Reader) -> OwnState:
         raise ProtocolError(f"ammunition: slot {loaded - 1} loaded and {selected} selected "
                             f"of {slots}")
     rounds = tuple(reader.one(_ROUNDS) for _ in range(slots))
+    repairs = tuple(steps * REPAIR_STEP_S for steps in reader.take(_REPAIRS))
     return OwnState(values[0:3], values[3:7], values[7:10], values[10:13],
                     max(0.0, values[13]), values[14], rounds,
-                    None if loaded == 0 else loaded - 1, selected)
+                    None if loaded == 0 else loaded - 1, selected, repairs)
 
 
 @dataclass(frozen=True)
@@ -218,7 +258,7 @@ def _changed_groups(wire: WireVehicle, base: WireVehicle | None) -> int:
             groups |= _SMALL_MOVE
     if wire.turret != base.turret or wire.elevation != base.elevation:
         groups |= _GUN
-    if wire.health != base.health or wire.flags != base.flags:
+    if wire.health != base.health or wire.flags != base.flags or wire.parts != base.parts:
         groups |= _STATUS
     return groups
 
@@ -250,7 +290,7 @@ def encode_snapshot(snapshot: Snapshot, baseline: dict[int, WireVehicle] | None)
         if groups & _GUN:
             parts.append(_GUN_LAYOUT.pack(wire.turret, wire.elevation))
         if groups & _STATUS:
-            parts.append(_STATUS_LAYOUT.pack(wire.health, wire.flags))
+            parts.append(_STATUS_LAYOUT.pack(wire.health, wire.flags, wire.parts))
     return b"".join(parts)
 
 
@@ -287,10 +327,11 @@ def _read_vehicle(reader: Reader, groups: int, base: WireVehicle | None) -> Wire
             position = _read_position(reader)
         orientation = reader.one(_ORIENTATION)
     turret, elevation = reader.take(_GUN_LAYOUT) if groups & _GUN else known[2:4]
-    health, flags = reader.take(_STATUS_LAYOUT) if groups & _STATUS else known[4:6]
+    health, flags, parts = reader.take(_STATUS_LAYOUT) if groups & _STATUS else known[4:7]
     if flags & ~_DESTROYED:
         raise ProtocolError(f"unknown vehicle flags {flags}")
-    return WireVehicle(position, orientation, turret, elevation, health, flags)
+    unpack_parts(parts)  # checked here: what is kept as a baseline is sound
+    return WireVehicle(position, orientation, turret, elevation, health, flags, parts)
 
 
 def decode_snapshot(data: bytes, baseline: dict[int, WireVehicle] | None) -> Snapshot:
