@@ -136,6 +136,8 @@ class PartDamage:
         self.gravity_m_s2 = gravity_m_s2
         self.rng = np.random.default_rng([seed, FIRE_STREAM])
         self.thrown: list[ThrownTurret] = []
+        self._busy: set = set()
+        """The tanks with a repair or a fire under way (the crews' work looks at no other)."""
         self._tracks_struck: dict[int, set[tuple[str, int]]] = {}
         """Per shell in flight (by id): the tracks (vehicle, part) it has struck."""
 
@@ -235,6 +237,8 @@ class PartDamage:
                                                                     shooter, 0.0)
                 events.append(FireStarted(vehicle.name, shooter.name))
         self._acted(vehicle)
+        if parts.repair_left_s.any() or parts.fire_left_s > 0.0:
+            self._busy.add(vehicle)
         if parts.state(AMMO_RACK) == DESTROYED:
             events += self._ammo_rack(vehicle, shooter)
         return events
@@ -264,19 +268,25 @@ class PartDamage:
             self.thrown.append(thrown)
         return [Destroyed(vehicle.name, shooter.name, AMMO_RACK_CAUSE)]
 
-    def update(self, vehicles, step_s: float,
-               burn: Burn) -> list[Event]:
-        """A step of the crews' work: repairs run down (a part mended is damaged again),
-        fires burn health through ``burn(vehicle, amount, by)`` in ticks and go out."""
+    def update(self, vehicles, step_s: float, burn: Burn) -> list[Event]:
+        """A step of the crews' work on ``vehicles``: repairs run down (a part mended is
+        damaged again), fires burn health through ``burn(vehicle, amount, by)`` in ticks
+        and go out. Only tanks with work under way are looked at."""
         events: list[Event] = []
-        for vehicle in vehicles:
+        if not self._busy:
+            return events
+        self._busy.intersection_update(vehicles)  # none that left the game
+        for vehicle in [vehicle for vehicle in vehicles if vehicle in self._busy]:
             parts = vehicle.parts
-            if parts is None or vehicle.destroyed:
+            if vehicle.destroyed:
+                self._busy.discard(vehicle)
                 continue
             if parts.repair_left_s.any():
                 events += self._mend(vehicle, parts, step_s)
             if parts.fire_left_s > 0.0:
                 events += self._burn(vehicle, parts, step_s, burn)
+            if not (parts.repair_left_s.any() or parts.fire_left_s > 0.0):
+                self._busy.discard(vehicle)
         return events
 
     def _mend(self, vehicle, parts: TankParts, step_s: float) -> list[Event]:
@@ -310,6 +320,8 @@ class PartDamage:
         leave of its drive handed to its fleet (its prediction drives as the server's)."""
         vehicle.parts.show(codes, repair_left_s, fire)
         self._acted(vehicle)
+        if vehicle.parts.repair_left_s.any():
+            self._busy.add(vehicle)
 
     def reset(self, vehicle) -> None:
         """A tank set up for a new round: every part whole, its turret back on."""
