@@ -127,6 +127,9 @@ def _olive(pixels, config) -> np.ndarray:
     hud = config.view.hud
     reach = int(np.ceil((hud.margin + hud.minimap_size) * half_height)) + 1
     olive[:reach, width - reach:] = False
+    # The panels down the left edge (the dashboard, the damage panel over it), whose
+    # translucent backing over sand comes close too: as wide as the bars and their margins.
+    olive[:, :int(np.ceil((3.0 * hud.margin + hud.bar_size[0]) * half_height)) + 1] = False
     return olive
 
 

@@ -340,7 +340,7 @@ class PlayerView:
         state.view_heading_rad = projection.heading_rad()
         if self.markers is not None:
             state.markers = self.markers.update(simulation, battle, vehicle, projection)
-        self.hud.update(state, frame_s)
+        self.hud.update(state, frame_s, vehicle)
 
     def _aim_circle_radius(self, vehicle, centre: tuple[float, float] | None
                            ) -> float | None:

@@ -101,7 +101,8 @@ class SessionView:
     def update_vehicles(self, alpha: float, frame_s: float, pose_parts: bool = True) -> None:
         """Every vehicle's hull at the blended pose; their wheels and tracks too with
         ``pose_parts``, else only those :meth:`pose_seen_vehicles` finds in view."""
-        update_views(list(self.vehicle_views.values()), alpha, frame_s, pose_parts)
+        update_views(list(self.vehicle_views.values()), alpha, frame_s, pose_parts,
+                     self.simulation.thrown_turrets)
 
     def pose_seen_vehicles(self, cameras: list[NodePath], eyes_ws=()) -> None:
         """Once the ``cameras`` (NodePaths of Camera nodes: the players' display regions'

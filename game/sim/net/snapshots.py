@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -206,14 +206,15 @@ def own_state(vehicle) -> OwnState:
     aim = vehicle.aim
     reload_s = aim.reload_left_s if aim is not None else 0.0
     ammunition = aim.ammunition if aim is not None else None
-    return OwnState(tuple(state.position_ws.tolist()), tuple(state.orientation_ws.tolist()),
-                    tuple(state.velocity_ws.tolist()),
-                    tuple(state.angular_velocity_ws.tolist()), reload_s,
-                    int(vehicle.fleet.gearbox.gear_index[vehicle.index]),
-                    *((tuple(ammunition.rounds), ammunition.loaded, ammunition.selected)
-                      if ammunition is not None else ()),
-                    **({} if vehicle.parts is None else
-                       {"repairs_s": tuple(vehicle.parts.repair_left_s.tolist())}))
+    own = OwnState(tuple(state.position_ws.tolist()), tuple(state.orientation_ws.tolist()),
+                   tuple(state.velocity_ws.tolist()),
+                   tuple(state.angular_velocity_ws.tolist()), reload_s,
+                   int(vehicle.fleet.gearbox.gear_index[vehicle.index]),
+                   *((tuple(ammunition.rounds), ammunition.loaded, ammunition.selected)
+                     if ammunition is not None else ()))
+    if vehicle.parts is None:
+        return own
+    return replace(own, repairs_s=tuple(vehicle.parts.repair_left_s.tolist()))
 
 
 def _read_own(reader: Reader) -> OwnState:

@@ -17,11 +17,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from panda3d.core import GeomTriangles, NodePath, TextNode, TransparencyAttrib
+from panda3d.core import GeomTriangles, NodePath, TransparencyAttrib
 
 from common.spec import Spec, tuning
 from game.view.draw.colours import rgba
-from game.view.draw.overlay import card
+from game.view.draw.overlay import card, ring_triangles
 from game.view.hud.hud_draw import DynamicGeoms, LastDrawn, on_plane
 from game.view.hud.hud_text import hud_text
 from physics.model.armour import turret_turn
@@ -43,6 +43,8 @@ BASELINE_DROP = 0.8
 LEAST_PART_SHARE = 0.1
 """A part's box drawn inset keeps at least this share of its size (a small part stays
 visible)."""
+RING_SEGMENTS = 32
+"""Segments round the turret ring: round at the panel's size."""
 _QUAD = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
 """A box's corners as multiples of its half sizes, counterclockwise."""
 _FAN = np.array([[0, 1, 2], [0, 2, 3]])
@@ -60,12 +62,15 @@ class DamagePanelSpec(Spec):
     silhouette_height: float = tuning("the tank's drawn length (its turret's reach "
                                       "included, whichever way it turns)", minimum=0.05,
                                       maximum=1.0)
-    part_inset: float = tuning("each part's box is drawn this much smaller on each side "
-                               "(neighbours stay apart)", minimum=0.0, maximum=0.05)
+    part_edge: float = tuning("each part's box has a dark edge this wide (parts that "
+                              "overlap from above stay apart)", minimum=0.0, maximum=0.05)
+    ring_width: float = tuning("the turret ring is drawn as a ring this wide", minimum=0.002,
+                               maximum=0.1)
     text_scale: float = tuning("the lines' height", minimum=0.01, maximum=0.2)
     turret_step_deg: float = tuning("the silhouette is redrawn once the turret has turned "
                                     "this far", minimum=0.1, maximum=45.0)
     hull_colour: tuple[float, ...] = rgba("the hull's dim outline")
+    edge_colour: tuple[float, ...] = rgba("the parts' edges")
     turret_colour: tuple[float, ...] = rgba("the turret's dim outline")
     whole_colour: tuple[float, ...] = rgba("a whole part")
     damaged_colour: tuple[float, ...] = rgba("a damaged part, and its line")
@@ -97,12 +102,14 @@ def convex_outline(points_xy: np.ndarray) -> np.ndarray:
     if len(points) < 3:
         return np.array(points, dtype=float).reshape(-1, 2)
 
-    def half(ordered):
+    def left_turn(a, b, c) -> bool:
+        """Going a -> b -> c turns left (counterclockwise)."""
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]) > 0.0
+
+    def half(ordered) -> list:
         chain: list = []
         for point in ordered:
-            while len(chain) >= 2 and ((chain[-1][0] - chain[-2][0]) * (point[1] - chain[-2][1])
-                                       - (chain[-1][1] - chain[-2][1]) * (point[0] - chain[-2][0])
-                                       ) <= 0.0:
+            while len(chain) >= 2 and not left_turn(chain[-2], chain[-1], point):
                 chain.pop()
             chain.append(point)
         return chain
@@ -129,10 +136,14 @@ class TankOutline:
         self.centres_xy = np.array([part.centre_m[:2] for part in ordered])
         self.halves_xy = np.array([part.half_extents_m[:2] for part in ordered])
         self.in_turret = np.array([part.mounted_in == "turret" for part in ordered])
-        tops_m = np.array([part.centre_m[2] + part.half_extents_m[2] for part in ordered])
-        self.order = np.argsort(tops_m + np.where(self.in_turret, self.pivot[2], 0.0),
-                                kind="stable")
-        """The parts from the lowest top to the highest: higher ones are drawn over."""
+        tops_m = (np.array([part.centre_m[2] + part.half_extents_m[2] for part in ordered])
+                  + np.where(self.in_turret, self.pivot[2], 0.0))
+        order = np.argsort(tops_m, kind="stable").tolist()
+        self.under_turret = [index for index in order if tops_m[index] < self.pivot[2]]
+        self.over_turret = [index for index in order if tops_m[index] >= self.pivot[2]]
+        """The parts whose tops are under the turret ring and the rest, each from the lowest
+        top to the highest: the turret's outline is drawn between the two, and higher parts
+        over lower ones."""
         hull_parts = self._corners(0.0, self.halves_xy)[~self.in_turret].reshape(-1, 2)
         turret_parts = (self.centres_xy[self.in_turret, None, :]
                         + _QUAD * self.halves_xy[self.in_turret, None, :]).reshape(-1, 2)
@@ -152,13 +163,14 @@ class TankOutline:
         return np.where(self.in_turret[:, None, None], turned, corners)
 
     def shapes(self, turret_heading_rad: float, inset_m: float):
-        """(hull outline (h, 2), turret outline (t, 2), part corners (P, 4, 2)), in metres
-        of the body frame; each part's box ``inset_m`` smaller on each side (but keeping
-        :data:`LEAST_PART_SHARE` of its size)."""
-        halves = np.maximum(self.halves_xy - inset_m, self.halves_xy * LEAST_PART_SHARE)
+        """(hull outline (h, 2), turret outline (t, 2), part corners (P, 4, 2), the same
+        ``inset_m`` smaller on each side (but keeping :data:`LEAST_PART_SHARE` of their
+        size)), in metres of the body frame, the turret's turned with it."""
+        inner = np.maximum(self.halves_xy - inset_m, self.halves_xy * LEAST_PART_SHARE)
         turn = turret_turn(turret_heading_rad)[:2, :2]
         turret = self.turret_xy @ turn.T + self.pivot[:2]
-        return self.hull_xy, turret, self._corners(turret_heading_rad, halves)
+        return (self.hull_xy, turret, self._corners(turret_heading_rad, self.halves_xy),
+                self._corners(turret_heading_rad, inner))
 
 
 class DamagePanel:
@@ -185,11 +197,15 @@ class DamagePanel:
         """Each part's box as last drawn: corners (4, 2) on the panel (x right, y up)."""
         self.lines: tuple[tuple[str, str], ...] = ()
         """The lines shown, each (words, kind)."""
+        self.least_width = 0.0
         self.root.hide()
 
-    def place(self, left: float, bottom: float) -> None:
-        """The panel's bottom left corner, in its corner node's frame."""
+    def place(self, left: float, bottom: float, width: float = 0.0) -> None:
+        """The panel's bottom left corner, in its corner node's frame; with lines to show,
+        its backing is at least ``width`` wide (as wide as the dashboard's under it)."""
         self.root.setPos(left, 0.0, bottom)
+        self.least_width = width
+        self._fit_backing()
 
     @property
     def shown(self) -> bool:
@@ -220,31 +236,57 @@ class DamagePanel:
         return self.spec.silhouette_height / float(self.outline.high[1] - self.outline.low[1])
 
     def _draw_silhouette(self, states: dict, turret_heading_rad: float) -> None:
-        """The hull and turret outlines, then every part's box in its state's colour, the
-        highest last (over the others), all as one set of triangles."""
+        """The hull's outline, the parts under the turret ring, the turret's outline (they
+        show dimmed through it), then the rest: each part's box in its state's colour inside
+        a dark edge (the turret ring as a ring), higher parts over lower ones, all as one set
+        of triangles."""
         s, outline = self.spec, self.outline
         assert outline is not None
         per_m = self._scale()
-        hull, turret, parts = outline.shapes(turret_heading_rad, s.part_inset / per_m)
+        hull, turret, boxes, insides = outline.shapes(turret_heading_rad, s.part_edge / per_m)
 
         def panel(points_m: np.ndarray) -> np.ndarray:
             return s.padding + (points_m - outline.low) * per_m
 
-        triangles, colours = [], []
-        for polygon, colour in ((hull, s.hull_colour), (turret, s.turret_colour)):
-            fan = panel(polygon)
-            for index in range(1, len(fan) - 1):
-                triangles.append(fan[[0, index, index + 1]])
-                colours += [colour] * 3
-        self.corners = {}
-        for index in outline.order.tolist():
+        def fan(polygon_m: np.ndarray, colour) -> list:
+            points = panel(polygon_m)
+            return [(points[[0, corner, corner + 1]], colour)
+                    for corner in range(1, len(points) - 1)]
+
+        def part(index: int) -> list:
             name = PART_NAMES[index]
-            quad = panel(parts[index])
-            self.corners[name] = quad
-            triangles += [quad[_FAN[0]], quad[_FAN[1]]]
-            colours += [self.colours[states[name]]] * 6
-        self.shape.write(0, on_plane(np.concatenate(triangles)), np.array(colours))
+            box, colour = panel(boxes[index]), self.colours[states[name]]
+            self.corners[name] = box
+            if name == TURRET_RING:
+                return self._ring(box, colour)
+            return [(box[_FAN].reshape(-1, 2), s.edge_colour),
+                    (panel(insides[index])[_FAN].reshape(-1, 2), colour)]
+
+        self.corners = {}
+        pieces = fan(hull, s.hull_colour)
+        for index in outline.under_turret:
+            pieces += part(index)
+        pieces += fan(turret, s.turret_colour)
+        for index in outline.over_turret:
+            pieces += part(index)
+        triangles = np.concatenate([points for points, _ in pieces])
+        colours = np.concatenate([np.tile(colour, (len(points), 1)) for points, colour in pieces])
+        self.shape.write(0, on_plane(triangles), colours)
         self._fit_backing()
+
+    def _ring(self, box: np.ndarray, colour) -> list:
+        """The turret ring in the square ``box`` (its corners on the panel): a ring
+        ``ring_width`` wide round the box's middle, in ``colour`` inside a dark edge, as
+        [(triangle corners (n, 2), colour)]."""
+        s = self.spec
+        centre = box.mean(axis=0)
+        outer = float(min(np.ptp(box, axis=0))) / 2.0
+        inner = max(outer - s.ring_width, 0.0)
+        edge = min(s.part_edge, (outer - inner) * (1.0 - LEAST_PART_SHARE) / 2.0)
+        return [(ring_triangles(RING_SEGMENTS, 1.0, inner, outer).reshape(-1, 2) + centre,
+                 s.edge_colour),
+                (ring_triangles(RING_SEGMENTS, 1.0, inner + edge, outer - edge).reshape(-1, 2)
+                 + centre, colour)]
 
     def _write_lines(self, lines: tuple[tuple[str, str], ...]) -> None:
         """Each line in its kind's colour, right of the silhouette from the backing's top
@@ -260,15 +302,15 @@ class DamagePanel:
         s, outline = self.spec, self.outline
         if outline is None:
             return
-        width = float(outline.high[0] - outline.low[0]) * self._scale()
+        # The lines' left edge: right of the silhouette.
+        left = s.padding * 2.0 + float(outline.high[0] - outline.low[0]) * self._scale()
         high = s.text_scale * LINE_SPACING
         inner = max(s.silhouette_height, len(self.lines) * high)
-        left = s.padding * 2.0 + width
         widest = max((text.node().getWidth() * s.text_scale for text in self.texts), default=0.0)
         for index, text in enumerate(self.texts):
             text.setPos(left, 0.0, s.padding + inner - index * high - s.text_scale * BASELINE_DROP)
-        self.backing.setScale(left + (widest + s.padding if self.lines else 0.0), 1.0,
-                              inner + s.padding * 2.0)
+        width = max(left + widest + s.padding, self.least_width) if self.lines else left
+        self.backing.setScale(width, 1.0, inner + s.padding * 2.0)
 
     def destroy(self) -> None:
         self.root.removeNode()

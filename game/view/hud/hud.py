@@ -1,7 +1,9 @@
 """The heads-up display on a view's aspect2d: sizes are shares of the view's half height,
 and its panels hang from the view's corners.
 
-- bottom left: speed, gear on a drawn H gate, rpm and health (:mod:`game.view.hud.dashboard`);
+- bottom left: speed, gear on a drawn H gate, rpm and health (:mod:`game.view.hud.dashboard`),
+  and above them a tank's parts on its silhouette, with a line for each part that is not
+  whole and for an engine fire (:mod:`game.view.hud.damage_panel`);
 - centre: a crosshair at the gun's predicted impact point, ringed by the reload (the
   view projects the point; it is worked out only every few frames), an X round it when
   the player's shell hits an enemy or kills one, and wedges on a ring round the view's
@@ -17,7 +19,8 @@ and its panels hang from the view's corners.
 
 A view narrower than the window (split side by side) draws the HUD smaller
 (:func:`hud_scale`); compact (:meth:`Hud.set_compact`) keeps speed, gear, health, the
-crosshair, the markers and the hit and damage indicators, and hides the rest.
+damage panel, the crosshair, the markers and the hit and damage indicators, and hides the
+rest.
 
 :func:`game.view.hud.hud_state.read_hud_state` takes what the HUD shows from the simulation (and
 the battle, when there is one) into a plain :class:`HudState`; :class:`Hud` only draws it,
@@ -36,6 +39,7 @@ from game.sim.events import Event
 from game.view.draw.colours import rgba
 from game.view.draw.overlay import keep_alpha, ring_triangles
 from game.view.ground.zone_view import ZoneBar, ZoneViewSpec
+from game.view.hud.damage_panel import DamagePanel, DamagePanelSpec
 from game.view.hud.dashboard import Dashboard
 from game.view.hud.hit_indicators import (DamageIndicator, DamageIndicatorSpec, HitMarker,
                                       HitMarkerSpec)
@@ -128,6 +132,8 @@ class HudSpec(Spec):
     hit_marker: HitMarkerSpec = tuning("the X round the crosshair for a hit and a kill")
     damage: DamageIndicatorSpec = tuning("wedges toward who hurt the player")
     kill_feed: KillFeedSpec = tuning("the last kills, under the minimap")
+    damage_panel: DamagePanelSpec = tuning("the tank's parts on its silhouette, above the "
+                                           "dashboard")
     zone: ZoneViewSpec = tuning("the capture zone (--mode zone): its band on the sand, its "
                                 "line and bar under the score, its circle on the minimap")
 
@@ -162,7 +168,9 @@ class Hud:
         self._corner_roots.append(self.markers.root)
         self.root = self._corner(corners, "center")
         """The view's middle, scaled: the damage wedges and the scoreboard."""
-        self.dashboard = Dashboard(self._corner(corners, "bottom_left"), spec, self.grid, scale)
+        bottom_left = self._corner(corners, "bottom_left")
+        self.dashboard = Dashboard(bottom_left, spec, self.grid, scale)
+        self.damage_panel = DamagePanel(bottom_left, spec.damage_panel, spec)
         self.damage = DamageIndicator(self.root, spec.damage, self.grid, scale)
         self._build_crosshair(center)
         self.hit_marker = HitMarker(self.crosshair, spec.hit_marker)
@@ -175,6 +183,7 @@ class Hud:
                                          hud_text)
         self.state: HudState | None = None
         self.compact = False
+        self._place_damage_panel()
 
     def _corner(self, corners: dict, name: str) -> NodePath:
         """A node on the view's corner ``name`` (the centre where there is none), at the
@@ -185,6 +194,13 @@ class Hud:
         keep_alpha(path)
         self._corner_roots.append(path)
         return path
+
+    def _place_damage_panel(self) -> None:
+        """The damage panel stands ``gap`` above the dashboard's backing (the full one or,
+        compact, the shorter one), flush with its left edge and at least as wide."""
+        backing = self.dashboard.compact_panel if self.compact else self.dashboard.full_panel
+        low, high = backing.getTightBounds(backing.getParent())
+        self.damage_panel.place(low[0], high[2] + self.spec.damage_panel.gap, high[0] - low[0])
 
     def _build_crosshair(self, center: NodePath) -> None:
         """The crosshair and, round it, the reload ring (drawn by :meth:`_draw_ring`)."""
@@ -260,10 +276,12 @@ class Hud:
         self.kill_feed.on_events(events, player_name)
 
     def set_compact(self, on: bool) -> None:
-        """Compact: speed, gear, health, the crosshair and reload ring, the markers and the
-        hit and damage indicators only (no gate, rpm bar, minimap or kill feed)."""
+        """Compact: speed, gear, health, the damage panel (down on the shorter backing), the
+        crosshair and reload ring, the markers and the hit and damage indicators only (no
+        gate, rpm bar, minimap or kill feed)."""
         self.compact = on
         self.dashboard.set_compact(on)
+        self._place_damage_panel()
         self.minimap.show(not on)
         self.kill_feed.show(not on)
 
@@ -324,9 +342,13 @@ class Hud:
         top = self._top.getZ(self.crosshair.getParent())
         return top - (s.margin + SCORE_LINE_DEPTH * s.text_scale + s.reload_radius) * self.scale
 
-    def update(self, state: HudState, frame_s: float) -> None:
+    def update(self, state: HudState, frame_s: float, vehicle=None) -> None:
+        """Draw ``state``; ``vehicle`` (a drawn vehicle: the one ``state`` was read from)
+        gives the damage panel its parts (None: the panel stays as it was)."""
         self.state = state
         self.dashboard.update(state, frame_s)
+        if vehicle is not None:
+            self.damage_panel.update(vehicle)
         self._draw_ring(state.loaded_share)
         self._show("crosshair", self.crosshair, state.reload_s is not None)
         self.minimap.update(state)
@@ -361,6 +383,7 @@ class Hud:
         self.scoreboard.destroy()
         self.markers.destroy()
         self.damage.destroy()
+        self.damage_panel.destroy()
         for path in self._corner_roots:
             path.removeNode()
         self._corner_roots.clear()

@@ -18,7 +18,9 @@ forward, +X right, +Z up), in proportion to the hull box of the physics spec:
   jitters; they spin with the track;
 - tracks: a belt round the road wheels, the rear sprocket and the front idler
   (:mod:`game.view.rigs.track_belt`), whose vertices are rewritten in place (no new nodes)
-  each frame the tank may be seen; its links' texture scrolls at the track's ground speed.
+  each frame the tank may be seen; its links' texture scrolls at the track's ground speed;
+- damage (:mod:`game.view.rigs.rig_damage`): a destroyed track lies off its wheels on the
+  ground, and a turret an ammo rack threw is drawn, with its gun, where its body is.
 
 The wheels and belts of many tanks are posed together (:mod:`game.view.rigs.rig_pose`): all of a
 tank's wheels are one mesh that the ``WHEELS`` shader places and spins from one small
@@ -41,6 +43,7 @@ from game.view.draw.meshes import cylinder_mesh
 from game.view.draw.shaders import lit_shader
 from game.view.draw.textures import track_texture
 from game.view.rigs.rig_culling import geometry_reach_m
+from game.view.rigs.rig_damage import DamageLook
 from game.view.rigs.rig_hull import HullShape, hull_node
 from game.view.rigs.rig_plates import attach_plates, drawn_plates
 from game.view.rigs.rig_pose import place_tank_rigs, pose_tank_parts, wheel_height_weights
@@ -196,6 +199,12 @@ class TankRigSpec(Spec):
                                         maximum=1.0)
     track_gap_share: float = tuning("the gap's share of a link's length", minimum=0.0,
                                     maximum=1.0)
+    broken_track_lead_m: float = tuning("a broken track lies from this far ahead of the front "
+                                        "road wheel ...", minimum=0.0, maximum=5.0)
+    broken_track_trail_m: float = tuning("... under the road wheels to this far behind the "
+                                         "rear one", minimum=0.1, maximum=20.0)
+    broken_track_slew_m: float = tuning("its trailing end lies this far outward of where the "
+                                        "track ran", minimum=0.0, maximum=5.0)
 
 
 class TankRig:
@@ -243,6 +252,8 @@ class TankRig:
         rewrites only what changed."""
         self.position = np.zeros(3)
         self.rotation = np.eye(3)
+        self.damage = DamageLook(self, OUTWARD)
+        """Its broken tracks and thrown turret (:mod:`game.view.rigs.rig_damage`)."""
 
     # ----- wheels and tracks ------------------------------------------------------------
 
@@ -371,14 +382,23 @@ class TankRig:
         return (self._anchor_distances(),
                 np.array(self.vehicle.track_speeds_mps(), dtype=np.float64))
 
-    def update(self, alpha: float, frame_s: float = 0.0, pose_parts: bool = True) -> None:
+    def update(self, alpha: float, frame_s: float = 0.0, pose_parts: bool = True,
+               thrown_turret=None) -> None:
         """Pose the hull at the state ``alpha`` of the way from the previous step to the
         last one; ``frame_s`` advances the tracks' and wheels' spin. The turret, gun, wheels
         and belts follow only with ``pose_parts`` (else :meth:`pose_parts` may, this frame).
-        Many rigs at once: :func:`game.view.rigs.rig_pose.place_tank_rigs`."""
+        Many rigs at once: :func:`game.view.rigs.rig_pose.place_tank_rigs`, then
+        :meth:`follow_damage` (``thrown_turret``)."""
         place_tank_rigs([self], alpha, frame_s)
+        self.follow_damage(thrown_turret)
         if pose_parts:
             self.pose_parts()
+
+    def follow_damage(self, thrown_turret=None) -> None:
+        """After the hull is placed: a destroyed track lies off its wheels, and a turret an
+        ammo rack threw (``thrown_turret``: its ThrownTurret, None: none) is drawn where it
+        flies or lies, with its gun."""
+        self.damage.follow(thrown_turret)
 
     def pose_parts(self) -> None:
         """Turret, gun, road wheels, sprockets, idlers and belts at the pose of the last
@@ -396,8 +416,11 @@ class TankRig:
             *self.wheel_xy[w], self.shown_wheel_z[w] - drop)) for w in self.anchor_wheel])
 
     def aim_turret(self) -> None:
-        """Turn the turret and raise the gun as the vehicle's last step has them."""
-        self.turret_rig.aim(self.vehicle.turret_heading_rad, self.vehicle.gun_elevation_rad)
+        """Turn the turret and raise the gun as the vehicle's last step has them (not one
+        that was thrown off)."""
+        if self.damage.thrown is None:
+            self.turret_rig.aim(self.vehicle.turret_heading_rad,
+                                self.vehicle.gun_elevation_rad)
 
     def gun_pose_ws(self, offset_m=(0.0, 0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
         """A point fixed to the gun (``offset_m``: right, forward, up from the trunnion) and

@@ -67,17 +67,20 @@ def make_rig(parent: NodePath, vehicle, looks: VehicleLooks, step_s: float = 1.0
 
 
 def update_views(views: list[VehicleView], alpha: float, frame_s: float,
-                 pose_parts: bool = True) -> None:
+                 pose_parts: bool = True, thrown_turrets=()) -> None:
     """:meth:`VehicleView.update` for every view in ``views``, the tanks' per-step values
     read and their hulls placed for all of them at once; their turrets and moving parts
-    too with ``pose_parts``."""
+    too with ``pose_parts``. A tank's broken tracks are drawn lying, and its turret where
+    it flies or lies if it is among the ``thrown_turrets`` (the simulation's)."""
     tanks = [view for view in views if view.has_gun]
     rigs = [view.rig for view in tanks]
     latch_step_values(rigs)
     place_tank_rigs(rigs, alpha, frame_s)
+    thrown = {turret.vehicle: turret for turret in thrown_turrets}
     for view in views:
         if view.has_gun:
             view.follow_wreck()
+            view.rig.follow_damage(thrown.get(view.vehicle.name))
         else:
             view.update(alpha, frame_s, pose_parts=False)
     if pose_parts:
