@@ -212,10 +212,11 @@ class RandomDriver:
 
 
 def sample(minute: float, counters: SoakCounters, simulation: Simulation) -> dict:
-    """One sample: the counters so far, the handles, shells and bodies, the memory."""
+    """One sample: the counters so far, the handles, shells, thrown turrets (bodies until
+    their round ends) and bodies, the memory."""
     return {"minute": round(minute, 4), **asdict(counters),
             "handles": len(simulation.world.handles), "shells": len(simulation.shells),
-            "bodies": simulation.world.body_count(),
+            "thrown": len(simulation.thrown_turrets), "bodies": simulation.world.body_count(),
             "memory_mb": round(resident_memory_mb(), 2)}
 
 

@@ -9,10 +9,11 @@ import json
 import pytest
 
 from game.sim import events
-from game.sim.events import (EVENT_TYPES, CraterDug, Damage, Destroyed, Event, Hit, Joined, Left,
-                             MatchEnd, Recovered, Reset, RoundEnd, RoundStart, Shift,
-                             ShiftRefused, ShiftStart, Shot, SwapVehicle, ZoneCaptured,
-                             ZoneEnter, ZoneLeave, event_from_json)
+from game.sim.events import (EVENT_TYPES, CraterDug, Damage, Destroyed, Event, FireOut,
+                             FireStarted, Hit, Joined, Left, MatchEnd, PartDamaged,
+                             PartDestroyed, PartRepaired, Recovered, Reset, RoundEnd,
+                             RoundStart, Shift, ShiftRefused, ShiftStart, Shot, SwapVehicle,
+                             ZoneCaptured, ZoneEnter, ZoneLeave, event_from_json)
 
 # What telemetry has always written for each kind (README: Telemetry).
 CONTRACT = [
@@ -29,6 +30,18 @@ CONTRACT = [
     (Damage("bot-1", "player", 40.0, 60.0),
      {"type": "damage", "vehicle": "bot-1", "by": "player", "amount": 40.0, "health": 60.0}),
     (Destroyed("bot-1", "player"), {"type": "destroyed", "vehicle": "bot-1", "by": "player"}),
+    (Destroyed("bot-1", "player", "ammo_rack"),
+     {"type": "destroyed", "vehicle": "bot-1", "by": "player", "cause": "ammo_rack"}),
+    (PartDamaged("bot-1", "engine", "player", 12.5),
+     {"type": "part_damaged", "vehicle": "bot-1", "part": "engine", "by": "player",
+      "hit_points": 12.5}),
+    (PartDestroyed("bot-1", "left_track", "player", 10.0),
+     {"type": "part_destroyed", "vehicle": "bot-1", "part": "left_track", "by": "player",
+      "repair_s": 10.0}),
+    (PartRepaired("bot-1", "left_track", 20.0),
+     {"type": "part_repaired", "vehicle": "bot-1", "part": "left_track", "hit_points": 20.0}),
+    (FireStarted("bot-1", "player"), {"type": "fire_started", "vehicle": "bot-1", "by": "player"}),
+    (FireOut("bot-1"), {"type": "fire_out", "vehicle": "bot-1"}),
     (RoundEnd(1, "player", {"player": 1, "bots": 0}),
      {"type": "round_end", "round": 1, "winner": "player", "score": {"player": 1, "bots": 0}}),
     (RoundStart(2, {"player": 1, "bots": 0}),

@@ -22,7 +22,7 @@ import numpy as np
 from panda3d.core import NodePath
 
 from game.sim.controls import Controls
-from game.sim.events import (Destroyed, Event, FireOut, FireStarted, PartDamaged,
+from game.sim.events import (Damage, Destroyed, Event, FireOut, FireStarted, PartDamaged,
                              PartDestroyed, PartRepaired)
 from physics.bullet.hull_body import fit_turret
 from physics.bullet.shells import Shell
@@ -250,9 +250,12 @@ class PartDamage:
                                  self.spec.broken_track_drag_share)
 
     def _ammo_rack(self, vehicle, shooter) -> list[Event]:
-        """The ammo rack went up: the tank is destroyed and its turret thrown."""
+        """The ammo rack went up: the tank is destroyed (what health it had left is taken,
+        by whoever set it off) and its turret thrown."""
+        left = vehicle.health
         vehicle.health = 0.0
         vehicle.destroyed = True
+        events: list[Event] = [Damage(vehicle.name, shooter.name, round(float(left), 3), 0.0)]
         vehicle.parts.fire_left_s = 0.0
         collider = vehicle.turret_collider
         if collider is not None:
@@ -266,7 +269,7 @@ class PartDamage:
             thrown = ThrownTurret(vehicle.name, self.world.add_body(body))
             self.world.handles.register(body, thrown)
             self.thrown.append(thrown)
-        return [Destroyed(vehicle.name, shooter.name, AMMO_RACK_CAUSE)]
+        return events + [Destroyed(vehicle.name, shooter.name, AMMO_RACK_CAUSE)]
 
     def update(self, vehicles, step_s: float, burn: Burn) -> list[Event]:
         """A step of the crews' work on ``vehicles``: repairs run down (a part mended is
