@@ -97,6 +97,33 @@ def test_a_shot_from_one_destroys_the_other_and_both_hear_of_it(harness):
     assert remote_named(net.clients["alpha"], "beta").parts.states() == broken
 
 
+def test_an_ammo_rack_hit_throws_the_turret_in_every_clients_world_too(harness):
+    net = harness()
+    net.join("alpha")
+    net.join("beta")
+    server = net.server.simulation
+    server.place(net.server_vehicle("alpha"), 0.0, 0.0, 0.0)
+    server.place(net.server_vehicle("beta"), 0.0, 30.0, 0.0)
+    net.controls["alpha"] = net.controls["beta"] = Controls(handbrake=True)
+    net.step(60)
+    alpha, beta = net.server_vehicle("alpha"), net.server_vehicle("beta")
+    state = beta.current  # a heavy AP shell square into beta's left side, at its ammo rack
+    right, forward, up = state.axes_ws()
+    aim = (state.position_ws - right * beta.spec.hull.half_extents_m[0] + forward * 0.4
+           - up * 0.1)
+    shell = server.combat.shells_config.shells["kwk43_ap"]
+    server.combat.shell_system.launch(alpha, aim - right * 20.0,
+                                      right * shell.muzzle_velocity_mps, alpha.spec.gun,
+                                      shell, server.time_s)
+    net.step_until(lambda: beta.destroyed, "beta destroyed")
+    net.step(30)  # the reliable events reach both
+    for name in ("alpha", "beta"):
+        assert Destroyed("beta", "alpha", "ammo_rack") in net.events[name]
+        (thrown,) = net.clients[name].simulation.thrown_turrets
+        assert thrown.vehicle == "beta"
+        assert distance(thrown.pose()[0][:2], server.thrown_turrets[0].pose()[0][:2]) < 3.0
+
+
 def test_a_client_leaves_and_rejoins(harness):
     net = harness()
     world = net.server.simulation.world

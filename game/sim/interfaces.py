@@ -98,8 +98,8 @@ class DrawnSimulation(Protocol):
 
     @property
     def thrown_turrets(self) -> Sequence[ThrownTurret]:
-        """Turrets ammo racks threw off their hulls, loose bodies falling and lying
-        (none on a network client: its own world throws none)."""
+        """Turrets ammo racks threw off their hulls, loose bodies falling and lying (on a
+        network client, those the server's events tell of, thrown in its own world)."""
 
     @property
     def rocks(self) -> Sequence[Rock]:

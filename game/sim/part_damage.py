@@ -19,15 +19,16 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import numpy as np
-from panda3d.core import NodePath
+from panda3d.bullet import BulletRigidBodyNode
+from panda3d.core import NodePath, Point3, Quat, TransformState, Vec3
 
 from game.sim.controls import Controls
 from game.sim.events import (Damage, Destroyed, Event, FireOut, FireStarted, PartDamaged,
                              PartDestroyed, PartRepaired)
-from physics.bullet.hull_body import fit_turret
+from physics.bullet.hull_body import TurretCollider, fit_turret
 from physics.bullet.shells import Shell
 from physics.bullet.world import PhysicsWorld
-from physics.model.parts import (AMMO_RACK, DESTROYED, ENGINE, OUTSIDE, PART_NAMES,
+from physics.model.parts import (AMMO_RACK, ENGINE, OUTSIDE, PART_NAMES,
                                  STATES, WHOLE_TANK, DamageSpec, PartEffects,
                                  PartsLayout, part_effects, parts_on_line, state_of,
                                  strikes_inside)
@@ -219,6 +220,7 @@ class PartDamage:
         destroyed destroys the tank and throws its turret."""
         parts = vehicle.parts
         events: list[Event] = []
+        rack_went = False
         for index, loss in enumerate(losses.tolist()):
             if loss <= 0.0:
                 continue
@@ -232,6 +234,8 @@ class PartDamage:
                                                 float(parts.repair_s[index])))
             else:
                 events.append(PartDamaged(vehicle.name, name, shooter.name, round(left, 3)))
+            if name == AMMO_RACK and left == 0.0 and before > 0.0:
+                rack_went = True
             if name == ENGINE and not parts.on_fire and self.rng.random() < self.spec.fire_chance:
                 parts.fire_left_s, parts.fire_by, parts._burnt_s = (self.spec.fire_duration_s,
                                                                     shooter, 0.0)
@@ -239,7 +243,7 @@ class PartDamage:
         self._acted(vehicle)
         if parts.repair_left_s.any() or parts.fire_left_s > 0.0:
             self._busy.add(vehicle)
-        if parts.state(AMMO_RACK) == DESTROYED:
+        if rack_went:
             events += self._ammo_rack(vehicle, shooter)
         return events
 
@@ -257,19 +261,41 @@ class PartDamage:
         vehicle.destroyed = True
         events: list[Event] = [Damage(vehicle.name, shooter.name, round(float(left), 3), 0.0)]
         vehicle.parts.fire_left_s = 0.0
-        collider = vehicle.turret_collider
-        if collider is not None:
-            state = vehicle.current
-            up = state.axes_ws()[2]
-            speed_mps = math.sqrt(2.0 * self.gravity_m_s2 * self.spec.turret_throw_height_m)
-            spin = state.axes_ws()[0] * self.spec.turret_throw_spin_rad_s
-            body = collider.throw(f"{vehicle.name}-turret", vehicle.spec.parts.turret_mass_kg,
-                                  state.velocity_ws + up * speed_mps, spin)
+        if vehicle.turret_collider is not None:
+            self._throw(vehicle, vehicle.turret_collider)
             vehicle.turret_collider = None
-            thrown = ThrownTurret(vehicle.name, self.world.add_body(body))
-            self.world.handles.register(body, thrown)
-            self.thrown.append(thrown)
         return events + [Destroyed(vehicle.name, shooter.name, AMMO_RACK_CAUSE)]
+
+    def _throw(self, vehicle, collider: TurretCollider) -> None:
+        """``vehicle``'s turret (``collider``'s pieces) thrown up off its hull, tumbling."""
+        state = vehicle.current
+        right, _, up = state.axes_ws()
+        speed_mps = math.sqrt(2.0 * self.gravity_m_s2 * self.spec.turret_throw_height_m)
+        body = collider.throw(f"{vehicle.name}-turret", vehicle.spec.parts.turret_mass_kg,
+                              vehicle.turret_heading_rad, state.velocity_ws + up * speed_mps,
+                              right * self.spec.turret_throw_spin_rad_s)
+        thrown = ThrownTurret(vehicle.name, self.world.add_body(body))
+        self.world.handles.register(body, thrown)
+        self.thrown.append(thrown)
+
+    def show_thrown(self, vehicle) -> None:
+        """A turret the server threw off ``vehicle`` (an ammo rack: a client's copy), thrown
+        here too from where the vehicle is drawn, to be drawn falling (the server's own
+        lands where it lands: nothing here strikes it)."""
+        if any(thrown.vehicle == vehicle.name for thrown in self.thrown):
+            return
+        collider = getattr(vehicle, "turret_collider", None)
+        if collider is None:  # another player's, drawn from snapshots: no body of its own
+            stand_in = BulletRigidBodyNode(f"{vehicle.name}-drawn")
+            state = vehicle.current
+            stand_in.setTransform(TransformState.makePosQuatScale(
+                Point3(*state.position_ws), Quat(*state.orientation_ws), Vec3(1.0, 1.0, 1.0)))
+            collider = fit_turret(vehicle.spec, stand_in)
+            if collider is None:
+                return
+        else:
+            vehicle.turret_collider = None
+        self._throw(vehicle, collider)
 
     def update(self, vehicles, step_s: float, burn: Burn) -> list[Event]:
         """A step of the crews' work on ``vehicles``: repairs run down (a part mended is

@@ -149,13 +149,13 @@ class TurretCollider:
         bodies: a ray along a shell's arc); whether they moved."""
         return self.behind and self.place(self._asked_rad)
 
-    def throw(self, name: str, mass_kg: float, velocity_ws, angular_velocity_ws
-              ) -> BulletRigidBodyNode:
+    def throw(self, name: str, mass_kg: float, heading_rad: float, velocity_ws,
+              angular_velocity_ws) -> BulletRigidBodyNode:
         """Take the turret off the hull (an ammo rack went up): its pieces leave the
         hull's compound and become a loose body of their own of ``mass_kg``, where the
-        turret stood, moving at ``velocity_ws`` and turning at ``angular_velocity_ws``
-        (rad/s). The returned body is not yet in a world; the collider is done with (its
-        vehicle drops it)."""
+        turret stands at ``heading_rad`` (as it is drawn), moving at ``velocity_ws`` and
+        turning at ``angular_velocity_ws`` (rad/s). The returned body is not yet in a
+        world; the collider is done with (its vehicle drops it)."""
         hull_ws = NodePath(self.body).getTransform()
         thrown = BulletRigidBodyNode(name)
         for corners, margin in self._pieces:
@@ -165,7 +165,7 @@ class TurretCollider:
         self.body.setInertia(self._inertia)
         self._sets = [[], []]
         thrown.setMass(mass_kg)
-        thrown.setTransform(hull_ws.compose(self._placed(self._asked_rad)))
+        thrown.setTransform(hull_ws.compose(self._placed(heading_rad)))
         thrown.setLinearVelocity(Vec3(*velocity_ws))
         thrown.setAngularVelocity(Vec3(*angular_velocity_ws))
         thrown.setDeactivationEnabled(False)

@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import Callable
 
 from game.sim.controls import Controls
-from game.sim.events import CraterDug, Event
+from game.sim.events import CraterDug, Destroyed, Event, RoundStart
 from game.sim.net.joining import WAIT_S, Joined
 from game.sim.net.keep_alive import KeepAlive
 from game.sim.net.link import Arrival, Endpoint
@@ -34,7 +34,7 @@ from game.sim.net.protocol import (MAX_INPUTS_PER_PACKET, NO_TICK, RELIABLE_CHAN
                                    STATE_CHANNEL, Bye, End, Events, Inputs, ProtocolError, Refuse,
                                    Roster, Scoreboard, decode_server, quantised)
 from game.sim.net.remote import RemoteVehicle
-from game.sim.part_damage import TankParts
+from game.sim.part_damage import AMMO_RACK_CAUSE, TankParts
 from game.sim.net.snapshots import (OwnState, Snapshot, decode_snapshot, snapshot_baseline_tick,
                                    vehicle_pose)
 from game.sim.net.spec import NetSpec
@@ -183,6 +183,7 @@ class NetClient:
         if isinstance(message, Events):
             self._events.extend(message.events)
             self._dig(message.events)
+            self._thrown(message.events)
         elif isinstance(message, Roster):
             self._roster(message)
         elif isinstance(message, Scoreboard):
@@ -336,6 +337,23 @@ class NetClient:
                     self.simulation.dig(event)
                 except ValueError as error:
                     _log.warning("server sent a crater we left out: %s", error)
+
+    def _thrown(self, events) -> None:
+        """Turrets the server's ammo racks threw, thrown in our world too to be drawn
+        falling; a new round puts ours back on and clears the others away."""
+        parts = self.simulation.combat.parts
+        for event in events:
+            if isinstance(event, Destroyed) and event.cause == AMMO_RACK_CAUSE:
+                player = self.simulation.player
+                vehicle = (player if player is not None and player.name == event.vehicle
+                           else next((remote for remote in self.remotes.values()
+                                      if remote.name == event.vehicle and remote.posed), None))
+                if vehicle is not None and vehicle.parts is not None:
+                    parts.show_thrown(vehicle)
+            elif isinstance(event, RoundStart) and parts.thrown:
+                parts.clear()
+                if self.simulation.player is not None:
+                    parts.reset(self.simulation.player)
 
     def step(self, controls: Controls) -> list[Event]:
         """One client step with the player's controls; what happened (the server's events
