@@ -66,6 +66,8 @@ class TankParts:
         self._told_fire = False
         """Another machine says it burns (a client's copy: the server burns it)."""
         self.effects: PartEffects = WHOLE_TANK
+        self._codes: tuple[int, ...] | None = None
+        """:meth:`codes` as last worked out (None: the hit points changed since)."""
 
     @property
     def on_fire(self) -> bool:
@@ -81,8 +83,11 @@ class TankParts:
                 in zip(PART_NAMES, self.hit_points.tolist(), self.whole.tolist())}
 
     def codes(self) -> tuple[int, ...]:
-        """The states as indices into :data:`~physics.model.parts.STATES` (for the wire)."""
-        return tuple(STATES.index(state) for state in self.states().values())
+        """The states as indices into :data:`~physics.model.parts.STATES` (for the wire:
+        every snapshot, so kept until the hit points change)."""
+        if self._codes is None:
+            self._codes = tuple(STATES.index(state) for state in self.states().values())
+        return self._codes
 
     def show(self, codes, repair_left_s, fire: bool) -> None:
         """Stand as another machine reports them (a client's copy of the server's): each
@@ -106,6 +111,8 @@ class TankParts:
         return record
 
     def refresh(self) -> PartEffects:
+        """What the parts leave the tank, worked out afresh (after its hit points changed)."""
+        self._codes = None
         self.effects = part_effects(self.states(), self.spec)
         return self.effects
 
