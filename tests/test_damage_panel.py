@@ -19,6 +19,7 @@ from game.view.hud.hud import Hud
 from game.view.hud.hud_state import read_hud_state
 from physics.model.parts import ENGINE, GUN, LEFT_TRACK, PART_NAMES, TURRET_RING
 from physics.model.terrain import MapChoice
+from tests.part_losses import losses
 
 STEP_S = 1.0 / 60.0
 
@@ -34,14 +35,6 @@ def tank(config):
     yield simulation, panel
     panel.destroy()
     simulation.destroy()
-
-
-def _losses(**hit_points: float) -> np.ndarray:
-    """Hit points to take off each part, by name (the rest none)."""
-    losses = np.zeros(len(PART_NAMES))
-    for name, loss in hit_points.items():
-        losses[PART_NAMES.index(name)] = loss
-    return losses
 
 
 def _texts(panel: DamagePanel) -> list[str]:
@@ -78,7 +71,7 @@ def test_a_destroyed_left_track_is_named_with_its_repair_countdown(tank, config)
     player = simulation.player
     repair_s = player.parts.layout.ordered[PART_NAMES.index(LEFT_TRACK)].repair_s
     assert repair_s > 2.0
-    simulation.combat.parts.strike(player, _losses(left_track=1000.0), player)
+    simulation.combat.parts.strike(player, losses(left_track=1000.0), player)
     panel.update(player)
     assert _texts(panel) == [f"L track: destroyed {math.ceil(repair_s)} s"]
     destroyed_colour = config.view.hud.damage_panel.destroyed_colour
@@ -95,7 +88,7 @@ def test_a_damaged_engine_on_fire_reads_fire_first(tank, config):
     simulation, panel = tank
     player = simulation.player
     spec = config.view.hud.damage_panel
-    simulation.combat.parts.strike(player, _losses(left_track=1000.0, engine=10.0), player)
+    simulation.combat.parts.strike(player, losses(left_track=1000.0, engine=10.0), player)
     player.parts.fire_left_s = 5.0
     panel.update(player)
     texts = _texts(panel)
@@ -163,7 +156,7 @@ def test_the_panel_redraws_only_on_a_change(tank, config):
     player.aim.turret_heading_rad = step_rad * 1.2
     panel.update(player)
     assert shapes == [0, 0] and len(lines) == 1
-    simulation.combat.parts.strike(player, _losses(left_track=1000.0), player)
+    simulation.combat.parts.strike(player, losses(left_track=1000.0), player)
     panel.update(player)
     assert shapes == [0, 0, 0] and len(lines) == 2
     index = PART_NAMES.index(LEFT_TRACK)

@@ -22,6 +22,7 @@ from physics.model.parts import (DAMAGED, DESTROYED, PART_NAMES, WHOLE, WHOLE_TA
                                  boxes_on_line, part_effects, spall_directions)
 from physics.model.terrain import MapChoice
 from physics.model.tracks import TankSpec
+from tests.part_losses import losses
 
 KMH = 3.6
 TARGET_OFFSET_M = 60.0
@@ -52,11 +53,6 @@ def run(simulation: Simulation, seconds: float, controls: Controls = Controls())
     for _ in range(round(seconds / simulation.step_s)):
         events += simulation.step(controls)
     return events
-
-
-def losses(**by_name) -> np.ndarray:
-    """Hit points to take off each part (PART_NAMES order)."""
-    return np.array([float(by_name.get(name, 0.0)) for name in PART_NAMES])
 
 
 def heading_deg(simulation: Simulation) -> float:

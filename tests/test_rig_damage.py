@@ -21,6 +21,7 @@ from game.view.rigs.broken_track import BrokenBelts
 from game.view.rigs.vehicle_view import VehicleLooks, VehicleView, update_views
 from physics.model.parts import DAMAGED, DESTROYED, PART_NAMES
 from physics.model.terrain import MapChoice
+from tests.part_losses import losses
 
 SETTLE_S = 1.0
 SAME_M = 1e-4
@@ -55,9 +56,7 @@ def draw(views, simulation, alpha: float = 1.0) -> None:
 
 
 def strike(simulation, vehicle, part: str) -> None:
-    losses = np.zeros(len(PART_NAMES))
-    losses[PART_NAMES.index(part)] = BLOW_UP
-    simulation.combat.parts.strike(vehicle, losses, vehicle)
+    simulation.combat.parts.strike(vehicle, losses(**{part: BLOW_UP}), vehicle)
 
 
 def belt_rows(rig) -> np.ndarray:

@@ -59,10 +59,7 @@ def armour_hit(vehicle: Vehicle, position_ws: np.ndarray, velocity_ws: np.ndarra
 
 def hull_frame(vehicle: Vehicle, point_ws, vector_ws) -> tuple[np.ndarray, np.ndarray]:
     """A point and a vector in the world, in ``vehicle``'s body frame (at its last step)."""
-    state = vehicle.current
-    axes = state.axes_ws()  # rows: the body's axes in the world
-    return (axes @ (np.asarray(point_ws, dtype=float) - state.position_ws),
-            axes @ np.asarray(vector_ws, dtype=float))
+    return vehicle.current.in_body_frame(point_ws, vector_ws)
 
 
 def plate_on_line(vehicle: Vehicle, origin_bs: np.ndarray, direction_bs: np.ndarray

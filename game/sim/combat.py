@@ -232,14 +232,19 @@ class Combat:
                 struck = plate_hit(hit.target.thickness_mm, hit.normal_ws, hit.velocity_ws,
                                    shell, self.shells_config.penetration)
             events.append(hit_event(hit, shooter.name, self._shell_names[id(shell)], struck))
-            for victim, amount in self._damage_of(hit, struck).items():
+            blasted = ([victim for victim in splash_owners(self.world, hit.position_ws,
+                                                           shell.splash_radius_m)
+                        if isinstance(victim, Vehicle)] if shell.kind == HE else [])
+            for victim, amount in self._damage_of(hit, struck, blasted).items():
                 events += self.damage(victim, amount, shooter)
                 if (victim is hit.target and struck is not None and struck.point_bs is not None
                         and struck.direction_bs is not None):
                     events += self.parts.penetrated(victim, struck.point_bs,
                                                     struck.direction_bs, amount, shooter)
-            if shell.kind == HE:
-                events += self._blast_parts(hit, shell, shooter)
+            for victim in blasted:  # the blast's splash on the tracks it reaches
+                events += self.parts.blasted(victim, hit.position_ws,
+                                             lambda distance_m: splash_damage(shell, distance_m),
+                                             shooter)
             if struck is not None and struck.strike.result == RICOCHET:
                 self._glance(hit, struck, time_s)
             events += self._crater(hit)
@@ -268,34 +273,21 @@ class Combat:
                                  float(np.linalg.norm(hit.velocity_ws)))
         return [CraterDug(crater.x_m, crater.y_m, crater.radius_m, crater.depth_m)]
 
-    def _damage_of(self, hit: ShellHit[Vehicle], struck: ArmourHit | None
-                   ) -> dict[Vehicle, float]:
+    def _damage_of(self, hit: ShellHit[Vehicle], struck: ArmourHit | None,
+                   blasted: list[Vehicle]) -> dict[Vehicle, float]:
         """What a hit does to each vehicle: to the one struck, the shell's damage if it got
         through its armour (by how much armour it had to spare); a high-explosive shell's
-        splash to every one the blast reaches (by its distance)."""
+        splash to every one its blast reaches (``blasted``, by its distance)."""
         shell = hit.shell.spec
         damage: dict[Vehicle, float] = {}
         if struck is not None and isinstance(hit.target, Vehicle):
             damage[hit.target] = shell.damage * struck.strike.damage_share(
                 self.shells_config.penetration)
-        if shell.kind != HE:
-            return damage
-        for victim in splash_owners(self.world, hit.position_ws, shell.splash_radius_m):
-            if isinstance(victim, Vehicle) and victim.health is not None:
+        for victim in blasted:
+            if victim.health is not None:
                 distance = vehicle_distance(victim, hit.position_ws)
                 damage[victim] = damage.get(victim, 0.0) + splash_damage(shell, distance)
         return damage
-
-    def _blast_parts(self, hit: ShellHit[Vehicle], shell: ShellSpec, shooter: Vehicle
-                     ) -> list[Event]:
-        """A high-explosive blast's splash on the tracks it reaches."""
-        events: list[Event] = []
-        for victim in splash_owners(self.world, hit.position_ws, shell.splash_radius_m):
-            if isinstance(victim, Vehicle):
-                events += self.parts.blasted(victim, hit.position_ws,
-                                             lambda distance_m: splash_damage(shell, distance_m),
-                                             shooter)
-        return events
 
     @staticmethod
     def damage(victim: Vehicle, amount: float, shooter: Vehicle, cause: str | None = None

@@ -32,7 +32,6 @@ from physics.model.parts import (AMMO_RACK, ENGINE, OUTSIDE, PART_NAMES,
                                  STATES, WHOLE_TANK, DamageSpec, PartEffects,
                                  PartsLayout, part_effects, parts_on_line, state_of,
                                  strikes_inside)
-from physics.model.pose import BodyState
 
 FIRE_STREAM = 0xF12E
 """Seeds the random stream of engine fires apart from the shots' and the terrain's."""
@@ -117,6 +116,13 @@ class TankParts:
         return self.effects
 
 
+def tank_parts(spec, damage: DamageSpec) -> TankParts | None:
+    """A new vehicle's parts, every one whole (None: a vehicle of ``spec`` has none, as the
+    car)."""
+    layout = getattr(spec, "parts", None)
+    return None if layout is None else TankParts(layout, damage)
+
+
 @dataclass(eq=False)  # an owner in the handle map: hashed by identity
 class ThrownTurret:
     """A turret an ammo rack threw off its hull: a loose body that falls and tumbles."""
@@ -193,7 +199,7 @@ class PartDamage:
     def _track_crossed(self, vehicle, shell: Shell, start_ws, direction_ws,
                        length_m: float) -> list[Event]:
         parts = vehicle.parts
-        origin_bs, direction_bs = _in_body(vehicle.current, start_ws, direction_ws)
+        origin_bs, direction_bs = vehicle.current.in_body_frame(start_ws, direction_ws)
         met = parts_on_line(parts.layout, origin_bs, direction_bs, length_m, 0.0,
                             vehicle.spec.gun.turret_pivot_m)
         struck = self._tracks_struck.setdefault(id(shell), set())
@@ -214,7 +220,7 @@ class PartDamage:
         if parts is None or vehicle.destroyed:
             return []
         centres, halves, _ = parts.layout.boxes
-        point_bs, _ = _in_body(vehicle.current, point_ws, np.zeros(3))
+        point_bs, _ = vehicle.current.in_body_frame(point_ws, np.zeros(3))
         outside = np.maximum(np.abs(point_bs - centres) - halves, 0.0)
         distances = np.linalg.norm(outside, axis=1).tolist()
         losses = np.array([damage_at(distance) if crossed else 0.0
@@ -365,8 +371,7 @@ class PartDamage:
             vehicle.parts.reset()
             if vehicle.turret_collider is None:
                 vehicle.turret_collider = fit_turret(vehicle.spec, vehicle.body)
-            vehicle.fleet.set_damage(vehicle.index, WHOLE_TANK.track_drive,
-                                     WHOLE_TANK.engine_power)
+            self._acted(vehicle)
 
     def clear(self) -> None:
         """Thrown turrets gone (a new round)."""
@@ -376,13 +381,6 @@ class PartDamage:
 
     def destroy(self) -> None:
         self.clear()
-
-
-def _in_body(state: BodyState, point_ws, vector_ws) -> tuple[np.ndarray, np.ndarray]:
-    """A point and a vector in the world, in a body's frame (whose state is ``state``)."""
-    axes = state.axes_ws()  # rows: the body's axes in the world
-    return (axes @ (np.asarray(point_ws, dtype=float) - state.position_ws),
-            axes @ np.asarray(vector_ws, dtype=float))
 
 
 def damaged_controls(controls: Controls, able: PartEffects) -> Controls:

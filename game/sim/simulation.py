@@ -24,7 +24,7 @@ from game.sim.combat import Combat
 from game.sim.controls import ButtonEdges, Controls
 from game.sim.events import CraterDug, Event, Reset, SwapVehicle
 from game.sim.guard import PhysicsGuard
-from game.sim.part_damage import TankParts, damaged_controls
+from game.sim.part_damage import damaged_controls, tank_parts
 from game.sim.spotting import SightScreens
 from game.sim.vehicles import PlayerVehicle, Vehicle, step_events
 from physics.bullet.fleet import VehicleFleet
@@ -178,8 +178,7 @@ class Simulation:
         vehicle = Vehicle(name, kind, fleet, fleet.add(body), path,
                           None if kind == CAR else fleet_name)
         vehicle.turret_collider = turret
-        if kind != CAR:
-            vehicle.parts = TankParts(fleet.spec.parts, self.specs.damage)
+        vehicle.parts = tank_parts(fleet.spec, self.specs.damage)
         self.place(vehicle, x_m, y_m, heading_deg)
         self.world.handles.register(body, vehicle)
         self.vehicles.append(vehicle)

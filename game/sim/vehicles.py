@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
@@ -17,6 +17,7 @@ from panda3d.core import NodePath
 
 from game.sim.controls import AUTOMATIC, Controls
 from game.sim.events import Event, Shift, ShiftRefused, ShiftStart
+from game.sim.part_damage import TankParts
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.hull_body import TurretCollider
 from physics.bullet.poses import body_state
@@ -24,9 +25,6 @@ from physics.model.ammunition import AmmunitionState
 from physics.model.ballistics import GunState
 from physics.model.gearbox import GearboxStep, GearRequest
 from physics.model.pose import BodyState
-
-if TYPE_CHECKING:  # the parts know vehicles: a name for the type alone
-    from game.sim.part_damage import TankParts
 
 
 @dataclass(frozen=True)

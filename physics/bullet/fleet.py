@@ -217,7 +217,7 @@ class VehicleFleet:
         self.handbrake[index] = handbrake
 
     def set_damage(self, index: int, track_drive: tuple[float, float], engine_power: float,
-                   broken_drag_share: float = 0.0) -> None:
+                   broken_drag_share: float) -> None:
         """What a vehicle's broken parts leave of its drive: whether each track (left,
         right) drives and brakes, and its engine's torque as a share of its own. A broken
         track's anchors are neither driven nor braked: their bare road wheels plough,

@@ -249,7 +249,11 @@ WHOLE_TANK = PartEffects((1.0, 1.0), 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, True, 1.
 
 
 def part_effects(states: dict[str, str], spec: DamageSpec) -> PartEffects:
-    """What a tank whose parts stand as ``states`` (by name) can do."""
+    """What a tank whose parts stand as ``states`` (by name) can do: :data:`WHOLE_TANK`
+    itself where every part is whole (a reader may tell a whole tank by identity)."""
+    if all(state == WHOLE for state in states.values()):
+        return WHOLE_TANK
+
     def crew(name: str) -> float:
         return {WHOLE: 1.0, DAMAGED: spec.hurt_crew_work_share,
                 DESTROYED: spec.lost_crew_work_share}[states[name]]

@@ -27,6 +27,12 @@ class BodyState:
         (read-only: many readers share it)."""
         return self.rotation_rows_ws
 
+    def in_body_frame(self, point_ws, vector_ws) -> tuple[np.ndarray, np.ndarray]:
+        """A point and a vector in the world, in this body's frame."""
+        axes = self.rotation_rows_ws  # rows: the body's axes in the world
+        return (axes @ (np.asarray(point_ws, dtype=float) - self.position_ws),
+                axes @ np.asarray(vector_ws, dtype=float))
+
     def forward_speed_mps(self) -> float:
         return float(self.velocity_ws @ self.axes_ws()[1])
 

@@ -34,10 +34,10 @@ from game.sim.net.protocol import (MAX_INPUTS_PER_PACKET, NO_TICK, RELIABLE_CHAN
                                    STATE_CHANNEL, Bye, End, Events, Inputs, ProtocolError, Refuse,
                                    Roster, Scoreboard, decode_server, quantised)
 from game.sim.net.remote import RemoteVehicle
-from game.sim.part_damage import AMMO_RACK_CAUSE, TankParts
 from game.sim.net.snapshots import (OwnState, Snapshot, decode_snapshot, snapshot_baseline_tick,
                                    vehicle_pose)
 from game.sim.net.spec import NetSpec
+from game.sim.part_damage import AMMO_RACK_CAUSE, tank_parts
 from game.sim.session import GameOptions, GameSession, SessionSpecs
 from game.sim.telemetry import DECIMALS, rounded, telemetry_record
 from physics.model.terrain import MapChoice
@@ -213,8 +213,7 @@ class NetClient:
                 self.simulation.terrain, self.step_s,
                 max(4, round(keep / max(1, self.step_hz // self.net.snapshot_hz))),
                 self.net.jump_mps, entry.tank_class or None,
-                TankParts(fleet.spec.parts, self.simulation.specs.damage)
-                if hasattr(fleet.spec, "parts") else None)
+                tank_parts(fleet.spec, self.simulation.specs.damage))
         for vehicle_id in [key for key in self.remotes if key not in present]:
             del self.remotes[vehicle_id]
 
