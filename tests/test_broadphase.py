@@ -14,7 +14,7 @@ import pytest
 from panda3d.bullet import BulletBoxShape, BulletRigidBodyNode
 from panda3d.core import LQuaternionf, Point3, TransformState, Vec3
 
-from physics.bullet import fleet as fleet_module
+from physics.bullet import near_tests
 from physics.bullet.bodies import make_hull_body, make_rock_body, terrain_collider
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.ground import BulletRays
@@ -267,7 +267,7 @@ def test_a_fleet_finds_exactly_the_vehicles_near_something(config, monkeypatch):
 
     monkeypatch.setattr(BulletRays, "cast", recording)
     centres = np.array([body.getTransform().getPos() for body in fleet.bodies], dtype=float)
-    room_m = fleet_module._NEAR_TEST_SLACK_M
+    room_m = near_tests._NEAR_TEST_SLACK_M
     spheres = [(np.array(body.getTransform().getMat().xformPoint(body.getShapeBounds()
                                                                    .getCenter())),
                 body.getShapeBounds().getRadius()) for body in obstacles]

@@ -51,7 +51,7 @@ def run(simulation: Simulation, seconds: float, controls: Controls) -> list[tupl
     rows = []
     for _ in range(round(seconds / simulation.step_s)):
         simulation.step(controls)
-        ratio = gearbox.overall_ratios[gearbox.gear_index[player.index]]
+        ratio = gearbox.kind_of(player.index).overall_ratios[gearbox.gear_index[player.index]]
         ground_rpm = abs(player.current.forward_speed_mps()) / radius_m * ratio * RPM_PER_RAD_S
         rows.append((player.rpm, ground_rpm))
     return rows

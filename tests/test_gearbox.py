@@ -117,7 +117,7 @@ def drive(box: Gearbox, seconds: float, throttle: float, speed_mps: float = 0.0,
         holding_n = float(np.clip(MASS_KG * speed_mps / DT_S + drive_n, -resistance_n,
                                   resistance_n))
         speed_mps += (drive_n - holding_n) * DT_S / MASS_KG
-        ratio = box.overall_ratios[box.gear_index[0]] / SPROCKET_M
+        ratio = box.kind_of(0).overall_ratios[box.gear_index[0]] / SPROCKET_M
         rows.append((speed_mps, command.rpm[0], abs(speed_mps) * ratio * RPM_PER_RAD_S))
     return speed_mps, rows
 
@@ -211,7 +211,7 @@ def test_automatic_thresholds_that_would_hunt_rejected(down):
 
 
 def test_gate_layout_is_an_h_with_neutral_in_the_centre(spec):
-    gate = gearbox(spec).gate
+    gate = gearbox(spec).kind_of(0).gate
     assert gate == gate_layout(5)
     assert gate["N"] == (0.0, 0.0)
     assert gate["1"] == (-1.0, 1.0) and gate["2"] == (-1.0, -1.0)
@@ -237,7 +237,7 @@ def test_shift_takes_shift_time_without_drive_then_drives_again(spec):
 
 
 def test_the_overall_ratios_put_the_redline_at_each_gears_top_speed(spec):
-    box = gearbox(spec)
+    box = gearbox(spec).kind_of(0)
     for name in "R12345":
         index = box.names.index(name)
         sprocket_rad_s = top_mps(spec, name) / SPROCKET_M

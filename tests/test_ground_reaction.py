@@ -66,7 +66,7 @@ def test_the_body_under_a_track_takes_back_its_force_and_torque(config, anchor):
     fleet._bullet_rays.pushed_bodies = {anchor: ground}
     fleet._bullet_rays.pushed_points_ws = {anchor: contact.copy()}
     fleet._bullet_rays.push_back(impulses, report, states.axes_ws,
-                                 fleet.constants.patch_offset_m)
+                                 fleet._rows.patch_offset_m)
 
     (push, offset), = ground.pushes
     assert np.allclose(push, -impulse)

@@ -66,7 +66,7 @@ def test_hud_values_follow_the_simulation(game, config):
     assert _text(hud.dashboard.speed_text).split()[0] == f"{speed_kmh:.0f}"
     assert hud.state.rpm == player.rpm and f"{player.rpm:.0f} rpm" in _text(hud.dashboard.rpm_label)
     assert hud.dashboard.rpm_bar.getSx() == pytest.approx(
-        min(player.rpm / player.fleet.gearbox.spec.redline_rpm, 1.0)
+        min(player.rpm / player.fleet.gearbox.kind_of(player.index).spec.redline_rpm, 1.0)
         * config.view.hud.bar_size[0], rel=1e-3)
     # Health: a hit shows at once.
     full_width = hud.dashboard.health_bar.getSx()
@@ -86,7 +86,7 @@ def test_hud_values_follow_the_simulation(game, config):
 def test_the_lever_travels_the_gate_through_neutral_during_a_shift(game):
     simulation, battle, hud = game
     player = simulation.player
-    gate = player.fleet.gearbox.gate
+    gate = player.fleet.gearbox.kind_of(player.index).gate
     step(simulation, Controls(gear="2"))
     state = read_hud_state(simulation, battle)
     assert state.selected == "2" and state.shifting and state.shift_from == "1"

@@ -13,6 +13,7 @@ from panda3d.core import LQuaternionf, Point3, TransformState, Vec3
 from game.sim.controls import AUTOMATIC, Controls
 from game.sim.simulation import Simulation
 from physics.bullet.bodies import TERRAIN_NAME, make_hull_body
+from physics.bullet.hull_pairs import HullPairs
 from physics.bullet.poses import body_state
 from physics.model.anchors import BodyStates
 from physics.bullet.hull_body import collider_hull, collider_parts
@@ -111,7 +112,7 @@ def test_a_tank_on_its_springs_leaves_the_pair_and_an_upset_one_lands_on_its_hul
     # On its turret's roof: the top of the box round its collider (the hull's plates and
     # the turret's) on the ground, the centre of mass above the box's centre. The cupola
     # stands off the roof to one side and tips it a few degrees (10 as shipped).
-    hull = player.fleet.collider_hull
+    hull = player.fleet.kind_of(player.index).collider_hull
     roof_height_m = hull.half_extents_m[2] + hull.centre_of_mass_drop_m
     assert roof_height_m > config.tank.hull.half_extents_m[2] + 0.5  # the turret stands up
     assert player.current.axes_ws()[2][2] < math.cos(math.radians(165.0))
@@ -121,10 +122,11 @@ def test_a_tank_on_its_springs_leaves_the_pair_and_an_upset_one_lands_on_its_hul
     assert roof_plates_m - 0.05 < player.current.position_ws[2] < roof_height_m + 0.05
     assert player.fleet.hull_pairs.meets_terrain[player.index]
     # The hull's own box stands clear of the ground there; the turret's box holds the pair.
-    hull_only = HullClearance(flat.terrain, player.fleet.collider_hull,
-                              collider_parts(config.tank)[:1])
+    hull_only = HullClearance(flat.terrain, hull, collider_parts(config.tank)[:1])
     assert hull_only.clear(states_of(player.current), STEP_S).all()
-    assert not player.fleet.hull_pairs.clearance.clear(states_of(player.current), STEP_S).any()
+    pairs = player.fleet.hull_pairs
+    assert not pairs.clearance.clear(states_of(player.current), STEP_S,
+                                     pairs.kind[[player.index]]).any()
 
 
 def test_the_parts_boxes_hold_the_collider_and_the_turrets_stands_above_the_hulls(config):
@@ -166,7 +168,7 @@ def test_a_still_hull_whose_floor_is_25_cm_above_the_dunes_is_clear(config):
     simulation = Simulation(config.world, MapChoice.parse("desert"), seed=3)
     terrain, spec = simulation.terrain, config.tank.hull
     test = HullClearance(terrain, spec)
-    assert test.contact_m < 0.2
+    assert test.contact_m[0] < 0.2
     half = np.asarray(spec.half_extents_m)
     across, along = np.meshgrid(np.linspace(-1.0, 1.0, 25) * half[0],
                                 np.linspace(-1.0, 1.0, 25) * half[1])
@@ -208,3 +210,104 @@ def test_a_hull_leaves_the_edges_pair_inland_and_an_edge_still_stops_it(config, 
                + config.tank.hull.half_extents_m[1] * player.current.axes_ws()[1][0])
     assert front_m == pytest.approx(half_m, abs=0.2)  # nose against the wall, not through
     assert abs(player.current.position_ws[1]) < 5.0
+
+
+def random_states(terrain, rng: np.random.Generator, count: int) -> BodyStates:
+    """``count`` bodies anywhere over the map (its edges too), from buried to 3 m above the
+    ground, tilted every way up to rolled over, moving and spinning."""
+    x = rng.uniform(-terrain.half_extent_x_m, terrain.half_extent_x_m, count)
+    y = rng.uniform(-terrain.half_extent_y_m, terrain.half_extent_y_m, count)
+    z = terrain.height_at(x, y) + rng.uniform(-0.5, 3.0, count)
+    turned = np.linalg.qr(np.eye(3) + rng.normal(0.0, 0.4, (count, 3, 3)))[0]
+    axes = turned * np.sign(np.linalg.det(turned))[:, None, None]  # rotations, not mirrors
+    return BodyStates(np.stack([x, y, z], axis=1), axes, rng.normal(0.0, 3.0, (count, 3)),
+                      rng.normal(0.0, 0.5, (count, 3)))
+
+
+def kinds_of_vehicles(config) -> dict[str, tuple]:
+    """Each vehicle kind's collider boxes, by name: the car first (one part box), then the
+    tank classes (a hull's and a turret's box each)."""
+    specs = {"car": config.car, **config.tanks}
+    return {name: (collider_hull(spec), collider_parts(spec)) for name, spec in specs.items()}
+
+
+def test_one_test_of_several_kinds_answers_as_each_kinds_own_test(config):
+    """Vehicles of every kind in one call, in mixed order, get exactly the answers each
+    kind's own test gives them (both verdicts: the ground's and the edges')."""
+    simulation = Simulation(config.world, MapChoice.parse("desert"), seed=3)
+    terrain = simulation.terrain
+    kinds = kinds_of_vehicles(config)
+    assert len(kinds) >= 3 and len({len(parts) for _, parts in kinds.values()}) > 1
+    boxes = list(kinds.values())
+    mixed = HullClearance(terrain, *boxes[0])
+    assert [mixed.add_kind(*kind_boxes) for kind_boxes in boxes[1:]] == list(
+        range(1, len(boxes)))
+    rng = np.random.default_rng(11)
+    states = random_states(terrain, rng, 3000)
+    kind = rng.integers(0, len(boxes), len(states.position_ws))
+    clear, near_edges = mixed.test(states, STEP_S, kind)
+    own_answers = [HullClearance(terrain, *kind_boxes).test(states, STEP_S)
+                   for kind_boxes in boxes]
+    for number, (own_clear, own_near_edges) in enumerate(own_answers):
+        of_kind = kind == number
+        assert (clear[of_kind] == own_clear[of_kind]).all(), list(kinds)[number]
+        assert (near_edges[of_kind] == own_near_edges[of_kind]).all(), list(kinds)[number]
+        assert own_clear[of_kind].any() and not own_clear[of_kind].all()
+    # The kinds' own tests disagree on some states: the kind each vehicle has matters.
+    assert any((own_clear != own_answers[0][0]).any() for own_clear, _ in own_answers[1:])
+    assert (mixed.contact_m == [HullClearance(terrain, *kind_boxes).contact_m[0]
+                                for kind_boxes in boxes]).all()
+    # No kinds given: every vehicle of the first kind.
+    first_only = mixed.test(states, STEP_S)
+    assert (first_only[0] == own_answers[0][0]).all()
+    assert (first_only[1] == own_answers[0][1]).all()
+    simulation.destroy()
+
+
+def test_a_kind_the_test_does_not_have_is_refused(config, flat):
+    light = config.tanks["light"]
+    test = HullClearance(flat.terrain, collider_hull(light), collider_parts(light))
+    states = random_states(flat.terrain, np.random.default_rng(2), 3)
+    for kind in ([0, 1, 0], [0, 0, -1]):
+        with pytest.raises(ValueError, match="not one of the clearance test's kinds"):
+            test.test(states, STEP_S, np.array(kind))
+    with pytest.raises(ValueError, match="a kind per vehicle"):
+        test.test(states, STEP_S, np.array([0, 0]))
+    assert test.clear(states, STEP_S, np.array([0, 0, 0])).shape == (3,)
+
+
+def test_hull_pairs_keep_each_hulls_kind_and_test_it_with_its_kinds_boxes(config):
+    simulation = Simulation(config.world, MapChoice.parse("desert"), seed=3)
+    world, terrain = simulation.world, simulation.terrain
+    boxes = list(kinds_of_vehicles(config).values())
+    pairs = HullPairs(world, terrain, *boxes[0])
+    assert [pairs.add_kind(*kind_boxes) for kind_boxes in boxes[1:]] == list(
+        range(1, len(boxes)))
+    with pytest.raises(ValueError, match="kind must lie in"):
+        pairs.add(len(boxes))
+    added = [3, 0, 2, 1, 3, 2]
+    for kind in added:
+        pairs.add(kind)
+    pairs.add()  # kind 0 by default
+    pairs.remove(1)
+    pairs.remove(3)
+    kept = [3, 2, 1, 2, 0]
+    assert pairs.kind.tolist() == kept and pairs.kind.dtype == np.int64
+    assert len(pairs.meets_terrain) == len(pairs.meets_edges) == len(kept)
+    # Each hull paired by its own kind's test: states where the kinds' tests disagree.
+    own = [HullClearance(terrain, *kind_boxes) for kind_boxes in boxes]
+    candidates = random_states(terrain, np.random.default_rng(13), 3000)
+    verdicts = np.array([test.clear(candidates, STEP_S) for test in own])  # (kinds, states)
+    differing = np.flatnonzero(verdicts.any(axis=0) & ~verdicts.all(axis=0))
+    chosen = differing[:len(kept)]
+    states = BodyStates(*(values[chosen] for values in (
+        candidates.position_ws, candidates.axes_ws, candidates.velocity_ws,
+        candidates.angular_velocity_ws)))
+    bodies = [make_hull_body(config.car.hull, f"probe {index}") for index in range(len(kept))]
+    for body in bodies:
+        world.add_body(body)
+    pairs.update(bodies, states, STEP_S)
+    wanted = ~verdicts[kept, chosen]
+    assert (pairs.meets_terrain == wanted).all()
+    assert (pairs.meets_terrain != ~verdicts[0, chosen]).any()  # kind 0's test differs
+    simulation.destroy()

@@ -155,7 +155,7 @@ def test_a_shell_across_the_exposed_track_breaks_it(config):
                  if isinstance(event, PartDestroyed) and event.vehicle == "target"]
     assert destroyed == ["left_track"]
     assert target.parts.state("right_track") == WHOLE
-    assert simulation.fleets["medium"].track_drive[target.index].tolist() == [0.0, 1.0]
+    assert simulation.tanks.track_drive[target.index].tolist() == [0.0, 1.0]
     simulation.destroy()
 
 

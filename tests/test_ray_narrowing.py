@@ -217,8 +217,8 @@ def random_fleet(rng) -> tuple:
     vehicles, statics, moving = 20, 6, 3
     position = rng.uniform(-8.0, 8.0, (vehicles, 3))
     axes = np.linalg.qr(rng.normal(size=(vehicles, 3, 3)))[0].transpose(0, 2, 1)
-    table = np.zeros((8, max(X, Y, Z) + 1))
-    table[:, [X, Y, Z]] = rng.uniform(-2.0, 2.0, (8, 3))
+    table = np.zeros((vehicles, 8, max(X, Y, Z) + 1))  # each vehicle's own anchors
+    table[:, :, [X, Y, Z]] = rng.uniform(-2.0, 2.0, (vehicles, 8, 3))
     others_centres = rng.uniform(-8.0, 8.0, (statics + moving, 3))
     boxes = ray_narrowing.Boxes(others_centres[:statics].copy(),
                                 np.linalg.qr(rng.normal(size=(statics, 3, 3)))[0],
@@ -226,8 +226,10 @@ def random_fleet(rng) -> tuple:
     links = np.array([(own, other) for own in range(vehicles)
                       for other in range(vehicles + statics + moving)
                       if own != other and rng.random() < 0.4])
-    return (position, axes, table, 1.0, 4.0, links, 3.0, 0.3, np.array([1.5, 3.0, 1.0]),
-            others_centres, rng.uniform(0.5, 3.0, statics + moving), boxes)
+    return (position, axes, table, rng.uniform(0.8, 1.2, vehicles), 4.0, links,
+            rng.uniform(2.5, 3.5, vehicles), rng.uniform(0.2, 0.4, vehicles),
+            rng.uniform(1.0, 3.0, (vehicles, 3)), others_centres,
+            rng.uniform(0.5, 3.0, statics + moving), boxes)
 
 
 PLAIN_PYTHON_RUN = """
@@ -290,7 +292,7 @@ def test_a_ray_over_another_hull_is_cast_and_rays_beside_or_far_from_a_hull_are_
         fleet.add(body)
     anchors = len(fleet.constants.position_bs)
     beside_ray_ws = np.array(places[4]) + fleet.constants.position_bs[0]
-    assert np.linalg.norm(beside_ray_ws - np.array(places[0])) < fleet._hull_radius_m
+    assert np.linalg.norm(beside_ray_ws - np.array(places[0])) < fleet.kinds[0].collider_reach_m
     cast_rays = []
     cast = BulletRays.cast
 
@@ -353,6 +355,7 @@ def test_a_fleets_rays_are_measured_as_the_segments_made_of_them_are(config, see
     model, constants = fleet.model, fleet.constants
     rng = np.random.default_rng(seed)
     vehicles, statics, moving = 30, 12, 5
+    model.resize(vehicles)
     position = rng.uniform(-12.0, 12.0, (vehicles, 3))
     axes = np.linalg.qr(rng.normal(size=(vehicles, 3, 3)))[0].transpose(0, 2, 1)
     axes[:, 2] *= np.sign(np.linalg.det(axes))[:, None]  # right-handed
@@ -367,17 +370,19 @@ def test_a_fleets_rays_are_measured_as_the_segments_made_of_them_are(config, see
     links = np.array([(own, other) for own in range(vehicles)
                       for other in range(vehicles + statics + moving)
                       if own != other and rng.random() < 0.3])
-    hull_limit, drop = fleet._hull_radius_m + 0.05, config.tank.hull.centre_of_mass_drop_m
+    hull_limit, drop = fleet.kinds[0].collider_reach_m + 0.05, config.tank.hull.centre_of_mass_drop_m
+    hull_half = fleet.kinds[0].hull_box_half_m
     found = ray_narrowing.fleet_rays_meeting_links(
-        position, axes, model.table, constants.ray_length_m, model.ray_reach_m, links,
-        hull_limit, drop, fleet._hull_box_half_m, others_centres, others_limits, static_boxes)
+        position, axes, model.table, np.full(vehicles, constants.ray_length_m),
+        model.ray_reach_m, links, np.full(vehicles, hull_limit), np.full(vehicles, drop),
+        np.tile(hull_half, (vehicles, 1)), others_centres, others_limits, static_boxes)
     origins, directions = model.rays(position, axes)
     starts = origins.reshape(-1, 3)
     ends = starts + directions.reshape(-1, 3) * constants.ray_length_m
     boxes = ray_narrowing.Boxes(
         np.concatenate([position + axes[:, 2] * drop, static_boxes.centres_ws]),
         np.concatenate([axes, static_axes]),
-        np.concatenate([np.tile(fleet._hull_box_half_m, (vehicles, 1)), static_half]))
+        np.concatenate([np.tile(hull_half, (vehicles, 1)), static_half]))
     with np.errstate(invalid="ignore"):
         expected = segments_near_links(
             starts, ends, model.anchors, model.ray_reach_m, links,

@@ -156,7 +156,9 @@ def test_the_bots_take_the_classes_in_turn(config):
     turn = config.game.battle.bot_tanks
     assert classes == [turn[number % len(turn)] for number in range(4)]
     assert set(classes) == set(CLASSES)
-    for name in battle.bots:  # each drives its own class's fleet
+    for name in battle.bots:  # each drives in the tanks' fleet, as its own class
         bot = simulation.vehicle_named(name)
-        assert bot.fleet is simulation.fleets[bot.tank_class]
+        assert bot.fleet is simulation.tanks
+        assert bot.fleet.kind_of(bot.index).spec == config.world.tanks[bot.tank_class]
+        assert bot.spec == config.world.tanks[bot.tank_class]
     simulation.destroy()

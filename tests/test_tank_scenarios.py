@@ -469,7 +469,6 @@ def test_a_tank_held_off_the_ground_gets_no_push_or_twist_from_its_tracks(config
             worst_spin_rad_s = max(worst_spin_rad_s, float(np.linalg.norm(
                 state.angular_velocity_ws)))
             worst_push_mps = max(worst_push_mps, float(np.linalg.norm(state.velocity_ws[:2])))
-    assert simulation.player.fleet.gearbox.names[
-        simulation.player.fleet.gearbox.gear_index[simulation.player.index]] == "R"
+    assert simulation.player.fleet.gearbox.gear_name(simulation.player.index) == "R"
     assert worst_spin_rad_s < 1e-6 and worst_push_mps < 1e-6
     simulation.destroy()

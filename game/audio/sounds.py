@@ -209,7 +209,7 @@ def track_speeds_of(vehicle: Vehicle) -> tuple[float, float]:
     along = vx * fx + vy * fy + vz * fz
     # The point under a track moves at v + w x (right * x): along the hull, v.f + x (w x right).f.
     turning = (wy * rz - wz * ry) * fx + (wz * rx - wx * rz) * fy + (wx * ry - wy * rx) * fz
-    left_x, right_x = _side_tracks(vehicle.fleet.constants)
+    left_x, right_x = _side_tracks(vehicle.constants)
     return along + turning * left_x, along + turning * right_x
 
 

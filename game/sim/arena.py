@@ -82,26 +82,41 @@ class WorldSpecs:
         """These specs with the tank class ``name`` (None: the default one) made ``spec``."""
         return replace(self, tanks={**self.tanks, name or self.spawn.tank: spec})
 
-    def fleet_name(self, kind: str, tank_class: str | None = None) -> str:
-        """The fleet a vehicle of ``kind`` ("tank" or "car") drives in: its tank class
-        (None: the default one, ``[spawn] tank``) for a tank, "car" for the car."""
-        return CAR if kind == CAR else (tank_class or self.spawn.tank)
+    def tank_class(self, name: str | None = None) -> str:
+        """A tank class's name: ``name``, or the default one (``[spawn] tank``) for None."""
+        return name or self.spawn.tank
 
 
 class Arena:
-    """The world, the terrain and what stands on it, and a fleet per vehicle kind."""
+    """The world, the terrain and what stands on it, and the fleets: one for the tanks of
+    every class, one for the car."""
 
     def __init__(self, specs: WorldSpecs, map_choice: MapChoice, seed: int):
+        self.specs = specs
         self.world = PhysicsWorld(specs.simulation)
         self.terrain = terrain = build_terrain(map_choice, specs.terrain, seed)
         self._desert = map_choice.kind == "desert"
         self._rock_spec = specs.rocks
         self.colliders: StreamedColliders | None = None
         """A big desert's colliders, streamed round what moves (None: one for the map)."""
-        self.fleets = {name: VehicleFleet(self.world, self.terrain, spec,
-                                          specs.tank_gearboxes[name])
-                       for name, spec in specs.tanks.items()}
-        """A fleet per tank class, and the car's, by name."""
+        self.fleets: dict[str, VehicleFleet] = {}
+        """The tanks' fleets and the car's: every tank class with as many anchors as the
+        default one shares its fleet, ``"tank"`` (a class with another count has one of
+        its own, by its name); the car's is ``"car"``."""
+        self.tank_kinds: dict[str, tuple[VehicleFleet, int]] = {}
+        """Each tank class's fleet and its kind there, by name."""
+        default = specs.tank_class()
+        for name in [default] + [name for name in specs.tanks if name != default]:
+            spec, gearbox = specs.tanks[name], specs.tank_gearboxes[name]
+            anchors = len(spec.suspension.anchors)
+            fleet = next((fleet for fleet in self.fleets.values()
+                          if len(fleet.constants.position_bs) == anchors), None)
+            if fleet is None:
+                fleet = self.fleets[TANK if not self.fleets else name] = VehicleFleet(
+                    self.world, self.terrain, spec, gearbox)
+                self.tank_kinds[name] = fleet, 0
+            else:
+                self.tank_kinds[name] = fleet, fleet.add_kind(spec, gearbox)
         self.fleets[CAR] = VehicleFleet(self.world, self.terrain, specs.car, specs.car_gearbox)
         self.spawn_points = [(0.0, 0.0)]
         """Where the player starts (x, y): the map's centre, or the range's firing line."""
@@ -135,6 +150,13 @@ class Arena:
                 self.world.add_body(body, owner=rock)
                 for fleet in self.fleets.values():
                     fleet.add_obstacle(body, rock.box_bs())
+
+    def fleet_for(self, kind: str, tank_class: str | None = None) -> tuple[VehicleFleet, int]:
+        """The fleet a vehicle of ``kind`` ("tank" or "car") drives in, and its kind there
+        (a tank's class; None: the default one). KeyError: no such class."""
+        if kind == CAR:
+            return self.fleets[CAR], 0
+        return self.tank_kinds[tank_class or self.specs.tank_class()]
 
     @property
     def rocks(self) -> list[Rock]:

@@ -80,7 +80,7 @@ def plates_on_path(path_ws: np.ndarray, vehicles) -> tuple[float, np.ndarray] | 
     if not armed or len(path_ws) < 2:
         return None
     centres = np.array([vehicle.current.position_ws for vehicle in armed])
-    reach_m = np.array([vehicle.fleet.collider_reach_m for vehicle in armed])
+    reach_m = np.array([vehicle.collider_reach_m for vehicle in armed])
     near = points_near_path(centres, path_ws, reach_m)
     candidates = [vehicle for vehicle, close in zip(armed, near.tolist()) if close]
     flown_m = 0.0

@@ -181,7 +181,7 @@ class PartDamage:
         if not armoured or not flights:
             return events
         centres = np.array([vehicle.current.position_ws for vehicle in armoured])
-        reach_m = np.array([vehicle.fleet.collider_reach_m for vehicle in armoured])
+        reach_m = np.array([vehicle.collider_reach_m for vehicle in armoured])
         for shell, start_ws, end_ws in flights:
             line = np.asarray(end_ws, dtype=float) - start_ws
             length_m = float(np.linalg.norm(line))

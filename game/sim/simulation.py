@@ -89,7 +89,7 @@ class Simulation:
         self.player: Vehicle | None = None
         """The vehicle the step's ``player_controls`` drive (None on a dedicated server:
         every vehicle there has a driver)."""
-        self.player_tank = specs.fleet_name(TANK, player_tank)
+        self.player_tank = specs.tank_class(player_tank)
         """The player's tank class: theirs from the start, or the one a swap from the car
         brings up."""
         if player_vehicle is not None:
@@ -114,8 +114,8 @@ class Simulation:
 
     @property
     def tanks(self) -> VehicleFleet:
-        """The fleet of the player's tank class."""
-        return self.fleets[self.player_tank]
+        """The fleet of the player's tank class (every class's with as many anchors)."""
+        return self.arena.fleet_for(TANK, self.player_tank)[0]
 
     @property
     def cars(self) -> VehicleFleet:
@@ -171,14 +171,14 @@ class Simulation:
         """Put a vehicle of ``kind`` ("tank" or "car"; a tank of ``tank_class``, None: the
         default one) on its springs at (x, y), lined up with the ground, in ``start_gear``
         (None: config/game.toml's ``[spawn] start_gear``). KeyError: no such class."""
-        fleet_name = self.specs.fleet_name(kind, tank_class)
-        fleet = self.fleets[fleet_name]
-        body, turret = make_vehicle_body(fleet.spec, name)
+        fleet, fleet_kind = self.arena.fleet_for(kind, tank_class)
+        spec = fleet.kinds[fleet_kind].spec
+        body, turret = make_vehicle_body(spec, name)
         path = self.world.add_body(body)
-        vehicle = Vehicle(name, kind, fleet, fleet.add(body), path,
-                          None if kind == CAR else fleet_name)
+        vehicle = Vehicle(name, kind, fleet, fleet.add(body, kind=fleet_kind), path,
+                          None if kind == CAR else self.specs.tank_class(tank_class))
         vehicle.turret_collider = turret
-        vehicle.parts = tank_parts(fleet.spec, self.specs.damage)
+        vehicle.parts = tank_parts(spec, self.specs.damage)
         self.place(vehicle, x_m, y_m, heading_deg)
         self.world.handles.register(body, vehicle)
         self.vehicles.append(vehicle)
@@ -215,8 +215,8 @@ class Simulation:
         """Set a vehicle upright on the ground at (x, y), still, facing ``heading_deg``."""
         fleet = vehicle.fleet
         ground_m, normal = self.terrain.surface_at(x_m, y_m)
-        anchor_depth_m = -float(fleet.constants.position_bs[:, 2].mean())
-        lift_m = fleet.spec.suspension.ride_height_m + anchor_depth_m
+        anchor_depth_m = -float(vehicle.constants.position_bs[:, 2].mean())
+        lift_m = vehicle.spec.suspension.ride_height_m + anchor_depth_m
         position = np.array([x_m, y_m, float(ground_m)]) + normal * lift_m
         position[2] += self.specs.spawn.drop_height_m
         set_at_rest(vehicle.body, position, ground_aligned_rotation(normal, heading_deg))
@@ -251,7 +251,7 @@ class Simulation:
         if not behind:
             return
         centres = np.array([vehicle.current.position_ws for vehicle, _ in behind])
-        reach_m = np.array([vehicle.fleet.collider_reach_m for vehicle, _ in behind])
+        reach_m = np.array([vehicle.collider_reach_m for vehicle, _ in behind])
         for index in np.flatnonzero(points_near_path(centres, path_ws, reach_m)).tolist():
             behind[index][1].catch_up()
 

@@ -1,7 +1,7 @@
 """A vehicle in the game: its body, its slot in its fleet, its last two states, its gun.
 
-The fleet (:class:`physics.bullet.fleet.VehicleFleet`) steps every vehicle of a kind
-together; a :class:`Vehicle` is one of them as the game sees it: a name, controls in,
+The fleet (:class:`physics.bullet.fleet.VehicleFleet`) steps every tank (of every class)
+or every car together; a :class:`Vehicle` is one of them as the game sees it: a name, controls in,
 and what it reads back (pose, gear, rpm, anchors, health).
 """
 
@@ -22,6 +22,7 @@ from physics.bullet.fleet import VehicleFleet
 from physics.bullet.hull_body import TurretCollider
 from physics.bullet.poses import body_state
 from physics.model.ammunition import AmmunitionState
+from physics.model.anchors import AnchorConstants
 from physics.model.ballistics import GunState
 from physics.model.gearbox import GearboxStep, GearRequest
 from physics.model.pose import BodyState
@@ -69,7 +70,15 @@ class DrawnVehicle(Protocol):
 
     @property
     def fleet(self) -> VehicleFleet:
-        """The fleet of its kind (its constants: where its anchors sit)."""
+        """The fleet it drives in (a simulation's vehicle) or the client's of its kind."""
+
+    @property
+    def constants(self) -> AnchorConstants:
+        """Its kind's anchor constants (a tank class's): where its anchors sit."""
+
+    @property
+    def collider_reach_m(self) -> float:
+        """Every point of its collider lies within this of its centre of mass."""
 
     @property
     def current(self) -> BodyState:
@@ -143,7 +152,12 @@ class Vehicle:
         self.fleet = fleet
         self.index = index
         self.path = path
-        self.spec = fleet.spec
+        fleet_kind = fleet.kind_of(index)
+        self.spec = fleet_kind.spec
+        self.constants = fleet_kind.constants
+        """Its kind's anchor constants (its tank class's)."""
+        self.collider_reach_m = fleet_kind.collider_reach_m
+        """Every point of its collider lies within this of its centre of mass."""
         self.current = body_state(self.body)
         self.previous = self.current
         self.lever: str | None = None
@@ -195,7 +209,7 @@ class Vehicle:
         return AnchorView(report.origin_ws[i], report.direction_ws[i], report.contact_point_ws[i],
                           report.contact_normal_ws[i], report.on_ground[i],
                           report.compression_m[i], report.load_n[i], report.sliding[i],
-                          self.fleet.constants.rest_length_m)
+                          self.constants.rest_length_m)
 
     def wheel_state(self) -> np.ndarray | None:
         """Rows (compression, steer, spin angle, spin speed) per anchor from the
@@ -210,7 +224,7 @@ class Vehicle:
     def track_speeds_mps(self) -> tuple[float, float]:
         """Ground speed along the hull under the left and right tracks (+ forward)."""
         left, right = track_speeds_mps([self.current],
-                                       side_track_x_m(self.fleet.constants.position_bs))[0]
+                                       side_track_x_m(self.constants.position_bs))[0]
         return float(left), float(right)
 
     def anchor_reports(self) -> list[dict]:
@@ -224,7 +238,7 @@ class Vehicle:
                     "load": float(report.load_n[i, a]),
                     "sliding": bool(report.sliding[i, a])}
                    for a in range(report.on_ground.shape[1])]
-        if self.fleet.constants.wheel_radius_m > 0.0:  # wheels also say how they turn
+        if self.constants.wheel_radius_m > 0.0:  # wheels also say how they turn
             for a, anchor in enumerate(anchors):
                 anchor.update(steer_deg=math.degrees(report.steer_rad[i, a]),
                               spin_rad_s=float(report.spin_speed_rad_s[i, a]),

@@ -1,8 +1,10 @@
 """The Bullet adapter of the vehicle model: gathers poses, casts rays, applies impulses.
 
-A :class:`VehicleFleet` holds every vehicle of one kind (one spec) and steps
-them together: once per fixed step the gearbox turns controls into track
-commands; before every Bullet substep the model pushes every anchor.
+A :class:`VehicleFleet` holds vehicles of one or several kinds (one spec each: the tank
+classes share one fleet, the car has its own) and steps them together: once per fixed
+step the gearbox turns controls into track commands; before every Bullet substep the
+model pushes every anchor. Each vehicle reads its own kind's constants inside the same
+compiled loops, so a battle of three classes costs what a battle of one does.
 
 Rays: the anchor kernel casts every anchor's against the terrain's height array; the
 anchors whose rays could meet something else that could be ground (a crate, a rock,
@@ -23,37 +25,20 @@ import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 
 from physics.bullet.ground import BulletRays
-from physics.bullet.hull_body import collider_hull, collider_parts
+from physics.bullet.fleet_kinds import FleetKind, vehicle_rows
+from physics.bullet.hull_body import collider_parts
 from physics.bullet.hull_pairs import HullPairs
+from physics.bullet.near_tests import NearTests
 from physics.bullet.obstacles import RAY_SLACK_M, Obstacles
 from physics.bullet.poses import FleetPoses, body_states, call_each, fleet_poses
 from physics.bullet.world import PhysicsWorld
-from physics.model.anchors import AnchorCommand, AnchorImpulses, BodyStates, derive_constants
-from physics.model.broadphase import in_pairs, pairs_within, sphere_pairs
-from physics.model.fleet_survey import survey
+from physics.model.anchors import AnchorCommand, AnchorImpulses, BodyStates
 from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
 from physics.model.ray_narrowing import fleet_rays_meeting_links
 from physics.model.terrain import TerrainBase
 
-_NEAR_TEST_SLACK_M = 2.0
-"""Room added to the vehicles' reach when testing who is near what, so the test holds for
-as long as everyone stays within half of it (a few steps at full speed). More room: fewer
-tests, but more vehicles cast Bullet rays they do not need. Cost only, not behaviour."""
-
 _apply_central_impulse = BulletRigidBodyNode.applyCentralImpulse
 _apply_torque_impulse = BulletRigidBodyNode.applyTorqueImpulse
-
-
-@dataclass
-class _NearTest:
-    """Which vehicles were near each other or a static obstacle, with ``room_m`` to spare."""
-
-    positions_ws: np.ndarray
-    room_m: float
-    near: np.ndarray
-    links: np.ndarray
-    """(L, 2) each vehicle near a body, by index: another vehicle (both ways round), or
-    a static obstacle (the vehicles' count on)."""
 
 
 @dataclass
@@ -74,43 +59,41 @@ class _StepPlan:
 
 
 class VehicleFleet:
-    """All vehicles of one spec, driven by the anchor model inside one Bullet world.
+    """Vehicles driven by the anchor model inside one Bullet world.
 
-    ``spec`` is a vehicle kind's spec (:class:`physics.model.tracks.TankSpec`,
+    ``spec`` is the first kind's spec (:class:`physics.model.tracks.TankSpec`,
     :class:`physics.model.wheels.CarSpec`): it has ``hull``, ``suspension``, ``grip``,
     ``tracked`` and ``make_drive(constants)``, the object that turns controls into
-    per-anchor commands.
+    per-anchor commands. :meth:`add_kind` adds further kinds of tank (as many anchors
+    each); :meth:`add` puts a body of a kind in.
     """
 
     def __init__(self, world: PhysicsWorld, terrain: TerrainBase, spec,
                  gearbox_spec: GearboxSpec, *, always_bullet_rays: bool = False):
         self.world = world
+        first = FleetKind.of(spec, world.spec.gravity_m_s2)
+        self.kinds = [first]
+        """Each kind's spec and what follows from it, by kind number."""
         self.spec = spec
-        self.constants = derive_constants(spec.suspension, spec.grip, spec.hull.mass_kg,
-                                          world.spec.gravity_m_s2, tracked=spec.tracked)
+        """The first kind's spec (a fleet's only one, but for the tanks')."""
+        self.constants = first.constants
+        """The first kind's constants (a vehicle's own: :meth:`kind_of`)."""
         self.drive = spec.make_drive(self.constants)
         self.model = spec.make_model(self.constants)
         self.gearbox = Gearbox(gearbox_spec, 0,
                                driveline=spec.driveline(gearbox_spec, self.constants))
         self.bodies: list[BulletRigidBodyNode] = []
+        self.kind = np.zeros(0, dtype=np.int64)
+        """Each vehicle's kind."""
         self.obstacles = Obstacles()
         """What anchors may stand on besides the terrain and these vehicles."""
         self.always_bullet_rays = always_bullet_rays
         self.terrain = terrain
         self._bullet_rays = BulletRays(world, terrain, self.bodies,
                                        len(self.constants.position_bs))
-        self.collider_hull = collider_hull(spec)
-        """The hull box grown to hold the body's whole collider (a tank's turret at any
-        heading): what the near tests and the hull's pairs measure."""
-        half = np.asarray(self.collider_hull.half_extents_m)
-        drop_m = self.collider_hull.centre_of_mass_drop_m
-        self.reach_m = float(np.linalg.norm(half) + drop_m + self.constants.rest_length_m)
-        """Radius around the centre of mass that holds the hull and every ray."""
-        self._hull_radius_m = float(np.linalg.norm(half) + drop_m)
-        """Radius around the centre of mass that holds the hull."""
-        self._hull_box_half_m = half + RAY_SLACK_M
-        """The box round the hull's collider grown by the slack: a ray missing it misses the
-        hull."""
+        self.reach_m = first.reach_m
+        """Radius around the centre of mass that holds the hull and every ray, of every
+        vehicle: the largest of their kinds' (the first kind's while there are none)."""
         self.throttle = np.zeros(0)
         self.steer = np.zeros(0)
         self.brake = np.zeros(0)
@@ -122,23 +105,56 @@ class VehicleFleet:
         (0): a broken track's bare road wheels only drag (:meth:`set_damage`)."""
         self._broken_drag_n = np.zeros((0, len(self.constants.position_bs)))
         """Per vehicle and anchor: the drag of road wheels whose track lies broken."""
-        self._left_anchors = self.constants.position_bs[:, 0] < 0.0
+        self._rows = vehicle_rows(self.kinds, self.kind)
         self.command = AnchorCommand.idle(0, len(self.constants.position_bs))
-        self._near_test: _NearTest | None = None
-        self.hull_pairs = HullPairs(world, terrain, self.collider_hull, collider_parts(spec))
+        self._near = NearTests()
+        self.hull_pairs = HullPairs(world, terrain, first.collider_hull, collider_parts(spec))
         """Which of Bullet's pairs each hull is in (the terrain's, the map's edges')."""
         self._plan: _StepPlan | None = None
         """What ``update_drive`` read for the step about to be taken."""
         world.add_substep_hook(self._substep)
 
+    def add_kind(self, spec, gearbox_spec: GearboxSpec) -> int:
+        """Drive tanks of another class (``spec``, a :class:`~physics.model.tracks.TankSpec`
+        with as many anchors) in this fleet too; return its kind number for :meth:`add`."""
+        if not (spec.tracked and self.spec.tracked):
+            raise ValueError("only tanks share a fleet with other kinds")
+        kind = FleetKind.of(spec, self.world.spec.gravity_m_s2)
+        number = len(self.kinds)
+        for made in (self.model.add_kind(spec.make_model(kind.constants)),
+                     self.drive.add_kind(spec.make_drive(kind.constants)),
+                     self.gearbox.add_kind(gearbox_spec,
+                                           spec.driveline(gearbox_spec, kind.constants)),
+                     self.hull_pairs.add_kind(kind.collider_hull, collider_parts(spec))):
+            assert made == number, "a fleet's parts number their kinds alike"
+        self.kinds.append(kind)
+        return number
+
+    def _kinds_changed(self) -> None:
+        """The vehicles' rows of their kinds' numbers, and the reach of the largest kind
+        among them (the near tests' radius: a battle of one class tests with its own)."""
+        self._rows = vehicle_rows(self.kinds, self.kind)
+        present = {self.kinds[kind].reach_m for kind in self.kind.tolist()}
+        self.reach_m = max(present, default=self.kinds[0].reach_m)
+        self._near.forget()
+
+    def kind_of(self, index: int) -> FleetKind:
+        """The kind of the vehicle at ``index``."""
+        return self.kinds[int(self.kind[index])]
+
     def __len__(self) -> int:
         return len(self.bodies)
 
-    def add(self, body: BulletRigidBodyNode, automatic: bool = False) -> int:
-        """Drive ``body`` (already in the world) with this fleet; return its index."""
+    def add(self, body: BulletRigidBodyNode, automatic: bool = False, kind: int = 0) -> int:
+        """Drive ``body`` (already in the world) as a vehicle of ``kind`` with this fleet;
+        return its index."""
+        if not 0 <= kind < len(self.kinds):
+            raise ValueError(f"kind {kind} of a fleet of {len(self.kinds)}")
         self.bodies.append(body)
-        index = self.gearbox.add_vehicle(automatic)
-        self.model.resize(len(self.bodies))
+        self.kind = np.append(self.kind, np.int64(kind))
+        index = self.gearbox.add_vehicle(automatic, kind)
+        self.model.resize(len(self.bodies), kind)
+        self.drive.add_vehicle(kind)
         for name in ("throttle", "steer", "brake"):
             setattr(self, name, np.append(getattr(self, name), 0.0))
         self.handbrake = np.append(self.handbrake, False)
@@ -146,7 +162,8 @@ class VehicleFleet:
         self.track_drive = np.append(self.track_drive, [[1.0, 1.0]], axis=0)
         self._broken_drag_n = np.append(self._broken_drag_n,
                                         np.zeros((1, len(self.constants.position_bs))), axis=0)
-        self.hull_pairs.add()
+        self._kinds_changed()
+        self.hull_pairs.add(kind)
         self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
         return index
 
@@ -157,12 +174,13 @@ class VehicleFleet:
         self.gearbox.remove_vehicle(index)
         self.model.remove(index)
         self.drive.remove(index)
-        for name in ("throttle", "steer", "brake", "handbrake", "faulted", "track_drive",
-                     "_broken_drag_n"):
+        for name in ("kind", "throttle", "steer", "brake", "handbrake", "faulted",
+                     "track_drive", "_broken_drag_n"):
             setattr(self, name, np.delete(getattr(self, name), index, axis=0))
+        self._kinds_changed()
         self.hull_pairs.remove(index)
         self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
-        self._near_test = None
+        self._near.forget()
         self._plan = None
 
     def vehicle_state(self, index: int) -> tuple:
@@ -177,7 +195,7 @@ class VehicleFleet:
         self.gearbox.set_vehicle_state(index, gearbox)
         self.model.set_vehicle_state(index, model)
         self.drive.set_vehicle_state(index, drive)
-        self._near_test = None
+        self._near.forget()
 
     @property
     def rpm(self) -> np.ndarray:
@@ -191,7 +209,7 @@ class VehicleFleet:
     def remove_obstacles(self, bodies: list[BulletRigidBodyNode]) -> None:
         """Bodies anchors could stand on are gone (at once: a tile's rocks)."""
         if self.obstacles.remove(bodies):
-            self._near_test = None
+            self._near.forget()
 
     def add_obstacle(self, body: BulletRigidBodyNode, box_bs=None) -> None:
         """Something besides the terrain that anchors may stand on (a crate, a rock).
@@ -207,7 +225,7 @@ class VehicleFleet:
         """Several things anchors may stand on (at once: a tile's rocks), with a box for
         each (or None) as :meth:`add_obstacle` takes it."""
         if self.obstacles.add(bodies, boxes_bs):
-            self._near_test = None
+            self._near.forget()
 
     def set_controls(self, index: int, throttle: float, steer: float, brake: float,
                      handbrake: bool) -> None:
@@ -223,7 +241,7 @@ class VehicleFleet:
         track's anchors are neither driven nor braked: their bare road wheels plough,
         dragging toward standing still with ``broken_drag_share`` of their static load."""
         self.track_drive[index] = track_drive
-        self._broken_drag_n[index] = broken_drag_share * self.constants.static_load_n
+        self._broken_drag_n[index] = broken_drag_share * self._rows.static_load_n[index]
         self.gearbox.power_share[index] = engine_power
 
     def forward_speeds_mps(self) -> np.ndarray:
@@ -267,7 +285,7 @@ class VehicleFleet:
     def _broken_tracks(self, command: AnchorCommand) -> AnchorCommand:
         """``command`` with each broken track's anchors neither driven nor braked: they
         pull toward standing still with only their bare wheels' drag."""
-        working = np.where(self._left_anchors[None, :], self.track_drive[:, :1],
+        working = np.where(self._rows.left_anchors, self.track_drive[:, :1],
                            self.track_drive[:, 1:])
         broken = 1.0 - working
         bias = None if command.force_bias_n is None else command.force_bias_n * working
@@ -275,11 +293,6 @@ class VehicleFleet:
             command, surface_speed_mps=command.surface_speed_mps * working,
             force_limit_n=command.force_limit_n * working + self._broken_drag_n * broken,
             force_bias_n=bias)
-
-    @property
-    def collider_reach_m(self) -> float:
-        """Every point of a vehicle's collider lies within this of its centre of mass."""
-        return self._hull_radius_m
 
     def in_touch(self) -> np.ndarray:
         """Per vehicle, for the step :meth:`update_drive` read: may its collider meet
@@ -297,64 +310,26 @@ class VehicleFleet:
         centres = (plan.states.position_ws if plan is not None and plan.states is not None
                    else body_states(self.bodies).position_ws)
         gaps = centres[:, None, :] - np.asarray(points_ws, dtype=float)[None, :, :]
-        limits_m = np.asarray(reach_m, dtype=float) + self._hull_radius_m
+        limits_m = (np.asarray(reach_m, dtype=float)[None, :]
+                    + self._rows.collider_reach_m[:, None])
         return (np.einsum("vpj,vpj->vp", gaps, gaps) <= limits_m * limits_m).any(axis=1)
 
     def _survey(self, states: BodyStates) -> tuple[np.ndarray, float, float]:
         """Each body's speed along its hull, the fastest speed, and how far the bodies
-        strayed from where the near test was made (:func:`survey`)."""
-        test = self._near_test
-        return survey(states.position_ws, states.velocity_ws, states.axes_ws,
-                      None if test is None else test.positions_ws)
+        strayed from where the near test was made."""
+        return self._near.survey(states)
 
     def _near_something(self, states: BodyStates, within_s: float, fastest_mps: float,
                         strayed_m: float
                         ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """Per vehicle: could any ray meet something other than the terrain in the next
-        ``within_s`` seconds? Each body may close in at its present speed (at most
-        ``fastest_mps``). With it, the links of each vehicle to the bodies it could meet
-        (see :class:`_StepPlan`), and the bounding spheres of the obstacles, the moving
-        ones' grown by their travel.
-
-        The test against the other vehicles and the static obstacles is made with room to
-        spare (:data:`_NEAR_TEST_SLACK_M`) and kept while no vehicle has strayed, by the end
-        of this stretch, more than half that room from where it was made (``strayed_m`` is
-        the farthest any has strayed so far); moving obstacles are looked at every time.
-        Each test sorts the vehicles or the obstacles into a grid, or measures every pair
-        where there are few (:mod:`physics.model.broadphase`): its cost grows with the
-        count, not its square.
-        """
+        ``within_s`` seconds (:meth:`NearTests.near`; every vehicle, with no links, where
+        every ray is cast through Bullet)? With the links and the obstacles' spheres."""
         if self.always_bullet_rays:
             return (np.ones(len(self.bodies), dtype=bool), np.zeros((0, 2), dtype=np.int64),
                     self.obstacles.spheres(within_s))
-        centres = states.position_ws
-        own_travel_m = fastest_mps * within_s
-        test = self._near_test
-        if test is not None and (len(test.positions_ws) != len(centres)
-                                 or strayed_m + own_travel_m > test.room_m / 2.0):
-            test = None
-        if test is None:
-            room_m = max(_NEAR_TEST_SLACK_M, 2.0 * own_travel_m)
-            pairs = pairs_within(centres, 2.0 * self.reach_m + room_m)
-            blocks = [pairs, pairs[:, ::-1]]
-            static_radii = self.obstacles.static_radii
-            if len(static_radii):
-                blocks.append(sphere_pairs(centres, self.obstacles.static_centres, self.reach_m
-                                           + room_m / 2.0 + static_radii)
-                              + (0, len(centres)))
-            links = np.concatenate(blocks)
-            test = self._near_test = _NearTest(centres, room_m,
-                                               in_pairs(links[:, 0], len(centres)), links)
-        others = self.obstacles.spheres(within_s)
-        if not self.obstacles.moving:
-            return test.near, test.links, others
-        static = len(self.obstacles.static_radii)
-        moving_centres, moving_radii = others[0][static:], others[1][static:]
-        moving = (sphere_pairs(centres, moving_centres,
-                               self.reach_m + moving_radii + own_travel_m)
-                  + (0, len(centres) + static))
-        return (test.near | in_pairs(moving[:, 0], len(centres)),
-                np.concatenate([test.links, moving]), others)
+        return self._near.near(states.position_ws, within_s, fastest_mps, strayed_m,
+                               self.reach_m, self.obstacles)
 
     def _substep(self, substep_s: float) -> None:
         if not self.bodies:
@@ -382,7 +357,7 @@ class VehicleFleet:
         call_each(_apply_torque_impulse, self.bodies, zip(*angular_ws.T.tolist()))
         if exact is not None and self._bullet_rays.pushed_bodies:
             self._bullet_rays.push_back(impulses.anchor_ws.reshape(-1, 3), self.model.report,
-                                        states.axes_ws, self.constants.patch_offset_m)
+                                        states.axes_ws, self._rows.patch_offset_m)
 
     def _rays_near_bodies(self, states: BodyStates, near: np.ndarray, links: np.ndarray,
                           others: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
@@ -402,11 +377,12 @@ class VehicleFleet:
         anchors = len(self.constants.position_bs)
         if self.always_bullet_rays:
             return np.repeat(near, anchors)
+        rows = self._rows
         meets = fleet_rays_meeting_links(
-            states.position_ws, states.axes_ws, self.model.table, self.constants.ray_length_m,
-            self.model.ray_reach_m, links, self._hull_radius_m + RAY_SLACK_M,
-            self.collider_hull.centre_of_mass_drop_m, self._hull_box_half_m, others[0],
-            others[1] + RAY_SLACK_M, self.obstacles.static_boxes)
+            states.position_ws, states.axes_ws, self.model.table, rows.ray_length_m,
+            self.model.ray_reach_m, links, rows.collider_reach_m + RAY_SLACK_M,
+            rows.hull_drop_m, rows.hull_box_half_m, others[0], others[1] + RAY_SLACK_M,
+            self.obstacles.static_boxes)
         return meets if np.count_nonzero(meets) else None
 
     def _guarded(self, impulses: AnchorImpulses, extra_ws: np.ndarray | None

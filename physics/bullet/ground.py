@@ -30,6 +30,7 @@ from physics.bullet.world import PhysicsWorld
 from physics.model.anchor_kernel import PARALLEL_COSINE
 from physics.model.anchors import GroundHits
 from physics.model.terrain import TerrainBase
+from physics.model.tile_grid import per_point
 
 _hit_position, _hit_normal = methodcaller("getHitPos"), methodcaller("getHitNormal")
 """A hit's point and normal, from a closest-hit result or one of all the hits alike."""
@@ -83,6 +84,7 @@ class BulletRays:
 
     def cast(self, origins_ws, directions_ws, length_m, min_ground_up, rays) -> GroundHits:
         count = len(origins_ws)
+        length_m = per_point(length_m, count)
         met, best_hits = self._closest_hits(origins_ws, directions_ws, length_m,
                                             min_ground_up, rays)
         if not met:
@@ -97,7 +99,8 @@ class BulletRays:
         pushed: list[int] = []
         if met:
             hit[met] = True
-            distance[met] = np.array([best.getHitFraction() for best in best_hits]) * length_m
+            distance[met] = (np.array([best.getHitFraction() for best in best_hits])
+                             * length_m[met])
             point[met] = float32s(PTA_LVecBase3f, map(_hit_position, best_hits)).reshape(-1, 3)
             normal[met] = float32s(PTA_LVecBase3f, map(_hit_normal, best_hits)).reshape(-1, 3)
             nodes = [best.getNode() for best in best_hits]
@@ -132,7 +135,9 @@ class BulletRays:
 
     def _closest_hits(self, origins_ws, directions_ws, length_m, min_ground_up, rays
                       ) -> tuple[list[int], list]:
-        """Each ray through Bullet: the rays that met ground, and their nearest ground hits.
+        """Each ray through Bullet (each ``length_m`` long, its ground facing up it by
+        ``min_ground_up``: per ray, or one for all): the rays that met ground, and their
+        nearest ground hits.
 
         Bullet's closest hit is asked for first: when it is ground (in front of the ray's
         start, not its own vehicle, not a wall) it is the nearest ground hit every hit
@@ -142,19 +147,22 @@ class BulletRays:
         bullet = self.world.bullet
         ray_test_closest, ray_test_all = bullet.rayTestClosest, bullet.rayTestAll
         vehicles, anchors, mask = self.vehicles, self.anchors, self.mask
-        ends = origins_ws + directions_ws * length_m
+        length_m = per_point(length_m, len(rays))
+        ends = origins_ws + directions_ws * length_m[:, None]
+        least_up = per_point(min_ground_up, len(rays))
         met, best_hits = [], []
-        for ray, (start, end, direction, anchor) in enumerate(zip(
-                origins_ws.tolist(), ends.tolist(), directions_ws.tolist(), rays.tolist())):
+        for ray, (start, end, direction, anchor, ground_up) in enumerate(zip(
+                origins_ws.tolist(), ends.tolist(), directions_ws.tolist(), rays.tolist(),
+                least_up.tolist())):
             start, end = Point3(*start), Point3(*end)
             closest = ray_test_closest(start, end, mask)
             if not closest.hasHit():
                 continue
             direction, own = Vec3(*direction), vehicles[anchor // anchors]
             best = closest
-            if not _is_ground(closest, direction, min_ground_up, own):
+            if not _is_ground(closest, direction, ground_up, own):
                 best = _closest_ground(ray_test_all(start, end, mask).getHits(), direction,
-                                       min_ground_up, own)
+                                       ground_up, own)
             if best is not None:
                 met.append(ray)
                 best_hits.append(best)
@@ -179,7 +187,7 @@ class BulletRays:
         (``impulses_ws``, a row an anchor) back, equal and opposite in force and in torque:
         the whole of it at the contact point, and the couple of the grip's lever, which
         acts on the vehicle at the centre of the stretch of track the anchor carries (the
-        patch, ``patch_offset_m`` ahead of the contact for each of a vehicle's anchors),
+        patch, ``patch_offset_m`` (V, A) ahead of the contact for each vehicle's anchors),
         not at the contact. ``report``: the substep's anchor report; ``axes_ws``: the
         vehicles' axes (V, 3, 3)."""
         points_ws = report.contact_point_ws.reshape(-1, 3)
@@ -201,11 +209,10 @@ def _grip_couple(anchor: int, push: np.ndarray, report, axes_ws: np.ndarray,
     """The torque impulse that, with ``push`` at the contact, gives the ground body the
     opposite of what anchor ``anchor`` gave its vehicle: the patch's lever crossed with
     the grip's part of the push (None where the patch is the contact: a wheel's)."""
-    count = len(patch_offset_m)
-    patch_m = float(patch_offset_m[anchor % count])
+    patch_m = float(patch_offset_m.reshape(-1)[anchor])
     if patch_m == 0.0:
         return None
-    vehicle = anchor // count
+    vehicle = anchor // patch_offset_m.shape[1]
     normal = report.contact_normal_ws.reshape(-1, 3)[anchor]
     steer = float(report.steer_rad.reshape(-1)[anchor])
     right, forward = axes_ws[vehicle, 0], axes_ws[vehicle, 1]

@@ -28,24 +28,39 @@ _MASKS = {(meets_terrain, meets_edges): groups.mask_of(groups.hull_group(meets_t
 
 
 class HullPairs:
-    """The pairs of the hulls of one fleet (rows by vehicle index); a new hull is in both."""
+    """The pairs of the hulls of one fleet (rows by vehicle index); a new hull is in both.
+    The fleet's vehicles may be of several kinds (tank classes: other hull and turret
+    boxes), each tested with its own boxes."""
 
     def __init__(self, world: PhysicsWorld, terrain: TerrainBase, hull: HullSpec,
                  parts: tuple[PartBox, ...] = ()):
-        """``hull``: the box round each hull's whole collider; ``parts``: boxes round its
-        parts, tested against the ground one by one (default: that box)."""
+        """Kind 0's boxes: ``hull``, the box round each hull's whole collider; ``parts``,
+        boxes round its parts, tested against the ground one by one (default: that box)."""
         self.world = world
         self.clearance = HullClearance(terrain, hull, parts)
+        self.kind = np.zeros(0, dtype=np.int64)
+        """Per vehicle: its kind (a number :meth:`add_kind` returned, 0 for the first)."""
         self.meets_terrain = np.zeros(0, dtype=bool)
         """Per vehicle: its hull is in Bullet's pair with the terrain."""
         self.meets_edges = np.zeros(0, dtype=bool)
         """Per vehicle: its hull is in Bullet's pair with the map's edges."""
 
-    def add(self) -> None:
+    def add_kind(self, hull: HullSpec, parts: tuple[PartBox, ...] = ()) -> int:
+        """Another kind of vehicle, with its boxes (as the first kind's); returns its
+        number, for :meth:`add`."""
+        return self.clearance.add_kind(hull, parts)
+
+    def add(self, kind: int = 0) -> None:
+        """A hull of kind ``kind`` after the others, in both pairs."""
+        if not 0 <= kind < self.clearance.kind_count:
+            raise ValueError(f"kind must lie in 0..{self.clearance.kind_count - 1}, got {kind}")
+        self.kind = np.append(self.kind, np.int64(kind))
         self.meets_terrain = np.append(self.meets_terrain, True)
         self.meets_edges = np.append(self.meets_edges, True)
 
     def remove(self, index: int) -> None:
+        """Forget the hull at ``index``; those after it move down one."""
+        self.kind = np.delete(self.kind, index)
         self.meets_terrain = np.delete(self.meets_terrain, index)
         self.meets_edges = np.delete(self.meets_edges, index)
 
@@ -53,7 +68,7 @@ class HullPairs:
                within_s: float) -> None:
         """Pair each hull for the next ``within_s`` seconds: with the terrain unless it stays
         clear of the ground, with the edges unless it stays far from them."""
-        clear, near_edges = self.clearance.test(states, within_s)
+        clear, near_edges = self.clearance.test(states, within_s, self.kind)
         self.set(bodies, ~clear, near_edges)
 
     def set(self, bodies: list[BulletRigidBodyNode], meets_terrain: np.ndarray,

@@ -30,7 +30,8 @@ The arrays :func:`anchor_substep` reads and writes (N = V * A anchors, vehicle b
   forward, up);
 - the command (V, A): ``surface_speed_mps``, ``force_limit_n`` and ``force_bias_n`` (a
   track's drive stays within the limit of the bias), ``steer_rad``, ``grip_share``;
-- constants: ``anchors`` (A, ANCHOR_COLUMNS) and ``model`` (MODEL_ENTRIES,);
+- constants, each vehicle's own (its kind's): ``anchors`` (V, A, ANCHOR_COLUMNS) and
+  ``model`` (V, MODEL_ENTRIES);
 - the ground: the terrain's tiles of planes and per-sample surfaces, their directory
   and look-up (:class:`physics.model.terrain.TerrainTables`), cast against when
   ``on_terrain``; per anchor, ``exact`` (1: its column of ``exact_hits`` (EXACT_ROWS, N),
@@ -182,15 +183,18 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
                    terrain_directory, terrain_lookup, on_terrain, exact, exact_hits,
                    deflection, last_distance, warm, wheel_spin_rad_s, wheel_angle_rad,
                    substep_s, linear, angular, impulse, results, driveline):
-    """One substep of every anchor of V vehicles of one kind, in place (the arrays are
-    the module docstring's); whether every vehicle's summed impulses are finite."""
-    count = anchors.shape[0]
+    """One substep of every anchor of V vehicles, each read with its own constants, in
+    place (the arrays are the module docstring's); whether every vehicle's summed impulses
+    are finite."""
+    count = anchors.shape[1]
     sums = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     driven = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-    ray_length, travel, min_ground_up = model[RAY_LENGTH], model[TRAVEL], model[MIN_GROUND_UP]
-    grip, sliding_grip, rolling = model[GRIP], model[SLIDING_GRIP], model[ROLLING]
-    wheels = model[TYRE] != NO_WHEELS
     for vehicle in range(position.shape[0]):
+        entries = model[vehicle]
+        ray_length, travel = entries[RAY_LENGTH], entries[TRAVEL]
+        min_ground_up, grip = entries[MIN_GROUND_UP], entries[GRIP]
+        sliding_grip, rolling = entries[SLIDING_GRIP], entries[ROLLING]
+        wheels = entries[TYRE] != NO_WHEELS
         px, py, pz = position[vehicle, 0], position[vehicle, 1], position[vehicle, 2]
         rx, ry, rz = axes[vehicle, 0, 0], axes[vehicle, 0, 1], axes[vehicle, 0, 2]
         fx, fy, fz = axes[vehicle, 1, 0], axes[vehicle, 1, 1], axes[vehicle, 1, 2]
@@ -198,7 +202,7 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
         vx, vy, vz = velocity[vehicle, 0], velocity[vehicle, 1], velocity[vehicle, 2]
         wx, wy, wz = spin[vehicle, 0], spin[vehicle, 1], spin[vehicle, 2]
         for anchor in range(count):
-            n, constants = vehicle * count + anchor, anchors[anchor]
+            n, constants = vehicle * count + anchor, anchors[vehicle, anchor]
             # 1. The ray; 2. the ground under it.
             ox, oy, oz, dx, dy, dz = _ray(px, py, pz, rx, ry, rz, fx, fy, fz, ux, uy, uz,
                                           constants[X], constants[Y], constants[Z])
@@ -227,7 +231,7 @@ def anchor_substep(position, axes, velocity, spin, surface_speed_mps, force_limi
             along, across, sliding, driven = _wheel_and_driveline(
                 driven, anchor == 0, wheels, n, hit, load, along_mps, across_mps, wheel_mps,
                 limit_n, share, surface_rolling, along, across, sliding, wheel_spin_rad_s,
-                wheel_angle_rad, constants, model, substep_s)
+                wheel_angle_rad, constants, entries, substep_s)
             # 7. Impulses, summed over the vehicle's anchors.
             sums = _summed(sums, anchor == 0, _impulses(
                 impulse, n, load * substep_s, along * substep_s, across * substep_s, nx, ny,
@@ -425,7 +429,7 @@ def _report(results, n, hit, compression, load, sliding, qx, qy, qz, nx, ny, nz,
 def anchor_rays(position, axes, anchors, origins, directions):
     """Every anchor's ray (the same numbers :func:`_ray` gives inside the substep), into
     ``origins`` and ``directions`` (3, N): for rays cast before the substep."""
-    vehicles, count = position.shape[0], anchors.shape[0]
+    vehicles, count = position.shape[0], anchors.shape[1]
     for vehicle in range(vehicles):
         for anchor in range(count):
             n = vehicle * count + anchor
@@ -435,6 +439,7 @@ def anchor_rays(position, axes, anchors, origins, directions):
                 axes[vehicle, 0, 0], axes[vehicle, 0, 1], axes[vehicle, 0, 2],
                 axes[vehicle, 1, 0], axes[vehicle, 1, 1], axes[vehicle, 1, 2],
                 axes[vehicle, 2, 0], axes[vehicle, 2, 1], axes[vehicle, 2, 2],
-                anchors[anchor, X], anchors[anchor, Y], anchors[anchor, Z])
+                anchors[vehicle, anchor, X], anchors[vehicle, anchor, Y],
+                anchors[vehicle, anchor, Z])
 
 

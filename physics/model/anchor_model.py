@@ -88,7 +88,8 @@ class _Substep(NamedTuple):
 
     results: np.ndarray
     steer_rad: np.ndarray
-    wheel_radius_m: float
+    wheel_radius_m: np.ndarray
+    """Each vehicle's wheels' radius (V,; 0: tracks)."""
 
     def report(self) -> AnchorReport:
         rows = self.results
@@ -97,8 +98,10 @@ class _Substep(NamedTuple):
         hit = rows[tables.HIT] > 0.5
         along, spin = rows[tables.ALONG], rows[tables.SPIN]
         reference = np.maximum(np.abs(along), tables.SLIP_REFERENCE_SPEED_MPS)
-        slip_ratio = (np.where(hit, (spin * self.wheel_radius_m - along) / reference, 0.0)
-                      if self.wheel_radius_m > 0.0 else np.zeros(hit.shape))
+        radius_m = np.repeat(self.wheel_radius_m, anchors)
+        slip_ratio = (np.where(hit & (radius_m > 0.0), (spin * radius_m - along) / reference,
+                               0.0)
+                      if np.count_nonzero(radius_m) else np.zeros(hit.shape))
 
         def vectors(first: int) -> np.ndarray:
             return rows[first:first + 3].T.reshape(vehicles, anchors, 3)
@@ -110,6 +113,12 @@ class _Substep(NamedTuple):
             vectors(tables.DOWN), self.steer_rad.copy(), spin.reshape(shape),
             rows[tables.SPIN_ANGLE].reshape(shape), slip_ratio.reshape(shape),
             np.where(hit, np.arctan2(rows[tables.ACROSS], reference), 0.0).reshape(shape))
+
+
+def _ray_reach_m(constants: AnchorConstants) -> float:
+    """How far from its centre of mass every ray of a vehicle with ``constants`` ends."""
+    return (float(np.max(np.linalg.norm(constants.position_bs, axis=1)))
+            + constants.ray_length_m)
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
@@ -132,9 +141,14 @@ def _resized(array: np.ndarray, count: int) -> np.ndarray:
 
 
 class AnchorModel:
-    """Steps the anchors of V vehicles of one kind; holds what carries over between
-    substeps: the grip springs' stretch, the terrain casts' distances, the wheels' spin,
-    and what the driven anchors last passed back to the engine.
+    """Steps the anchors of V vehicles; holds what carries over between substeps: the grip
+    springs' stretch, the terrain casts' distances, the wheels' spin, and what the driven
+    anchors last passed back to the engine.
+
+    The vehicles may be of several kinds with the same number of anchors (a light, a
+    medium and a heavy tank): each kind's constants are a table of its own, and each
+    vehicle reads its kind's in the one loop over them all. The model is made for its
+    first kind (kind 0); :meth:`add_kind` adds more.
 
     ``drive_share`` and ``side`` (A,): each anchor's share of the engine's drive and its
     track (:mod:`physics.model.kernel_tables`); by default every anchor drives alike and
@@ -144,14 +158,22 @@ class AnchorModel:
                  slip: SlipTyreSpec | None = None, spin: WheelSpinSpec | None = None,
                  drive_share: np.ndarray | None = None, side: np.ndarray | None = None):
         self.constants = constants
+        """The first kind's constants."""
         self.anchors = len(constants.position_bs)
-        self._table = anchor_table(
+        self._kind_constants = [constants]
+        self._kind_tables = anchor_table(
             constants, np.full(self.anchors, 1.0 / self.anchors) if drive_share is None
-            else drive_share, np.zeros(self.anchors) if side is None else side)
-        self._entries = model_entries(constants, grip, slip, spin)
-        self.ray_reach_m = (float(np.max(np.linalg.norm(constants.position_bs, axis=1)))
-                            + constants.ray_length_m)
-        """Every ray of a vehicle ends within this of its centre of mass."""
+            else drive_share, np.zeros(self.anchors) if side is None else side)[None]
+        """Per kind, the anchors' rows (K, A, ANCHOR_COLUMNS)."""
+        self._kind_entries = model_entries(constants, grip, slip, spin)[None]
+        """Per kind, the model's entries (K, MODEL_ENTRIES)."""
+        self.kind = np.zeros(0, dtype=np.int64)
+        """Each vehicle's kind."""
+        self._table = self._kind_tables[self.kind]
+        self._entries = self._kind_entries[self.kind]
+        self.ray_reach_m = _ray_reach_m(constants)
+        """Every ray of every vehicle ends within this of its centre of mass: the largest of
+        their kinds' (the first kind's while there are none)."""
         self._deflection = np.zeros((2, 0))
         """The grip springs' stretch along and across each anchor's heading, rows (2, N)."""
         self._last_distance = np.zeros(0)
@@ -166,6 +188,29 @@ class AnchorModel:
         self._last: _Substep | None = None
         self._report: AnchorReport | None = None
 
+    def add_kind(self, other: AnchorModel) -> int:
+        """Step vehicles of ``other``'s first kind too (a model made for it, with as many
+        anchors); return the number of that kind here."""
+        if other.anchors != self.anchors:
+            raise ValueError(f"a kind with {other.anchors} anchors in a model of "
+                             f"{self.anchors}")
+        self._kind_constants.append(other.constants)
+        self._kind_tables = np.concatenate([self._kind_tables, other._kind_tables[:1]])
+        self._kind_entries = np.concatenate([self._kind_entries, other._kind_entries[:1]])
+        return len(self._kind_constants) - 1
+
+    def constants_of(self, vehicle: int) -> AnchorConstants:
+        """One vehicle's constants (its kind's)."""
+        return self._kind_constants[self.kind[vehicle]]
+
+    def _kinds_changed(self) -> None:
+        """The vehicles' rows of constants, made again from their kinds."""
+        self._table = np.ascontiguousarray(self._kind_tables[self.kind])
+        self._entries = np.ascontiguousarray(self._kind_entries[self.kind])
+        self.ray_reach_m = max((_ray_reach_m(self._kind_constants[kind])
+                                for kind in set(self.kind.tolist())),
+                               default=_ray_reach_m(self._kind_constants[0]))
+
     @property
     def report(self) -> AnchorReport | None:
         """What every anchor did in the last substep (None before the first); made when
@@ -179,8 +224,12 @@ class AnchorModel:
         """The grip springs' stretch (V, A, 2): along and across each anchor's heading."""
         return self._deflection.T.reshape(-1, self.anchors, 2)
 
-    def resize(self, count: int) -> None:
-        """Keep the state of the first ``count`` vehicles; new ones start relaxed and still."""
+    def resize(self, count: int, kind: int = 0) -> None:
+        """Keep the state of the first ``count`` vehicles; new ones, of ``kind``, start
+        relaxed and still."""
+        kept = self.kind[:count]
+        self.kind = np.concatenate([kept, np.full(count - len(kept), kind, dtype=np.int64)])
+        self._kinds_changed()
         self._deflection = np.ascontiguousarray(_resized(self.deflection_m, count)
                                                 .reshape(-1, 2).T)
         self.spin_speed_rad_s = _resized(self.spin_speed_rad_s, count)
@@ -218,6 +267,8 @@ class AnchorModel:
         self.spin_speed_rad_s = np.delete(self.spin_speed_rad_s, vehicle, axis=0)
         self.spin_angle_rad = np.delete(self.spin_angle_rad, vehicle, axis=0)
         self.driveline = np.delete(self.driveline, vehicle, axis=0)
+        self.kind = np.delete(self.kind, vehicle)
+        self._kinds_changed()
         self._new_casts(len(self.spin_speed_rad_s))
         self._last = self._report = None  # its rows no longer match the vehicles
 
@@ -231,8 +282,9 @@ class AnchorModel:
 
     @property
     def table(self) -> np.ndarray:
-        """The anchors' rows as the compiled loops read them (shared: do not change it),
-        what :func:`physics.model.ray_narrowing.fleet_rays_meeting_links` makes rays of."""
+        """Each vehicle's anchors' rows (V, A, ANCHOR_COLUMNS) as the compiled loops read
+        them (shared: do not change it), what
+        :func:`physics.model.ray_narrowing.fleet_rays_meeting_links` makes rays of."""
         return self._table
 
     def rays(self, position_ws: np.ndarray, axes_ws: np.ndarray
@@ -273,7 +325,7 @@ class AnchorModel:
             self.spin_angle_rad.reshape(-1), substep_s, linear, angular, impulse, results,
             self.driveline)
         self._warm = self._warm or terrain is not None
-        self._last = _Substep(results, command.steer_rad, self.constants.wheel_radius_m)
+        self._last = _Substep(results, command.steer_rad, self._entries[:, tables.WHEEL_RADIUS])
         self._report = None
         return AnchorImpulses(impulse.T.reshape(vehicles, self.anchors, 3), linear, angular,
                               finite)
@@ -307,8 +359,10 @@ class AnchorModel:
             return self._no_exact, _NO_HITS
         rays = np.flatnonzero(exact)
         origins, directions = self.rays(states.position_ws, states.axes_ws)
+        entries = self._entries[rays // self.anchors]  # each ray's vehicle's
         hits = query.cast(origins.reshape(-1, 3)[rays], directions.reshape(-1, 3)[rays],
-                          self.constants.ray_length_m, self.constants.min_ground_up, rays)
+                          entries[:, tables.RAY_LENGTH], entries[:, tables.MIN_GROUND_UP],
+                          rays)
         rows = np.zeros((tables.EXACT_ROWS, count))
         rows[tables.EXACT_HIT, rays] = hits.hit
         rows[tables.EXACT_DISTANCE, rays] = hits.distance_m

@@ -228,10 +228,11 @@ class GroundQuery(Protocol):
     """How the model sees the world besides the terrain's height array: rays, and nothing
     else (as Bullet's vehicle sees it through its raycaster)."""
 
-    def cast(self, origins_ws: np.ndarray, directions_ws: np.ndarray, length_m: float,
-             min_ground_up: float, rays: np.ndarray) -> GroundHits:
-        """Cast M rays (origins and unit directions (M, 3)) up to ``length_m``; surfaces
-        whose normal has ``normal . -direction < min_ground_up`` are not ground. ``rays``
+    def cast(self, origins_ws: np.ndarray, directions_ws: np.ndarray, length_m: np.ndarray,
+             min_ground_up: np.ndarray, rays: np.ndarray) -> GroundHits:
+        """Cast M rays (origins and unit directions (M, 3)) each up to its ``length_m``
+        (M,); surfaces whose normal has ``normal . -direction`` below the ray's
+        ``min_ground_up`` (M,) are not ground (its vehicle's: the kinds' differ). ``rays``
         (M,) are the rays' anchor indices (vehicle v's anchor a is ``v * A + a``), so a
         query can skip each ray's own vehicle."""
 

@@ -111,19 +111,23 @@ class Driveline(NamedTuple):
     steer_rad_s_per_mps: float
 
 
-# Entries of the engine settings array the step reads.
+# Entries of the engine settings array the step reads. CURVE_POINTS: how many rows of the
+# torque curve table are the engine's (a fleet of several kinds pads the shorter curves
+# to the longest one's length; the padding is never read).
 (INERTIA, GOVERNOR_BAND, LIMITER_BAND, CLUTCH_TORQUE, BITE, LOCK, IDLE, REDLINE, MASS,
- STEER_RATIO, ENGINE_SETTINGS) = range(11)
+ STEER_RATIO, CURVE_POINTS, ENGINE_SETTINGS) = range(12)
 
 
 def engine_settings(engine: EngineSpec, clutch: ClutchSpec, idle_rpm: float,
                     redline_rpm: float, driveline: Driveline) -> list[float]:
-    """The engine settings array's entries, in its order (engine speeds in rad/s)."""
+    """The engine settings array's entries, in its order (engine speeds in rpm, as the
+    specs give them; the torque curve's point count as a float, as the array holds it)."""
     values = {INERTIA: engine.inertia_kg_m2, GOVERNOR_BAND: engine.governor_band_rpm,
               LIMITER_BAND: engine.limiter_band_rpm, CLUTCH_TORQUE: clutch.torque_nm,
               BITE: clutch.bite_rpm, LOCK: clutch.lock_rpm, IDLE: idle_rpm,
               REDLINE: redline_rpm, MASS: driveline.mass_kg,
-              STEER_RATIO: driveline.steer_rad_s_per_mps}
+              STEER_RATIO: driveline.steer_rad_s_per_mps,
+              CURVE_POINTS: float(len(engine.torque_curve))}
     return [values[entry] for entry in range(ENGINE_SETTINGS)]
 
 
@@ -136,8 +140,9 @@ def torque_curve_table(engine: EngineSpec) -> list[tuple[float, float, float]]:
 @compiled_stage
 def engine_torque_nm(rpm, throttle, curve, settings):
     """The engine's torque at ``rpm`` and ``throttle`` (0..1): the curve read between its
-    points (held flat past its ends), full-throttle torque faded by the rev limiter."""
-    last = curve.shape[0] - 1
+    points (held flat past its ends), full-throttle torque faded by the rev limiter. Only
+    the curve's first ``settings[CURVE_POINTS]`` rows are read: those after are padding."""
+    last = int(settings[CURVE_POINTS]) - 1
     row = 0
     while row < last - 1 and curve[row + 1, 0] <= rpm:
         row += 1

@@ -4,13 +4,15 @@ drive command, for many vehicles at once.
 No Bullet, no Panda3D. One :class:`Gearbox` holds the state of ``count`` vehicles as
 arrays and steps them all in one call (a loop compiled with numba where it is installed):
 the engine and clutch of :mod:`physics.model.engine` through the engaged gear, each
-vehicle's driveline read back from its anchors' last substep. The vehicle model then
-drives each vehicle's tracks or wheels toward ``DriveCommand.rim_speed_mps`` with at most
-``DriveCommand.force_n``.
+vehicle's driveline read back from its anchors' last substep. The vehicles may be of
+several kinds (:class:`GearboxKind`: a light, a medium and a heavy tank, each with its own
+engine, torque curve and gears), each stepped with its own kind's tables. The vehicle
+model then drives each vehicle's tracks or wheels toward ``DriveCommand.rim_speed_mps``
+with at most ``DriveCommand.force_n``.
 
 Each gear's overall ratio (gearbox times final drive) follows from its top speed: the
 engine at the redline turns the tracks or wheels at that speed. Gears are indexed R, N, 1,
-2, ... (``Gearbox.names``). While a shift is under way no gear is engaged (``gear_index``
+2, ... (``GearboxKind.names``). While a shift is under way no gear is engaged (``gear_index``
 is N, ``target_index`` the selected gear), the clutch is out and the throttle closed for
 ``shift_time_s``; shifting into N is instant.
 
@@ -188,28 +190,30 @@ def _per_vehicle(values, count: int) -> np.ndarray:
     return np.broadcast_to(np.asarray(values, dtype=float), (count,))
 
 
-class Gearbox:
-    """The gearboxes of ``count`` vehicles of one kind, stepped together.
+REVERSE_INDEX, NEUTRAL_INDEX, FIRST_INDEX = 0, 1, 2
+"""The gear indices of R, N and 1 in every kind's gear list (R, N, 1, 2, ...)."""
 
-    State (numpy arrays over vehicles): ``gear_index`` (engaged gear; N during a
-    shift), ``target_index`` (the selected gear), ``from_index`` (gear a running
-    shift started from), ``shift_left_s``, ``automatic`` and ``rpm``.
-    """
 
-    def __init__(self, spec: GearboxSpec, count: int, automatic: bool | np.ndarray = False,
-                 *, driveline: Driveline):
+class GearboxKind:
+    """What one vehicle kind's gearboxes share: its spec and gears, and the tables a step
+    reads for them (made once, from the spec and the kind's driveline)."""
+
+    def __init__(self, spec: GearboxSpec, driveline: Driveline):
         self.spec = spec
-        self.count = count
         gears = {gear.name: gear for gear in spec.gears}
         forward = [name for name in FORWARD_NAMES if name in gears]
         self.names: tuple[str, ...] = (REVERSE, NEUTRAL, *forward)
-        self.reverse, self.neutral, self.first, self.top = 0, 1, 2, len(self.names) - 1
+        """The gears by index: R, N, 1, 2, ..."""
+        self.reverse, self.neutral, self.first = REVERSE_INDEX, NEUTRAL_INDEX, FIRST_INDEX
+        self.top = len(self.names) - 1
         self.gate = gate_layout(len(forward))
         table = [gears.get(name) for name in self.names]
-        self._top_mps = np.array([g.top_speed_kmh / KMH_PER_MPS if g else 0.0 for g in table])
-        self._direction = np.array([-1.0, 0.0] + [1.0] * len(forward))
-        self._reverse_engage_mps = spec.reverse_engage_below_kmh / KMH_PER_MPS
-        engaged = self._top_mps > 0.0
+        self.top_mps = np.array([g.top_speed_kmh / KMH_PER_MPS if g else 0.0 for g in table])
+        """Per gear: its top speed (m/s; 0 in N)."""
+        self.direction = np.array([-1.0, 0.0] + [1.0] * len(forward))
+        """Per gear: which way it drives (+1 forward, -1 R, 0 N)."""
+        self.reverse_engage_mps = spec.reverse_engage_below_kmh / KMH_PER_MPS
+        engaged = self.top_mps > 0.0
         rad_s_per_mps = np.array([spec.rad_s_per_mps(name) if gear else 0.0
                                   for name, gear in zip(self.names, table)])
         self.overall_ratios = rad_s_per_mps * driveline.radius_m
@@ -218,23 +222,58 @@ class Gearbox:
         """Per gear: the gearbox's own ratio, before the final drive."""
         gear_numbers = np.arange(len(self.names))
         forward_gear = gear_numbers >= self.first
-        self._stepping_table = np.column_stack([
-            rad_s_per_mps * self._direction,
+        self.stepping_table = np.column_stack([
+            rad_s_per_mps * self.direction,
             spec.driveline_inertia_kg_m2 + driveline.rim_inertia_kg_m2
             / np.where(engaged, self.overall_ratios, 1.0) ** 2,
             np.where(forward_gear & (gear_numbers < self.top),
-                     spec.automatic_upshift_fraction * self._top_mps, np.inf),
+                     spec.automatic_upshift_fraction * self.top_mps, np.inf),
             np.where(forward_gear & (gear_numbers > self.first),
-                     spec.automatic_downshift_fraction * self._top_mps, -np.inf)])
+                     spec.automatic_downshift_fraction * self.top_mps, -np.inf)])
         """Per gear, what a step reads of it in one look-up: engine rad/s per m/s of forward
-        rim speed (signed; 0 in N), the driveline's own inertia at the engine, and the speeds automatic mode shifts up above and down below (never,
-        where there is no gear to shift to)."""
-        self._settings = np.array([self._reverse_engage_mps, spec.shift_time_s,
-                                   spec.hold_below_kmh / KMH_PER_MPS])
-        self._engine = np.array(engine_settings(spec.engine, spec.clutch, spec.idle_rpm,
-                                                spec.redline_rpm, driveline))
-        self._curve = np.array(torque_curve_table(spec.engine))
-        self.gear_index = np.full(count, self.neutral, dtype=np.int64)
+        rim speed (signed; 0 in N), the driveline's own inertia at the engine, and the
+        speeds automatic mode shifts up above and down below (never, where there is no gear
+        to shift to). N's row (no drive, never shifted to or from) is also what pads the
+        table where another kind has more gears."""
+        self.settings = np.array([self.reverse_engage_mps, spec.shift_time_s,
+                                  spec.hold_below_kmh / KMH_PER_MPS])
+        """What a step reads of the kind besides: reverse engage speed (m/s), shift time
+        (s), hill hold speed (m/s)."""
+        self.engine = np.array(engine_settings(spec.engine, spec.clutch, spec.idle_rpm,
+                                               spec.redline_rpm, driveline))
+        """:mod:`physics.model.engine`'s settings array."""
+        self.curve = np.array(torque_curve_table(spec.engine))
+        """The torque curve table (rows: rpm, full throttle, closed throttle)."""
+
+
+def _stacked(tables: list[np.ndarray], pads: list[np.ndarray]) -> np.ndarray:
+    """Per-kind tables of rows stacked into one (kinds, most rows, columns) array: each
+    kind's own rows, then its ``pads`` row repeated to the longest one's length."""
+    rows = max(len(table) for table in tables)
+    return np.ascontiguousarray(np.stack([
+        np.concatenate([table, np.repeat(pad[np.newaxis], rows - len(table), axis=0)])
+        for table, pad in zip(tables, pads)]))
+
+
+class Gearbox:
+    """The gearboxes of ``count`` vehicles, stepped together; they may be of several kinds
+    (each a :class:`GearboxKind`: its own engine, curve and gears).
+
+    ``Gearbox(spec, count)`` makes kind 0 of ``spec`` and ``count`` vehicles of it;
+    :meth:`add_kind` makes further kinds, :meth:`add_vehicle` a vehicle of any of them.
+    State (numpy arrays over vehicles): ``kind`` (index into ``kinds``), ``gear_index``
+    (engaged gear; N during a shift), ``target_index`` (the selected gear), ``from_index``
+    (gear a running shift started from), ``shift_left_s``, ``automatic`` and ``rpm``.
+    """
+
+    def __init__(self, spec: GearboxSpec, count: int, automatic: bool | np.ndarray = False,
+                 *, driveline: Driveline):
+        self.kinds: list[GearboxKind] = []
+        self.add_kind(spec, driveline)
+        self.count = count
+        self.kind = np.zeros(count, dtype=np.int64)
+        """Each vehicle's kind (index into ``kinds``)."""
+        self.gear_index = np.full(count, NEUTRAL_INDEX, dtype=np.int64)
         self.target_index = self.gear_index.copy()
         self.from_index = self.gear_index.copy()
         self.shift_left_s = np.zeros(count)
@@ -245,14 +284,36 @@ class Gearbox:
         self.power_share = np.ones(count)
         """Each vehicle's engine torque as a share of its own (a damaged engine's is less)."""
 
-    def add_vehicle(self, automatic: bool = False) -> int:
-        """Grow the set by one vehicle (in N, at idle); return its index."""
-        self.gear_index = np.append(self.gear_index, self.neutral)
-        self.target_index = np.append(self.target_index, self.neutral)
-        self.from_index = np.append(self.from_index, self.neutral)
+    def add_kind(self, spec: GearboxSpec, driveline: Driveline) -> int:
+        """A further vehicle kind (its gearbox spec, and the driveline its engine drives);
+        return its number, for :meth:`add_vehicle`."""
+        self.kinds.append(GearboxKind(spec, driveline))
+        kinds = self.kinds
+        neutral_rows = [kind.stepping_table[NEUTRAL_INDEX] for kind in kinds]
+        last_points = [kind.curve[-1] for kind in kinds]
+        # The step's stacked per-kind tables, padded to the kind with the most gears and
+        # the longest curve (a step reads only a kind's own rows of them).
+        self._gears = _stacked([kind.stepping_table for kind in kinds], neutral_rows)
+        self._curve = _stacked([kind.curve for kind in kinds], last_points)
+        self._settings = np.ascontiguousarray(np.stack([kind.settings for kind in kinds]))
+        self._engine = np.ascontiguousarray(np.stack([kind.engine for kind in kinds]))
+        return len(kinds) - 1
+
+    def kind_of(self, vehicle: int) -> GearboxKind:
+        """The kind of one vehicle."""
+        return self.kinds[int(self.kind[vehicle])]
+
+    def add_vehicle(self, automatic: bool = False, kind: int = 0) -> int:
+        """Grow the set by one vehicle of kind ``kind`` (in N, at idle); return its index."""
+        if not 0 <= kind < len(self.kinds):
+            raise ValueError(f"no gearbox kind {kind} (there are {len(self.kinds)})")
+        self.kind = np.append(self.kind, np.int64(kind))
+        self.gear_index = np.append(self.gear_index, NEUTRAL_INDEX)
+        self.target_index = np.append(self.target_index, NEUTRAL_INDEX)
+        self.from_index = np.append(self.from_index, NEUTRAL_INDEX)
         self.shift_left_s = np.append(self.shift_left_s, 0.0)
         self.automatic = np.append(self.automatic, bool(automatic))
-        self.rpm = np.append(self.rpm, self.spec.idle_rpm)
+        self.rpm = np.append(self.rpm, self.kinds[kind].spec.idle_rpm)
         self.speed_mps = np.append(self.speed_mps, 0.0)
         self.power_share = np.append(self.power_share, 1.0)
         self.count += 1
@@ -272,27 +333,28 @@ class Gearbox:
     def relax(self, vehicle: int) -> None:
         """The vehicle was set down afresh, standing: its engine back at idle (the lever
         stays where the driver left it)."""
-        self.rpm[vehicle] = self.spec.idle_rpm
+        self.rpm[vehicle] = self.kind_of(vehicle).spec.idle_rpm
         self.speed_mps[vehicle] = 0.0
 
     def remove_vehicle(self, vehicle: int) -> None:
         """Shrink the set by one: the vehicles after ``vehicle`` move down one index."""
-        for name in self._STATE + ("power_share",):
+        for name in self._STATE + ("power_share", "kind"):
             setattr(self, name, np.delete(getattr(self, name), vehicle))
         self.count -= 1
 
     # ----- queries -------------------------------------------------------------
     def gear_name(self, vehicle: int) -> str:
         """The engaged gear of one vehicle ("N" while a shift is under way)."""
-        return self.names[self.gear_index[vehicle]]
+        return self.kind_of(vehicle).names[self.gear_index[vehicle]]
 
     def gear_names(self) -> list[str]:
         """The engaged gear of every vehicle, in vehicle order."""
-        return [self.names[index] for index in self.gear_index]
+        kinds = self.kinds
+        return [kinds[kind].names[index] for kind, index in zip(self.kind, self.gear_index)]
 
     def selected_name(self, vehicle: int) -> str:
         """The gear one vehicle has selected (the shift's destination while shifting)."""
-        return self.names[self.target_index[vehicle]]
+        return self.kind_of(vehicle).names[self.target_index[vehicle]]
 
     @property
     def shifting(self) -> np.ndarray:
@@ -300,39 +362,44 @@ class Gearbox:
         return self.target_index != self.gear_index
 
     # ----- selection -----------------------------------------------------------
-    def _refusal(self, index: int, speed_mps: float) -> str | None:
-        """Why gear ``index`` cannot be engaged at forward speed ``speed_mps``, or None."""
-        if index == self.reverse and abs(speed_mps) >= self._reverse_engage_mps:
+    def _refusal(self, vehicle: int, index: int, speed_mps: float) -> str | None:
+        """Why gear ``index`` of ``vehicle``'s kind cannot be engaged at forward speed
+        ``speed_mps``, or None."""
+        kind = self.kind_of(vehicle)
+        if index == kind.reverse and abs(speed_mps) >= kind.reverse_engage_mps:
             return "moving"
-        if self._direction[index] > 0:
-            if speed_mps <= -self._reverse_engage_mps:
+        if kind.direction[index] > 0:
+            if speed_mps <= -kind.reverse_engage_mps:
                 return "moving"
-            if speed_mps > self._top_mps[index]:
+            if speed_mps > kind.top_mps[index]:
                 return "over_rev"
         return None
 
     def request(self, vehicle: int, gear: str, forward_speed_mps: float) -> GearRequest:
-        """Select ``gear`` ("R", "N", "1"...) on one vehicle moving at ``forward_speed_mps``."""
+        """Select ``gear`` ("R", "N", "1"...) on one vehicle moving at ``forward_speed_mps``
+        (a gear its kind does not have is refused as unknown)."""
         vehicle = int(vehicle)
-        selected = self.names[self.target_index[vehicle]]
-        if gear not in self.names:
+        kind = self.kind_of(vehicle)
+        names = kind.names
+        selected = names[self.target_index[vehicle]]
+        if gear not in names:
             return GearRequest("refused", selected, gear, "unknown")
-        index = self.names.index(gear)
+        index = names.index(gear)
         if index == self.target_index[vehicle]:
             return GearRequest("unchanged", selected, gear)
-        reason = self._refusal(index, float(forward_speed_mps))
+        reason = self._refusal(vehicle, index, float(forward_speed_mps))
         if reason is not None:
             return GearRequest("refused", selected, gear, reason)
         origin = self.from_index[vehicle] if self.shifting[vehicle] else self.gear_index[vehicle]
         self.from_index[vehicle] = origin
         self.target_index[vehicle] = index
-        if index == self.neutral:  # disengaging is instant
+        if index == kind.neutral:  # disengaging is instant
             self.gear_index[vehicle] = index
             self.shift_left_s[vehicle] = 0.0
-            return GearRequest("shifted", self.names[origin], gear)
-        self.gear_index[vehicle] = self.neutral
-        self.shift_left_s[vehicle] = self.spec.shift_time_s
-        return GearRequest("started", self.names[origin], gear)
+            return GearRequest("shifted", names[origin], gear)
+        self.gear_index[vehicle] = kind.neutral
+        self.shift_left_s[vehicle] = kind.spec.shift_time_s
+        return GearRequest("started", names[origin], gear)
 
     def set_automatic(self, vehicle: int, on: bool) -> None:
         """Turn automatic shifting on or off for one vehicle."""
@@ -357,12 +424,13 @@ class Gearbox:
             np.ascontiguousarray(_per_vehicle(throttle, count)),
             np.ascontiguousarray(driveline, dtype=float), self.automatic,
             self.gear_index, self.target_index, self.from_index, self.shift_left_s, self.rpm,
-            self.speed_mps, self.power_share, self._stepping_table, self._settings,
-            self._engine, self._curve, self.reverse, self.neutral, self.first, rim_speed_mps, force_n, push_n,
-            hold, started, finished)
+            self.speed_mps, self.power_share, self.kind, self._gears, self._settings,
+            self._engine, self._curve, REVERSE_INDEX, NEUTRAL_INDEX, FIRST_INDEX,
+            rim_speed_mps, force_n, push_n, hold, started, finished)
         return GearboxStep(DriveCommand(rim_speed_mps, force_n, self.rpm.copy(), hold, push_n),
                            started, finished)
 
     def shift_names(self, vehicle: int) -> tuple[str, str]:
         """The gears one vehicle's latest shift went from and to."""
-        return self.names[self.from_index[vehicle]], self.names[self.target_index[vehicle]]
+        names = self.kind_of(vehicle).names
+        return names[self.from_index[vehicle]], names[self.target_index[vehicle]]

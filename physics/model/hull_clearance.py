@@ -57,6 +57,10 @@ this much of its right axis: a hull standing on its nose still has a direction (
 direction gives a rectangle that holds the outline, so the nudge costs nothing)."""
 
 
+_UNKNOWN_KIND = "a vehicle's kind is not one of the clearance test's kinds"
+"""What the compiled loop says of a kind it has no boxes for."""
+
+
 def _outline(axes, hull, half_extents, grow_m):
     """The hull's outline from above: a rectangle along its heading, grown by ``grow_m``.
     Returns the heading and its right (x, y), the rectangle's half extents along and
@@ -222,30 +226,36 @@ def _hull_clear(position, axes, velocity, spin, hull, half_extents, centre_lift_
                                        corners, scratch)
 
 
-def _clear_hulls(position, axes, velocity, spin, half_extents, centre_lift_m, part_reach_m,
-                 box_reach_m, contact_m, within_s, heights, directory, lookup, clear,
-                 near_edges):
-    """Per hull, into ``clear``: the test above for each of the collider's part boxes
-    (rows of ``half_extents``, ``centre_lift_m`` and ``part_reach_m``), over the height
-    samples round it (the terrain's :class:`~physics.model.terrain.TerrainTables`): clear
-    where every part is (a part found near the ground spares the others' tests); and
-    into ``near_edges``: whether it may come within ``contact_m`` of one of the map's
-    edges (every point of it within ``box_reach_m`` of its centre of mass, and the way it
-    may go; not finite: near)."""
+def _clear_hulls(position, axes, velocity, spin, kind, half_extents, centre_lift_m,
+                 part_reach_m, part_count, box_reach_m, contact_m, within_s, heights, directory,
+                 lookup, clear, near_edges):
+    """Per hull, into ``clear``: the test above for each of its kind's part boxes (kind
+    ``kind[hull]``: the first ``part_count[kind]`` rows of ``half_extents[kind]``,
+    ``centre_lift_m[kind]`` and ``part_reach_m[kind]``), over the height samples round it
+    (the terrain's :class:`~physics.model.terrain.TerrainTables`): clear where every part
+    is (a part found near the ground spares the others' tests); and into ``near_edges``:
+    whether it may come within its kind's ``contact_m`` of one of the map's edges (every
+    point of it within its kind's ``box_reach_m`` of its centre of mass, and the way it may
+    go; not finite: near). Raises ValueError for a kind it has no row for (before reading
+    past its rows)."""
     stretch_s = SPEED_ALLOWANCE * within_s
     corners, scratch = np.empty((8, 3)), np.empty((8, 3))
     for hull in range(position.shape[0]):
+        hull_kind = kind[hull]
+        if hull_kind < 0 or hull_kind >= part_count.shape[0]:
+            raise ValueError(_UNKNOWN_KIND)
         speed_mps = np.sqrt(velocity[hull, 0] * velocity[hull, 0]
                             + velocity[hull, 1] * velocity[hull, 1]
                             + velocity[hull, 2] * velocity[hull, 2])
-        edge_reach_m = box_reach_m + contact_m + speed_mps * stretch_s
+        edge_reach_m = box_reach_m[hull_kind] + contact_m[hull_kind] + speed_mps * stretch_s
         near_edges[hull] = not (abs(position[hull, 0]) + edge_reach_m < lookup[0]
                                 and abs(position[hull, 1]) + edge_reach_m < lookup[1])
         clear[hull] = True
-        for part in range(half_extents.shape[0]):
-            if not _hull_clear(position, axes, velocity, spin, hull, half_extents[part],
-                               centre_lift_m[part], part_reach_m[part], contact_m,
-                               stretch_s, heights, directory, lookup, corners, scratch):
+        for part in range(part_count[hull_kind]):
+            if not _hull_clear(position, axes, velocity, spin, hull,
+                               half_extents[hull_kind, part], centre_lift_m[hull_kind, part],
+                               part_reach_m[hull_kind, part], contact_m[hull_kind], stretch_s,
+                               heights, directory, lookup, corners, scratch):
                 clear[hull] = False
                 break
 
@@ -275,53 +285,116 @@ class PartBox:
 
 
 class HullClearance:
-    """The clearance test for the hulls of one vehicle kind over one terrain (compiled:
-    without numba no hull is ever called clear, and Bullet tests them all as before).
+    """The clearance test for the hulls of one or more vehicle kinds over one terrain
+    (compiled: without numba no hull is ever called clear, and Bullet tests them all as
+    before). Kind 0 is the one it is made with; :meth:`add_kind` adds more, and one call of
+    :meth:`test` takes vehicles of any kinds in any order.
 
-    ``hull`` is the box round the vehicle's whole collider: Bullet's contact distance
-    follows from it (the compound's angular motion disc), and so does the reach to the
-    map's edges. ``parts`` (default: that box alone) are boxes that between them hold the
-    collider, each tested on its own floor: a tank's hull, and above it the turret at any
-    heading, whose floor stands a turret ring's height above the hull's and which one box
-    round both would test as low as the hull's. The collider is clear where every part is."""
+    A kind's ``hull`` is the box round the vehicle's whole collider: Bullet's contact
+    distance follows from it (the compound's angular motion disc), and so does the reach to
+    the map's edges. Its ``parts`` (default: that box alone) are boxes that between them
+    hold the collider, each tested on its own floor: a tank's hull, and above it the turret
+    at any heading, whose floor stands a turret ring's height above the hull's and which one
+    box round both would test as low as the hull's. The collider is clear where every part
+    is."""
 
     def __init__(self, terrain: TerrainBase, hull: HullSpec, parts: tuple[PartBox, ...] = ()):
         self.terrain = terrain
+        self._kind_boxes: list[tuple[PartBox, ...]] = []
+        """Each kind's part boxes, in the order the kinds were added."""
+        self._kind_box_reach_m: list[float] = []
+        self._kind_contact_m: list[float] = []
+        self.add_kind(hull, parts)
+
+    @property
+    def kind_count(self) -> int:
+        """How many vehicle kinds it tests (kinds are numbered from 0)."""
+        return len(self._kind_boxes)
+
+    def add_kind(self, hull: HullSpec, parts: tuple[PartBox, ...] = ()) -> int:
+        """Test vehicles of another kind too: ``hull`` the box round its whole collider,
+        ``parts`` the boxes round its parts (default: that box). Returns the kind's number
+        (what :meth:`test` takes per vehicle)."""
         half_extents_m = np.asarray(hull.half_extents_m, dtype=float)
-        self._box_reach_m = float(np.linalg.norm(half_extents_m)) + hull.centre_of_mass_drop_m
-        """Every point of the collider lies within this of the centre of mass."""
+        # Every point of the collider lies within this of the centre of mass.
+        self._kind_box_reach_m.append(float(np.linalg.norm(half_extents_m))
+                                      + hull.centre_of_mass_drop_m)
         disc_m = (float(np.linalg.norm(half_extents_m + BULLET_BOX_MARGIN_M))
                   + abs(hull.centre_of_mass_drop_m))
-        self.contact_m = BULLET_BOX_MARGIN_M + BULLET_BREAKING_SHARE * disc_m + CONTACT_SLACK_M
-        """How near the ground may come to the box's face before the hull is kept in the
-        pair: as far as Bullet finds contacts, and the slack."""
-        boxes = parts or (PartBox.of_hull(hull),)
-        self._part_half_extents_m = np.array([box.half_extents_m for box in boxes], dtype=float)
-        """Each part box's half extents (K, 3)."""
-        self._part_lifts_m = np.array([box.centre_lift_m for box in boxes], dtype=float)
-        """How far up the hull's axis from the centre of mass each part box's centre
-        stands (K,)."""
-        self._part_reach_m = np.linalg.norm(self._part_half_extents_m, axis=1) \
-            + self._part_lifts_m
-        """How far from the centre of mass each part box's points reach (K,)."""
+        self._kind_contact_m.append(BULLET_BOX_MARGIN_M + BULLET_BREAKING_SHARE * disc_m
+                                    + CONTACT_SLACK_M)
+        self._kind_boxes.append(tuple(parts) or (PartBox.of_hull(hull),))
+        self._stack_kinds()
+        return self.kind_count - 1
 
-    def test(self, states: BodyStates, within_s: float) -> tuple[np.ndarray, np.ndarray]:
-        """Per vehicle (V,): whether no part of the terrain can come within Bullet's contact
-        distance of the hull in the next ``within_s`` seconds (clear); and whether one of
-        the map's edges may (near the edges)."""
+    def _stack_kinds(self) -> None:
+        """The kinds' boxes as the compiled loop reads them: one row per kind, each kind's
+        part boxes first in it (the rows past a kind's count are never read: zeros)."""
+        kind_count = self.kind_count
+        most_parts = max(len(boxes) for boxes in self._kind_boxes)
+        self._box_reach_m = np.array(self._kind_box_reach_m, dtype=float)
+        """Per kind (K,): every point of its collider lies within this of the centre of
+        mass."""
+        self.contact_m = np.array(self._kind_contact_m, dtype=float)
+        """Per kind (K,): how near the ground may come to a box's face before the hull is
+        kept in the pair: as far as Bullet finds contacts, and the slack."""
+        self._part_counts = np.array([len(boxes) for boxes in self._kind_boxes],
+                                     dtype=np.int64)
+        """How many part boxes each kind has (K,)."""
+        self._part_half_extents_m = np.zeros((kind_count, most_parts, 3))
+        """Each kind's part boxes' half extents (K, most parts, 3)."""
+        self._part_lifts_m = np.zeros((kind_count, most_parts))
+        """How far up the hull's axis from the centre of mass each kind's part boxes'
+        centres stand (K, most parts)."""
+        self._part_reach_m = np.zeros((kind_count, most_parts))
+        """How far from the centre of mass each kind's part boxes' points reach (K, most
+        parts)."""
+        for kind, boxes in enumerate(self._kind_boxes):
+            half_extents = np.array([box.half_extents_m for box in boxes], dtype=float)
+            lifts_m = np.array([box.centre_lift_m for box in boxes], dtype=float)
+            self._part_half_extents_m[kind, :len(boxes)] = half_extents
+            self._part_lifts_m[kind, :len(boxes)] = lifts_m
+            self._part_reach_m[kind, :len(boxes)] = np.linalg.norm(half_extents, axis=1) \
+                + lifts_m
+
+    def test(self, states: BodyStates, within_s: float,
+             kind: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Per vehicle (V,), each of kind ``kind`` (V,) (None: all of kind 0): whether no
+        part of the terrain can come within Bullet's contact distance of the hull in the
+        next ``within_s`` seconds (clear); and whether one of the map's edges may (near the
+        edges)."""
         count = len(states.position_ws)
+        kinds = self._checked_kinds(kind, count)
         if _clear_hulls is None or not count:
             return np.zeros(count, dtype=bool), np.ones(count, dtype=bool)
         clear, near_edges = np.empty(count, dtype=bool), np.empty(count, dtype=bool)
         tables = self.terrain.tables
         _clear_hulls(states.position_ws, states.axes_ws, states.velocity_ws,
-                     states.angular_velocity_ws, self._part_half_extents_m,
-                     self._part_lifts_m, self._part_reach_m, self._box_reach_m,
-                     self.contact_m, within_s, tables.heights, tables.directory,
-                     tables.lookup, clear, near_edges)
+                     states.angular_velocity_ws, kinds, self._part_half_extents_m,
+                     self._part_lifts_m, self._part_reach_m, self._part_counts,
+                     self._box_reach_m, self.contact_m, within_s, tables.heights,
+                     tables.directory, tables.lookup, clear, near_edges)
         return clear, near_edges
 
-    def clear(self, states: BodyStates, within_s: float) -> np.ndarray:
-        """Per vehicle (V,): no part of the terrain can come within Bullet's contact
-        distance of the hull in the next ``within_s`` seconds."""
-        return self.test(states, within_s)[0]
+    def clear(self, states: BodyStates, within_s: float,
+              kind: np.ndarray | None = None) -> np.ndarray:
+        """Per vehicle (V,), each of kind ``kind`` (V,) (None: all of kind 0): no part of
+        the terrain can come within Bullet's contact distance of the hull in the next
+        ``within_s`` seconds."""
+        return self.test(states, within_s, kind)[0]
+
+    def _checked_kinds(self, kind: np.ndarray | None, count: int) -> np.ndarray:
+        """``kind`` as the compiled loop reads it (int64, kind 0 for all where None), after
+        checking that it has one kind for each of ``count`` vehicles; whether each names a
+        kind this test has, the compiled loop checks as it goes (a check here costs more
+        than the test of a few hulls), and this where there is no compiled loop."""
+        if kind is None:
+            return np.zeros(count, dtype=np.int64)
+        kinds = np.asarray(kind, dtype=np.int64)
+        if kinds.shape != (count,):
+            raise ValueError(f"expected a kind per vehicle, shape ({count},), got shape "
+                             f"{kinds.shape}")
+        if _clear_hulls is None and count and (kinds.min() < 0
+                                               or kinds.max() >= self.kind_count):
+            raise ValueError(_UNKNOWN_KIND)
+        return kinds

@@ -153,25 +153,26 @@ def _fleet_rays_meeting_links(position, axes, anchors, ray_length, reach_m, link
                               static_centres, static_axes, static_half, meets):
     """Into ``meets`` (V * A, by vehicle then anchor), for each link ``(own, other)`` of a
     fleet's vehicles (rows of ``position`` and ``axes``; an ``other`` of V or more is row
-    ``other - V`` of the others'): does a ray of vehicle own's anchors (``anchors``, the
-    anchor table the substep reads; each ray ``ray_length`` long, within ``reach_m`` of
-    its vehicle's centre) pass closer to the other's centre than its limit and through its
-    box? A vehicle's limit is ``hull_limit`` and its box its hull's (``hull_drop`` below
-    its centre, ``hull_half``); an other's limit is its own, and the first S others (the
-    static obstacles) have boxes. The rays and the tests are those
-    :func:`_segments_meeting_links` makes of the same bodies, to the bit."""
-    vehicles, count = position.shape[0], anchors.shape[0]
+    ``other - V`` of the others'): does a ray of vehicle own's anchors (``anchors[own]``,
+    the anchor rows the substep reads; each ray ``ray_length[own]`` long, every one within
+    ``reach_m`` of its vehicle's centre) pass closer to the other's centre than its limit
+    and through its box? A vehicle's limit is its ``hull_limit`` and its box its hull's
+    (its ``hull_drop`` below its centre, its ``hull_half``); an other's limit is its own,
+    and the first S others (the static obstacles) have boxes. The rays and the tests are
+    those :func:`_segments_meeting_links` makes of the same bodies, to the bit."""
+    vehicles, count = position.shape[0], anchors.shape[1]
     statics = static_centres.shape[0]
     for link in range(len(links)):
         own, other = links[link, 0], links[link, 1]
         if other < vehicles:
-            limit = hull_limit
+            limit = hull_limit[other]
             near = _distance_m(position, own, position, other) < reach_m + limit
         else:
             limit = others_limits[other - vehicles]
             near = _distance_m(position, own, others_centres, other - vehicles) < reach_m + limit
         if not near:
             continue  # too far apart, or a centre that is not finite
+        length = ray_length[own]
         for anchor in range(count):
             a = own * count + anchor
             if meets[a]:
@@ -180,20 +181,21 @@ def _fleet_rays_meeting_links(position, axes, anchors, ray_length, reach_m, link
                 position[own, 0], position[own, 1], position[own, 2], axes[own, 0, 0],
                 axes[own, 0, 1], axes[own, 0, 2], axes[own, 1, 0], axes[own, 1, 1],
                 axes[own, 1, 2], axes[own, 2, 0], axes[own, 2, 1], axes[own, 2, 2],
-                anchors[anchor, X], anchors[anchor, Y], anchors[anchor, Z])
-            ex, ey, ez = sx + ux * ray_length, sy + uy * ray_length, sz + uz * ray_length
+                anchors[own, anchor, X], anchors[own, anchor, Y], anchors[own, anchor, Z])
+            ex, ey, ez = sx + ux * length, sy + uy * length, sz + uz * length
             if not _finite_ends(sx, sy, sz, ex, ey, ez):
                 continue
             dx, dy, dz = ex - sx, ey - sy, ez - sz
             length_squared = dx * dx + dy * dy + dz * dz
             if other < vehicles:
+                drop = hull_drop[other]
                 meets[a] = _segment_near_point(
                     sx, sy, sz, dx, dy, dz, length_squared, position[other, 0],
                     position[other, 1], position[other, 2], limit) and _segment_through_box(
-                        sx, sy, sz, dx, dy, dz, position[other, 0] + axes[other, 2, 0] * hull_drop,
-                        position[other, 1] + axes[other, 2, 1] * hull_drop,
-                        position[other, 2] + axes[other, 2, 2] * hull_drop, axes, other,
-                        hull_half[0], hull_half[1], hull_half[2])
+                        sx, sy, sz, dx, dy, dz, position[other, 0] + axes[other, 2, 0] * drop,
+                        position[other, 1] + axes[other, 2, 1] * drop,
+                        position[other, 2] + axes[other, 2, 2] * drop, axes, other,
+                        hull_half[other, 0], hull_half[other, 1], hull_half[other, 2])
             else:
                 o = other - vehicles
                 meets[a] = _segment_near_point(
@@ -205,19 +207,24 @@ def _fleet_rays_meeting_links(position, axes, anchors, ray_length, reach_m, link
 
 
 def fleet_rays_meeting_links(position_ws: np.ndarray, axes_ws: np.ndarray,
-                             anchors: np.ndarray, ray_length_m: float, reach_m: float,
-                             links: np.ndarray, hull_limit_m: float, hull_drop_m: float,
-                             hull_half_m: np.ndarray, others_centres_ws: np.ndarray,
-                             others_limits_m: np.ndarray, static_boxes: Boxes) -> np.ndarray:
+                             anchors: np.ndarray, ray_length_m: np.ndarray, reach_m: float,
+                             links: np.ndarray, hull_limit_m: np.ndarray,
+                             hull_drop_m: np.ndarray, hull_half_m: np.ndarray,
+                             others_centres_ws: np.ndarray, others_limits_m: np.ndarray,
+                             static_boxes: Boxes) -> np.ndarray:
     """Per anchor of a fleet's vehicles (V * A): could its ray meet a body it is linked to
     (:func:`_fleet_rays_meeting_links`)? What :func:`segments_near_links` finds of the
-    same rays, without making them first."""
-    meets = np.zeros(len(position_ws) * len(anchors), dtype=bool)
+    same rays, without making them first. ``anchors`` (V, A, ANCHOR_COLUMNS), and per
+    vehicle ``ray_length_m``, ``hull_limit_m``, ``hull_drop_m`` (V,) and ``hull_half_m``
+    (V, 3): each vehicle's own (its kind's)."""
+    meets = np.zeros(len(position_ws) * anchors.shape[1], dtype=bool)
     if len(links):
         _fleet_rays_meeting_links(
-            position_ws, axes_ws, anchors, float(ray_length_m), float(reach_m),
-            np.ascontiguousarray(links, dtype=np.int64), float(hull_limit_m),
-            float(hull_drop_m), np.ascontiguousarray(hull_half_m, dtype=float),
+            position_ws, axes_ws, anchors, np.ascontiguousarray(ray_length_m, dtype=float),
+            float(reach_m), np.ascontiguousarray(links, dtype=np.int64),
+            np.ascontiguousarray(hull_limit_m, dtype=float),
+            np.ascontiguousarray(hull_drop_m, dtype=float),
+            np.ascontiguousarray(hull_half_m, dtype=float),
             np.ascontiguousarray(others_centres_ws, dtype=float),
             np.ascontiguousarray(others_limits_m, dtype=float), *static_boxes, meets)
     return meets

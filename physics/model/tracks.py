@@ -25,6 +25,10 @@ from physics.model.gearbox import FIRST, DriveCommand, GearboxSpec
 from physics.model.hull import HullSpec
 from physics.model.parts import PartsLayout
 
+PIVOT, STEERING, BRAKING, TRACK_SETTINGS = range(4)
+"""Columns of a drive's per-vehicle settings: the pivot's track speed (m/s), and each
+track's most steering and braking force (N)."""
+
 _SIDES = np.array([1.0, -1.0])
 """Left and right track: + steer (right) speeds the left one up and slows the right one."""
 
@@ -56,20 +60,53 @@ def track_shares(constants: AnchorConstants) -> tuple[np.ndarray, np.ndarray]:
 
 
 class TrackDrive:
-    """Turns controls and the gearbox's command into track belt speeds and force limits."""
+    """Turns controls and the gearbox's command into track belt speeds and force limits.
+
+    Its vehicles may be of several kinds (tank classes: their own tracks and anchors, as
+    many anchors each): made for its first kind, :meth:`add_kind` adds more, and each
+    vehicle reads its kind's numbers in the one loop over them all."""
 
     def __init__(self, spec: TrackSpec, constants: AnchorConstants):
         self.spec = spec
-        positions = constants.position_bs
-        self.share, self._side = track_shares(constants)
-        """Each anchor's share of its track's force (a sprocket at the front or the rear does
-        not pitch the hull: the pull acts at the ground either way, where the grip stage
-        applies it, and its squat comes from the centre of mass standing above that line);
-        and how its track's belt follows the steer (+ left, - right)."""
-        self._pivot_mps = spec.pivot_track_speed_kmh / KMH_PER_MPS
-        self._idle = AnchorCommand.idle(0, len(positions))
+        """The first kind's tracks."""
+        share, side = track_shares(constants)
+        self._kind_shares, self._kind_sides = share[None], side[None]
+        """Per kind (K, A): each anchor's share of its track's force (a sprocket at the front
+        or the rear does not pitch the hull: the pull acts at the ground either way, where
+        the grip stage applies it, and its squat comes from the centre of mass standing above
+        that line); and how its track's belt follows the steer (+ left, - right)."""
+        self._kind_settings = np.array([[spec.pivot_track_speed_kmh / KMH_PER_MPS,
+                                         spec.steering_force_n / 2.0,
+                                         spec.brake_force_n / 2.0]])
+        """Per kind (K, TRACK_SETTINGS): the pivot's track speed, and each track's most
+        steering and braking force."""
+        self.kind = np.zeros(0, dtype=np.int64)
+        """Each vehicle's kind."""
+        self._rows: tuple[np.ndarray, np.ndarray, np.ndarray] = self._vehicle_rows()
+        self._idle = AnchorCommand.idle(0, share.shape[0])
         """Steer angles (none: tracks turn by their speeds) and grip scales (whole), kept
         and handed out read-only for as long as the number of vehicles stays the same."""
+
+    def add_kind(self, other: TrackDrive) -> int:
+        """Drive vehicles of ``other``'s first kind too (a drive made for it, with as many
+        anchors); return the number of that kind here."""
+        if other._kind_shares.shape[1] != self._kind_shares.shape[1]:
+            raise ValueError("a kind of tank with another number of anchors")
+        self._kind_shares = np.concatenate([self._kind_shares, other._kind_shares[:1]])
+        self._kind_sides = np.concatenate([self._kind_sides, other._kind_sides[:1]])
+        self._kind_settings = np.concatenate([self._kind_settings, other._kind_settings[:1]])
+        return len(self._kind_settings) - 1
+
+    def add_vehicle(self, kind: int = 0) -> None:
+        """One more vehicle, of ``kind``, after the others."""
+        self.kind = np.append(self.kind, np.int64(kind))
+        self._rows = self._vehicle_rows()
+
+    def _vehicle_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each vehicle's shares, sides and settings: its kind's."""
+        return (np.ascontiguousarray(self._kind_shares[self.kind]),
+                np.ascontiguousarray(self._kind_sides[self.kind]),
+                np.ascontiguousarray(self._kind_settings[self.kind]))
 
     def vehicle_state(self, vehicle: int) -> None:
         """Tracks keep nothing per vehicle between steps."""
@@ -78,7 +115,9 @@ class TrackDrive:
         """Tracks keep nothing per vehicle between steps."""
 
     def remove(self, vehicle: int) -> None:
-        """Tracks keep nothing per vehicle between steps."""
+        """Forget one vehicle's kind; the vehicles after it move down one index."""
+        self.kind = np.delete(self.kind, vehicle)
+        self._rows = self._vehicle_rows()
 
     def relax(self, vehicle: int) -> None:
         """Tracks keep nothing per vehicle between steps."""
@@ -86,20 +125,19 @@ class TrackDrive:
     def command(self, drive: DriveCommand, shifting: np.ndarray, steer: np.ndarray,
                 brake: np.ndarray, handbrake: np.ndarray, step_s: float,
                 forward_speed_mps: np.ndarray) -> AnchorCommand:
-        spec = self.spec
         vehicles = len(steer)
-        belt_mps = np.empty((vehicles, len(self.share)))
-        force_n = np.empty((vehicles, len(self.share)))
-        bias_n = np.empty((vehicles, len(self.share)))
+        shares, sides, settings = self._rows
+        anchors = shares.shape[1]
+        belt_mps = np.empty((vehicles, anchors))
+        force_n = np.empty((vehicles, anchors))
+        bias_n = np.empty((vehicles, anchors))
         _track_commands(drive.rim_speed_mps, drive.push_n, drive.hold, shifting, steer, brake,
-                        handbrake, self._side, self.share, self._pivot_mps,
-                        spec.steering_force_n / 2.0, spec.brake_force_n / 2.0, belt_mps, force_n,
-                        bias_n)
+                        handbrake, sides, shares, settings, belt_mps, force_n, bias_n)
         return AnchorCommand(belt_mps, force_n, *self._constant(vehicles), bias_n)
 
     def _constant(self, vehicles: int) -> tuple[np.ndarray, np.ndarray]:
         if self._idle.steer_rad.shape[0] != vehicles:
-            self._idle = AnchorCommand.idle(vehicles, len(self.share))
+            self._idle = AnchorCommand.idle(vehicles, self._kind_shares.shape[1])
             for values in (self._idle.steer_rad, self._idle.grip_scale):
                 values.setflags(write=False)
         return self._idle.steer_rad, self._idle.grip_scale
@@ -111,8 +149,7 @@ class TrackDrive:
 
 @compiled_loop
 def _track_commands(rim_speed_mps, engine_push_n, hold, shifting, steer, brake, handbrake,
-                    side, share, pivot_mps, track_steering_n, track_brake_n, belt_mps, force_n,
-                    bias_n):
+                    side, share, settings, belt_mps, force_n, bias_n):
     """Each anchor's belt speed, force limit and force bias (V, A), in place (compiled where
     numba is installed). Right steer (+) runs the left track faster than the right one,
     about the engine's rim speed (none with the clutch out: a neutral steer); no steer while
@@ -125,6 +162,8 @@ def _track_commands(rim_speed_mps, engine_push_n, hold, shifting, steer, brake, 
     held back by the steer unit alone, so the tracks never pull against each other with
     the engine's force and the tank keeps going as it turns, at a rate set by the stick."""
     for vehicle in range(steer.shape[0]):
+        pivot_mps, track_steering_n = settings[vehicle, PIVOT], settings[vehicle, STEERING]
+        track_brake_n = settings[vehicle, BRAKING]
         stick = 0.0 if shifting[vehicle] else steer[vehicle]
         push_n = engine_push_n[vehicle]
         steering_n = abs(stick) * track_steering_n
@@ -139,11 +178,11 @@ def _track_commands(rim_speed_mps, engine_push_n, hold, shifting, steer, brake, 
             drive_n = max(drive_n, braking * track_brake_n)
         elif stick != 0.0 and push_n != 0.0:
             bias, drive_n = push_n / 2.0, track_steering_n
-        for anchor in range(share.shape[0]):
+        for anchor in range(share.shape[1]):
             belt_mps[vehicle, anchor] = (0.0 if braking > 0.0 else
-                                        mean_mps + (stick * pivot_mps) * side[anchor])
-            force_n[vehicle, anchor] = drive_n * share[anchor]
-            bias_n[vehicle, anchor] = bias * share[anchor]
+                                        mean_mps + (stick * pivot_mps) * side[vehicle, anchor])
+            force_n[vehicle, anchor] = drive_n * share[vehicle, anchor]
+            bias_n[vehicle, anchor] = bias * share[vehicle, anchor]
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,12 @@ class WheelDrive:
         if vehicle < len(self.steer_rad):
             self.steer_rad[vehicle] = state
 
+    def add_vehicle(self, kind: int = 0) -> None:
+        """One more car, its wheels straight ahead (cars come in one kind)."""
+        if kind != 0:
+            raise ValueError(f"car kind {kind}: a car's drive has one kind")
+        self.steer_rad = np.append(self.steer_rad, 0.0)
+
     def remove(self, vehicle: int) -> None:
         """Forget one vehicle's steer angle; the vehicles after it move down one index."""
         if vehicle < len(self.steer_rad):

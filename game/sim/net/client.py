@@ -204,16 +204,18 @@ class NetClient:
             known = self.remotes.get(entry.vehicle_id)
             if known is not None and known.name == entry.name:
                 continue
-            fleet = self.simulation.fleets.get(self.simulation.specs.fleet_name(
-                entry.kind, entry.tank_class or None))
-            if fleet is None:  # a class this config lacks (a server on other files is
-                continue       # refused at the hello): left undrawn, never a crash
+            try:
+                fleet, fleet_kind = self.simulation.arena.fleet_for(entry.kind,
+                                                                    entry.tank_class or None)
+            except KeyError:  # a class this config lacks (a server on other files is
+                continue      # refused at the hello): left undrawn, never a crash
             self.remotes[entry.vehicle_id] = RemoteVehicle(
                 entry.vehicle_id, entry.name, entry.kind, entry.human, fleet,
                 self.simulation.terrain, self.step_s,
                 max(4, round(keep / max(1, self.step_hz // self.net.snapshot_hz))),
                 self.net.jump_mps, entry.tank_class or None,
-                tank_parts(fleet.spec, self.simulation.specs.damage))
+                tank_parts(fleet.kinds[fleet_kind].spec, self.simulation.specs.damage),
+                fleet_kind)
         for vehicle_id in [key for key in self.remotes if key not in present]:
             del self.remotes[vehicle_id]
 
@@ -229,7 +231,7 @@ class NetClient:
         if self._newest_snapshot != NO_TICK and snapshot.tick <= self._newest_snapshot:
             return  # late: a newer one is in
         if snapshot.own is None or not 0 <= snapshot.own.gear_index < len(
-                self.player.fleet.gearbox.names):
+                self.player.fleet.gearbox.kind_of(self.player.index).names):
             raise ProtocolError("a snapshot without our vehicle")
         self._snapshots[snapshot.tick] = snapshot
         self._newest_snapshot = snapshot.tick

@@ -79,7 +79,8 @@ class RemoteVehicle:
 
     def __init__(self, vehicle_id: int, name: str, kind: str, human: bool, fleet, terrain,
                  step_s: float, keep_snapshots: int, jump_mps: float = math.inf,
-                 tank_class: str | None = None, parts: TankParts | None = None):
+                 tank_class: str | None = None, parts: TankParts | None = None,
+                 fleet_kind: int = 0):
         self.vehicle_id = vehicle_id
         self.name = name
         self.kind = kind
@@ -87,8 +88,11 @@ class RemoteVehicle:
         """A tank's class (its fleet here), None for the car."""
         self.human = human
         self.fleet = fleet
-        """The client's fleet of that kind: its spec and constants (never steps this one)."""
-        self.spec = fleet.spec
+        """The client's fleet of that kind (never steps this one), in which it is of
+        ``fleet_kind``: its spec and constants."""
+        self.spec = fleet.kinds[fleet_kind].spec
+        self.constants = fleet.kinds[fleet_kind].constants
+        self.collider_reach_m = fleet.kinds[fleet_kind].collider_reach_m
         self._keep = keep_snapshots
         self._ticks: list[int] = []
         self._samples: list[VehiclePose] = []
@@ -220,7 +224,7 @@ class RemoteVehicle:
         return self._anchors[1]
 
     def _cast_anchors(self, state: BodyState) -> AnchorView:
-        constants = self.fleet.constants
+        constants = self.constants
         axes = state.axes_ws()
         origins = state.position_ws + constants.position_bs @ axes
         down = -axes[2]
@@ -240,10 +244,10 @@ class RemoteVehicle:
         """Rows (compression, steer, spin angle, spin speed) per anchor: the wheels roll at
         the drawn speed, straight ahead."""
         anchors = self.anchors()
-        count = len(self.fleet.constants.position_bs)
+        count = len(self.constants.position_bs)
         if anchors is None:
             return np.zeros((WHEEL_STATE_ROWS, count))
-        radius_m = max(float(self.fleet.constants.wheel_radius_m), 1e-3)
+        radius_m = max(float(self.constants.wheel_radius_m), 1e-3)
         spin_rad_s = self.current.forward_speed_mps() / radius_m
         self._spin_angle_rad = (self._spin_angle_rad + spin_rad_s * self._step_s) % math.tau
         return np.array([anchors.compression_m, np.zeros(count),

@@ -39,6 +39,7 @@ from game.sim.telemetry import TelemetryWriter
 from game.sim.vehicles import AnchorView, DrawnVehicle, PlayerVehicle, Vehicle
 from game.sim.zone import CaptureZone
 from physics.bullet.fleet import VehicleFleet
+from physics.model.anchors import AnchorConstants
 from physics.bullet.world import PhysicsWorld
 from physics.model.ballistics import GunState
 from physics.model.broadphase import along_path_m
@@ -93,6 +94,14 @@ class ShownOwn:
     @property
     def fleet(self) -> VehicleFleet:
         return self._vehicle.fleet
+
+    @property
+    def constants(self) -> AnchorConstants:
+        return self._vehicle.constants
+
+    @property
+    def collider_reach_m(self) -> float:
+        return self._vehicle.collider_reach_m
 
     @property
     def index(self) -> int:

@@ -153,8 +153,9 @@ def read_hud_state(simulation, battle=None, vehicle=None) -> HudState:
     player = vehicle if vehicle is not None else simulation.player
     gearbox = player.fleet.gearbox
     index = player.index
+    gearbox_kind = gearbox.kind_of(index)  # the player's kind: its gears and engine
     state = player.current
-    shift_time = gearbox.spec.shift_time_s
+    shift_time = gearbox_kind.spec.shift_time_s
     shifting = bool(gearbox.shifting[index]) and shift_time > 0.0
     progress = (1.0 - float(gearbox.shift_left_s[index]) / shift_time) if shifting else 1.0
     forward = state.axes_ws()[1]
@@ -182,10 +183,11 @@ def read_hud_state(simulation, battle=None, vehicle=None) -> HudState:
     return HudState(
         speed_kmh=state.forward_speed_mps() * KMH_PER_MPS,
         gear=player.gear, selected=gearbox.selected_name(index),
-        shift_from=gearbox.names[int(gearbox.from_index[index])] if shifting else player.gear,
+        shift_from=gearbox_kind.names[int(gearbox.from_index[index])] if shifting else player.gear,
         shift_progress=min(max(progress, 0.0), 1.0),
-        automatic=bool(gearbox.automatic[index]), gate=dict(gearbox.gate),
-        rpm=player.rpm, idle_rpm=gearbox.spec.idle_rpm, redline_rpm=gearbox.spec.redline_rpm,
+        automatic=bool(gearbox.automatic[index]), gate=dict(gearbox_kind.gate),
+        rpm=player.rpm, idle_rpm=gearbox_kind.spec.idle_rpm,
+        redline_rpm=gearbox_kind.spec.redline_rpm,
         health=player.health, max_health=player.spec.armour.health if armed else None,
         reload_left_s=player.aim.reload_left_s if armed else None,
         reload_s=player.spec.gun.reload_s if armed else None,

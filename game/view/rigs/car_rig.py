@@ -337,7 +337,7 @@ class CarRig:
         self.spec = spec
         self.step_s = step_s
         """The simulation's fixed step: unwraps the wheels' spin between two steps."""
-        constants = vehicle.fleet.constants
+        constants = vehicle.constants
         self.anchors_bs = np.array(constants.position_bs, dtype=np.float64)
         self.rest_length_m = float(constants.rest_length_m)
         self.wheel_radius_m = float(vehicle.spec.suspension.wheel_radius_m)

@@ -86,21 +86,21 @@ class _SideTracks:
 
 def latch_step_values(rigs) -> None:
     """Latch the per-step values of every tank rig in ``rigs`` whose vehicle stepped since
-    it last looked, read one fleet at a time; the others (no fleet report yet, a network
+    it last looked, read one fleet's vehicles of one kind at a time; the others (no fleet report yet, a network
     client's vehicles) read their own when they update."""
-    fleets: dict[int, list] = {}
+    fleets: dict[tuple[int, int], list] = {}
     for rig in rigs:
         vehicle = rig.vehicle
         if rig.step_latch.stale(vehicle.current) and isinstance(vehicle, Vehicle):
-            fleets.setdefault(id(vehicle.fleet), []).append(rig)
+            fleets.setdefault((id(vehicle.fleet), id(vehicle.constants)), []).append(rig)
     for group in fleets.values():
-        fleet = group[0].vehicle.fleet
-        report = fleet.model.report
+        first = group[0].vehicle
+        report = first.fleet.model.report
         if report is None:
             continue
         index = np.array([rig.vehicle.index for rig in group])
         states = [rig.vehicle.current for rig in group]
-        distances, speeds = _track_motion(report, index, fleet.constants, states)
+        distances, speeds = _track_motion(report, index, first.constants, states)
         for rig, state, distance, speed in zip(group, states, distances, speeds):
             rig.step_latch.offer(state, (distance, speed))
 

@@ -213,7 +213,7 @@ class TankRig:
     def __init__(self, parent: NodePath, vehicle, spec: TankRigSpec, paint, track_colour):
         self.vehicle = vehicle
         self.spec = spec
-        constants = vehicle.fleet.constants
+        constants = vehicle.constants
         self.anchors_bs = np.array(constants.position_bs, dtype=np.float64)
         self.rest_length_m = float(constants.rest_length_m)
         ride_height_m = vehicle.spec.suspension.ride_height_m

@@ -179,7 +179,7 @@ class VehicleView:
         """A tank (a :class:`TankRig`); else a car."""
         # The wheels move from where they were built by at most a ray's length (a tank's
         # wheel set's bounds hold that already); a belt's outer face swings with its run.
-        travel_m = float(vehicle.fleet.constants.ray_length_m)
+        travel_m = float(vehicle.constants.ray_length_m)
         if self.has_gun:
             travel_m += 2.0 * looks.tank_rig.track_thickness_m
         self.reach_m = reach_m(self.root) + travel_m
