@@ -174,9 +174,12 @@ class BulletRays:
         pushed = []
         for ray, node in hits_off_terrain:
             if isinstance(node, BulletRigidBodyNode) and node.getMass() > 0.0:
-                offset = point[ray] - np.array(node.getTransform().getPos())
-                ground_velocity[ray] = (np.array(node.getLinearVelocity())
-                                        + np.cross(node.getAngularVelocity(), offset))
+                x, y, z = point[ray].tolist()
+                centre_x, centre_y, centre_z = node.getTransform().getPos()
+                turning = _cross(node.getAngularVelocity(),
+                                 (x - centre_x, y - centre_y, z - centre_z))
+                ground_velocity[ray] = [moving + spun for moving, spun
+                                        in zip(node.getLinearVelocity(), turning)]
                 self.pushed_bodies[int(rays[ray])] = node
                 pushed.append(ray)
         return pushed
@@ -205,19 +208,42 @@ class BulletRays:
 
 
 def _grip_couple(anchor: int, push: np.ndarray, report, axes_ws: np.ndarray,
-                 patch_offset_m: np.ndarray) -> np.ndarray | None:
+                 patch_offset_m: np.ndarray) -> tuple[float, float, float] | None:
     """The torque impulse that, with ``push`` at the contact, gives the ground body the
     opposite of what anchor ``anchor`` gave its vehicle: the patch's lever crossed with
-    the grip's part of the push (None where the patch is the contact: a wheel's)."""
+    the grip's part of the push (None where the patch is the contact: a wheel's). In plain
+    floats: a few anchors a substep, where numpy's calls on 3-vectors cost more than
+    their arithmetic."""
     patch_m = float(patch_offset_m.reshape(-1)[anchor])
     if patch_m == 0.0:
         return None
     vehicle = anchor // patch_offset_m.shape[1]
-    normal = report.contact_normal_ws.reshape(-1, 3)[anchor]
+    normal = report.contact_normal_ws.reshape(-1, 3)[anchor].tolist()
     steer = float(report.steer_rad.reshape(-1)[anchor])
-    right, forward = axes_ws[vehicle, 0], axes_ws[vehicle, 1]
-    heading = math.cos(steer) * forward + math.sin(steer) * right
-    heading = heading - (heading @ normal) * normal
-    heading /= max(float(np.linalg.norm(heading)), np.finfo(float).tiny)
-    grip = push - (push @ normal) * normal
-    return np.cross(patch_m * heading, grip)
+    (right, forward, _), along, across = axes_ws[vehicle].tolist(), math.cos(steer), \
+        math.sin(steer)
+    heading = [along * ahead + across * aside for ahead, aside in zip(forward, right)]
+    heading = _off_normal(heading, normal)
+    length = math.sqrt(_dot(heading, heading))
+    scale = patch_m / (length if length > _TINY else _TINY)
+    return _cross([scale * part for part in heading], _off_normal(push.tolist(), normal))
+
+
+_TINY = float(np.finfo(float).tiny)
+
+
+def _dot(a, b) -> float:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _off_normal(vector, normal) -> list[float]:
+    """``vector`` less its part along the unit ``normal``."""
+    along = _dot(vector, normal)
+    return [part - along * unit for part, unit in zip(vector, normal)]
+
+
+def _cross(a, b) -> tuple[float, float, float]:
+    """a x b, of any three numbers each (the same float sums as numpy's)."""
+    ax, ay, az = a
+    bx, by, bz = b
+    return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
