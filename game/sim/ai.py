@@ -32,8 +32,10 @@ from common.spec import Spec, SpecError, tuning
 from game.sim.avoidance import avoidance_push
 from game.sim.combat import distance_to_box
 from game.sim.controls import AUTOMATIC, Controls, made_controls
-from game.sim.gunnery import AIM_POINT_LENGTH, Gunnery, GunnerySpec, aim_error_rad, gun_sticks
-from game.sim.gunnery import dot as _dot
+from game.sim.crippled import STAND, crippled_drive
+from game.sim.difficulty import DIFFICULTIES, DifficultySpec
+from game.sim.gunnery import Gunnery, GunnerySpec, aim_error_rad, gun_sticks
+from game.sim.gunnery import direction as _direction, dot as _dot
 from game.sim.search import Search, SearchGoal, SearchSpec
 from game.sim.spotting import SpottingSpec, hull_middle_ws, spotted
 from game.sim.stuck import StuckSpec, Unsticker
@@ -41,49 +43,9 @@ from physics.model.ballistics import gun_axes, muzzle_ws
 from physics.model.ammunition import ShellSpec
 from physics.model.flight import Flight, elevation_to_reach, flight_to_distance
 
-DIFFICULTIES = ("easy", "normal", "hard")
 _TINY = np.finfo(float).tiny
 _STAND = Controls(brake=1.0, gear=AUTOMATIC)
 """A bot's controls with no one to fight."""
-
-
-@dataclass(frozen=True)
-class DifficultySpec(Spec):
-    aim_noise_mrad: float = tuning("the bot's aiming error (standard deviation) at close "
-                                   "range, both still, just after it has the target in sight: "
-                                   "it misjudges where the target is by this angle, drawn anew "
-                                   "each reload time", minimum=0.0, maximum=200.0)
-    aim_noise_per_km: float = tuning("the error grows by this share of itself per km to the "
-                                     "target", minimum=0.0, maximum=20.0)
-    aim_noise_per_mps: float = tuning("... and by this share per m/s of its own speed and the "
-                                      "target's", minimum=0.0, maximum=5.0)
-    aim_settle_s: float = tuning("holding the target in sight, the error shrinks with this "
-                                 "time constant ...", minimum=0.05, maximum=60.0)
-    aim_settled_share: float = tuning("... to this share of itself", minimum=0.0, maximum=1.0)
-    reaction_s: float = tuning("it fires only once it has had the target in sight this long",
-                               minimum=0.0, maximum=10.0)
-    leads_target: bool = tuning("aims where a moving target will be, not where it is")
-    fire_margin_m: float = tuning("fires when its shot would pass within this of the "
-                                  "target's hull where it judges it to be", minimum=0.0,
-                                  maximum=20.0)
-    halts_to_fire: bool = tuning("with the target in sight it halts to fire from standstill "
-                                 "(see AISpec.halt_before_loaded_s)")
-    fires_within_circle: float = tuning(
-        "fires only once its gun's aiming circle has closed to within this many times its "
-        "aimed size (0: it does not wait for it)", minimum=0.0, maximum=100.0)
-    aim_front_m: tuple[float, ...] = tuning(
-        "the point it aims at on a target facing it: x, y, z in the target's body frame from "
-        "its centre of mass (mirrored front to back on one facing away)", minimum=-20.0,
-        maximum=20.0, length=(AIM_POINT_LENGTH, AIM_POINT_LENGTH))
-    aim_side_m: tuple[float, ...] = tuning(
-        "the point it aims at on a target showing its side: x, y, z on the right side "
-        "(mirrored to the left), or [] to aim at the front point then too", minimum=-20.0,
-        maximum=20.0, length=(0, AIM_POINT_LENGTH))
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if len(self.aim_side_m) not in (0, AIM_POINT_LENGTH):
-            raise SpecError("aim_side_m", self.aim_side_m, "[x, y, z] or []")
 
 
 @dataclass(frozen=True)
@@ -109,6 +71,10 @@ class AISpec(Spec):
                                              minimum=1.0, maximum=180.0)
     turning_throttle: float = tuning("throttle while turning toward a heading", minimum=0.0,
                                      maximum=1.0)
+    jammed_lay_within_deg: float = tuning(
+        "with its turret jammed a bot lays the gun with the hull: it pivots at full stick "
+        "(less stalls on the tracks' grip) until the gun bears within this of the way it "
+        "wants", minimum=0.01, maximum=10.0)
     halt_before_loaded_s: float = tuning("a bot that halts to fire stops this long before its "
                                          "gun is loaded ...", minimum=0.0, maximum=60.0)
     halt_most_s: float = tuning("... and moves on if it has not fired this long after its gun "
@@ -136,6 +102,10 @@ class AISpec(Spec):
     @cached_property
     def full_throttle_within_rad(self) -> float:
         return math.radians(self.full_throttle_within_deg)
+
+    @cached_property
+    def jammed_lay_within_rad(self) -> float:
+        return math.radians(self.jammed_lay_within_deg)
 
 
 class Bot:
@@ -202,9 +172,14 @@ class Bot:
         if thinking:
             self._push = self._avoidance(simulation, here_x, here_y)
         turret, elevation, fire = self._gun(simulation, me, target, thinking, rows, spin)
-        if self._halting(now_s, me):
-            return made_controls(brake=1.0, gear=AUTOMATIC, turret=turret,
-                                 elevation=elevation, fire=fire, shell=self._shell())
+        held = None if me.parts is None else crippled_drive(  # its broken parts drive it
+            me.parts.effects, rows[1], me.turret_heading_rad, self._wanted_ws,
+            self.spec.jammed_lay_within_rad)
+        if held is not None or self._halting(now_s, me):
+            throttle, steer, brake = held or STAND
+            return made_controls(throttle=throttle, steer=steer, brake=brake, gear=AUTOMATIC,
+                                 turret=turret, elevation=elevation, fire=fire,
+                                 shell=self._shell())
         searching = now_s - self._last_seen_s >= self.spec.search.after_s
         goal = objective
         if goal is None and searching:
@@ -441,9 +416,3 @@ class Bot:
         reach_m = math.hypot(*half_extents) + level.fire_margin_m
         return impact is None or (math.hypot(*(impact - muzzle))
                                   >= math.hypot(*(middle - muzzle)) - reach_m)
-
-
-def _direction(heading_rad: float, elevation_rad: float) -> tuple[float, float, float]:
-    """Unit vector at a compass heading (from +Y, + toward +X) and an elevation."""
-    return (math.sin(heading_rad) * math.cos(elevation_rad),
-            math.cos(heading_rad) * math.cos(elevation_rad), math.sin(elevation_rad))

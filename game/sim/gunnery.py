@@ -141,6 +141,12 @@ def gun_sticks(wanted_ws, rows, spin, heading_rad: float, elevation_rad: float,
             1.0 if elevation > 1.0 else (elevation if elevation > -1.0 else -1.0))
 
 
+def direction(heading_rad: float, elevation_rad: float) -> tuple[float, float, float]:
+    """Unit vector at a compass heading (from +Y, + toward +X) and an elevation."""
+    return (math.sin(heading_rad) * math.cos(elevation_rad),
+            math.cos(heading_rad) * math.cos(elevation_rad), math.sin(elevation_rad))
+
+
 def dot(a, b) -> float:
     """The dot product of two 3-vectors of plain floats, summed in numpy's order (its
     vector dot gives these very bits)."""
