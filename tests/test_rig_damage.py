@@ -9,6 +9,8 @@ thrown turrets), against the headless simulation.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from panda3d.core import GeomVertexReader, NodePath
@@ -59,18 +61,26 @@ def strike(simulation, vehicle, part: str) -> None:
     simulation.combat.parts.strike(vehicle, losses(**{part: BLOW_UP}), vehicle)
 
 
-def belt_rows(rig) -> np.ndarray:
-    """(2, R, 12) both belts' vertex rows as the mesh holds them, the left's first."""
-    data = rig.belts[0].node().getGeom(0).getVertexData()
+def belt_rows(belts) -> np.ndarray:
+    """(2, R, 12) both belts' vertex rows as a belts mesh (a rig's, or a track it dropped)
+    holds them, the left's first."""
+    belts = belts.belts[0] if hasattr(belts, "belts") else belts
+    data = belts.node().getGeom(0).getVertexData()
     rows = np.frombuffer(memoryview(data.getArray(0)).cast("B"), dtype=np.float32)
     return rows.reshape(2, -1, 12).copy()
 
 
-def faces_agree_with_normals(rig) -> bool:
-    """Whether every triangle of the belts that has an area faces the way its vertices'
+def folded_away(rows: np.ndarray) -> bool:
+    """Whether one belt's rows are all at one point: nothing of it drawn."""
+    return bool(np.ptp(rows[:, :3], axis=0).max() == 0.0)
+
+
+def faces_agree_with_normals(belts) -> bool:
+    """Whether every triangle of a belts mesh that has an area faces the way its vertices'
     normals point (else it is drawn inside out)."""
-    geom = rig.belts[0].node().getGeom(0)
-    rows = belt_rows(rig).reshape(-1, 12)
+    belts = belts.belts[0] if hasattr(belts, "belts") else belts
+    geom = belts.node().getGeom(0)
+    rows = belt_rows(belts).reshape(-1, 12)
     primitive = geom.getPrimitive(0).decompose()
     reader = GeomVertexReader(primitive.getVertices(), 0)
     corners = []
@@ -92,7 +102,8 @@ def test_a_destroyed_track_lies_on_the_ground_until_it_is_mended(config, flat, s
             monkeypatch.setattr(rig_pose, loop, None)
         monkeypatch.setattr(track_belt, "belt_rows_loop", None)
     tank = flat.player
-    view = VehicleView(NodePath("render"), tank, looks(config), flat.step_s)
+    render = NodePath("render")
+    view = VehicleView(render, tank, looks(config), flat.step_s)
     rig, spec = view.rig, config.view.tank_rig
     draw([view], flat)
     whole = belt_rows(rig)
@@ -105,20 +116,28 @@ def test_a_destroyed_track_lies_on_the_ground_until_it_is_mended(config, flat, s
     assert tank.parts.state("left_track") == DESTROYED
     flat.step(Controls(throttle=1.0))
     draw([view], flat)
-    broken = belt_rows(rig)
+    on_rig = belt_rows(rig)
+    assert folded_away(on_rig[LEFT]), "a belt still round the broken side's wheels"
+    assert on_rig[RIGHT, :, 2].max() == pytest.approx(top_z + spec.track_thickness_m,
+                                                      abs=SAME_M)
+    dropped = rig.damage.dropped[LEFT]
+    assert dropped.getParent() == render and rig.damage.dropped[RIGHT] is None
+    lying = belt_rows(dropped)
+    assert folded_away(lying[RIGHT])
     road = len(rig.station_y[LEFT])
     ground_z = rig.shown_wheel_z[:road] - rig.wheel_lift_m
     assert np.ptp(ground_z) < SAME_M * 100, "not standing level on the flat"
-    left, right = broken[LEFT], broken[RIGHT]
+    left = lying[LEFT]
     assert left[:, 2].min() == pytest.approx(ground_z.mean(), abs=SAME_M * 10)
     assert left[:, 2].max() == pytest.approx(ground_z.mean() + spec.track_thickness_m,
                                              abs=SAME_M * 10), "the left belt is not flat"
-    assert right[:, 2].max() == pytest.approx(top_z + spec.track_thickness_m, abs=SAME_M)
     rear_wheel_y = rig.station_y[LEFT][0]
     assert left[:, 1].min() == pytest.approx(rear_wheel_y - spec.broken_track_trail_m,
                                              abs=SAME_M), "it does not trail behind"
     assert left[:, 0].min() < whole[LEFT, :, 0].min() - spec.broken_track_slew_m / 2
-    assert faces_agree_with_normals(rig)
+    assert faces_agree_with_normals(dropped)
+    laid_at = np.array(dropped.getMat(render))
+    heading_before = tank.current.axes_ws()[1].copy()
 
     runs = []
     for _ in range(RUN_STEPS):  # the right track drives it round: only the right belt runs
@@ -126,9 +145,14 @@ def test_a_destroyed_track_lies_on_the_ground_until_it_is_mended(config, flat, s
         draw([view], flat)
         runs.append(belt_rows(rig)[:, :, 10])
     assert np.abs(runs[-1][RIGHT] - runs[0][RIGHT]).max() > 1.0
-    assert np.abs(runs[-1][LEFT] - runs[0][LEFT]).max() < 0.05, "the broken track scrolls"
+    swung_deg = math.degrees(math.acos(min(1.0, float(heading_before
+                                                      @ tank.current.axes_ws()[1]))))
+    assert swung_deg > 5.0, "the tank did not swing round its broken track"
+    assert np.array(dropped.getMat(render)) == pytest.approx(laid_at, abs=SAME_M), \
+        "the lying track moved with the hull"
+    assert np.array_equal(belt_rows(dropped), lying), "the lying track changed"
     anchors = tank.anchors()
-    left_anchors = np.flatnonzero(tank.fleet.constants.position_bs[:, 0] < 0.0)
+    left_anchors = np.flatnonzero(tank.constants.position_bs[:, 0] < 0.0)
     drawn = rig.anchor_contacts_ws()[left_anchors]
     assert np.linalg.norm(drawn - anchors.contact_point_ws[left_anchors], axis=1).max() \
         < ON_ANCHOR_M, "the left road wheels left their anchors"
@@ -139,6 +163,7 @@ def test_a_destroyed_track_lies_on_the_ground_until_it_is_mended(config, flat, s
     draw([view], flat)
     mended = belt_rows(rig)
     assert not isinstance(rig.belt_data, BrokenBelts)
+    assert rig.damage.dropped == [None, None] and dropped.isEmpty(), "it was not picked up"
     assert mended[:, :, 2].max(axis=1) == pytest.approx([top_z + spec.track_thickness_m] * 2,
                                                         abs=SAME_M)
     assert mended[LEFT, :, 1].min() > rear_wheel_y - spec.drive_wheel_gap_m \
@@ -147,27 +172,38 @@ def test_a_destroyed_track_lies_on_the_ground_until_it_is_mended(config, flat, s
     view.destroy()
 
 
-def test_on_the_dunes_the_road_wheels_stand_on_the_lying_track(config):
+def test_on_the_dunes_a_track_lies_where_its_road_wheels_stood(config):
+    """Broken on the dunes, the track is laid under the road wheels as they stood (each at
+    its own height), and stays there as the tank drives on."""
     desert = Simulation(config.world, MapChoice.parse("desert"), seed=1)
     tank = desert.player
-    view = VehicleView(NodePath("render"), tank, looks(config), desert.step_s)
+    render = NodePath("render")
+    view = VehicleView(render, tank, looks(config), desert.step_s)
     rig, spec = view.rig, config.view.tank_rig
-    for step in range(DUNE_STEPS):  # over the dunes, its right track broken on the way
-        if step == DUNE_STEPS - RUN_STEPS:
-            strike(desert, tank, "right_track")
+    for _ in range(DUNE_STEPS):  # over the dunes
         desert.step(Controls(throttle=1.0, steer=0.3))
         draw([view], desert)
     road = len(rig.station_y[RIGHT])
-    wheel_z = rig.shown_wheel_z[road:2 * road]
+    wheel_z = rig.shown_wheel_z[road:2 * road].copy()
     assert np.ptp(wheel_z) > DUNE_SPREAD_M, "the dunes never lifted one wheel above another"
-    right = belt_rows(rig)[RIGHT]
+    strike(desert, tank, "right_track")
+    draw([view], desert)  # the parts change in a step: the rig looks at the next
+    desert.step(Controls(throttle=1.0, steer=0.3))
+    draw([view], desert)
+    dropped = rig.damage.dropped[RIGHT]
+    right = belt_rows(dropped)[RIGHT]
     for y, z in zip(rig.station_y[RIGHT], wheel_z):
         under = right[np.abs(right[:, 1] - y) < SAME_M]
         assert len(under), "no row under a road wheel"
-        top = under[:, 2].max()
-        assert top == pytest.approx(z - spec.road_wheel_radius_m, abs=SAME_M * 10)
-    assert right[:, 2].max() < wheel_z.max(), "the belt still wraps the wheels"
+        assert under[:, 2].max() == pytest.approx(z - spec.road_wheel_radius_m, abs=SAME_M * 10)
+    laid_at, start = np.array(dropped.getMat(render)), tank.current.position_ws.copy()
+    for _ in range(RUN_STEPS):
+        desert.step(Controls(throttle=1.0, steer=0.3))
+        draw([view], desert)
+    assert np.linalg.norm(tank.current.position_ws - start) > 1.0
+    assert np.array(dropped.getMat(render)) == pytest.approx(laid_at, abs=SAME_M)
     view.destroy()
+    assert dropped.isEmpty(), "the lying track outlived its rig"
     desert.destroy()
 
 

@@ -1,20 +1,20 @@
 """A broken track drawn off its wheels: an open run of links lying on the ground.
 
-While a side's track is destroyed its belt is no longer a band round the road wheels,
-the sprocket and the idler: the very vertex rows of that belt (as many as the whole belt
-has, so the tank's one mesh of both belts keeps its shape and its triangles,
-:func:`game.view.rigs.track_belt.belts_node`) are laid out front to rear as a flat run: a
-short lead ahead of the front road wheel, under the road wheels (which keep standing on
-it, on their anchors), then trailing behind the rear road wheel along the ground, slewing
-outward the farther back it lies. Its links do not scroll: nothing drives it. The run is
-built in the hull's frame, its ground where the road wheels' is.
+When a side's track is destroyed its belt comes off the road wheels, the sprocket and the
+idler and is left lying where it broke: a flat run (:class:`LyingTrack`, as many vertex
+rows as the whole belt has, so it keeps the belts' triangles,
+:func:`game.view.rigs.track_belt.belts_node`) from a short lead ahead of the front road
+wheel, under the road wheels, then trailing behind the rear one along the ground, slewing
+outward the farther back it lies. The run is made in the hull's frame where the road
+wheels stood at that moment, and stays there in the world (:mod:`game.view.rigs.rig_damage`
+drops a copy of the belts' mesh showing only it) while the tank swings round on its bare
+road wheels and drives off it; its links do not scroll: nothing drives it.
 
 Only a tank with a broken track pays anything for it: while one is broken its rig's belts'
 vertex data is wrapped by :class:`BrokenBelts`, through which the batched pass
 (:mod:`game.view.rigs.rig_pose`) writes both belts' rows as it writes into the data
-itself; the broken side's are laid on the ground on the way.
+itself; the broken side's are folded to a point on the way (no belt round its wheels).
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -164,35 +164,41 @@ class LyingTrack:
                                whole_rows[0, ROW_COLOUR])
 
 
+def folded(rows: np.ndarray) -> np.ndarray:
+    """One belt's vertex rows (R, 12) with every position its first row's: nothing drawn."""
+    hidden = rows.copy()
+    hidden[:, ROW_POSITION] = rows[0, ROW_POSITION]
+    return hidden
+
+
 class BrokenBelts:
     """A tank rig's belts' vertex data (both belts, the left's rows first) while a track of
     it is broken: what is written through :meth:`modifyArrayHandle` (as the batched pass
-    writes into the data itself) goes into the data with each broken side's rows laid on
-    the ground (``lying``: per side, its :class:`LyingTrack`, None where it is whole);
-    anything else is the data's own."""
+    writes into the data itself) goes into the data with each broken side's rows folded
+    (``broken``: per side); anything else is the data's own."""
 
-    def __init__(self, data, lying: tuple[LyingTrack | None, ...]):
+    def __init__(self, data, broken: tuple[bool, ...]):
         self.data = data
-        self.lying = lying
+        self.broken = broken
 
     def __getattr__(self, name: str):
         return getattr(self.data, name)
 
-    def modifyArrayHandle(self, index: int) -> LayingHandle:  # noqa: N802 (Panda's name)
-        return LayingHandle(self.data.modifyArrayHandle(index), self.lying)
+    def modifyArrayHandle(self, index: int) -> FoldingHandle:  # noqa: N802 (Panda's name)
+        return FoldingHandle(self.data.modifyArrayHandle(index), self.broken)
 
 
-class LayingHandle:
-    """A handle on the belts' vertex array that lays the broken sides' rows as they pass."""
+class FoldingHandle:
+    """A handle on the belts' vertex array that folds the broken sides' rows as they pass."""
 
-    def __init__(self, handle, lying: tuple[LyingTrack | None, ...]):
+    def __init__(self, handle, broken: tuple[bool, ...]):
         self.handle = handle
-        self.lying = lying
+        self.broken = broken
 
     def copyDataFrom(self, rows) -> None:  # noqa: N802 (Panda's name)
-        """Write ``rows`` (per belt, its rows: (2, R, 12)), the broken belts' laid."""
+        """Write ``rows`` (per belt, its rows: (2, R, 12)), the broken belts' folded."""
         laid = np.array(rows, dtype=np.float32)
-        for side, track in enumerate(self.lying):
-            if track is not None:
-                laid[side] = track.rows(laid[side])
+        for side, broken in enumerate(self.broken):
+            if broken:
+                laid[side] = folded(laid[side])
         self.handle.copyDataFrom(laid)

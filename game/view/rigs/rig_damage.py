@@ -1,9 +1,11 @@
 """What a tank's damage changes of its drawing: a broken track lying off its wheels, and a
 turret an ammo rack threw off its hull.
 
-:class:`DamageLook` follows one tank rig's vehicle. While a side's track is destroyed
-(``vehicle.parts``) that side's belt lies on the ground (:mod:`game.view.rigs.broken_track`);
-once mended (damaged) it is a whole band round the wheels again. While its turret is thrown
+:class:`DamageLook` follows one tank rig's vehicle. When a side's track is destroyed
+(``vehicle.parts``) that side's belt is dropped: a copy of the belts' mesh showing it alone,
+lying on the ground (:mod:`game.view.rigs.broken_track`), is left in the world where the
+hull stood, and the rig draws no belt round that side's wheels; once mended (damaged) the
+dropped one is gone and the belt is a whole band round the wheels again. While its turret is thrown
 (a :class:`game.sim.part_damage.ThrownTurret` of the simulation's, handed in each frame)
 the turret node, with the gun and everything that turns with the turret under it, is drawn
 where the thrown body is, blended between the last two steps like the hull; once the thrown
@@ -17,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 from panda3d.core import LQuaternionf, Point3
 
-from game.view.rigs.broken_track import BrokenBelts, LyingTrack
+from game.view.draw.meshes import write_rows
+from game.view.rigs.broken_track import ROW_FLOATS, BrokenBelts, LyingTrack, folded
 from game.view.step_latch import StepLatch
 from physics.model.parts import DESTROYED, LEFT_TRACK, RIGHT_TRACK
 from physics.model.pose import blend_pose_arrays
@@ -41,6 +44,8 @@ class DamageLook:
                       for shape, side_out in zip(rig.belt_shapes, outward)]
         self.broken = WHOLE_TRACKS
         """Per side, whether its track is drawn broken."""
+        self.dropped: list = [None, None]
+        """Per side, its belt left lying in the world (a NodePath; None: on its wheels)."""
         self._parts_seen = None
         """The vehicle's step state when its parts were last looked at."""
         self.thrown = None
@@ -67,12 +72,42 @@ class DamageLook:
             parts.state(track) == DESTROYED for track in TRACKS)
         if broken == self.broken:
             return
+        for side, (now, before) in enumerate(zip(broken, self.broken)):
+            if now and not before:
+                self._drop(side)
+            elif before and not now:
+                self._pick_up(side)
         self.broken = broken
         rig = self.rig
-        rig.belt_data = (BrokenBelts(self.belt_data, tuple(
-            track if side_broken else None for track, side_broken in zip(self.lying, broken)))
-            if any(broken) else self.belt_data)
+        rig.belt_data = BrokenBelts(self.belt_data, broken) if any(broken) else self.belt_data
         rig.shown_travelled_m = np.full(2, np.nan)  # shown nowhere: the belts are rewritten
+
+    def _drop(self, side: int) -> None:
+        """Leave ``side``'s belt lying where the hull stands now: a copy of the belts' mesh,
+        in the world, with that belt laid flat under where its road wheels are and the
+        other folded away."""
+        rig = self.rig
+        rows = np.frombuffer(memoryview(self.belt_data.getArray(0)).cast("B"),
+                             dtype=np.float32).reshape(2, -1, ROW_FLOATS)
+        laid = rows.copy()
+        laid[side] = self.lying[side].rows(rows[side])
+        laid[1 - side] = folded(rows[1 - side])
+        belts, world = rig.belts[0], rig.root.getParent()
+        dropped = belts.copyTo(world)
+        dropped.setTransform(belts.getTransform(world))
+        write_rows(dropped.node().modifyGeom(0).modifyVertexData(), laid.reshape(-1, ROW_FLOATS))
+        self.dropped[side] = dropped
+
+    def _pick_up(self, side: int) -> None:
+        """``side``'s track is mended: the belt it left lying is gone."""
+        dropped, self.dropped[side] = self.dropped[side], None
+        if dropped is not None:
+            dropped.removeNode()
+
+    def destroy(self) -> None:
+        """The tracks left lying go with the rig."""
+        for side in range(len(self.dropped)):
+            self._pick_up(side)
 
     def _follow_turret(self, thrown) -> None:
         turret = self.rig.turret

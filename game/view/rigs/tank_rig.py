@@ -435,4 +435,5 @@ class TankRig:
         return point, axes
 
     def destroy(self) -> None:
+        self.damage.destroy()
         self.root.removeNode()
