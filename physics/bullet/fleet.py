@@ -180,7 +180,6 @@ class VehicleFleet:
         self._kinds_changed()
         self.hull_pairs.remove(index)
         self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
-        self._near.forget()
         self._plan = None
 
     def vehicle_state(self, index: int) -> tuple:
