@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from panda3d.core import Vec3
 
 from game.sim.avoidance import avoidance_push
+from game.sim.simulation import Simulation
+from physics.model.terrain import MapChoice
 
 RADIUS_M = 20.0
 EDGE_M = 256.0
@@ -51,3 +54,30 @@ def test_the_push_is_the_sum_of_every_near_thing(seed):
     expected = reference_push(here, np.vstack([rocks, vehicles, edges]))
     assert np.linalg.norm(expected) > 0.0
     assert push == pytest.approx(expected, abs=1e-12)
+
+
+def test_two_tanks_closing_head_on_push_each_other_aside_while_there_is_room(config):
+    """40 m apart, closing at 14 m/s, just off each other's line: from where they are
+    (beyond the avoidance radius) nothing pushes; from where they will be ``avoid_ahead_s``
+    on (as a bot looks), each pushes the other back and off the line."""
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1, player_vehicle=None)
+    north = simulation.spawn("tank", "north", 2.0, 20.0, 180.0)
+    south = simulation.spawn("tank", "south", 0.0, -20.0, 0.0)
+    north.body.setLinearVelocity(Vec3(0.0, -7.0, 0.0))
+    south.body.setLinearVelocity(Vec3(0.0, 7.0, 0.0))
+    for vehicle in (north, south):
+        vehicle.record_state()
+    ahead_s, radius_m = config.game.ai.avoid_ahead_s, config.game.ai.avoid_radius_m
+    assert ahead_s > 0.0
+    here_x, here_y = south.current.position_ws[:2].tolist()
+    no_rocks = np.zeros((0, 2))
+    far_edges = 1e6
+    now = avoidance_push(here_x, here_y, no_rocks, simulation.vehicle_positions_xy(),
+                         far_edges, far_edges, radius_m)
+    assert now == (0.0, 0.0)
+    seen = simulation.vehicles_ahead_xy(ahead_s) - south.current.velocity_ws[:2] * ahead_s
+    push_x, push_y = avoidance_push(here_x, here_y, no_rocks, seen, far_edges, far_edges,
+                                    radius_m)
+    assert push_y < 0.0, "not pushed back from the tank closing on it"
+    assert push_x < 0.0, "not pushed off the line, away from the other's side"
+    simulation.destroy()

@@ -12,7 +12,8 @@ will be, with nothing in the way, and its gun's aiming circle has closed as far 
 level waits for. Its aim errs, more far off and on the move, less the longer it holds the
 target in sight. Every step it steers toward a point that keeps it at fighting distance
 (closing in from afar, circling inside the band the way it faces, backing off when too
-close, in reverse if it faces the target), pushed away from what it saw nearby, and turns
+close, in reverse if it faces the target), pushed away from what it saw nearby (other
+vehicles from where they will be a moment on, so two closing turn aside early), and turns
 the turret and gun toward the direction it chose, against the hull's turning and
 pitching. A level that halts to fire stands still, with the target in sight, for its
 shot. A bot that has not seen its target for a while goes looking for it
@@ -58,6 +59,9 @@ class AISpec(Spec):
                                     maximum=2000.0)
     far_distance_m: float = tuning("further than this a bot closes in", minimum=10.0,
                                    maximum=3000.0)
+    avoid_ahead_s: float = tuning("other vehicles push a bot away from where they will be this "
+                                  "long on, both moving as they move now (0: from where "
+                                  "they are)", minimum=0.0, maximum=10.0)
     avoid_radius_m: float = tuning("vehicles, wrecks and rocks closer than this push a bot "
                                    "aside", minimum=1.0, maximum=200.0)
     steer_per_rad: float = tuning("stick per radian of heading error", minimum=0.1,
@@ -170,7 +174,7 @@ class Bot:
         rows = state.axes_ws().tolist()  # right, forward, up: plain floats are cheaper here
         spin = state.angular_velocity_ws.tolist()
         if thinking:
-            self._push = self._avoidance(simulation, here_x, here_y)
+            self._push = self._avoidance(simulation, me, here_x, here_y)
         turret, elevation, fire = self._gun(simulation, me, target, thinking, rows, spin)
         held = None if me.parts is None else crippled_drive(  # its broken parts drive it
             me.parts.effects, rows[1], me.turret_heading_rad, self._wanted_ws,
@@ -287,10 +291,12 @@ class Bot:
         aligned = abs(error) < spec.full_throttle_within_rad
         return (1.0 if aligned else spec.turning_throttle), steer
 
-    def _avoidance(self, simulation, here_x: float, here_y: float) -> tuple[float, float]:
+    def _avoidance(self, simulation, me, here_x: float, here_y: float) -> tuple[float, float]:
         """A push away from everything solid nearby (the map's edges too), stronger the
-        closer it is, for a bot at ``here``."""
-        radius = self.spec.avoid_radius_m
+        closer it is, for a bot at ``here``; the other vehicles' from where they will be,
+        ``avoid_ahead_s`` on, as seen from where it will be (two closing head-on turn aside
+        while there is room)."""
+        radius, ahead_s = self.spec.avoid_radius_m, self.spec.avoid_ahead_s
         revision = simulation.arena.rocks_revision
         if self._rocks_xy is None or self._rocks_revision != revision:
             # Rocks never move: gather them again only when some came or went.
@@ -298,10 +304,11 @@ class Bot:
                                       ).reshape(-1, 2)
             self._rocks_revision = revision
         terrain = simulation.terrain
-        # Every vehicle, this one too: its own gap is zero, which pushes nowhere.
-        return avoidance_push(here_x, here_y, self._rocks_xy,
-                               simulation.vehicle_positions_xy(), terrain.half_extent_x_m,
-                               terrain.half_extent_y_m, radius)
+        # Every vehicle, this one too: its own gap stays zero, which pushes nowhere.
+        others_xy = (simulation.vehicles_ahead_xy(ahead_s)
+                     - me.current.velocity_ws[:2] * ahead_s)
+        return avoidance_push(here_x, here_y, self._rocks_xy, others_xy,
+                               terrain.half_extent_x_m, terrain.half_extent_y_m, radius)
 
     def _gun(self, simulation, me, target, thinking: bool, rows, spin
              ) -> tuple[float, float, bool]:

@@ -154,6 +154,13 @@ class Simulation:
             self._positions_xy = step, positions
         return self._positions_xy[1]
 
+    def vehicles_ahead_xy(self, ahead_s: float) -> np.ndarray:
+        """Every vehicle's x and y ``ahead_s`` seconds on at its present velocity (V, 2),
+        in :meth:`vehicle_positions_xy`'s order."""
+        velocities = np.array([vehicle.current.velocity_ws[:2] for vehicle in self.vehicles]
+                              ).reshape(-1, 2)
+        return self.vehicle_positions_xy() + velocities * ahead_s
+
     # ----- who drives, and what else happens --------------------------------------------
 
     def add_driver(self, vehicle_name: str, driver: Driver) -> None:
