@@ -441,3 +441,27 @@ def test_a_box_prepared_again_after_its_tiles_were_trimmed_makes_them_again(conf
     assert key in big.resident_tiles and big.tiles_made == made + len(far) + 1
     big.trim()
     assert key in big.resident_tiles  # used this step: kept
+
+
+def test_a_look_up_makes_the_tiles_it_reads_and_the_trim_keeps_the_ones_read_lately(big):
+    """``planes_at`` makes a tile it reads that is not made yet (the height is the
+    ground's, not the missing tile's far depth), and every tile it reads counts as used in
+    that step: of the spares, the trim drops the least lately read, and keeps one read
+    every step however many others come after it."""
+    corner = np.array([[1500.0], [1500.0]])  # one corner tile, far from everything
+    ground_m, _ = big.planes_at(corner)
+    assert ground_m[0] == pytest.approx(float(big.field.heights(*corner)[0]), abs=0.5)
+    [corner_key] = big.resident_tiles
+    spare = big.tile_spec.spare_tiles
+    far = [(-1920.0 + 256.0 * (number % 16), -1920.0 + 256.0 * (number // 16))
+           for number in range(spare + 2)]  # more spares than are kept, one tile each
+    first_key = None
+    for x_m, y_m in far:
+        big.trim()
+        big.planes_at(corner)  # read every step: kept
+        big.planes_at(np.array([[x_m], [y_m]]))
+        first_key = first_key or next(key for key in big.resident_tiles if key != corner_key)
+    big.trim()
+    assert corner_key in big.resident_tiles
+    assert first_key not in big.resident_tiles  # read once, then least lately: dropped
+    assert len(big.resident_tiles) == spare

@@ -26,6 +26,7 @@ from game.sim.controls import Controls
 from game.sim.events import (Damage, Destroyed, Event, FireOut, FireStarted, PartDamaged,
                              PartDestroyed, PartRepaired)
 from physics.bullet.hull_body import TurretCollider, fit_turret
+from physics.bullet.poses import vector_array
 from physics.bullet.shells import Shell
 from physics.bullet.world import PhysicsWorld
 from physics.model.parts import (AMMO_RACK, ENGINE, OUTSIDE, PART_NAMES,
@@ -138,7 +139,7 @@ class ThrownTurret:
     def pose(self) -> tuple[np.ndarray, np.ndarray]:
         """Where it is: the turret ring's centre in the world and the rotation (w, x, y, z)."""
         transform = self.path.getTransform()
-        return np.array(transform.getPos()), np.array(transform.getQuat())
+        return vector_array(transform.getPos()), vector_array(transform.getQuat())
 
 
 class PartDamage:
@@ -180,18 +181,18 @@ class PartDamage:
                     if vehicle.parts is not None and not vehicle.destroyed]
         if not armoured or not flights:
             return events
-        centres = np.array([vehicle.current.position_ws for vehicle in armoured])
-        reach_m = np.array([vehicle.collider_reach_m for vehicle in armoured])
+        # Plain floats: a shell and a few tanks, every step a shell flies.
+        centres = [(vehicle, vehicle.current.position_ws.tolist(), vehicle.collider_reach_m)
+                   for vehicle in armoured]
         for shell, start_ws, end_ws in flights:
             line = np.asarray(end_ws, dtype=float) - start_ws
             length_m = float(np.linalg.norm(line))
             if length_m == 0.0:
                 continue
-            middle = (np.asarray(start_ws) + end_ws) / 2.0
-            near = np.linalg.norm(centres - middle, axis=1) <= reach_m + length_m / 2.0
-            for index in np.flatnonzero(near).tolist():
-                vehicle = armoured[index]
-                if vehicle is not shell.owner:
+            middle = ((np.asarray(start_ws) + end_ws) / 2.0).tolist()
+            for vehicle, centre, reach_m in centres:
+                if (vehicle is not shell.owner
+                        and math.dist(centre, middle) <= reach_m + length_m / 2.0):
                     events += self._track_crossed(vehicle, shell, start_ws, line / length_m,
                                                   length_m)
         return events

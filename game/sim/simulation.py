@@ -31,6 +31,7 @@ from physics.bullet.fleet import VehicleFleet
 from physics.bullet.hull_body import (TURRET_CONTACT_FOLLOW_M, TURRET_FOLLOW_M,
                                       make_vehicle_body)
 from physics.bullet.poses import ground_aligned_rotation, set_at_rest
+from physics.bullet.shells import flights_now
 from physics.model.broadphase import points_near_path
 from physics.model.flight import flight_to_distance
 from physics.model.parts import WHOLE_TANK
@@ -361,10 +362,9 @@ class Simulation:
         shells = self.shells
         if not shells:
             return None
-        velocities = np.array([shell.velocity_ws for shell in shells])
-        return ShellPaths(np.array([shell.position_ws for shell in shells]), velocities,
-                          2.0 * self.step_s * np.linalg.norm(velocities, axis=1)
-                          + np.array([shell.radius_m for shell in shells]))
+        positions, velocities, radii = flights_now(shells)
+        return ShellPaths(positions, velocities,
+                          2.0 * self.step_s * np.linalg.norm(velocities, axis=1) + radii)
 
     def _stream(self, shell_paths: ShellPaths | None) -> None:
         """A big desert follows the vehicles, and the shells for the step ahead

@@ -266,6 +266,9 @@ class VehicleFleet:
         needs, which vehicles come near something other than the terrain during the step,
         and the states the step's first substep starts from (nothing moves a body between
         this call and the world step that follows it: set a body down before it, not after).
+        A big desert's tiles under every ray of the step are made here too, once: within
+        each ray's reach of anywhere the fastest vehicle could go in the step, and as far
+        again to spare.
         """
         if not self.bodies:
             return None
@@ -273,6 +276,7 @@ class VehicleFleet:
         speeds, fastest_mps, strayed_m = self._survey(states)
         self._plan = _StepPlan(self.world.step_count, states,
                                *self._near_something(states, step_s, fastest_mps, strayed_m))
+        self.model.prepare_ground(states, self.terrain, 2.0 * fastest_mps * step_s)
         self.hull_pairs.update(self.bodies, states, step_s)
         gears = self.gearbox.step(step_s, speeds, self.throttle, self.model.driveline)
         self.command = self.drive.command(gears.command, self.gearbox.shifting, self.steer,
@@ -337,6 +341,7 @@ class VehicleFleet:
         if plan is not None and plan.step == self.world.step_count:
             states, plan.states = plan.states or body_states(self.bodies), None
             near, links, others = plan.near, plan.links, plan.others
+            ground_ready = True
         else:  # stepped without update_drive: read and look round every substep
             states = body_states(self.bodies)
             _, fastest_mps, strayed_m = self._survey(states)
@@ -344,9 +349,10 @@ class VehicleFleet:
                                                        strayed_m)
             everyone = np.ones(len(self.bodies), dtype=bool)
             self.hull_pairs.set(self.bodies, everyone, everyone)  # nobody tests them
+            ground_ready = False
         exact = self._rays_near_bodies(states, near, links, others)
         impulses = self.model.step(states, self.command, substep_s, self.terrain,
-                                   self._bullet_rays, exact)
+                                   self._bullet_rays, exact, ground_ready)
         linear_ws, angular_ws = self._guarded(impulses,
                                               self.drive.body_impulses(states, substep_s))
         # Each row handed over as a tuple of floats (Panda makes its vector in C), by map

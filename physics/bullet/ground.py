@@ -25,7 +25,7 @@ from panda3d.core import BitMask32, Point3, PTA_LVecBase3f, Vec3
 
 from physics.bullet import groups
 from physics.bullet.bodies import TERRAIN_NAME
-from physics.bullet.poses import float32s
+from physics.bullet.poses import float32s, vector_array
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchor_kernel import PARALLEL_COSINE
 from physics.model.anchors import GroundHits
@@ -200,7 +200,7 @@ class BulletRays:
             push = -impulses_ws[anchor]
             if not np.isfinite(push).all():
                 continue
-            offset = points_ws[anchor] - np.array(ground_body.getTransform().getPos())
+            offset = points_ws[anchor] - vector_array(ground_body.getTransform().getPos())
             ground_body.applyImpulse(Vec3(*push), Point3(*offset))
             couple = _grip_couple(anchor, push, report, axes_ws, patch_offset_m)
             if couple is not None:

@@ -32,6 +32,7 @@ from panda3d.bullet import BulletRigidBodyNode, BulletSphereShape
 from panda3d.core import NodePath, PandaNode, Point3, TransformState, Vec3
 
 from physics.bullet import groups
+from physics.bullet.poses import vector_array
 from physics.bullet.world import PhysicsWorld, sphere_shape
 from physics.model.ammunition import AirSpec, ShellSpec
 from physics.model.ballistics import (GunSpec, GunState, arc_meets_terrain, arc_points, gun_axes,
@@ -84,11 +85,19 @@ class Shell(Generic[Owner]):
 
     @property
     def position_ws(self) -> np.ndarray:
-        return np.array(self.body.getTransform().getPos())
+        return vector_array(self.body.getTransform().getPos())
 
     @property
     def velocity_ws(self) -> np.ndarray:
-        return np.array(self.body.getLinearVelocity())
+        return vector_array(self.body.getLinearVelocity())
+
+
+def flights_now(shells: list[Shell]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every shell's position and velocity (S, 3 each) and radius (S,), read in one pass
+    (the numbers :attr:`Shell.position_ws` and :attr:`Shell.velocity_ws` read)."""
+    table = np.array([(*shell.body.getTransform().getPos(), *shell.body.getLinearVelocity(),
+                       shell.radius_m) for shell in shells], dtype=float).reshape(-1, 7)
+    return table[:, :3], table[:, 3:6], table[:, 6]
 
 
 @dataclass(frozen=True)
@@ -178,17 +187,21 @@ class ShellSystem(Generic[Owner]):
             body.setLinearVelocity(velocity * slowed)
 
     def _contacts(self) -> dict[PandaNode, tuple[PandaNode, np.ndarray]]:
-        """What each shell touched in the last step: shell node -> (other node, point)."""
+        """What each shell touched in the last step: shell node -> (other node, point). Of
+        the world's manifolds (every pair of bodies in touch: tanks on the ground, on rocks)
+        only a shell's are read."""
         touching: dict[PandaNode, tuple[PandaNode, np.ndarray]] = {}
+        shell_nodes = {shell.body for shell in self.shells}
         for manifold in self.world.bullet.getManifolds():
-            if manifold.getNumManifoldPoints() == 0:
-                continue
             first, second = manifold.getNode0(), manifold.getNode1()
+            if (first not in shell_nodes and second not in shell_nodes
+                    or manifold.getNumManifoldPoints() == 0):
+                continue
             point = manifold.getManifoldPoint(0)
             for shell_node, other, position in ((first, second, point.getPositionWorldOnA()),
                                                 (second, first, point.getPositionWorldOnB())):
-                if isinstance(self.world.handles.owner_of(shell_node), Shell):
-                    touching.setdefault(shell_node, (other, np.array(position)))
+                if shell_node in shell_nodes:
+                    touching.setdefault(shell_node, (other, vector_array(position)))
         return touching
 
     def update(self, time_s: float, lifetime_s: float) -> tuple[list[ShellHit[Owner]], int]:
@@ -200,8 +213,8 @@ class ShellSystem(Generic[Owner]):
         hits, expired, flying = [], 0, []
         for shell in self.shells:
             body = shell.body
-            position = np.array(body.getTransform().getPos())
-            velocity = np.array(body.getLinearVelocity())
+            position = vector_array(body.getTransform().getPos())
+            velocity = vector_array(body.getLinearVelocity())
             hit = self._struck(shell, touching.get(body))
             if hit is not None:
                 hits.append(hit)

@@ -42,6 +42,9 @@ class StreamedColliders:
         """Where the vehicles were when the tiles and colliders were last worked out."""
         self._shells_held = False
         """Some shell had colliders of its own at the last :meth:`follow`."""
+        self._applied: tuple | None = None
+        """The near tiles (:attr:`_near`, by identity) and the passing ones the colliders
+        were last made for: a shell's step over the same tiles changes nothing."""
 
     @property
     def rocks(self) -> list[Rock]:
@@ -91,9 +94,16 @@ class StreamedColliders:
         through (shells: (S, 3)), only while they are there and low enough to meet the
         tile's ground or rocks."""
         wanted, keep = self._near_tiles(points_xy)
+        passing: frozenset[TileKey] = frozenset()
         if passing_ws is not None and len(passing_ws):
             passing = self._passing_tiles(np.asarray(passing_ws, dtype=float).reshape(-1, 3),
                                           passing_reach_m)
+        applying = (self._near, passing)
+        if self._applied is not None and (self._applied[0] is applying[0]
+                                          and self._applied[1] == passing):
+            return
+        self._applied = applying
+        if passing:
             wanted, keep = sorted(set(wanted) | passing), keep | passing
         for key in [key for key in self._bodies if key not in keep]:
             self.world.remove_body(self._bodies.pop(key))
@@ -103,7 +113,7 @@ class StreamedColliders:
                 self._bodies[key] = self._add(key)
                 self._add_rocks(key)
 
-    def _passing_tiles(self, passing_ws: np.ndarray, reach_m) -> set[TileKey]:
+    def _passing_tiles(self, passing_ws: np.ndarray, reach_m) -> frozenset[TileKey]:
         """The tiles within reach of each passing thing whose top it may come down to."""
         terrain = self.terrain
         reaches = per_point(reach_m, len(passing_ws)).tolist()
@@ -114,7 +124,7 @@ class StreamedColliders:
                 continue
             tiles.update(key for key in terrain.tiles_near(np.array([x_m, y_m]), reach_m)
                          if z_m - reach_m <= terrain.tile_top_m(key))
-        return tiles
+        return frozenset(tiles)
 
     def _near_tiles(self, points_xy: np.ndarray) -> tuple[list[TileKey], set[TileKey]]:
         """The tiles wanted near the points and those kept, worked out again only when the
@@ -164,6 +174,7 @@ class StreamedColliders:
         return self.world.add_body(body, owner=terrain)
 
     def destroy(self) -> None:
+        self._applied = None
         for key in list(self._bodies):
             self.world.remove_body(self._bodies.pop(key))
             self._remove_rocks(key)

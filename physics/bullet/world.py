@@ -32,6 +32,7 @@ from panda3d.core import (BitMask32, LMatrix3f, LQuaternionf, NodePath, Point3, 
 
 from physics.bullet import groups
 from physics.bullet.overlap import Solid, body_solid, overlaps, probe_solid
+from physics.bullet.poses import vector_array
 from physics.model.stepping import SimulationSpec
 
 SubstepHook = Callable[[float], None]
@@ -126,7 +127,7 @@ _hit_node = BulletRayHit.getNode
 
 
 def _ray_hit(result) -> RayHit:
-    return RayHit(np.array(result.getHitPos()), np.array(result.getHitNormal()),
+    return RayHit(vector_array(result.getHitPos()), vector_array(result.getHitNormal()),
                   result.getHitFraction(), result.getNode())
 
 

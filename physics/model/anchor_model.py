@@ -299,18 +299,21 @@ class AnchorModel:
 
     def step(self, states: BodyStates, command: AnchorCommand, substep_s: float,
              terrain: Terrain | None = None, query: GroundQuery | None = None,
-             exact: np.ndarray | None = None) -> AnchorImpulses:
+             exact: np.ndarray | None = None, ground_ready: bool = False) -> AnchorImpulses:
         """One substep for every anchor of every vehicle.
 
         Each ray is cast against ``terrain``'s height array; the rays marked in ``exact``
         (N,), every ray when there is no terrain, are cast beforehand by ``query``.
+        ``ground_ready``: the terrain's tiles under every ray were made for the whole step
+        (:meth:`prepare_ground`), not to be looked at again in each substep.
         """
         vehicles = len(states.position_ws)
         count = vehicles * self.anchors
         exact, exact_hits = self._cast_exact(states, terrain, query, exact, count)
         ground_tables = _NO_TERRAIN
         if terrain is not None:
-            self._prepare_ground(states, terrain)
+            if not ground_ready:
+                self.prepare_ground(states, terrain)
             ground_tables = terrain.tables
         linear, angular = np.empty((vehicles, 3)), np.empty((vehicles, 3))
         impulse, results = np.empty((3, count)), np.empty((tables.RESULT_ROWS, count))
@@ -339,13 +342,15 @@ class AnchorModel:
             self._no_bias.setflags(write=False)
         return self._no_bias
 
-    def _prepare_ground(self, states: BodyStates, terrain: Terrain) -> None:
-        """Have the terrain make the tiles every ray of these vehicles may reach."""
+    def prepare_ground(self, states: BodyStates, terrain: Terrain, travel_m: float = 0.0
+                       ) -> None:
+        """Have the terrain make the tiles every ray of these vehicles may reach, from where
+        they are or anywhere within ``travel_m`` of it."""
         if not terrain.tiles_on_demand:
             return
-        reach_m = self.ray_reach_m
-        low_x, low_y = states.position_ws[:, :2].min(axis=0).tolist()
-        high_x, high_y = states.position_ws[:, :2].max(axis=0).tolist()
+        reach_m = self.ray_reach_m + travel_m
+        xs, ys = states.position_ws[:, :2].T.tolist()  # cheaper than numpy on a fleet
+        low_x, low_y, high_x, high_y = min(xs), min(ys), max(xs), max(ys)
         terrain.prepare_box(low_x - reach_m, low_y - reach_m, high_x + reach_m,
                             high_y + reach_m)
 

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from common.compiled import compiled_loop
+from common.compiled import compiled_loop, compiled_stage
 from common.spec import Spec, SpecError, tuning
 from physics.model.craters import CraterBook, CraterSpec
 from physics.model.desert_field import TileSpec
@@ -141,15 +141,22 @@ MISSING_HEIGHT_M = -1.0e9
 or a shell meets no ground there (callers make the tiles they need first)."""
 
 
+@compiled_stage
+def _cell_under(lookup, x_m, y_m):
+    """The collider's cell under a point (column, row) and the point's place in it (0 to 1
+    in x and y); points off the map are on its edge."""
+    cell_u = np.minimum(np.maximum((x_m + lookup[0]) / lookup[2], 0.0), lookup[3])
+    cell_v = np.minimum(np.maximum((y_m + lookup[1]) / lookup[2], 0.0), lookup[4])
+    i, j = min(int(cell_u), int(lookup[3]) - 1), min(int(cell_v), int(lookup[4]) - 1)
+    return i, j, cell_u - i, cell_v - j
+
+
 @compiled_loop
 def plane_under(planes, directory, lookup, x_m, y_m):
     """Height, and unit normal (x, y, z), of the collider's triangle under one point: what
     :meth:`Terrain.planes_at` gives, for compiled loops (the arrays are
     :class:`TerrainTables`'); points off the map read its edge."""
-    cell_u = np.minimum(np.maximum((x_m + lookup[0]) / lookup[2], 0.0), lookup[3])
-    cell_v = np.minimum(np.maximum((y_m + lookup[1]) / lookup[2], 0.0), lookup[4])
-    i, j = min(int(cell_u), int(lookup[3]) - 1), min(int(cell_v), int(lookup[4]) - 1)
-    fu, fv = cell_u - i, cell_v - j
+    i, j, fu, fv = _cell_under(lookup, x_m, y_m)
     tile_cells_x, tile_cells_y = int(lookup[5]), int(lookup[6])
     tile_i, tile_j = i // tile_cells_x, j // tile_cells_y
     slot = directory[tile_j, tile_i]
@@ -205,6 +212,24 @@ def planes_under(planes, directory, lookup, xy_m):
         heights[index], normals[0, index], normals[1, index], normals[2, index] = \
             plane_under(planes, directory, lookup, x_m, y_m)
     return heights, normals
+
+
+@compiled_loop
+def tiles_marked(directory, lookup, xy_m, used, epoch):
+    """Mark in ``used`` (laid out as ``directory``) the tile under each finite point of N,
+    rows (2, N) of x and y, as used in ``epoch`` (the tile :func:`plane_under` reads);
+    whether every one of those tiles is made."""
+    tile_cells_x, tile_cells_y = int(lookup[5]), int(lookup[6])
+    made = True
+    for index in range(xy_m.shape[1]):
+        x_m, y_m = xy_m[0, index], xy_m[1, index]
+        if not (np.isfinite(x_m) and np.isfinite(y_m)):
+            continue
+        i, j, _, _ = _cell_under(lookup, x_m, y_m)
+        tile_i, tile_j = i // tile_cells_x, j // tile_cells_y
+        used[tile_j, tile_i] = epoch
+        made = made and directory[tile_j, tile_i] >= 0
+    return made
 
 
 class TerrainBase(CraterBook):

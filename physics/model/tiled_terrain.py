@@ -36,7 +36,7 @@ from physics.model.desert_field import DesertField
 from physics.model.height_grid import quantised
 from physics.model.rocks import Rock
 from physics.model.terrain_base import (TerrainBase, TerrainSpec, TerrainTables,
-                                        planes_under)
+                                        planes_under, tiles_marked)
 from physics.model.tile_contents import TileContents
 from physics.model.tile_grid import TileGrid, TileKey, per_point, rect_distances_m
 from physics.model.tile_rocks import TileRocks
@@ -83,8 +83,9 @@ class TiledTerrain(TileGrid, TerrainBase):
                                       (self.min_height_m, self.height_range_m, hardpan_below_m))
         self._slots: dict[TileKey, int] = {}
         self._free: list[int] = []
-        self._used: dict[TileKey, int] = {}
-        """Each made tile's last epoch of use (an epoch is one fixed step: :meth:`trim`)."""
+        self._used = np.full((self.tiles_per_side, self.tiles_per_side), -1, dtype=np.int64)
+        """Each tile's last epoch of use, by row and column (-1: not made); an epoch is one
+        fixed step (:meth:`trim`). An array, so that a look-up marks its tiles at once."""
         self._near: set[TileKey] = set()
         """The tiles within ``unload_radius_m`` of something moving at the last stream."""
         self._epoch = 0
@@ -141,7 +142,7 @@ class TiledTerrain(TileGrid, TerrainBase):
 
     def _slot(self, key: TileKey) -> int:
         """The slot of a tile, made now if it is not; it counts as used this epoch."""
-        self._used[key] = self._epoch
+        self._used[key[1], key[0]] = self._epoch
         slot = self._slots.get(key)
         if slot is None:
             slot = self._make(key)
@@ -170,7 +171,7 @@ class TiledTerrain(TileGrid, TerrainBase):
     def _drop(self, key: TileKey) -> None:
         self._rocks.pop(key, None)
         slot = self._slots.pop(key)
-        self._used.pop(key, None)
+        self._used[key[1], key[0]] = -1
         self._directory[key[1], key[0]] = -1
         self._free.append(slot)
 
@@ -309,9 +310,10 @@ class TiledTerrain(TileGrid, TerrainBase):
         limit = self.tile_spec.spare_tiles
         if len(self._slots) - len(self._near & self._slots.keys()) <= limit:
             return  # no more spares than are kept, even counting those used this epoch
+        used = self._used
         spares = sorted((key for key in self._slots if key not in self._near
-                         and self._used.get(key, -1) < self._epoch),
-                        key=lambda key: (self._used.get(key, -1), key))
+                         and used[key[1], key[0]] < self._epoch),
+                        key=lambda key: (int(used[key[1], key[0]]), key))
         for key in spares[:max(len(spares) - limit, 0)]:
             self._drop(key)
 
@@ -375,18 +377,31 @@ class TiledTerrain(TileGrid, TerrainBase):
         """For cells or samples (2, N) of the map's grid: the slot of the tile each lies
         in (made now if need be) and its place in that tile (2, N)."""
         tiles = np.minimum(cells // self.tile_cells, self.tiles_per_side - 1)
-        for column, row in set(zip(*tiles.tolist())):
-            self._slot((column, row))
-        return self._directory[tiles[1], tiles[0]], cells - tiles * self.tile_cells
+        return self._slots_of_tiles(tiles), cells - tiles * self.tile_cells
+
+    def _slots_of_tiles(self, tiles: np.ndarray) -> np.ndarray:
+        """The slots of tiles (2, N), columns then rows, each made now if it is not and
+        counted as used this epoch: in a few array operations where all are made (most
+        look-ups), tile by tile only for the missing ones."""
+        columns, rows = tiles
+        self._used[rows, columns] = self._epoch
+        slots = self._directory[rows, columns]
+        if slots.size and slots.min() < 0:
+            missing = slots < 0
+            for column, row in set(zip(columns[missing].tolist(), rows[missing].tolist())):
+                self._slot((column, row))
+            slots = self._directory[rows, columns]
+        return slots
 
     def planes_at(self, xy_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Height (N,) and unit normal (3, N) of the collider's triangle under each of N
         points, rows (2, N) of x and y; points off the map read its edge."""
         xy_m = np.asarray(xy_m, dtype=float)
-        tiles = np.minimum(np.maximum((xy_m + self.half_extent_x_m) // self.tile_size_m, 0),
-                           self.tiles_per_side - 1).astype(np.int64)
-        for key in set(zip(*tiles.tolist())):
-            self._slot(key)
+        if not tiles_marked(self._directory, self._lookup, xy_m, self._used, self._epoch):
+            finite = xy_m[:, np.isfinite(xy_m).all(axis=0)]  # a point under nothing needs none
+            tiles = np.minimum(np.maximum((finite + self.half_extent_x_m) // self.tile_size_m,
+                                          0), self.tiles_per_side - 1).astype(np.int64)
+            self._slots_of_tiles(tiles)
         return planes_under(self._planes, self._directory, self._lookup, xy_m)
 
     def far_heights(self, x_m: np.ndarray, y_m: np.ndarray) -> np.ndarray:
