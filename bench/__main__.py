@@ -95,6 +95,9 @@ def _add_battle(commands, common) -> None:
                        help="before every step, untimed, write through this many MiB: the "
                             "caches evicted, as a drawn frame's rendering leaves them "
                             f"(default {battle.DEFAULT_EVICT_MIB}: none)")
+    fight.add_argument("--against", type=map_name, default=None, metavar="MAP",
+                       help="also fight each battle on MAP, the two stepped in turn in one "
+                            "process: ms a step on each and the ratio (default: none)")
 
 
 def _add_ai(commands, common) -> None:
@@ -262,7 +265,8 @@ def _run_one(name: str, options, config, quiet: bool, alone: bool) -> tuple[dict
         if options.bot_tanks is not None:
             config = battle.with_bot_tanks(config, options.bot_tanks)
         report = battle.run(config, tanks=tanks, seconds=options.seconds, seed=options.seed,
-                            map_name=options.map, evict_mib=options.evict_mib)
+                            map_name=options.map, evict_mib=options.evict_mib,
+                            against=options.against)
         return report, battle.table(report)
     progress = None if quiet else (
         lambda result: print(f"  {result['count']} tanks: ours "

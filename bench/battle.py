@@ -24,6 +24,13 @@ renderer does between two of the game's frames (software GL most of all: it draw
 megabytes of buffers and textures on every core). A step then costs what it costs in a
 drawn frame (``bench frame``'s ``steps_ms``), and the split says which parts pay most for
 coming back from memory.
+
+``against`` (``--against MAP``): each size is also fought on another map, the two battles
+in one process and stepped in turn, one step of each (which goes first alternating), every
+step timed: ``ms_per_step`` on each map and the ``ratio`` of ``--map``'s to ``MAP``'s. A
+machine's slow spells (another program, a neighbour on a shared host) fall on both alike,
+so the ratio holds from run to run where two runs one after the other can differ by a
+tenth. The caches hold the other battle's leavings, not the step's own, in both.
 """
 
 from __future__ import annotations
@@ -150,14 +157,43 @@ def with_bot_tanks(config, names: tuple[str, ...]):
     return replace(config, game=replace(config.game, battle=battle_spec))
 
 
+def in_turns(config, tanks: int, seconds: float, seed: int, map_name: str, against: str
+             ) -> dict:
+    """The battle of ``tanks`` tanks on ``map_name`` and on ``against`` in one process,
+    stepped in turn (see the module's notes): ms a step on each, and the first's over the
+    second's."""
+    loops = [random_battle(config, tanks - 1, seed, name) for name in (map_name, against)]
+    try:
+        for loop in loops:
+            loop.step()  # not timed, as in a battle alone
+        steps = max(round(seconds / loops[0].simulation.step_s), 1)
+        spent_s = [0.0, 0.0]
+        for step in range(steps):
+            for which in ((0, 1) if step % 2 == 0 else (1, 0)):
+                started = time.perf_counter()
+                loops[which].step()
+                spent_s[which] += time.perf_counter() - started
+    finally:
+        for loop in loops:
+            loop.session.destroy()
+    ms = [spent / steps * 1000.0 for spent in spent_s]
+    return {"map": against, "steps": steps, "ms_per_step": round(ms[0], 3),
+            "against_ms_per_step": round(ms[1], 3), "ratio": round(ms[0] / ms[1], 3)}
+
+
 def run(config, tanks=DEFAULT_TANKS, seconds: float = DEFAULT_SECONDS,
         seed: int = DEFAULT_SEED, map_name: str = DEFAULT_MAP,
-        evict_mib: int = DEFAULT_EVICT_MIB) -> dict:
+        evict_mib: int = DEFAULT_EVICT_MIB, against: str | None = None) -> dict:
     """One battle per entry of ``tanks``, in turn; ``realtime_factor`` maps each size (as
-    text, for JSON) to its factor."""
+    text, for JSON) to its factor. ``against``: each also fought in turns with one on that
+    map (:func:`in_turns`), in the result's ``against``."""
     results = [run_one(config, count, seconds, seed, map_name, evict_mib) for count in tanks]
+    if against is not None:
+        for result in results:
+            result["against"] = in_turns(config, result["tanks"], seconds, seed, map_name,
+                                         against)
     return {"parameters": {"tanks": list(tanks), "simulated_s": seconds, "seed": seed,
-                           "map": map_name, "evict_mib": evict_mib,
+                           "map": map_name, "evict_mib": evict_mib, "against": against,
                            "bot_tanks": list(config.game.battle.bot_tanks)},
             "results": results,
             "realtime_factor": {str(result["tanks"]): result["realtime_factor"]
@@ -178,4 +214,9 @@ def table(report: dict) -> str:
                      f"events {result['events']}")
         lines.append(f"      of a step timed part by part ({result['timed_ms_per_step']:.2f} ms): "
                      + ", ".join(f"{part} {ms:.3f}" for part, ms in result["step_ms"].items()))
+        turns = result.get("against")
+        if turns is not None:
+            lines.append(f"      in turns with a battle on {turns['map']}: "
+                         f"{turns['ms_per_step']:.3f} ms a step against "
+                         f"{turns['against_ms_per_step']:.3f}, {turns['ratio']:.2f} times")
     return "\n".join(lines)

@@ -85,10 +85,10 @@ def test_the_battle_benchmark_runs_a_real_battle(config):
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)["results"]["battle"]
     assert report["parameters"] == {"tanks": [3], "simulated_s": 3, "seed": 1,
-                                    "map": "desert", "evict_mib": 0,
+                                    "map": "desert", "evict_mib": 0, "against": None,
                                     "bot_tanks": list(config.game.battle.bot_tanks)}
     (result,) = report["results"]
-    assert result["tanks"] == 3
+    assert result["tanks"] == 3 and "against" not in result
     assert report["realtime_factor"] == {"3": result["realtime_factor"]}
     for key in ("wall_s", "realtime_factor", "ms_per_step", "timed_ms_per_step"):
         assert finite(result[key]) and result[key] > 0.0, key
@@ -123,6 +123,34 @@ def test_the_battle_benchmark_runs_one_battle_per_size():
     assert report["realtime_factor"] == {str(result["tanks"]): result["realtime_factor"]
                                          for result in report["results"]}
     assert all(finite(factor) and factor > 0.0 for factor in report["realtime_factor"].values())
+
+
+def test_the_battle_benchmark_can_fight_on_two_maps_in_turns(monkeypatch):
+    """``--against MAP``: the battle is fought again on MAP and on ``--map`` in one process,
+    one step of each in turn, as many of each; the ratio is the first's ms over the
+    second's. A map that does not exist exits 2, naming the flag."""
+    from bench import battle
+    from game.config import load_config
+    from game.sim.step_loop import StepLoop
+    stepped: dict[object, int] = {}
+    step = StepLoop.step
+
+    def counted(loop):
+        stepped[loop.simulation.terrain] = stepped.get(loop.simulation.terrain, 0) + 1
+        return step(loop)
+    monkeypatch.setattr(StepLoop, "step", counted)
+    turns = battle.in_turns(load_config(), 2, 0.5, 1, "flat", "slope:10")
+    assert sorted(stepped.values()) == [turns["steps"] + 1] * 2  # the first untimed
+    assert turns["map"] == "slope:10" and turns["ms_per_step"] > 0.0
+    assert turns["ratio"] == pytest.approx(turns["ms_per_step"] / turns["against_ms_per_step"],
+                                           rel=0.01)
+    done = bench("battle", "--seconds", "1", "--bots", "1", "--map", "flat",
+                 "--against", "slope:10")
+    assert done.returncode == 0, done.stderr
+    assert "in turns with a battle on slope:10:" in done.stdout
+    refused = bench("battle", "--against", "moon")
+    assert refused.returncode == 2
+    assert "--against" in refused.stderr and "moon" in refused.stderr.strip().splitlines()[-1]
 
 
 def test_the_battle_benchmark_can_evict_the_caches_before_every_step():
