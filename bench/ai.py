@@ -9,10 +9,15 @@
 - Classes: every two tank classes (config/tanks/) one against one at equal skill, each
   class in turn the player's tank (the brain) and the bot's, a round per seed each way:
   the rounds each class won, and its share of all the one-against-one rounds it fought.
+- Mixed teams: a tank of every class on each side, all at equal skill (the player's tank
+  and its allies driven by bot brains), a round per seed, the player's class taken in turn:
+  every tank destroyed is an exchange its killer's class won and its own class lost; per
+  class the exchanges won and lost, and its share of those it was in.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import combinations
 
 import numpy as np
@@ -38,13 +43,13 @@ CLASS_WINS_MOST = 0.75
 """No class should win more than this share of its rounds against another."""
 
 
-def _blocked(simulation, shooter_name: str, step_m: float) -> bool:
+def _blocked(simulation, side_of, shooter_name: str, step_m: float) -> bool:
     """Whether the ground lay between a shooter's gun and the nearest enemy's hull as the
-    step it fired in began (its gun as it fired)."""
+    step it fired in began (its gun as it fired); ``side_of``: the battle's sides."""
     shooter = simulation.vehicle_named(shooter_name)
-    player = simulation.player
-    others = ([v for v in simulation.vehicles if v is not player and not v.destroyed]
-              if shooter is player else [player])  # the bots' one target is the player
+    own_side = side_of(shooter_name)
+    others = [v for v in simulation.vehicles
+              if not v.destroyed and side_of(v.name) not in (None, own_side)]
     if shooter is None or shooter.aim is None or not others:
         return False
     muzzle = muzzle_ws(shooter.previous, shooter.spec.gun, shooter.aim)
@@ -54,25 +59,33 @@ def _blocked(simulation, shooter_name: str, step_m: float) -> bool:
 
 
 def play_round(config, seed: int, player_ai: str | None, bot_level: str, bots: int,
-               most_s: float, tank: str | None = None) -> dict:
-    """One round, the player in the tank class ``tank`` (None: the config's): who won
-    (None: neither in time), when, shots and those fired blind."""
+               most_s: float, tank: str | None = None, allies: tuple[str, ...] = ()) -> dict:
+    """One round, the player in the tank class ``tank`` (None: the config's) with an ally
+    of each class in ``allies`` (at ``player_ai``'s level): who won (None: neither in
+    time), when, shots and those fired blind, and each tank destroyed as (its class, its
+    killer's class)."""
     options = GameOptions(MapChoice("desert"), seed, "tank", bots, difficulty=bot_level,
                           player_ai=player_ai, tank=tank)
     session = GameSession(config.session, options)
-    simulation = session.simulation
+    simulation, battle = session.simulation, session.battle
+    for ally in allies:
+        battle.add_ally(ally, replace(session.specs.ai, difficulty=player_ai))
     loop = StepLoop(session, session.player_brain() or idle)
     step_m = config.game.ai.spotting.sight_step_m
     shots = blind = 0
     winner, ended_s, player_down_s = None, None, None
+    exchanges = []
     try:
         for _ in range(round(most_s / simulation.step_s)):
             for event in loop.step():
                 if isinstance(event, Shot):
                     shots += 1
-                    blind += _blocked(simulation, event.vehicle, step_m)
-                elif isinstance(event, Destroyed) and event.vehicle == simulation.player.name:
-                    player_down_s = simulation.time_s
+                    blind += _blocked(simulation, battle.side_of, event.vehicle, step_m)
+                elif isinstance(event, Destroyed):
+                    exchanges.append((_class_of(simulation, event.vehicle),
+                                      _class_of(simulation, event.by)))
+                    if event.vehicle == simulation.player.name:
+                        player_down_s = simulation.time_s
                 elif isinstance(event, RoundEnd):
                     winner, ended_s = event.winner, simulation.time_s
             if winner is not None:
@@ -80,7 +93,13 @@ def play_round(config, seed: int, player_ai: str | None, bot_level: str, bots: i
     finally:
         session.destroy()
     return {"seed": seed, "winner": winner, "ended_s": ended_s, "shots": shots,
-            "blind_shots": blind, "player_down_s": player_down_s}
+            "blind_shots": blind, "player_down_s": player_down_s, "exchanges": exchanges}
+
+
+def _class_of(simulation, name: str) -> str | None:
+    """The tank class of the vehicle called ``name`` (None: no such tank)."""
+    vehicle = simulation.vehicle_named(name)
+    return None if vehicle is None else vehicle.tank_class
 
 
 def run(config, seeds: int = DEFAULT_SEEDS, round_s: float = DEFAULT_ROUND_S) -> dict:
@@ -103,14 +122,16 @@ def run(config, seeds: int = DEFAULT_SEEDS, round_s: float = DEFAULT_ROUND_S) ->
     blind += sum(r["blind_shots"] for r in idle)
     shots += sum(r["shots"] for r in idle)
     classes, class_shots, class_blind = class_pairings(config, seeds, round_s)
+    teams, team_shots, team_blind = mixed_teams(config, seeds, round_s)
     return {"parameters": {"seeds": seeds, "round_s": round_s, "map": "desert"},
-            "pairings": pairings, "shots": shots + class_shots,
-            "blind_shots": blind + class_blind,
+            "pairings": pairings, "shots": shots + class_shots + team_shots,
+            "blind_shots": blind + class_blind + team_blind,
             "idle_survival_s": round(float(np.mean(lasted)), 2),
             "idle_survived_whole_round": sum(1 for r in idle if r["player_down_s"] is None),
-            "classes": classes,
+            "classes": classes, "mixed_teams": teams,
             "targets": dict(TARGETS, idle_survival_s=30.0, blind_shots=0,
-                            class_wins_against_another_most=CLASS_WINS_MOST)}
+                            class_wins_against_another_most=CLASS_WINS_MOST,
+                            class_exchanges_won_in_teams_most=CLASS_WINS_MOST)}
 
 
 def class_pairings(config, seeds: int, round_s: float) -> tuple[dict, int, int]:
@@ -141,6 +162,35 @@ def class_pairings(config, seeds: int, round_s: float) -> tuple[dict, int, int]:
     return ({"level": CLASS_LEVEL, "pairings": pairings, "win_share": share}, shots, blind)
 
 
+def mixed_teams(config, seeds: int, round_s: float) -> tuple[dict, int, int]:
+    """A round per seed of one tank of every class a side, all at :data:`CLASS_LEVEL`
+    (the player's class taken in turn, its allies the other classes; the bots in the
+    classes' order): per class the exchanges won and lost (a tank destroyed: won by its
+    killer's class, lost by its own) and its share of those it was in. With the rounds'
+    winners, shots and blind shots."""
+    names = list(config.tanks)
+    teams = with_bot_tanks(config, tuple(names))
+    won, lost = dict.fromkeys(names, 0), dict.fromkeys(names, 0)
+    winners = {"player": 0, "bots": 0, "undecided": 0}
+    shots = blind = 0
+    for seed in range(1, seeds + 1):
+        player = names[(seed - 1) % len(names)]
+        allies = tuple(name for name in names if name != player)
+        result = play_round(teams, seed, CLASS_LEVEL, CLASS_LEVEL, len(names), round_s,
+                            player, allies)
+        winners[result["winner"] or "undecided"] += 1
+        for victim, killer in result["exchanges"]:
+            if victim in lost and killer in won:
+                lost[victim] += 1
+                won[killer] += 1
+        shots += result["shots"]
+        blind += result["blind_shots"]
+    share = {name: round(won[name] / max(1, won[name] + lost[name]), 3) for name in names}
+    return ({"level": CLASS_LEVEL, "rounds": seeds, "tanks_a_side": len(names),
+             "winners": winners, "exchanges_won": won, "exchanges_lost": lost,
+             "win_share": share}, shots, blind)
+
+
 def table(report: dict) -> str:
     lines = [f"ai: {report['parameters']['seeds']} seeds, rounds of at most "
              f"{report['parameters']['round_s']:g} s on the desert"]
@@ -156,6 +206,15 @@ def table(report: dict) -> str:
             + f"  undecided {pairing['undecided']:2d}  (of {pairing['rounds']})")
     lines.append("    share of its rounds won: " + ", ".join(
         f"{tank} {share:.2f}" for tank, share in classes["win_share"].items()))
+    teams = report["mixed_teams"]
+    lines.append(f"  mixed teams, a tank of each class a side, all at {teams['level']}, "
+                 f"{teams['rounds']} rounds (player's side {teams['winners']['player']}, "
+                 f"bots {teams['winners']['bots']}, undecided "
+                 f"{teams['winners']['undecided']}):")
+    lines.append("    exchanges won-lost: " + ", ".join(
+        f"{tank} {won}-{teams['exchanges_lost'][tank]}"
+        for tank, won in teams["exchanges_won"].items()) + "; share won: " + ", ".join(
+        f"{tank} {share:.2f}" for tank, share in teams["win_share"].items()))
     lines.append(f"  shots {report['shots']}, fired with the ground in the way: "
                  f"{report['blind_shots']}")
     lines.append(f"  an idle player against {IDLE_BOTS} normal bots lasted "

@@ -109,7 +109,9 @@ class Battle:
         self.bots: dict[str, Bot] = {}
         self.spawns: dict[str, tuple[float, float, float]] = {}
         self._other_players: tuple[str, ...] = ()
-        """Vehicles of other people on the player's side (local player 2, network players)."""
+        """Vehicles of other people on the player's side (local player 2, network players)
+        and of its bots (:meth:`add_ally`)."""
+        self._allies = 0
         self._sides: _Sides | None = None
         """Each side's vehicles as :meth:`_side` last gathered them."""
         self._edge_margin_m = simulation.specs.rocks.edge_clearance_m
@@ -183,6 +185,18 @@ class Battle:
         if self.free_for_all:
             self.score.setdefault(name, 0)
 
+    def add_ally(self, tank_class: str, ai: AISpec) -> str:
+        """A bot on the player's side: a tank of ``tank_class`` at the next free place of
+        the players' line (where it starts every round), driven by a brain at ``ai``'s
+        level that fights the nearest bot. Its name ("ally-N")."""
+        self._allies += 1
+        name = f"ally-{self._allies}"
+        x, y, heading = self.join_place()
+        self.simulation.spawn(TANK, name, x, y, heading, tank_class=tank_class)
+        self.add_player(name, (x, y, heading))
+        self.simulation.add_driver(name, self.brain_for(name, ai, self._allies))
+        return name
+
     def remove_player(self, name: str) -> None:
         """A network player left: their vehicle no longer starts rounds or scores."""
         self.spawns.pop(name, None)
@@ -252,10 +266,13 @@ class Battle:
             return bot.controls(simulation, me, self.target_of(me), self.zone_goal)
         return controls
 
-    def brain_for(self, name: str, ai: AISpec) -> Driver:
-        """A bot brain for a vehicle of the player's side (``--player-ai``): the controls
-        function of ``name``, fighting the nearest bot still in the fight."""
-        brain = Bot(ai, np.random.default_rng([self.simulation.seed, PLAYER_BRAIN_STREAM]))
+    def brain_for(self, name: str, ai: AISpec, *stream: int) -> Driver:
+        """A bot brain for a vehicle of the player's side (``--player-ai``, an ally): the
+        controls function of ``name``, fighting the nearest bot still in the fight.
+        ``stream``: numbers that give this brain random draws of its own (none: the
+        player's)."""
+        brain = Bot(ai, np.random.default_rng([self.simulation.seed, PLAYER_BRAIN_STREAM,
+                                               *stream]))
 
         def controls(simulation) -> Controls:
             me = simulation.vehicle_named(name)

@@ -1,0 +1,93 @@
+"""Bots on the player's side (:meth:`game.sim.battle.Battle.add_ally`): an ally of the class
+asked for starts on the players' line, counts as the player's side (the round goes on
+while it lives), fights the bots, which fight it too, and starts every round at its
+place."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from game.sim.battle import Battle
+from game.sim.controls import Controls
+from game.sim.events import RoundEnd, RoundStart, Shot
+from game.sim.simulation import Simulation
+from physics.model.terrain import MapChoice
+
+SEED = 2
+
+
+@pytest.fixture
+def battle(config):
+    simulation = Simulation(config.world, MapChoice.parse("desert"), SEED)
+    battle = Battle(simulation, config.game.battle, config.game.ai, 1)
+    yield battle
+    simulation.destroy()
+
+
+def _xy(vehicle) -> np.ndarray:
+    return np.asarray(vehicle.current.position_ws[:2], dtype=float)
+
+
+def test_an_ally_of_its_class_starts_on_the_players_line_on_the_players_side(battle, config):
+    simulation = battle.simulation
+    name = battle.add_ally("heavy", config.game.ai)
+    ally, player = simulation.vehicle_named(name), simulation.player
+    [bot] = [simulation.vehicle_named(bot_name) for bot_name in battle.bots]
+    assert ally.tank_class == "heavy" and battle.side_of(name) == "player"
+    line_gap_m = np.linalg.norm(_xy(ally) - _xy(player))
+    assert 0.0 < line_gap_m < np.linalg.norm(_xy(bot) - _xy(player)) / 4.0
+    assert battle.spawns[name] == pytest.approx((*_xy(ally), battle.spawns[name][2]), abs=0.5)
+    second = battle.add_ally("light", config.game.ai)
+    assert second != name and battle.spawns[second][:2] != battle.spawns[name][:2]
+
+
+def test_the_round_goes_on_while_an_ally_lives_and_every_tank_starts_again(battle, config):
+    simulation = battle.simulation
+    ally = simulation.vehicle_named(battle.add_ally("light", config.game.ai))
+    simulation.player.destroyed = True
+    events = simulation.step(Controls())
+    assert not any(isinstance(event, RoundEnd) for event in events)
+    ally.destroyed = True
+    events = simulation.step(Controls())
+    assert [event.winner for event in events if isinstance(event, RoundEnd)] == ["bots"]
+    for _ in range(round(config.game.battle.restart_delay_s / simulation.step_s) + 2):
+        events += simulation.step(Controls())
+    assert any(isinstance(event, RoundStart) for event in events)
+    assert not ally.destroyed and not simulation.player.destroyed
+    assert _xy(ally) == pytest.approx(battle.spawns[ally.name][:2], abs=1.0)
+
+
+@pytest.mark.slow
+def test_an_ally_goes_and_fights_the_bots_while_the_player_stands_idle(battle, config):
+    """The player never moves; the ally drives off to find the bot and fires at it, and the
+    bot, finding the ally nearer than the player, fires at the ally too."""
+    simulation = battle.simulation
+    name = battle.add_ally("medium", config.game.ai)
+    ally = simulation.vehicle_named(name)
+    start = _xy(ally)
+    shooters = set()
+    for _ in range(round(90.0 / simulation.step_s)):
+        events = simulation.step(Controls())
+        shooters |= {event.vehicle for event in events if isinstance(event, Shot)}
+        if {name, "bot-1"} <= shooters:
+            break
+    assert np.linalg.norm(_xy(ally) - start) > 20.0
+    assert {name, "bot-1"} <= shooters
+
+
+@pytest.mark.slow
+def test_the_tournament_plays_mixed_teams_and_counts_each_class_exchanges(config):
+    """``bench ai``'s mixed teams: a tank of every class a side, the player's and its
+    allies driven by brains; every tank destroyed is one exchange, won by its killer's
+    class and lost by its own, so the classes' wins and losses add up alike."""
+    from bench import ai
+    teams, shots, blind = ai.mixed_teams(config, 1, 60.0)
+    assert teams["tanks_a_side"] == len(config.tanks) and teams["rounds"] == 1
+    assert sum(teams["winners"].values()) == 1
+    won, lost = teams["exchanges_won"], teams["exchanges_lost"]
+    assert set(won) == set(lost) == set(teams["win_share"]) == set(config.tanks)
+    assert sum(won.values()) == sum(lost.values())
+    for name, share in teams["win_share"].items():
+        assert share == pytest.approx(won[name] / max(1, won[name] + lost[name]), abs=0.001)
+    assert shots > 0 and blind == 0
