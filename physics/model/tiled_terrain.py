@@ -38,7 +38,8 @@ from physics.model.rocks import Rock
 from physics.model.terrain_base import (TerrainBase, TerrainSpec, TerrainTables,
                                         planes_under, tiles_marked)
 from physics.model.tile_contents import TileContents
-from physics.model.tile_grid import TileGrid, TileKey, per_point, rect_distances_m
+from physics.model.tile_grid import TileKey, rect_distances_m
+from physics.model.tile_lookahead import ShellLookahead
 from physics.model.tile_rocks import TileRocks
 
 
@@ -51,7 +52,7 @@ class _Queued(NamedTuple):
     future: Future
 
 
-class TiledTerrain(TileGrid, TerrainBase):
+class TiledTerrain(ShellLookahead, TerrainBase):
     """A ``DesertField`` map kept as the tiles near what moves."""
 
     tiles_on_demand = True
@@ -269,37 +270,6 @@ class TiledTerrain(TileGrid, TerrainBase):
                 if missing[index] not in self._pending:
                     self._queue(missing[index])
         self.trim()
-
-    def make_ahead(self, positions_ws: np.ndarray, velocities_ws: np.ndarray, reach_m,
-                   gravity_m_s2: float) -> None:
-        """Queue on the worker the tiles within ``reach_m`` (one for all, or one each) of
-        the straight paths things at these positions (N, 3) and velocities (N, 3) follow
-        for ``shell_lookahead_s``: a shell's tiles are ready when it gets there. A shell
-        that stays above :attr:`ceiling_m` meanwhile (falling freely) needs none."""
-        seconds = self.tile_spec.shell_lookahead_s
-        positions = np.asarray(positions_ws, dtype=float).reshape(-1, 3)
-        velocities = np.asarray(velocities_ws, dtype=float).reshape(-1, 3)
-        reaches = per_point(reach_m, len(positions))
-        # A falling arc is lowest at one of its ends.
-        ends_m = positions[:, 2] + seconds * (velocities[:, 2] - 0.5 * gravity_m_s2 * seconds)
-        low = np.minimum(positions[:, 2], ends_m) - reaches <= self.ceiling_m
-        positions, velocities, reaches = positions[low, :2], velocities[low, :2], reaches[low]
-        if not len(positions) or seconds <= 0.0:
-            return
-        # The path's far ends move into new tiles now and then: until one does, the tiles
-        # on the way were queued by an earlier call.
-        if all(key in self._slots or key in self._pending for key in self.tiles_near(
-                positions + velocities * seconds, reaches)):
-            return
-        # Points along each path no further apart than half a tile, nearest in time first.
-        longest_m = float(np.linalg.norm(velocities, axis=1).max()) * seconds
-        count = max(int(math.ceil(2.0 * longest_m / self.tile_size_m)), 1)
-        times = np.arange(1, count + 1) * (seconds / count)
-        points = positions[None, :, :] + times[:, None, None] * velocities[None, :, :]
-        for key in self.tiles_near(points.reshape(-1, 2), np.tile(reaches, count),
-                                   ordered=True):
-            if key not in self._slots and key not in self._pending:
-                self._queue(key)
 
     def trim(self) -> None:
         """Once per fixed step (:meth:`stream` does it): of the tiles far from what moves
