@@ -1,0 +1,155 @@
+"""Two checkouts' battles stepped in turn: what a change costs a step, in one run.
+
+    python -m bench.lockstep BEFORE[:CLASSES] AFTER[:CLASSES] [--seed N] [--tanks N]
+                             [--seconds S] [--map MAP] [--json]
+
+Each checkout (a folder holding the game, as ``git worktree add`` makes one) plays the
+bench's battle (:func:`bench.soak.random_battle`: the player driven at random against
+``--tanks - 1`` bots) in a process of its own, started in that folder with this
+interpreter. The two processes take one fixed step each in turn, which goes first
+alternating, and each times its own steps; while one steps the other waits. A machine's
+slow spells fall on both alike, where two runs one after the other on a shared machine
+differ by a tenth and more. Each step finds the caches holding the other process's
+leavings, as a drawn frame's step finds the renderer's, so the steps cost more than in a
+battle alone (``bench battle``): compare the two figures of one run, not either with
+another benchmark's.
+
+``CLASSES``: the bots' tank classes, comma separated, taken in turn (none: the checkout's
+config). The child's code is sent with the command, so a checkout from before this file
+existed can be measured too: it needs only ``bench.soak.random_battle`` and
+``game.config.load_config`` (and ``bench.battle.with_bot_tanks`` for ``CLASSES``).
+
+Prints the ms a step of each and ``after_speed``, the before's ms over the after's (1.1:
+the after steps a tenth faster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.arguments import map_name
+from game.config import load_config
+
+CHILD_EXIT_S = 60.0
+"""How long a battle's process may take to end once told to (it destroys its session)."""
+
+CHILD = """
+import json, sys, time
+sys.path.insert(0, '.')
+from bench.soak import random_battle
+from game.config import load_config
+seed, tanks, classes, map_name = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+config = load_config()
+if classes:
+    from bench.battle import with_bot_tanks
+    config = with_bot_tanks(config, tuple(classes.split(',')))
+loop = random_battle(config, tanks - 1, seed, map_name)
+loop.step()  # not timed: it loads the compiled loops
+spent_s, steps = 0.0, 0
+print('ready', flush=True)
+for line in sys.stdin:
+    if line.startswith('quit'):
+        break
+    started = time.perf_counter()
+    loop.step()
+    spent_s += time.perf_counter() - started
+    steps += 1
+    print('stepped', flush=True)
+loop.session.destroy()
+print(json.dumps({'ms_per_step': spent_s / max(steps, 1) * 1000.0, 'steps': steps}), flush=True)
+"""
+
+
+def _child(checkout: str, seed: int, tanks: int, map_text: str) -> subprocess.Popen:
+    folder, _, classes = checkout.partition(":")
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(seed), str(tanks), classes,
+                              map_text], cwd=folder, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True, bufsize=1)
+    if _reply(child) != "ready":
+        child.kill()
+        child.wait()
+        raise RuntimeError(f"{folder}: its battle did not start")
+    return child
+
+
+def _reply(child: subprocess.Popen) -> str:
+    assert child.stdout is not None
+    return child.stdout.readline().strip()
+
+
+def _say(child: subprocess.Popen, line: str) -> None:
+    assert child.stdin is not None
+    child.stdin.write(line + "\n")
+    child.stdin.flush()
+
+
+def run(before: str, after: str, seed: int = 1, tanks: int = 8, seconds: float = 60.0,
+        map_text: str = "desert") -> dict:
+    """The two checkouts' battles stepped in turn for ``seconds`` of simulated time (in
+    this checkout's fixed steps)."""
+    steps = max(round(seconds * load_config().game.simulation.step_hz), 1)
+    children: list[subprocess.Popen] = []
+    try:
+        for checkout in (before, after):
+            children.append(_child(checkout, seed, tanks, map_text))
+        for step in range(steps):
+            for child in (children if step % 2 == 0 else children[::-1]):
+                _say(child, "step")
+                if _reply(child) != "stepped":
+                    raise RuntimeError("a battle stopped mid-run")
+        results = []
+        for child in children:
+            _say(child, "quit")
+            results.append(json.loads(_reply(child)))
+    finally:
+        for child in children:  # its input closed, a child's loop ends and it exits
+            assert child.stdin is not None
+            child.stdin.close()
+            try:
+                child.wait(timeout=CHILD_EXIT_S)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+    ms = [result["ms_per_step"] for result in results]
+    return {"parameters": {"before": before, "after": after, "seed": seed, "tanks": tanks,
+                           "simulated_s": seconds, "map": map_text},
+            "steps": [result["steps"] for result in results],
+            "ms_per_step": {"before": round(ms[0], 3), "after": round(ms[1], 3)},
+            "after_speed": round(ms[0] / ms[1], 3)}
+
+
+def _checkout(text: str) -> str:
+    folder = text.partition(":")[0]
+    if not (Path(folder) / "bench" / "soak.py").is_file():
+        raise argparse.ArgumentTypeError(f"{folder!r}: expected a checkout of the game")
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.lockstep",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("before", type=_checkout, help="FOLDER[:CLASSES]")
+    parser.add_argument("after", type=_checkout, help="FOLDER[:CLASSES]")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--tanks", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--map", type=map_name, default="desert")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    report = run(args.before, args.after, args.seed, args.tanks, args.seconds, args.map)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        ms = report["ms_per_step"]
+        print(f"{args.tanks} tanks, seed {args.seed}, {args.seconds:g} s in turns: before "
+              f"{ms['before']:.3f} ms a step, after {ms['after']:.3f}; the after at "
+              f"{report['after_speed']:.3f} of the before's speed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
