@@ -7,10 +7,10 @@ Each checkout (a folder holding the game, as ``git worktree add`` makes one) pla
 bench's battle (:func:`bench.soak.random_battle`: the player driven at random against
 ``--tanks - 1`` bots) in a process of its own, started in that folder with this
 interpreter. The two processes take one fixed step each in turn, which goes first
-alternating, and each times its own steps; while one steps the other waits. A machine's
-slow spells fall on both alike, where two runs one after the other on a shared machine
-differ by a tenth and more. Each step finds the caches holding the other process's
-leavings, as a drawn frame's step finds the renderer's, so the steps cost more than in a
+alternating, and each times its own steps; while one steps the other waits. Both run
+on one processor (where the system lets a program choose). A machine's slow spells fall
+on both alike, where two runs one after the other on a shared machine differ by a tenth
+and more. Each step finds the caches holding the other process's leavings, as a drawn frame's step finds the renderer's, so the steps cost more than in a
 battle alone (``bench battle``): compare the two figures of one run, not either with
 another benchmark's.
 
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -69,6 +70,8 @@ def _child(checkout: str, seed: int, tanks: int, map_text: str) -> subprocess.Po
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(seed), str(tanks), classes,
                               map_text], cwd=folder, stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True, bufsize=1)
+    if hasattr(os, "sched_setaffinity"):  # both on one processor: the same caches, and
+        os.sched_setaffinity(child.pid, {min(os.sched_getaffinity(0))})  # its slow spells
     if _reply(child) != "ready":
         child.kill()
         child.wait()
