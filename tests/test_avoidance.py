@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from panda3d.core import Vec3
 
-from game.sim.avoidance import avoidance_push
+from game.sim.avoidance import avoidance_push, avoidance_push_ahead
 from game.sim.simulation import Simulation
 from physics.model.terrain import MapChoice
 
@@ -75,9 +75,13 @@ def test_two_tanks_closing_head_on_push_each_other_aside_while_there_is_room(con
     now = avoidance_push(here_x, here_y, no_rocks, simulation.vehicle_positions_xy(),
                          far_edges, far_edges, radius_m)
     assert now == (0.0, 0.0)
-    seen = simulation.vehicles_ahead_xy(ahead_s) - south.current.velocity_ws[:2] * ahead_s
+    positions, velocities = simulation.vehicle_motion_xy()
+    seen = positions + velocities * ahead_s - south.current.velocity_ws[:2] * ahead_s
     push_x, push_y = avoidance_push(here_x, here_y, no_rocks, seen, far_edges, far_edges,
                                     radius_m)
+    own_x, own_y = south.current.velocity_ws[:2].tolist()
+    assert avoidance_push_ahead(here_x, here_y, no_rocks, positions, velocities, ahead_s,
+                                own_x, own_y, far_edges, far_edges, radius_m) == (push_x, push_y)
     assert push_y < 0.0, "not pushed back from the tank closing on it"
     assert push_x < 0.0, "not pushed off the line, away from the other's side"
     simulation.destroy()

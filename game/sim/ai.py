@@ -30,7 +30,7 @@ from functools import cached_property
 import numpy as np
 
 from common.spec import Spec, SpecError, tuning
-from game.sim.avoidance import avoidance_push
+from game.sim.avoidance import avoidance_push_ahead
 from game.sim.combat import distance_to_box
 from game.sim.controls import AUTOMATIC, Controls, made_controls
 from game.sim.crippled import STAND, crippled_drive
@@ -43,6 +43,7 @@ from game.sim.stuck import StuckSpec, Unsticker
 from physics.model.ballistics import gun_axes, muzzle_ws
 from physics.model.ammunition import ShellSpec
 from physics.model.flight import Flight, elevation_to_reach, flight_to_distance
+from physics.model.parts import WHOLE_TANK
 
 _TINY = np.finfo(float).tiny
 _STAND = Controls(brake=1.0, gear=AUTOMATIC)
@@ -176,8 +177,9 @@ class Bot:
         if thinking:
             self._push = self._avoidance(simulation, me, here_x, here_y)
         turret, elevation, fire = self._gun(simulation, me, target, thinking, rows, spin)
-        held = None if me.parts is None else crippled_drive(  # its broken parts drive it
-            me.parts.effects, rows[1], me.turret_heading_rad, self._wanted_ws,
+        parts = me.parts  # a whole tank's parts leave its driving to it
+        held = None if parts is None or parts.effects is WHOLE_TANK else crippled_drive(
+            parts.effects, rows[1], me.turret_heading_rad, self._wanted_ws,
             self.spec.jammed_lay_within_rad)
         if held is not None or self._halting(now_s, me):
             throttle, steer, brake = held or STAND
@@ -305,10 +307,11 @@ class Bot:
             self._rocks_revision = revision
         terrain = simulation.terrain
         # Every vehicle, this one too: its own gap stays zero, which pushes nowhere.
-        others_xy = (simulation.vehicles_ahead_xy(ahead_s)
-                     - me.current.velocity_ws[:2] * ahead_s)
-        return avoidance_push(here_x, here_y, self._rocks_xy, others_xy,
-                               terrain.half_extent_x_m, terrain.half_extent_y_m, radius)
+        positions_xy, velocities_xy = simulation.vehicle_motion_xy()
+        own_x, own_y = me.current.velocity_ws[:2].tolist()
+        return avoidance_push_ahead(here_x, here_y, self._rocks_xy, positions_xy,
+                                    velocities_xy, ahead_s, own_x, own_y,
+                                    terrain.half_extent_x_m, terrain.half_extent_y_m, radius)
 
     def _gun(self, simulation, me, target, thinking: bool, rows, spin
              ) -> tuple[float, float, bool]:

@@ -35,6 +35,20 @@ def _push_from_points(here_x: float, here_y: float, points_xy: np.ndarray, radiu
     return push_x, push_y
 
 
+@compiled_stage
+def _push_from_edges(here_x: float, here_y: float, edge_x: float, edge_y: float,
+                     radius_m: float) -> tuple[float, float]:
+    """The push from the nearest point of each of the map's four edges (|x| = ``edge_x``,
+    |y| = ``edge_y``), summed."""
+    edges_x = edges_y = 0.0
+    for point_x, point_y in ((edge_x, here_y), (-edge_x, here_y), (here_x, edge_y),
+                             (here_x, -edge_y)):
+        away_x, away_y = _push_from_point(here_x, here_y, point_x, point_y, radius_m)
+        edges_x += away_x
+        edges_y += away_y
+    return edges_x, edges_y
+
+
 @compiled_loop
 def avoidance_push(here_x: float, here_y: float, rocks_xy: np.ndarray,
                     vehicles_xy: np.ndarray, edge_x: float, edge_y: float, radius_m: float
@@ -43,12 +57,31 @@ def avoidance_push(here_x: float, here_y: float, rocks_xy: np.ndarray,
     map's four edges (|x| = ``edge_x``, |y| = ``edge_y``), summed in that order."""
     rocks_x, rocks_y = _push_from_points(here_x, here_y, rocks_xy, radius_m)
     vehicles_x, vehicles_y = _push_from_points(here_x, here_y, vehicles_xy, radius_m)
-    edges_x = edges_y = 0.0
-    for point_x, point_y in ((edge_x, here_y), (-edge_x, here_y), (here_x, edge_y),
-                             (here_x, -edge_y)):
-        away_x, away_y = _push_from_point(here_x, here_y, point_x, point_y, radius_m)
-        edges_x += away_x
-        edges_y += away_y
+    edges_x, edges_y = _push_from_edges(here_x, here_y, edge_x, edge_y, radius_m)
+    return rocks_x + vehicles_x + edges_x, rocks_y + vehicles_y + edges_y
+
+
+@compiled_loop
+def avoidance_push_ahead(here_x: float, here_y: float, rocks_xy: np.ndarray,
+                         vehicles_xy: np.ndarray, velocities_xy: np.ndarray, ahead_s: float,
+                         own_velocity_x: float, own_velocity_y: float, edge_x: float,
+                         edge_y: float, radius_m: float) -> tuple[float, float]:
+    """:func:`avoidance_push` with each vehicle (at ``vehicles_xy``, moving at
+    ``velocities_xy``, (V, 2) each) where it will be ``ahead_s`` on, as seen from where
+    this one (moving at ``own_velocity``) will be: each at ``position + velocity * ahead_s
+    - own_velocity * ahead_s``, as numpy forms it. In one call, without the arrays of
+    those points that numpy would make for every bot at every look."""
+    rocks_x, rocks_y = _push_from_points(here_x, here_y, rocks_xy, radius_m)
+    own_x, own_y = own_velocity_x * ahead_s, own_velocity_y * ahead_s
+    vehicles_x = vehicles_y = 0.0
+    for vehicle in range(vehicles_xy.shape[0]):
+        away_x, away_y = _push_from_point(
+            here_x, here_y, (vehicles_xy[vehicle, 0] + velocities_xy[vehicle, 0] * ahead_s)
+            - own_x, (vehicles_xy[vehicle, 1] + velocities_xy[vehicle, 1] * ahead_s) - own_y,
+            radius_m)
+        vehicles_x += away_x
+        vehicles_y += away_y
+    edges_x, edges_y = _push_from_edges(here_x, here_y, edge_x, edge_y, radius_m)
     return rocks_x + vehicles_x + edges_x, rocks_y + vehicles_y + edges_y
 
 

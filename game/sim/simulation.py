@@ -82,7 +82,7 @@ class Simulation:
         still whole while it is unchanged."""
         self._positions_xy: tuple[int, np.ndarray, np.ndarray] | None = None
         """The step the vehicles' ground positions and velocities were gathered at, and
-        those (:meth:`_ground_motion`)."""
+        those (:meth:`vehicle_motion_xy`)."""
         self.sight_screens = SightScreens(self)
         """What may hide one vehicle from another besides the ground, for sight lines."""
         self._buttons = ButtonEdges()
@@ -147,24 +147,19 @@ class Simulation:
     def vehicle_positions_xy(self) -> np.ndarray:
         """Every vehicle's x and y (V, 2, read-only) as the last step left them, gathered
         once a step for all who look round."""
-        return self._ground_motion()[0]
+        return self.vehicle_motion_xy()[0]
 
-    def vehicles_ahead_xy(self, ahead_s: float) -> np.ndarray:
-        """Every vehicle's x and y ``ahead_s`` seconds on at its present velocity (V, 2),
-        in :meth:`vehicle_positions_xy`'s order."""
-        positions, velocities = self._ground_motion()
-        return positions + velocities * ahead_s
-
-    def _ground_motion(self) -> tuple[np.ndarray, np.ndarray]:
+    def vehicle_motion_xy(self) -> tuple[np.ndarray, np.ndarray]:
         """Every vehicle's x, y and its velocity's (V, 2 each, read-only) as the last step
         left them: gathered once a step, in one pass, for every bot that looks round."""
         step = self.world.step_count
         if self._positions_xy is None or self._positions_xy[0] != step \
                 or len(self._positions_xy[1]) != len(self.vehicles):
-            motion = np.array([(*vehicle.current.position_ws[:2],
-                                *vehicle.current.velocity_ws[:2])
-                               for vehicle in self.vehicles], dtype=float).reshape(-1, 4)
-            gathered = np.ascontiguousarray(motion[:, :2]), np.ascontiguousarray(motion[:, 2:])
+            # Whole rows, not their numbers one by one: each would be a numpy scalar.
+            motion = np.array([(vehicle.current.position_ws, vehicle.current.velocity_ws)
+                               for vehicle in self.vehicles], dtype=float).reshape(-1, 2, 3)
+            gathered = (np.ascontiguousarray(motion[:, 0, :2]),
+                        np.ascontiguousarray(motion[:, 1, :2]))
             for values in gathered:
                 values.setflags(write=False)
             self._positions_xy = step, *gathered
