@@ -90,6 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="world seed (default 1)")
     parser.add_argument("--bots", type=whole_number(0, MAX_BOTS, "bots"), default=0,
                         help="enemy tanks (default 0)")
+    parser.add_argument("--allies", type=whole_number(0, MAX_BOTS, "allies"), default=0,
+                        help="bots on your side against the --bots (default 0)")
     parser.add_argument("--difficulty", choices=DIFFICULTIES, default=None,
                         help="the bots' level (default: config/game.toml's [ai] difficulty)")
     parser.add_argument("--rounds", type=whole_number(*rounds_limits(), "rounds"), default=None,
@@ -245,7 +247,10 @@ def _check_arguments(args: argparse.Namespace) -> None:
             ("--headless", args.headless), ("--serve", args.serve),
             ("--connect", args.connect), ("--inputs", args.inputs),
             ("--replay", args.replay), ("--player-ai", args.player_ai),
-            ("--players", args.players > 1)))
+            ("--players", args.players > 1), ("--allies", args.allies)))
+    if args.allies and not args.bots and not args.replay:
+        raise CommandLineError(f"--allies {args.allies}: they fight beside you against the "
+                               "bots: add --bots N")
     if args.screenshot is not None:
         if args.screenshot.suffix.lower() != ".png":
             raise CommandLineError(f"--screenshot {args.screenshot}: expected a file name "
@@ -262,12 +267,14 @@ def _check_online_arguments(args: argparse.Namespace) -> None:
                       "prints it)", (
                           ("--list-server", args.list_server), ("--serve", args.serve),
                           ("--connect", args.connect), ("--bots", args.bots),
+                          ("--allies", args.allies),
                           ("--inputs", args.inputs), ("--telemetry", args.telemetry),
                           ("--name", args.name)))
     if args.list_server:
         _refuse_given("--list-server runs the list alone", (
             ("--serve", args.serve), ("--connect", args.connect), ("--headless", args.headless),
-            ("--offscreen", args.offscreen), ("--bots", args.bots), ("--inputs", args.inputs),
+            ("--offscreen", args.offscreen), ("--bots", args.bots), ("--allies", args.allies),
+            ("--inputs", args.inputs),
             ("--telemetry", args.telemetry), ("--record", args.record),
             ("--replay", args.replay), ("--name", args.name), ("--net-sim", args.net_sim)))
         return
@@ -286,12 +293,14 @@ def _check_online_arguments(args: argparse.Namespace) -> None:
             ("--gearbox", args.gearbox),
             ("--screenshot", args.screenshot), ("--record", args.record),
             ("--replay", args.replay), ("--players", args.players > 1),
-            ("--net-sim", args.net_sim), ("--player-ai", args.player_ai)))
+            ("--net-sim", args.net_sim), ("--player-ai", args.player_ai),
+            ("--allies", args.allies)))
         if args.name and not args.announce:
             raise CommandLineError("--name names a server in the list: add --announce URL")
     elif args.connect:
         _refuse_given("--connect plays the server's game", (
-            ("--bots", args.bots), ("--record", args.record), ("--replay", args.replay),
+            ("--bots", args.bots), ("--allies", args.allies), ("--record", args.record),
+            ("--replay", args.replay),
             ("--players", args.players > 1), ("--difficulty", args.difficulty),
             ("--player-ai", args.player_ai), ("--rounds", args.rounds),
             ("--gearbox", args.gearbox)))
@@ -346,6 +355,7 @@ def run(argv: list[str] | None = None) -> int:
         args.gearbox = header.gearbox or None
         args.mode = header.mode
         args.tank = header.tank or None
+        args.allies = header.allies
         args.map = MapChoice.parse(header.map)
         if args.seconds is None:
             args.seconds = header.steps / step_hz
@@ -353,8 +363,9 @@ def run(argv: list[str] | None = None) -> int:
     else:
         inputs = ScriptedInputs.load(args.inputs) if args.inputs else None
     check_tank_class(args.tank, config.tanks, replay=args.replay)
-    options = GameOptions(args.map, args.seed, args.vehicle, args.bots, args.players,
-                          difficulty=args.difficulty, player_ai=args.player_ai,
+    options = GameOptions(args.map, args.seed, args.vehicle, args.bots, players=args.players,
+                          allies=args.allies, difficulty=args.difficulty,
+                          player_ai=args.player_ai,
                           rounds=args.rounds, gearbox=args.gearbox, mode=args.mode,
                           tank=args.tank)
     telemetry = TelemetryWriter(args.telemetry) if args.telemetry else None

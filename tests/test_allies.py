@@ -5,6 +5,8 @@ place."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -91,3 +93,42 @@ def test_the_tournament_plays_mixed_teams_and_counts_each_class_exchanges(config
     for name, share in teams["win_share"].items():
         assert share == pytest.approx(won[name] / max(1, won[name] + lost[name]), abs=0.001)
     assert shots > 0 and blind == 0
+
+
+def test_a_game_with_allies_gives_them_the_bots_classes_in_turn(config):
+    from game.sim.session import GameOptions, GameSession
+    session = GameSession(config.session, GameOptions(MapChoice.parse("desert"), SEED, bots=1,
+                                                      allies=3, difficulty="hard"))
+    try:
+        classes = config.game.battle.bot_tanks
+        allies = [session.simulation.vehicle_named(f"ally-{number}") for number in (1, 2, 3)]
+        assert [ally.tank_class for ally in allies] == [classes[number % len(classes)]
+                                                        for number in range(3)]
+        assert {session.battle.side_of(ally.name) for ally in allies} == {"player"}
+    finally:
+        session.destroy()
+
+
+@pytest.mark.slow
+def test_allies_on_the_command_line_fight_and_play_back_from_a_replay(run_cli, tmp_path):
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    replay = tmp_path / "game.replay"
+    played = run_cli("--headless", "--bots", "2", "--allies", "2", "--seed", str(SEED),
+                     "--seconds", "40", "--record", replay, "--telemetry", first)
+    assert played.returncode == 0, played.stderr
+    assert json.loads(replay.read_text())["allies"] == 2
+    shooters = {event["vehicle"] for line in first.read_text().splitlines()
+                for event in json.loads(line)["events"] if event["type"] == "shot"}
+    assert shooters & {"ally-1", "ally-2"}, shooters  # the allies fight
+    again = run_cli("--headless", "--replay", replay, "--telemetry", second)
+    assert again.returncode == 0, again.stderr
+    assert second.read_bytes() == first.read_bytes()
+
+
+@pytest.mark.parametrize("args", [("--allies", "2"), ("--allies", "1", "--serve"),
+                                  ("--allies", "1", "--bots", "1", "--connect", "x:1")])
+def test_allies_without_bots_or_online_are_one_line_and_exit_2(run_cli, args):
+    done = run_cli("--headless", *args)
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert "--allies" in line

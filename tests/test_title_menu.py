@@ -180,9 +180,10 @@ def test_play_opens_match_setup_and_start_plays_what_it_shows(config):
     menu.setup_rows["bots"].step(1)          # 3 -> 4
     menu.setup_rows["map"].step(1)           # desert -> flat
     menu.setup_rows["gearbox"].step(1)       # automatic -> manual
+    menu.setup_rows["allies"].step(1)        # 0 -> 1
     _press(menu.buttons["setup/Start"])
     assert played == [MatchSetup(map="flat", vehicle="tank", bots=4, difficulty="normal",
-                                 gearbox="manual", rounds=5, tank="medium")]
+                                 gearbox="manual", rounds=5, tank="medium", allies=1)]
     menu.act("back")
     assert menu.page == "main"
     menu.destroy()
@@ -257,6 +258,9 @@ def test_match_setup_becomes_the_games_options():
         "desert", "tank", 2, "hard", "automatic", 3, tank="medium")
     assert setup_from(GameOptions(tank="light"), "hard", 3, 4, "medium").tank == "light"
     assert options_for(replace(SETUP, tank="heavy"), GameOptions()).tank == "heavy"
+    assert options_for(replace(SETUP, allies=2), GameOptions()).allies == 2
+    assert options_for(replace(SETUP, allies=2, bots=0), GameOptions()).allies == 0  # no foe
+    assert setup_from(GameOptions(bots=2, allies=1), "hard", 3, 4, "medium").allies == 1
 
 
 def test_match_setup_offers_the_tank_classes_lightest_first_and_starts_the_one_chosen(config):

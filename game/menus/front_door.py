@@ -43,7 +43,8 @@ class OnlineSettings:
 def options_for(setup: MatchSetup, base: GameOptions) -> GameOptions:
     """A local match's options from match setup (the seed and players as ``base`` has them)."""
     return replace(base, map=MapChoice.parse(setup.map), vehicle=setup.vehicle,
-                   tank=setup.tank or None, bots=setup.bots, difficulty=setup.difficulty,
+                   tank=setup.tank or None, bots=setup.bots,
+                   allies=setup.allies if setup.bots else 0, difficulty=setup.difficulty,
                    gearbox=setup.gearbox, rounds=setup.rounds, mode=setup.mode,
                    free_for_all=False, player_ai=None)
 
@@ -57,7 +58,7 @@ def setup_from(options: GameOptions, difficulty: str, rounds: int, bots: int,
                       bots=options.bots or bots, difficulty=options.difficulty or difficulty,
                       gearbox=options.gearbox or "automatic",
                       rounds=options.rounds or rounds, mode=options.mode,
-                      tank=options.tank or tank)
+                      tank=options.tank or tank, allies=options.allies)
 
 
 def parse_address(text: str, default_port: int) -> tuple[str, int]:

@@ -80,6 +80,8 @@ class MatchSetup:
     """"battle", or "zone": the capture zone decides rounds too (played locally only)."""
     tank: str = ""
     """The tank class (config/tanks/NAME.toml; "": the config's default)."""
+    allies: int = 0
+    """Bots on the player's side (played only with bots to fight)."""
 
 
 @dataclass(frozen=True)
@@ -220,10 +222,11 @@ class TitleMenu:
         """Choice rows for the fields ``keys`` of ``setup``, from ``top`` down."""
         title = self.title_spec
         choices = {"map": title.maps, "vehicle": VEHICLE_CHOICES,
-                   "bots": range(title.most_bots + 1), "difficulty": DIFFICULTY_CHOICES,
+                   "bots": range(title.most_bots + 1), "allies": range(title.most_bots + 1),
+                   "difficulty": DIFFICULTY_CHOICES,
                    "gearbox": GEARBOX_CHOICES, "rounds": title.round_choices,
                    "mode": MODES, "tank": self.tanks}
-        labels = {"map": "Map", "vehicle": "Vehicle", "bots": "Bots",
+        labels = {"map": "Map", "vehicle": "Vehicle", "bots": "Bots", "allies": "Allies",
                   "difficulty": "Bots' level", "gearbox": "Gearbox", "rounds": "Rounds",
                   "mode": "Mode", "tank": "Tank"}
         rows = {}
@@ -238,7 +241,7 @@ class TitleMenu:
     def _build_setup_page(self, setup: MatchSetup) -> dict:
         self.add_page("setup", 0.95, 0.9)
         self.heading("setup", "Match setup", 0.72)
-        rows = self._rows("setup", setup, 0.5, ("map", "mode", "bots", "difficulty",
+        rows = self._rows("setup", setup, 0.5, ("map", "mode", "bots", "allies", "difficulty",
                                                  "vehicle", "tank", "gearbox", "rounds"))
         self.button("setup", "Start", lambda: self.on_play(self.current_setup()),
                     (-0.3, 0, -0.72), 0.25)

@@ -15,7 +15,7 @@ def header_for(options: GameOptions, digest: str) -> ReplayHeader:
     return ReplayHeader(game_version(), digest, options.seed, options.map.text,
                         options.vehicle, options.bots, 0, options.difficulty or "",
                         rounds=options.rounds or 0, gearbox=options.gearbox or "",
-                        mode=options.mode, tank=options.tank or "")
+                        mode=options.mode, tank=options.tank or "", allies=options.allies)
 
 
 def run_headless(args, config, options: GameOptions, header: ReplayHeader, inputs,

@@ -26,7 +26,8 @@ from game.sim.battle import rounds_limits
 from game.sim.controls import CONTROL_NAMES, Controls, check_control
 from game.sim.zone import MODES
 
-_OPTIONAL = {"difficulty": "", "rounds": 0, "gearbox": "", "mode": "battle", "tank": ""}
+_OPTIONAL = {"difficulty": "", "rounds": 0, "gearbox": "", "mode": "battle", "tank": "",
+             "allies": 0}
 """Header fields a replay made before they were recorded lacks, and what they were then."""
 REPLAY_FORMAT = "tank-battle-replay"
 REPLAY_VERSION = 1
@@ -72,6 +73,8 @@ class ReplayHeader:
     battles)."""
     tank: str = ""
     """The player's tank class as played ("": the config's ``[spawn] tank``)."""
+    allies: int = 0
+    """Bots on the player's side as played (replays made before it was recorded had none)."""
 
     def rounds_option(self) -> int | None:
         """The rounds for :class:`~game.sim.session.GameOptions` (None: the config's)."""
@@ -138,7 +141,7 @@ def _checked_header(path: Path, document: dict, digest: str) -> ReplayHeader:
     values: dict[str, Any] = {}  # each a whole number or a string, as its field wants
     for name in fields:
         value = document.get(name, _OPTIONAL.get(name))
-        wanted = int if name in ("seed", "bots", "steps", "rounds") else str
+        wanted = int if name in ("seed", "bots", "steps", "rounds", "allies") else str
         if isinstance(value, bool) or not isinstance(value, wanted):
             raise UserError(path, name, f"a {'whole number' if wanted is int else 'string'}",
                             value, has_value=True)
@@ -157,6 +160,9 @@ def _checked_header(path: Path, document: dict, digest: str) -> ReplayHeader:
     if header.rounds != 0 and not least <= header.rounds <= most:
         raise UserError(path, "rounds", f"a whole number from {least} to {most} (or 0: the "
                         "config's)", header.rounds, has_value=True)
+    if header.allies < 0 or (header.allies and header.bots < 1):
+        raise UserError(path, "allies", "a whole number of 0 or more (more than 0 only with "
+                        "bots to fight)", header.allies, has_value=True)
     if header.game_version != game_version():
         raise UserError(path, "game_version", f"a replay made by this version, "
                         f"{game_version()} (it cannot play back the same)",

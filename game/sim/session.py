@@ -39,6 +39,9 @@ class GameOptions:
     vehicle: str | None = "tank"
     """The player's vehicle: "tank" or "car" (None: no player, a dedicated server)."""
     bots: int = 0
+    allies: int = 0
+    """Bots on the player's side (with ``bots`` against it), their classes the bots' mix
+    in turn, at the bots' level."""
     players: int = 1
     """Local players: 2 adds a second vehicle beside the player's, on the player's side."""
     player_name: str = "player"
@@ -92,6 +95,9 @@ class GameSession:
                              mode=options.mode)
         if options.players > 1:
             add_second_player(self.simulation, self.battle, specs.local_players)
+        classes = specs.battle.bot_tanks
+        for number in range(options.allies):  # after player 2: they take the line's places
+            self.battle.add_ally(classes[number % len(classes)], ai)
         self.recorder = recorder
         """Keeps the player's controls of every step, when set (a replay)."""
 
