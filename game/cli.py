@@ -247,7 +247,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
             ("--headless", args.headless), ("--serve", args.serve),
             ("--connect", args.connect), ("--inputs", args.inputs),
             ("--replay", args.replay), ("--player-ai", args.player_ai),
-            ("--players", args.players > 1), ("--allies", args.allies)))
+            ("--players", args.players > 1)))
     if args.allies and not args.bots and not args.replay:
         raise CommandLineError(f"--allies {args.allies}: they fight beside you against the "
                                "bots: add --bots N")
