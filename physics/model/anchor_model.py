@@ -368,13 +368,12 @@ class AnchorModel:
         hits = query.cast(origins.reshape(-1, 3)[rays], directions.reshape(-1, 3)[rays],
                           entries[:, tables.RAY_LENGTH], entries[:, tables.MIN_GROUND_UP],
                           rays)
+        # The hits' rows, in the order of kernel_tables' EXACT_* rows, go in with one
+        # assignment (a ray near a rock is cast in most substeps where a tank stands by one).
         rows = np.zeros((tables.EXACT_ROWS, count))
-        rows[tables.EXACT_HIT, rays] = hits.hit
-        rows[tables.EXACT_DISTANCE, rays] = hits.distance_m
-        rows[tables.EXACT_POINT:tables.EXACT_POINT + 3, rays] = np.asarray(hits.point_ws).T
-        rows[tables.EXACT_NORMAL:tables.EXACT_NORMAL + 3, rays] = np.asarray(hits.normal_ws).T
-        rows[tables.EXACT_GROUND_VELOCITY:tables.EXACT_GROUND_VELOCITY + 3, rays] = \
-            np.asarray(hits.ground_velocity_ws).T
-        rows[tables.EXACT_GRIP, rays] = hits.grip_scale
-        rows[tables.EXACT_ROLLING, rays] = hits.rolling_resistance
+        rows[:, rays] = np.concatenate((
+            np.asarray(hits.hit, dtype=float)[None], np.asarray(hits.distance_m)[None],
+            np.asarray(hits.point_ws).T, np.asarray(hits.normal_ws).T,
+            np.asarray(hits.ground_velocity_ws).T, np.asarray(hits.grip_scale)[None],
+            np.asarray(hits.rolling_resistance)[None]))
         return np.ascontiguousarray(exact, dtype=np.bool_), rows
