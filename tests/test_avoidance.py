@@ -8,12 +8,18 @@ import numpy as np
 import pytest
 from panda3d.core import Vec3
 
-from game.sim.avoidance import avoidance_push, avoidance_push_ahead
+from game.sim.avoidance import avoidance_push
 from game.sim.simulation import Simulation
 from physics.model.terrain import MapChoice
 
 RADIUS_M = 20.0
 EDGE_M = 256.0
+
+
+def still_push(here_x, here_y, rocks, vehicles, edge_x, edge_y, radius_m):
+    """The push with every vehicle standing where it is (none moving, nothing ahead)."""
+    return avoidance_push(here_x, here_y, rocks, vehicles, np.zeros_like(vehicles), 0.0, 0.0,
+                          0.0, edge_x, edge_y, radius_m)
 
 
 def reference_push(here, points) -> np.ndarray:
@@ -31,13 +37,13 @@ def reference_push(here, points) -> np.ndarray:
 def test_a_rock_ahead_pushes_back_and_a_far_one_does_not():
     rocks = np.array([[5.0, 0.0], [100.0, 100.0]])
     here = np.zeros((1, 2))  # the bot itself, among the vehicles: no push
-    push = np.array(avoidance_push(0.0, 0.0, rocks, here, EDGE_M, EDGE_M, RADIUS_M))
+    push = np.array(still_push(0.0, 0.0, rocks, here, EDGE_M, EDGE_M, RADIUS_M))
     assert push == pytest.approx([-(1.0 - 5.0 / RADIUS_M), 0.0], abs=1e-12)
 
 
 def test_the_near_edge_pushes_inward():
-    push = avoidance_push(EDGE_M - 4.0, 0.0, np.zeros((0, 2)), np.zeros((0, 2)), EDGE_M,
-                           EDGE_M, RADIUS_M)
+    push = still_push(EDGE_M - 4.0, 0.0, np.zeros((0, 2)), np.zeros((0, 2)), EDGE_M, EDGE_M,
+                      RADIUS_M)
     assert push[0] == pytest.approx(-(1.0 - 4.0 / RADIUS_M)) and push[1] == 0.0
 
 
@@ -49,8 +55,8 @@ def test_the_push_is_the_sum_of_every_near_thing(seed):
     vehicles = np.vstack([here, here + rng.uniform(-30.0, 30.0, (6, 2))])
     edges = np.array([[EDGE_M, here[1]], [-EDGE_M, here[1]], [here[0], EDGE_M],
                       [here[0], -EDGE_M]])
-    push = avoidance_push(float(here[0]), float(here[1]), rocks, vehicles, EDGE_M, EDGE_M,
-                           RADIUS_M)
+    push = still_push(float(here[0]), float(here[1]), rocks, vehicles, EDGE_M, EDGE_M,
+                      RADIUS_M)
     expected = reference_push(here, np.vstack([rocks, vehicles, edges]))
     assert np.linalg.norm(expected) > 0.0
     assert push == pytest.approx(expected, abs=1e-12)
@@ -72,16 +78,15 @@ def test_two_tanks_closing_head_on_push_each_other_aside_while_there_is_room(con
     here_x, here_y = south.current.position_ws[:2].tolist()
     no_rocks = np.zeros((0, 2))
     far_edges = 1e6
-    now = avoidance_push(here_x, here_y, no_rocks, simulation.vehicle_positions_xy(),
-                         far_edges, far_edges, radius_m)
+    now = still_push(here_x, here_y, no_rocks, simulation.vehicle_positions_xy(), far_edges,
+                     far_edges, radius_m)
     assert now == (0.0, 0.0)
     positions, velocities = simulation.vehicle_motion_xy()
     seen = positions + velocities * ahead_s - south.current.velocity_ws[:2] * ahead_s
-    push_x, push_y = avoidance_push(here_x, here_y, no_rocks, seen, far_edges, far_edges,
-                                    radius_m)
+    push_x, push_y = still_push(here_x, here_y, no_rocks, seen, far_edges, far_edges, radius_m)
     own_x, own_y = south.current.velocity_ws[:2].tolist()
-    assert avoidance_push_ahead(here_x, here_y, no_rocks, positions, velocities, ahead_s,
-                                own_x, own_y, far_edges, far_edges, radius_m) == (push_x, push_y)
+    assert avoidance_push(here_x, here_y, no_rocks, positions, velocities, ahead_s, own_x,
+                          own_y, far_edges, far_edges, radius_m) == (push_x, push_y)
     assert push_y < 0.0, "not pushed back from the tank closing on it"
     assert push_x < 0.0, "not pushed off the line, away from the other's side"
     simulation.destroy()

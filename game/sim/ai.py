@@ -30,7 +30,7 @@ from functools import cached_property
 import numpy as np
 
 from common.spec import Spec, SpecError, tuning
-from game.sim.avoidance import avoidance_push_ahead
+from game.sim.avoidance import avoidance_push
 from game.sim.combat import distance_to_box
 from game.sim.controls import AUTOMATIC, Controls, made_controls
 from game.sim.crippled import STAND, crippled_drive
@@ -309,9 +309,9 @@ class Bot:
         # Every vehicle, this one too: its own gap stays zero, which pushes nowhere.
         positions_xy, velocities_xy = simulation.vehicle_motion_xy()
         own_x, own_y = me.current.velocity_ws[:2].tolist()
-        return avoidance_push_ahead(here_x, here_y, self._rocks_xy, positions_xy,
-                                    velocities_xy, ahead_s, own_x, own_y,
-                                    terrain.half_extent_x_m, terrain.half_extent_y_m, radius)
+        return avoidance_push(here_x, here_y, self._rocks_xy, positions_xy, velocities_xy,
+                              ahead_s, own_x, own_y, terrain.half_extent_x_m,
+                              terrain.half_extent_y_m, radius)
 
     def _gun(self, simulation, me, target, thinking: bool, rows, spin
              ) -> tuple[float, float, bool]:

@@ -51,26 +51,16 @@ def _push_from_edges(here_x: float, here_y: float, edge_x: float, edge_y: float,
 
 @compiled_loop
 def avoidance_push(here_x: float, here_y: float, rocks_xy: np.ndarray,
-                    vehicles_xy: np.ndarray, edge_x: float, edge_y: float, radius_m: float
-                    ) -> tuple[float, float]:
+                   vehicles_xy: np.ndarray, velocities_xy: np.ndarray, ahead_s: float,
+                   own_velocity_x: float, own_velocity_y: float, edge_x: float,
+                   edge_y: float, radius_m: float) -> tuple[float, float]:
     """The push away from the rocks, the vehicles and the nearest point of each of the
-    map's four edges (|x| = ``edge_x``, |y| = ``edge_y``), summed in that order."""
-    rocks_x, rocks_y = _push_from_points(here_x, here_y, rocks_xy, radius_m)
-    vehicles_x, vehicles_y = _push_from_points(here_x, here_y, vehicles_xy, radius_m)
-    edges_x, edges_y = _push_from_edges(here_x, here_y, edge_x, edge_y, radius_m)
-    return rocks_x + vehicles_x + edges_x, rocks_y + vehicles_y + edges_y
-
-
-@compiled_loop
-def avoidance_push_ahead(here_x: float, here_y: float, rocks_xy: np.ndarray,
-                         vehicles_xy: np.ndarray, velocities_xy: np.ndarray, ahead_s: float,
-                         own_velocity_x: float, own_velocity_y: float, edge_x: float,
-                         edge_y: float, radius_m: float) -> tuple[float, float]:
-    """:func:`avoidance_push` with each vehicle (at ``vehicles_xy``, moving at
-    ``velocities_xy``, (V, 2) each) where it will be ``ahead_s`` on, as seen from where
-    this one (moving at ``own_velocity``) will be: each at ``position + velocity * ahead_s
-    - own_velocity * ahead_s``, as numpy forms it. In one call, without the arrays of
-    those points that numpy would make for every bot at every look."""
+    map's four edges (|x| = ``edge_x``, |y| = ``edge_y``), summed in that order. Each
+    vehicle (at ``vehicles_xy``, moving at ``velocities_xy``, (V, 2) each) pushes from
+    where it will be ``ahead_s`` on, as seen from where this one (moving at
+    ``own_velocity``) will be: ``position + velocity * ahead_s - own_velocity * ahead_s``,
+    as numpy forms it (``ahead_s`` 0: from where they are). In one call, without the
+    arrays of those points that numpy would make for every bot at every look."""
     rocks_x, rocks_y = _push_from_points(here_x, here_y, rocks_xy, radius_m)
     own_x, own_y = own_velocity_x * ahead_s, own_velocity_y * ahead_s
     vehicles_x = vehicles_y = 0.0
