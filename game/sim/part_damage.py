@@ -185,16 +185,18 @@ class PartDamage:
         centres = [(vehicle, vehicle.current.position_ws.tolist(), vehicle.collider_reach_m)
                    for vehicle in armoured]
         for shell, start_ws, end_ws in flights:
-            line = np.asarray(end_ws, dtype=float) - start_ws
-            length_m = float(np.linalg.norm(line))
+            start, end = np.asarray(start_ws, dtype=float).tolist(), np.asarray(
+                end_ws, dtype=float).tolist()
+            line = [to - at for at, to in zip(start, end)]
+            length_m = math.sqrt(line[0] * line[0] + line[1] * line[1] + line[2] * line[2])
             if length_m == 0.0:
                 continue
-            middle = ((np.asarray(start_ws) + end_ws) / 2.0).tolist()
+            middle = [(at + to) / 2.0 for at, to in zip(start, end)]
             for vehicle, centre, reach_m in centres:
                 if (vehicle is not shell.owner
                         and math.dist(centre, middle) <= reach_m + length_m / 2.0):
-                    events += self._track_crossed(vehicle, shell, start_ws, line / length_m,
-                                                  length_m)
+                    events += self._track_crossed(vehicle, shell, start_ws,
+                                                  np.array(line) / length_m, length_m)
         return events
 
     def _track_crossed(self, vehicle, shell: Shell, start_ws, direction_ws,

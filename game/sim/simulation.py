@@ -357,9 +357,7 @@ class Simulation:
         shells = self.shells
         if not shells:
             return None
-        positions, velocities, radii = flights_now(shells)
-        return ShellPaths(positions, velocities,
-                          2.0 * self.step_s * np.linalg.norm(velocities, axis=1) + radii)
+        return ShellPaths(*flights_now(shells, 2.0 * self.step_s))
 
     def _stream(self, shell_paths: ShellPaths | None) -> None:
         """A big desert follows the vehicles, and the shells for the step ahead

@@ -312,10 +312,14 @@ class VehicleFleet:
         plan = self._plan
         centres = (plan.states.position_ws if plan is not None and plan.states is not None
                    else body_states(self.bodies).position_ws)
-        gaps = centres[:, None, :] - np.asarray(points_ws, dtype=float)[None, :, :]
-        limits_m = (np.asarray(reach_m, dtype=float)[None, :]
-                    + self._rows.collider_reach_m[:, None])
-        return (np.einsum("vpj,vpj->vp", gaps, gaps) <= limits_m * limits_m).any(axis=1)
+        # Plain floats: a few vehicles and a shell or two, every step a shell flies.
+        points = list(zip(np.asarray(points_ws, dtype=float).tolist(),
+                          np.asarray(reach_m, dtype=float).tolist()))
+        return np.array([any(math.dist(centre, point) <= reach + own_reach
+                             for point, reach in points)
+                         for centre, own_reach in zip(centres.tolist(),
+                                                      self._rows.collider_reach_m.tolist())],
+                        dtype=bool)
 
     def _survey(self, states: BodyStates) -> tuple[np.ndarray, float, float]:
         """Each body's speed along its hull, the fastest speed, and how far the bodies

@@ -94,27 +94,25 @@ class BulletRays:
         point = np.zeros((count, 3))
         normal = np.zeros((count, 3))
         ground_velocity = np.zeros((count, 3))
-        on_terrain = np.zeros(count, dtype=bool)
+        hit[met] = True
+        distance[met] = (np.array([best.getHitFraction() for best in best_hits])
+                         * length_m[met])
+        point[met] = float32s(PTA_LVecBase3f, map(_hit_position, best_hits)).reshape(-1, 3)
+        normal[met] = float32s(PTA_LVecBase3f, map(_hit_normal, best_hits)).reshape(-1, 3)
+        nodes = [best.getNode() for best in best_hits]
+        on_terrain = [ray for ray, node in zip(met, nodes) if node.getName() == TERRAIN_NAME]
         self.pushed_bodies = {}
-        pushed: list[int] = []
-        if met:
-            hit[met] = True
-            distance[met] = (np.array([best.getHitFraction() for best in best_hits])
-                             * length_m[met])
-            point[met] = float32s(PTA_LVecBase3f, map(_hit_position, best_hits)).reshape(-1, 3)
-            normal[met] = float32s(PTA_LVecBase3f, map(_hit_normal, best_hits)).reshape(-1, 3)
-            nodes = [best.getNode() for best in best_hits]
-            on_terrain[met] = [node.getName() == TERRAIN_NAME for node in nodes]
-            pushed = self._moving_ground([(ray, node) for ray, node in zip(met, nodes)
-                                          if not on_terrain[ray]], rays, point,
-                                         ground_velocity)
-        # The terrain's surface and ripples, as the terrain look-up has them.
-        ripple, grip, rolling = self.terrain.ground_at(point[:, :2].T)
+        pushed = self._moving_ground([(ray, node) for ray, node in zip(met, nodes)
+                                      if node.getName() != TERRAIN_NAME], rays, point,
+                                     ground_velocity)
         rock_grip, rock_rolling = self.terrain.surface_grip(self._rock)
-        grip = np.where(on_terrain, grip, rock_grip)
-        rolling = np.where(on_terrain, rolling, rock_rolling)
-        facing = -np.einsum("ni,ni->n", normal, directions_ws)
-        distance -= np.where(on_terrain, ripple, 0.0) / np.maximum(facing, PARALLEL_COSINE)
+        grip, rolling = np.full(count, rock_grip), np.full(count, rock_rolling)
+        if on_terrain:  # (only where a test's mask lets the rays meet the terrain's collider)
+            # The terrain's surface and ripples, as the terrain look-up has them.
+            ripple, grip[on_terrain], rolling[on_terrain] = self.terrain.ground_at(
+                point[on_terrain, :2].T)
+            facing = -np.einsum("ni,ni->n", normal[on_terrain], directions_ws[on_terrain])
+            distance[on_terrain] -= ripple / np.maximum(facing, PARALLEL_COSINE)
         point = origins_ws + distance[:, None] * directions_ws
         self.pushed_points_ws = {int(rays[ray]): point[ray] for ray in pushed}
         return GroundHits(hit, distance, point, normal, ground_velocity, grip, rolling)

@@ -33,7 +33,7 @@ from panda3d.core import NodePath, PandaNode, Point3, TransformState, Vec3
 
 from physics.bullet import groups
 from physics.bullet.poses import vector_array
-from physics.bullet.world import PhysicsWorld, sphere_shape
+from physics.bullet.world import PhysicsWorld
 from physics.model.ammunition import AirSpec, ShellSpec
 from physics.model.ballistics import (GunSpec, GunState, arc_meets_terrain, arc_points, gun_axes,
                                       launch_velocity_ws, shot_direction)
@@ -92,12 +92,16 @@ class Shell(Generic[Owner]):
         return vector_array(self.body.getLinearVelocity())
 
 
-def flights_now(shells: list[Shell]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every shell's position and velocity (S, 3 each) and radius (S,), read in one pass
-    (the numbers :attr:`Shell.position_ws` and :attr:`Shell.velocity_ws` read)."""
+def flights_now(shells: list[Shell], ahead_s: float
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every shell's position and velocity (S, 3 each), read in one pass (the numbers
+    :attr:`Shell.position_ws` and :attr:`Shell.velocity_ws` read), and how far each may go
+    in ``ahead_s`` (S,): its speed for that long, and its radius."""
     table = np.array([(*shell.body.getTransform().getPos(), *shell.body.getLinearVelocity(),
                        shell.radius_m) for shell in shells], dtype=float).reshape(-1, 7)
-    return table[:, :3], table[:, 3:6], table[:, 6]
+    reach_m = [ahead_s * math.sqrt(x_mps * x_mps + y_mps * y_mps + z_mps * z_mps) + radius_m
+               for x_mps, y_mps, z_mps, radius_m in table[:, 3:].tolist()]
+    return table[:, :3], table[:, 3:6], np.array(reach_m)
 
 
 @dataclass(frozen=True)
@@ -238,14 +242,17 @@ class ShellSystem(Generic[Owner]):
         The sphere is swept along the path the shell would have flown this step had it met
         nothing (:meth:`_unhindered_end`), not to where Bullet left it: CCD stops it short
         of a face, and a shell that grazed the ground has bounced up off it, where a sweep
-        to it would pass over the ground it touched."""
+        to it would pass over the ground it touched. In plain floats (one shell, every step
+        it flies; numpy's calls on 3-vectors cost more than their arithmetic)."""
         owner_body = shell.firer_body
-        travel = self._unhindered_end(shell) - shell.last_position_ws
-        length = np.linalg.norm(travel)
+        start = shell.last_position_ws.tolist()
+        travel = [end - at for end, at in zip(self._unhindered_end(shell), start)]
+        length = math.sqrt(_dot(travel, travel))
         # Reach on past the path's end: drag shortened the step a little.
-        reach = travel / length * SWEEP_REACH_RADII * shell.radius_m if length > 0.0 else 0.0
-        swept = self._sweep(shell, shell.last_position_ws,
-                            shell.last_position_ws + travel + reach, owner_body)
+        reach = ([part / length * SWEEP_REACH_RADII * shell.radius_m for part in travel]
+                 if length > 0.0 else [0.0, 0.0, 0.0])
+        swept = self._sweep(shell, start, [at + part + more for at, part, more
+                                           in zip(start, travel, reach)], owner_body)
         if swept is not None:
             target = self.world.handles.owner_of(swept.node)
             return ShellHit(shell, target, swept.position_ws, swept.normal_ws,
@@ -253,12 +260,12 @@ class ShellSystem(Generic[Owner]):
         if contact is not None and not (contact[0] == owner_body
                                         and _passing(shell, contact[1])):
             other, point = contact
-            normal = -travel / max(length, np.finfo(float).tiny)
+            normal = -np.array(travel) / max(length, np.finfo(float).tiny)
             return ShellHit(shell, self.world.handles.owner_of(other), point, normal,
                             shell.last_velocity_ws)
         return None
 
-    def _unhindered_end(self, shell: Shell) -> np.ndarray:
+    def _unhindered_end(self, shell: Shell) -> tuple[float, float, float]:
         """Where a shell would be after the last step had it met nothing: from where it was
         at its velocity then, falling under gravity substep by substep as Bullet moves it
         (its drag, a thousandth of the step's path, aside: the sweep reaches past it)."""
@@ -267,23 +274,24 @@ class ShellSystem(Generic[Owner]):
         drop_m = self.world.spec.gravity_m_s2 * substep_s ** 2 * substeps * (substeps + 1) / 2
         x_m, y_m, z_m = shell.last_position_ws.tolist()
         x_mps, y_mps, z_mps = shell.last_velocity_ws.tolist()
-        return np.array([x_m + x_mps * step_s, y_m + y_mps * step_s,
-                         z_m + z_mps * step_s - drop_m])
+        return x_m + x_mps * step_s, y_m + y_mps * step_s, z_m + z_mps * step_s - drop_m
 
-    def _sweep(self, shell: Shell, start_ws, end_ws, owner_body):
-        """The shell's sphere swept from ``start_ws`` to ``end_ws``: the first hit, where
-        the tank that fired it is passed through for as long as the shell is within
-        ``firer_pass_m`` of the muzzle (the path is cut where it leaves that reach)."""
-        shape = sphere_shape(shell.radius_m)
+    def _sweep(self, shell: Shell, start_ws: list[float], end_ws: list[float], owner_body):
+        """The shell's sphere (its body's own shape) swept from ``start_ws`` to ``end_ws``:
+        the first hit, where the tank that fired it is passed through for as long as the
+        shell is within ``firer_pass_m`` of the muzzle (the path is cut where it leaves that
+        reach)."""
+        shape = shell.body.getShape(0)
         if owner_body is None or not _passing(shell, start_ws):
             return self.world.sweep_closest(shape, start_ws, end_ws, groups.SHELL_PATH)
-        leaves = _leaves_sphere(start_ws, end_ws, shell.muzzle_ws, shell.firer_pass_m)
-        cut_ws = start_ws + (end_ws - start_ws) * leaves
-        hit = self.world.sweep_closest(shape, start_ws, cut_ws, groups.SHELL_PATH,
+        start, end = np.asarray(start_ws), np.asarray(end_ws)
+        leaves = _leaves_sphere(start, end, shell.muzzle_ws, shell.firer_pass_m)
+        cut_ws = start + (end - start) * leaves
+        hit = self.world.sweep_closest(shape, start, cut_ws, groups.SHELL_PATH,
                                        exclude=owner_body)
         if hit is not None or leaves >= 1.0:
             return hit
-        return self.world.sweep_closest(shape, cut_ws, end_ws, groups.SHELL_PATH)
+        return self.world.sweep_closest(shape, cut_ws, end, groups.SHELL_PATH)
 
     def under_ground(self, terrain, owner) -> list[ShellHit[Owner]]:
         """Shells in flight that are below ``terrain``'s height array (a big desert's tile
@@ -291,25 +299,25 @@ class ShellSystem(Generic[Owner]):
         ground where it is, on ``owner`` (the terrain's handle), and is retired. Shells
         above the highest ground there is are not looked under (a big desert makes no
         tile for them)."""
-        if not self.shells:
+        ceiling_m = terrain.max_height_m
+        # Where each shell is now (:meth:`update` kept it), in plain floats: a shell or
+        # two, every step they fly, nearly always high above the ground.
+        low = [shell for shell in self.shells if shell.last_position_ws[2] < ceiling_m]
+        if not low:
             return []
-        positions = np.array([shell.position_ws for shell in self.shells]).reshape(-1, 3)
-        low = positions[:, 2] < terrain.max_height_m
-        if not low.any():
-            return []
-        ground_m = np.full(len(positions), -np.inf)
-        normals = np.zeros((3, len(positions)))
-        ground_m[low], normals[:, low] = terrain.planes_at(positions[low, :2].T)
-        hits, flying = [], []
-        for index, shell in enumerate(self.shells):
+        positions = np.array([shell.last_position_ws for shell in low])
+        ground_m, normals = terrain.planes_at(positions[:, :2].T)
+        hits, under = [], set()
+        for index, shell in enumerate(low):
             if positions[index, 2] >= ground_m[index]:
-                flying.append(shell)
                 continue
             point = np.array([positions[index, 0], positions[index, 1], ground_m[index]])
             hits.append(ShellHit(shell, owner, point, normals[:, index].copy(),
                                  shell.last_velocity_ws))
+            under.add(id(shell))
             self.retire(shell)
-        self.shells = flying
+        if under:
+            self.shells = [shell for shell in self.shells if id(shell) not in under]
         return hits
 
     def retire(self, shell: Shell) -> None:
@@ -388,8 +396,14 @@ def _armed(body: BulletRigidBodyNode, radius_m: float) -> None:
 def _passing(shell: Shell, point_ws) -> bool:
     """Whether a point is within the reach from the muzzle where the shell passes through
     the tank that fired it."""
-    offset = np.asarray(point_ws) - shell.muzzle_ws
-    return float(offset @ offset) < shell.firer_pass_m ** 2
+    point = point_ws.tolist() if isinstance(point_ws, np.ndarray) else point_ws
+    offset = [at - muzzle for at, muzzle in zip(point, shell.muzzle_ws.tolist())]
+    return _dot(offset, offset) < shell.firer_pass_m ** 2
+
+
+def _dot(a, b) -> float:
+    """a . b of three numbers each (numpy's sum, in its order)."""
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
 def _leaves_sphere(start_ws, end_ws, centre_ws, radius_m: float) -> float:
