@@ -5,6 +5,7 @@ with the terrain's collider among the bodies met and (as the fleet casts them) w
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -16,6 +17,8 @@ from physics.bullet.bodies import ABOVE_TERRAIN_MASK, make_hull_body, terrain_co
 from physics.bullet.ground import BulletRays, _closest_ground
 from physics.bullet.poses import set_at_rest
 from physics.bullet.world import ALL_BODIES, PhysicsWorld
+from physics.model.anchors import GroundHits
+from physics.model.kernel_tables import EXACT_ROWS
 from physics.model.terrain import MapChoice, build_terrain
 
 ANCHORS = 4
@@ -72,11 +75,13 @@ def test_closest_first_gives_what_every_hit_gives(config, with_terrain):
     length_m, min_ground_up = 4.0, math.cos(math.radians(70.0))
     mask = ALL_BODIES if with_terrain else ABOVE_TERRAIN_MASK
     caster = BulletRays(world, terrain, hulls, ANCHORS, mask)
-    met, best_hits = caster._closest_hits(origins, directions, length_m, min_ground_up, rays)
-    got = [None] * count
-    for ray, best in zip(met, best_hits):
-        got[ray] = (best.getHitFraction(), tuple(best.getHitPos()), tuple(best.getHitNormal()),
-                    best.getNode().getName())
+    got = []
+    for start, direction, anchor in zip(origins.tolist(), directions.tolist(), rays.tolist()):
+        best = caster._ground_hit(start, direction, length_m, min_ground_up,
+                                  hulls[anchor // ANCHORS])
+        got.append(None if best is None else (
+            best.getHitFraction(), tuple(best.getHitPos()), tuple(best.getHitNormal()),
+            best.getNode().getName()))
     expected = every_hit(world, hulls, origins, directions, length_m, min_ground_up, rays,
                          mask)
     assert got == expected
@@ -87,8 +92,8 @@ def test_closest_first_gives_what_every_hit_gives(config, with_terrain):
 
 
 def test_rays_that_meet_nothing_get_what_the_whole_pass_gives_them(config):
-    """A cast in which no ray meets anything skips the terrain's look-ups: its rays get the
-    numbers they get in a cast where another ray does meet something (the whole pass)."""
+    """Rays that meet nothing get the same numbers whether or not another ray of their cast
+    meets something; the table the kernel reads holds each field's numbers."""
     world = PhysicsWorld(config.game.simulation)
     terrain = build_terrain(MapChoice.parse("desert"), config.game.terrain, 3)
     hull = make_hull_body(config.tank.hull, "tank-0")
@@ -115,4 +120,7 @@ def test_rays_that_meet_nothing_get_what_the_whole_pass_gives_them(config):
         got, expected = getattr(missed, field), getattr(whole, field)[:8]
         assert got.dtype == expected.dtype and got.shape == expected.shape, field
         assert got.tobytes() == expected.tobytes(), field
+    fields = GroundHits(*(getattr(whole, field.name) for field in dataclasses.fields(GroundHits)))
+    assert whole.rows().shape == (EXACT_ROWS, 9)
+    assert np.ascontiguousarray(whole.rows()).tobytes() == fields.rows().tobytes()
     world.destroy()

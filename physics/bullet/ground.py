@@ -10,31 +10,26 @@ the anchors stand on, so the fleet pushes back on them.
 
 Each ray is one call into Bullet (its closest hit; a second, for all of its hits, only
 where that one is not ground), so the work round each call is kept to plain Python
-numbers: the rays' ends go in as lists, and the hits' points and normals come back in one
-pass each (:func:`physics.bullet.poses.float32s`), not row by row into numpy arrays.
+numbers, and the hits go back to the kernel as one table made at once.
 """
 
 from __future__ import annotations
 
 import math
-from operator import methodcaller
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
-from panda3d.core import BitMask32, Point3, PTA_LVecBase3f, Vec3
+from panda3d.core import BitMask32, Point3, Vec3
 
 from physics.bullet import groups
 from physics.bullet.bodies import TERRAIN_NAME
-from physics.bullet.poses import float32s, vector_array
+from physics.bullet.poses import vector_array
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchor_kernel import PARALLEL_COSINE
+from physics.model import kernel_tables as tables
 from physics.model.anchors import GroundHits
 from physics.model.terrain import TerrainBase
 from physics.model.tile_grid import per_point
-
-_hit_position, _hit_normal = methodcaller("getHitPos"), methodcaller("getHitNormal")
-"""A hit's point and normal, from a closest-hit result or one of all the hits alike."""
-
 
 def _is_ground(hit, direction: Vec3, min_ground_up: float, own) -> bool:
     """Whether a ray's ``hit`` is ground: in front of where the ray starts (not inside),
@@ -83,104 +78,62 @@ class BulletRays:
         self.pushed_points_ws: dict[int, np.ndarray] = {}
 
     def cast(self, origins_ws, directions_ws, length_m, min_ground_up, rays) -> GroundHits:
+        """Ray by ray, in plain floats (a ray or two a substep, mostly), into one table as
+        the anchor kernel reads it (:meth:`GroundHits.rows`). A ray that met no ground has
+        its start for its point and the rock's grip, as the whole pass makes them."""
         count = len(origins_ws)
-        length_m = per_point(length_m, count)
-        met, best_hits = self._closest_hits(origins_ws, directions_ws, length_m,
-                                            min_ground_up, rays)
-        if not met:
-            return self._none_met(origins_ws, directions_ws)
-        hit = np.zeros(count, dtype=bool)
-        distance = np.zeros(count)
-        point = np.zeros((count, 3))
-        normal = np.zeros((count, 3))
-        ground_velocity = np.zeros((count, 3))
-        hit[met] = True
-        distance[met] = (np.array([best.getHitFraction() for best in best_hits])
-                         * length_m[met])
-        point[met] = float32s(PTA_LVecBase3f, map(_hit_position, best_hits)).reshape(-1, 3)
-        normal[met] = float32s(PTA_LVecBase3f, map(_hit_normal, best_hits)).reshape(-1, 3)
-        nodes = [best.getNode() for best in best_hits]
-        on_terrain = [ray for ray, node in zip(met, nodes) if node.getName() == TERRAIN_NAME]
-        self.pushed_bodies = {}
-        pushed = self._moving_ground([(ray, node) for ray, node in zip(met, nodes)
-                                      if node.getName() != TERRAIN_NAME], rays, point,
-                                     ground_velocity)
-        rock_grip, rock_rolling = self.terrain.surface_grip(self._rock)
-        grip, rolling = np.full(count, rock_grip), np.full(count, rock_rolling)
-        if on_terrain:  # (only where a test's mask lets the rays meet the terrain's collider)
-            # The terrain's surface and ripples, as the terrain look-up has them.
-            ripple, grip[on_terrain], rolling[on_terrain] = self.terrain.ground_at(
-                point[on_terrain, :2].T)
-            facing = -np.einsum("ni,ni->n", normal[on_terrain], directions_ws[on_terrain])
-            distance[on_terrain] -= ripple / np.maximum(facing, PARALLEL_COSINE)
-        point = origins_ws + distance[:, None] * directions_ws
-        self.pushed_points_ws = {int(rays[ray]): point[ray] for ray in pushed}
-        return GroundHits(hit, distance, point, normal, ground_velocity, grip, rolling)
-
-    def _none_met(self, origins_ws, directions_ws) -> GroundHits:
-        """What :meth:`cast` gives where no ray met anything (most casts: a ray passing
-        near a rock's bounds but beside the rock): no hit, each ray's point its start and
-        the rock's grip, the numbers the whole pass makes, without its look-ups into the
-        terrain, which no hit needs."""
-        count = len(origins_ws)
+        rock_grip, rock_rolling = (float(value) for value in
+                                   self.terrain.surface_grip(self._rock))
         self.pushed_bodies, self.pushed_points_ws = {}, {}
-        distance = np.zeros(count)
-        rock_grip, rock_rolling = self.terrain.surface_grip(self._rock)
-        return GroundHits(np.zeros(count, dtype=bool), distance,
-                          origins_ws + distance[:, None] * directions_ws, np.zeros((count, 3)),
-                          np.zeros((count, 3)), np.full(count, rock_grip, dtype=float),
-                          np.full(count, rock_rolling, dtype=float))
+        table = []
+        for start, direction, reach_m, ground_up, anchor in zip(
+                origins_ws.tolist(), directions_ws.tolist(), per_point(length_m, count).tolist(),
+                per_point(min_ground_up, count).tolist(), rays.tolist()):
+            best = self._ground_hit(start, direction, reach_m, ground_up,
+                                    self.vehicles[anchor // self.anchors])
+            if best is None:
+                table.append((0.0, 0.0, *[at + 0.0 * way for at, way in zip(start, direction)],
+                              0.0, 0.0, 0.0, 0.0, 0.0, 0.0, rock_grip, rock_rolling))
+                continue
+            distance_m = best.getHitFraction() * reach_m
+            normal, node = tuple(best.getHitNormal()), best.getNode()
+            grip, rolling, ground_velocity = rock_grip, rock_rolling, (0.0, 0.0, 0.0)
+            if node.getName() == TERRAIN_NAME:  # only where a test's mask lets a ray meet it
+                # The terrain's surface and ripples, as the terrain look-up has them.
+                x_m, y_m, _ = best.getHitPos()
+                ripple, grips, rollings = self.terrain.ground_at(np.array([[x_m], [y_m]]))
+                grip, rolling = float(grips[0]), float(rollings[0])
+                facing = -_dot(normal, direction)
+                distance_m -= float(ripple[0]) / max(facing, PARALLEL_COSINE)
+            elif isinstance(node, BulletRigidBodyNode) and node.getMass() > 0.0:
+                ground_velocity = _body_velocity_at(node, tuple(best.getHitPos()))
+                self.pushed_bodies[anchor] = node
+            point = [at + distance_m * way for at, way in zip(start, direction)]
+            if anchor in self.pushed_bodies:
+                self.pushed_points_ws[anchor] = np.array(point)
+            table.append((1.0, distance_m, *point, *normal, *ground_velocity, grip, rolling))
+        return GroundHits.of_rows(np.array(table, dtype=float).reshape(count, tables.EXACT_ROWS).T)
 
-    def _closest_hits(self, origins_ws, directions_ws, length_m, min_ground_up, rays
-                      ) -> tuple[list[int], list]:
-        """Each ray through Bullet (each ``length_m`` long, its ground facing up it by
-        ``min_ground_up``: per ray, or one for all): the rays that met ground, and their
-        nearest ground hits.
+    def _ground_hit(self, start: list[float], direction: list[float], reach_m: float,
+                    ground_up: float, own):
+        """One ray through Bullet, ``reach_m`` long, its ground facing up it by
+        ``ground_up``: its nearest ground hit (None: none).
 
         Bullet's closest hit is asked for first: when it is ground (in front of the ray's
-        start, not its own vehicle, not a wall) it is the nearest ground hit every hit
-        would give, found by the same tests in the same order (a later hit replaces an
+        start, not its own vehicle ``own``, not a wall) it is the nearest ground hit every
+        hit would give, found by the same tests in the same order (a later hit replaces an
         earlier one only when strictly nearer, as :func:`_closest_ground` chooses), at
         less cost; only when it is not are all of the ray's hits looked through."""
-        bullet = self.world.bullet
-        ray_test_closest, ray_test_all = bullet.rayTestClosest, bullet.rayTestAll
-        vehicles, anchors, mask = self.vehicles, self.anchors, self.mask
-        length_m = per_point(length_m, len(rays))
-        ends = origins_ws + directions_ws * length_m[:, None]
-        least_up = per_point(min_ground_up, len(rays))
-        met, best_hits = [], []
-        for ray, (start, end, direction, anchor, ground_up) in enumerate(zip(
-                origins_ws.tolist(), ends.tolist(), directions_ws.tolist(), rays.tolist(),
-                least_up.tolist())):
-            start, end = Point3(*start), Point3(*end)
-            closest = ray_test_closest(start, end, mask)
-            if not closest.hasHit():
-                continue
-            direction, own = Vec3(*direction), vehicles[anchor // anchors]
-            best = closest
-            if not _is_ground(closest, direction, ground_up, own):
-                best = _closest_ground(ray_test_all(start, end, mask).getHits(), direction,
-                                       ground_up, own)
-            if best is not None:
-                met.append(ray)
-                best_hits.append(best)
-        return met, best_hits
-
-    def _moving_ground(self, hits_off_terrain, rays, point, ground_velocity) -> list[int]:
-        """The velocity of the ground at the hits (ray, node) on moving bodies, and those
-        bodies by anchor (``pushed_bodies``); returns those hits' rays."""
-        pushed = []
-        for ray, node in hits_off_terrain:
-            if isinstance(node, BulletRigidBodyNode) and node.getMass() > 0.0:
-                x, y, z = point[ray].tolist()
-                centre_x, centre_y, centre_z = node.getTransform().getPos()
-                turning = _cross(node.getAngularVelocity(),
-                                 (x - centre_x, y - centre_y, z - centre_z))
-                ground_velocity[ray] = [moving + spun for moving, spun
-                                        in zip(node.getLinearVelocity(), turning)]
-                self.pushed_bodies[int(rays[ray])] = node
-                pushed.append(ray)
-        return pushed
+        begin = Point3(*start)
+        end = Point3(*[at + way * reach_m for at, way in zip(start, direction)])
+        closest = self.world.bullet.rayTestClosest(begin, end, self.mask)
+        if not closest.hasHit():
+            return None
+        facing = Vec3(*direction)
+        if _is_ground(closest, facing, ground_up, own):
+            return closest
+        return _closest_ground(self.world.bullet.rayTestAll(begin, end, self.mask).getHits(),
+                               facing, ground_up, own)
 
     def push_back(self, impulses_ws: np.ndarray, report, axes_ws: np.ndarray,
                   patch_offset_m: np.ndarray) -> None:
@@ -203,6 +156,15 @@ class BulletRays:
             couple = _grip_couple(anchor, push, report, axes_ws, patch_offset_m)
             if couple is not None:
                 ground_body.applyTorqueImpulse(Vec3(*couple))
+
+
+def _body_velocity_at(body: BulletRigidBodyNode, point_ws) -> tuple[float, float, float]:
+    """The velocity of a moving ``body`` at a point: its centre's and its turning's."""
+    x, y, z = point_ws
+    centre_x, centre_y, centre_z = body.getTransform().getPos()
+    turning = _cross(body.getAngularVelocity(), (x - centre_x, y - centre_y, z - centre_z))
+    moving_x, moving_y, moving_z = body.getLinearVelocity()
+    return moving_x + turning[0], moving_y + turning[1], moving_z + turning[2]
 
 
 def _grip_couple(anchor: int, push: np.ndarray, report, axes_ws: np.ndarray,

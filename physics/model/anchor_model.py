@@ -368,12 +368,8 @@ class AnchorModel:
         hits = query.cast(origins.reshape(-1, 3)[rays], directions.reshape(-1, 3)[rays],
                           entries[:, tables.RAY_LENGTH], entries[:, tables.MIN_GROUND_UP],
                           rays)
-        # The hits' rows, in the order of kernel_tables' EXACT_* rows, go in with one
-        # assignment (a ray near a rock is cast in most substeps where a tank stands by one).
+        # The hits' rows go in with one assignment (a ray near a rock is cast in most
+        # substeps where a tank stands by one).
         rows = np.zeros((tables.EXACT_ROWS, count))
-        rows[:, rays] = np.concatenate((
-            np.asarray(hits.hit, dtype=float)[None], np.asarray(hits.distance_m)[None],
-            np.asarray(hits.point_ws).T, np.asarray(hits.normal_ws).T,
-            np.asarray(hits.ground_velocity_ws).T, np.asarray(hits.grip_scale)[None],
-            np.asarray(hits.rolling_resistance)[None]))
+        rows[:, rays] = hits.rows()
         return np.ascontiguousarray(exact, dtype=np.bool_), rows

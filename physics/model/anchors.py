@@ -41,6 +41,7 @@ from typing import Protocol
 import numpy as np
 
 from common.spec import Spec, SpecError, tuning
+from physics.model import kernel_tables as tables
 
 
 @dataclass(frozen=True)
@@ -222,6 +223,35 @@ class GroundHits:
     ground_velocity_ws: np.ndarray  # (N, 3) velocity of the ground at the hit point
     grip_scale: np.ndarray       # (N,) the surface's grip as a share of the tyre's own
     rolling_resistance: np.ndarray  # (N,) added by the surface, as a share of load
+
+    @staticmethod
+    def of_rows(rows: np.ndarray) -> GroundHits:
+        """Hits given as the kernel reads them (:meth:`rows`), each field a view."""
+        return _TableHits(rows)
+
+    def rows(self) -> np.ndarray:
+        """The hits as the anchor kernel reads them, (EXACT_ROWS, N) in the order of
+        :mod:`~physics.model.kernel_tables`' ``EXACT_*`` rows (flags as 0 or 1)."""
+        return np.concatenate((
+            np.asarray(self.hit, dtype=float)[None], np.asarray(self.distance_m)[None],
+            np.asarray(self.point_ws).T, np.asarray(self.normal_ws).T,
+            np.asarray(self.ground_velocity_ws).T, np.asarray(self.grip_scale)[None],
+            np.asarray(self.rolling_resistance)[None]))
+
+
+class _TableHits(GroundHits):
+    """Hits made as the kernel's table (a query that casts ray by ray builds it at once),
+    the fields views of it: :meth:`rows` is the table itself."""
+
+    def __init__(self, rows: np.ndarray):
+        point, normal, velocity = (rows[first:first + 3].T for first in (
+            tables.EXACT_POINT, tables.EXACT_NORMAL, tables.EXACT_GROUND_VELOCITY))
+        super().__init__(rows[tables.EXACT_HIT] > 0.5, rows[tables.EXACT_DISTANCE], point,
+                         normal, velocity, rows[tables.EXACT_GRIP], rows[tables.EXACT_ROLLING])
+        self._table = rows
+
+    def rows(self) -> np.ndarray:
+        return self._table
 
 
 class GroundQuery(Protocol):
