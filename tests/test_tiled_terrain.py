@@ -202,6 +202,10 @@ def test_the_tiles_near_points_are_the_ones_a_plain_loop_finds(big):
         for ordered in (False, True):
             assert big.tiles_near(points, radius, ordered) == \
                 _tiles_near_one_by_one(big, points, radius, ordered)
+        radii = np.broadcast_to(radius, len(points)).tolist()
+        for (x_m, y_m), radius_m in zip(np.reshape(points, (-1, 2)).tolist(), radii):
+            assert big.tiles_near_point(x_m, y_m, radius_m) == big.tiles_near(
+                np.array([x_m, y_m]), radius_m, ordered=True)
 
 
 def test_the_tiles_follow_the_vehicles_once_one_has_moved_far_enough(config, big,
@@ -228,6 +232,15 @@ def test_the_tiles_follow_the_vehicles_once_one_has_moved_far_enough(config, big
         colliders.follow(start, far, 5.0, np.array([[0.0, 0.0, 0.0]]), 9.81)
         assert set(big.tiles_near(far[:, :2], 0.0)) <= set(colliders.tiles)
         colliders.follow(start)  # the shell is gone: so is its collider
+        assert colliders.tiles == wanted and len(streamed) == 1
+        # Shells high above the highest rock: only one diving low within the look-ahead
+        # counts, and one that stays high gets no collider.
+        above = np.array([[-1500.0, 1500.0, big.ceiling_m + 100.0]] * 3)
+        velocities = np.array([[300.0, 0.0, 0.0],
+                               [300.0, 0.0, -150.0 / big.tile_spec.shell_lookahead_s],
+                               [0.0, 0.0, 0.0]])
+        assert big.coming_low(above, velocities, 5.0, 9.81) == [1]
+        colliders.follow(start, above[[0, 2]], 5.0, velocities[[0, 2]], 9.81)
         assert colliders.tiles == wanted and len(streamed) == 1
         moved = start + [[0.0, 0.0], [0.0, -restream_m]]
         colliders.follow(moved)

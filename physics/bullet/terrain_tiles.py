@@ -68,23 +68,34 @@ class StreamedColliders:
         their colliders follow the vehicles, worked out again once one has moved
         ``restream_after_m`` (the spare tiles are trimmed every step); the shells have
         colliders under them for as long as they fly low, and the tiles on their way are
-        made ahead."""
+        made ahead (a shell that stays high meanwhile is passed over:
+        :meth:`~physics.model.tile_lookahead.ShellLookahead.coming_low`)."""
         terrain = self.terrain
         terrain.take_finished()
-        flying = shells_ws is not None and len(shells_ws) > 0
+        flying = False  # a shell that may come low enough to need a tile
+        if shells_ws is not None and len(shells_ws):
+            low = terrain.coming_low(shells_ws, shell_velocities_ws, shell_reach_m,
+                                     gravity_m_s2)
+            flying = bool(low)
+            if flying and len(low) < len(shells_ws):
+                count = len(shells_ws)
+                shells_ws = np.asarray(shells_ws, dtype=float).reshape(-1, 3)[low]
+                shell_reach_m = per_point(shell_reach_m, count)[low]
+                if shell_velocities_ws is not None:
+                    shell_velocities_ws = np.asarray(shell_velocities_ws,
+                                                     dtype=float).reshape(-1, 3)[low]
         if shells_ws is not None and flying and shell_velocities_ws is not None:
             terrain.make_ahead(shells_ws, shell_velocities_ws, shell_reach_m, gravity_m_s2)
         followed = self._followed
         moved = (followed is None or followed.shape != vehicles_xy.shape
-                 or float(np.abs(vehicles_xy - followed).max(initial=0.0))
-                 >= terrain.tile_spec.restream_after_m)
+                 or _furthest_m(vehicles_xy, followed) >= terrain.tile_spec.restream_after_m)
         if moved or followed is None:  # (never followed yet is moved)
             followed = self._followed = np.array(vehicles_xy, dtype=float)
             terrain.stream(vehicles_xy)
         else:
             terrain.trim()
         if moved or flying or self._shells_held:
-            self.update(followed, shells_ws, shell_reach_m)
+            self.update(followed, shells_ws if flying else None, shell_reach_m)
         self._shells_held = flying
 
     def update(self, points_xy: np.ndarray, passing_ws: np.ndarray | None = None,
@@ -122,7 +133,7 @@ class StreamedColliders:
         for (x_m, y_m, z_m), reach_m in zip(passing_ws.tolist(), reaches):
             if z_m - reach_m > ceiling_m:
                 continue
-            tiles.update(key for key in terrain.tiles_near(np.array([x_m, y_m]), reach_m)
+            tiles.update(key for key in terrain.tiles_near_point(x_m, y_m, reach_m)
                          if z_m - reach_m <= terrain.tile_top_m(key))
         return frozenset(tiles)
 
@@ -178,3 +189,10 @@ class StreamedColliders:
         for key in list(self._bodies):
             self.world.remove_body(self._bodies.pop(key))
             self._remove_rocks(key)
+
+
+def _furthest_m(points: np.ndarray, before: np.ndarray) -> float:
+    """The largest change of any coordinate between two sets of points of one shape, in
+    plain floats (a few vehicles, every step)."""
+    return max((abs(now - then) for now, then in zip(points.ravel().tolist(),
+                                                     before.ravel().tolist())), default=0.0)

@@ -83,6 +83,23 @@ class TileGrid:
             codes = np.sort(codes)
         return list(zip((codes // side).tolist(), (codes % side).tolist()))
 
+    def tiles_near_point(self, x_m: float, y_m: float, radius_m: float) -> list[TileKey]:
+        """:meth:`tiles_near` of one point, in plain floats (a shell's few tiles, every
+        step it flies low, where the compiled call's arrays cost more): the same tiles,
+        column by column, row by row."""
+        size_m = float(self.tile_size_m)
+        half_tile = size_m / 2
+        offset = half_tile - self.half_extent_x_m
+        rows = self._tile_range(y_m - radius_m, y_m + radius_m)
+        near = []
+        for column in self._tile_range(x_m - radius_m, x_m + radius_m):
+            gap_x = max(abs(column * size_m + offset - x_m) - half_tile, 0.0)
+            for row in rows:
+                gap_y = max(abs(row * size_m + offset - y_m) - half_tile, 0.0)
+                if gap_x * gap_x + gap_y * gap_y <= radius_m * radius_m:
+                    near.append((column, row))
+        return near
+
 
 def _tile_index(coordinate_m, half_extent_m, tile_size_m, last):
     """The column (or row) of the tile at a coordinate, clamped to the map's 0..``last``."""

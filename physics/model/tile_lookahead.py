@@ -28,6 +28,28 @@ class ShellLookahead(TileGrid):
     def _queue(self, key: TileKey) -> None:  # the terrain's
         raise NotImplementedError
 
+    def coming_low(self, positions_ws: np.ndarray, velocities_ws: np.ndarray | None, reach_m,
+                   gravity_m_s2: float) -> list[int]:
+        """Which of these things (positions and velocities (N, 3), each reaching
+        ``reach_m``, one for all or one each) may come within reach of the ground or a rock
+        now or in the next ``shell_lookahead_s`` (without velocities: now), falling freely:
+        the rest need no tile and no collider (:meth:`make_ahead`, the colliders' passing
+        tiles). In plain floats: a shell or two, every step they fly, mostly high."""
+        seconds = max(self.tile_spec.shell_lookahead_s, 0.0) if velocities_ws is not None \
+            else 0.0
+        positions = np.asarray(positions_ws, dtype=float).reshape(-1, 3)
+        climbs = (np.asarray(velocities_ws, dtype=float).reshape(-1, 3)[:, 2].tolist()
+                  if velocities_ws is not None else [0.0] * len(positions))
+        ceiling_m = self.ceiling_m
+        low = []
+        for index, (z_m, z_mps, reach) in enumerate(zip(
+                positions[:, 2].tolist(), climbs,
+                per_point(reach_m, len(positions)).tolist())):
+            end_z_m = z_m + seconds * (z_mps - 0.5 * gravity_m_s2 * seconds)
+            if min(z_m, end_z_m) - reach <= ceiling_m:  # a falling arc is lowest at an end
+                low.append(index)
+        return low
+
     def make_ahead(self, positions_ws: np.ndarray, velocities_ws: np.ndarray, reach_m,
                    gravity_m_s2: float) -> None:
         """Queue on the worker the tiles within ``reach_m`` (one for all, or one each) of
