@@ -112,6 +112,24 @@ from Python, where a compiled call would cost more than it saves)."""
 
 
 @compiled_loop
+def box_marked(directory, used, epoch, low_x_m, low_y_m, high_x_m, high_y_m, half_extent_m,
+               tile_size_m, tiles_per_side):
+    """Mark in ``used`` (laid out as ``directory``, by row and column) every tile under a
+    box (clamped to the map, as :meth:`TileGrid._tile_range` clamps it) as used in
+    ``epoch``; whether every one of them is made (its ``directory`` slot set)."""
+    last = tiles_per_side - 1
+    first_column = _tile_index_compiled(low_x_m, half_extent_m, tile_size_m, last)
+    last_column = _tile_index_compiled(high_x_m, half_extent_m, tile_size_m, last)
+    made = True
+    for row in range(_tile_index_compiled(low_y_m, half_extent_m, tile_size_m, last),
+                     _tile_index_compiled(high_y_m, half_extent_m, tile_size_m, last) + 1):
+        for column in range(first_column, last_column + 1):
+            used[row, column] = epoch
+            made = made and directory[row, column] >= 0
+    return made
+
+
+@compiled_loop
 def _near_tile_codes(points, radii, half_extent_m, tile_size_m, tiles_per_side):
     """:meth:`TileGrid.tiles_near`'s tiles as codes (column * tiles_per_side + row), each
     once, in the order first met: point by point, column by column, row by row. A tile is

@@ -38,7 +38,7 @@ from physics.model.rocks import Rock
 from physics.model.terrain_base import (TerrainBase, TerrainSpec, TerrainTables,
                                         planes_under, tiles_marked)
 from physics.model.tile_contents import TileContents
-from physics.model.tile_grid import TileKey, rect_distances_m
+from physics.model.tile_grid import TileKey, box_marked, rect_distances_m
 from physics.model.tile_lookahead import ShellLookahead
 from physics.model.tile_rocks import TileRocks
 
@@ -90,10 +90,6 @@ class TiledTerrain(ShellLookahead, TerrainBase):
         self._near: set[TileKey] = set()
         """The tiles within ``unload_radius_m`` of something moving at the last stream."""
         self._epoch = 0
-        self._prepared: set[tuple[int, int, int, int]] = set()
-        self._prepared_epoch = -1
-        """The tile ranges (columns, then rows: first and past last) :meth:`prepare_box`
-        made and marked used in epoch ``_prepared_epoch``."""
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="terrain-tiles")
         """Makes tiles ahead of need, beside the steps (the compiled fill holds no lock)."""
         self._pending: dict[TileKey, _Queued] = {}
@@ -236,21 +232,17 @@ class TiledTerrain(ShellLookahead, TerrainBase):
     def prepare_box(self, x_min_m: float, y_min_m: float, x_max_m: float, y_max_m: float
                     ) -> None:
         """Make every tile under a box (clamped to the map) now. Asked several times a step
-        (each substep's anchors, each bot's sight line), mostly for the same few tiles: a
-        box over tiles already prepared in this epoch costs one look-up (tiles are dropped
-        only between epochs, by :meth:`trim`)."""
-        columns = self._tile_range(x_min_m, x_max_m)
-        rows = self._tile_range(y_min_m, y_max_m)
-        box = (columns.start, columns.stop, rows.start, rows.stop)
-        if self._prepared_epoch != self._epoch:
-            self._prepared_epoch = self._epoch
-            self._prepared.clear()
-        elif box in self._prepared:
+        (each bot's sight line, the anchors' reach), mostly for tiles already made: those
+        are marked used in one compiled call (:func:`box_marked`), and only a box with a
+        missing tile goes on tile by tile."""
+        if box_marked(self._directory, self._used, self._epoch, x_min_m, y_min_m, x_max_m,
+                      y_max_m, self.half_extent_x_m, float(self.tile_size_m),
+                      self.tiles_per_side):
             return
-        for row in rows:
+        columns = self._tile_range(x_min_m, x_max_m)
+        for row in self._tile_range(y_min_m, y_max_m):
             for column in columns:
                 self._slot((column, row))
-        self._prepared.add(box)
 
     def stream(self, points_xy: np.ndarray) -> None:
         """Once per fixed step, with where the vehicles and shells are (N, 2): make a few
