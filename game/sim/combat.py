@@ -29,7 +29,8 @@ from game.sim.part_damage import FIRE_CAUSE, PartDamage
 from game.sim.spotting import hull_middle_ws
 from game.sim.vehicles import DrawnVehicle, PlayerVehicle, Vehicle
 from physics.bullet.bodies import make_plate_body
-from physics.bullet.shells import Shell, ShellHit, ShellSystem, predicted_impact, splash_owners
+from physics.bullet.shell_arcs import predicted_impact
+from physics.bullet.shells import Shell, ShellHit, ShellSystem, splash_owners
 from physics.bullet.world import PhysicsWorld
 from physics.model.ammunition import HE, MM_PER_M, AmmunitionState, ShellSpec
 from physics.model.ballistics import GunState, aim_gun, gun_axes, launch_velocity_ws, widen_or_close
@@ -215,7 +216,7 @@ class Combat:
         if not self.shell_system.shells:  # most steps: no contact manifold to look through
             return []
         lifetime = max((v.spec.gun.shell_lifetime_s for v in vehicles if v.aim), default=0.0)
-        starts = [(shell, shell.last_position_ws) for shell in self.shell_system.shells]
+        starts = [(shell, shell.last_position_ws) for shell in self.shell_system.followed()]
         hits, _ = self.shell_system.update(time_s, lifetime)
         hits += self.shell_system.under_ground(self.terrain, self.terrain)
         ends = {id(hit.shell): np.asarray(hit.position_ws, dtype=float) for hit in hits}

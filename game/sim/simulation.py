@@ -31,7 +31,6 @@ from physics.bullet.fleet import VehicleFleet
 from physics.bullet.hull_body import (TURRET_CONTACT_FOLLOW_M, TURRET_FOLLOW_M,
                                       make_vehicle_body)
 from physics.bullet.poses import ground_aligned_rotation, set_at_rest
-from physics.bullet.shells import flights_now
 from physics.model.broadphase import points_near_path
 from physics.model.flight import flight_to_distance
 from physics.model.parts import WHOLE_TANK
@@ -56,6 +55,8 @@ class ShellPaths(NamedTuple):
     positions_ws: np.ndarray
     velocities_ws: np.ndarray
     reach_m: np.ndarray
+    shells: list
+    """The shells followed (those that may meet something in the step), in those rows."""
 
 
 class Simulation:
@@ -333,7 +334,8 @@ class Simulation:
         shells = shell_paths is not None
         if shell_paths is not None:
             points = shell_paths.positions_ws
-            reach = shell_paths.reach_m + [shell.spec.splash_radius_m for shell in self.shells]
+            reach = shell_paths.reach_m + [shell.spec.splash_radius_m
+                                           for shell in shell_paths.shells]
         touched = {fleet: (fleet.in_touch().tolist(), fleet.within_reach(points, reach).tolist()
                            if shells else None)
                    for fleet in self.fleets.values() if fleet.bodies}
@@ -351,13 +353,14 @@ class Simulation:
         self.arena.dig(crater.x_m, crater.y_m, crater.radius_m, crater.depth_m)
 
     def _shell_paths(self) -> ShellPaths | None:
-        """Where each shell in flight is, its velocity, and how far it may go in the step
-        ahead (its speed times the step, and as far again to spare, and its radius); None
-        with no shell in flight."""
-        shells = self.shells
-        if not shells:
-            return None
-        return ShellPaths(*flights_now(shells, 2.0 * self.step_s))
+        """Where each shell that may meet something in the step is, its velocity, and how
+        far it may go in the step (its speed times the step, and as far again to spare, and
+        its radius): :meth:`~physics.bullet.shells.ShellSystem.to_follow`; None: none."""
+        terrain = self.arena.terrain
+        followed = self.combat.shell_system.to_follow(
+            2.0 * self.step_s, terrain.ceiling_m, (terrain.half_extent_x_m,
+                                                   terrain.half_extent_y_m))
+        return None if followed is None else ShellPaths(*followed)
 
     def _stream(self, shell_paths: ShellPaths | None) -> None:
         """A big desert follows the vehicles, and the shells for the step ahead

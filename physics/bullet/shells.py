@@ -18,14 +18,15 @@ so until a step ends with it past that reach it flies in the fresh-shell group, 
 passes through every hull, and without CCD (which heeds no groups); its sweep finds the
 other hulls it meets meanwhile.
 
-The aiming and the arc over the height array are :mod:`physics.model.ballistics`'.
+The aiming and the arc over the height array are :mod:`physics.model.ballistics`'; where a
+shell fired now would land, :mod:`physics.bullet.shell_arcs`'.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Generic, TypeVar
+from typing import Generic, TypeVar
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode, BulletSphereShape
@@ -35,16 +36,19 @@ from physics.bullet import groups
 from physics.bullet.poses import vector_array
 from physics.bullet.world import PhysicsWorld
 from physics.model.ammunition import AirSpec, ShellSpec
-from physics.model.ballistics import (GunSpec, GunState, arc_meets_terrain, arc_points, gun_axes,
-                                      launch_velocity_ws, shot_direction)
+from physics.model.ballistics import (GunSpec, GunState, gun_axes, launch_velocity_ws,
+                                      shot_direction)
 from physics.model.flight import Flight
 from physics.model.pose import BodyState
-from physics.model.terrain import TerrainBase
 
 CCD_MOTION_SHARE = 0.5
 """CCD starts when a shell moves more than this share of its radius in a substep."""
 CCD_SWEPT_SHARE = 0.9
 """The swept sphere CCD uses, as a share of the shell's radius (Bullet's usual recipe)."""
+QUIET_SLACK_M = 2.0
+"""Room kept between the lowest a shell may come in a step and the highest thing it could
+meet, for the step to go unchecked (:meth:`ShellSystem.to_follow`): more than a turret
+turned since its hull's bounds were taken, Bullet's margins and a body's rise in a step."""
 SWEEP_REACH_RADII = 1.0
 """The swept sphere runs on this many radii past the shell: its front reaches the face CCD
 stopped the shell short of."""
@@ -126,6 +130,8 @@ class ShellSystem(Generic[Owner]):
     _fired: int = 0
     _flights: dict[int, tuple[ShellSpec, Flight]] = field(default_factory=dict)
     """:meth:`flight_of`'s, by the shell spec's identity (with the spec, which it keeps)."""
+    _quiet: set[int] = field(default_factory=set)
+    """The shells (by identity) that can meet nothing in this step (:meth:`to_follow`)."""
 
     def __post_init__(self) -> None:
         self.world.add_substep_hook(self._drag)
@@ -195,7 +201,7 @@ class ShellSystem(Generic[Owner]):
         the world's manifolds (every pair of bodies in touch: tanks on the ground, on rocks)
         only a shell's are read."""
         touching: dict[PandaNode, tuple[PandaNode, np.ndarray]] = {}
-        shell_nodes = {shell.body for shell in self.shells}
+        shell_nodes = {shell.body for shell in self.shells if id(shell) not in self._quiet}
         for manifold in self.world.bullet.getManifolds():
             first, second = manifold.getNode0(), manifold.getNode1()
             if (first not in shell_nodes and second not in shell_nodes
@@ -208,18 +214,54 @@ class ShellSystem(Generic[Owner]):
                     touching.setdefault(shell_node, (other, vector_array(position)))
         return touching
 
+    def to_follow(self, ahead_s: float, ground_top_m: float, half_extents_m: tuple[float, float]
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[Shell[Owner]]] | None:
+        """Before a step: the shells that may meet something in it, with where each is, its
+        velocity and how far it may go in ``ahead_s`` (:func:`flights_now`); None: none.
+
+        The others are not looked at after the step (:meth:`update` keeps where they are):
+        those whose lowest point within that reach stays :data:`QUIET_SLACK_M` above the
+        ground's highest (``ground_top_m``) and every body a shell meets
+        (:meth:`~physics.bullet.world.PhysicsWorld.top_m`), and inside the map's edges
+        (``half_extents_m``, x and y, about the origin). A shell fired into the sky flies
+        seconds with nothing near it."""
+        self._quiet.clear()
+        if not self.shells:
+            return None
+        positions, velocities, reach_m = flights_now(self.shells, ahead_s)
+        half_x_m, half_y_m = half_extents_m
+        clear = [(row, z_m - reach - QUIET_SLACK_M) for row, ((x_m, y_m, z_m), reach)
+                 in enumerate(zip(positions.tolist(), reach_m.tolist()))
+                 if abs(x_m) + reach < half_x_m and abs(y_m) + reach < half_y_m]
+        if any(lowest_m > ground_top_m for _, lowest_m in clear):
+            top_m = max(ground_top_m, self.world.top_m(groups.SHELL_PATH))
+            self._quiet = {id(self.shells[row]) for row, lowest_m in clear if lowest_m > top_m}
+        if not self._quiet:
+            return positions, velocities, reach_m, list(self.shells)
+        rows = [row for row, shell in enumerate(self.shells) if id(shell) not in self._quiet]
+        if not rows:
+            return None
+        return (positions[rows], velocities[rows], reach_m[rows],
+                [self.shells[row] for row in rows])
+
+    def followed(self) -> list[Shell[Owner]]:
+        """The shells in flight this step but those :meth:`to_follow` left unchecked."""
+        return [shell for shell in self.shells if id(shell) not in self._quiet]
+
     def update(self, time_s: float, lifetime_s: float) -> tuple[list[ShellHit[Owner]], int]:
-        """After a step: retire shells that struck something or flew too long.
+        """After a step: retire shells that struck something or flew too long (of those
+        :meth:`to_follow` left unchecked, only the latter).
 
         Returns the hits and how many shells expired unseen.
         """
-        touching = self._contacts()
+        quiet = self._quiet
+        touching = self._contacts() if len(quiet) < len(self.shells) else {}
         hits, expired, flying = [], 0, []
         for shell in self.shells:
             body = shell.body
             position = vector_array(body.getTransform().getPos())
             velocity = vector_array(body.getLinearVelocity())
-            hit = self._struck(shell, touching.get(body))
+            hit = None if id(shell) in quiet else self._struck(shell, touching.get(body))
             if hit is not None:
                 hits.append(hit)
                 self.retire(shell)
@@ -234,6 +276,7 @@ class ShellSystem(Generic[Owner]):
                     self.world.set_collide_mask(body, _SHELL_GROUP)
                 flying.append(shell)
         self.shells = flying
+        self._quiet = set()
         return hits, expired
 
     def _struck(self, shell: Shell[Owner], contact) -> ShellHit[Owner] | None:
@@ -330,52 +373,6 @@ class ShellSystem(Generic[Owner]):
         for shell in self.shells:
             self.retire(shell)
         self.shells.clear()
-
-
-def predicted_impact(world: PhysicsWorld, terrain: TerrainBase, muzzle_ws, velocity_ws,
-                     flight: Flight, exclude, max_time_s: float, radius_m: float,
-                     make_tiles: bool = True,
-                     before_rays: Callable[[np.ndarray], object] | None = None
-                     ) -> np.ndarray | None:
-    """Where a shell of ``radius_m`` fired now on ``flight`` would land within
-    ``max_time_s``: on the terrain (where its surface meets it), or on the first body
-    (``exclude`` aside) its arc meets before that, looked for along chords that stray at
-    most its radius from its path (``make_tiles``: see
-    :func:`~physics.model.ballistics.arc_meets_terrain`). ``before_rays`` is given the
-    chords' ends, (C + 1, 3), before they are cast (to bring bodies up to date near them)."""
-    velocity = np.asarray(velocity_ws, dtype=float)
-    ground_s, ground_ws = arc_meets_terrain(terrain, np.asarray(muzzle_ws, dtype=float),
-                                             velocity, flight, max_time_s, make_tiles,
-                                             radius_m)
-    hit_ws = _arc_meets_body(world, np.asarray(muzzle_ws, dtype=float), velocity,
-                             flight, exclude, ground_s, radius_m, before_rays)
-    return hit_ws if hit_ws is not None else ground_ws
-
-
-def _arc_meets_body(world: PhysicsWorld, muzzle_ws, velocity_ws, flight: Flight,
-                    exclude, until_s: float, tolerance_m: float,
-                    before_rays: Callable[[np.ndarray], object] | None = None
-                    ) -> np.ndarray | None:
-    """Where the arc first meets a body other than the terrain before ``until_s``: rays
-    along chords that stray at most ``tolerance_m`` from it.
-
-    Over a time t a chord of the arc sags at most g t^2 / 8 below it at its middle (drag
-    works along the path and does not bend it), so chords of t = sqrt(8 tolerance / g) are
-    the longest that keep within the tolerance: a few rays for a whole flight.
-    """
-    chords = 1
-    gravity_m_s2 = flight.gravity_m_s2
-    if gravity_m_s2 > 0.0:
-        chords = max(1, math.ceil(until_s / math.sqrt(8.0 * tolerance_m / gravity_m_s2)))
-    ends = arc_points(muzzle_ws, velocity_ws, flight,
-                       np.arange(chords + 1) * (until_s / chords))
-    if before_rays is not None:
-        before_rays(ends)
-    for start, end in zip(ends[:-1], ends[1:]):
-        hit = world.ray_closest(start, end, exclude=exclude, mask=groups.ARC_BLOCKERS)
-        if hit is not None:
-            return hit.position_ws
-    return None
 
 
 def splash_owners(world: PhysicsWorld, centre_ws: np.ndarray, radius_m: float) -> list:

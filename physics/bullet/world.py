@@ -86,6 +86,9 @@ ALL_BODIES = BitMask32.allOn()
 """A query filter that meets every body."""
 NO_GROUPS = BitMask32()
 """The mask of a body no query meets."""
+_UNBOUNDED = groups.mask_of(groups.TERRAIN, groups.EDGE).getWord()
+"""The groups whose bodies :meth:`PhysicsWorld.top_m` leaves aside: a heightfield's or a
+plane's bounding sphere bounds nothing useful."""
 
 
 def sphere_shape(radius_m: float) -> BulletSphereShape:
@@ -150,6 +153,13 @@ class PhysicsWorld:
         self._substep_hooks: list[SubstepHook] = []
         self.runaway: set[BulletRigidBodyNode] = set()
         """The bodies whose motion ran away in the last step, held still since."""
+        self._static_tops: dict[int, dict[BulletRigidBodyNode, float]] = {}
+        """Each static body's highest point (of its bounding sphere), by its groups' mask
+        (static bodies keep theirs), the terrain's and the map's edges aside
+        (:meth:`top_m`); and the highest of each mask's."""
+        self._static_highest: dict[int, float] = {}
+        self._moving_reach: dict[BulletRigidBodyNode, float] = {}
+        """How far each moving body's bounding sphere reaches from its origin."""
 
     @property
     def time_s(self) -> float:
@@ -171,7 +181,29 @@ class PhysicsWorld:
         self.bullet.attachRigidBody(body)
         if owner is not None:
             self.handles.register(body, owner)
+        bounds = body.getShapeBounds()
+        if body.getMass() > 0.0:
+            self._moving_reach[body] = bounds.getCenter().length() + bounds.getRadius()
+        elif not body.getIntoCollideMask().getWord() & _UNBOUNDED:
+            mask = body.getIntoCollideMask().getWord()
+            top_m = (body.getTransform().getMat().xformPoint(bounds.getCenter()).z
+                     + bounds.getRadius())
+            self._static_tops.setdefault(mask, {})[body] = top_m
+            self._static_highest[mask] = max(self._static_highest.get(mask, -math.inf), top_m)
         return path
+
+    def top_m(self, mask: BitMask32) -> float:
+        """The highest point any body whose group is in ``mask`` reaches now, by its
+        bounding sphere (-inf: none), the terrain and the map's edges aside (a heightfield's
+        or a plane's sphere says nothing: the terrain has its own ceiling). The static
+        bodies' were taken as they were added; the moving ones' are read now."""
+        word = mask.getWord()
+        top_m = max((highest for groups_met, highest in self._static_highest.items()
+                     if groups_met & word), default=-math.inf)
+        for body, reach_m in self._moving_reach.items():
+            if body.getIntoCollideMask().getWord() & word:
+                top_m = max(top_m, body.getTransform().getPos().z + reach_m)
+        return top_m
 
     def body_count(self) -> int:
         """How many rigid bodies are in the world (a leak shows as a count that grows)."""
@@ -190,6 +222,10 @@ class PhysicsWorld:
     def remove_body(self, path: NodePath) -> None:
         body = path.node()
         self.handles.unregister(body)
+        self._moving_reach.pop(body, None)
+        for mask, tops in self._static_tops.items():
+            if tops.pop(body, None) is not None:
+                self._static_highest[mask] = max(tops.values(), default=-math.inf)
         self.bullet.removeRigidBody(body)
         path.removeNode()
 

@@ -280,6 +280,11 @@ class TerrainBase(CraterBook):
     def max_height_m(self) -> float:
         return self.min_height_m + self.height_range_m
 
+    @property
+    def ceiling_m(self) -> float:
+        """Nothing of the ground reaches above this (a big desert's counts its rocks too)."""
+        return self.max_height_m
+
     def contains(self, x_m, y_m) -> np.ndarray:
         return (np.abs(x_m) <= self.half_extent_x_m) & (np.abs(y_m) <= self.half_extent_y_m)
 
