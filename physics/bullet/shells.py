@@ -96,16 +96,18 @@ class Shell(Generic[Owner]):
         return vector_array(self.body.getLinearVelocity())
 
 
-def flights_now(shells: list[Shell], ahead_s: float
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every shell's position and velocity (S, 3 each), read in one pass (the numbers
-    :attr:`Shell.position_ws` and :attr:`Shell.velocity_ws` read), and how far each may go
-    in ``ahead_s`` (S,): its speed for that long, and its radius."""
-    table = np.array([(*shell.body.getTransform().getPos(), *shell.body.getLinearVelocity(),
-                       shell.radius_m) for shell in shells], dtype=float).reshape(-1, 7)
-    reach_m = [ahead_s * math.sqrt(x_mps * x_mps + y_mps * y_mps + z_mps * z_mps) + radius_m
-               for x_mps, y_mps, z_mps, radius_m in table[:, 3:].tolist()]
-    return table[:, :3], table[:, 3:6], np.array(reach_m)
+def flights_now(shells: list[Shell], ahead_s: float) -> list[tuple[float, ...]]:
+    """Every shell's position and velocity (the numbers :attr:`Shell.position_ws` and
+    :attr:`Shell.velocity_ws` read) and how far it may go in ``ahead_s`` (its speed for
+    that long, and its radius): seven floats a shell, read in one pass."""
+    flights: list[tuple[float, ...]] = []
+    for shell in shells:
+        body = shell.body
+        x_m, y_m, z_m = body.getTransform().getPos()
+        x_mps, y_mps, z_mps = body.getLinearVelocity()
+        flights.append((x_m, y_m, z_m, x_mps, y_mps, z_mps, ahead_s * math.sqrt(
+            x_mps * x_mps + y_mps * y_mps + z_mps * z_mps) + shell.radius_m))
+    return flights
 
 
 @dataclass(frozen=True)
@@ -217,7 +219,8 @@ class ShellSystem(Generic[Owner]):
     def to_follow(self, ahead_s: float, ground_top_m: float, half_extents_m: tuple[float, float]
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[Shell[Owner]]] | None:
         """Before a step: the shells that may meet something in it, with where each is, its
-        velocity and how far it may go in ``ahead_s`` (:func:`flights_now`); None: none.
+        velocity and how far it may go in ``ahead_s`` (:func:`flights_now`), rows (S, 3),
+        (S, 3) and (S,); None: none.
 
         The others are not looked at after the step (:meth:`update` keeps where they are):
         those whose lowest point within that reach stays :data:`QUIET_SLACK_M` above the
@@ -226,23 +229,20 @@ class ShellSystem(Generic[Owner]):
         (``half_extents_m``, x and y, about the origin). A shell fired into the sky flies
         seconds with nothing near it."""
         self._quiet.clear()
-        if not self.shells:
-            return None
-        positions, velocities, reach_m = flights_now(self.shells, ahead_s)
+        flights = flights_now(self.shells, ahead_s)
         half_x_m, half_y_m = half_extents_m
-        clear = [(row, z_m - reach - QUIET_SLACK_M) for row, ((x_m, y_m, z_m), reach)
-                 in enumerate(zip(positions.tolist(), reach_m.tolist()))
+        clear = [(shell, z_m - reach - QUIET_SLACK_M) for shell, (x_m, y_m, z_m, *_, reach)
+                 in zip(self.shells, flights)
                  if abs(x_m) + reach < half_x_m and abs(y_m) + reach < half_y_m]
         if any(lowest_m > ground_top_m for _, lowest_m in clear):
             top_m = max(ground_top_m, self.world.top_m(groups.SHELL_PATH))
-            self._quiet = {id(self.shells[row]) for row, lowest_m in clear if lowest_m > top_m}
-        if not self._quiet:
-            return positions, velocities, reach_m, list(self.shells)
-        rows = [row for row, shell in enumerate(self.shells) if id(shell) not in self._quiet]
-        if not rows:
+            self._quiet = {id(shell) for shell, lowest_m in clear if lowest_m > top_m}
+        followed = [(shell, flight) for shell, flight in zip(self.shells, flights)
+                    if id(shell) not in self._quiet]
+        if not followed:
             return None
-        return (positions[rows], velocities[rows], reach_m[rows],
-                [self.shells[row] for row in rows])
+        table = np.array([flight for _, flight in followed])
+        return table[:, :3], table[:, 3:6], table[:, 6], [shell for shell, _ in followed]
 
     def followed(self) -> list[Shell[Owner]]:
         """The shells in flight this step but those :meth:`to_follow` left unchecked."""
