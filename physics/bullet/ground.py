@@ -73,7 +73,9 @@ class BulletRays:
         self.world = world
         self.terrain = terrain
         self.vehicles, self.anchors = vehicles, anchors
-        self._rock = terrain.surface_named("rock")
+        self._rock_grip = tuple(float(value) for value in terrain.surface_grip(
+            terrain.surface_named("rock")))
+        """The rock surface's grip scale and added rolling resistance (fixed with the map)."""
         self.pushed_bodies: dict[int, BulletRigidBodyNode] = {}
         self.pushed_points_ws: dict[int, np.ndarray] = {}
 
@@ -82,8 +84,7 @@ class BulletRays:
         the anchor kernel reads it (:meth:`GroundHits.rows`). A ray that met no ground has
         its start for its point and the rock's grip, as the whole pass makes them."""
         count = len(origins_ws)
-        rock_grip, rock_rolling = (float(value) for value in
-                                   self.terrain.surface_grip(self._rock))
+        rock_grip, rock_rolling = self._rock_grip
         self.pushed_bodies, self.pushed_points_ws = {}, {}
         table = []
         for start, direction, reach_m, ground_up, anchor in zip(

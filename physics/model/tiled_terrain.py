@@ -89,6 +89,8 @@ class TiledTerrain(ShellLookahead, TerrainBase):
         fixed step (:meth:`trim`). An array, so that a look-up marks its tiles at once."""
         self._near: set[TileKey] = set()
         """The tiles within ``unload_radius_m`` of something moving at the last stream."""
+        self._spares: int | None = 0
+        """How many tiles made are not :attr:`_near` (None: to be counted again)."""
         self._epoch = 0
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="terrain-tiles")
         """Makes tiles ahead of need, beside the steps (the compiled fill holds no lock)."""
@@ -158,6 +160,7 @@ class TiledTerrain(ShellLookahead, TerrainBase):
                 for pool, written in zip(self._pools(), queued.pools):
                     pool[slot] = written[slot]
         self._slots[key] = slot
+        self._spares = None
         self._directory[key[1], key[0]] = slot
         self.tiles_made += 1
         box = self.tile_box(key)
@@ -166,6 +169,7 @@ class TiledTerrain(ShellLookahead, TerrainBase):
         return slot
 
     def _drop(self, key: TileKey) -> None:
+        self._spares = None
         self._rocks.pop(key, None)
         slot = self._slots.pop(key)
         self._used[key[1], key[0]] = -1
@@ -249,6 +253,7 @@ class TiledTerrain(ShellLookahead, TerrainBase):
         of the tiles near them ahead of need, and drop what is far from all of them."""
         spec = self.tile_spec
         self._near = set(self.tiles_near(points_xy, spec.unload_radius_m))
+        self._spares = None
         loading = self.tiles_near(points_xy, spec.load_radius_m)
         missing = [key for key in loading if key not in self._slots]
         if missing:
@@ -270,7 +275,9 @@ class TiledTerrain(ShellLookahead, TerrainBase):
         it, while the ones the bots' sight lines keep using stay."""
         self._epoch += 1
         limit = self.tile_spec.spare_tiles
-        if len(self._slots) - len(self._near & self._slots.keys()) <= limit:
+        if self._spares is None:  # counted again only when the tiles or the near ones change
+            self._spares = len(self._slots) - len(self._near & self._slots.keys())
+        if self._spares <= limit:
             return  # no more spares than are kept, even counting those used this epoch
         used = self._used
         spares = sorted((key for key in self._slots if key not in self._near
