@@ -1,7 +1,7 @@
 """Two checkouts' battles stepped in turn: what a change costs a step, in one run.
 
     python -m bench.lockstep BEFORE[:CLASSES] AFTER[:CLASSES] [--seed N] [--tanks N]
-                             [--seconds S] [--map MAP] [--json]
+                             [--seconds S] [--map MAP] [--random-bots] [--json]
 
 Each checkout (a folder holding the game, as ``git worktree add`` makes one) plays the
 bench's battle (:func:`bench.soak.random_battle`: the player driven at random against
@@ -15,7 +15,9 @@ battle alone (``bench battle``): compare the two figures of one run, not either 
 another benchmark's.
 
 ``CLASSES``: the bots' tank classes, comma separated, taken in turn (none: the checkout's
-config). The child's code is sent with the command, so a checkout from before this file
+config). ``--random-bots``: every bot's tank is driven at random as the player's is (its
+own seed), not by its brain: the same kind of work in both trees, whatever their bots do
+(how far apart the sides start, how long they wait to fire, who lives). The child's code is sent with the command, so a checkout from before this file
 existed can be measured too: it needs only ``bench.soak.random_battle`` and
 ``game.config.load_config`` (and ``bench.battle.with_bot_tanks`` for ``CLASSES``).
 
@@ -44,11 +46,20 @@ sys.path.insert(0, '.')
 from bench.soak import random_battle
 from game.config import load_config
 seed, tanks, classes, map_name = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+random_bots = sys.argv[5] == 'random'
 config = load_config()
 if classes:
     from bench.battle import with_bot_tanks
     config = with_bot_tanks(config, tuple(classes.split(',')))
 loop = random_battle(config, tanks - 1, seed, map_name)
+randomised = 0
+if random_bots:  # every tank driven at random, as the player is: no bot's brain
+    from bench.soak_watch import RandomDriver
+    simulation = loop.simulation
+    # The drivers' names through the private table: older trees have no public list.
+    for number, name in enumerate(sorted(simulation._drivers)):
+        simulation.add_driver(name, RandomDriver(seed + 1 + number, simulation.step_s).controls)
+        randomised += 1
 loop.step()  # not timed: it loads the compiled loops
 spent_s, steps = 0.0, 0
 print('ready', flush=True)
@@ -61,14 +72,17 @@ for line in sys.stdin:
     steps += 1
     print('stepped', flush=True)
 loop.session.destroy()
-print(json.dumps({'ms_per_step': spent_s / max(steps, 1) * 1000.0, 'steps': steps}), flush=True)
+print(json.dumps({'ms_per_step': spent_s / max(steps, 1) * 1000.0, 'steps': steps,
+                  'randomised': randomised}), flush=True)
 """
 
 
-def _child(checkout: str, seed: int, tanks: int, map_text: str) -> subprocess.Popen:
+def _child(checkout: str, seed: int, tanks: int, map_text: str, random_bots: bool
+           ) -> subprocess.Popen:
     folder, _, classes = checkout.partition(":")
     child = subprocess.Popen([sys.executable, "-c", CHILD, str(seed), str(tanks), classes,
-                              map_text], cwd=folder, stdin=subprocess.PIPE,
+                              map_text, "random" if random_bots else "brains"], cwd=folder,
+                             stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, text=True, bufsize=1)
     if hasattr(os, "sched_setaffinity"):  # both on one processor: the same caches, and
         os.sched_setaffinity(child.pid, {min(os.sched_getaffinity(0))})  # its slow spells
@@ -91,14 +105,14 @@ def _say(child: subprocess.Popen, line: str) -> None:
 
 
 def run(before: str, after: str, seed: int = 1, tanks: int = 8, seconds: float = 60.0,
-        map_text: str = "desert") -> dict:
+        map_text: str = "desert", random_bots: bool = False) -> dict:
     """The two checkouts' battles stepped in turn for ``seconds`` of simulated time (in
-    this checkout's fixed steps)."""
+    this checkout's fixed steps); ``random_bots``: the bots' tanks driven at random too."""
     steps = max(round(seconds * load_config().game.simulation.step_hz), 1)
     children: list[subprocess.Popen] = []
     try:
         for checkout in (before, after):
-            children.append(_child(checkout, seed, tanks, map_text))
+            children.append(_child(checkout, seed, tanks, map_text, random_bots))
         for step in range(steps):
             for child in (children if step % 2 == 0 else children[::-1]):
                 _say(child, "step")
@@ -119,8 +133,10 @@ def run(before: str, after: str, seed: int = 1, tanks: int = 8, seconds: float =
                 child.wait()
     ms = [result["ms_per_step"] for result in results]
     return {"parameters": {"before": before, "after": after, "seed": seed, "tanks": tanks,
-                           "simulated_s": seconds, "map": map_text},
+                           "simulated_s": seconds, "map": map_text,
+                           "random_bots": random_bots},
             "steps": [result["steps"] for result in results],
+            "bots_driven_at_random": [result["randomised"] for result in results],
             "ms_per_step": {"before": round(ms[0], 3), "after": round(ms[1], 3)},
             "after_speed": round(ms[0] / ms[1], 3)}
 
@@ -141,9 +157,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tanks", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--map", type=map_name, default="desert")
+    parser.add_argument("--random-bots", action="store_true",
+                        help="drive the bots' tanks at random too, as the player's: the same "
+                             "kind of work in both trees whatever their bots' brains do")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    report = run(args.before, args.after, args.seed, args.tanks, args.seconds, args.map)
+    report = run(args.before, args.after, args.seed, args.tanks, args.seconds, args.map,
+                 args.random_bots)
     if args.json:
         print(json.dumps(report))
     else:

@@ -20,6 +20,14 @@ def test_two_checkouts_battles_take_as_many_steps_each_in_turn(repo_root, config
     assert ms["before"] > 0.0 and ms["after"] > 0.0
     assert report["after_speed"] == pytest.approx(ms["before"] / ms["after"], rel=0.01)
     assert report["parameters"]["map"] == "flat"
+    assert report["bots_driven_at_random"] == [0, 0]
+
+
+def test_random_bots_drive_every_bots_tank_at_random_in_both(repo_root):
+    report = lockstep.run(str(repo_root), str(repo_root), seed=3, tanks=3, seconds=0.1,
+                          map_text="flat", random_bots=True)
+    assert report["bots_driven_at_random"] == [2, 2]
+    assert report["parameters"]["random_bots"] is True
 
 
 def test_a_folder_that_is_not_a_checkout_is_one_line_and_exit_2(tmp_path, repo_root):
