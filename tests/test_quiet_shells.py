@@ -9,27 +9,16 @@ import pytest
 from panda3d.bullet import BulletBoxShape, BulletRigidBodyNode
 from panda3d.core import Point3, TransformState, Vec3
 
-from game.config import load_config
 from physics.bullet import groups
 from physics.bullet.bodies import make_hull_body, make_plate_body
 from physics.bullet.shells import ShellSystem
 from physics.bullet.world import PhysicsWorld
-from physics.model.stepping import SimulationSpec
+from tests.test_collision_groups import make_world
 
 GROUND_TOP_M = 10.0
 """The ground's ceiling the tests give: everything they fly over is below it."""
 EDGES_M = (1000.0, 1000.0)
 LIFETIME_S = 6.0
-
-
-@pytest.fixture(scope="module")
-def config():
-    return load_config()
-
-
-def make_world(gravity_m_s2: float = 9.81) -> PhysicsWorld:
-    return PhysicsWorld(SimulationSpec(step_hz=60.0, substeps=2, max_steps_per_frame=5,
-                                       gravity_m_s2=gravity_m_s2))
 
 
 def _fly(world: PhysicsWorld, system: ShellSystem, steps: int) -> tuple[list, int, int]:
