@@ -23,7 +23,8 @@ LIFETIME_S = 6.0
 
 def _fly(world: PhysicsWorld, system: ShellSystem, steps: int) -> tuple[list, int, int]:
     """Step as the simulation does; the hits, the shells expired, the steps left unchecked."""
-    hits, expired, quiet = [], 0, 0
+    hits: list = []
+    expired = quiet = 0
     for _ in range(steps):
         followed = system.to_follow(2.0 * world.step_s, GROUND_TOP_M, EDGES_M)
         quiet += len(system.shells) - (0 if followed is None else len(followed[3]))
