@@ -370,3 +370,6 @@ class PhysicsWorld:
         for body in list(self.bullet.getRigidBodies()):
             self.bullet.removeRigidBody(body)
         self._substep_hooks.clear()
+        self._static_tops.clear()
+        self._static_highest.clear()
+        self._moving_reach.clear()
