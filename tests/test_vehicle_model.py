@@ -217,3 +217,31 @@ def test_suspension_spec_rejects_anchors_on_one_side_and_on_the_centre_line(tank
     table["anchors"][0]["x_m"] = 0.0
     with pytest.raises(SpecError, match="centre line"):
         build_spec(SuspensionSpec, table)
+
+
+def test_the_rays_a_query_casts_are_the_models_own_rays(tank, constants):
+    """Rays cast beforehand (here every ray: no terrain) reach the query as the model makes
+    them (:meth:`AnchorModel.rays`), to the bit, each with its vehicle's length."""
+    cast = []
+
+    class Recording(FlatGround):
+        def cast(self, origins_ws, directions_ws, length_m, min_ground_up, rays):
+            cast.append((origins_ws.copy(), directions_ws.copy(), np.array(length_m),
+                         np.array(min_ground_up), np.array(rays)))
+            return super().cast(origins_ws, directions_ws, length_m, min_ground_up, rays)
+
+    rng = np.random.default_rng(5)
+    model = AnchorModel(constants, tank.grip)
+    model.resize(3)
+    axes = np.linalg.qr(rng.normal(size=(3, 3, 3)))[0].transpose(0, 2, 1)
+    axes[:, 2] *= np.sign(np.linalg.det(axes))[:, None]
+    states = BodyStates(rng.uniform(-50.0, 50.0, (3, 3)), axes, np.zeros((3, 3)),
+                        np.zeros((3, 3)))
+    model.step(states, idle(3), STEP, query=Recording())
+    [(origins, directions, length_m, min_up, rays)] = cast
+    expected_origins, expected_directions = model.rays(states.position_ws, states.axes_ws)
+    assert rays.tolist() == list(range(3 * model.anchors))
+    assert origins.tobytes() == expected_origins.reshape(-1, 3).tobytes()
+    assert directions.tobytes() == expected_directions.reshape(-1, 3).tobytes()
+    assert length_m.tolist() == [constants.ray_length_m] * len(rays)
+    assert len(set(min_up.tolist())) == 1 and 0.0 < min_up[0] <= 1.0

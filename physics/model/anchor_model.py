@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from common.compiled import compiled_loop
 from common.spec import KMH_PER_MPS
 from physics.model import anchor_kernel as kernel
 from physics.model import kernel_tables as tables
@@ -363,13 +364,37 @@ class AnchorModel:
         if exact is None or query is None or not np.count_nonzero(exact):
             return self._no_exact, _NO_HITS
         rays = np.flatnonzero(exact)
-        origins, directions = self.rays(states.position_ws, states.axes_ws)
-        entries = self._entries[rays // self.anchors]  # each ray's vehicle's
-        hits = query.cast(origins.reshape(-1, 3)[rays], directions.reshape(-1, 3)[rays],
-                          entries[:, tables.RAY_LENGTH], entries[:, tables.MIN_GROUND_UP],
-                          rays)
+        cast = np.empty((len(rays), _CAST_COLUMNS))
+        _rays_to_cast(states.position_ws, states.axes_ws, self._table, self._entries, rays,
+                      cast)
+        hits = query.cast(cast[:, 0:3], cast[:, 3:6], cast[:, 6], cast[:, 7], rays)
         # The hits' rows go in with one assignment (a ray near a rock is cast in most
         # substeps where a tank stands by one).
         rows = np.zeros((tables.EXACT_ROWS, count))
         rows[:, rays] = hits.rows()
         return np.ascontiguousarray(exact, dtype=np.bool_), rows
+
+
+_CAST_COLUMNS = 8
+"""A ray cast beforehand, as :func:`_rays_to_cast` gives it: origin, direction, length and
+least upward facing of its ground."""
+
+
+@compiled_loop
+def _rays_to_cast(position, axes, anchors, entries, rays, cast):
+    """Into ``cast`` (M, 8), for each ray in ``rays`` (anchor numbers, vehicle by vehicle):
+    its origin and direction (what :func:`~physics.model.anchor_kernel.anchor_rays` gives
+    it), and its vehicle's ray length and least upward facing of ground, in one pass (a ray
+    or two a substep by a rock: one call, not a dozen array operations)."""
+    count = anchors.shape[1]
+    for m in range(rays.shape[0]):
+        vehicle, anchor = rays[m] // count, rays[m] % count
+        (cast[m, 0], cast[m, 1], cast[m, 2], cast[m, 3], cast[m, 4], cast[m, 5]) = kernel._ray(
+            position[vehicle, 0], position[vehicle, 1], position[vehicle, 2],
+            axes[vehicle, 0, 0], axes[vehicle, 0, 1], axes[vehicle, 0, 2],
+            axes[vehicle, 1, 0], axes[vehicle, 1, 1], axes[vehicle, 1, 2],
+            axes[vehicle, 2, 0], axes[vehicle, 2, 1], axes[vehicle, 2, 2],
+            anchors[vehicle, anchor, tables.X], anchors[vehicle, anchor, tables.Y],
+            anchors[vehicle, anchor, tables.Z])
+        cast[m, 6] = entries[vehicle, tables.RAY_LENGTH]
+        cast[m, 7] = entries[vehicle, tables.MIN_GROUND_UP]

@@ -240,15 +240,28 @@ class GroundHits:
 
 
 class _TableHits(GroundHits):
-    """Hits made as the kernel's table (a query that casts ray by ray builds it at once),
-    the fields views of it: :meth:`rows` is the table itself."""
+    """Hits made as the kernel's table (a query that casts ray by ray builds it at once):
+    :meth:`rows` is the table itself, and a field is a view of it made when first read
+    (the model reads only the table)."""
 
-    def __init__(self, rows: np.ndarray):
-        point, normal, velocity = (rows[first:first + 3].T for first in (
-            tables.EXACT_POINT, tables.EXACT_NORMAL, tables.EXACT_GROUND_VELOCITY))
-        super().__init__(rows[tables.EXACT_HIT] > 0.5, rows[tables.EXACT_DISTANCE], point,
-                         normal, velocity, rows[tables.EXACT_GRIP], rows[tables.EXACT_ROLLING])
+    _FIELDS = {"hit": (tables.EXACT_HIT, 1), "distance_m": (tables.EXACT_DISTANCE, 1),
+               "point_ws": (tables.EXACT_POINT, 3), "normal_ws": (tables.EXACT_NORMAL, 3),
+               "ground_velocity_ws": (tables.EXACT_GROUND_VELOCITY, 3),
+               "grip_scale": (tables.EXACT_GRIP, 1),
+               "rolling_resistance": (tables.EXACT_ROLLING, 1)}
+    """Each field's first row in the table, and how many rows it takes."""
+
+    def __init__(self, rows: np.ndarray):  # the fields come from the table, when read
         self._table = rows
+
+    def __getattr__(self, name: str):
+        if name not in _TableHits._FIELDS:
+            raise AttributeError(name)
+        first, count = _TableHits._FIELDS[name]
+        value = (self._table[first] > 0.5 if name == "hit" else self._table[first]
+                 if count == 1 else self._table[first:first + count].T)
+        setattr(self, name, value)
+        return value
 
     def rows(self) -> np.ndarray:
         return self._table
