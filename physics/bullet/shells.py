@@ -201,7 +201,12 @@ class ShellSystem(Generic[Owner]):
     def _contacts(self) -> dict[PandaNode, tuple[PandaNode, np.ndarray]]:
         """What each shell touched in the last step: shell node -> (other node, point). Of
         the world's manifolds (every pair of bodies in touch: tanks on the ground, on rocks)
-        only a shell's are read."""
+        only a shell's are read.
+
+        Only right after a world step: once a body has left the world, Bullet's list of
+        manifolds may hold its pairs until the next step, and reading such a pair's node
+        reads freed memory (seen: a retired shell's, read after the step that retired it,
+        crashed the process)."""
         touching: dict[PandaNode, tuple[PandaNode, np.ndarray]] = {}
         shell_nodes = {shell.body for shell in self.shells if id(shell) not in self._quiet}
         for manifold in self.world.bullet.getManifolds():
