@@ -13,11 +13,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from game.sim.ai import _dot
 from game.sim.gunnery import gun_sticks
 from game.sim.spotting import hull_middle_ws, spotting_range_m
 from physics.model.ballistics import GunState, gun_axes, muzzle_ws
 from physics.model.pose import BodyState, rotation_matrix
+from physics.model.scalars import float_dot
 
 CASES = 3000
 ROUNDING = 16.0 * np.finfo(float).eps
@@ -90,7 +90,7 @@ def test_gun_sticks_and_dots_are_numpy_s():
                             turret_per_rad, elevation_per_rad, traverse_rad_s, elevation_rad_s)
         clamped += int(np.any(np.abs(expected) == 1.0))
         assert np.abs(np.subtract(sticks, expected)).max() <= 1e-12, (sticks, expected)
-        assert_rounded_alike(_dot(state.velocity_ws.tolist(), forward.tolist()),
+        assert_rounded_alike(float_dot(state.velocity_ws.tolist(), forward.tolist()),
                              state.forward_speed_mps(),
                              np.abs(state.velocity_ws) @ np.abs(forward))
     assert clamped < CASES / 2  # most cases test the sums, not the clamp

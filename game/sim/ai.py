@@ -36,7 +36,7 @@ from game.sim.controls import AUTOMATIC, Controls, made_controls
 from game.sim.crippled import STAND, crippled_drive
 from game.sim.difficulty import DIFFICULTIES, DifficultySpec
 from game.sim.gunnery import Gunnery, GunnerySpec, aim_error_rad, gun_sticks
-from game.sim.gunnery import direction as _direction, dot as _dot
+from game.sim.gunnery import direction as _direction
 from game.sim.search import Search, SearchGoal, SearchSpec
 from game.sim.spotting import SpottingSpec, hull_middle_ws, spotted
 from game.sim.stuck import StuckSpec, Unsticker
@@ -44,6 +44,7 @@ from physics.model.ballistics import gun_axes, muzzle_ws
 from physics.model.ammunition import ShellSpec
 from physics.model.flight import Flight, elevation_to_reach, flight_to_distance
 from physics.model.parts import WHOLE_TANK
+from physics.model.scalars import float_dot
 
 _TINY = np.finfo(float).tiny
 _STAND = Controls(brake=1.0, gear=AUTOMATIC)
@@ -192,7 +193,8 @@ class Bot:
             goal = self._search.goal(simulation, me, target)
         self._standing = False
         throttle, steer = self._unsticker.drive(
-            now_s, _dot(state.velocity_ws.tolist(), rows[1]), _dot(spin, rows[2]),
+            now_s, float_dot(state.velocity_ws.tolist(), rows[1]),
+            float_dot(spin, rows[2]),
             *self._drive(here_x, here_y, rows[1], target, goal))
         return made_controls(throttle=throttle, steer=steer, brake=1.0 if self._standing else 0.0,
                              gear=AUTOMATIC, turret=turret, elevation=elevation, fire=fire,

@@ -43,6 +43,7 @@ from physics.model.ammunition import HE, AmmunitionState, ShellSpec
 from physics.model.armour import first_plate, impact_angle_deg
 from physics.model.flight import Flight, flight_to_distance
 from physics.model.penetration import PenetrationSpec, strike
+from physics.model.scalars import float_dot
 
 AIM_POINT_LENGTH = 3
 """An aim point: x, y, z."""
@@ -88,8 +89,8 @@ def aim_point_ws(front_m, side_m, side_exposed_deg: float, here_ws, target
     position_x, position_y, position_z = state.position_ws.tolist()
     here_x, here_y, here_z = here_ws
     offset = (here_x - position_x, here_y - position_y, here_z - position_z)
-    x_m, y_m, z_m = aim_point_bs(front_m, side_m, side_exposed_deg, dot(right, offset),
-                                 dot(forward, offset))
+    x_m, y_m, z_m = aim_point_bs(front_m, side_m, side_exposed_deg,
+                                 float_dot(right, offset), float_dot(forward, offset))
     return (position_x + (x_m * right[0] + y_m * forward[0] + z_m * up[0]),
             position_y + (x_m * right[1] + y_m * forward[1] + z_m * up[1]),
             position_z + (x_m * right[2] + y_m * forward[2] + z_m * up[2]))
@@ -147,12 +148,6 @@ def direction(heading_rad: float, elevation_rad: float) -> tuple[float, float, f
             math.cos(heading_rad) * math.cos(elevation_rad), math.sin(elevation_rad))
 
 
-def dot(a, b) -> float:
-    """The dot product of two 3-vectors of plain floats, summed in numpy's order (its
-    vector dot gives these very bits)."""
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
 class Gunnery:
     """One bot's aim point and shell choice (with what it has weighed before)."""
 
@@ -199,7 +194,8 @@ class Gunnery:
         position_x, position_y, position_z = state.position_ws.tolist()
         muzzle_x, muzzle_y, muzzle_z = muzzle_ws
         offset = (muzzle_x - position_x, muzzle_y - position_y, muzzle_z - position_z)
-        bearing_deg = math.degrees(math.atan2(dot(right, offset), dot(forward, offset)))
+        bearing_deg = math.degrees(math.atan2(float_dot(right, offset),
+                                              float_dot(forward, offset)))
         turret_deg = (math.degrees(target.aim.turret_heading_rad) if target.aim is not None
                       else 0.0)
         band = int(range_m // spec.range_band_m)

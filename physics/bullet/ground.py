@@ -28,6 +28,7 @@ from physics.bullet.world import PhysicsWorld
 from physics.model.anchor_kernel import PARALLEL_COSINE
 from physics.model import kernel_tables as tables
 from physics.model.anchors import GroundHits
+from physics.model.scalars import float_dot
 from physics.model.terrain import TerrainBase
 from physics.model.tile_grid import per_point
 
@@ -104,7 +105,7 @@ class BulletRays:
                 x_m, y_m, _ = best.getHitPos()
                 ripple, grips, rollings = self.terrain.ground_at(np.array([[x_m], [y_m]]))
                 grip, rolling = float(grips[0]), float(rollings[0])
-                facing = -_dot(normal, direction)
+                facing = -float_dot(normal, direction)
                 distance_m -= float(ripple[0]) / max(facing, PARALLEL_COSINE)
             elif isinstance(node, BulletRigidBodyNode) and node.getMass() > 0.0:
                 ground_velocity = _body_velocity_at(node, tuple(best.getHitPos()))
@@ -185,7 +186,7 @@ def _grip_couple(anchor: int, push: np.ndarray, report, axes_ws: np.ndarray,
         math.sin(steer)
     heading = [along * ahead + across * aside for ahead, aside in zip(forward, right)]
     heading = _off_normal(heading, normal)
-    length = math.sqrt(_dot(heading, heading))
+    length = math.sqrt(float_dot(heading, heading))
     scale = patch_m / (length if length > _TINY else _TINY)
     return _cross([scale * part for part in heading], _off_normal(push.tolist(), normal))
 
@@ -193,13 +194,9 @@ def _grip_couple(anchor: int, push: np.ndarray, report, axes_ws: np.ndarray,
 _TINY = float(np.finfo(float).tiny)
 
 
-def _dot(a, b) -> float:
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
 def _off_normal(vector, normal) -> list[float]:
     """``vector`` less its part along the unit ``normal``."""
-    along = _dot(vector, normal)
+    along = float_dot(vector, normal)
     return [part - along * unit for part, unit in zip(vector, normal)]
 
 

@@ -40,6 +40,7 @@ from physics.model.ballistics import (GunSpec, GunState, gun_axes, launch_veloci
                                       shot_direction)
 from physics.model.flight import Flight
 from physics.model.pose import BodyState
+from physics.model.scalars import float_dot
 
 CCD_MOTION_SHARE = 0.5
 """CCD starts when a shell moves more than this share of its radius in a substep."""
@@ -295,7 +296,7 @@ class ShellSystem(Generic[Owner]):
         owner_body = shell.firer_body
         start = shell.last_position_ws.tolist()
         travel = [end - at for end, at in zip(self._unhindered_end(shell), start)]
-        length = math.sqrt(_dot(travel, travel))
+        length = math.sqrt(float_dot(travel, travel))
         # Reach on past the path's end: drag shortened the step a little.
         reach = ([part / length * SWEEP_REACH_RADII * shell.radius_m for part in travel]
                  if length > 0.0 else [0.0, 0.0, 0.0])
@@ -400,12 +401,7 @@ def _passing(shell: Shell, point_ws) -> bool:
     the tank that fired it."""
     point = point_ws.tolist() if isinstance(point_ws, np.ndarray) else point_ws
     offset = [at - muzzle for at, muzzle in zip(point, shell.muzzle_ws.tolist())]
-    return _dot(offset, offset) < shell.firer_pass_m ** 2
-
-
-def _dot(a, b) -> float:
-    """a . b of three numbers each (numpy's sum, in its order)."""
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+    return float_dot(offset, offset) < shell.firer_pass_m ** 2
 
 
 def _leaves_sphere(start_ws, end_ws, centre_ws, radius_m: float) -> float:
