@@ -423,23 +423,3 @@ def _report(results, n, hit, compression, load, sliding, qx, qy, qz, nx, ny, nz,
     results[DOWN, n], results[DOWN + 1, n], results[DOWN + 2, n] = dx, dy, dz
     results[ALONG, n], results[ACROSS, n] = along_mps, across_mps
     results[SPIN, n], results[SPIN_ANGLE, n] = spin_rad_s, spin_angle_rad
-
-
-@compiled_loop
-def anchor_rays(position, axes, anchors, origins, directions):
-    """Every anchor's ray (the same numbers :func:`_ray` gives inside the substep), into
-    ``origins`` and ``directions`` (3, N): for rays cast before the substep."""
-    vehicles, count = position.shape[0], anchors.shape[1]
-    for vehicle in range(vehicles):
-        for anchor in range(count):
-            n = vehicle * count + anchor
-            (origins[0, n], origins[1, n], origins[2, n], directions[0, n], directions[1, n],
-             directions[2, n]) = _ray(
-                position[vehicle, 0], position[vehicle, 1], position[vehicle, 2],
-                axes[vehicle, 0, 0], axes[vehicle, 0, 1], axes[vehicle, 0, 2],
-                axes[vehicle, 1, 0], axes[vehicle, 1, 1], axes[vehicle, 1, 2],
-                axes[vehicle, 2, 0], axes[vehicle, 2, 1], axes[vehicle, 2, 2],
-                anchors[vehicle, anchor, X], anchors[vehicle, anchor, Y],
-                anchors[vehicle, anchor, Z])
-
-

@@ -293,10 +293,10 @@ class AnchorModel:
         """Anchor origins and ray directions (V, A, 3) of hulls at ``position_ws`` (V, 3)
         with ``axes_ws`` (V, 3, 3): down each hull's -Z."""
         count = len(position_ws) * self.anchors
-        origins, directions = np.empty((3, count)), np.empty((3, count))
-        kernel.anchor_rays(position_ws, axes_ws, self._table, origins, directions)
-        return (origins.T.reshape(-1, self.anchors, 3),
-                directions.T.reshape(-1, self.anchors, 3))
+        cast = np.empty((count, _CAST_COLUMNS))
+        _rays_to_cast(position_ws, axes_ws, self._table, self._entries,
+                      np.arange(count, dtype=np.int64), cast)
+        return cast[:, 0:3].reshape(-1, self.anchors, 3), cast[:, 3:6].reshape(-1, self.anchors, 3)
 
     def step(self, states: BodyStates, command: AnchorCommand, substep_s: float,
              terrain: Terrain | None = None, query: GroundQuery | None = None,
@@ -383,9 +383,10 @@ least upward facing of its ground."""
 @compiled_loop
 def _rays_to_cast(position, axes, anchors, entries, rays, cast):
     """Into ``cast`` (M, 8), for each ray in ``rays`` (anchor numbers, vehicle by vehicle):
-    its origin and direction (what :func:`~physics.model.anchor_kernel.anchor_rays` gives
-    it), and its vehicle's ray length and least upward facing of ground, in one pass (a ray
-    or two a substep by a rock: one call, not a dozen array operations)."""
+    its origin and direction (the numbers the substep's own
+    :func:`~physics.model.anchor_kernel._ray` gives it), and its vehicle's ray length and
+    least upward facing of ground, in one pass (a ray or two a substep by a rock: one call,
+    not a dozen array operations)."""
     count = anchors.shape[1]
     for m in range(rays.shape[0]):
         vehicle, anchor = rays[m] // count, rays[m] % count
