@@ -55,19 +55,19 @@ class ShellLookahead(TileGrid):
         """Queue on the worker the tiles within ``reach_m`` (one for all, or one each) of
         the straight paths things at these positions (N, 3) and velocities (N, 3) follow
         for ``shell_lookahead_s``: a shell's tiles are ready when it gets there. A shell
-        that stays above :attr:`ceiling_m` meanwhile (falling freely) needs none."""
+        that stays above :attr:`ceiling_m` meanwhile (falling freely) needs none
+        (:meth:`coming_low`)."""
         seconds = self.tile_spec.shell_lookahead_s
-        positions = np.asarray(positions_ws, dtype=float).reshape(-1, 3)
-        velocities = np.asarray(velocities_ws, dtype=float).reshape(-1, 3)
-        reaches = per_point(reach_m, len(positions))
-        if seconds <= 0.0 or self._far_ends_ready(positions, velocities, reaches, seconds,
-                                                  gravity_m_s2):
+        if seconds <= 0.0:
             return
-        # A falling arc is lowest at one of its ends.
-        ends_m = positions[:, 2] + seconds * (velocities[:, 2] - 0.5 * gravity_m_s2 * seconds)
-        low = np.minimum(positions[:, 2], ends_m) - reaches <= self.ceiling_m
-        positions, velocities, reaches = positions[low, :2], velocities[low, :2], reaches[low]
-        if not len(positions):
+        low = self.coming_low(positions_ws, velocities_ws, reach_m, gravity_m_s2)
+        if not low:
+            return
+        every = np.asarray(positions_ws, dtype=float).reshape(-1, 3)
+        positions = every[low, :2]
+        velocities = np.asarray(velocities_ws, dtype=float).reshape(-1, 3)[low, :2]
+        reaches = per_point(reach_m, len(every))[low]
+        if self._far_ends_ready(positions, velocities, reaches, seconds):
             return
         # Points along each path no further apart than half a tile, nearest in time first.
         longest_m = float(np.linalg.norm(velocities, axis=1).max()) * seconds
@@ -80,18 +80,14 @@ class ShellLookahead(TileGrid):
                 self._queue(key)
 
     def _far_ends_ready(self, positions: np.ndarray, velocities: np.ndarray,
-                        reaches: np.ndarray, seconds: float, gravity_m_s2: float) -> bool:
-        """Whether every tile within reach of the far end of each low path (see
-        :meth:`make_ahead`) is made or queued: then so are those on the way, queued by an
-        earlier call (the far ends move into new tiles only now and then). Shell by shell
-        in plain floats (a few shells, every step they fly); each end's square of tiles,
-        which holds its round reach."""
-        ceiling_m = self.ceiling_m
-        for (x_m, y_m, z_m), (x_mps, y_mps, z_mps), reach_m in zip(
+                        reaches: np.ndarray, seconds: float) -> bool:
+        """Whether every tile within reach of the far end of each path (x and y, (N, 2);
+        the low ones: see :meth:`make_ahead`) is made or queued: then so are those on the
+        way, queued by an earlier call (the far ends move into new tiles only now and then).
+        Shell by shell in plain floats (a few shells, every step they fly); each end's
+        square of tiles, which holds its round reach."""
+        for (x_m, y_m), (x_mps, y_mps), reach_m in zip(
                 positions.tolist(), velocities.tolist(), reaches.tolist()):
-            end_z_m = z_m + seconds * (z_mps - 0.5 * gravity_m_s2 * seconds)
-            if min(z_m, end_z_m) - reach_m > ceiling_m:
-                continue  # a falling arc is lowest at one of its ends
             end_x_m, end_y_m = x_m + x_mps * seconds, y_m + y_mps * seconds
             for column in self._tile_range(end_x_m - reach_m, end_x_m + reach_m):
                 for row in self._tile_range(end_y_m - reach_m, end_y_m + reach_m):
