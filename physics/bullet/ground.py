@@ -25,8 +25,8 @@ from physics.bullet import groups
 from physics.bullet.bodies import TERRAIN_NAME
 from physics.bullet.poses import vector_array
 from physics.bullet.world import PhysicsWorld
-from physics.model.anchor_kernel import PARALLEL_COSINE
 from physics.model import kernel_tables as tables
+from physics.model.anchor_kernel import PARALLEL_COSINE
 from physics.model.anchors import GroundHits
 from physics.model.scalars import float_dot
 from physics.model.terrain import TerrainBase
