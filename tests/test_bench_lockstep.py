@@ -3,6 +3,7 @@ stepped in turn; here the same checkout twice."""
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 
@@ -37,3 +38,25 @@ def test_a_folder_that_is_not_a_checkout_is_one_line_and_exit_2(tmp_path, repo_r
     assert done.returncode == 2
     assert str(tmp_path) in done.stderr.strip().splitlines()[-1]
     assert "expected a checkout of the game" in done.stderr
+
+
+def test_starts_set_both_battles_vehicles_down_there_by_name(repo_root):
+    starts = {"player": [12.0, -25.0, 90.0], "bot-1": [-40.0, 30.0, 200.0]}
+    report = lockstep.run(str(repo_root), str(repo_root), seed=2, tanks=2, seconds=0.05,
+                          map_text="flat", starts=starts)
+    assert report["placed"] == [2, 2]
+    for placed_at in report["starts"]:
+        for name, (x_m, y_m, heading_deg) in starts.items():
+            assert placed_at[name][:2] == pytest.approx([x_m, y_m], abs=0.2)
+            assert math.remainder(placed_at[name][2] - heading_deg, 360.0) == pytest.approx(
+                0.0, abs=1.0)
+
+
+def test_same_start_sets_the_befores_vehicles_where_the_afters_start(repo_root):
+    report = lockstep.run(str(repo_root), str(repo_root), seed=4, tanks=3, seconds=0.05,
+                          map_text="flat", same_start=True)
+    assert report["placed"] == [3, 0]
+    before, after = report["starts"]
+    assert sorted(before) == sorted(after) == ["bot-1", "bot-2", "player"]
+    for name, (x_m, y_m, _) in after.items():
+        assert before[name][:2] == pytest.approx([x_m, y_m], abs=0.2)
