@@ -14,6 +14,7 @@ import numpy as np
 from game.sim.combat import Plate, RangeSpec, build_plates
 from game.sim.controls import GEAR_NAMES
 from physics.bullet.bodies import make_rock_body, map_walls, terrain_collider
+from physics.bullet.ground_pieces import GroundPieces
 from physics.bullet.fleet import VehicleFleet
 from physics.bullet.terrain_tiles import StreamedColliders
 from physics.bullet.world import PhysicsWorld
@@ -126,11 +127,17 @@ class Arena:
                 terrain.field, specs.rocks, seed, specs.rocks.count / desert.size_m ** 2,
                 self.spawn_points))
             self.colliders = StreamedColliders(self.world, terrain, list(self.fleets.values()))
-        else:
-            self._collider = self.world.add_body(terrain_collider(terrain), owner=terrain)
         self.crater_spec: CraterSpec | None = (specs.terrain.craters if self._desert
                                                else None)
         """How shells dig into this map's sand (None: they do not, off the deserts)."""
+        self._pieces: GroundPieces | None = None
+        """The 512 m desert's ground collider, in pieces a crater builds again one by one
+        (None: a big desert's tiles, or another map's one collider)."""
+        if isinstance(terrain, Terrain) and self.crater_spec is not None:
+            self._pieces = GroundPieces(self.world, terrain,
+                                        self.crater_spec.collider_piece_cells)
+        elif self.colliders is None:
+            self.world.add_body(terrain_collider(terrain), owner=terrain)
         self.world.add_body(map_walls(self.terrain), owner=self.terrain)
         self.plates: list[Plate] = []
         if map_choice.kind == "range":
@@ -184,10 +191,10 @@ class Arena:
     @property
     def colliders_resident(self) -> int | None:
         """On a desert, how many terrain colliders are in the Bullet world now: a big
-        desert's tiles near what moves, or the 512 m desert's one (None: another map)."""
+        desert's tiles near what moves, or the 512 m desert's pieces (None: another map)."""
         if self.colliders is not None:
             return self.colliders.resident
-        return 1 if self._desert else None
+        return self._pieces.count if self._pieces is not None else None
 
     @property
     def streams(self) -> bool:
@@ -215,10 +222,8 @@ class Arena:
             boxes.append(self.terrain.fill_oldest())
         if self.colliders is not None:
             self.colliders.refresh(boxes)
-        elif isinstance(self.terrain, Terrain):  # a whole map: its one collider made anew
-            self.world.remove_body(self._collider)
-            self._collider = self.world.add_body(terrain_collider(self.terrain),
-                                                 owner=self.terrain)
+        elif self._pieces is not None:
+            self._pieces.refresh(boxes)
 
     def destroy(self) -> None:
         if self.colliders is not None:  # first: its rocks leave the fleets too
