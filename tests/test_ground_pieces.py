@@ -11,6 +11,7 @@ from panda3d.core import Point3
 from game.sim.simulation import Simulation
 from physics.bullet.bodies import terrain_collider
 from physics.bullet.ground_pieces import GroundPieces
+from physics.bullet.terrain_tiles import StreamedColliders
 from physics.bullet.world import PhysicsWorld
 from physics.model.craters import Crater
 from physics.model.terrain import MapChoice, build_terrain
@@ -51,7 +52,7 @@ def test_the_pieces_are_the_whole_heightfields_surface(config, desert, piece_cel
     whole = BulletWorld()
     whole.attachRigidBody(terrain_collider(desert))
     world = PhysicsWorld(config.game.simulation)
-    pieces = GroundPieces(world, desert, piece_cells)
+    pieces = GroundPieces.of_map(world, desert, piece_cells)
     cells = desert.levels.shape[0] - 1
     assert pieces.count == (-(-cells // piece_cells)) ** 2  # the last row and column ragged
     xs, ys = points_near_seams(desert, piece_cells, piece_cells)
@@ -63,7 +64,7 @@ def test_the_pieces_are_the_whole_heightfields_surface(config, desert, piece_cel
 
 def test_a_crater_builds_again_only_the_pieces_under_it(config, desert):
     world = PhysicsWorld(config.game.simulation)
-    pieces = GroundPieces(world, desert, 64)
+    pieces = GroundPieces.of_map(world, desert, 64)
     spacing = desert.spacing_m
     # On the seam between the first two pieces along x, inside the third row of pieces.
     x_m, y_m = -desert.half_extent_x_m + 64 * spacing, 50.0
@@ -84,7 +85,7 @@ def test_a_crater_builds_again_only_the_pieces_under_it(config, desert):
 
 def test_pieces_must_have_a_cell(config, desert):
     with pytest.raises(ValueError, match="piece_cells"):
-        GroundPieces(PhysicsWorld(config.game.simulation), desert, 0)
+        GroundPieces.of_map(PhysicsWorld(config.game.simulation), desert, 0)
 
 
 def test_the_512_m_desert_stands_on_its_pieces(config):
@@ -95,3 +96,26 @@ def test_the_512_m_desert_stands_on_its_pieces(config):
         assert simulation.arena.colliders_resident == per_side * per_side > 1
     finally:
         simulation.destroy()
+
+
+def test_a_crater_on_a_big_desert_rebuilds_only_its_piece_of_the_tile(config):
+    big = build_terrain(MapChoice.parse("desert:4096"), config.world.terrain, 1)
+    world = PhysicsWorld(config.world.simulation)
+    colliders = StreamedColliders(world, big, piece_cells=64)
+    try:
+        spot = (100.0, 100.0)  # tile (8, 8) spans 0 to 256 m; its first piece, 0 to 128 m
+        colliders.update(np.array([spot]))
+        big.prepare_box(spot[0] - 5.0, spot[1] - 5.0, spot[0] + 5.0, spot[1] + 5.0)
+        tile = colliders._bodies[(8, 8)]
+        assert tile.count == 4
+        before = dict(tile._bodies)
+        colliders.refresh([big.dig(Crater(*spot, 3.0, 1.0))])
+        assert [key for key, path in tile._bodies.items() if path is not before[key]] == [
+            (0, 0)]
+        x_m, y_m = spot
+        assert heights_down(world.bullet, big, np.array([x_m]), np.array([y_m])) == (
+            pytest.approx([float(big.height_at(x_m, y_m))], abs=2e-3))
+    finally:
+        colliders.destroy()
+        world.destroy()
+        big.destroy()

@@ -113,12 +113,14 @@ def test_the_compiled_look_up_reads_the_tiles_as_the_array_one_does(big):
     assert np.isfinite(height).all() and (normal[2] > 0.5).all()
 
 
-def test_rays_across_tile_borders_meet_the_streamed_colliders_where_the_tiles_say(config,
-                                                                                   big):
+@pytest.mark.parametrize("piece_cells", [None, 5])
+def test_rays_across_tile_borders_meet_the_streamed_colliders_where_the_tiles_say(
+        config, big, piece_cells):
     """A grid of rays across the corner of four tiles, cast through Bullet at the
-    colliders streamed round it: no gap, no step at a border."""
+    colliders streamed round it: no gap, no step at a border (nor at a border between a
+    tile's pieces, 10 m apart, the last of a tile's rows and columns narrower)."""
     world = PhysicsWorld(config.world.simulation)
-    colliders = StreamedColliders(world, big)
+    colliders = StreamedColliders(world, big, piece_cells=piece_cells)
     try:
         corner_xy = np.array([[256.0, -256.0]])  # a corner shared by four tiles
         colliders.update(corner_xy)

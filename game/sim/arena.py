@@ -126,18 +126,20 @@ class Arena:
             terrain.scatter_rocks(TileRocks(
                 terrain.field, specs.rocks, seed, specs.rocks.count / desert.size_m ** 2,
                 self.spawn_points))
-            self.colliders = StreamedColliders(self.world, terrain, list(self.fleets.values()))
+            self.colliders = StreamedColliders(self.world, terrain, list(self.fleets.values()),
+                                               specs.terrain.craters.collider_piece_cells)
         self.crater_spec: CraterSpec | None = (specs.terrain.craters if self._desert
                                                else None)
         """How shells dig into this map's sand (None: they do not, off the deserts)."""
         self._pieces: GroundPieces | None = None
         """The 512 m desert's ground collider, in pieces a crater builds again one by one
         (None: a big desert's tiles, or another map's one collider)."""
-        if isinstance(terrain, Terrain) and self.crater_spec is not None:
-            self._pieces = GroundPieces(self.world, terrain,
-                                        self.crater_spec.collider_piece_cells)
-        elif self.colliders is None:
-            self.world.add_body(terrain_collider(terrain), owner=terrain)
+        if isinstance(terrain, Terrain):
+            if self.crater_spec is not None:
+                self._pieces = GroundPieces.of_map(self.world, terrain,
+                                                   self.crater_spec.collider_piece_cells)
+            else:
+                self.world.add_body(terrain_collider(terrain), owner=terrain)
         self.world.add_body(map_walls(self.terrain), owner=self.terrain)
         self.plates: list[Plate] = []
         if map_choice.kind == "range":

@@ -1,8 +1,9 @@
 """Bullet colliders for a big desert's tiles, only near what moves.
 
-A tile within ``collider_radius_m`` of a vehicle or a shell gets a static heightfield
-body built from its 16-bit levels (the same numbers the anchor kernel's planes come
-from), and its rocks' bodies, which the fleets' anchors may stand on; they are removed
+A tile within ``collider_radius_m`` of a vehicle or a shell gets static heightfield
+bodies built from its 16-bit levels (the same numbers the anchor kernel's planes come
+from; in pieces, :mod:`physics.bullet.ground_pieces`, so a crater rebuilds only its
+own), and its rocks' bodies, which the fleets' anchors may stand on; they are removed
 once it is further than ``collider_unload_radius_m`` from all of them, so a tank at a
 border does not make one come and go. Bodies are added and removed only between fixed
 steps (:meth:`StreamedColliders.update`).
@@ -15,8 +16,9 @@ from typing import Sequence
 import numpy as np
 from panda3d.core import NodePath
 
-from physics.bullet.bodies import heightfield_body, make_rock_body
+from physics.bullet.bodies import make_rock_body
 from physics.bullet.fleet import VehicleFleet
+from physics.bullet.ground_pieces import GroundPieces
 from physics.bullet.world import PhysicsWorld
 from physics.model.craters import boxes_meet
 from physics.model.rocks import Rock
@@ -28,10 +30,13 @@ class StreamedColliders:
     """The heightfield bodies of the tiles near the points it is given."""
 
     def __init__(self, world: PhysicsWorld, terrain: TiledTerrain,
-                 fleets: Sequence[VehicleFleet] = ()):
-        """``fleets``: whose anchors may stand on the tiles' rocks."""
+                 fleets: Sequence[VehicleFleet] = (), piece_cells: int | None = None):
+        """``fleets``: whose anchors may stand on the tiles' rocks; ``piece_cells``: each
+        tile's ground collider is built in square pieces of this many cells a side (a
+        crater builds again only the pieces under it; None: one piece a tile)."""
         self.world, self.terrain, self.fleets = world, terrain, list(fleets)
-        self._bodies: dict[TileKey, NodePath] = {}
+        self.piece_cells = piece_cells or terrain.tile_cells
+        self._bodies: dict[TileKey, GroundPieces] = {}
         self._rock_bodies: dict[TileKey, list[NodePath]] = {}
         self.revision = 0
         """Counts the changes to the rocks in the world (they come and go with tiles)."""
@@ -117,7 +122,7 @@ class StreamedColliders:
         if passing:
             wanted, keep = sorted(set(wanted) | passing), keep | passing
         for key in [key for key in self._bodies if key not in keep]:
-            self.world.remove_body(self._bodies.pop(key))
+            self._bodies.pop(key).destroy()
             self._remove_rocks(key)
         for key in wanted:
             if key not in self._bodies:
@@ -170,24 +175,23 @@ class StreamedColliders:
         self.revision += 1
 
     def refresh(self, boxes_m) -> None:
-        """Build again the colliders of the tiles under any of the boxes (the ground there
-        changed: a crater)."""
-        for key in [key for key in self._bodies
-                    if any(boxes_meet(self.terrain.tile_box(key), box) for box in boxes_m)]:
-            self.world.remove_body(self._bodies.pop(key))
-            self._bodies[key] = self._add(key)
+        """Build again the colliders of the tiles' pieces under any of the boxes (the
+        ground there changed: a crater)."""
+        for key, pieces in self._bodies.items():
+            if any(boxes_meet(self.terrain.tile_box(key), box) for box in boxes_m):
+                pieces.refresh(boxes_m)
 
-    def _add(self, key: TileKey) -> NodePath:
+    def _add(self, key: TileKey) -> GroundPieces:
         terrain = self.terrain
-        body = heightfield_body(terrain.tile_levels(key), terrain.min_height_m,
-                                terrain.height_range_m, terrain.spacing_m,
-                                terrain.tile_centre(key))
-        return self.world.add_body(body, owner=terrain)
+        least_x_m, least_y_m, _, _ = terrain.tile_box(key)
+        return GroundPieces(self.world, terrain, lambda: terrain.tile_levels(key),
+                            (least_x_m, least_y_m), terrain.spacing_m, terrain.min_height_m,
+                            terrain.height_range_m, self.piece_cells)
 
     def destroy(self) -> None:
         self._applied = None
         for key in list(self._bodies):
-            self.world.remove_body(self._bodies.pop(key))
+            self._bodies.pop(key).destroy()
             self._remove_rocks(key)
 
 

@@ -36,10 +36,10 @@ class CraterSpec(Spec):
                                   minimum=1.0, maximum=4.0)
     most_craters: int = tuning("craters the desert keeps: beyond this the wind fills the "
                                "oldest back in", minimum=0, maximum=4096)
-    collider_piece_cells: int = tuning("a whole desert's ground collider is built in square "
-                                       "pieces this many cells a side: a crater builds "
-                                       "again only the pieces under it", minimum=1,
-                                       maximum=4096)
+    collider_piece_cells: int = tuning("a desert's ground colliders (the 512 m map's, a big "
+                                       "desert tile's) are built in square pieces this "
+                                       "many cells a side: a crater builds again only the "
+                                       "pieces under it", minimum=1, maximum=4096)
 
     @property
     def deepest_m(self) -> float:
