@@ -326,19 +326,24 @@ class PartDamage:
             if vehicle.destroyed:
                 self._busy.discard(vehicle)
                 continue
-            if parts.repair_left_s.any():
+            # np.count_nonzero: a C call, where ndarray.any() goes through Python.
+            if np.count_nonzero(parts.repair_left_s):
                 events += self._mend(vehicle, parts, step_s)
             if parts.fire_left_s > 0.0:
                 events += self._burn(vehicle, parts, step_s, burn)
-            if not (parts.repair_left_s.any() or parts.fire_left_s > 0.0):
+            if not (np.count_nonzero(parts.repair_left_s) or parts.fire_left_s > 0.0):
                 self._busy.discard(vehicle)
         return events
 
     def _mend(self, vehicle, parts: TankParts, step_s: float) -> list[Event]:
         events: list[Event] = []
-        under_way = parts.repair_left_s > 0.0
-        parts.repair_left_s[under_way] = np.maximum(parts.repair_left_s[under_way] - step_s, 0.0)
-        for index in np.flatnonzero(under_way & (parts.repair_left_s == 0.0)).tolist():
+        left_s = parts.repair_left_s
+        under_way = left_s > 0.0
+        np.maximum(left_s - step_s, 0.0, out=left_s, where=under_way)
+        mended = under_way & (left_s == 0.0)
+        if not np.count_nonzero(mended):
+            return events
+        for index in np.flatnonzero(mended).tolist():
             parts.hit_points[index] = parts.whole[index] * self.spec.repaired_share
             events.append(PartRepaired(vehicle.name, PART_NAMES[index],
                                        round(float(parts.hit_points[index]), 3)))
@@ -390,5 +395,7 @@ def damaged_controls(controls: Controls, able: PartEffects) -> Controls:
     """What a tank's broken parts leave of its driver's controls: a hurt driver drives at
     his pace; an engine that gives nothing steers nothing (the steer unit runs off it)."""
     steering = able.driving if able.engine_power > 0.0 else 0.0
+    if able.driving == 1.0 and steering == 1.0:  # the gun or the crew's work hurt: as asked
+        return controls
     return replace(controls, throttle=controls.throttle * able.driving,
                    steer=controls.steer * steering)

@@ -326,27 +326,23 @@ class Simulation:
         return events
 
     def _turn_turrets(self, shell_paths: ShellPaths | None) -> None:
-        """Each turret's collider to where its gun was aimed this step (the armour's turret
-        plates turn with it: :class:`~physics.bullet.hull_body.TurretCollider`), where
-        anything may touch it in the step: closely where a shell may reach it (its path for
-        the step, :meth:`_shell_paths`, and its blast), less so where only another body or
-        the ground may (the fleet's test)."""
-        shells = shell_paths is not None
-        if shell_paths is not None:
-            points = shell_paths.positions_ws
-            reach = shell_paths.reach_m + [shell.spec.splash_radius_m
-                                           for shell in shell_paths.shells]
-        touched = {fleet: (fleet.in_touch().tolist(), fleet.within_reach(points, reach).tolist()
-                           if shells else None)
-                   for fleet in self.fleets.values() if fleet.bodies}
+        """Each turret's collider (:class:`~physics.bullet.hull_body.TurretCollider`) to
+        where its gun was aimed this step, where anything may touch it in the step: closely
+        where a shell may reach it (its path for the step, :meth:`_shell_paths`, and its
+        blast), less so where only another body or the ground may (the fleet's test)."""
+        touched: dict[VehicleFleet, tuple[list, list | None]] = {}
         for vehicle in self.vehicles:
             collider, aim = vehicle.turret_collider, vehicle.aim
             if collider is None or aim is None:
                 continue
-            by_body, by_shell = touched[vehicle.fleet]
-            index = vehicle.index
-            collider.turn(aim.turret_heading_rad, TURRET_FOLLOW_M if by_shell and by_shell[index]
-                          else (TURRET_CONTACT_FOLLOW_M if by_body[index] else None))
+            heading_rad = aim.turret_heading_rad
+            if collider.lag_m(heading_rad) <= TURRET_FOLLOW_M:  # whatever may touch it,
+                collider.turn(heading_rad, None)                # the pieces do the same
+                continue
+            by_body, by_shell = touched.get(vehicle.fleet) or touched.setdefault(
+                vehicle.fleet, _touched(vehicle.fleet, shell_paths))  # once a fleet, if needed
+            collider.turn(heading_rad, TURRET_FOLLOW_M if by_shell and by_shell[vehicle.index]
+                          else (TURRET_CONTACT_FOLLOW_M if by_body[vehicle.index] else None))
 
     def dig(self, crater: CraterDug) -> None:
         """Dig a crater into the ground (ValueError: its numbers are not a shell's)."""
@@ -410,6 +406,14 @@ class Simulation:
         self.arena.destroy()
         self.vehicles.clear()
         self._by_name.clear()
+
+
+def _touched(fleet: VehicleFleet, paths: ShellPaths | None) -> tuple[list, list | None]:
+    """Per vehicle of ``fleet``: may a body or the ground, and a shell or its blast (None:
+    none flies near anything), touch its collider in the step?"""
+    return fleet.in_touch().tolist(), None if paths is None else fleet.within_reach(
+        paths.positions_ws, paths.reach_m + [shell.spec.splash_radius_m
+                                             for shell in paths.shells]).tolist()
 
 
 def crosshair_verdict(combat: Combat, vehicles, shooter: PlayerVehicle, impact_ws: np.ndarray

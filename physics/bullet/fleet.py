@@ -17,7 +17,6 @@ a hull's box (every substep, :mod:`physics.model.ray_narrowing`).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -281,7 +280,7 @@ class VehicleFleet:
         gears = self.gearbox.step(step_s, speeds, self.throttle, self.model.driveline)
         self.command = self.drive.command(gears.command, self.gearbox.shifting, self.steer,
                                           self.brake, self.handbrake, step_s, speeds)
-        if (self.track_drive < 1.0).any():
+        if np.count_nonzero(self.track_drive < 1.0):  # a C call; .any() goes through Python
             self.command = self._broken_tracks(self.command)
         return gears
 
@@ -292,10 +291,9 @@ class VehicleFleet:
                            self.track_drive[:, 1:])
         broken = 1.0 - working
         bias = None if command.force_bias_n is None else command.force_bias_n * working
-        return dataclasses.replace(
-            command, surface_speed_mps=command.surface_speed_mps * working,
-            force_limit_n=command.force_limit_n * working + self._broken_drag_n * broken,
-            force_bias_n=bias)
+        return AnchorCommand(command.surface_speed_mps * working,
+                             command.force_limit_n * working + self._broken_drag_n * broken,
+                             command.steer_rad, command.grip_scale, bias)
 
     def in_touch(self) -> np.ndarray:
         """Per vehicle, for the step :meth:`update_drive` read: may its collider meet

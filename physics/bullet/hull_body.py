@@ -134,10 +134,14 @@ class TurretCollider:
         there."""
         turning, self._asked_rad = heading_rad != self._asked_rad, heading_rad
         if heading_rad == self.heading_rad or (turning and (
-                follow_m is None
-                or abs(heading_rad - self.heading_rad) * self.reach_m <= follow_m)):
+                follow_m is None or self.lag_m(heading_rad) <= follow_m)):
             return False
         return self.place(heading_rad)
+
+    def lag_m(self, heading_rad: float) -> float:
+        """How far the pieces' farthest corner stands from where it would at
+        ``heading_rad``, along its arc."""
+        return abs(heading_rad - self.heading_rad) * self.reach_m
 
     @property
     def behind(self) -> bool:

@@ -235,6 +235,8 @@ class ShellSystem(Generic[Owner]):
         (``half_extents_m``, x and y, about the origin). A shell fired into the sky flies
         seconds with nothing near it."""
         self._quiet.clear()
+        if not self.shells:
+            return None
         flights = flights_now(self.shells, ahead_s)
         half_x_m, half_y_m = half_extents_m
         clear = [(shell, z_m - reach - QUIET_SLACK_M) for shell, (x_m, y_m, z_m, *_, reach)
