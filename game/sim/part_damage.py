@@ -15,14 +15,14 @@ of a part's state is an event and goes at once to what the part acts on: the fle
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import NodePath, Point3, Quat, TransformState, Vec3
 
-from game.sim.controls import Controls
+from game.sim.controls import Controls, made_controls
 from game.sim.events import (Damage, Destroyed, Event, FireOut, FireStarted, PartDamaged,
                              PartDestroyed, PartRepaired)
 from physics.bullet.hull_body import TurretCollider, fit_turret
@@ -181,22 +181,23 @@ class PartDamage:
                     if vehicle.parts is not None and not vehicle.destroyed]
         if not armoured or not flights:
             return events
-        # Plain floats: a shell and a few tanks, every step a shell flies.
-        centres = [(vehicle, vehicle.current.position_ws.tolist(), vehicle.collider_reach_m)
-                   for vehicle in armoured]
-        for shell, start_ws, end_ws in flights:
-            start, end = np.asarray(start_ws, dtype=float).tolist(), np.asarray(
-                end_ws, dtype=float).tolist()
-            line = [to - at for at, to in zip(start, end)]
-            length_m = math.sqrt(line[0] * line[0] + line[1] * line[1] + line[2] * line[2])
-            if length_m == 0.0:
-                continue
-            middle = [(at + to) / 2.0 for at, to in zip(start, end)]
-            for vehicle, centre, reach_m in centres:
-                if (vehicle is not shell.owner
-                        and math.dist(centre, middle) <= reach_m + length_m / 2.0):
-                    events += self._track_crossed(vehicle, shell, start_ws,
-                                                  np.array(line) / length_m, length_m)
+        # Which tanks each shell's line passes near, all at once: the middle of the line
+        # within the tank's reach and half the line's length of its centre.
+        starts = np.array([start for _, start, _ in flights], dtype=float).reshape(-1, 3)
+        lines = np.array([end for _, _, end in flights], dtype=float).reshape(-1, 3) - starts
+        lengths_m = np.sqrt((lines * lines).sum(axis=1))
+        centres = np.array([vehicle.current.position_ws for vehicle in armoured], dtype=float)
+        reach_m = np.array([vehicle.collider_reach_m for vehicle in armoured])
+        gaps_m = np.sqrt((((starts + lines / 2.0)[:, None, :] - centres[None, :, :]) ** 2
+                          ).sum(axis=2))
+        near = (gaps_m <= reach_m[None, :] + lengths_m[:, None] / 2.0) & (lengths_m > 0.0)[
+            :, None]
+        for row, column in zip(*(index.tolist() for index in near.nonzero())):
+            shell, start_ws, _ = flights[row]
+            vehicle = armoured[column]
+            if vehicle is not shell.owner:
+                events += self._track_crossed(vehicle, shell, start_ws,
+                                              lines[row] / lengths_m[row], float(lengths_m[row]))
         return events
 
     def _track_crossed(self, vehicle, shell: Shell, start_ws, direction_ws,
@@ -337,13 +338,13 @@ class PartDamage:
 
     def _mend(self, vehicle, parts: TankParts, step_s: float) -> list[Event]:
         events: list[Event] = []
-        left_s = parts.repair_left_s
-        under_way = left_s > 0.0
-        np.maximum(left_s - step_s, 0.0, out=left_s, where=under_way)
-        mended = under_way & (left_s == 0.0)
-        if not np.count_nonzero(mended):
-            return events
-        for index in np.flatnonzero(mended).tolist():
+        # Plain floats: a few parts, every step a crew works.
+        left_s = [max(left - step_s, 0.0) if left > 0.0 else left
+                  for left in parts.repair_left_s.tolist()]
+        mended = [index for index, (before, now) in enumerate(
+            zip(parts.repair_left_s.tolist(), left_s)) if before > 0.0 and now == 0.0]
+        parts.repair_left_s[:] = left_s
+        for index in mended:
             parts.hit_points[index] = parts.whole[index] * self.spec.repaired_share
             events.append(PartRepaired(vehicle.name, PART_NAMES[index],
                                        round(float(parts.hit_points[index]), 3)))
@@ -397,5 +398,7 @@ def damaged_controls(controls: Controls, able: PartEffects) -> Controls:
     steering = able.driving if able.engine_power > 0.0 else 0.0
     if able.driving == 1.0 and steering == 1.0:  # the gun or the crew's work hurt: as asked
         return controls
-    return replace(controls, throttle=controls.throttle * able.driving,
-                   steer=controls.steer * steering)
+    return made_controls(controls.throttle * able.driving, controls.steer * steering,
+                         controls.brake, controls.handbrake, controls.gear, controls.fire,
+                         controls.turret, controls.elevation, controls.reset,
+                         controls.swap_vehicle, controls.shell, controls.next_shell)

@@ -310,14 +310,10 @@ class VehicleFleet:
         plan = self._plan
         centres = (plan.states.position_ws if plan is not None and plan.states is not None
                    else body_states(self.bodies).position_ws)
-        # Plain floats: a few vehicles and a shell or two, every step a shell flies.
-        points = list(zip(np.asarray(points_ws, dtype=float).tolist(),
-                          np.asarray(reach_m, dtype=float).tolist()))
-        return np.array([any(math.dist(centre, point) <= reach + own_reach
-                             for point, reach in points)
-                         for centre, own_reach in zip(centres.tolist(),
-                                                      self._rows.collider_reach_m.tolist())],
-                        dtype=bool)
+        points = np.asarray(points_ws, dtype=float).reshape(-1, 3)
+        gaps_m = np.sqrt(((centres[:, None, :] - points[None, :, :]) ** 2).sum(axis=2))
+        return (gaps_m <= self._rows.collider_reach_m[:, None]
+                + np.asarray(reach_m, dtype=float)[None, :]).any(axis=1)
 
     def _survey(self, states: BodyStates) -> tuple[np.ndarray, float, float]:
         """Each body's speed along its hull, the fastest speed, and how far the bodies
