@@ -286,10 +286,11 @@ def test_a_fleet_finds_exactly_the_vehicles_near_something(config, monkeypatch):
     world.destroy()
 
 
-def tanks_round_a_rock(config, with_box: bool, steps: int) -> tuple[list, int, int]:
+def tanks_round_a_rock(config, bounds: str, steps: int) -> tuple[list, int, int]:
     """Tanks driving past and onto a flat rock for ``steps`` steps, the rock given to the
-    fleet with its box or not: every tank's state at the end, the rays cast through Bullet
-    and those of them that met the rock."""
+    fleet with its ``bounds`` ("sphere": none but its sphere, "box" or "k-DOP"): every
+    tank's state at the end, the rays cast through Bullet and those of them that met the
+    rock."""
     world = PhysicsWorld(config.game.simulation)
     terrain = build_terrain(MapChoice.parse("flat"), config.game.terrain, 1)
     world.add_body(terrain_collider(terrain))
@@ -310,7 +311,8 @@ def tanks_round_a_rock(config, with_box: bool, steps: int) -> tuple[list, int, i
         set_at_rest(body, (x, y, 1.2), facing)
         fleet.add(body, automatic=True)
         fleet.set_controls(number, 0.6, 0.1 * (number % 3 - 1), 0.0, False)
-    fleet.add_obstacle(rock_body, rock.box_bs() if with_box else None)
+    fleet.add_obstacle(rock_body, {"sphere": None, "box": rock.box_bs(),
+                                   "k-DOP": rock.bounds_bs()}[bounds])
     rays, met = [], []
     cast = fleet._bullet_rays.cast
 
@@ -334,13 +336,15 @@ def tanks_round_a_rock(config, with_box: bool, steps: int) -> tuple[list, int, i
 
 def test_a_rock_with_a_box_spares_bullet_the_rays_beside_it(config):
     """A flat rock's box leaves out of Bullet the rays that pass within its bounding sphere
-    but beside the box: the tanks round it and on it move exactly as they do when every
-    ray within the sphere is cast."""
-    boxed, boxed_rays, boxed_met = tanks_round_a_rock(config, True, 180)
-    spherical, spherical_rays, spherical_met = tanks_round_a_rock(config, False, 180)
-    assert boxed == spherical
-    assert 0 < boxed_met == spherical_met  # a tank rides on the rock's edge
+    but beside the box, and its k-DOP those through the box's empty corners too: the tanks
+    round it and on it move exactly as they do when every ray within the sphere is cast."""
+    boxed, boxed_rays, boxed_met = tanks_round_a_rock(config, "box", 180)
+    spherical, spherical_rays, spherical_met = tanks_round_a_rock(config, "sphere", 180)
+    cut, cut_rays, cut_met = tanks_round_a_rock(config, "k-DOP", 180)
+    assert boxed == spherical == cut
+    assert 0 < boxed_met == spherical_met == cut_met  # a tank rides on the rock's edge
     assert boxed_rays < spherical_rays / 2
+    assert cut_met <= cut_rays < boxed_rays
 
 
 def test_a_path_is_measured_along_its_pieces_and_passes_near_what_it_should():

@@ -22,7 +22,9 @@ from physics.bullet.poses import set_at_rest
 from physics.bullet.world import PhysicsWorld
 from physics.model import ray_narrowing
 from physics.model.kernel_tables import X, Y, Z
-from physics.model.ray_narrowing import segments_near_links
+from physics.model.plate_solids import hull_planes
+from physics.model.ray_narrowing import DOP_AXES, segments_near_links
+from physics.model.rocks import Rock, icosphere
 from physics.model.terrain import MapChoice, build_terrain
 
 PER_BODY = 4
@@ -393,3 +395,48 @@ def test_a_fleets_rays_are_measured_as_the_segments_made_of_them_are(config, see
                                                                  4 * model.anchors].any()
     fleet.destroy()
     world.destroy()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_rocks_k_dop_counts_every_ray_into_the_rock_and_fewer_than_its_box(seed):
+    """A rock's k-DOP (its box cut across its edges' and corners' diagonals) stands for
+    it: every ray that passes into the rock's convex hull (by points sampled along it) is
+    counted, none that its box alone would not count, and fewer than by the box alone."""
+    rng = np.random.default_rng(seed)
+    unit_points, triangles = icosphere()
+    rocks, boxes, hulls = 12, [], []
+    for _ in range(rocks):
+        points = unit_points * rng.uniform(1.0, 3.0) * rng.uniform(0.8, 1.2, (len(unit_points),
+                                                                             1))
+        points[:, 2] *= rng.uniform(0.4, 0.9)
+        rock = Rock(np.zeros(3), 0.0, points, triangles, 1.0)
+        centre_bs, half, faces = rock.bounds_bs()
+        axes = np.linalg.qr(rng.normal(size=(3, 3)))[0].T  # rows: the rock's axes
+        where = rng.uniform(-30.0, 30.0, 3)
+        boxes.append((where + centre_bs @ axes, axes, half, DOP_AXES @ axes, faces))
+        hulls.append(hull_planes(where + points @ axes))
+    centres, axes, half, slab_axes, faces = (np.array(column) for column in zip(*boxes))
+    per_rock = 200
+    starts = np.repeat(centres, per_rock, axis=0) + rng.uniform(-4.0, 4.0, (rocks * per_rock, 3))
+    ends = starts + rng.normal(0.0, 1.0, starts.shape) * 2.0
+    links = np.array([(rocks + rock, rock) for rock in range(rocks)])
+    all_centres = np.vstack([centres, centres])  # bodies 12..23 own the rays, 0..11 the rocks
+    limits = np.full(2 * rocks, 8.0)
+    nowhere = np.full((rocks * per_rock, 3), np.nan)
+    own = np.repeat(centres, per_rock, axis=0)
+    reach_m = float(max(np.linalg.norm(starts - own, axis=1).max(),
+                        np.linalg.norm(ends - own, axis=1).max()))
+    starts, ends = np.vstack([nowhere, starts]), np.vstack([nowhere, ends])
+    cut = segments_near_links(starts, ends, per_rock, reach_m, links, all_centres, limits,
+                              ray_narrowing.Boxes(centres, axes, half, slab_axes, faces))
+    boxed = segments_near_links(starts, ends, per_rock, reach_m, links, all_centres, limits,
+                                ray_narrowing.Boxes(centres, axes, half))
+    cut, boxed = cut[len(nowhere):], boxed[len(nowhere):]
+    samples = np.linspace(0.0, 1.0, 400)[:, None]
+    into = np.array([bool((np.max(hulls[a // per_rock][0] @ (start + samples * (end - start)).T
+                                  - hulls[a // per_rock][1][:, None], axis=0) <= 0.0).any())
+                     for a, (start, end) in enumerate(zip(starts[len(nowhere):],
+                                                          ends[len(nowhere):]))])
+    assert into.any()
+    assert (into <= cut).all() and (cut <= boxed).all()
+    assert cut.sum() < 0.85 * boxed.sum()

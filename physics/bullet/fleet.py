@@ -212,10 +212,10 @@ class VehicleFleet:
     def add_obstacle(self, body: BulletRigidBodyNode, box_bs=None) -> None:
         """Something besides the terrain that anchors may stand on (a crate, a rock).
 
-        A static body's bounds are taken once; a moving one's every step. ``box_bs``: a
-        box round a static body's shapes in its own frame, (centre, half extents), which
-        spares Bullet the rays that pass near its bounding sphere but beside the box
-        (None: the sphere alone).
+        A static body's bounds are taken once; a moving one's every step. ``box_bs``:
+        bounds round a static body's shapes in its own frame, a box (centre, half extents)
+        or a rock's k-DOP (``Rock.bounds_bs``), which spare Bullet the rays that pass near
+        its bounding sphere but beside them (None: the sphere alone).
         """
         self.add_obstacles([body], None if box_bs is None else [box_bs])
 

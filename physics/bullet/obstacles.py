@@ -15,13 +15,16 @@ from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import Point3
 
 from physics.bullet.poses import body_states
-from physics.model.ray_narrowing import Boxes
+from physics.model.ray_narrowing import DOP_AXES, Boxes
 
 RAY_SLACK_M = 0.05
 """Room added to every body's bounding sphere and hull box when choosing the rays cast through
 Bullet: more than Bullet's single-precision shapes and collision margins stand out of them."""
 
-_NO_BOXES = Boxes(np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)))
+_NO_BOXES = Boxes(np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)),
+                  np.zeros((0, len(DOP_AXES), 3)), np.zeros((0, len(DOP_AXES), 2)))
+_NO_CUTS = np.tile([-np.inf, np.inf], (len(DOP_AXES), 1))
+"""A box's further faces where it has none: every ray passes between them."""
 
 
 def bounding_sphere(body: BulletRigidBodyNode) -> tuple[np.ndarray, float]:
@@ -31,18 +34,22 @@ def bounding_sphere(body: BulletRigidBodyNode) -> tuple[np.ndarray, float]:
             bounds.getRadius())
 
 
-def _static_box(body: BulletRigidBodyNode, box_bs) -> tuple[np.ndarray, np.ndarray,
-                                                            np.ndarray]:
-    """A static body's box in the world: centre, axes (rows) and half extents grown by
-    :data:`RAY_SLACK_M`, from its box in its own frame (None: an infinite box, which
-    leaves the body to its sphere)."""
+def _static_box(body: BulletRigidBodyNode, bounds_bs) -> tuple[np.ndarray, ...]:
+    """A static body's box in the world (centre, axes as rows, half extents) and its
+    further faces (:data:`~physics.model.ray_narrowing.DOP_AXES` turned with it, and
+    their reach from the centre), all grown by :data:`RAY_SLACK_M`, from its bounds in its
+    own frame: (centre, half extents) for a box, with the faces' reach, (K, 2), for a
+    k-DOP (a rock's); None: an infinite box, which leaves the body to its sphere."""
     matrix = body.getTransform().getMat()
     axes_ws = np.array(matrix.getUpper3())  # Panda's rows: the body's axes
-    if box_bs is None:
-        return np.array(matrix.getRow3(3)), axes_ws, np.full(3, np.inf)
-    centre_bs, half_extents_m = box_bs
+    slab_axes_ws = DOP_AXES @ axes_ws
+    if bounds_bs is None:
+        return np.array(matrix.getRow3(3)), axes_ws, np.full(3, np.inf), slab_axes_ws, _NO_CUTS
+    centre_bs, half_extents_m, *faces = bounds_bs
+    cuts = (np.asarray(faces[0], dtype=float) + (-RAY_SLACK_M, RAY_SLACK_M) if faces
+            else _NO_CUTS)
     return (np.array(matrix.xformPoint(Point3(*np.asarray(centre_bs, dtype=float)))), axes_ws,
-            np.asarray(half_extents_m, dtype=float) + RAY_SLACK_M)
+            np.asarray(half_extents_m, dtype=float) + RAY_SLACK_M, slab_axes_ws, cuts)
 
 
 class Obstacles:
@@ -64,10 +71,11 @@ class Obstacles:
         """The static bodies' boxes (grown by the slack), one for each sphere."""
 
     def add(self, bodies: list[BulletRigidBodyNode], boxes_bs=None) -> bool:
-        """Bodies anchors may stand on, with a box round each one's shapes in its own frame,
-        (centre, half extents), or None (its sphere alone); a body with mass is moving, and
-        its box is not used. Whether a static one was added (a near test made before no
-        longer holds)."""
+        """Bodies anchors may stand on, with bounds round each one's shapes in its own
+        frame: a box, (centre, half extents), or a k-DOP, with the reach along each of
+        :data:`~physics.model.ray_narrowing.DOP_AXES` too (a rock's ``bounds_bs``), or None
+        (its sphere alone); a body with mass is moving, and its bounds are not used.
+        Whether a static one was added (a near test made before no longer holds)."""
         static, static_boxes = [], []
         for body, box_bs in zip(bodies, boxes_bs or [None] * len(bodies)):
             if body.getMass() > 0.0:

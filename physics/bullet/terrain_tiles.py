@@ -162,7 +162,7 @@ class StreamedColliders:
                  for number, rock in enumerate(rocks)]
         for fleet in self.fleets:
             fleet.add_obstacles([path.node() for path in paths],
-                                [rock.box_bs() for rock in rocks])
+                                [rock.bounds_bs() for rock in rocks])
         self._rock_bodies[key] = paths
         self.revision += 1
 

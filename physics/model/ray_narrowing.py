@@ -2,7 +2,9 @@
 
 Each body stands for a sphere; a sphere may stand for an oriented box inside it (a hull's,
 a rock's: :class:`Boxes`): a ray near that sphere counts only where it also passes through
-the box, as a long hull's sphere reaches far beside it and a flat rock's far above it.
+the box, as a long hull's sphere reaches far beside it and a flat rock's far above it. A
+rock's box is cut across its edges and corners as well (a k-DOP, :data:`DOP_AXES`): a
+rock is round, and a ray by its side through a corner of its box meets nothing.
 
 The rays are measured only along links between their vehicle and the bodies near it, from
 the near test (:mod:`physics.model.broadphase`: which vehicles are near each other and
@@ -30,9 +32,19 @@ from physics.model.broadphase import _distance_m
 from physics.model.kernel_tables import X, Y, Z
 
 
+DOP_AXES = np.array([(1, 1, 0), (1, -1, 0), (1, 0, 1), (1, 0, -1), (0, 1, 1), (0, 1, -1),
+                     (1, 1, 1), (1, 1, -1), (1, -1, 1), (1, -1, -1)], dtype=float)
+DOP_AXES /= np.linalg.norm(DOP_AXES, axis=1, keepdims=True)
+DOP_AXES.setflags(write=False)
+"""With a box's own three axes, the 13 directions of a k-DOP: the six diagonals of its
+faces and the four of its corners (unit rows, in the box's frame). A rounded body's box
+leaves its corners empty; the planes across them take most of that room away."""
+
+
 class Boxes(NamedTuple):
     """Oriented boxes, one for each of the first B spheres, each inside its sphere: a
-    segment near one of those spheres counts only where it passes through its box too."""
+    segment near one of those spheres counts only where it passes through its box too,
+    and between each pair of its further faces where it has some (a rock's k-DOP)."""
 
     centres_ws: np.ndarray
     """(B, 3) each box's centre."""
@@ -41,9 +53,26 @@ class Boxes(NamedTuple):
     half_extents_m: np.ndarray
     """(B, 3) each box's half extents along its axes (infinite: no box, the sphere alone
     decides)."""
+    slab_axes_ws: np.ndarray | None = None
+    """(B, K, 3) further directions (unit rows) each box is cut across (None: none)."""
+    slab_faces_m: np.ndarray | None = None
+    """(B, K, 2) along each of those, the least and the greatest reach from the box's
+    centre (infinite: no cut)."""
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The five arrays the compiled tests read (no further faces: K of 0)."""
+        count = len(self.centres_ws)
+        axes = (self.slab_axes_ws if self.slab_axes_ws is not None
+                else np.zeros((count, 0, 3)))
+        faces = (self.slab_faces_m if self.slab_faces_m is not None
+                 else np.zeros((count, 0, 2)))
+        return tuple(np.ascontiguousarray(array, dtype=float) for array in (
+            self.centres_ws, self.axes_ws, self.half_extents_m, axes, faces))
 
 
 _NO_BOXES = Boxes(np.zeros((0, 3)), np.zeros((0, 3, 3)), np.zeros((0, 3)))
+_NO_SLABS = np.zeros((0, 0, 3)), np.zeros((0, 0, 2))
+"""Further faces for boxes that have none (the hulls')."""
 
 
 @compiled_stage
@@ -69,33 +98,44 @@ def _segment_near_point(sx, sy, sz, dx, dy, dz, length_squared, px, py, pz, limi
 
 
 @compiled_stage
-def _segment_meets_box(sx, sy, sz, dx, dy, dz, box_centres, box_axes, half_extents, b):
-    """Does the segment from (sx, sy, sz) along (dx, dy, dz) pass through box ``b``?"""
+def _segment_meets_box(sx, sy, sz, dx, dy, dz, box_centres, box_axes, half_extents,
+                       slab_axes, slab_faces, b):
+    """Does the segment from (sx, sy, sz) along (dx, dy, dz) pass through box ``b``, its
+    further faces' cuts and all?"""
     return _segment_through_box(sx, sy, sz, dx, dy, dz, box_centres[b, 0], box_centres[b, 1],
                                 box_centres[b, 2], box_axes, b, half_extents[b, 0],
-                                half_extents[b, 1], half_extents[b, 2])
+                                half_extents[b, 1], half_extents[b, 2], slab_axes, slab_faces)
 
 
 @compiled_stage
-def _segment_through_box(sx, sy, sz, dx, dy, dz, cx, cy, cz, box_axes, b, hx, hy, hz):
+def _segment_through_box(sx, sy, sz, dx, dy, dz, cx, cy, cz, box_axes, b, hx, hy, hz,
+                         slab_axes, slab_faces):
     """Does the segment from (sx, sy, sz) along (dx, dy, dz) pass through the box centred
-    on (cx, cy, cz) with the axes ``box_axes[b]`` (rows) and the half extents (hx, hy, hz)?
-    The part of it between each pair of faces is cut down axis by axis (the slab test). A
-    number that is not finite leaves the answer to the sphere: it counts as through."""
+    on (cx, cy, cz) with the axes ``box_axes[b]`` (rows) and the half extents (hx, hy, hz),
+    cut across ``slab_axes[b]`` between ``slab_faces[b]`` (least and greatest reach from
+    the centre; none where ``slab_axes`` has no columns)? The part of it between each pair
+    of faces is cut down pair by pair (the slab test). A number that is not finite leaves
+    the answer to the sphere: it counts as through."""
     ox, oy, oz = sx - cx, sy - cy, sz - cz
     low, high = 0.0, 1.0
-    for axis in range(3):
-        ax, ay, az = box_axes[b, axis, 0], box_axes[b, axis, 1], box_axes[b, axis, 2]
+    for axis in range(3 + slab_axes.shape[1]):
+        if axis < 3:
+            ax, ay, az = box_axes[b, axis, 0], box_axes[b, axis, 1], box_axes[b, axis, 2]
+            half = hx if axis == 0 else (hy if axis == 1 else hz)
+            least, greatest = -half, half
+        else:
+            slab = axis - 3
+            ax, ay, az = slab_axes[b, slab, 0], slab_axes[b, slab, 1], slab_axes[b, slab, 2]
+            least, greatest = slab_faces[b, slab, 0], slab_faces[b, slab, 1]
         start = ox * ax + oy * ay + oz * az
         along = dx * ax + dy * ay + dz * az
-        half = hx if axis == 0 else (hy if axis == 1 else hz)
         if not (np.isfinite(start) and np.isfinite(along)):
             return True
         if along == 0.0:
-            if abs(start) > half:
+            if start < least or start > greatest:
                 return False
             continue
-        first, second = (-half - start) / along, (half - start) / along
+        first, second = (least - start) / along, (greatest - start) / along
         low = max(low, min(first, second))
         high = min(high, max(first, second))
         if low > high:
@@ -105,13 +145,13 @@ def _segment_through_box(sx, sy, sz, dx, dy, dz, cx, cy, cz, box_axes, b, hx, hy
 
 @compiled_stage
 def _segment_meets_body(sx, sy, sz, dx, dy, dz, length_squared, centres, b, limits,
-                        box_centres, box_axes, half_extents):
+                        box_centres, box_axes, half_extents, slab_axes, slab_faces):
     """Does the segment pass closer to sphere ``b``'s centre than its limit and, where the
     sphere stands for a box (``b`` below the boxes' count), through that box?"""
     return _segment_meets_sphere(sx, sy, sz, dx, dy, dz, length_squared, centres, b,
                                  limits) and (b >= len(box_centres) or _segment_meets_box(
                                      sx, sy, sz, dx, dy, dz, box_centres, box_axes,
-                                     half_extents, b))
+                                     half_extents, slab_axes, slab_faces, b))
 
 
 @compiled_stage
@@ -129,7 +169,7 @@ def _finite_ends(sx, sy, sz, ex, ey, ez):
 
 @compiled_loop
 def _segments_meeting_links(starts, ends, per_body, reach_m, links, centres, limits,
-                            box_centres, box_axes, half_extents, meets):
+                            box_centres, box_axes, half_extents, slab_axes, slab_faces, meets):
     """Into ``meets``, for each link ``(own, other)``: does one of body own's segments
     (rows ``own * per_body`` on, each within ``reach_m`` of its centre) pass closer to
     body other's centre than its limit, and through its box where it has one?"""
@@ -144,13 +184,14 @@ def _segments_meeting_links(starts, ends, per_body, reach_m, links, centres, lim
             dx, dy, dz = ends[a, 0] - sx, ends[a, 1] - sy, ends[a, 2] - sz
             meets[a] = _segment_meets_body(sx, sy, sz, dx, dy, dz, dx * dx + dy * dy + dz * dz,
                                            centres, other, limits, box_centres, box_axes,
-                                           half_extents)
+                                           half_extents, slab_axes, slab_faces)
 
 
 @compiled_loop
 def _fleet_rays_meeting_links(position, axes, anchors, ray_length, reach_m, links,
                               hull_limit, hull_drop, hull_half, others_centres, others_limits,
-                              static_centres, static_axes, static_half, meets):
+                              static_centres, static_axes, static_half, static_slab_axes,
+                              static_slab_faces, hull_slab_axes, hull_slab_faces, meets):
     """Into ``meets`` (V * A, by vehicle then anchor), for each link ``(own, other)`` of a
     fleet's vehicles (rows of ``position`` and ``axes``; an ``other`` of V or more is row
     ``other - V`` of the others'): does a ray of vehicle own's anchors (``anchors[own]``,
@@ -158,7 +199,8 @@ def _fleet_rays_meeting_links(position, axes, anchors, ray_length, reach_m, link
     ``reach_m`` of its vehicle's centre) pass closer to the other's centre than its limit
     and through its box? A vehicle's limit is its ``hull_limit`` and its box its hull's
     (its ``hull_drop`` below its centre, its ``hull_half``); an other's limit is its own,
-    and the first S others (the static obstacles) have boxes. The rays and the tests are
+    and the first S others (the static obstacles) have boxes, cut across by their further
+    faces (:class:`Boxes`; ``hull_slab_axes`` and ``hull_slab_faces``: none). The rays and the tests are
     those :func:`_segments_meeting_links` makes of the same bodies, to the bit."""
     vehicles, count = position.shape[0], anchors.shape[1]
     statics = static_centres.shape[0]
@@ -195,15 +237,16 @@ def _fleet_rays_meeting_links(position, axes, anchors, ray_length, reach_m, link
                         sx, sy, sz, dx, dy, dz, position[other, 0] + axes[other, 2, 0] * drop,
                         position[other, 1] + axes[other, 2, 1] * drop,
                         position[other, 2] + axes[other, 2, 2] * drop, axes, other,
-                        hull_half[other, 0], hull_half[other, 1], hull_half[other, 2])
+                        hull_half[other, 0], hull_half[other, 1], hull_half[other, 2],
+                        hull_slab_axes, hull_slab_faces)
             else:
                 o = other - vehicles
                 meets[a] = _segment_near_point(
                     sx, sy, sz, dx, dy, dz, length_squared, others_centres[o, 0],
                     others_centres[o, 1], others_centres[o, 2], limit) and (
-                        o >= statics or _segment_meets_box(sx, sy, sz, dx, dy, dz,
-                                                           static_centres, static_axes,
-                                                           static_half, o))
+                        o >= statics or _segment_meets_box(
+                            sx, sy, sz, dx, dy, dz, static_centres, static_axes, static_half,
+                            static_slab_axes, static_slab_faces, o))
 
 
 def fleet_rays_meeting_links(position_ws: np.ndarray, axes_ws: np.ndarray,
@@ -226,7 +269,8 @@ def fleet_rays_meeting_links(position_ws: np.ndarray, axes_ws: np.ndarray,
             np.ascontiguousarray(hull_drop_m, dtype=float),
             np.ascontiguousarray(hull_half_m, dtype=float),
             np.ascontiguousarray(others_centres_ws, dtype=float),
-            np.ascontiguousarray(others_limits_m, dtype=float), *static_boxes, meets)
+            np.ascontiguousarray(others_limits_m, dtype=float), *static_boxes.arrays(),
+            *_NO_SLABS, meets)
     return meets
 
 
@@ -260,6 +304,5 @@ def segments_near_links(starts_ws: np.ndarray, ends_ws: np.ndarray, per_body: in
         per_body, float(reach_m), np.ascontiguousarray(links, dtype=np.int64),
         np.ascontiguousarray(centres_ws, dtype=float),
         np.ascontiguousarray(limits_m, dtype=float),
-        *[np.ascontiguousarray(array, dtype=float)
-          for array in (boxes if boxes is not None else _NO_BOXES)], meets)
+        *(boxes if boxes is not None else _NO_BOXES).arrays(), meets)
     return meets

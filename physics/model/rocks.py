@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from common.spec import Spec, SpecError, tuning
+from physics.model.ray_narrowing import DOP_AXES
 from physics.model.terrain_base import TerrainBase
 
 
@@ -60,6 +61,15 @@ class Rock:
         """The box round its points in its own frame: its centre and half extents (m)."""
         low, high = self.points_bs.min(axis=0), self.points_bs.max(axis=0)
         return (low + high) / 2.0, (high - low) / 2.0
+
+    def bounds_bs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Its k-DOP in its own frame: its box (:meth:`box_bs`) and, along each of
+        :data:`~physics.model.ray_narrowing.DOP_AXES`, the least and greatest reach of its
+        points from the box's centre, (K, 2). A rock is round: the box's corners are
+        empty, and a ray by a rock's side that passes through one meets nothing."""
+        centre, half_extents = self.box_bs()
+        reach = (self.points_bs - centre) @ DOP_AXES.T
+        return centre, half_extents, np.stack([reach.min(axis=0), reach.max(axis=0)], axis=1)
 
     @property
     def top_m(self) -> float:
