@@ -11,6 +11,7 @@ steps (:meth:`StreamedColliders.update`).
 
 from __future__ import annotations
 
+import operator
 from typing import Sequence
 
 import numpy as np
@@ -198,5 +199,5 @@ class StreamedColliders:
 def _furthest_m(points: np.ndarray, before: np.ndarray) -> float:
     """The largest change of any coordinate between two sets of points of one shape, in
     plain floats (a few vehicles, every step)."""
-    return max((abs(now - then) for now, then in zip(points.ravel().tolist(),
-                                                     before.ravel().tolist())), default=0.0)
+    return max(map(abs, map(operator.sub, points.ravel().tolist(), before.ravel().tolist())),
+               default=0.0)

@@ -200,10 +200,10 @@ class PhysicsWorld:
         word = mask.getWord()
         top_m = max((highest for groups_met, highest in self._static_highest.items()
                      if groups_met & word), default=-math.inf)
-        for body, reach_m in self._moving_reach.items():
-            if body.getIntoCollideMask().getWord() & word:
-                top_m = max(top_m, body.getTransform().getPos().z + reach_m)
-        return top_m
+        moving_m = max((body.getTransform().getPos().z + reach_m
+                        for body, reach_m in self._moving_reach.items()
+                        if body.getIntoCollideMask().getWord() & word), default=-math.inf)
+        return top_m if top_m > moving_m else moving_m
 
     def body_count(self) -> int:
         """How many rigid bodies are in the world (a leak shows as a count that grows)."""

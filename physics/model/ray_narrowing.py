@@ -60,7 +60,12 @@ class Boxes(NamedTuple):
     centre (infinite: no cut)."""
 
     def arrays(self) -> tuple[np.ndarray, ...]:
-        """The five arrays the compiled tests read (no further faces: K of 0)."""
+        """The five arrays the compiled tests read (no further faces: K of 0). Boxes with
+        their faces given are taken to be C-ordered floats already (as
+        :class:`~physics.bullet.obstacles.Obstacles` makes them: asked every substep)."""
+        if self.slab_axes_ws is not None and self.slab_faces_m is not None:
+            return (self.centres_ws, self.axes_ws, self.half_extents_m, self.slab_axes_ws,
+                    self.slab_faces_m)
         count = len(self.centres_ws)
         axes = (self.slab_axes_ws if self.slab_axes_ws is not None
                 else np.zeros((count, 0, 3)))
