@@ -16,10 +16,14 @@ RADIUS_M = 20.0
 EDGE_M = 256.0
 
 
-def still_push(here_x, here_y, rocks, vehicles, edge_x, edge_y, radius_m):
-    """The push with every vehicle standing where it is (none moving, nothing ahead)."""
-    return avoidance_push(here_x, here_y, rocks, vehicles, np.zeros_like(vehicles), 0.0, 0.0,
-                          0.0, edge_x, edge_y, radius_m)
+def still_push(here_x, here_y, rocks, vehicles, edge_x, edge_y, radius_m, heading=(0.0, 1.0),
+               clearance_m=0.0):
+    """The push with every vehicle standing where it is (none moving, nothing ahead), the
+    hull facing ``heading`` and every rock's clearance ``clearance_m`` (0: none is in the
+    way, whatever it faces)."""
+    return avoidance_push(here_x, here_y, rocks, np.full(len(rocks), clearance_m), *heading,
+                          vehicles, np.zeros_like(vehicles), 0.0, 0.0, 0.0, edge_x, edge_y,
+                          radius_m)
 
 
 def reference_push(here, points) -> np.ndarray:
@@ -85,8 +89,46 @@ def test_two_tanks_closing_head_on_push_each_other_aside_while_there_is_room(con
     seen = positions + velocities * ahead_s - south.current.velocity_ws[:2] * ahead_s
     push_x, push_y = still_push(here_x, here_y, no_rocks, seen, far_edges, far_edges, radius_m)
     own_x, own_y = south.current.velocity_ws[:2].tolist()
-    assert avoidance_push(here_x, here_y, no_rocks, positions, velocities, ahead_s, own_x,
-                          own_y, far_edges, far_edges, radius_m) == (push_x, push_y)
+    assert avoidance_push(here_x, here_y, no_rocks, np.zeros(0), 0.0, 1.0, positions,
+                          velocities, ahead_s, own_x, own_y, far_edges, far_edges,
+                          radius_m) == (push_x, push_y)
     assert push_y < 0.0, "not pushed back from the tank closing on it"
     assert push_x < 0.0, "not pushed off the line, away from the other's side"
     simulation.destroy()
+
+
+def test_a_rock_in_the_way_turns_the_bot_aside_away_from_its_side():
+    """Facing +Y, a rock 8 m ahead and 1 m to the left, 5 m of clearance: pushed back from
+    it as before, and across the way to the right by 1 - 1/5; one just to the right pushes
+    to the left; one dead ahead to the right."""
+    here = np.zeros((1, 2))
+    for rock_x, side in ((-1.0, 1.0), (1.0, -1.0), (0.0, 1.0)):
+        rocks = np.array([[rock_x, 8.0]])
+        push = np.array(still_push(0.0, 0.0, rocks, here, EDGE_M, EDGE_M, RADIUS_M,
+                                   clearance_m=5.0))
+        across = side * (1.0 - abs(rock_x) / 5.0)
+        assert push == pytest.approx(reference_push((0.0, 0.0), rocks) + (across, 0.0),
+                                     abs=1e-12)
+
+
+@pytest.mark.parametrize("rock", [(6.0, 8.0), (1.0, -8.0), (0.5, 30.0)])
+def test_a_rock_off_the_way_behind_or_beyond_the_radius_only_pushes_away(rock):
+    """Out of the clearance to the side, behind the hull, or further than the radius: the
+    rock pushes as any rock does, nothing across."""
+    rocks = np.array([rock])
+    push = still_push(0.0, 0.0, rocks, np.zeros((1, 2)), EDGE_M, EDGE_M, RADIUS_M,
+                      clearance_m=5.0)
+    assert push == pytest.approx(reference_push((0.0, 0.0), rocks), abs=1e-12)
+
+
+def test_the_way_ahead_is_the_hulls_heading_turned_any_way():
+    """The same rock and hull turned together by 130 degrees: the push turns with them."""
+    turn = np.radians(130.0)
+    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    rocks = np.array([[-1.0, 8.0]])
+    straight = np.array(still_push(0.0, 0.0, rocks, np.zeros((1, 2)), EDGE_M, EDGE_M,
+                                   RADIUS_M, clearance_m=5.0))
+    turned = np.array(still_push(0.0, 0.0, rocks @ rotation.T, np.zeros((1, 2)), EDGE_M, EDGE_M,
+                                 RADIUS_M, heading=tuple(rotation @ (0.0, 1.0)),
+                                 clearance_m=5.0))
+    assert turned == pytest.approx(rotation @ straight, abs=1e-12)

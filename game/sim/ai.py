@@ -66,6 +66,8 @@ class AISpec(Spec):
                                   "they are)", minimum=0.0, maximum=10.0)
     avoid_radius_m: float = tuning("vehicles, wrecks and rocks closer than this push a bot "
                                    "aside", minimum=1.0, maximum=200.0)
+    avoid_spare_m: float = tuning("room a bot leaves between its hull's side and a rock in "
+                                  "its way as it turns aside", minimum=0.0, maximum=20.0)
     steer_per_rad: float = tuning("stick per radian of heading error", minimum=0.1,
                                   maximum=50.0)
     turret_per_rad: float = tuning("traverse stick per radian of aim error", minimum=0.1,
@@ -138,6 +140,7 @@ class Bot:
         self._wanted_ws: tuple[float, float, float] | None = None
         """The gun's direction chosen at the last look (None: the target is out of range)."""
         self._rocks_xy: np.ndarray | None = None
+        self._rock_clearances_m = np.zeros(0)
         self._rocks_revision = 0
         self._search = Search(spec.search, spec.spotting, spec.near_distance_m,
                               spec.far_distance_m, spec.avoid_radius_m)
@@ -297,22 +300,29 @@ class Bot:
 
     def _avoidance(self, simulation, me, here_x: float, here_y: float) -> tuple[float, float]:
         """A push away from everything solid nearby (the map's edges too), stronger the
-        closer it is, for a bot at ``here``; the other vehicles' from where they will be,
-        ``avoid_ahead_s`` on, as seen from where it will be (two closing head-on turn aside
-        while there is room)."""
+        closer it is, for a bot at ``here``, and across its way from a rock in it; the other
+        vehicles' from where they will be, ``avoid_ahead_s`` on, as seen from where it will
+        be (two closing head-on turn aside while there is room)."""
         radius, ahead_s = self.spec.avoid_radius_m, self.spec.avoid_ahead_s
         revision = simulation.arena.rocks_revision
         if self._rocks_xy is None or self._rocks_revision != revision:
-            # Rocks never move: gather them again only when some came or went.
-            self._rocks_xy = np.array([rock.position_ws[:2] for rock in simulation.rocks]
-                                      ).reshape(-1, 2)
+            # Rocks never move: gather them again only when some came or went. A rock in
+            # the way is passed with its reach, the hull's half width and the room spare.
+            rocks = simulation.rocks
+            self._rocks_xy = np.array([rock.position_ws[:2] for rock in rocks]).reshape(-1, 2)
+            self._rock_clearances_m = np.array(
+                [rock.reach_m() for rock in rocks], dtype=float).reshape(-1) + (
+                    float(me.spec.hull.half_extents_m[0]) + self.spec.avoid_spare_m)
             self._rocks_revision = revision
         terrain = simulation.terrain
         # Every vehicle, this one too: its own gap stays zero, which pushes nowhere.
         positions_xy, velocities_xy = simulation.vehicle_motion_xy()
         own_x, own_y = me.current.velocity_ws[:2].tolist()
-        return avoidance_push(here_x, here_y, self._rocks_xy, positions_xy, velocities_xy,
-                              ahead_s, own_x, own_y, terrain.half_extent_x_m,
+        forward_x, forward_y, _ = me.current.axes_ws()[1].tolist()
+        level = math.hypot(forward_x, forward_y) or 1.0  # the hull's way on the ground
+        return avoidance_push(here_x, here_y, self._rocks_xy, self._rock_clearances_m,
+                              forward_x / level, forward_y / level, positions_xy,
+                              velocities_xy, ahead_s, own_x, own_y, terrain.half_extent_x_m,
                               terrain.half_extent_y_m, radius)
 
     def _gun(self, simulation, me, target, thinking: bool, rows, spin
