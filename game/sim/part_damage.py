@@ -15,14 +15,14 @@ of a part's state is an event and goes at once to what the part acts on: the fle
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import NodePath, Point3, Quat, TransformState, Vec3
 
-from game.sim.controls import Controls, made_controls
+from game.sim.controls import Controls
 from game.sim.events import (Damage, Destroyed, Event, FireOut, FireStarted, PartDamaged,
                              PartDestroyed, PartRepaired)
 from physics.bullet.hull_body import TurretCollider, fit_turret
@@ -339,10 +339,10 @@ class PartDamage:
     def _mend(self, vehicle, parts: TankParts, step_s: float) -> list[Event]:
         events: list[Event] = []
         # Plain floats: a few parts, every step a crew works.
-        left_s = [max(left - step_s, 0.0) if left > 0.0 else left
-                  for left in parts.repair_left_s.tolist()]
-        mended = [index for index, (before, now) in enumerate(
-            zip(parts.repair_left_s.tolist(), left_s)) if before > 0.0 and now == 0.0]
+        before_s = parts.repair_left_s.tolist()
+        left_s = [max(left - step_s, 0.0) if left > 0.0 else left for left in before_s]
+        mended = [index for index, (before, now) in enumerate(zip(before_s, left_s))
+                  if before > 0.0 and now == 0.0]
         parts.repair_left_s[:] = left_s
         for index in mended:
             parts.hit_points[index] = parts.whole[index] * self.spec.repaired_share
@@ -398,7 +398,5 @@ def damaged_controls(controls: Controls, able: PartEffects) -> Controls:
     steering = able.driving if able.engine_power > 0.0 else 0.0
     if able.driving == 1.0 and steering == 1.0:  # the gun or the crew's work hurt: as asked
         return controls
-    return made_controls(controls.throttle * able.driving, controls.steer * steering,
-                         controls.brake, controls.handbrake, controls.gear, controls.fire,
-                         controls.turret, controls.elevation, controls.reset,
-                         controls.swap_vehicle, controls.shell, controls.next_shell)
+    return replace(controls, throttle=controls.throttle * able.driving,
+                   steer=controls.steer * steering)
