@@ -311,7 +311,7 @@ class Bot:
             rocks = simulation.rocks
             self._rocks_xy = np.array([rock.position_ws[:2] for rock in rocks]).reshape(-1, 2)
             self._rock_clearances_m = np.array(
-                [rock.reach_m() for rock in rocks], dtype=float).reshape(-1) + (
+                [rock.reach_m for rock in rocks], dtype=float).reshape(-1) + (
                     float(me.spec.hull.half_extents_m[0]) + self.spec.avoid_spare_m)
             self._rocks_revision = revision
         terrain = simulation.terrain

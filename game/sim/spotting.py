@@ -225,7 +225,7 @@ class SightScreens:
             self._fixed = (
                 np.array([rock.position_ws for rock in rocks]
                          + [plate.position_ws for plate in plates], np.float64).reshape(-1, 3),
-                np.array([rock.reach_m() for rock in rocks]
+                np.array([rock.reach_m for rock in rocks]
                          + [math.hypot(*plate.half_extents_m) for plate in plates],
                          np.float64) + SCREEN_SLACK_M)
         wrecks = [vehicle for vehicle in simulation.vehicles if vehicle.destroyed]

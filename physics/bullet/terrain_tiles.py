@@ -41,6 +41,8 @@ class StreamedColliders:
         self._rock_bodies: dict[TileKey, list[NodePath]] = {}
         self.revision = 0
         """Counts the changes to the rocks in the world (they come and go with tiles)."""
+        self._rocks: tuple[int, list[Rock]] = (self.revision, [])
+        """The rocks in the world, gathered at a revision (asked for every step)."""
         self._near_points: tuple | None = None
         self._near: tuple[list[TileKey], set[TileKey]] = ([], set())
         """The tiles wanted and kept for the last points given (shells aside)."""
@@ -54,8 +56,12 @@ class StreamedColliders:
 
     @property
     def rocks(self) -> list[Rock]:
-        """The rocks in the world now: those of the tiles with colliders."""
-        return [rock for key in sorted(self._bodies) for rock in self.terrain.tile_rocks(key)]
+        """The rocks in the world now: those of the tiles with colliders (one list for as
+        long as they stay the same)."""
+        if self._rocks[0] != self.revision:
+            self._rocks = (self.revision, [rock for key in sorted(self._bodies)
+                                           for rock in self.terrain.tile_rocks(key)])
+        return self._rocks[1]
 
     @property
     def resident(self) -> int:
@@ -163,7 +169,7 @@ class StreamedColliders:
                  for number, rock in enumerate(rocks)]
         for fleet in self.fleets:
             fleet.add_obstacles([path.node() for path in paths],
-                                [rock.bounds_bs() for rock in rocks])
+                                [rock.bounds_bs for rock in rocks])
         self._rock_bodies[key] = paths
         self.revision += 1
 

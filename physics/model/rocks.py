@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -44,7 +45,8 @@ class RockSpec(Spec):
 
 @dataclass(frozen=True, eq=False)  # owners in the handle map: hashed by identity
 class Rock:
-    """One rock: where it is, and its vertices and triangles in its own frame."""
+    """One rock: where it is, and its vertices and triangles in its own frame. Its reach
+    and bounds are worked out once, when first asked (a rock never changes)."""
 
     position_ws: np.ndarray   # (3,)
     heading_deg: float
@@ -52,6 +54,7 @@ class Rock:
     triangles: np.ndarray     # (M, 3) indices into points_bs, outward-facing
     radius_m: float
 
+    @cached_property
     def reach_m(self) -> float:
         """How far its points reach from its centre (its position)."""
         return float(np.sqrt(np.einsum("ij,ij->i", self.points_bs, self.points_bs)
@@ -62,6 +65,7 @@ class Rock:
         low, high = self.points_bs.min(axis=0), self.points_bs.max(axis=0)
         return (low + high) / 2.0, (high - low) / 2.0
 
+    @cached_property
     def bounds_bs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Its k-DOP in its own frame: its box (:meth:`box_bs`) and, along each of
         :data:`~physics.model.ray_narrowing.DOP_AXES`, the least and greatest reach of its
