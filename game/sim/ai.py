@@ -13,7 +13,9 @@ level waits for. Its aim errs, more far off and on the move, less the longer it 
 target in sight. Every step it steers toward a point that keeps it at fighting distance
 (closing in from afar, circling inside the band the way it faces, backing off when too
 close, in reverse if it faces the target), pushed away from what it saw nearby (other
-vehicles from where they will be a moment on, so two closing turn aside early), and turns
+vehicles from where the two come closest a moment on, so two closing turn aside early;
+beside another tank it drives out of the other's turning circle before it turns on the
+spot: :mod:`game.sim.avoidance`), braking where its gear drives the other way, and turns
 the turret and gun toward the direction it chose, against the hull's turning and
 pitching. A level that halts to fire stands still, with the target in sight, for its
 shot. A bot that has not seen its target for a while goes looking for it
@@ -30,7 +32,7 @@ from functools import cached_property
 import numpy as np
 
 from common.spec import Spec, SpecError, tuning
-from game.sim.avoidance import avoidance_push
+from game.sim.avoidance import Surroundings
 from game.sim.combat import distance_to_box
 from game.sim.controls import AUTOMATIC, Controls, made_controls
 from game.sim.crippled import STAND, crippled_drive
@@ -39,7 +41,7 @@ from game.sim.gunnery import Gunnery, GunnerySpec, aim_error_rad, gun_sticks
 from game.sim.gunnery import direction as _direction
 from game.sim.search import Search, SearchGoal, SearchSpec
 from game.sim.spotting import SpottingSpec, hull_middle_ws, spotted
-from game.sim.stuck import StuckSpec, Unsticker
+from game.sim.stuck import StuckSpec, Unsticker, brakes_to_turn_back
 from physics.model.ballistics import gun_axes, muzzle_ws
 from physics.model.ammunition import ShellSpec
 from physics.model.flight import Flight, elevation_to_reach, flight_to_distance
@@ -61,9 +63,10 @@ class AISpec(Spec):
                                     maximum=2000.0)
     far_distance_m: float = tuning("further than this a bot closes in", minimum=10.0,
                                    maximum=3000.0)
-    avoid_ahead_s: float = tuning("other vehicles push a bot away from where they will be this "
-                                  "long on, both moving as they move now (0: from where "
-                                  "they are)", minimum=0.0, maximum=10.0)
+    avoid_ahead_s: float = tuning("other vehicles push a bot away from where they will come "
+                                  "closest to it within this long, both moving as they "
+                                  "move now (0: from where they are)", minimum=0.0,
+                                  maximum=10.0)
     avoid_radius_m: float = tuning("vehicles, wrecks and rocks closer than this push a bot "
                                    "aside", minimum=1.0, maximum=200.0)
     avoid_spare_m: float = tuning("room a bot leaves between its hull's side and a rock in "
@@ -139,9 +142,13 @@ class Bot:
         self._looked = False
         self._wanted_ws: tuple[float, float, float] | None = None
         """The gun's direction chosen at the last look (None: the target is out of range)."""
-        self._rocks_xy: np.ndarray | None = None
-        self._rock_clearances_m = np.zeros(0)
-        self._rocks_revision = 0
+        self._surroundings = Surroundings(spec.avoid_radius_m, spec.avoid_ahead_s,
+                                          spec.avoid_spare_m)
+        self._way_out = 0.0
+        """From the last look round: the way along its hull out of another vehicle's turning
+        circle (+1 ahead, -1 back; 0: none is that near)."""
+        self._pivoting = False
+        """This step it turns on the spot (its heading is far off the way it wants)."""
         self._search = Search(spec.search, spec.spotting, spec.near_distance_m,
                               spec.far_distance_m, spec.avoid_radius_m)
         self._unsticker = Unsticker(spec.stuck)
@@ -179,7 +186,8 @@ class Bot:
         rows = state.axes_ws().tolist()  # right, forward, up: plain floats are cheaper here
         spin = state.angular_velocity_ws.tolist()
         if thinking:
-            self._push = self._avoidance(simulation, me, here_x, here_y)
+            self._push, self._way_out = self._surroundings.look(simulation, me, here_x,
+                                                                here_y)
         turret, elevation, fire = self._gun(simulation, me, target, thinking, rows, spin)
         parts = me.parts  # a whole tank's parts leave its driving to it
         held = None if parts is None or parts.effects is WHOLE_TANK else crippled_drive(
@@ -194,12 +202,15 @@ class Bot:
         goal = objective
         if goal is None and searching:
             goal = self._search.goal(simulation, me, target)
-        self._standing = False
-        throttle, steer = self._unsticker.drive(
-            now_s, float_dot(state.velocity_ws.tolist(), rows[1]),
-            float_dot(spin, rows[2]),
-            *self._drive(here_x, here_y, rows[1], target, goal))
-        return made_controls(throttle=throttle, steer=steer, brake=1.0 if self._standing else 0.0,
+        self._standing = self._pivoting = False
+        throttle, steer = self._drive(here_x, here_y, rows[1], target, goal)
+        if self._pivoting and self._way_out:  # first out of the other's turning circle
+            throttle, steer = self._way_out, 0.0
+        speed_mps = float_dot(state.velocity_ws.tolist(), rows[1])
+        throttle, steer = self._unsticker.drive(now_s, speed_mps, float_dot(spin, rows[2]),
+                                                throttle, steer)
+        braking = self._standing or brakes_to_turn_back(throttle, speed_mps, me)
+        return made_controls(throttle=throttle, steer=steer, brake=1.0 if braking else 0.0,
                              gear=AUTOMATIC, turret=turret, elevation=elevation, fire=fire,
                              shell=self._shell())
 
@@ -296,34 +307,8 @@ class Bot:
         steer = error * spec.steer_per_rad
         steer = 1.0 if steer > 1.0 else (steer if steer > -1.0 else -1.0)
         aligned = abs(error) < spec.full_throttle_within_rad
+        self._pivoting = not aligned
         return (1.0 if aligned else spec.turning_throttle), steer
-
-    def _avoidance(self, simulation, me, here_x: float, here_y: float) -> tuple[float, float]:
-        """A push away from everything solid nearby (the map's edges too), stronger the
-        closer it is, for a bot at ``here``, and across its way from a rock in it; the other
-        vehicles' from where they will be, ``avoid_ahead_s`` on, as seen from where it will
-        be (two closing head-on turn aside while there is room)."""
-        radius, ahead_s = self.spec.avoid_radius_m, self.spec.avoid_ahead_s
-        revision = simulation.arena.rocks_revision
-        if self._rocks_xy is None or self._rocks_revision != revision:
-            # Rocks never move: gather them again only when some came or went. A rock in
-            # the way is passed with its reach, the hull's half width and the room spare.
-            rocks = simulation.rocks
-            self._rocks_xy = np.array([rock.position_ws[:2] for rock in rocks]).reshape(-1, 2)
-            self._rock_clearances_m = np.array(
-                [rock.reach_m for rock in rocks], dtype=float).reshape(-1) + (
-                    float(me.spec.hull.half_extents_m[0]) + self.spec.avoid_spare_m)
-            self._rocks_revision = revision
-        terrain = simulation.terrain
-        # Every vehicle, this one too: its own gap stays zero, which pushes nowhere.
-        positions_xy, velocities_xy = simulation.vehicle_motion_xy()
-        own_x, own_y = me.current.velocity_ws[:2].tolist()
-        forward_x, forward_y, _ = me.current.axes_ws()[1].tolist()
-        level = math.hypot(forward_x, forward_y) or 1.0  # the hull's way on the ground
-        return avoidance_push(here_x, here_y, self._rocks_xy, self._rock_clearances_m,
-                              forward_x / level, forward_y / level, positions_xy,
-                              velocities_xy, ahead_s, own_x, own_y, terrain.half_extent_x_m,
-                              terrain.half_extent_y_m, radius)
 
     def _gun(self, simulation, me, target, thinking: bool, rows, spin
              ) -> tuple[float, float, bool]:

@@ -3,7 +3,13 @@
 something else for a while, steering as it wanted, and then drives as it wants again:
 first the other way (off a rock, down a dune), the next time at full throttle the way it
 wanted (a tank pivoting against a wall gets off it by driving round), and so on in turn.
-Turning on the spot is slow, not stuck."""
+Turning on the spot is slow, not stuck.
+
+A bot that wants the other way than its gear drives brakes until its automatic gearbox
+may change between R and the forward gears (:func:`brakes_to_turn_back`): the box holds
+the pedal closed until then, and coasting, a tank backing off rolls on for seconds, into
+whatever is behind it. In a gear that drives the way it wants (a tank sliding back down
+a dune's face in first) it drives on."""
 
 from __future__ import annotations
 
@@ -66,3 +72,11 @@ class Unsticker:
                           -wanted_way if self._times_stuck % 2 == 0 else wanted_way)
         self._times_stuck += 1
         return self._back_off[1], steer
+
+
+def brakes_to_turn_back(throttle: float, speed_mps: float, vehicle) -> bool:
+    """Whether a bot asking for ``throttle`` (+ forward) in ``vehicle`` moving at
+    ``speed_mps`` along its hull brakes: it rolls as fast as its gearbox turns back at
+    or faster, in a gear that drives the other way than it asks."""
+    return (throttle != 0.0 and abs(speed_mps) >= vehicle.turn_back_below_mps
+            and throttle * vehicle.gear_direction < 0.0)

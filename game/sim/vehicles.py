@@ -197,6 +197,16 @@ class Vehicle:
         return self.fleet.gearbox.gear_name(self.index)
 
     @property
+    def gear_direction(self) -> float:
+        """Which way its engaged gear drives it: +1 forward, -1 in R, 0 in N."""
+        return self.fleet.gearbox.gear_direction(self.index)
+
+    @property
+    def turn_back_below_mps(self) -> float:
+        """Its gearbox changes between R and the forward gears only below this speed."""
+        return self.fleet.gearbox.kind_of(self.index).reverse_engage_mps
+
+    @property
     def rpm(self) -> float:
         return float(self.fleet.rpm[self.index])
 

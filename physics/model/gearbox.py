@@ -347,6 +347,10 @@ class Gearbox:
         """The engaged gear of one vehicle ("N" while a shift is under way)."""
         return self.kind_of(vehicle).names[self.gear_index[vehicle]]
 
+    def gear_direction(self, vehicle: int) -> float:
+        """Which way one vehicle's engaged gear drives it: +1 forward, -1 in R, 0 in N."""
+        return float(self.kind_of(vehicle).direction[self.gear_index[vehicle]])
+
     def gear_names(self) -> list[str]:
         """The engaged gear of every vehicle, in vehicle order."""
         kinds = self.kinds
