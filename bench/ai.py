@@ -43,13 +43,16 @@ CLASS_WINS_MOST = 0.75
 """No class should win more than this share of its rounds against another."""
 
 
-def _blocked(simulation, side_of, shooter_name: str, step_m: float) -> bool:
+def _blocked(simulation, side_of, shooter_name: str, step_m: float,
+             destroyed_in_step: frozenset[str] = frozenset()) -> bool:
     """Whether the ground lay between a shooter's gun and the nearest enemy's hull as the
-    step it fired in began (its gun as it fired); ``side_of``: the battle's sides."""
+    step it fired in began (its gun as it fired); ``side_of``: the battle's sides. An
+    enemy ``destroyed_in_step`` (by another's shell, after the shot) was one still."""
     shooter = simulation.vehicle_named(shooter_name)
     own_side = side_of(shooter_name)
     others = [v for v in simulation.vehicles
-              if not v.destroyed and side_of(v.name) not in (None, own_side)]
+              if (not v.destroyed or v.name in destroyed_in_step)
+              and side_of(v.name) not in (None, own_side)]
     if shooter is None or shooter.aim is None or not others:
         return False
     muzzle = muzzle_ws(shooter.previous, shooter.spec.gun, shooter.aim)
@@ -77,10 +80,14 @@ def play_round(config, seed: int, player_ai: str | None, bot_level: str, bots: i
     exchanges = []
     try:
         for _ in range(round(most_s / simulation.step_s)):
-            for event in loop.step():
+            events = loop.step()
+            destroyed = frozenset(event.vehicle for event in events
+                                  if isinstance(event, Destroyed))
+            for event in events:
                 if isinstance(event, Shot):
                     shots += 1
-                    blind += _blocked(simulation, battle.side_of, event.vehicle, step_m)
+                    blind += _blocked(simulation, battle.side_of, event.vehicle, step_m,
+                                      destroyed)
                 elif isinstance(event, Destroyed):
                     exchanges.append((_class_of(simulation, event.vehicle),
                                       _class_of(simulation, event.by)))
