@@ -312,7 +312,7 @@ def tanks_round_a_rock(config, bounds: str, steps: int) -> tuple[list, int, int]
         fleet.add(body, automatic=True)
         fleet.set_controls(number, 0.6, 0.1 * (number % 3 - 1), 0.0, False)
     fleet.add_obstacle(rock_body, {"sphere": None, "box": rock.box_bs(),
-                                   "k-DOP": rock.bounds_bs}[bounds])
+                                   "k-DOP": rock.bounds_bs()}[bounds])
     rays, met = [], []
     cast = fleet._bullet_rays.cast
 

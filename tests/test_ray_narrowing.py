@@ -410,7 +410,7 @@ def test_a_rocks_k_dop_counts_every_ray_into_the_rock_and_fewer_than_its_box(see
                                                                              1))
         points[:, 2] *= rng.uniform(0.4, 0.9)
         rock = Rock(np.zeros(3), 0.0, points, triangles, 1.0)
-        centre_bs, half, faces = rock.bounds_bs
+        centre_bs, half, faces = rock.bounds_bs()
         axes = np.linalg.qr(rng.normal(size=(3, 3)))[0].T  # rows: the rock's axes
         where = rng.uniform(-30.0, 30.0, 3)
         boxes.append((where + centre_bs @ axes, axes, half, DOP_AXES @ axes, faces))

@@ -158,7 +158,7 @@ class Arena:
                 body = make_rock_body(rock, f"rock-{number}")
                 self.world.add_body(body, owner=rock)
                 for fleet in self.fleets.values():
-                    fleet.add_obstacle(body, rock.bounds_bs)
+                    fleet.add_obstacle(body, rock.bounds_bs())
 
     def fleet_for(self, kind: str, tank_class: str | None = None) -> tuple[VehicleFleet, int]:
         """The fleet a vehicle of ``kind`` ("tank" or "car") drives in, and its kind there

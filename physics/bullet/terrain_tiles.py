@@ -167,9 +167,9 @@ class StreamedColliders:
         paths = [self.world.add_body(make_rock_body(rock, f"rock-{key[0]}-{key[1]}-{number}"),
                                      owner=rock)
                  for number, rock in enumerate(rocks)]
+        bodies, bounds = [path.node() for path in paths], [rock.bounds_bs() for rock in rocks]
         for fleet in self.fleets:
-            fleet.add_obstacles([path.node() for path in paths],
-                                [rock.bounds_bs for rock in rocks])
+            fleet.add_obstacles(bodies, bounds)
         self._rock_bodies[key] = paths
         self.revision += 1
 

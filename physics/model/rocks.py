@@ -46,7 +46,8 @@ class RockSpec(Spec):
 @dataclass(frozen=True, eq=False)  # owners in the handle map: hashed by identity
 class Rock:
     """One rock: where it is, and its vertices and triangles in its own frame. Its reach
-    and bounds are worked out once, when first asked (a rock never changes)."""
+    is worked out once, when first asked (a rock never changes; bots ask for every rock
+    near them whenever rocks come or go)."""
 
     position_ws: np.ndarray   # (3,)
     heading_deg: float
@@ -65,7 +66,6 @@ class Rock:
         low, high = self.points_bs.min(axis=0), self.points_bs.max(axis=0)
         return (low + high) / 2.0, (high - low) / 2.0
 
-    @cached_property
     def bounds_bs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Its k-DOP in its own frame: its box (:meth:`box_bs`) and, along each of
         :data:`~physics.model.ray_narrowing.DOP_AXES`, the least and greatest reach of its
