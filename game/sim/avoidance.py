@@ -161,7 +161,7 @@ class Surroundings:
 
     def __init__(self, radius_m: float, ahead_s: float, spare_m: float):
         """``radius_m``: what is nearer pushes; ``ahead_s``: other vehicles push from where
-        they will be this long on (:func:`avoidance_push`)."""
+        they come closest within this long (:func:`avoidance_push`)."""
         self.radius_m, self.ahead_s, self.spare_m = radius_m, ahead_s, spare_m
         self._rocks: tuple[int, np.ndarray, np.ndarray] | None = None
         """The rocks' revision, their places (R, 2) and clearances (R,)."""
