@@ -134,8 +134,6 @@ def avoidance_push(here_x: float, here_y: float, rocks_xy: np.ndarray,
     return rocks_x + vehicles_x + edges_x, rocks_y + vehicles_y + edges_y
 
 
-
-
 @compiled_loop
 def way_out_of_pivot(here_x: float, here_y: float, forward_x: float, forward_y: float,
                      pivot_radius_m: float, vehicles_xy: np.ndarray,
