@@ -19,6 +19,14 @@ plane by more than the plane may come toward it, no part of the terrain can meet
 in that time. (Any face would be sound; the floor is the one a hull on its anchors keeps
 clear of the ground.) Most triangles lie beyond that margin at all three corners and are
 never clipped.
+
+"Meet" is as Bullet's solver sees it. Bullet reports contact points out to its breaking
+threshold beyond the shapes (about 0.08 m for a tank), but a point still apart pushes only
+where the bodies close their gap within the substep (its speculative contact: the impulse
+is the part of the closing speed beyond gap over substep, and never pulls). A hull that
+cannot come within the margin of the ground in the whole step cannot close any gap within
+a substep of it, so its pair would only ever carry points that push nothing: it is left
+out: a tank parked with its floor a hand's breadth over a dune's crest costs Bullet nothing.
 """
 
 from __future__ import annotations
@@ -33,19 +41,17 @@ from physics.model.hull import HullSpec
 from physics.model.terrain_base import MISSING_HEIGHT_M, TerrainBase, sample_height
 
 BULLET_BOX_MARGIN_M = 0.04
-"""Bullet's collision margin round a box (its default for convex shapes): Bullet finds
-contacts this far outside the box's faces."""
-
-BULLET_BREAKING_SHARE = 0.02
-"""Bullet keeps a contact point while the two shapes are up to this share of the hull's
-angular motion disc apart (its ``gContactBreakingThreshold``; the disc is the radius of the
-box's bounding sphere, margin included, plus the sphere's offset from the body's origin):
-about 0.08 m for the tank."""
+"""Bullet's collision margin round a box (its default for convex shapes): Bullet's
+shapes touch this far outside the box's faces."""
 
 CONTACT_SLACK_M = 0.02
-"""Clearance kept beyond Bullet's contact distance and the plane's movement, for the
-collider's single-precision arithmetic. Cost only, not behaviour: more slack keeps pairs
-a little longer."""
+"""Clearance kept beyond the margin and the plane's movement, for the collider's
+single-precision arithmetic. Cost only, not behaviour: more slack keeps pairs a little
+longer."""
+
+CONTACT_M = BULLET_BOX_MARGIN_M + CONTACT_SLACK_M
+"""How near the ground may come to a box's face before the hull is kept in the pair: where
+a contact could push (the module's doc), and the slack."""
 
 SPEED_ALLOWANCE = 2.0
 """The hull's movement is taken as this many times what its velocity at the test would
@@ -290,9 +296,8 @@ class HullClearance:
     before). Kind 0 is the one it is made with; :meth:`add_kind` adds more, and one call of
     :meth:`test` takes vehicles of any kinds in any order.
 
-    A kind's ``hull`` is the box round the vehicle's whole collider: Bullet's contact
-    distance follows from it (the compound's angular motion disc), and so does the reach to
-    the map's edges. Its ``parts`` (default: that box alone) are boxes that between them
+    A kind's ``hull`` is the box round the vehicle's whole collider: the reach to the map's
+    edges follows from it. Its ``parts`` (default: that box alone) are boxes that between them
     hold the collider, each tested on its own floor: a tank's hull, and above it the turret
     at any heading, whose floor stands a turret ring's height above the hull's and which one
     box round both would test as low as the hull's. The collider is clear where every part
@@ -303,7 +308,6 @@ class HullClearance:
         self._kind_boxes: list[tuple[PartBox, ...]] = []
         """Each kind's part boxes, in the order the kinds were added."""
         self._kind_box_reach_m: list[float] = []
-        self._kind_contact_m: list[float] = []
         self.add_kind(hull, parts)
 
     @property
@@ -319,10 +323,6 @@ class HullClearance:
         # Every point of the collider lies within this of the centre of mass.
         self._kind_box_reach_m.append(float(np.linalg.norm(half_extents_m))
                                       + hull.centre_of_mass_drop_m)
-        disc_m = (float(np.linalg.norm(half_extents_m + BULLET_BOX_MARGIN_M))
-                  + abs(hull.centre_of_mass_drop_m))
-        self._kind_contact_m.append(BULLET_BOX_MARGIN_M + BULLET_BREAKING_SHARE * disc_m
-                                    + CONTACT_SLACK_M)
         self._kind_boxes.append(tuple(parts) or (PartBox.of_hull(hull),))
         self._stack_kinds()
         return self.kind_count - 1
@@ -335,9 +335,9 @@ class HullClearance:
         self._box_reach_m = np.array(self._kind_box_reach_m, dtype=float)
         """Per kind (K,): every point of its collider lies within this of the centre of
         mass."""
-        self.contact_m = np.array(self._kind_contact_m, dtype=float)
+        self.contact_m = np.full(kind_count, CONTACT_M)
         """Per kind (K,): how near the ground may come to a box's face before the hull is
-        kept in the pair: as far as Bullet finds contacts, and the slack."""
+        kept in the pair (:data:`CONTACT_M`)."""
         self._part_counts = np.array([len(boxes) for boxes in self._kind_boxes],
                                      dtype=np.int64)
         """How many part boxes each kind has (K,)."""
@@ -360,7 +360,7 @@ class HullClearance:
     def test(self, states: BodyStates, within_s: float,
              kind: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Per vehicle (V,), each of kind ``kind`` (V,) (None: all of kind 0): whether no
-        part of the terrain can come within Bullet's contact distance of the hull in the
+        part of the terrain can come within :data:`CONTACT_M` of the hull in the
         next ``within_s`` seconds (clear); and whether one of the map's edges may (near the
         edges)."""
         count = len(states.position_ws)
@@ -379,7 +379,7 @@ class HullClearance:
     def clear(self, states: BodyStates, within_s: float,
               kind: np.ndarray | None = None) -> np.ndarray:
         """Per vehicle (V,), each of kind ``kind`` (V,) (None: all of kind 0): no part of
-        the terrain can come within Bullet's contact distance of the hull in the next
+        the terrain can come within :data:`CONTACT_M` of the hull in the next
         ``within_s`` seconds."""
         return self.test(states, within_s, kind)[0]
 
