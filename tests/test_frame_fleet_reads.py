@@ -149,10 +149,13 @@ def test_a_body_read_with_a_number_that_is_not_finite_is_marked_alone():
     values = np.arange(26 * count, dtype=np.float32)  # matrices, quaternions, velocities
     matrices, quaternions, vectors = np.split(values, [16 * count, 20 * count])
     vectors[3 * 1 + 2] = np.nan  # body 1's linear velocity's z
+    position, velocity, spin = np.empty((3, count, 3))
     rows, axes = np.empty((count, 13)), np.empty((count, 3, 3))
     finite = np.empty(count, bool)
-    poses._pose_rows(matrices, quaternions, vectors, rows, axes, finite)
+    poses._pose_rows(matrices, quaternions, vectors, position, axes, velocity, spin, rows,
+                     finite)
     assert finite.tolist() == [True, False, True]
+    assert (rows[:, 0:3] == position).all() and (rows[:, 10:13] == spin).all()
     assert rows[2, 0:3].tolist() == [44.0, 45.0, 46.0]  # body 2's matrix row 3
     assert rows[2, 3:7].tolist() == [56.0, 57.0, 58.0, 59.0]
     assert rows[2, 10:13].tolist() == [75.0, 76.0, 77.0]

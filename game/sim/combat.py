@@ -193,6 +193,7 @@ class Combat:
         shell = gun.ammunition[ammunition.loaded].shell
         self.shell_system.fire(vehicle, vehicle.body, vehicle.current, gun,
                                self.shells_config.shells[shell], aim, time_s, self.rng)
+        vehicle.fleet.disturbed()  # the recoil pushed the body since the last step's end
         aim.reload_left_s *= able.reload_factor
         ammunition.fired()
         vehicle.fired_at_s = time_s

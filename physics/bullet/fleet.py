@@ -111,6 +111,9 @@ class VehicleFleet:
         """Which of Bullet's pairs each hull is in (the terrain's, the map's edges')."""
         self._plan: _StepPlan | None = None
         """What ``update_drive`` read for the step about to be taken."""
+        self._ended: tuple[int, BodyStates] | None = None
+        """The bodies' states as :meth:`poses` read them after the step numbered so, which
+        the next step starts from unless a body was moved since (:meth:`disturbed`)."""
         world.add_substep_hook(self._substep)
 
     def add_kind(self, spec, gearbox_spec: GearboxSpec) -> int:
@@ -164,6 +167,7 @@ class VehicleFleet:
         self._kinds_changed()
         self.hull_pairs.add(kind)
         self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
+        self._ended = None
         return index
 
     def remove(self, index: int) -> None:
@@ -179,7 +183,7 @@ class VehicleFleet:
         self._kinds_changed()
         self.hull_pairs.remove(index)
         self.command = AnchorCommand.idle(len(self.bodies), len(self.constants.position_bs))
-        self._plan = None
+        self._plan = self._ended = None
 
     def vehicle_state(self, index: int) -> tuple:
         """What the fleet carries over between steps for one vehicle (its gearbox, anchors
@@ -253,7 +257,14 @@ class VehicleFleet:
         runaway = self.world.runaway
         if runaway:
             poses.finite[[body in runaway for body in self.bodies]] = False
+        self._ended = self.world.step_count, poses.arrays
         return poses
+
+    def disturbed(self) -> None:
+        """A body was set or pushed between steps (set down, set to the server's state, a
+        gun's recoil): the next step reads the bodies afresh, not as :meth:`poses` left
+        them."""
+        self._ended = None
 
     def request_gear(self, index: int, gear: str) -> GearRequest:
         return self.gearbox.request(index, gear, float(self.forward_speeds_mps()[index]))
@@ -265,13 +276,17 @@ class VehicleFleet:
         needs, which vehicles come near something other than the terrain during the step,
         and the states the step's first substep starts from (nothing moves a body between
         this call and the world step that follows it: set a body down before it, not after).
+        Where the last step's end was read (:meth:`poses`) and no body moved since, that
+        read is taken: the same numbers, without asking Bullet again.
         A big desert's tiles under every ray of the step are made here too, once: within
         each ray's reach of anywhere the fastest vehicle could go in the step, and as far
         again to spare.
         """
         if not self.bodies:
             return None
-        states = body_states(self.bodies)
+        ended, self._ended = self._ended, None
+        states = (ended[1] if ended is not None and ended[0] == self.world.step_count
+                  else body_states(self.bodies))
         speeds, fastest_mps, strayed_m = self._survey(states)
         self._plan = _StepPlan(self.world.step_count, states,
                                *self._near_something(states, step_s, fastest_mps, strayed_m))
@@ -414,6 +429,7 @@ class VehicleFleet:
     def recover(self, index: int) -> None:
         """A vehicle was set down afresh: clear its fault, its anchors' state, its drive's
         (a car's steering) and its engine's speed."""
+        self.disturbed()
         self.faulted[index] = False
         self.model.relax(index)
         self.drive.relax(index)

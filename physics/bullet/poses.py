@@ -127,6 +127,8 @@ class FleetPoses(NamedTuple):
     """(V, 3, 3), read-only: each body's right, forward and up axes (rows)."""
     finite: np.ndarray
     """(V,): every number of that body's state is finite."""
+    arrays: BodyStates
+    """The same numbers as :func:`body_states` reads them, in arrays of their own."""
 
     def states(self) -> list[BodyState]:
         """Every body's state (views of its row and axes), by index, made in one pass."""
@@ -143,21 +145,28 @@ def fleet_poses(bodies: list[BulletRigidBodyNode]) -> FleetPoses:
     quaternions = float32s(PTA_LVecBase4f, map(_quaternion, transforms))
     vectors = _velocities(bodies)
     count = len(bodies)
-    rows, axes, finite = np.empty((count, 13)), np.empty((count, 3, 3)), np.empty(count, bool)
-    _pose_rows(matrices, quaternions, vectors, rows, axes, finite)
-    axes.setflags(write=False)
-    return FleetPoses(rows, axes, finite)
+    position, velocity, spin = np.empty((3, count, 3))
+    axes = np.empty((count, 3, 3))
+    rows, finite = np.empty((count, 13)), np.empty(count, bool)
+    _pose_rows(matrices, quaternions, vectors, position, axes, velocity, spin, rows, finite)
+    read_only_axes = axes.view()
+    read_only_axes.setflags(write=False)
+    return FleetPoses(rows, read_only_axes, finite, BodyStates(position, axes, velocity, spin))
 
 
 @compiled_loop
-def _pose_rows(matrices, quaternions, vectors, rows, axes, finite):
+def _pose_rows(matrices, quaternions, vectors, position, axes, velocity, spin, rows, finite):
     """From the float32s :func:`fleet_poses` reads (every body's matrix; every quaternion;
-    every linear velocity, then every angular velocity), each body's row (position,
-    quaternion, velocity, angular velocity) and axes (the matrix's upper 3 x 3) as
+    every linear velocity, then every angular velocity), the arrays :func:`body_states`
+    makes, and each body's row (position, quaternion, velocity, angular velocity) as
     float64s, and whether its row is finite (the quaternion is worked out from the matrix:
     finite rows mean finite axes)."""
-    _state_arrays(matrices, vectors, rows[:, 0:3], axes, rows[:, 7:10], rows[:, 10:13])
+    _state_arrays(matrices, vectors, position, axes, velocity, spin)
     for body in range(rows.shape[0]):
+        for axis in range(3):
+            rows[body, axis] = position[body, axis]
+            rows[body, 7 + axis] = velocity[body, axis]
+            rows[body, 10 + axis] = spin[body, axis]
         for part in range(4):
             rows[body, 3 + part] = quaternions[4 * body + part]
         finite[body] = True

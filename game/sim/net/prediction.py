@@ -70,6 +70,7 @@ class OwnPrediction:
         vehicle = self.vehicle
         set_state(vehicle.body, server.position_ws, server.orientation_ws, server.velocity_ws,
                   server.angular_velocity_ws)
+        vehicle.fleet.disturbed()
         vehicle.record_state()
         vehicle.previous = vehicle.current
 
