@@ -6,11 +6,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
+import sys
 
 import numpy as np
 import pytest
 from panda3d.core import Point3
 
+from bench.usage import resident_memory_mb
 from game.sim.controls import AUTOMATIC, Controls
 from game.sim.events import Recovered
 from game.sim.simulation import Simulation
@@ -480,3 +482,25 @@ def test_a_look_up_makes_the_tiles_it_reads_and_the_trim_keeps_the_ones_read_lat
     assert corner_key in big.resident_tiles
     assert first_key not in big.resident_tiles  # read once, then least lately: dropped
     assert len(big.resident_tiles) == spare
+
+
+def test_reserving_the_pool_takes_its_memory_and_changes_no_tile(big):
+    """The soak reserves a big desert's tile pool before it watches the memory: every free
+    slot is written over (a dropped tile's leavings become zeros, and its memory is taken
+    now, not as tiles come), and no tile made changes."""
+    spare = big.tile_spec.spare_tiles
+    far = np.array([[-1920.0 + 256.0 * (number % 16) for number in range(spare + 4)],
+                    [-1920.0 + 256.0 * (number // 16) for number in range(spare + 4)]])
+    big.planes_at(far)  # more spares than are kept, in one step: the next trims drop some
+    big.trim()
+    big.trim()
+    made = {key: _digest(big, key) for key in big.resident_tiles}
+    free = list(big._free)
+    assert any(pool[free].any() for pool in big._pools())  # dropped tiles' leavings
+    before_mb = resident_memory_mb()
+    big.reserve_pool()
+    assert {key: _digest(big, key) for key in big.resident_tiles} == made
+    assert not any(pool[free].any() for pool in big._pools())
+    if sys.platform.startswith("linux"):  # the free slots' memory is resident now
+        free_mb = sum(pool[free].nbytes for pool in big._pools()) / 2 ** 20
+        assert resident_memory_mb() - before_mb > 0.5 * free_mb

@@ -125,6 +125,16 @@ class TiledTerrain(ShellLookahead, TerrainBase):
         return (self._planes, self._ground, self._heights, self._levels, self._surface,
                 self._tops)
 
+    def reserve_pool(self) -> None:
+        """Take the memory of every slot now, free ones too (zeros written over them: no
+        tile's contents change). The pool's memory is otherwise taken a page at a time as
+        slots are first written, so over a long battle the process grows toward the pool's
+        room as its vehicles spread over more tiles at once: a cache that fills, which a
+        measure of memory over time would read as growth (the soak reserves it first).
+        Growth past the room still shows: a full pool doubles into new memory."""
+        for pool in self._pools():
+            pool[self._free] = 0
+
     def _free_slot(self) -> int:
         if not self._free:
             self._grow(len(self._planes))  # double the pool
