@@ -12,11 +12,12 @@ from typing import Callable
 import numpy as np
 
 from bench.usage import resident_memory_mb
-from game.sim.armour_hits import hull_frame, plate_on_line
 from game.sim.controls import GEAR_NAMES, Controls
 from game.sim.events import Event, Recovered, RoundEnd
 from game.sim.guard import BELOW_GROUND, NON_FINITE
 from game.sim.simulation import Simulation
+from physics.model.armour import first_plate
+from physics.model.pose import BodyState
 
 SECONDS_PER_MINUTE = 60.0
 SAMPLE_S = 15.0
@@ -137,10 +138,18 @@ def vehicle_faults(simulation: Simulation) -> tuple[int, int, int]:
     return non_finite, below, too_fast
 
 
-def shells_through(simulation: Simulation, flying_before: dict) -> int:
+def shells_through(simulation: Simulation, flying_before: dict,
+                   turrets_before: dict | None = None) -> int:
     """How many shells still flying after this step crossed a hull or a plate in it
-    (``flying_before``: each shell's position before the step, by id)."""
+    (``flying_before``: each shell's position before the step, by id; ``turrets_before``:
+    each vehicle's turret heading before it, by id, as :func:`turret_headings` reads them).
+
+    A vehicle moves during the step as the shell does, and the path is tested against it
+    as it stood at the step's start and at its end: a crossing counts where the path
+    crosses it both times. (A shell that grazed past a turret side swinging after it
+    starts inside that turret as it stands at the end, though the shell was never in it.)"""
     crossed = 0
+    turrets_before = turrets_before or {}
     for shell in simulation.shells:
         start = flying_before.get(id(shell))
         if start is None:
@@ -148,7 +157,9 @@ def shells_through(simulation: Simulation, flying_before: dict) -> int:
         end = shell.position_ws
         for vehicle in simulation.vehicles:
             if vehicle is not shell.owner:
-                crossed += _crosses_vehicle(vehicle, start, end)
+                crossed += (_crosses_vehicle(vehicle, start, end)
+                            and _crosses_vehicle(vehicle, start, end, vehicle.previous,
+                                                 turrets_before.get(id(vehicle))))
         for plate in simulation.plates:
             slope = math.radians(plate.slope_deg)  # leaning back: its top towards +Y
             axes = np.array([[1.0, 0.0, 0.0], [0.0, math.cos(slope), -math.sin(slope)],
@@ -158,32 +169,48 @@ def shells_through(simulation: Simulation, flying_before: dict) -> int:
     return crossed
 
 
-def _crosses_vehicle(vehicle, start_ws: np.ndarray, end_ws: np.ndarray) -> bool:
+def turret_headings(simulation: Simulation) -> dict[int, float]:
+    """Each armed vehicle's turret heading now, by id (before a step, for
+    :func:`shells_through`)."""
+    return {id(vehicle): vehicle.aim.turret_heading_rad for vehicle in simulation.vehicles
+            if vehicle.aim is not None}
+
+
+def _crosses_vehicle(vehicle, start_ws: np.ndarray, end_ws: np.ndarray,
+                     state: BodyState | None = None,
+                     turret_heading_rad: float | None = None) -> bool:
     """Whether the path from ``start_ws`` to ``end_ws`` crosses the vehicle's collider: its
-    armour plates where it has them (the turret's as it is turned), else its hull box."""
+    armour plates where it has them (the turret's turned to ``turret_heading_rad``), else
+    its hull box, with the vehicle as ``state`` (default: as it stands now, its turret
+    too)."""
+    state = vehicle.current if state is None else state
     if getattr(vehicle.spec, "plates", None) is None:
-        state, hull = vehicle.current, vehicle.spec.hull
+        hull = vehicle.spec.hull
         axes = state.axes_ws()
         centre = state.position_ws + axes[2] * hull.centre_of_mass_drop_m
         return _segment_crosses_box(start_ws, end_ws, centre, axes, hull.half_extents_m)
-    start_bs, path_bs = hull_frame(vehicle, start_ws, np.asarray(end_ws) - np.asarray(start_ws))
+    start_bs, path_bs = state.in_body_frame(start_ws, np.asarray(end_ws) - np.asarray(start_ws))
     length_m = float(np.linalg.norm(path_bs))
     if length_m == 0.0:
         return False
-    met = plate_on_line(vehicle, start_bs, path_bs)
+    if turret_heading_rad is None:
+        turret_heading_rad = vehicle.aim.turret_heading_rad if vehicle.aim is not None else 0.0
+    met = first_plate(vehicle.spec.plates, start_bs, path_bs, turret_heading_rad,
+                      vehicle.spec.gun.turret_pivot_m)
     return met is not None and met.distance_m <= length_m
 
 
 def check_step(simulation: Simulation, counters: SoakCounters, events: list[Event],
-               flying_before: dict) -> None:
+               flying_before: dict, turrets_before: dict | None = None) -> None:
     """Count what went wrong in the step just taken: what the guard rescued (its events)
-    and what it let through."""
+    and what it let through (``flying_before``, ``turrets_before``: see
+    :func:`shells_through`)."""
     counters.count(events)
     non_finite, below, too_fast = vehicle_faults(simulation)
     counters.non_finite += non_finite
     counters.below_ground += below
     counters.too_fast += too_fast
-    counters.shells_through += shells_through(simulation, flying_before)
+    counters.shells_through += shells_through(simulation, flying_before, turrets_before)
 
 
 class RandomDriver:
@@ -239,7 +266,8 @@ def watch(simulation: Simulation, step: Callable[[], list[Event]], minutes: floa
         if disturb is not None:
             disturb(simulation, number)
         flying_before = {id(shell): shell.position_ws for shell in simulation.shells}
-        check_step(simulation, result.counters, step(), flying_before)
+        turrets_before = turret_headings(simulation)
+        check_step(simulation, result.counters, step(), flying_before, turrets_before)
         if (number + 1) % steps_per_sample == 0:
             taken = (number + 1) // steps_per_sample
             result.samples.append({**sample(taken / samples_per_minute, result.counters,

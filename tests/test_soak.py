@@ -129,3 +129,42 @@ def test_a_shell_path_through_a_tanks_armour_counts_one_past_its_nose_does_not(c
     # front of the sloped plates.
     assert not _crosses_vehicle(tank, world((-5.0, 3.38, 0.85)), world((5.0, 3.38, 0.85)))
     simulation.destroy()
+
+
+def test_a_shell_counts_as_through_a_tank_only_where_it_crosses_it_at_both_ends_of_the_step(
+        config):
+    """A turret that swings into where a shell was moments before holds the shell's start
+    as it stands at the step's end, though the shell never was inside it: the soak counts a
+    path that crosses the tank as it stood at the step's start and at its end, not one that
+    crosses only one of them."""
+    import math
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from bench.soak_watch import shells_through
+    from game.sim.simulation import Simulation
+    from physics.model.terrain import MapChoice
+    simulation = Simulation(config.world, MapChoice.parse("flat"), seed=1)
+    tank = simulation.player
+    tank.previous = state = tank.current
+    axes = state.axes_ws()
+    pivot = np.asarray(config.tank.gun.turret_pivot_m)
+
+    def path(side_m):
+        """Across the tank (body frame x) at ``side_m`` along it, through the turret's
+        height: (start, end) in the world."""
+        return [state.position_ws + np.array([x_m, side_m, pivot[2] + 0.4]) @ axes
+                for x_m in (-5.0, 5.0)]
+    behind_start, behind_end = path(pivot[1] - 1.3)  # the turret's rear, facing ahead
+    middle_start, middle_end = path(pivot[1])
+    world = SimpleNamespace(
+        shells=[SimpleNamespace(owner=None, position_ws=behind_end),
+                SimpleNamespace(owner=None, position_ws=middle_end)],
+        vehicles=[tank], plates=[])
+    flying_before = {id(world.shells[0]): behind_start, id(world.shells[1]): middle_start}
+    tank.aim.turret_heading_rad = 0.0  # at the step's end, facing ahead
+    assert shells_through(world, flying_before) == 2  # the tank as it stands now
+    swung = {id(tank): math.pi / 2}  # at the step's start, facing to the right
+    assert shells_through(world, flying_before, swung) == 1  # the middle one alone
+    simulation.destroy()
