@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-import pytest
 
 from bench.soak_watch import RandomDriver
 from game.sim.controls import Controls
@@ -23,7 +22,8 @@ from game.sim.simulation import Simulation
 from physics.bullet.fleet import VehicleFleet
 from physics.model.terrain import MapChoice
 
-STEPS = 480
+STEPS = 360
+SEED = 3
 DRIVERS = (("tank", "east", 30.0, 10.0, 90.0), ("tank", "west", -30.0, -10.0, 270.0),
            ("car", "rover", 0.0, 40.0, 180.0))
 """Vehicles besides the player: kind, name, where (x, y) and heading."""
@@ -64,10 +64,9 @@ def battle_digest(config, seed: int) -> tuple[str, int, int]:
     return digest.hexdigest(), shots, resets
 
 
-@pytest.mark.parametrize("seed", [3, 8])
-def test_a_step_starts_from_the_last_steps_read_exactly_as_from_a_fresh_one(config, seed,
+def test_a_step_starts_from_the_last_steps_read_exactly_as_from_a_fresh_one(config,
                                                                             monkeypatch):
-    carried = battle_digest(config, seed)
+    carried = battle_digest(config, SEED)
     assert carried[1] > 0 and carried[2] > 0  # recoil and resets between steps
     read = VehicleFleet.poses
 
@@ -77,4 +76,4 @@ def test_a_step_starts_from_the_last_steps_read_exactly_as_from_a_fresh_one(conf
         return poses
 
     monkeypatch.setattr(VehicleFleet, "poses", forgetting)
-    assert battle_digest(config, seed) == carried
+    assert battle_digest(config, SEED) == carried
