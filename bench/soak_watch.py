@@ -252,12 +252,12 @@ def watch(simulation: Simulation, step: Callable[[], list[Event]], minutes: floa
           disturb: Disturb | None = None, extra: Callable[[], dict] = dict) -> SoakResult:
     """Take ``step()`` (a step of ``simulation``, and its events) for ``minutes`` of game
     time, checking each step and sampling every ``SAMPLE_S``; ``report`` gets a JSON line
-    every simulated minute; every sample adds ``extra()``'s fields. A big desert's tile
-    pool is reserved first (:meth:`~physics.model.tiled_terrain.TiledTerrain.reserve_pool`):
-    its filling toward its room is not read as growth."""
-    reserve_pool = getattr(simulation.arena.terrain, "reserve_pool", None)
-    if reserve_pool is not None:  # a big desert's tile pool: a cache, not a leak
-        reserve_pool()
+    every simulated minute; every sample adds ``extra()``'s fields. A big desert's caches
+    are reserved first (:meth:`~physics.model.tiled_terrain.TiledTerrain.reserve`): their
+    filling toward their room is not read as growth."""
+    reserve = getattr(simulation.arena.terrain, "reserve", None)
+    if reserve is not None:  # a big desert's tile pool and rocks: caches, not leaks
+        reserve()
     result = SoakResult(SoakCounters())
     result.samples.append(sample(0.0, result.counters, simulation))
     steps_per_sample = round(SAMPLE_S / simulation.step_s)

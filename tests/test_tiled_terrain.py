@@ -485,9 +485,9 @@ def test_a_look_up_makes_the_tiles_it_reads_and_the_trim_keeps_the_ones_read_lat
 
 
 def test_reserving_the_pool_takes_its_memory_and_changes_no_tile(big):
-    """The soak reserves a big desert's tile pool before it watches the memory: every free
-    slot is written over (a dropped tile's leavings become zeros, and its memory is taken
-    now, not as tiles come), and no tile made changes."""
+    """The soak reserves a big desert's caches before it watches the memory: every free
+    slot of the tile pool is written over (a dropped tile's leavings become zeros, and its
+    memory is taken now, not as tiles come), and no tile made changes."""
     spare = big.tile_spec.spare_tiles
     far = np.array([[-1920.0 + 256.0 * (number % 16) for number in range(spare + 4)],
                     [-1920.0 + 256.0 * (number // 16) for number in range(spare + 4)]])
@@ -498,9 +498,24 @@ def test_reserving_the_pool_takes_its_memory_and_changes_no_tile(big):
     free = list(big._free)
     assert any(pool[free].any() for pool in big._pools())  # dropped tiles' leavings
     before_mb = resident_memory_mb()
-    big.reserve_pool()
+    big.reserve()
     assert {key: _digest(big, key) for key in big.resident_tiles} == made
     assert not any(pool[free].any() for pool in big._pools())
     if sys.platform.startswith("linux"):  # the free slots' memory is resident now
         free_mb = sum(pool[free].nbytes for pool in big._pools()) / 2 ** 20
         assert resident_memory_mb() - before_mb > 0.5 * free_mb
+
+
+def test_reserving_a_rocky_big_deserts_caches_works_out_the_rocks_kept(config):
+    """The rocks of as many tiles as are kept are worked out at once (the whole 4 km
+    desert's), and a tile's rocks stay the same objects (its colliders' owners)."""
+    simulation = Simulation(config.world, MapChoice.parse(BIG), seed=2)
+    terrain = simulation.terrain
+    simulation.step(Controls())
+    key = terrain.resident_tiles[0]
+    rocks = terrain.tile_rocks(key)
+    terrain.reserve()
+    assert terrain.tile_rocks(key) is rocks
+    kept = terrain._contents.rocks._cached.cache_info()
+    assert kept.currsize == kept.maxsize == terrain.tiles_per_side ** 2
+    simulation.destroy()

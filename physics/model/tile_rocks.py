@@ -39,6 +39,13 @@ class TileRocks:
         are kept (a tile's neighbours ask for its rocks too)."""
         return self._cached(key, box_m)
 
+    def reserve(self, tiles: list[tuple[tuple[int, int], Box]]) -> None:
+        """Work out now the rocks of as many tiles as are kept, the first of ``tiles``
+        (keys and squares): what a battle that roams the map would fill the cache with as
+        it goes (for a measure of memory over time, :meth:`TiledTerrain.reserve`)."""
+        for key, box_m in tiles[:_TILES_KEPT]:
+            self.rocks(key, box_m)
+
     def _scatter(self, key: tuple[int, int], box_m: Box) -> list[Rock]:
         spec = self.spec
         rng = np.random.default_rng([self.seed, ROCK_STREAM, key[0], key[1]])

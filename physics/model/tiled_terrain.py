@@ -125,15 +125,21 @@ class TiledTerrain(ShellLookahead, TerrainBase):
         return (self._planes, self._ground, self._heights, self._levels, self._surface,
                 self._tops)
 
-    def reserve_pool(self) -> None:
-        """Take the memory of every slot now, free ones too (zeros written over them: no
-        tile's contents change). The pool's memory is otherwise taken a page at a time as
-        slots are first written, so over a long battle the process grows toward the pool's
-        room as its vehicles spread over more tiles at once: a cache that fills, which a
-        measure of memory over time would read as growth (the soak reserves it first).
-        Growth past the room still shows: a full pool doubles into new memory."""
+    def reserve(self) -> None:
+        """Take now the memory that its bounded caches take as a battle goes on, for a
+        measure of memory over time (the soak reserves it first), which would read their
+        filling as growth: every slot of the pool, free ones too (zeros written over them:
+        no tile's contents change), whose memory is otherwise taken a page at a time as
+        slots are first written, as the vehicles spread over more tiles at once; and the
+        rocks of as many tiles as their cache keeps, the nearest the middle first.
+        Growth past their room still shows: a full pool doubles into new memory."""
         for pool in self._pools():
             pool[self._free] = 0
+        if self._contents.rocks is not None:
+            keys = sorted(((column, row) for row in range(self.tiles_per_side)
+                           for column in range(self.tiles_per_side)),
+                          key=lambda key: (math.hypot(*self.tile_centre(key)), key))
+            self._contents.rocks.reserve([(key, self.tile_box(key)) for key in keys])
 
     def _free_slot(self) -> int:
         if not self._free:
