@@ -149,9 +149,9 @@ def fleet_poses(bodies: list[BulletRigidBodyNode]) -> FleetPoses:
     axes = np.empty((count, 3, 3))
     rows, finite = np.empty((count, 13)), np.empty(count, bool)
     _pose_rows(matrices, quaternions, vectors, position, axes, velocity, spin, rows, finite)
-    read_only_axes = axes.view()
-    read_only_axes.setflags(write=False)
-    return FleetPoses(rows, read_only_axes, finite, BodyStates(position, axes, velocity, spin))
+    axes_ws = axes.copy()  # the vehicles' states keep their own: the next step reads axes
+    axes_ws.setflags(write=False)
+    return FleetPoses(rows, axes_ws, finite, BodyStates(position, axes, velocity, spin))
 
 
 @compiled_loop
