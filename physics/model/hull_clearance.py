@@ -25,8 +25,9 @@ threshold beyond the shapes (about 0.08 m for a tank), but a point still apart p
 where the bodies close their gap within the substep (its speculative contact: the impulse
 is the part of the closing speed beyond gap over substep, and never pulls). A hull that
 cannot come within the margin of the ground in the whole step cannot close any gap within
-a substep of it, so its pair would only ever carry points that push nothing: it is left
-out: a tank parked with its floor a hand's breadth over a dune's crest costs Bullet nothing.
+a substep of it, so its pair would only ever carry points that push nothing, and it is left
+out. A tank parked with its floor a hand's breadth over a dune's crest then costs Bullet
+nothing.
 """
 
 from __future__ import annotations
