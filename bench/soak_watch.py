@@ -12,11 +12,11 @@ from typing import Callable
 import numpy as np
 
 from bench.usage import resident_memory_mb
+from game.sim.armour_hits import plate_on_line
 from game.sim.controls import GEAR_NAMES, Controls
 from game.sim.events import Event, Recovered, RoundEnd
 from game.sim.guard import BELOW_GROUND, NON_FINITE
 from game.sim.simulation import Simulation
-from physics.model.armour import first_plate
 from physics.model.pose import BodyState
 
 SECONDS_PER_MINUTE = 60.0
@@ -193,10 +193,7 @@ def _crosses_vehicle(vehicle, start_ws: np.ndarray, end_ws: np.ndarray,
     length_m = float(np.linalg.norm(path_bs))
     if length_m == 0.0:
         return False
-    if turret_heading_rad is None:
-        turret_heading_rad = vehicle.aim.turret_heading_rad if vehicle.aim is not None else 0.0
-    met = first_plate(vehicle.spec.plates, start_bs, path_bs, turret_heading_rad,
-                      vehicle.spec.gun.turret_pivot_m)
+    met = plate_on_line(vehicle, start_bs, path_bs, turret_heading_rad)
     return met is not None and met.distance_m <= length_m
 
 

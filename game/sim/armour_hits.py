@@ -62,12 +62,13 @@ def hull_frame(vehicle: Vehicle, point_ws, vector_ws) -> tuple[np.ndarray, np.nd
     return vehicle.current.in_body_frame(point_ws, vector_ws)
 
 
-def plate_on_line(vehicle: Vehicle, origin_bs: np.ndarray, direction_bs: np.ndarray
-                  ) -> PlateHit | None:
-    """The first of ``vehicle``'s plates a line in its body frame enters (its turret's as
-    the turret stands), or None."""
-    heading_rad = vehicle.aim.turret_heading_rad if vehicle.aim is not None else 0.0
-    return first_plate(vehicle.spec.plates, origin_bs, direction_bs, heading_rad,
+def plate_on_line(vehicle: Vehicle, origin_bs: np.ndarray, direction_bs: np.ndarray,
+                  turret_heading_rad: float | None = None) -> PlateHit | None:
+    """The first of ``vehicle``'s plates a line in its body frame enters (its turret's
+    turned to ``turret_heading_rad``; None: as the turret stands), or None."""
+    if turret_heading_rad is None:
+        turret_heading_rad = vehicle.aim.turret_heading_rad if vehicle.aim is not None else 0.0
+    return first_plate(vehicle.spec.plates, origin_bs, direction_bs, turret_heading_rad,
                        vehicle.spec.gun.turret_pivot_m)
 
 
