@@ -4,7 +4,7 @@ same battle, bit for bit, as reading them afresh.
 
 Between two steps a body is moved by a reset, a rescue, a spawn or a removal, a gun's
 recoil and a network client's correction; each must make the next step read afresh
-(:meth:`~physics.bullet.fleet.VehicleFleet.disturbed`). The battles here have them all
+(:meth:`~physics.bullet.fleet.VehicleFleet.disturbed`). The battle here has them all
 but the correction, which also winds the step count back (no step's end read later can
 be taken then).
 """
