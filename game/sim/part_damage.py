@@ -15,14 +15,14 @@ of a part's state is an event and goes at once to what the part acts on: the fle
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 from panda3d.bullet import BulletRigidBodyNode
 from panda3d.core import NodePath, Point3, Quat, TransformState, Vec3
 
-from game.sim.controls import Controls
+from game.sim.controls import Controls, with_drive
 from game.sim.events import (Damage, Destroyed, Event, FireOut, FireStarted, PartDamaged,
                              PartDestroyed, PartRepaired)
 from physics.bullet.hull_body import TurretCollider, fit_turret
@@ -181,23 +181,26 @@ class PartDamage:
                     if vehicle.parts is not None and not vehicle.destroyed]
         if not armoured or not flights:
             return events
-        # Which tanks each shell's line passes near, all at once: the middle of the line
-        # within the tank's reach and half the line's length of its centre.
-        starts = np.array([start for _, start, _ in flights], dtype=float).reshape(-1, 3)
-        lines = np.array([end for _, _, end in flights], dtype=float).reshape(-1, 3) - starts
-        lengths_m = np.sqrt((lines * lines).sum(axis=1))
-        centres = np.array([vehicle.current.position_ws for vehicle in armoured], dtype=float)
-        reach_m = np.array([vehicle.collider_reach_m for vehicle in armoured])
-        gaps_m = np.sqrt((((starts + lines / 2.0)[:, None, :] - centres[None, :, :]) ** 2
-                          ).sum(axis=2))
-        near = (gaps_m <= reach_m[None, :] + lengths_m[:, None] / 2.0) & (lengths_m > 0.0)[
-            :, None]
-        for row, column in zip(*(index.tolist() for index in near.nonzero())):
-            shell, start_ws, _ = flights[row]
-            vehicle = armoured[column]
-            if vehicle is not shell.owner:
-                events += self._track_crossed(vehicle, shell, start_ws,
-                                              lines[row] / lengths_m[row], float(lengths_m[row]))
+        # Which tanks each shell's line passes near: the middle of the line within the
+        # tank's reach and half the line's length of its centre. In plain floats, each sum
+        # as numpy's: a few shells and tanks, where numpy's calls cost more than the sums.
+        centres = [(vehicle, *vehicle.current.position_ws.tolist(), vehicle.collider_reach_m)
+                   for vehicle in armoured]
+        for shell, start_ws, end_ws in flights:
+            start_x, start_y, start_z = np.asarray(start_ws, dtype=float).tolist()
+            end_x, end_y, end_z = np.asarray(end_ws, dtype=float).tolist()
+            line_x, line_y, line_z = end_x - start_x, end_y - start_y, end_z - start_z
+            length_m = math.sqrt(line_x * line_x + line_y * line_y + line_z * line_z)
+            if not length_m > 0.0:
+                continue
+            middle_x, middle_y = start_x + line_x / 2.0, start_y + line_y / 2.0
+            middle_z, half_m = start_z + line_z / 2.0, length_m / 2.0
+            for vehicle, centre_x, centre_y, centre_z, reach_m in centres:
+                gap_x, gap_y, gap_z = middle_x - centre_x, middle_y - centre_y, middle_z - centre_z
+                if (math.sqrt(gap_x * gap_x + gap_y * gap_y + gap_z * gap_z) <= reach_m + half_m
+                        and vehicle is not shell.owner):
+                    events += self._track_crossed(vehicle, shell, start_ws, np.array(
+                        [line_x, line_y, line_z]) / length_m, length_m)
         return events
 
     def _track_crossed(self, vehicle, shell: Shell, start_ws, direction_ws,
@@ -398,5 +401,4 @@ def damaged_controls(controls: Controls, able: PartEffects) -> Controls:
     steering = able.driving if able.engine_power > 0.0 else 0.0
     if able.driving == 1.0 and steering == 1.0:  # the gun or the crew's work hurt: as asked
         return controls
-    return replace(controls, throttle=controls.throttle * able.driving,
-                   steer=controls.steer * steering)
+    return with_drive(controls, controls.throttle * able.driving, controls.steer * steering)
