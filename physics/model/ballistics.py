@@ -20,6 +20,7 @@ from common.spec import Spec, SpecError, tuning
 from physics.model.ammunition import AMMUNITION_SLOTS, AmmunitionLoad, AmmunitionState
 from physics.model.flight import Flight, flight_points, flight_step
 from physics.model.pose import BodyState
+from physics.model.scalars import float_dot
 from physics.model.terrain_base import MISSING_HEIGHT_M, TerrainBase, plane_under
 
 
@@ -216,17 +217,28 @@ def shot_direction(barrel_ws: np.ndarray, circle_rad: float, rng: np.random.Gene
                    ) -> np.ndarray:
     """A shot's unit direction: a point drawn evenly over the aiming circle of
     ``circle_rad`` round the barrel's axis (the angle off it, and the bearing round it,
-    from ``rng``)."""
-    barrel = np.asarray(barrel_ws, dtype=float)
+    from ``rng``). In plain floats, each sum as numpy's cross, dot and norm make it."""
+    barrel_x, barrel_y, barrel_z = np.asarray(barrel_ws, dtype=float).tolist()
     off_rad = circle_rad * math.sqrt(rng.random())  # even over the disc's area
     around_rad = math.tau * rng.random()
-    across = np.cross(barrel, (0.0, 0.0, 1.0))
-    if float(np.linalg.norm(across)) < 1e-9:  # straight up or down: any side will do
-        across = np.cross(barrel, (1.0, 0.0, 0.0))
-    across /= np.linalg.norm(across)
-    over = np.cross(across, barrel)
-    sideways = across * math.cos(around_rad) + over * math.sin(around_rad)
-    return barrel * math.cos(off_rad) + sideways * math.sin(off_rad)
+    across = _cross(barrel_x, barrel_y, barrel_z, 0.0, 0.0, 1.0)
+    length = math.sqrt(float_dot(across, across))
+    if length < 1e-9:  # straight up or down: any side will do
+        across = _cross(barrel_x, barrel_y, barrel_z, 1.0, 0.0, 0.0)
+        length = math.sqrt(float_dot(across, across))
+    across_x, across_y, across_z = across[0] / length, across[1] / length, across[2] / length
+    over_x, over_y, over_z = _cross(across_x, across_y, across_z, barrel_x, barrel_y, barrel_z)
+    cos_around, sin_around = math.cos(around_rad), math.sin(around_rad)
+    cos_off, sin_off = math.cos(off_rad), math.sin(off_rad)
+    return np.array([barrel_x * cos_off + (across_x * cos_around + over_x * sin_around) * sin_off,
+                     barrel_y * cos_off + (across_y * cos_around + over_y * sin_around) * sin_off,
+                     barrel_z * cos_off + (across_z * cos_around + over_z * sin_around) * sin_off])
+
+
+def _cross(ax: float, ay: float, az: float, bx: float, by: float, bz: float
+           ) -> tuple[float, float, float]:
+    """The cross product of two 3-vectors of plain floats, each term as numpy's."""
+    return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
 
 
 def arc_points(muzzle_ws, velocity_ws, flight: Flight, times_s: np.ndarray) -> np.ndarray:
