@@ -104,6 +104,8 @@ class VehicleFleet:
         (0): a broken track's bare road wheels only drag (:meth:`set_damage`)."""
         self._broken_drag_n = np.zeros((0, len(self.constants.position_bs)))
         """Per vehicle and anchor: the drag of road wheels whose track lies broken."""
+        self._track_shares: tuple[np.ndarray, np.ndarray] | None = None
+        """Per vehicle and anchor: its track's share of drive, and its bare wheels' drag."""
         self._rows = vehicle_rows(self.kinds, self.kind)
         self.command = AnchorCommand.idle(0, len(self.constants.position_bs))
         self._near = NearTests()
@@ -136,6 +138,7 @@ class VehicleFleet:
         """The vehicles' rows of their kinds' numbers, and the reach of the largest kind
         among them (the near tests' radius: a battle of one class tests with its own)."""
         self._rows = vehicle_rows(self.kinds, self.kind)
+        self._track_shares = None
         present = {self.kinds[kind].reach_m for kind in self.kind.tolist()}
         self.reach_m = max(present, default=self.kinds[0].reach_m)
         self._near.forget()
@@ -244,6 +247,7 @@ class VehicleFleet:
         dragging toward standing still with ``broken_drag_share`` of their static load."""
         self.track_drive[index] = track_drive
         self._broken_drag_n[index] = broken_drag_share * self._rows.static_load_n[index]
+        self._track_shares = None
         self.gearbox.power_share[index] = engine_power
 
     def forward_speeds_mps(self) -> np.ndarray:
@@ -302,12 +306,14 @@ class VehicleFleet:
     def _broken_tracks(self, command: AnchorCommand) -> AnchorCommand:
         """``command`` with each broken track's anchors neither driven nor braked: they
         pull toward standing still with only their bare wheels' drag."""
-        working = np.where(self._rows.left_anchors, self.track_drive[:, :1],
-                           self.track_drive[:, 1:])
-        broken = 1.0 - working
+        if self._track_shares is None:  # worked out again when a track breaks or mends
+            working = np.where(self._rows.left_anchors, self.track_drive[:, :1],
+                               self.track_drive[:, 1:])
+            self._track_shares = working, self._broken_drag_n * (1.0 - working)
+        working, drag_n = self._track_shares
         bias = None if command.force_bias_n is None else command.force_bias_n * working
         return AnchorCommand(command.surface_speed_mps * working,
-                             command.force_limit_n * working + self._broken_drag_n * broken,
+                             command.force_limit_n * working + drag_n,
                              command.steer_rad, command.grip_scale, bias)
 
     def in_touch(self) -> np.ndarray:
