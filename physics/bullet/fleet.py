@@ -32,6 +32,7 @@ from physics.bullet.obstacles import RAY_SLACK_M, Obstacles
 from physics.bullet.poses import FleetPoses, body_states, call_each, fleet_poses
 from physics.bullet.world import PhysicsWorld
 from physics.model.anchors import AnchorCommand, AnchorImpulses, BodyStates
+from physics.model.broadphase import reached
 from physics.model.gearbox import Gearbox, GearboxSpec, GearboxStep, GearRequest
 from physics.model.ray_narrowing import fleet_rays_meeting_links
 from physics.model.terrain import TerrainBase
@@ -104,8 +105,7 @@ class VehicleFleet:
         (0): a broken track's bare road wheels only drag (:meth:`set_damage`)."""
         self._broken_drag_n = np.zeros((0, len(self.constants.position_bs)))
         """Per vehicle and anchor: the drag of road wheels whose track lies broken."""
-        self._track_shares: tuple[np.ndarray, np.ndarray] | None = None
-        """Per vehicle and anchor: its track's share of drive, and its bare wheels' drag."""
+        self._track_shares: tuple[np.ndarray, np.ndarray] | None = None  # :meth:`_broken_tracks`
         self._rows = vehicle_rows(self.kinds, self.kind)
         self.command = AnchorCommand.idle(0, len(self.constants.position_bs))
         self._near = NearTests()
@@ -252,7 +252,13 @@ class VehicleFleet:
 
     def forward_speeds_mps(self) -> np.ndarray:
         """Each vehicle's velocity along its hull's forward axis (+ forward)."""
-        return self._survey(body_states(self.bodies))[0]
+        return self._survey(self._states_now())[0]
+
+    def _states_now(self) -> BodyStates:
+        """The bodies' states: as the last step's end read them, if none moved since."""
+        ended = self._ended
+        return (ended[1] if ended is not None and ended[0] == self.world.step_count
+                else body_states(self.bodies))
 
     def poses(self) -> FleetPoses:
         """Every body's state now, read in one pass (for the end of a step). A body whose
@@ -288,9 +294,7 @@ class VehicleFleet:
         """
         if not self.bodies:
             return None
-        ended, self._ended = self._ended, None
-        states = (ended[1] if ended is not None and ended[0] == self.world.step_count
-                  else body_states(self.bodies))
+        states, self._ended = self._states_now(), None
         speeds, fastest_mps, strayed_m = self._survey(states)
         self._plan = _StepPlan(self.world.step_count, states,
                                *self._near_something(states, step_s, fastest_mps, strayed_m))
@@ -325,16 +329,13 @@ class VehicleFleet:
             return np.ones(len(self.bodies), dtype=bool)
         return plan.near | self.hull_pairs.meets_terrain | self.hull_pairs.meets_edges
 
-    def within_reach(self, points_ws: np.ndarray, reach_m: np.ndarray) -> np.ndarray:
+    def within_reach(self, points_ws: np.ndarray, reach_m: np.ndarray) -> list[bool]:
         """Per vehicle: may one of ``points_ws`` (P, 3), each reaching ``reach_m`` (P,),
         meet its collider (shells: where each is and how far it may go)?"""
         plan = self._plan
         centres = (plan.states.position_ws if plan is not None and plan.states is not None
                    else body_states(self.bodies).position_ws)
-        points = np.asarray(points_ws, dtype=float).reshape(-1, 3)
-        gaps_m = np.sqrt(((centres[:, None, :] - points[None, :, :]) ** 2).sum(axis=2))
-        return (gaps_m <= self._rows.collider_reach_m[:, None]
-                + np.asarray(reach_m, dtype=float)[None, :]).any(axis=1)
+        return reached(centres, self._rows.collider_reach_m, points_ws, reach_m)
 
     def _survey(self, states: BodyStates) -> tuple[np.ndarray, float, float]:
         """Each body's speed along its hull, the fastest speed, and how far the bodies
