@@ -412,8 +412,8 @@ def _touched(fleet: VehicleFleet, paths: ShellPaths | None) -> tuple[list, list 
     """Per vehicle of ``fleet``: may a body or the ground, and a shell or its blast (None:
     none flies near anything), touch its collider in the step?"""
     return fleet.in_touch().tolist(), None if paths is None else fleet.within_reach(
-        paths.positions_ws, paths.reach_m + [shell.spec.splash_radius_m
-                                             for shell in paths.shells]).tolist()
+        paths.positions_ws, [reach_m + shell.spec.splash_radius_m for reach_m, shell
+                             in zip(paths.reach_m.tolist(), paths.shells)])
 
 
 def crosshair_verdict(combat: Combat, vehicles, shooter: PlayerVehicle, impact_ws: np.ndarray

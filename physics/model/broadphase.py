@@ -25,6 +25,7 @@ under any limit), and nothing is near it. The loops are compiled with numba
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -265,3 +266,20 @@ def along_path_m(path_ws: np.ndarray, point_ws: np.ndarray) -> float:
                                               path_ws)
     piece = int(np.argmin(gaps_squared[0]))
     return float(lengths[:piece].sum() + share[0, piece] * lengths[piece])
+
+
+def reached(centres_ws: np.ndarray, radii_m: np.ndarray, points_ws: np.ndarray,
+            reach_m: np.ndarray) -> list[bool]:
+    """Per centre (C, 3): does one of the points (P, 3) come within the centre's radius
+    (C,) and its own reach (P,)? The distances as every pair's above, in plain floats: a
+    step's few shells and vehicles, where numpy's calls cost more than the sums."""
+    points = list(zip(np.asarray(points_ws, dtype=float).reshape(-1, 3).tolist(),
+                      np.asarray(reach_m, dtype=float).tolist()))
+    answers = []
+    for (centre_x, centre_y, centre_z), radius_m in zip(
+            np.asarray(centres_ws, dtype=float).tolist(), np.asarray(radii_m).tolist()):
+        answers.append(any(math.sqrt((centre_x - x_m) * (centre_x - x_m)
+                                     + (centre_y - y_m) * (centre_y - y_m)
+                                     + (centre_z - z_m) * (centre_z - z_m)) <= radius_m + far_m
+                           for (x_m, y_m, z_m), far_m in points))
+    return answers
