@@ -42,11 +42,14 @@ SEEDS = range(1, 13)
 """Every behaviour below is judged over the first twelve seeds, none picked: each seed is
 another desert, other spawns and other dunes between the tanks."""
 FIGHT_S = 120.0  # the sides start 400 m apart: an approach, then the fight
+DROVE_OFF_M = 10.0  # a fight in which the player's tank went farther than this drove off
 
 
 def _fight(config, seed: int) -> dict:
     """The bot brain at hard drives the player against one easy bot for ``FIGHT_S``: how
-    far it went from its spawn, its shots and the bot tanks it destroyed."""
+    far it went from its spawn, its shots and the bot tanks it destroyed. The battle ends
+    early once it has driven off, shot and destroyed: what the test asks of a
+    fight (each more than a threshold, and none of them ever falls) is then decided."""
     session = GameSession(config.session, GameOptions(MapChoice("desert"), seed, "tank", 1,
                                                       difficulty="easy", player_ai="hard"))
     loop = StepLoop(session, session.player_brain())
@@ -59,6 +62,8 @@ def _fight(config, seed: int) -> dict:
                 shots += isinstance(event, Shot) and event.vehicle == player.name
                 kills += isinstance(event, Destroyed) and event.by == player.name
             farthest_m = max(farthest_m, math.dist(start_xy, player.current.position_ws[:2]))
+            if shots and kills and farthest_m > DROVE_OFF_M:
+                break
     finally:
         session.destroy()
     return {"seed": seed, "farthest_m": farthest_m, "shots": shots, "kills": kills}
@@ -72,7 +77,7 @@ def test_the_bot_brain_drives_and_fights_for_the_player_in_most_battles(config):
     # 120 s it fired in 22, drove off in all and destroyed the bot in 17; on these twelve,
     # 10, 12 and 7.
     assert sum(fight["shots"] > 0 for fight in fights) >= 9, fights
-    assert sum(fight["farthest_m"] > 10.0 for fight in fights) >= 10, fights
+    assert sum(fight["farthest_m"] > DROVE_OFF_M for fight in fights) >= 10, fights
     assert sum(fight["kills"] > 0 for fight in fights) >= 6, fights
 
 
