@@ -22,7 +22,7 @@ from physics.bullet.poses import set_at_rest
 from physics.bullet.world import PhysicsWorld
 from physics.model import broadphase
 from physics.model.broadphase import (along_path_m, in_pairs, pairs_within, points_near_path,
-                                      sphere_pairs)
+                                      reached, sphere_pairs)
 from physics.model.rocks import Rock, icosphere
 from physics.model.terrain import MapChoice, build_terrain
 
@@ -355,3 +355,20 @@ def test_a_path_is_measured_along_its_pieces_and_passes_near_what_it_should():
     points = np.array([[5.0, 1.0, 0.0], [5.0, 3.0, 0.0], [11.0, 5.0, 0.0]])
     assert points_near_path(points, path, np.array([1.5, 1.5, 1.5])).tolist() == [
         True, False, True]
+
+
+def test_reached_answers_as_numpys_norms_do_to_the_last_bit():
+    """Which centres a point reaches, in plain floats, as numpy's norms decide it: on
+    random layouts, with points set exactly on a centre's reach and one not finite."""
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        centres, radii = rng.normal(0.0, 30.0, (8, 3)), rng.uniform(2.0, 6.0, 8)
+        points, reach = rng.normal(0.0, 30.0, (3, 3)), rng.uniform(0.0, 20.0, 3)
+        points[0] = centres[2] + [0.0, 0.0, radii[2] + reach[0]]  # about on the edge
+        if rng.random() < 0.1:
+            points[1, 0] = np.nan
+        gaps = np.linalg.norm(centres[:, None, :] - points[None, :, :], axis=2)
+        expected = (gaps <= radii[:, None] + reach[None, :]).any(axis=1).tolist()
+        assert reached(centres, radii, points, reach) == expected
+        assert reached(centres, radii, points, reach.tolist()) == expected
+    assert reached(centres, radii, np.zeros((0, 3)), []) == [False] * 8

@@ -329,7 +329,8 @@ class VehicleFleet:
             return np.ones(len(self.bodies), dtype=bool)
         return plan.near | self.hull_pairs.meets_terrain | self.hull_pairs.meets_edges
 
-    def within_reach(self, points_ws: np.ndarray, reach_m: np.ndarray) -> list[bool]:
+    def within_reach(self, points_ws: np.ndarray, reach_m: np.ndarray | list[float]
+                     ) -> list[bool]:
         """Per vehicle: may one of ``points_ws`` (P, 3), each reaching ``reach_m`` (P,),
         meet its collider (shells: where each is and how far it may go)?"""
         plan = self._plan

@@ -269,7 +269,7 @@ def along_path_m(path_ws: np.ndarray, point_ws: np.ndarray) -> float:
 
 
 def reached(centres_ws: np.ndarray, radii_m: np.ndarray, points_ws: np.ndarray,
-            reach_m: np.ndarray) -> list[bool]:
+            reach_m: np.ndarray | list[float]) -> list[bool]:
     """Per centre (C, 3): does one of the points (P, 3) come within the centre's radius
     (C,) and its own reach (P,)? The distances as every pair's above, in plain floats: a
     step's few shells and vehicles, where numpy's calls cost more than the sums."""
