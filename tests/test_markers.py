@@ -17,8 +17,9 @@ from game.sim.events import Shot
 from game.sim.spotting import hull_middle_ws
 from game.view.draw.view_projection import ViewProjection, place_on_overlay
 from game.view.hud.hud import Hud
-from game.view.hud.hud_state import HudState
-from game.view.hud.markers import EnemyMarkers
+from game.view.hud.hud_state import HudState, Marker
+from game.view.hud.markers import EnemyMarkers, clear_of_panels
+from game.view.player_view import RegionOverlay
 from physics.model.pose import BodyState
 
 ASPECT = 16.0 / 9.0
@@ -167,6 +168,56 @@ def test_edge_placement_follows_the_direction_and_stays_inside_the_margin():
     assert behind_left.x < 0.0 and behind_left.y < 0.0
     assert max(abs(behind_left.x) - (ASPECT - 0.1), abs(behind_left.y) - 0.9) \
         == pytest.approx(0.0, abs=1e-9)
+
+
+def _off_view(x: float, y: float, name: str = "bot-1") -> Marker:
+    return Marker(name, x, y, False, 0.0, 245.0, False)
+
+
+def test_an_edge_marker_moves_along_the_edge_off_the_panels():
+    dashboard, damage_panel = (-1.7, -0.95, -1.2, -0.2), (-1.7, -0.15, -1.45, 0.3)
+    panels, reach = [dashboard, damage_panel], 0.1
+    # On the left edge over the dashboard: up past it and the damage panel stacked on it.
+    [moved] = clear_of_panels([_off_view(-1.6, -0.5)], panels, reach, 1.6, 0.9)
+    assert (moved.x, moved.y) == (-1.6, pytest.approx(0.3 + reach))
+    # On the bottom edge over the dashboard's right end: across to the right of it.
+    [moved] = clear_of_panels([_off_view(-1.3, -0.9)], panels, reach, 1.6, 0.9)
+    assert (moved.x, moved.y) == (pytest.approx(-1.2 + reach), -0.9)
+    # Toward the nearer end of the panel, or the other way where that leaves the edge.
+    [near_top] = clear_of_panels([_off_view(-1.6, 0.7)], [(-1.7, -0.2, -1.2, 0.8)], reach,
+                                 1.6, 0.9)
+    [no_room_up] = clear_of_panels([_off_view(-1.6, 0.75)], [(-1.7, -0.2, -1.2, 0.85)],
+                                   reach, 1.6, 0.9)
+    assert near_top.y == pytest.approx(0.9) and no_room_up.y == pytest.approx(-0.3)
+    # No room either way, or over an enemy in view: where it was.
+    kept = [_off_view(-1.6, 0.0), replace(_off_view(-1.5, -0.5, "bot-2"), on_screen=True)]
+    assert clear_of_panels(kept, [(-1.7, -1.0, -1.2, 0.85)], reach, 1.6, 0.9) == kept
+    # Clear of every panel already: where it was.
+    clear = [_off_view(-1.6, 0.5)]
+    assert clear_of_panels(clear, panels, reach, 1.6, 0.9) == clear
+
+
+def test_the_hud_draws_edge_markers_clear_of_its_dashboard_and_minimap(config):
+    root = NodePath("aspect2d")
+    root.setScale(1.0 / ASPECT, 1.0, 1.0)  # as a view's aspect2d
+    corners = {"center": root}
+    for name, (across, up) in RegionOverlay.CORNERS.items():
+        corners[name] = root.attachNewNode(name)
+        corners[name].setPos(across * ASPECT, 0.0, up)
+    hud = Hud(corners, config.view.hud)
+    edge_x, edge_y = ASPECT - config.view.hud.markers.edge_margin, 0.5
+    try:
+        # Left, low: on the dashboard; right, high: on the minimap.
+        shown = draw(hud, [_off_view(-edge_x, -edge_y), _off_view(edge_x, edge_y, "bot-2")])
+        for panel in (hud.dashboard.full_panel, hud.minimap.root):
+            low, high = panel.getTightBounds(root)
+            assert not any(low[0] <= marker["x"] <= high[0] and low[2] <= marker["y"] <= high[2]
+                           for marker in shown)
+        left, right = shown
+        assert left["x"] == pytest.approx(-edge_x) and left["y"] > -edge_y
+        assert right["x"] == pytest.approx(edge_x) and right["y"] < edge_y
+    finally:
+        hud.destroy()
 
 
 def test_a_seen_wreck_is_marked_grey_until_it_is_whole_again(config, hud):

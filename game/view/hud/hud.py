@@ -47,7 +47,8 @@ from game.view.hud.hud_draw import DynamicGeoms, LastDrawn, PixelGrid, on_plane,
 from game.view.hud.hud_state import HudState, message_for
 from game.view.hud.hud_text import hud_text
 from game.view.hud.kill_feed import KillFeed, KillFeedSpec
-from game.view.hud.markers import MarkerLayer, MarkerSpec
+from game.view.hud.markers import (TEXT_HALF_WIDTHS, Box, MarkerLayer, MarkerSpec,
+                                   clear_of_panels)
 from game.view.hud.minimap import Minimap
 from game.view.hud.scoreboard import ScoreboardView
 
@@ -183,6 +184,8 @@ class Hud:
                                          hud_text)
         self.state: HudState | None = None
         self.compact = False
+        self._panels: tuple[tuple, list[Box]] | None = None
+        """The panels' boxes for the edge markers, and what they were worked out for."""
         self._place_damage_panel()
 
     def _corner(self, corners: dict, name: str) -> NodePath:
@@ -352,7 +355,7 @@ class Hud:
         self._draw_ring(state.loaded_share)
         self._show("crosshair", self.crosshair, state.reload_s is not None)
         self.minimap.update(state)
-        self.markers.update(state.markers, reserve=len(state.contacts))
+        self.markers.update(self._clear_markers(state.markers), reserve=len(state.contacts))
         self.damage.update(state, frame_s)
         self.hit_marker.update(frame_s)
         self.kill_feed.update(frame_s)
@@ -362,6 +365,35 @@ class Hud:
             self._message_y(state.zone is not None)
         self.scoreboard.update(state.ping_ms, state.board)
         self._fade_messages(frame_s)
+
+    def _clear_markers(self, markers: list) -> list:
+        """The markers, those at the view's edge moved off the panels there
+        (:func:`~game.view.hud.markers.clear_of_panels`)."""
+        if all(marker.on_screen for marker in markers):
+            return markers
+        spec = self.spec.markers
+        layer = self.markers.root.getParent()  # the view's aspect2d: 1 / aspect across
+        half_width = 1.0 / layer.getSx() - spec.edge_margin
+        reach = (spec.arrow_size + 2.0 * TEXT_HALF_WIDTHS * spec.text_scale) * self.scale
+        return clear_of_panels(markers, self._panel_boxes(layer), reach, half_width,
+                               1.0 - spec.edge_margin)
+
+    def _panel_boxes(self, layer: NodePath) -> list[Box]:
+        """Where the panels at the view's edges stand on ``layer`` now (worked out again
+        when the view's shape, the compact HUD or the damage panel's showing changes)."""
+        key = (layer.getSx(), self.compact, self.damage_panel.shown)
+        if self._panels is None or self._panels[0] != key:
+            panels = [self.dashboard.compact_panel if self.compact else self.dashboard.full_panel]
+            panels += [] if self.compact else [self.minimap.root]
+            panels += [self.damage_panel.backing] if key[2] else []
+            boxes = []
+            for panel in panels:
+                bounds = panel.getTightBounds(layer)
+                if bounds is not None:
+                    low, high = bounds
+                    boxes.append((low[0], low[2], high[0], high[2]))
+            self._panels = key, boxes
+        return self._panels[1]
 
     def _fade_messages(self, frame_s: float) -> None:
         """Messages fade out in order, each ``message_s`` after it came."""

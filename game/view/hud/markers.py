@@ -14,7 +14,7 @@ values in a view's overlay coordinates); :class:`MarkerLayer` draws them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from panda3d.core import (Geom, GeomNode, GeomTriangles, GeomVertexData, GeomVertexFormat,
@@ -75,6 +75,52 @@ class MarkerSpec(Spec):
         super().__post_init__()
         if self.memory_s < self.recheck_s:  # marks would blink off between checks
             raise SpecError("memory_s", self.memory_s, f"at least recheck_s ({self.recheck_s})")
+
+
+Box = tuple[float, float, float, float]
+"""A panel's extent on the markers' layer: left, bottom, right, top."""
+
+
+def clear_of_panels(markers: list[Marker], panels: list[Box], reach: float,
+                    half_width: float, half_height: float) -> list[Marker]:
+    """``markers`` with each one at the view's edge moved along that edge until it stands
+    clear of every panel (the dashboard, the minimap: what they show must not hide under
+    a marker), by ``reach`` (a marker's farthest part from its place: its arrow and its
+    distance). It moves toward the nearer end of the first panel it meets, through any
+    panel next to that one, or the other way where that would leave the edge's length
+    (``half_width`` across and ``half_height`` up, from the middle); where neither is free,
+    it stays. Markers over enemies in view stay where they are."""
+    grown = [(left - reach, bottom - reach, right + reach, top + reach)
+             for left, bottom, right, top in panels]
+    return [marker if marker.on_screen else _clear_on_edge(marker, grown, half_width,
+                                                           half_height)
+            for marker in markers]
+
+
+def _clear_on_edge(marker: Marker, grown: list[Box], half_width: float,
+                   half_height: float) -> Marker:
+    """One edge marker moved clear of the ``grown`` panels (:func:`clear_of_panels`)."""
+    # A marker on the top or bottom edge moves across; on a side, up or down.
+    across = half_height - abs(marker.y) <= half_width - abs(marker.x)
+    along, limit = (marker.x, half_width) if across else (marker.y, half_height)
+
+    def met(place: float) -> Box | None:
+        x, y = (place, marker.y) if across else (marker.x, place)
+        return next((box for box in grown if box[0] < x < box[2] and box[1] < y < box[3]),
+                    None)
+
+    first = met(along)
+    if first is None:
+        return marker
+    low, high = (first[0], first[2]) if across else (first[1], first[3])
+    for upward in sorted((True, False), key=lambda up: abs((high if up else low) - along)):
+        place, box = along, first
+        while box is not None:  # each move leaves a panel for good: as many as there are
+            place = (box[2] if across else box[3]) if upward else (box[0] if across else box[1])
+            box = met(place)
+        if -limit <= place <= limit:
+            return replace(marker, x=place) if across else replace(marker, y=place)
+    return marker
 
 
 class EnemyMarkers:
