@@ -3,6 +3,8 @@
 - ``repo_root``: the project folder (where main.py and config/ live).
 - ``run_cli(*args, timeout=..., env=...)``: run ``python main.py ARGS`` in a subprocess
   from the repo root; returns the ``subprocess.CompletedProcess`` (text stdout/stderr).
+- ``run_forked``: the same for a run that ends at once (a user error), forked from a
+  process that has imported the game already: a fraction of a second, not a second.
 - ``config_copy``: a private copy of config/ under tmp_path, to corrupt and pass as
   ``--config DIR`` or to ``load_config(DIR)``; ``edit_file(path, old, new)`` edits it.
 - ``config``: the shipped config, loaded once (frozen, safe to share).
@@ -113,6 +115,26 @@ def repo_root() -> Path:
 def run_cli():
     """``run_cli(*args, timeout=..., env=..., cwd=...)`` -> CompletedProcess."""
     return _run_cli
+
+
+@pytest.fixture(scope="session")
+def run_forked():
+    """``run_cli`` for runs that end at once (a refused command line, ``--version``):
+    forked from a process that has imported the game already (:mod:`tests.cli_fork`).
+    With an ``env`` of its own, or the environment changed since, a run is ``run_cli``'s."""
+    from tests.cli_fork import ForkedCli
+    forked: list[ForkedCli] = []
+
+    def run(*args, timeout: float = CLI_TIMEOUT_S, env: dict[str, str] | None = None,
+            cwd: Path | None = None) -> subprocess.CompletedProcess:
+        if env is not None or (forked and not forked[0].serves(cli_env())):
+            return _run_cli(*args, timeout=timeout, env=env, cwd=cwd)
+        if not forked:
+            forked.append(ForkedCli())
+        return forked[0].run(*args, timeout=timeout, cwd=cwd)
+    yield run
+    for server in forked:
+        server.close()
 
 
 @pytest.fixture(scope="session")

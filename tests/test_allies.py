@@ -149,8 +149,8 @@ def test_allies_on_the_command_line_fight_and_play_back_from_a_replay(run_cli, t
 
 @pytest.mark.parametrize("args", [("--allies", "2"), ("--allies", "1", "--serve"),
                                   ("--allies", "1", "--bots", "1", "--connect", "x:1")])
-def test_allies_without_bots_or_online_are_one_line_and_exit_2(run_cli, args):
-    done = run_cli("--headless", *args)
+def test_allies_without_bots_or_online_are_one_line_and_exit_2(run_forked, args):
+    done = run_forked("--headless", *args)
     assert done.returncode == 2
     [line] = done.stderr.strip().splitlines()
     assert "--allies" in line

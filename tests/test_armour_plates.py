@@ -276,11 +276,11 @@ def test_loading_the_config_gives_the_plates(plates):
     assert isinstance(plates, PlateLayout) and len(plates.plate) == 14
 
 
-def test_a_bad_plate_in_the_config_exits_2_in_one_line(config_copy, edit_file, run_cli):
+def test_a_bad_plate_in_the_config_exits_2_in_one_line(config_copy, edit_file, run_forked):
     path = config_copy / "tanks" / "medium.toml"
     edit_file(path, "[-0.4, 1.45, 0.7], [0.4, 1.45, 0.7]]",
               "[-0.4, 1.45, 0.7], [0.0, 1.0, 0.45]]")
-    result = run_cli("--headless", "--seconds", "0.1", "--config", config_copy)
+    result = run_forked("--headless", "--seconds", "0.1", "--config", config_copy)
     assert result.returncode == 2, result.stderr
     [line] = result.stderr.strip().splitlines()
     assert str(path) in line and "plates.plate[7].points_m[7]" in line, line

@@ -184,10 +184,10 @@ def test_a_bots_choice_is_loaded_at_its_next_reload(config, quick_duel):
     ("aim_side_m = [1.7, 0.0, 0.3]", "aim_side_m = [1.7, 0.0]", "aim_side_m"),
     ("pierce_margin = 1.1", "pierce_margin = 0.5", "pierce_margin"),
 ])
-def test_a_bad_gunnery_value_is_one_line_naming_the_key(run_cli, config_copy, edit_file,
+def test_a_bad_gunnery_value_is_one_line_naming_the_key(run_forked, config_copy, edit_file,
                                                          old, new, key):
     edit_file(config_copy / "game.toml", old, new)
-    result = run_cli("--headless", "--seconds", "0.1", "--config", config_copy)
+    result = run_forked("--headless", "--seconds", "0.1", "--config", config_copy)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and key in lines[0] and "game.toml" in lines[0], result.stderr

@@ -1,7 +1,8 @@
 """The command line, run as a user would: `python main.py ...` in a subprocess.
 
 Headless runs, the telemetry contract, determinism across processes, and user errors
-(one line on stderr, exit status 2, no traceback).
+(one line on stderr, exit status 2, no traceback). Those end before the game starts, so
+they run forked from a process that has the game imported already (``run_forked``).
 """
 
 from __future__ import annotations
@@ -170,8 +171,8 @@ BAD_FLAGS = [
 
 
 @pytest.mark.parametrize("args, phrases", BAD_FLAGS, ids=[" ".join(a) for a, _ in BAD_FLAGS])
-def test_bad_flags(run_cli, args, phrases):
-    assert_user_error(run_cli("--headless", "--seconds", "0.1", *args), *phrases)
+def test_bad_flags(run_forked, args, phrases):
+    assert_user_error(run_forked("--headless", "--seconds", "0.1", *args), *phrases)
 
 
 BAD_INPUTS = {
@@ -191,57 +192,57 @@ BAD_INPUTS = {
 
 
 @pytest.mark.parametrize("name", BAD_INPUTS)
-def test_bad_inputs_files(run_cli, tmp_path, name):
+def test_bad_inputs_files(run_forked, tmp_path, name):
     text, phrases = BAD_INPUTS[name]
     path = tmp_path / f"{name}.json"
     path.write_text(text, encoding="utf-8")
-    line = assert_user_error(run_cli("--headless", "--seconds", "0.1", "--inputs", path),
+    line = assert_user_error(run_forked("--headless", "--seconds", "0.1", "--inputs", path),
                              *phrases)
     assert str(path) in line
 
 
-def test_a_missing_inputs_file(run_cli, tmp_path):
+def test_a_missing_inputs_file(run_forked, tmp_path):
     path = tmp_path / "nowhere.json"
-    line = assert_user_error(run_cli("--headless", "--seconds", "0.1", "--inputs", path),
+    line = assert_user_error(run_forked("--headless", "--seconds", "0.1", "--inputs", path),
                              "no such file")
     assert str(path) in line
 
 
-def test_headless_screenshot_is_refused(run_cli, tmp_path):
-    assert_user_error(run_cli("--headless", "--seconds", "0.1", "--screenshot",
+def test_headless_screenshot_is_refused(run_forked, tmp_path):
+    assert_user_error(run_forked("--headless", "--seconds", "0.1", "--screenshot",
                               tmp_path / "x.png"), "--headless", "--screenshot")
     assert not (tmp_path / "x.png").exists()
 
 
-def test_screenshot_into_a_missing_folder_is_refused(run_cli, tmp_path):
+def test_screenshot_into_a_missing_folder_is_refused(run_forked, tmp_path):
     target = tmp_path / "no-such-folder" / "x.png"
-    assert_user_error(run_cli("--offscreen", "--seconds", "0.1", "--screenshot", target),
+    assert_user_error(run_forked("--offscreen", "--seconds", "0.1", "--screenshot", target),
                       "--screenshot", "folder")
 
 
-def test_screenshot_must_be_a_png(run_cli, tmp_path):
-    assert_user_error(run_cli("--offscreen", "--seconds", "0.1", "--screenshot",
+def test_screenshot_must_be_a_png(run_forked, tmp_path):
+    assert_user_error(run_forked("--offscreen", "--seconds", "0.1", "--screenshot",
                               tmp_path / "x.jpg"), "--screenshot", ".png")
 
 
-def test_telemetry_into_a_missing_folder_is_refused(run_cli, tmp_path):
+def test_telemetry_into_a_missing_folder_is_refused(run_forked, tmp_path):
     target = tmp_path / "no-such-folder" / "t.jsonl"
-    line = assert_user_error(run_cli("--headless", "--seconds", "0.1", "--telemetry", target),
+    line = assert_user_error(run_forked("--headless", "--seconds", "0.1", "--telemetry", target),
                              "telemetry")
     assert str(target) in line
 
 
-def test_a_config_folder_that_does_not_exist(run_cli, tmp_path):
-    line = assert_user_error(run_cli("--headless", "--seconds", "0.1", "--config",
+def test_a_config_folder_that_does_not_exist(run_forked, tmp_path):
+    line = assert_user_error(run_forked("--headless", "--seconds", "0.1", "--config",
                                      tmp_path / "nothing"), "no such file")
     assert str(tmp_path / "nothing") in line
 
 
 @pytest.mark.parametrize("flag", ["--record", "--replay"])
-def test_two_players_and_replays_are_refused(run_cli, tmp_path, flag):
+def test_two_players_and_replays_are_refused(run_forked, tmp_path, flag):
     target = tmp_path / "game.replay"
     target.write_text("", encoding="utf-8")
-    assert_user_error(run_cli("--headless", "--seconds", "0.1", "--players", "2", flag, target),
+    assert_user_error(run_forked("--headless", "--seconds", "0.1", "--players", "2", flag, target),
                       "--players 2", flag)
 
 

@@ -341,10 +341,10 @@ def test_a_key_with_a_line_break_still_gives_one_line(config_copy):
 # ----- through the command line ----------------------------------------------------------------
 
 
-def test_the_cli_reports_a_bad_config_in_one_line_and_exits_2(config_copy, run_cli):
+def test_the_cli_reports_a_bad_config_in_one_line_and_exits_2(config_copy, run_forked):
     path = config_copy / "game.toml"
     set_key(path, "simulation", "gravity_m_s2", '"strong"')
-    result = run_cli("--headless", "--seconds", "0.1", "--config", config_copy)
+    result = run_forked("--headless", "--seconds", "0.1", "--config", config_copy)
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
@@ -354,19 +354,19 @@ def test_the_cli_reports_a_bad_config_in_one_line_and_exits_2(config_copy, run_c
     assert result.stdout == ""
 
 
-def test_the_cli_reports_a_garbage_file_in_one_line_and_exits_2(config_copy, run_cli):
+def test_the_cli_reports_a_garbage_file_in_one_line_and_exits_2(config_copy, run_forked):
     path = config_copy / "tanks" / "medium.toml"
     path.write_bytes(bytes(range(256)))
-    result = run_cli("--headless", "--seconds", "0.1", "--config", config_copy)
+    result = run_forked("--headless", "--seconds", "0.1", "--config", config_copy)
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and str(path) in lines[0], result.stderr
 
 
-def test_a_window_reports_a_bad_view_file_before_it_opens(config_copy, run_cli):
+def test_a_window_reports_a_bad_view_file_before_it_opens(config_copy, run_forked):
     path = config_copy / "view.toml"
     set_key(path, "hud", "text_scale", "-1.0")
-    result = run_cli("--offscreen", "--seconds", "0.1", "--config", config_copy)
+    result = run_forked("--offscreen", "--seconds", "0.1", "--config", config_copy)
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and str(path) in lines[0] and "hud.text_scale" in lines[0], lines
@@ -492,7 +492,8 @@ def test_specs_validate_when_made_directly():
         Span(low_m=2.0, high_m=1.0)
 
 
-def test_the_cli_takes_a_tank_class_and_refuses_one_it_lacks(run_cli, tmp_path, config):
+def test_the_cli_takes_a_tank_class_and_refuses_one_it_lacks(run_cli, run_forked, tmp_path,
+                                                              config):
     telemetry = tmp_path / "heavy.jsonl"
     result = run_cli("--headless", "--tank", "heavy", "--seconds", "0.5", "--telemetry",
                      telemetry)
@@ -500,7 +501,7 @@ def test_the_cli_takes_a_tank_class_and_refuses_one_it_lacks(run_cli, tmp_path, 
     heavy = config.tanks["heavy"].armour.health
     assert heavy != config.tank.armour.health  # told apart from the default class's
     assert json.loads(telemetry.read_text().splitlines()[0])["health"] == heavy
-    result = run_cli("--headless", "--tank", "superheavy", "--seconds", "0.5")
+    result = run_forked("--headless", "--tank", "superheavy", "--seconds", "0.5")
     assert result.returncode == 2
     line = result.stderr.strip()
     assert len(line.splitlines()) == 1, line

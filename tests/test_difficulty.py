@@ -107,8 +107,8 @@ def test_a_replay_plays_back_at_the_level_it_was_played(run_cli, tmp_path):
     (("--player-ai", "expert"), "--player-ai"),
     (("--player-ai", "hard", "--replay", "x.replay"), "--player-ai"),
 ])
-def test_bad_levels_are_one_line_and_exit_2(run_cli, args, said):
-    result = run_cli("--headless", *args)
+def test_bad_levels_are_one_line_and_exit_2(run_forked, args, said):
+    result = run_forked("--headless", *args)
     assert result.returncode == EXIT_USAGE
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and said in lines[0]

@@ -133,14 +133,14 @@ def test_log_flags_do_not_make_a_window_skip_the_title_menu():
 # ----- the command line -----------------------------------------------------------------------
 
 
-def test_version_prints_the_games_version_and_exits_0(run_cli):
-    result = run_cli("--version")
+def test_version_prints_the_games_version_and_exits_0(run_forked):
+    result = run_forked("--version")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"tank-battle {game.__version__}"
 
 
-def test_a_bad_log_level_is_one_line_naming_the_flag(run_cli):
-    result = run_cli("--headless", "--log-level", "loud")
+def test_a_bad_log_level_is_one_line_naming_the_flag(run_forked):
+    result = run_forked("--headless", "--log-level", "loud")
     assert result.returncode == EXIT_USAGE
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "--log-level" in lines[0] and "'loud'" in lines[0]

@@ -167,8 +167,8 @@ def test_nobody_there_is_one_line_and_exit_2(config_copy, edit_file, run_cli):
     (("--serve", "--players", "2"), "drop --players"),
     (("--headless", "--connect", "127.0.0.1:5", "--bots", "3"), "drop --bots"),
 ])
-def test_bad_online_flags_are_one_line_and_exit_2(run_cli, args, said):
-    result = run_cli(*args)
+def test_bad_online_flags_are_one_line_and_exit_2(run_forked, args, said):
+    result = run_forked(*args)
     assert result.returncode == EXIT_USAGE
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and said in lines[0]

@@ -148,11 +148,11 @@ def test_an_unknown_key_or_table_is_refused(config_copy):
     ("sabot", ("sabot", "ap, apcr, he")),         # no such shell: the shells named
     ("kwk43_apcr", ("75 mm", "88 mm"))],          # another gun's: both calibres named
     ids=["unknown", "another calibre"])
-def test_a_gun_loading_a_shell_it_cannot_exits_2_in_one_line(config_copy, run_cli, shell,
+def test_a_gun_loading_a_shell_it_cannot_exits_2_in_one_line(config_copy, run_forked, shell,
                                                               said):
     path = config_copy / "tanks" / "medium.toml"
     path.write_text(path.read_text().replace('shell = "apcr"', f'shell = "{shell}"'))
-    result = run_cli("--headless", "--seconds", "0.1", "--config", config_copy)
+    result = run_forked("--headless", "--seconds", "0.1", "--config", config_copy)
     assert result.returncode == 2, result.stderr
     [line] = result.stderr.strip().splitlines()
     assert str(path) in line and "gun.ammunition[1].shell" in line, line

@@ -79,30 +79,31 @@ def corrupt(replay_text: str, how: str) -> str | bytes:
                                  "other format version", "other game version", "seed missing",
                                  "seed not a number", "steps out of order", "unknown control",
                                  "throttle out of range", "shell out of range"])
-def test_a_bad_replay_is_refused_with_one_line(recorded, run_cli, tmp_path, how):
+def test_a_bad_replay_is_refused_with_one_line(recorded, run_forked, tmp_path, how):
     _, replay, _ = recorded
     bad = tmp_path / "bad.replay"
     content = corrupt(replay.read_text(), how)
     bad.write_bytes(content if isinstance(content, bytes) else content.encode())
     before = bad.read_bytes()
-    result = run_cli("--headless", "--replay", str(bad), "--telemetry", str(tmp_path / "t.jsonl"))
+    result = run_forked("--headless", "--replay", str(bad), "--telemetry",
+                        str(tmp_path / "t.jsonl"))
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and str(bad) in lines[0] and "Traceback" not in result.stderr
     assert bad.read_bytes() == before
 
 
-def test_a_replay_made_with_other_config_is_refused(recorded, run_cli, config_copy, edit_file):
+def test_a_replay_made_with_other_config_is_refused(recorded, run_forked, config_copy, edit_file):
     _, replay, _ = recorded
     edit_file(config_copy / "tanks" / "medium.toml", "reload_s = 4.0", "reload_s = 3.0")
-    result = run_cli("--headless", "--replay", str(replay), "--config", str(config_copy))
+    result = run_forked("--headless", "--replay", str(replay), "--config", str(config_copy))
     assert result.returncode == 2
     assert "config_digest" in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
-def test_replay_and_inputs_together_are_refused(recorded, run_cli):
+def test_replay_and_inputs_together_are_refused(recorded, run_forked):
     folder, replay, _ = recorded
-    result = run_cli("--headless", "--replay", str(replay), "--inputs",
+    result = run_forked("--headless", "--replay", str(replay), "--inputs",
                      str(folder / "inputs.json"))
     assert result.returncode == 2 and "--replay" in result.stderr
 
@@ -149,14 +150,14 @@ def _inputs(folder):
     return path
 
 
-def test_a_replay_naming_a_tank_class_this_config_lacks_is_refused(recorded, run_cli,
+def test_a_replay_naming_a_tank_class_this_config_lacks_is_refused(recorded, run_forked,
                                                                   tmp_path):
     _, replay, _ = recorded
     document = json.loads(replay.read_text())
     document["tank"] = "superheavy"
     bad = tmp_path / "bad.replay"
     bad.write_text(json.dumps(document))
-    result = run_cli("--headless", "--replay", str(bad))
+    result = run_forked("--headless", "--replay", str(bad))
     assert result.returncode == 2
     line = result.stderr.strip()
     assert len(line.splitlines()) == 1 and str(bad) in line and "tank" in line, line

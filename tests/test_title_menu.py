@@ -78,8 +78,8 @@ def test_any_match_flag_skips_the_title_menu(argv, given):
     (["--gearbox", "sideways", "--headless"], "--gearbox"),
     (["--rounds", "0", "--headless"], "--rounds"),
 ])
-def test_bad_menu_gearbox_or_rounds_flags_are_one_line_and_exit_2(run_cli, args, named):
-    done = run_cli(*args)
+def test_bad_menu_gearbox_or_rounds_flags_are_one_line_and_exit_2(run_forked, args, named):
+    done = run_forked(*args)
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and named in done.stderr
 

@@ -191,8 +191,8 @@ def test_mode_zone_on_the_command_line_writes_the_zone_events(run_cli, tmp_path)
     assert kinds[:1] == ["zone_enter"]
 
 
-def test_mode_zone_online_is_refused_in_one_line(run_cli):
-    done = run_cli("--serve", "--mode", "zone")
+def test_mode_zone_online_is_refused_in_one_line(run_forked):
+    done = run_forked("--serve", "--mode", "zone")
     assert done.returncode == 2
     assert "--mode zone" in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
