@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 from panda3d.core import Filename, PNMImage
 
+from tests.pixels import pixels as read_pixels
+
 pytestmark = pytest.mark.slow  # every test reads one offscreen run's picture
 
 SECONDS = 2
@@ -34,13 +36,7 @@ def pixels(render) -> np.ndarray:
     """The screenshot as floats in [0, 1], rows top to bottom, every few pixels: (H, W, 4)."""
     result, png, _ = render
     assert result.returncode == 0, result.stderr[-2000:]
-    image = PNMImage()
-    assert image.read(Filename.fromOsSpecific(str(png))), "not a readable PNG"
-    rows = []
-    for y in range(0, image.getYSize(), SAMPLE_EVERY_PX):
-        rows.append([(*image.getXel(x, y), image.getAlpha(x, y) if image.hasAlpha() else 1.0)
-                     for x in range(0, image.getXSize(), SAMPLE_EVERY_PX)])
-    return np.array(rows)
+    return read_pixels(png, alpha=True)[::SAMPLE_EVERY_PX, ::SAMPLE_EVERY_PX]
 
 
 def test_offscreen_run_exits_0_and_writes_the_png(render, config):

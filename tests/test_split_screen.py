@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from panda3d.core import Filename, PNMImage
+
+from tests.pixels import pixels
 
 pytestmark = pytest.mark.slow  # every test reads one split-screen window's picture
 
@@ -30,11 +31,7 @@ def picture(run_cli, tmp_path_factory, config):
                      "--seed", "1", "--screenshot", png)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "Traceback" not in result.stderr
-    image = PNMImage()
-    assert image.read(Filename.fromOsSpecific(str(png))), "not a readable PNG"
-    rows = [[image.getXel(x, y) for x in range(image.getXSize())]
-            for y in range(image.getYSize())]
-    return np.array(rows)
+    return pixels(png)
 
 
 def _near(pixels: np.ndarray, colour, tolerance: float = COLOUR_TOLERANCE) -> np.ndarray:
