@@ -376,13 +376,13 @@ def test_a_big_desert_has_rocks_tile_by_tile_with_their_ground_and_colliders(con
 def test_an_arc_makes_only_the_tiles_it_passes_and_a_view_makes_none(config):
     shots = [((30.0, -20.0), (900.0, 700.0, 8.0)), ((-10.0, 40.0), (-1100.0, 300.0, 4.0)),
              ((0.0, 0.0), (0.0, -1150.0, 1.5))]
+    whole = build_terrain(MapChoice.parse(BIG), config.world.terrain, 1)  # made once: has
+    whole.prepare_box(-2048.0, -2048.0, 2048.0, 2048.0)  # every tile, the same for each shot
     for (x_m, y_m), velocity in shots:
         lazy = build_terrain(MapChoice.parse(BIG), config.world.terrain, 1)
-        whole = build_terrain(MapChoice.parse(BIG), config.world.terrain, 1)
         view = build_terrain(MapChoice.parse(BIG), config.world.terrain, 1)
         try:
             muzzle = np.array([x_m, y_m, float(lazy.height_at(x_m, y_m)) + 2.5])
-            whole.prepare_box(-2048.0, -2048.0, 2048.0, 2048.0)
             expected = arc_meets_terrain(whole, muzzle, velocity, FLIGHT, 8.0)
             assert expected[1] is not None
             when_s, where = arc_meets_terrain(lazy, muzzle, velocity, FLIGHT, 8.0)
@@ -396,8 +396,9 @@ def test_an_arc_makes_only_the_tiles_it_passes_and_a_view_makes_none(config):
             assert view.resident_tiles == []
             assert np.linalg.norm(seen - where) < 0.05 and abs(seen_s - when_s) < 1e-4
         finally:
-            for terrain in (lazy, whole, view):
+            for terrain in (lazy, view):
                 terrain.destroy()
+    whole.destroy()
 
 
 def test_an_arc_over_the_whole_desert_map_lands_on_its_ground(config):
