@@ -7,6 +7,7 @@ source file does not exist, as in a build."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -65,12 +66,21 @@ def test_a_build_caches_its_loops_in_the_player_s_cache_folder_and_loads_them_ne
     assert (third["loaded"], third["misses"]) == (0, 1) and third["value"] == 6.0
 
 
+@pytest.fixture(scope="module")
+def first_start(tmp_path_factory) -> Path:
+    """A folder with a build (its executable, "tank-battle") and the cache its first start
+    left (in "cache"): each garbling test starts from a copy, its times and all."""
+    folder = tmp_path_factory.mktemp("first-start")
+    (folder / "tank-battle").write_bytes(b"build 1")
+    assert _frozen_run(folder / "cache", folder / "tank-battle")["misses"] == 1
+    return folder
+
+
 @pytest.mark.parametrize("suffix", [".nbi", ".nbc"], ids=["index", "data"])
 @pytest.mark.parametrize("garbage", [b"", b"\x80\x04\x95garbled", b"not a pickle at all"])
-def test_a_garbled_cache_file_is_replaced_not_a_crash(tmp_path, suffix, garbage):
+def test_a_garbled_cache_file_is_replaced_not_a_crash(tmp_path, first_start, suffix, garbage):
+    shutil.copytree(first_start, tmp_path, dirs_exist_ok=True)  # copy2: the stamp's mtime too
     stamp = tmp_path / "tank-battle"
-    stamp.write_bytes(b"build 1")
-    _frozen_run(tmp_path / "cache", stamp)
     [cached] = (tmp_path / "cache").rglob(f"*{suffix}")
     cached.write_bytes(garbage)  # a disk error, or a cache from who knows where
     again = _frozen_run(tmp_path / "cache", stamp)
