@@ -1,16 +1,16 @@
 """``python main.py ARGS`` forked from a process that has imported the game already.
 
-A run the game refuses (a bad flag, a bad file: one line on stderr, exit status 2) ends
-in a fraction of a second, but a fresh interpreter spends most of a second importing
-numpy, numba, Panda3D and the game before it gets that far. :class:`ForkedCli` starts one
-interpreter, the same as ``run_cli``'s (the same Python, flags and environment, the
-repository as its script folder), that imports :mod:`game.cli` and then waits. For each
-run it forks: the child takes ``/dev/null`` as its stdin and files of the caller's as its
-stdout and stderr, moves to the run's folder, sets ``sys.argv`` and runs main.py as
+A fresh interpreter spends most of a second importing numpy, numba, Panda3D and the game
+before a run begins: most of the time of a run the game refuses (a bad flag, a bad file:
+one line on stderr, exit status 2), and a good part of a short one. :class:`ForkedCli`
+starts one interpreter, the same as ``run_cli``'s (the same Python, flags and environment,
+the repository as its script folder), that imports :mod:`game.cli` and then waits. For
+each run it forks: the child takes ``/dev/null`` as its stdin and files of the caller's as
+its stdout and stderr, moves to the run's folder, sets ``sys.argv`` and runs main.py as
 ``__main__``, and ends as that interpreter would (its exit status, a traceback and status
 1 for an uncaught exception, a signal's negative status); its environment is the
-caller's, which must be the server's but for the test's name. Every run is a process of its
-own, forked from the same untouched state: nothing one run does reaches another.
+caller's, which must be the server's but for the test's name. Every run is a process of
+its own, forked from the same untouched state: nothing one run does reaches another.
 
 What a fork cannot give is a fresh interpreter's own hash seed, so runs whose output is
 compared across processes (determinism, replays) keep ``run_cli``.

@@ -3,8 +3,8 @@
 - ``repo_root``: the project folder (where main.py and config/ live).
 - ``run_cli(*args, timeout=..., env=...)``: run ``python main.py ARGS`` in a subprocess
   from the repo root; returns the ``subprocess.CompletedProcess`` (text stdout/stderr).
-- ``run_forked``: the same for a run that ends at once (a user error), forked from a
-  process that has imported the game already: a fraction of a second, not a second.
+- ``run_forked``: the same, forked from a process that has imported the game already (a
+  second less a run); not for runs compared with another process's (a fork's hash seed).
 - ``config_copy``: a private copy of config/ under tmp_path, to corrupt and pass as
   ``--config DIR`` or to ``load_config(DIR)``; ``edit_file(path, old, new)`` edits it.
 - ``config``: the shipped config, loaded once (frozen, safe to share).
@@ -119,9 +119,10 @@ def run_cli():
 
 @pytest.fixture(scope="session")
 def run_forked():
-    """``run_cli`` for runs that end at once (a refused command line, ``--version``):
-    forked from a process that has imported the game already (:mod:`tests.cli_fork`).
-    With an ``env`` of its own, or the environment changed since, a run is ``run_cli``'s."""
+    """``run_cli`` forked from a process that has imported the game already
+    (:mod:`tests.cli_fork`): for every run but those whose output is compared with another
+    process's. With an ``env`` of its own, or the environment changed since, a run is
+    ``run_cli``'s."""
     from tests.cli_fork import ForkedCli
     forked: list[ForkedCli] = []
 

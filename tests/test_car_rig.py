@@ -149,7 +149,7 @@ def test_between_steps_the_wheels_blend_like_the_body(config):
 
 
 @pytest.mark.slow
-def test_swapping_mid_game_draws_the_new_car_and_the_camera_follows_it(run_cli, tmp_path,
+def test_swapping_mid_game_draws_the_new_car_and_the_camera_follows_it(run_forked, tmp_path,
                                                                        config):
     """The whole game offscreen: swap into the car (a vehicle spawned mid-game); the last
     frame shows the car's paint near the middle."""
@@ -157,7 +157,7 @@ def test_swapping_mid_game_draws_the_new_car_and_the_camera_follows_it(run_cli, 
     inputs.write_text(json.dumps({"events": [{"t": 0.0, "swap_vehicle": False},
                                              {"t": 0.2, "swap_vehicle": True}]}))
     png = tmp_path / "swap.png"
-    result = run_cli("--offscreen", "--seconds", "1.2", "--inputs", inputs, "--screenshot", png)
+    result = run_forked("--offscreen", "--seconds", "1.2", "--inputs", inputs, "--screenshot", png)
     assert result.returncode == 0, result.stderr
     from tests.pixels import pixels as read_pixels
     pixels = read_pixels(png)[::4, ::4]

@@ -35,11 +35,11 @@ def read_lines(path: Path) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def plain_run(run_cli, tmp_path_factory):
+def plain_run(run_forked, tmp_path_factory):
     """`--headless --seconds 5 --telemetry FILE` on the desert, seed 1, no inputs."""
     path = tmp_path_factory.mktemp("plain") / "telemetry.jsonl"
-    result = run_cli("--headless", "--seconds", "5", "--map", "desert", "--seed", "1",
-                     "--telemetry", path)
+    result = run_forked("--headless", "--seconds", "5", "--map", "desert", "--seed", "1",
+                        "--telemetry", path)
     return result, path
 
 
@@ -210,7 +210,7 @@ def test_a_missing_inputs_file(run_forked, tmp_path):
 
 def test_headless_screenshot_is_refused(run_forked, tmp_path):
     assert_user_error(run_forked("--headless", "--seconds", "0.1", "--screenshot",
-                              tmp_path / "x.png"), "--headless", "--screenshot")
+                                 tmp_path / "x.png"), "--headless", "--screenshot")
     assert not (tmp_path / "x.png").exists()
 
 
@@ -222,7 +222,7 @@ def test_screenshot_into_a_missing_folder_is_refused(run_forked, tmp_path):
 
 def test_screenshot_must_be_a_png(run_forked, tmp_path):
     assert_user_error(run_forked("--offscreen", "--seconds", "0.1", "--screenshot",
-                              tmp_path / "x.jpg"), "--screenshot", ".png")
+                                 tmp_path / "x.jpg"), "--screenshot", ".png")
 
 
 def test_telemetry_into_a_missing_folder_is_refused(run_forked, tmp_path):
@@ -234,7 +234,7 @@ def test_telemetry_into_a_missing_folder_is_refused(run_forked, tmp_path):
 
 def test_a_config_folder_that_does_not_exist(run_forked, tmp_path):
     line = assert_user_error(run_forked("--headless", "--seconds", "0.1", "--config",
-                                     tmp_path / "nothing"), "no such file")
+                                        tmp_path / "nothing"), "no such file")
     assert str(tmp_path / "nothing") in line
 
 
@@ -246,10 +246,10 @@ def test_two_players_and_replays_are_refused(run_forked, tmp_path, flag):
                       "--players 2", flag)
 
 
-def test_two_players_run_headless_with_player_two_standing_still(run_cli, tmp_path):
+def test_two_players_run_headless_with_player_two_standing_still(run_forked, tmp_path):
     path = tmp_path / "telemetry.jsonl"
-    result = run_cli("--headless", "--seconds", "1", "--map", "flat", "--players", "2",
-                     "--telemetry", path, "--inputs", _drive_file(tmp_path))
+    result = run_forked("--headless", "--seconds", "1", "--map", "flat", "--players", "2",
+                        "--telemetry", path, "--inputs", _drive_file(tmp_path))
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     lines = read_lines(path)

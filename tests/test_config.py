@@ -492,11 +492,10 @@ def test_specs_validate_when_made_directly():
         Span(low_m=2.0, high_m=1.0)
 
 
-def test_the_cli_takes_a_tank_class_and_refuses_one_it_lacks(run_cli, run_forked, tmp_path,
-                                                              config):
+def test_the_cli_takes_a_tank_class_and_refuses_one_it_lacks(run_forked, tmp_path, config):
     telemetry = tmp_path / "heavy.jsonl"
-    result = run_cli("--headless", "--tank", "heavy", "--seconds", "0.5", "--telemetry",
-                     telemetry)
+    result = run_forked("--headless", "--tank", "heavy", "--seconds", "0.5", "--telemetry",
+                        telemetry)
     assert result.returncode == 0, result.stderr
     heavy = config.tanks["heavy"].armour.health
     assert heavy != config.tank.armour.health  # told apart from the default class's

@@ -76,12 +76,12 @@ def _magenta_pixels(path, colour) -> int:
 
 
 @pytest.mark.slow
-def test_an_offscreen_screenshot_with_debug_rays_shows_the_ray_lines(run_cli, tmp_path, config):
+def test_an_offscreen_screenshot_with_debug_rays_shows_the_ray_lines(run_forked, tmp_path, config):
     spec = config.view.debug_overlay
     with_rays, without = tmp_path / "rays.png", tmp_path / "plain.png"
     for png, flags in ((with_rays, ["--debug-rays"]), (without, [])):
-        result = run_cli("--offscreen", "--seconds", "0.5", "--map", "flat", "--screenshot",
-                         png, *flags)
+        result = run_forked("--offscreen", "--seconds", "0.5", "--map", "flat", "--screenshot",
+                            png, *flags)
         assert result.returncode == 0, result.stderr[-2000:]
     # The force bars' colour appears nowhere else in the scene.
     assert _magenta_pixels(without, spec.force_colour) == 0

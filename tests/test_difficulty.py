@@ -81,10 +81,10 @@ def test_the_bot_brain_drives_and_fights_for_the_player_in_most_battles(config):
     assert sum(fight["kills"] > 0 for fight in fights) >= 6, fights
 
 
-def test_player_ai_on_the_command_line_drives_the_player(run_cli, tmp_path):
+def test_player_ai_on_the_command_line_drives_the_player(run_forked, tmp_path):
     telemetry = tmp_path / "watch.jsonl"
-    result = run_cli("--headless", "--bots", "1", "--player-ai", "hard", "--difficulty",
-                     "easy", "--seconds", "10", "--seed", "2", "--telemetry", telemetry)
+    result = run_forked("--headless", "--bots", "1", "--player-ai", "hard", "--difficulty",
+                        "easy", "--seconds", "10", "--seed", "2", "--telemetry", telemetry)
     assert result.returncode == 0, result.stderr
     rows = read(telemetry)
     assert max(abs(row["speed_kmh"]) for row in rows) > 5.0  # nobody touched the keys

@@ -147,18 +147,18 @@ def test_a_bad_log_level_is_one_line_naming_the_flag(run_forked):
 
 
 @pytest.mark.slow
-def test_log_flags_on_a_headless_run(run_cli, tmp_path):
+def test_log_flags_on_a_headless_run(run_forked, tmp_path):
     """``--log-level INFO``: the diagnostics on stderr; ``--log-file``: them in the file;
     a user error is still the one line, and the file says why the game stopped."""
     path = tmp_path / "run.log"
-    result = run_cli("--headless", "--seconds", "0.5", "--log-level", "INFO",
-                     "--log-file", path)
+    result = run_forked("--headless", "--seconds", "0.5", "--log-level", "INFO",
+                        "--log-file", path)
     assert result.returncode == 0, result.stderr
     assert "tank-battle: info: version" in result.stderr
     assert "numba" in path.read_text(encoding="utf-8")
-    quiet = run_cli("--headless", "--seconds", "0.5", "--log-file", path)
+    quiet = run_forked("--headless", "--seconds", "0.5", "--log-file", path)
     assert quiet.returncode == 0 and "tank-battle:" not in quiet.stderr
-    broken = run_cli("--headless", "--inputs", tmp_path / "missing.json", "--log-file", path)
+    broken = run_forked("--headless", "--inputs", tmp_path / "missing.json", "--log-file", path)
     assert broken.returncode == EXIT_USAGE
     assert len(broken.stderr.strip().splitlines()) == 1
     assert "stopped: " in path.read_text(encoding="utf-8")

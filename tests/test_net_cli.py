@@ -150,9 +150,9 @@ def test_a_client_of_other_config_files_is_refused_in_one_line(config_copy, edit
         "this client's"]
 
 
-def test_nobody_there_is_one_line_and_exit_2(config_copy, edit_file, run_cli):
+def test_nobody_there_is_one_line_and_exit_2(config_copy, edit_file, run_forked):
     edit_file(config_copy / "game.toml", "connect_timeout_s = 10.0", "connect_timeout_s = 1.0")
-    result = run_cli("--headless", "--connect", "127.0.0.1:9", "--config", config_copy)
+    result = run_forked("--headless", "--connect", "127.0.0.1:9", "--config", config_copy)
     assert result.returncode == EXIT_USAGE
     assert result.stderr.strip().splitlines() == [
         "tank-battle: 127.0.0.1:9: no answer within 1 s (is a server running there, and the "

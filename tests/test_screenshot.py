@@ -23,11 +23,11 @@ SAMPLE_EVERY_PX = 4
 
 
 @pytest.fixture(scope="module")
-def render(run_cli, tmp_path_factory):
+def render(run_forked, tmp_path_factory):
     folder = tmp_path_factory.mktemp("render")
     png, telemetry = folder / "shot.png", folder / "telemetry.jsonl"
-    result = run_cli("--offscreen", "--seconds", SECONDS, "--seed", "1", "--map", "desert",
-                     "--screenshot", png, "--telemetry", telemetry)
+    result = run_forked("--offscreen", "--seconds", SECONDS, "--seed", "1", "--map", "desert",
+                        "--screenshot", png, "--telemetry", telemetry)
     return result, png, telemetry
 
 

@@ -24,11 +24,11 @@ COLOUR_TOLERANCE = 0.05
 
 
 @pytest.fixture(scope="module")
-def picture(run_cli, tmp_path_factory, config):
+def picture(run_forked, tmp_path_factory, config):
     assert config.view.split_screen.split == "side_by_side", "the checks expect left | right"
     png = tmp_path_factory.mktemp("split") / "two.png"
-    result = run_cli("--offscreen", "--players", "2", "--bots", "2", "--seconds", SECONDS,
-                     "--seed", "1", "--screenshot", png)
+    result = run_forked("--offscreen", "--players", "2", "--bots", "2", "--seconds", SECONDS,
+                        "--seed", "1", "--screenshot", png)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "Traceback" not in result.stderr
     return pixels(png)

@@ -238,12 +238,12 @@ def test_drawing_the_big_desert_changes_nothing_in_the_game(config):
 
 
 @pytest.mark.slow
-def test_the_windowed_game_draws_a_big_desert_for_two_players(run_cli, tmp_path, config):
+def test_the_windowed_game_draws_a_big_desert_for_two_players(run_forked, tmp_path, config):
     """The whole game offscreen on a big desert, split screen (two cameras): it runs, and
     the bottom of each half is lit sand, not the sky showing through."""
     png = tmp_path / "big.png"
-    result = run_cli("--offscreen", "--map", "desert:1024", "--players", "2", "--seconds",
-                     "1", "--seed", str(SEED), "--screenshot", png)
+    result = run_forked("--offscreen", "--map", "desert:1024", "--players", "2", "--seconds",
+                        "1", "--seed", str(SEED), "--screenshot", png)
     assert result.returncode == 0, result.stderr[-2000:]
     image = PNMImage()
     assert image.read(Filename.fromOsSpecific(str(png)))

@@ -101,8 +101,8 @@ def test_the_title_menu_starts_the_match_it_set_up_and_comes_back(repo_root, tmp
 
 
 @pytest.mark.slow
-def test_offscreen_menu_screenshot_shows_the_title_menu(run_cli, tmp_path):
+def test_offscreen_menu_screenshot_shows_the_title_menu(run_forked, tmp_path):
     shot = tmp_path / "title.png"
-    done = run_cli("--offscreen", "--menu", "--seconds", "0.1", "--screenshot", shot)
+    done = run_forked("--offscreen", "--menu", "--seconds", "0.1", "--screenshot", shot)
     assert done.returncode == 0, done.stderr[-2000:]
     assert shot.stat().st_size > 10_000

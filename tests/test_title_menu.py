@@ -91,14 +91,14 @@ def telemetry_events(path) -> list[dict]:
 
 
 @pytest.mark.slow
-def test_a_headless_run_plays_the_rounds_asked_for(run_cli, config, tmp_path):
+def test_a_headless_run_plays_the_rounds_asked_for(run_forked, config, tmp_path):
     """``--rounds 2``: two rounds are fought (the player's bot brain against an easy bot,
     a few seconds each), then the match ends, where the config's 5 would go on."""
     assert config.game.battle.rounds != 2  # ignoring the flag would show
     telemetry = tmp_path / "rounds.jsonl"
-    done = run_cli("--headless", "--map", "flat", "--bots", "1", "--difficulty", "easy",
-                   "--player-ai", "hard", "--rounds", "2", "--seconds", "60",
-                   "--telemetry", telemetry)
+    done = run_forked("--headless", "--map", "flat", "--bots", "1", "--difficulty", "easy",
+                      "--player-ai", "hard", "--rounds", "2", "--seconds", "60",
+                      "--telemetry", telemetry)
     assert done.returncode == 0, done.stderr
     match = [(event["type"], event.get("round", event.get("rounds")))
              for event in telemetry_events(telemetry)
@@ -107,14 +107,14 @@ def test_a_headless_run_plays_the_rounds_asked_for(run_cli, config, tmp_path):
                      ("match_end", 2)]
 
 
-def test_a_headless_run_drives_the_gearbox_asked_for(run_cli, config, tmp_path):
+def test_a_headless_run_drives_the_gearbox_asked_for(run_forked, config, tmp_path):
     """``--gearbox automatic``: at full throttle the player's gearbox shifts up by itself,
     where the config's start gear (a manual one) would stay where it is."""
     assert config.game.spawn.start_gear != "A"  # ignoring the flag would show
     inputs, telemetry = tmp_path / "throttle.json", tmp_path / "gears.jsonl"
     inputs.write_text(json.dumps({"events": [{"t": 0.0, "throttle": 1.0}]}), encoding="utf-8")
-    done = run_cli("--headless", "--map", "flat", "--seconds", "3", "--gearbox", "automatic",
-                   "--inputs", inputs, "--telemetry", telemetry)
+    done = run_forked("--headless", "--map", "flat", "--seconds", "3", "--gearbox", "automatic",
+                      "--inputs", inputs, "--telemetry", telemetry)
     assert done.returncode == 0, done.stderr
     shifts = [(event["from"], event["to"]) for event in telemetry_events(telemetry)
               if event["type"] == "shift_start" and event["vehicle"] == "player"

@@ -179,12 +179,12 @@ def test_a_replay_keeps_the_mode_and_old_replays_are_battles(tmp_path):
         load_replay(path, digest, 60.0)
 
 
-def test_mode_zone_on_the_command_line_writes_the_zone_events(run_cli, tmp_path):
+def test_mode_zone_on_the_command_line_writes_the_zone_events(run_forked, tmp_path):
     """The zone is the middle of the map: a player alone there (no bots, no sides) starts
     in it, and telemetry has them entering."""
     telemetry = tmp_path / "zone.jsonl"
-    done = run_cli("--headless", "--mode", "zone", "--map", "flat", "--seconds", "1",
-                   "--telemetry", telemetry)
+    done = run_forked("--headless", "--mode", "zone", "--map", "flat", "--seconds", "1",
+                      "--telemetry", telemetry)
     assert done.returncode == 0, done.stderr
     kinds = [event["type"] for line in telemetry.read_text().splitlines()
              for event in json.loads(line)["events"]]
