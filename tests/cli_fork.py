@@ -18,6 +18,7 @@ compared across processes (determinism, replays) keep ``run_cli``.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import select
@@ -55,8 +56,12 @@ for fd, (path, flags) in enumerate([(os.devnull, os.O_RDONLY),
 os.chdir(run["cwd"])
 os.environ.clear()
 os.environ.update(run["env"])
-sys.argv = [main, *run["args"]]
-runpy.run_path(main, run_name="__main__")
+if run["module"] is None:
+    sys.argv = [main, *run["args"]]
+    runpy.run_path(main, run_name="__main__")
+else:  # python -m MODULE: run_module puts the module's file first in sys.argv
+    sys.argv = [run["module"], *run["args"]]
+    runpy.run_module(run["module"], run_name="__main__", alter_sys=True)
 """
 
 
@@ -76,24 +81,25 @@ class ForkedCli:
                                         bufsize=0)  # unbuffered: select() sees every line
         self.folder = Path(tempfile.mkdtemp(prefix="tank-battle-forked-"))
 
-    def run(self, *args, timeout: float = CLI_TIMEOUT_S,
-            cwd: Path | None = None) -> subprocess.CompletedProcess:
-        """``python main.py ARGS`` in ``cwd`` (the repository unless given), forked."""
+    def run(self, *args, timeout: float = CLI_TIMEOUT_S, cwd: Path | None = None,
+            module: str | None = None) -> subprocess.CompletedProcess:
+        """``python main.py ARGS`` (``python -m MODULE ARGS`` with ``module``) in ``cwd``
+        (the repository unless given), forked."""
         assert self.process.stdin is not None and self.process.stdout is not None
         out, err = self.folder / "out", self.folder / "err"
         argv = [str(arg) for arg in args]
         run = {"args": argv, "cwd": str(cwd or REPO_ROOT), "env": cli_env(), "out": str(out),
-               "err": str(err)}
+               "err": str(err), "module": module}
+        command = [sys.executable, *(["-m", module] if module else [str(MAIN)]), *argv]
         self.process.stdin.write(json.dumps(run).encode() + b"\n")
         pid = json.loads(self.process.stdout.readline())["pid"]
         ready, _, _ = select.select([self.process.stdout], [], [], timeout)
         if not ready:
             os.kill(pid, 9)
             self.process.stdout.readline()
-            raise subprocess.TimeoutExpired([sys.executable, str(MAIN), *argv], timeout)
+            raise subprocess.TimeoutExpired(command, timeout)
         status = json.loads(self.process.stdout.readline())["status"]
-        return subprocess.CompletedProcess([sys.executable, str(MAIN), *argv], status,
-                                           out.read_text(), err.read_text())
+        return subprocess.CompletedProcess(command, status, out.read_text(), err.read_text())
 
     def serves(self, env: dict[str, str]) -> bool:
         """Whether a run in ``env`` is one this server's child runs as a fresh process would:
@@ -109,3 +115,22 @@ class ForkedCli:
         for path in self.folder.iterdir():
             path.unlink()
         self.folder.rmdir()
+
+
+_SHARED: list[ForkedCli] = []
+
+
+def forked_run(*args, timeout: float = CLI_TIMEOUT_S, env: dict[str, str] | None = None,
+               cwd: Path | None = None, module: str | None = None
+               ) -> subprocess.CompletedProcess:
+    """A run forked from this test process's one server (started at the first); a fresh
+    process where ``env`` is given or the environment is no longer the server's."""
+    if env is not None or (_SHARED and not _SHARED[0].serves(cli_env())):
+        command = [sys.executable, *(["-m", module] if module else [str(MAIN)])]
+        return subprocess.run([*command, *map(str, args)], cwd=cwd or REPO_ROOT,
+                              env=env or cli_env(), capture_output=True, text=True,
+                              timeout=timeout)
+    if not _SHARED:
+        _SHARED.append(ForkedCli())
+        atexit.register(_SHARED[0].close)
+    return _SHARED[0].run(*args, timeout=timeout, cwd=cwd, module=module)

@@ -123,19 +123,8 @@ def run_forked():
     (:mod:`tests.cli_fork`): for every run but those whose output is compared with another
     process's. With an ``env`` of its own, or the environment changed since, a run is
     ``run_cli``'s."""
-    from tests.cli_fork import ForkedCli
-    forked: list[ForkedCli] = []
-
-    def run(*args, timeout: float = CLI_TIMEOUT_S, env: dict[str, str] | None = None,
-            cwd: Path | None = None) -> subprocess.CompletedProcess:
-        if env is not None or (forked and not forked[0].serves(cli_env())):
-            return _run_cli(*args, timeout=timeout, env=env, cwd=cwd)
-        if not forked:
-            forked.append(ForkedCli())
-        return forked[0].run(*args, timeout=timeout, cwd=cwd)
-    yield run
-    for server in forked:
-        server.close()
+    from tests.cli_fork import forked_run
+    return forked_run
 
 
 @pytest.fixture(scope="session")

@@ -12,12 +12,11 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-import sys
 import time
 
 import pytest
 
-from tests.conftest import REPO_ROOT, cli_env
+from tests.cli_fork import forked_run
 
 TIMEOUT_S = 300.0
 
@@ -29,8 +28,9 @@ def finite(value) -> bool:
 
 
 def bench(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bench", *args], cwd=REPO_ROOT, env=cli_env(),
-                          capture_output=True, text=True, timeout=TIMEOUT_S)
+    """``python -m bench ARGS``, forked from a process with the game imported already
+    (:mod:`tests.cli_fork`: no report here is compared with another process's)."""
+    return forked_run(*args, module="bench", timeout=TIMEOUT_S)
 
 
 @pytest.fixture(scope="module")
