@@ -20,7 +20,7 @@ from common.spec import Spec, SpecError, tuning
 from physics.model.ammunition import AMMUNITION_SLOTS, AmmunitionLoad, AmmunitionState
 from physics.model.flight import Flight, flight_points, flight_step
 from physics.model.pose import BodyState
-from physics.model.scalars import float_dot
+from physics.model.scalars import float_cross, float_dot
 from physics.model.terrain_base import MISSING_HEIGHT_M, TerrainBase, plane_under
 
 
@@ -174,10 +174,9 @@ def launch_velocity_ws(state: BodyState, muzzle_ws: np.ndarray, direction_ws: np
     lever_x, lever_y, lever_z = (np.asarray(muzzle_ws, dtype=float)
                                  - state.position_ws).tolist()
     spin_x, spin_y, spin_z = state.angular_velocity_ws.tolist()
-    # The cross product written out, as numpy's sums it (np.cross costs tens of times its
-    # arithmetic on one vector; the bots ask for it at every shot they weigh).
-    swing = (spin_y * lever_z - spin_z * lever_y, spin_z * lever_x - spin_x * lever_z,
-             spin_x * lever_y - spin_y * lever_x)
+    # In plain floats: np.cross costs tens of times its arithmetic on one vector, and the
+    # bots ask for this at every shot they weigh.
+    swing = float_cross(spin_x, spin_y, spin_z, lever_x, lever_y, lever_z)
     direction = np.asarray(direction_ws, dtype=float).tolist()
     return np.array([velocity + turning + along * muzzle_velocity_mps for velocity, turning, along
                      in zip(state.velocity_ws.tolist(), swing, direction)])
@@ -221,24 +220,19 @@ def shot_direction(barrel_ws: np.ndarray, circle_rad: float, rng: np.random.Gene
     barrel_x, barrel_y, barrel_z = np.asarray(barrel_ws, dtype=float).tolist()
     off_rad = circle_rad * math.sqrt(rng.random())  # even over the disc's area
     around_rad = math.tau * rng.random()
-    across = _cross(barrel_x, barrel_y, barrel_z, 0.0, 0.0, 1.0)
+    across = float_cross(barrel_x, barrel_y, barrel_z, 0.0, 0.0, 1.0)
     length = math.sqrt(float_dot(across, across))
     if length < 1e-9:  # straight up or down: any side will do
-        across = _cross(barrel_x, barrel_y, barrel_z, 1.0, 0.0, 0.0)
+        across = float_cross(barrel_x, barrel_y, barrel_z, 1.0, 0.0, 0.0)
         length = math.sqrt(float_dot(across, across))
     across_x, across_y, across_z = across[0] / length, across[1] / length, across[2] / length
-    over_x, over_y, over_z = _cross(across_x, across_y, across_z, barrel_x, barrel_y, barrel_z)
+    over_x, over_y, over_z = float_cross(across_x, across_y, across_z,
+                                         barrel_x, barrel_y, barrel_z)
     cos_around, sin_around = math.cos(around_rad), math.sin(around_rad)
     cos_off, sin_off = math.cos(off_rad), math.sin(off_rad)
     return np.array([barrel_x * cos_off + (across_x * cos_around + over_x * sin_around) * sin_off,
                      barrel_y * cos_off + (across_y * cos_around + over_y * sin_around) * sin_off,
                      barrel_z * cos_off + (across_z * cos_around + over_z * sin_around) * sin_off])
-
-
-def _cross(ax: float, ay: float, az: float, bx: float, by: float, bz: float
-           ) -> tuple[float, float, float]:
-    """The cross product of two 3-vectors of plain floats, each term as numpy's."""
-    return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
 
 
 def arc_points(muzzle_ws, velocity_ws, flight: Flight, times_s: np.ndarray) -> np.ndarray:

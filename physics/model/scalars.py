@@ -1,8 +1,8 @@
 """Small helpers on plain numbers for the compiled loops: numpy's maximum and minimum as
 numba compiles them (NaN wins, and of two equal numbers the first), a clamp, and the
 dot and cross products of vectors given as three numbers. Compiled through the one guard
-(:mod:`common.compiled`); plain Python without numba. And :func:`float_dot`, for Python
-code on a vector or two at a time.
+(:mod:`common.compiled`); plain Python without numba. And :func:`float_dot` and
+:func:`float_cross`, for Python code on a vector or two at a time.
 """
 
 from __future__ import annotations
@@ -42,3 +42,11 @@ def float_dot(a, b) -> float:
     order (its vector dot gives these very bits): for Python code on a vector or two, where
     numpy's calls cost more than the arithmetic and a compiled call more than both."""
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def float_cross(ax: float, ay: float, az: float, bx: float, by: float, bz: float
+                ) -> tuple[float, float, float]:
+    """The cross product of two 3-vectors of plain floats, each term as numpy's cross
+    makes it (these very bits): :func:`cross` for Python code, which a compiled call costs
+    more than the arithmetic."""
+    return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
